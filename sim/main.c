@@ -1,0 +1,54 @@
+/*
+ * main.c: `rematsim COMMAND [ARGS...]`, a table of subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "util.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"info", cmd_info, "counts, totals and sizes of op logs"},
+	{"check", cmd_check, "validate op logs, reporting every problem"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rematsim COMMAND [ARGS...]\n\n"
+		   "Replay recorded op logs of training iterations under memory budgets.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'rematsim COMMAND --help' describes each command.\n"
+		   "Exit status: 0 success, 64 usage, 65 bad data, 66 missing input,\n"
+		   "73 cannot create output, 74 I/O error, 70 internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("rematsim %s\n", REMATSIM_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "rematsim: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

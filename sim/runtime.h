@@ -1,0 +1,116 @@
+/*
+ * runtime.h: replaying a schedule under a memory budget (SIMULATION.md
+ * sections 2-7). This header is the contract between the simulator and its
+ * users (replay, sweeps, solvers); the state lives in runtime.c.
+ *
+ * A run never touches the schedule (read-only, shared by threads) and keeps
+ * no global state: any number of runs may go at once on different threads.
+ */
+#ifndef REMATSIM_RUNTIME_H
+#define REMATSIM_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+enum runtime_kind {
+	RUNTIME_V1,
+	RUNTIME_V2,
+	RUNTIME_V2_EAGER,
+	RUNTIME_V2_OPTIMIZED,
+	RUNTIME_V2_EAGER_OPTIMIZED,
+	RUNTIME_KIND_COUNT
+};
+
+/** "V1", "V2", "V2Eager", "V2Optimized", "V2EagerOptimized". */
+const char *runtime_kind_name(enum runtime_kind k);
+/** Returns 0 and sets *k, or -1 for an unknown name. */
+int runtime_kind_parse(const char *name, enum runtime_kind *k);
+
+enum outcome { OUTCOME_PASS, OUTCOME_OOM, OUTCOME_THRASH };
+/** "pass", "oom", "thrash". */
+const char *outcome_name(enum outcome o);
+
+struct heuristic; /* heuristics.h */
+
+/** What a timeline callback sees (replay --timeline). */
+enum runtime_event_kind {
+	EV_COMPUTE, /* a model computation: memory after it */
+	EV_REMAT,   /* a rematerialization */
+	EV_EVICT,   /* an eviction (also eager and banishing ones) */
+};
+struct runtime_event {
+	enum runtime_event_kind kind;
+	int64_t clock;     /* simulated time after the event */
+	uint64_t memory;   /* bytes in use after the event */
+	uint32_t op;       /* COMPUTE/REMAT: the op */
+	uint32_t storage;  /* EVICT: the storage */
+};
+
+struct runtime_config {
+	enum runtime_kind runtime;
+	const struct heuristic *heuristic; /* NULL: no eviction possible */
+	uint64_t budget;         /* bytes; UINT64_MAX for no bound */
+	double remat_limit;      /* remat compute above it = thrash; INFINITY: none */
+	uint64_t seed;           /* for random heuristics */
+	bool no_dealloc;         /* drop every RELEASE command */
+	bool check;              /* verify invariants after every command */
+	/* Optional: called for each event; borrows ctx. */
+	void (*on_event)(void *ctx, const struct runtime_event *ev);
+	void *ctx;
+};
+
+struct runtime_result {
+	enum outcome outcome;
+	int64_t clock;              /* final simulated clock (starts at 1) */
+	int64_t model_compute;
+	int64_t remat_compute;
+	uint64_t peak_memory;
+	uint64_t const_memory;
+	uint64_t evictions;
+	uint64_t remats;
+	uint64_t heuristic_evals;
+	uint64_t heuristic_accesses;
+	size_t stopped_at;          /* command index where OOM/thrash stopped */
+};
+
+/**
+ * Replay s under cfg. Returns 0 with res filled (whatever the outcome), or
+ * -1 with err filled when the configuration is unusable (a heuristic that
+ * this runtime cannot serve: EXIT_USAGE).
+ */
+int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
+		struct runtime_result *res, struct rs_error *err);
+
+/** Section 7, step 1: V1, no bound, no heuristic. */
+struct baseline {
+	uint64_t memory;      /* peak memory */
+	int64_t compute;      /* model compute */
+	uint64_t const_memory;
+	uint64_t bottleneck_memory; /* const memory + largest op footprint */
+};
+void baseline_run(const struct schedule *s, struct baseline *b);
+
+/** One experiment point (section 7, steps 2-3). */
+struct point_config {
+	const struct heuristic *heuristic;
+	enum runtime_kind runtime;
+	double ratio;          /* budget = floor(baseline.memory * ratio) ... */
+	uint64_t budget;       /* ... unless this is non-zero */
+	double overhead_limit; /* 2 by default; INFINITY: no limit */
+	uint64_t seed;
+	bool no_dealloc;
+	bool check;
+};
+struct point_result {
+	uint64_t budget;
+	double overhead;       /* final clock / baseline compute */
+	struct runtime_result run;
+	double wall_ms;
+};
+int point_run(const struct schedule *s, const struct baseline *b,
+	      const struct point_config *pc, struct point_result *pr,
+	      struct rs_error *err);
+
+#endif

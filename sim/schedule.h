@@ -1,0 +1,161 @@
+/*
+ * schedule.h: the replayable form of an op log (SIMULATION.md section 1).
+ *
+ * A schedule is a handful of flat arrays with integer ids: ops, tensors,
+ * storages and commands, plus CSR-style index arrays for the variable-length
+ * lists (op arguments, tensor children, storage tensors). It is built once
+ * by schedule_read() and then only read, so any number of threads may
+ * replay it at once.
+ *
+ * Invariants:
+ *  - ids follow creation order: op i is computed by the i-th COMPUTE
+ *    command; its outputs are tensors ops[i].outs .. outs + n_outs - 1; a
+ *    tensor's storage is created (if it owns one) with that tensor. So at
+ *    any point of a replay, the tensors that exist are exactly the ids below
+ *    the next op's `outs`, and a list ordered by tensor id (children of a
+ *    tensor, tensors of a storage) has as prefix exactly the members that
+ *    exist yet: a runtime that needs "the children so far" keeps a count.
+ *  - storages[s].tensors lists the storage's tensors in creation order; the
+ *    first is its root (the tensor that owns it).
+ *  - op arguments keep duplicates (an op may read a tensor twice), and so
+ *    do children lists (one entry per argument slot), as the reference does.
+ */
+#ifndef REMATSIM_SCHEDULE_H
+#define REMATSIM_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/** The nine record types of LOG-FORMAT.md, for counting. */
+enum record_kind {
+	REC_ANNOTATE,
+	REC_CONSTANT,
+	REC_MEMORY,
+	REC_ALIAS,
+	REC_CALL,
+	REC_MUTATE,
+	REC_COPY,
+	REC_COPY_FROM,
+	REC_RELEASE,
+	REC_KIND_COUNT
+};
+/** "ANNOTATE", "CONSTANT", ... */
+const char *record_kind_name(enum record_kind k);
+
+enum sched_cmd_kind {
+	CMD_COMPUTE, /* id: op */
+	CMD_GET,     /* id: tensor; one more external ref */
+	CMD_PIN,     /* id: tensor; rematerialize if undefined, lock for good */
+	CMD_RELEASE, /* id: tensor; one external ref less */
+};
+
+struct sched_cmd {
+	uint32_t kind; /* enum sched_cmd_kind */
+	uint32_t id;
+};
+
+struct sched_op {
+	int64_t cost;        /* TIME in ns (0 for constants) */
+	uint64_t total_size; /* bytes of all non-alias outputs */
+	uint32_t args;       /* first index into schedule.op_args */
+	uint32_t n_args;
+	uint32_t outs;       /* first output tensor id */
+	uint32_t n_outs;
+	uint32_t name;       /* offset of the op name in schedule.strings */
+	uint32_t line;       /* line of the record in the log (diagnostics) */
+	uint8_t backward;    /* after a BACKWARD annotation or a *backward* op */
+	uint8_t constant;    /* a CONSTANT record (no inputs, cost 0) */
+	uint8_t mutate;      /* made from a MUTATE record */
+};
+
+struct sched_tensor {
+	uint32_t op;       /* producing op */
+	uint32_t index;    /* output index within the op */
+	int32_t alias;     /* -1: owns its storage; k: view of op argument k */
+	uint32_t storage;  /* storage id (an alias shares its argument's) */
+	uint32_t name;     /* offset of the handle name in schedule.strings */
+	uint32_t children; /* first index into schedule.tensor_children */
+	uint32_t n_children;
+};
+
+struct sched_storage {
+	uint64_t size;      /* bytes */
+	uint32_t root;      /* the tensor that owns it */
+	uint32_t tensors;   /* first index into schedule.storage_tensors */
+	uint32_t n_tensors;
+};
+
+struct schedule {
+	char *source;       /* what the user named (path or ARCHIVE.zip:MEMBER) */
+
+	struct sched_cmd *cmds;
+	size_t n_cmds;
+	struct sched_op *ops;
+	size_t n_ops;
+	struct sched_tensor *tensors;
+	size_t n_tensors;
+	struct sched_storage *storages;
+	size_t n_storages;
+
+	uint32_t *op_args;         /* tensor ids, CSR by op */
+	uint32_t *tensor_children; /* tensor ids, CSR by tensor, creation order */
+	uint32_t *storage_tensors; /* tensor ids, CSR by storage, root first */
+	char *strings;             /* NUL-terminated names, referenced by offset */
+	size_t strings_len;
+
+	/* Facts of the read, for `rematsim info`. */
+	uint64_t records[REC_KIND_COUNT]; /* records replayed (after START) */
+	uint64_t lines;          /* lines in the whole log */
+	uint64_t skipped_lines;  /* lines up to and including START */
+	bool has_start;          /* the log has a START annotation */
+	bool from_start;         /* ... and it was replayed from the top */
+	bool preallocate;        /* final outputs preallocated, not pinned */
+	uint64_t output_ram;     /* preallocate: bytes of the live outputs */
+	size_t n_forward_ops;    /* non-constant ops before the first backward */
+	size_t n_backward_ops;
+	size_t n_constants;
+	size_t n_aliases;        /* tensors that are views */
+	size_t n_handles;        /* distinct handle names */
+	size_t n_pins_final;     /* PIN commands emitted for live outputs */
+	int64_t total_compute;   /* sum of op costs */
+	uint64_t const_memory;   /* bytes of constant outputs */
+	uint64_t max_output_size;/* largest op total output size */
+	uint8_t sha256[32];      /* of the decompressed log bytes */
+};
+
+struct read_options {
+	bool from_start;   /* replay the warm-up before START too */
+	bool preallocate;  /* outputs preallocated instead of pinned at the end */
+};
+
+/**
+ * Read a log: a plain `.log`, a `.log.gz`, or `ARCHIVE.zip:MEMBER` (member
+ * path inside the archive, or a model name from its manifest.json).
+ * Gives a new schedule in *out (free with schedule_free) and returns 0, or
+ * returns -1 with err filled (status EXIT_NOINPUT or EXIT_DATAERR).
+ */
+int schedule_read(const char *spec, const struct read_options *opt,
+		  struct schedule **out, struct rs_error *err);
+
+/** Build from bytes already in memory (tests, fuzzing). `name` borrows. */
+int schedule_parse(const char *name, const char *data, size_t len,
+		   const struct read_options *opt, struct schedule **out,
+		   struct rs_error *err);
+
+void schedule_free(struct schedule *s);
+
+static inline const char *schedule_str(const struct schedule *s, uint32_t off)
+{
+	return s->strings + off;
+}
+
+/** The storage size of a tensor (its storage's size; shared by views). */
+static inline uint64_t schedule_tensor_bytes(const struct schedule *s, uint32_t t)
+{
+	return s->storages[s->tensors[t].storage].size;
+}
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * util.h: allocation that never returns NULL, the error record every
+ * fallible function fills, and small helpers shared by the whole tool.
+ *
+ * Ownership rule for the project: a function that returns a pointer the
+ * caller must free says "takes"/"gives" in its comment; `*_new` pairs with
+ * `*_free`. Allocation failure is not an input error: it aborts.
+ */
+#ifndef REMATSIM_UTIL_H
+#define REMATSIM_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses, from sysexits(3). */
+enum {
+	EXIT_USAGE = 64,    /* bad command line */
+	EXIT_DATAERR = 65,  /* malformed input data (log, YAML) */
+	EXIT_NOINPUT = 66,  /* an input file is missing or unreadable */
+	EXIT_SOFTWARE = 70, /* internal error (a broken invariant of ours) */
+	EXIT_CANTCREAT = 73,/* an output file cannot be created */
+	EXIT_IOERR = 74,    /* an I/O error while writing */
+};
+
+/** Allocation wrappers: abort with a message on failure. */
+void *xmalloc(size_t bytes);
+void *xcalloc(size_t n, size_t bytes);
+void *xrealloc(void *p, size_t bytes);
+char *xstrdup(const char *s);
+/** Grow *p (of *cap elements of elem bytes) to hold at least need elements. */
+void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+#define XGROW(p, cap, need) xgrow((void **)&(p), &(cap), (need), sizeof(*(p)))
+
+/**
+ * An error as a value: where (file and 1-based line of the *input*, 0 when
+ * not tied to a line), what, and the exit status it maps to.
+ */
+struct rs_error {
+	int status;        /* EXIT_* above; 0 = no error */
+	long line;         /* input line, 0 if none */
+	long column;       /* input column, 0 if none */
+	char file[1024];   /* input file (as the user named it) */
+	char msg[1024];
+};
+
+/** Fill err (if not NULL) and return -1. printf-style message. */
+int rs_error_set(struct rs_error *err, int status, const char *file, long line,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int rs_error_vset(struct rs_error *err, int status, const char *file, long line,
+		  const char *fmt, va_list ap);
+/** Print "FILE:LINE: msg" (or "FILE: msg") on stderr, prefixed by "rematsim: ". */
+void rs_error_print(const struct rs_error *err);
+
+/** Abort: a broken invariant of ours, never the user's input. */
+_Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Monotonic wall clock in seconds. */
+double now_seconds(void);
+
+#endif
