@@ -8,5 +8,6 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{"info", cmd_info, "counts, totals and sizes of op logs"},
 	{"check", cmd_check, "validate op logs, reporting every problem"},
+	{"replay", cmd_replay, "replay a log under memory budgets (DTR eviction)"},
 };
 
 static void usage(FILE *f)
