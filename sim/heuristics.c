@@ -110,12 +110,18 @@ static double h_dtr_unopt(struct runtime_state *rt, uint32_t s)
 	rt_region_rebuild(rt, r, s, true);
 	const struct rt_storage *x = &rt->st[s];
 	int64_t compute = x->compute, last = x->last_access;
+	uint32_t stamp = ++rt->stamp_c;
+	if (stamp == 0) {
+		memset(rt->mark_c, 0, rt->s->n_storages * sizeof *rt->mark_c);
+		stamp = rt->stamp_c = 1;
+	}
 	for (int k = 0; k < 2; k++) {
-		const struct idset *in = k ? &r->interior : &f->interior;
-		for (uint32_t i = 0; i < in->cap; i++) {
-			uint32_t v = in->slot[i];
-			if (!idset_live(v) || (k && idset_has(&f->interior, v)))
+		const struct region *g = k ? r : f;
+		for (uint32_t i = 0; i < g->n_in; i++) {
+			uint32_t v = g->in[i];
+			if (rt->mark_c[v] == stamp)
 				continue;
+			rt->mark_c[v] = stamp;
 			compute += rt->st[v].compute;
 			if (rt->st[v].last_access > last)
 				last = rt->st[v].last_access;

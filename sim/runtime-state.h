@@ -27,9 +27,10 @@
 
 /* The evicted neighbourhood of a storage in one direction (region.py). */
 struct region {
-	struct idset interior; /* evicted storages reachable through evicted ones */
-	struct idset frontier; /* material storages at its edge */
-	int64_t compute;       /* sum of interior computes when they joined */
+	uint32_t *in;      /* interior: evicted storages reachable through evicted ones */
+	uint32_t *fr;      /* frontier: material storages at its edge */
+	uint32_t n_in, cap_in, n_fr, cap_fr; /* both lists hold distinct ids */
+	int64_t compute;   /* sum of interior computes when they joined */
 };
 
 struct rt_storage {
@@ -43,7 +44,7 @@ struct rt_storage {
 	uint32_t pool_prev, pool_next;
 	uint32_t ecn;         /* union-find node, RT_NONE when material */
 	uint32_t deps;        /* V1: number of evicted dependents */
-	bool material, pinned, in_pool, banished;
+	bool pinned, in_pool, banished;
 };
 
 struct runtime_state {
@@ -53,10 +54,12 @@ struct runtime_state {
 	bool v1, eager, regions, eqclass;
 
 	struct rt_storage *st;
+	uint8_t *mat;            /* per storage: material */
 	uint8_t *defined;        /* per tensor */
 	/* Parents and children per tensor: offsets into par/chi, live lengths. */
 	uint32_t *par, *par_off, *n_par;
 	uint32_t *chi, *chi_off, *n_chi;
+	uint32_t *par_s, *chi_s;  /* the storages of par and chi, side by side */
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
 
 	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */
@@ -73,7 +76,7 @@ struct runtime_state {
 	/* Scratch: a stack of ids shared by recursion levels, and stamps. */
 	uint32_t *stk;
 	size_t stk_len, stk_cap;
-	uint32_t *mark_a, *mark_b, stamp_a, stamp_b;
+	uint32_t *mark_a, *mark_b, *mark_c, stamp_a, stamp_b, stamp_c;
 	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
 
 	uint64_t budget;

@@ -166,7 +166,7 @@ static void bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
 static void lock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
-	if (!x->material || x->banished)
+	if (!rt->mat[s] || x->banished)
 		bug_at(rt, "locking an evicted or banished storage", s);
 	if (x->ref_int == 0 && !pool_remove(rt, s))
 		bug_at(rt, "an unlocked storage was not in the pool", s);
@@ -176,7 +176,7 @@ static void lock(struct runtime_state *rt, uint32_t s)
 static void unlock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
-	if (!x->material || x->ref_int == 0)
+	if (!rt->mat[s] || x->ref_int == 0)
 		bug_at(rt, "unlocking an evicted or unlocked storage", s);
 	if (--x->ref_int == 0) {
 		if (x->in_pool)
@@ -235,12 +235,12 @@ void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s)
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
 		for (int dir = 0; dir < 2; dir++) {
-			const uint32_t *list = dir ? rt->chi + rt->chi_off[t] : rt->par + rt->par_off[t];
+			const uint32_t *list = dir ? rt->chi_s + rt->chi_off[t] : rt->par_s + rt->par_off[t];
 			uint32_t n = dir ? rt->n_chi[t] : rt->n_par[t];
+			rt->res->heuristic_accesses += n;
 			for (uint32_t j = 0; j < n; j++) {
-				uint32_t us = rt_storage_of(rt, list[j]);
-				rt->res->heuristic_accesses++;
-				if (!rt->st[us].material && us != s && rt->mark_a[us] != stamp) {
+				uint32_t us = list[j];
+				if (!rt->mat[us] && us != s && rt->mark_a[us] != stamp) {
 					rt->mark_a[us] = stamp;
 					push(rt, us);
 				}
@@ -261,70 +261,112 @@ static inline struct region *rev(struct runtime_state *rt, uint32_t s)
 	return &rt->reg[2 * (size_t)s + 1];
 }
 
+static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
+{
+	if (*n == *cap) {
+		size_t c = *cap;
+		XGROW(*v, c, (size_t)*n + 1);
+		*cap = (uint32_t)c;
+	}
+	(*v)[(*n)++] = x;
+}
+
+static inline void region_reset(struct region *r)
+{
+	r->n_in = r->n_fr = 0;
+	r->compute = 0;
+}
+
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
-	idset_clear(&r->interior);
-	idset_clear(&r->frontier);
-	r->compute = 0;
+	const uint32_t *lists = reverse ? rt->par_s : rt->chi_s;
+	const uint32_t *offs = reverse ? rt->par_off : rt->chi_off;
+	const uint32_t *lens = reverse ? rt->n_par : rt->n_chi;
+	uint32_t si = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
+	uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
+	uint64_t acc = 0;
+	region_reset(r);
 	size_t b = rt->stk_len;
 	push(rt, base);
 	while (rt->stk_len > b) {
 		uint32_t x = rt->stk[--rt->stk_len];
+		const uint32_t *ts = sc->storage_tensors + sc->storages[x].tensors;
 		uint32_t nt = rt->st[x].n_tensors;
 		for (uint32_t i = 0; i < nt; i++) {
-			uint32_t t = sc->storage_tensors[sc->storages[x].tensors + i];
-			const uint32_t *list = reverse ? rt->par + rt->par_off[t] : rt->chi + rt->chi_off[t];
-			uint32_t n = reverse ? rt->n_par[t] : rt->n_chi[t];
+			uint32_t t = ts[i];
+			const uint32_t *list = lists + offs[t];
+			uint32_t n = lens[t];
+			acc += n;
 			for (uint32_t j = 0; j < n; j++) {
-				uint32_t us = rt_storage_of(rt, list[j]);
-				rt->res->heuristic_accesses++;
-				if (rt->st[us].material) {
-					if (us != base)
-						idset_add(&r->frontier, us);
-					continue;
-				}
-				if (idset_add(&r->interior, us)) {
+				uint32_t us = list[j];
+				if (rt->mat[us]) {
+					if (us != base && rt->mark_b[us] != sf) {
+						rt->mark_b[us] = sf;
+						vec_push(&r->fr, &r->n_fr, &r->cap_fr, us);
+					}
+				} else if (rt->mark_a[us] != si) {
+					rt->mark_a[us] = si;
 					r->compute += rt->st[us].compute;
+					vec_push(&r->in, &r->n_in, &r->cap_in, us);
 					push(rt, us);
 				}
 			}
 		}
 	}
+	rt->res->heuristic_accesses += acc;
 }
 
 /* Region r absorbs the just-evicted frontier storage fs, whose region of
- * the same direction is reg. */
+ * the same direction is reg (set semantics of region.py's absorb). */
 static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
 			  struct region *reg)
 {
-	if (!idset_remove(&r->frontier, fs))
+	size_t ns = rt->s->n_storages;
+	uint32_t i;
+	for (i = 0; i < r->n_fr && r->fr[i] != fs; i++)
+		;
+	if (i == r->n_fr)
 		bug_at(rt, "absorbing a storage that is not on the region's frontier", fs);
+	r->fr[i] = r->fr[--r->n_fr];
 	if (r != reg) {
-		for (uint32_t i = 0; i < reg->frontier.cap; i++)
-			if (idset_live(reg->frontier.slot[i]))
-				idset_add(&r->frontier, reg->frontier.slot[i]);
-		for (uint32_t i = 0; i < reg->interior.cap; i++) {
-			uint32_t v = reg->interior.slot[i];
-			if (!idset_live(v) || v == fs || idset_has(&r->interior, v))
+		uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, ns);
+		for (i = 0; i < r->n_fr; i++)
+			rt->mark_b[r->fr[i]] = sf;
+		for (i = 0; i < reg->n_fr; i++) {
+			uint32_t v = reg->fr[i];
+			if (rt->mark_b[v] != sf) {
+				rt->mark_b[v] = sf;
+				vec_push(&r->fr, &r->n_fr, &r->cap_fr, v);
+			}
+		}
+	}
+	uint32_t si = next_stamp(&rt->stamp_a, rt->mark_a, ns);
+	for (i = 0; i < r->n_in; i++)
+		rt->mark_a[r->in[i]] = si;
+	if (r != reg) {
+		for (i = 0; i < reg->n_in; i++) {
+			uint32_t v = reg->in[i];
+			if (v == fs || rt->mark_a[v] == si)
 				continue;
+			rt->mark_a[v] = si;
 			rt->res->heuristic_accesses++;
 			r->compute += rt->st[v].compute;
-			idset_add(&r->interior, v);
+			vec_push(&r->in, &r->n_in, &r->cap_in, v);
 		}
 	}
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
 	r->compute += rt->st[fs].compute;
-	idset_add(&r->interior, fs);
+	if (rt->mark_a[fs] != si)
+		vec_push(&r->in, &r->n_in, &r->cap_in, fs);
 }
 
-static size_t push_set(struct runtime_state *rt, const struct idset *set)
+static size_t push_list(struct runtime_state *rt, const uint32_t *v, uint32_t n)
 {
 	size_t b = rt->stk_len;
-	for (uint32_t i = 0; i < set->cap; i++)
-		if (idset_live(set->slot[i]))
-			push(rt, set->slot[i]);
+	for (uint32_t i = 0; i < n; i++)
+		push(rt, v[i]);
 	return b;
 }
 
@@ -367,7 +409,7 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	struct rt_storage *x = &rt->st[s];
 	if (x->ref_int)
 		bug_at(rt, "evicting a locked storage", s);
-	x->material = false;
+	rt->mat[s] = 0;
 	x->last_evict = rt->clock;
 	rt->memory -= x->size;
 	pool_remove(rt, s);
@@ -386,22 +428,16 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	rt->res->evictions++;
 
 	if (rt->regions) {
-		size_t b = push_set(rt, &rev(rt, s)->frontier);
+		size_t b = push_list(rt, rev(rt, s)->fr, rev(rt, s)->n_fr);
 		for (size_t i = b; i < rt->stk_len; i++)
 			region_absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
 		rt->stk_len = b;
-		push_set(rt, &fwd(rt, s)->frontier);
+		push_list(rt, fwd(rt, s)->fr, fwd(rt, s)->n_fr);
 		for (size_t i = b; i < rt->stk_len; i++)
 			region_absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
 		rt->stk_len = b;
-		struct region *r = fwd(rt, s);
-		idset_clear(&r->interior);
-		idset_clear(&r->frontier);
-		r->compute = 0;
-		r = rev(rt, s);
-		idset_clear(&r->interior);
-		idset_clear(&r->frontier);
-		r->compute = 0;
+		region_reset(fwd(rt, s));
+		region_reset(rev(rt, s));
 	}
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)
@@ -424,7 +460,7 @@ static void pin_tensor(struct runtime_state *rt, uint32_t t)
 {
 	uint32_t s = rt_storage_of(rt, t);
 	struct rt_storage *x = &rt->st[s];
-	if (!x->material)
+	if (!rt->mat[s])
 		bug_at(rt, "pinning an evicted storage", s);
 	if (x->pinned)
 		return;
@@ -440,12 +476,15 @@ static int first_index(const uint32_t *list, uint32_t n, uint32_t v)
 	return -1;
 }
 
-static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *n, uint32_t v)
+/* Python's list.remove on an edge list and its storage twin. */
+static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *twin, uint32_t *n, uint32_t v)
 {
 	int i = first_index(list, *n, v);
 	if (i < 0)
 		bug_at(rt, "removing an edge that is not there", v);
-	memmove(list + i, list + i + 1, (size_t)(*n - (uint32_t)i - 1) * sizeof *list);
+	size_t tail = (size_t)(*n - (uint32_t)i - 1) * sizeof *list;
+	memmove(list + i, list + i + 1, tail);
+	memmove(twin + i, twin + i + 1, tail);
 	(*n)--;
 }
 
@@ -457,7 +496,7 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 	struct rt_storage *x = &rt->st[s];
 	if (x->banished || x->ref_ext > 0 || x->deps > 0)
 		return;
-	if (x->material) {
+	if (rt->mat[s]) {
 		x->ref_int = 0;
 		evict(rt, s);
 	}
@@ -469,13 +508,13 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 			if (ps == s)
 				continue;
 			dep_remove(rt, ps, t);
-			list_remove(rt, rt->chi + rt->chi_off[p], &rt->n_chi[p], t);
+			list_remove(rt, rt->chi + rt->chi_off[p], rt->chi_s + rt->chi_off[p], &rt->n_chi[p], t);
 		}
 		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
 			uint32_t c = rt->chi[rt->chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
-			list_remove(rt, rt->par + rt->par_off[c], &rt->n_par[c], t);
+			list_remove(rt, rt->par + rt->par_off[c], rt->par_s + rt->par_off[c], &rt->n_par[c], t);
 			pin_tensor(rt, c);
 		}
 	}
@@ -550,7 +589,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	if (rt->cfg->check) {
 		const uint32_t *ps = rt->par + rt->par_off[t];
 		for (uint32_t j = 0; j < rt->n_par[t]; j++)
-			if (!rt->defined[ps[j]] || !rt->st[rt_storage_of(rt, ps[j])].material)
+			if (!rt->defined[ps[j]] || !rt->mat[rt_storage_of(rt, ps[j])])
 				bug_at(rt, "an op ran with an input not material", rt_storage_of(rt, ps[j]));
 	}
 
@@ -568,10 +607,10 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	size_t bs = rt->stk_len;
 	for (uint32_t k = 0; k < op->n_outs; k++) {
 		uint32_t u = op->outs + k;
-		if (u != t && !rt->st[rt_storage_of(rt, u)].material)
+		if (u != t && !rt->mat[rt_storage_of(rt, u)])
 			push(rt, rt_storage_of(rt, u));
 	}
-	if (!rt->st[rt_storage_of(rt, t)].material)
+	if (!rt->mat[rt_storage_of(rt, t)])
 		push(rt, rt_storage_of(rt, t));
 	size_t es = rt->stk_len;
 
@@ -585,11 +624,11 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	} else {
 		rt->res->model_compute += op->cost;
 	}
-	rt->st[rt_storage_of(rt, t)].material = true;
+	rt->mat[rt_storage_of(rt, t)] = 1;
 	rt->defined[t] = 1;
 	for (size_t i = b; i < b + *n_sib; i++) {
 		uint32_t u = rt->stk[i];
-		rt->st[rt_storage_of(rt, u)].material = true;
+		rt->mat[rt_storage_of(rt, u)] = 1;
 		rt->defined[u] = 1;
 	}
 	rt->memory -= dup;
@@ -611,10 +650,10 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		uint32_t sb = next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
 		size_t ba = rt->stk_len;
 		for (size_t i = bs; i < es; i++) {
-			const struct idset *f = &rev(rt, rt->stk[i])->frontier;
-			for (uint32_t j = 0; j < f->cap; j++) {
-				uint32_t v = f->slot[j];
-				if (idset_live(v) && rt->mark_a[v] != sa) {
+			const struct region *f = rev(rt, rt->stk[i]);
+			for (uint32_t j = 0; j < f->n_fr; j++) {
+				uint32_t v = f->fr[j];
+				if (rt->mark_a[v] != sa) {
 					rt->mark_a[v] = sa;
 					push(rt, v);
 				}
@@ -622,10 +661,10 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		}
 		size_t bb = rt->stk_len;
 		for (size_t i = bs; i < es; i++) {
-			const struct idset *f = &fwd(rt, rt->stk[i])->frontier;
-			for (uint32_t j = 0; j < f->cap; j++) {
-				uint32_t v = f->slot[j];
-				if (idset_live(v) && rt->mark_b[v] != sb) {
+			const struct region *f = fwd(rt, rt->stk[i]);
+			for (uint32_t j = 0; j < f->n_fr; j++) {
+				uint32_t v = f->fr[j];
+				if (rt->mark_b[v] != sb) {
 					rt->mark_b[v] = sb;
 					push(rt, v);
 				}
@@ -750,8 +789,10 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	}
 	for (uint32_t a = 0; a < op->n_args; a++) {
 		uint32_t p = sc->op_args[op->args + a];
-		for (uint32_t k = 0; k < op->n_outs; k++)
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			rt->chi_s[rt->chi_off[p] + rt->n_chi[p]] = rt_storage_of(rt, op->outs + k);
 			rt->chi[rt->chi_off[p] + rt->n_chi[p]++] = op->outs + k;
+		}
 	}
 	if (rt->v1) {
 		for (uint32_t k = 0; k < op->n_outs; k++) {
@@ -781,7 +822,7 @@ static void cmd_release(struct runtime_state *rt, uint32_t t)
 	if (rt->v1) {
 		if (x->ref_ext == 0)
 			try_banish(rt, s);
-	} else if (rt->eager && x->ref_ext == 0 && x->material && !x->pinned) {
+	} else if (rt->eager && x->ref_ext == 0 && rt->mat[s] && !x->pinned) {
 		if (x->ref_int)
 			bug_at(rt, "eagerly evicting a locked storage", s);
 		evict(rt, s);
@@ -806,9 +847,9 @@ static void check_state(struct runtime_state *rt)
 	size_t in_pool = 0;
 	for (size_t i = 0; i < sc->n_storages; i++) {
 		const struct rt_storage *x = &rt->st[i];
-		if (x->material)
+		if (rt->mat[i])
 			mem += x->size;
-		bool should = x->material && x->ref_int == 0 && !x->pinned;
+		bool should = rt->mat[i] && x->ref_int == 0 && !x->pinned;
 		if (should != x->in_pool)
 			bug_at(rt, should ? "a material unlocked storage is not in the pool"
 					  : "the pool holds a locked, pinned or evicted storage",
@@ -855,18 +896,24 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->chi_off[t] = s->tensors[t].children;
 	}
 	rt->par = xmalloc((npar + 1) * sizeof *rt->par);
+	rt->par_s = xmalloc((npar + 1) * sizeof *rt->par_s);
 	for (size_t t = 0; t < s->n_tensors; t++) {
 		const struct sched_op *op = &s->ops[s->tensors[t].op];
 		memcpy(rt->par + rt->par_off[t], s->op_args + op->args, op->n_args * sizeof *rt->par);
+		for (uint32_t a = 0; a < op->n_args; a++)
+			rt->par_s[rt->par_off[t] + a] = s->tensors[s->op_args[op->args + a]].storage;
 	}
 	size_t nchi = 0;
 	for (size_t t = 0; t < s->n_tensors; t++)
 		nchi += s->tensors[t].n_children;
 	rt->chi = xmalloc((nchi + 1) * sizeof *rt->chi);
+	rt->chi_s = xmalloc((nchi + 1) * sizeof *rt->chi_s);
+	rt->mat = xcalloc(s->n_storages + 1, 1);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
+	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
 	rt->pool_head = rt->pool_tail = RT_NONE;
 	rt->budget = cfg->budget;
 	rt->clock = 1;
@@ -881,15 +928,15 @@ static void state_free(struct runtime_state *rt)
 {
 	if (rt->reg) {
 		for (size_t i = 0; i < 2 * rt->s->n_storages; i++) {
-			idset_free(&rt->reg[i].interior);
-			idset_free(&rt->reg[i].frontier);
+			free(rt->reg[i].in);
+			free(rt->reg[i].fr);
 		}
 		free(rt->reg);
 	}
-	idset_free(&rt->scratch_fwd.interior);
-	idset_free(&rt->scratch_fwd.frontier);
-	idset_free(&rt->scratch_rev.interior);
-	idset_free(&rt->scratch_rev.frontier);
+	free(rt->scratch_fwd.in);
+	free(rt->scratch_fwd.fr);
+	free(rt->scratch_rev.in);
+	free(rt->scratch_rev.fr);
 	u64set_free(&rt->deps);
 	free(rt->st);
 	free(rt->defined);
@@ -904,6 +951,10 @@ static void state_free(struct runtime_state *rt)
 	free(rt->stk);
 	free(rt->mark_a);
 	free(rt->mark_b);
+	free(rt->mark_c);
+	free(rt->mat);
+	free(rt->par_s);
+	free(rt->chi_s);
 }
 
 int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
