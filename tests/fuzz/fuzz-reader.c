@@ -2,7 +2,7 @@
  * fuzz-reader.c: the log reader must never crash, hang or leak on any
  * bytes. LLVMFuzzerTestOneInput is the libFuzzer entry point:
  *
- *   clang -g -O1 -fsanitize=fuzzer,address -D_GNU_SOURCE -Isim -Ibuild/sim \
+ *   clang -g -O1 -fsanitize=fuzzer,address -D_GNU_SOURCE -Isim -Ibuild/sim $(pkg-config --cflags minizip) \
  *     tests/fuzz/fuzz-reader.c sim/{schedule,source,util,sha256}.c \
  *     -ljansson -lminizip -lz -o fuzz-reader && ./fuzz-reader tests/data
  *
