@@ -484,7 +484,12 @@ static bool expect_follow(struct builder *b, const struct rec *owner, enum recor
 			"expected the %s record of \"%s\" (from the %s on line %ld), found %s",
 			record_kind_name(want), name, record_kind_name(owner->kind), owner->line,
 			record_kind_name(got->kind));
-		push_back(b, got); /* resynchronise on it */
+		/* Resynchronise: a record that starts something is replayed;
+		 * a misplaced MEMORY/ALIAS belongs to this op and is dropped. */
+		if (got->kind == REC_MEMORY || got->kind == REC_ALIAS)
+			json_decref(got->j);
+		else
+			push_back(b, got);
 		return false;
 	}
 	const char *n = get_str(b, got, "NAME");
@@ -569,7 +574,7 @@ static void do_call(struct builder *b, const struct rec *r)
 		}
 		json_decref(a.j);
 	}
-	for (size_t i = 0; ok && i < n_args; i++) {
+	for (size_t i = 0; i < n_args && !stop(b); i++) {
 		const char *an = json_string_value(json_array_get(args, i));
 		if (!lookup(b, r, an, "ARGS", &targs[i]))
 			ok = false;
@@ -632,9 +637,12 @@ static void do_mutate(struct builder *b, const struct rec *r)
 		json_t *v = json_array_get(mut, i);
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) >= (json_int_t)n_args) {
+			char shown[64] = "not an integer";
+			if (json_is_integer(v))
+				snprintf(shown, sizeof shown, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 			problem(b, EXIT_DATAERR, r->line,
-				"MUTATE index %zu is out of range: the op has %zu argument%s", i, n_args,
-				n_args == 1 ? "" : "s");
+				"MUTATE[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
+				n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
 			idx[i] = (size_t)json_integer_value(v);

@@ -74,7 +74,8 @@ static int gunzip(const char *name, const struct buf *in, struct buf *out,
 	if (in->len >= 18) {
 		const unsigned char *t = (const unsigned char *)in->p + in->len - 4;
 		size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
-		if (isize > guess / 64 && isize < ((size_t)1 << 32))
+		/* deflate expands at most ~1032:1; a larger ISIZE is a truncated file's garbage */
+		if (isize > guess / 64 && isize / 1032 <= in->len)
 			guess = isize + 65536;
 	}
 	XGROW(out->p, out->cap, guess + 1);
