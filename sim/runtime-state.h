@@ -4,7 +4,7 @@
  * the simulator: users go through runtime.h.
  *
  * Invariants (checked after every command in check mode):
- *  - memory == sum of the sizes of material storages (+ preallocated bytes);
+ *  - memory == sum of the sizes of material storages;
  *  - a storage is in the pool iff it is material, unlocked (ref_int == 0)
  *    and not pinned; the pool keeps the order in which storages joined it;
  *  - a storage's tensors and a tensor's children exist as prefixes of the

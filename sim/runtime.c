@@ -7,7 +7,7 @@
  *
  * Key invariants (see runtime-state.h; verified by check mode):
  *  - a storage is in the pool iff it is material, unlocked and unpinned;
- *  - memory == sum of material storage sizes (+ preallocated outputs).
+ *  - memory == sum of material storage sizes.
  * A run allocates its state once; the hot paths (choosing, evicting,
  * rematerializing) only grow scratch arrays and hash sets to their peak.
  */
@@ -843,7 +843,7 @@ static int cmd_pin(struct runtime_state *rt, uint32_t t)
 static void check_state(struct runtime_state *rt)
 {
 	const struct schedule *sc = rt->s;
-	uint64_t mem = sc->preallocate ? sc->output_ram : 0;
+	uint64_t mem = 0;
 	size_t in_pool = 0;
 	for (size_t i = 0; i < sc->n_storages; i++) {
 		const struct rt_storage *x = &rt->st[i];
@@ -918,10 +918,6 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->budget = cfg->budget;
 	rt->clock = 1;
 	rt->rng = cfg->seed;
-	if (s->preallocate) {
-		rt->memory = s->output_ram;
-		res->peak_memory = rt->memory;
-	}
 }
 
 static void state_free(struct runtime_state *rt)
