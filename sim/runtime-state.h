@@ -54,7 +54,9 @@ struct runtime_state {
 	bool v1, eager, regions, eqclass;
 
 	struct rt_storage *st;
-	uint8_t *mat;            /* per storage: material */
+	/* Per storage: bit 0 material; the rest a stamp of region rebuilds. */
+	uint32_t *tag;
+	uint32_t tag_stamp;
 	uint8_t *defined;        /* per tensor */
 	/* Parents and children per tensor: offsets into par/chi, live lengths. */
 	uint32_t *par, *par_off, *n_par;
