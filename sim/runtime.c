@@ -277,6 +277,15 @@ static inline void region_reset(struct region *r)
 	r->compute = 0;
 }
 
+static inline void vec_reserve(uint32_t **v, uint32_t *cap, size_t need)
+{
+	if (need > *cap) {
+		size_t c = *cap;
+		XGROW(*v, c, need);
+		*cap = (uint32_t)c;
+	}
+}
+
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
@@ -285,20 +294,19 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	const uint32_t *lens = reverse ? rt->n_par : rt->n_chi;
 	uint32_t *tag = rt->tag;
 	/* One stamp marks both lists: during a rebuild a storage is material
-	 * (frontier) or not (interior), never both. The base is pre-marked. */
+	 * (frontier) or not (interior), never both. The base is pre-marked.
+	 * The interior list doubles as the work list (order is irrelevant:
+	 * only the sets and the number of visited edges count). */
 	if (++rt->tag_stamp >= (1u << 31)) {
 		for (size_t i = 0; i < sc->n_storages; i++)
 			tag[i] &= 1;
 		rt->tag_stamp = 1;
 	}
-	uint32_t st2 = rt->tag_stamp << 1;
+	const uint32_t st2 = rt->tag_stamp << 1;
 	uint64_t acc = 0;
-	region_reset(r);
+	uint32_t ni = 0, nf = 0;
 	tag[base] = st2 | (tag[base] & 1);
-	size_t b = rt->stk_len;
-	push(rt, base);
-	while (rt->stk_len > b) {
-		uint32_t x = rt->stk[--rt->stk_len];
+	for (uint32_t w = 0, x = base;; x = r->in[w++]) {
 		const uint32_t *ts = sc->storage_tensors + sc->storages[x].tensors;
 		uint32_t nt = rt->st[x].n_tensors;
 		for (uint32_t i = 0; i < nt; i++) {
@@ -312,16 +320,21 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 				if ((v & ~1u) == st2)
 					continue;
 				tag[us] = st2 | (v & 1);
-				if (v & 1) {
-					vec_push(&r->fr, &r->n_fr, &r->cap_fr, us);
-				} else {
-					r->compute += rt->st[us].compute;
-					vec_push(&r->in, &r->n_in, &r->cap_in, us);
-					push(rt, us);
-				}
+				if (v & 1)
+					vec_push(&r->fr, &nf, &r->cap_fr, us);
+				else
+					vec_push(&r->in, &ni, &r->cap_in, us);
 			}
 		}
+		if (w == ni)
+			break;
 	}
+	int64_t compute = 0;
+	for (uint32_t i = 0; i < ni; i++)
+		compute += rt->st[r->in[i]].compute;
+	r->n_in = ni;
+	r->n_fr = nf;
+	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
 }
 
