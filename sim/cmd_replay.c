@@ -243,8 +243,8 @@ int cmd_replay(int argc, char **argv)
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
 	int n = n_ratios ? n_ratios : n_budgets;
 	if (!json)
-		printf("%-8s %-7s %14s %-6s %20s %14s %14s %10s %10s %10s\n", "ratio", "budget", "bytes",
-		       "result", "overhead", "remat_compute", "peak_memory", "evals", "accesses", "wall_ms");
+		printf("%-8s %14s %-6s %20s %14s %14s %10s %10s %10s\n", "ratio", "budget", "result",
+		       "overhead", "remat_compute", "peak_memory", "evals", "accesses", "wall_ms");
 	int status = 0;
 	for (int i = 0; i < n; i++) {
 		struct point_config pc = {
@@ -317,8 +317,8 @@ int cmd_replay(int argc, char **argv)
 			free(line);
 			json_decref(o);
 		} else {
-			printf("%-8g %-7s %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
-			       n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory, "",
+			printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
+			       n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory,
 			       pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
 			       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
 		}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli-replay.sh REMATSIM: `rematsim replay` and `bench` as a user meets
+# them: exit statuses of bad requests, the JSON fields, the timeline file.
+set -u
+R=$1
+cd "$(dirname "$0")/data" || exit 1
+fail=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fail=1; }
+
+expect_status() { # WANT DESC CMD...
+	want=$1 desc=$2; shift 2
+	"$@" >/dev/null 2>&1; got=$?
+	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
+}
+
+expect_status 0 "replay by ratio" "$R" replay tiny.log --heuristic DTR --ratio 0.5,1 --check
+expect_status 0 "replay by budget" "$R" replay tiny.log --heuristic LRU --runtime V2 --budget 100,208 --check
+expect_status 0 "replay --help" "$R" replay --help
+expect_status 0 "no limit" "$R" replay tiny.log --heuristic DTR --ratio 1 --overhead-limit inf
+expect_status 0 "DTRUnopt on V1" "$R" replay tiny.log --heuristic DTRUnopt --runtime V1 --ratio 1
+expect_status 64 "unknown heuristic" "$R" replay tiny.log --heuristic Nope --ratio 1
+expect_status 64 "unknown runtime" "$R" replay tiny.log --heuristic DTR --runtime V3 --ratio 1
+expect_status 64 "no heuristic" "$R" replay tiny.log --ratio 1
+expect_status 64 "ratio 0" "$R" replay tiny.log --heuristic DTR --ratio 0
+expect_status 64 "ratio 11" "$R" replay tiny.log --heuristic DTR --ratio 11
+expect_status 64 "ratio not a number" "$R" replay tiny.log --heuristic DTR --ratio abc
+expect_status 64 "negative budget" "$R" replay tiny.log --heuristic DTR --budget -5
+expect_status 64 "budget not a number" "$R" replay tiny.log --heuristic DTR --budget 1e3x
+expect_status 64 "ratio and budget" "$R" replay tiny.log --heuristic DTR --ratio 1 --budget 5
+expect_status 64 "neither ratio nor budget" "$R" replay tiny.log --heuristic DTR
+expect_status 64 "DTR needs regions (V2)" "$R" replay tiny.log --heuristic DTR --runtime V2 --ratio 1
+expect_status 64 "EqClass needs classes (V1)" "$R" replay tiny.log --heuristic DTREqClass --runtime V1 --ratio 1
+expect_status 64 "bad overhead limit" "$R" replay tiny.log --heuristic DTR --ratio 1 --overhead-limit 0.5
+expect_status 66 "missing log" "$R" replay no-such.log --heuristic DTR --ratio 1
+expect_status 66 "bench without data" "$R" bench --shared /nonexistent
+
+m=$("$R" replay tiny.log --heuristic Nope --ratio 1 2>&1)
+case "$m" in *"AbRandom"*"V2EagerOptimized"*) ok "lists the choices" ;; *) no "no list of choices: $m" ;; esac
+
+j=$("$R" replay tiny.log --heuristic DTR --ratio 1 --json)
+for key in '"log":"tiny.log"' '"heuristic":"DTR"' '"runtime":"V2EagerOptimized"' '"outcome":"pass"' \
+	'"budget":208' '"baseline_memory":208' '"baseline_compute":2660' '"model_compute":2660' \
+	'"remat_compute":0' '"peak_memory":208' '"const_memory":80' '"bottleneck_memory"' '"evictions"' \
+	'"remats"' '"heuristic_evals"' '"heuristic_accesses"' '"wall_ms"' '"seed":0' '"ratio":1' \
+	'"overhead":1.0003759398496241'; do
+	case "$j" in *"$key"*) ok "json has $key" ;; *) no "json lacks $key: $j" ;; esac
+done
+n=$("$R" replay tiny.log --heuristic LRU --ratio 0.5,0.75,1 --json | wc -l)
+[ "$n" -eq 3 ] && ok "one line per budget" || no "$n lines for 3 budgets"
+
+tl=${TMPDIR:-/tmp}/rematsim-timeline.$$
+"$R" replay tiny.log --heuristic DTR --ratio 1 --timeline "$tl" >/dev/null
+if [ -f "$tl" ] && [ ! -e "$tl.tmp" ] && head -1 "$tl" | grep -q '^clock	memory	event	op	storage	budget$' \
+	&& grep -q '	compute	mm	' "$tl"; then
+	ok "timeline TSV"
+else
+	no "timeline TSV missing or malformed"
+fi
+rm -f "$tl"
+
+exit $fail
