@@ -1,44 +1,61 @@
 /*
  * heuristics.c: the eviction policies of the DTR paper's simulator, one
  * registry row and one cost function each (heuristic/dtr.py, etc.py,
- * ablation.py). A cost is the reference's value exactly: integer sums,
- * then one correctly rounded division (Python's int / int), so that ties
- * and orderings come out as in the reference.
+ * ablation.py). A cost is the reference's value exactly: an integer
+ * numerator over an integer denominator, divided once and correctly
+ * rounded (Python's int / int), so that ties and orderings come out as in
+ * the reference.
  *
- * The runtime counts one evaluation and one access per cost it asks for;
- * the functions here count the further accesses the reference counts
- * (evicted neighbours and class look-ups for the EqClass family, region
- * rebuilds for DTRUnopt).
+ * Each heuristic's cost function gives that fraction (num / den, den 0 for
+ * +inf); SCAN() turns it into the heuristic's choice, a scan of the pool
+ * with the cost inlined: lowest cost wins, ties keep the later storage, a
+ * cost of exactly 0 ends the scan. The exact division is only done when a
+ * cheap estimate cannot tell the candidate is worse than the best so far.
+ *
+ * The scan counts one evaluation and one access per cost; the cost
+ * functions count the further accesses the reference counts (evicted
+ * neighbours and class look-ups for the EqClass family, region rebuilds for
+ * DTRUnopt).
  */
 #include "heuristics.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "runtime-state.h"
 
+/* A cost as a fraction; den == 0 means +inf. */
+struct frac {
+	int64_t num;
+	unsigned __int128 den;
+};
+
 enum { BY_SIZE = 1, BY_STALE = 2 };
 
-/* num / (size? * staleness?), +inf for a zero denominator. */
-static double ratio(const struct runtime_state *rt, uint32_t s, int64_t num, int by)
+/* num / (size? * staleness?), as the reference's `x / d if d > 0 else inf`. */
+static inline struct frac ratio(const struct runtime_state *rt, uint32_t s, int64_t num, int by)
 {
 	const struct rt_storage *x = &rt->st[s];
 	unsigned __int128 den = 1;
 	if (by & BY_SIZE)
 		den = x->size;
 	if (by & BY_STALE) {
-		if (x->last_access == RT_NEVER) /* infinitely stale */
-			return den > 0 ? (num < 0 ? -0.0 : 0.0) : INFINITY;
+		if (x->last_access == RT_NEVER) /* infinitely stale: num / inf = 0 */
+			return (struct frac){0, den > 0 ? 1 : 0};
 		int64_t stale = rt->clock - x->last_access;
-		if (stale <= 0)
-			return INFINITY;
-		den *= (uint64_t)stale;
+		den *= (uint64_t)(stale > 0 ? stale : 0);
 	}
-	return den > 0 ? rt_div(num, den) : INFINITY;
+	return (struct frac){num, den};
+}
+
+static inline struct frac whole(int64_t v)
+{
+	return (struct frac){v, 1};
 }
 
 /* e*: the storage's compute plus its evicted regions' (both directions). */
-static int64_t num_estar(const struct runtime_state *rt, uint32_t s)
+static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s)
 {
 	const struct region *r = &rt->reg[2 * (size_t)s];
 	return rt->st[s].compute + r[0].compute + r[1].compute;
@@ -65,45 +82,45 @@ static int64_t num_eq(struct runtime_state *rt, uint32_t s)
 	return sum;
 }
 
-static int64_t num_local(const struct runtime_state *rt, uint32_t s)
+static inline int64_t num_local(const struct runtime_state *rt, uint32_t s)
 {
 	return rt->st[s].compute;
 }
 
-static double h_dtr(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_dtr(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_estar(rt, s), BY_SIZE | BY_STALE);
 }
 
-static double h_dtr_eqclass(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_dtr_eqclass(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_eq(rt, s), BY_SIZE | BY_STALE);
 }
 
-static double h_dtr_local(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_local(rt, s), BY_SIZE | BY_STALE);
 }
 
-static double h_msps(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_msps(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, rt->st[s].compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
 }
 
-static double h_lru(struct runtime_state *rt, uint32_t s)
+/* The last access itself (never: below every clock, like -inf). */
+static inline struct frac h_lru(struct runtime_state *rt, uint32_t s)
 {
-	int64_t t = rt->st[s].last_access;
-	return t == RT_NEVER ? -INFINITY : (double)t;
+	return whole(rt->st[s].last_access);
 }
 
-static double h_largest(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_largest(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, 1, BY_SIZE);
 }
 
 /* DTR-Full: rebuilds both regions from scratch; the neighbourhood's latest
  * access stands for the staleness. */
-static double h_dtr_unopt(struct runtime_state *rt, uint32_t s)
+static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s)
 {
 	struct region *f = &rt->scratch_fwd, *r = &rt->scratch_rev;
 	rt_region_rebuild(rt, f, s, false);
@@ -128,95 +145,183 @@ static double h_dtr_unopt(struct runtime_state *rt, uint32_t s)
 		}
 	}
 	if (last == RT_NEVER)
-		return x->size > 0 ? 0.0 : INFINITY;
+		return (struct frac){0, x->size > 0 ? 1 : 0};
 	int64_t stale = rt->clock - last;
-	unsigned __int128 den = (unsigned __int128)x->size * (uint64_t)(stale > 0 ? stale : 0);
-	return den > 0 ? rt_div(compute, den) : INFINITY;
+	return (struct frac){compute, (unsigned __int128)x->size * (uint64_t)(stale > 0 ? stale : 0)};
 }
 
 /* The ablation grid: {e*, eq, local, 1} x {size} x {staleness}. */
-static double h_ab_e_size(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_e_size(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_estar(rt, s), BY_SIZE);
 }
 
-static double h_ab_e_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_e_stale(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_estar(rt, s), BY_STALE);
 }
 
-static double h_ab_e(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_e(struct runtime_state *rt, uint32_t s)
 {
-	return (double)num_estar(rt, s);
+	return whole(num_estar(rt, s));
 }
 
-static double h_ab_eq_size(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_eq_size(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_eq(rt, s), BY_SIZE);
 }
 
-static double h_ab_eq_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_eq_stale(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_eq(rt, s), BY_STALE);
 }
 
-static double h_ab_eq(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_eq(struct runtime_state *rt, uint32_t s)
 {
-	return (double)num_eq(rt, s);
+	return whole(num_eq(rt, s));
 }
 
-static double h_ab_local_size(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_local_size(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_local(rt, s), BY_SIZE);
 }
 
-static double h_ab_local_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_local_stale(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, num_local(rt, s), BY_STALE);
 }
 
-static double h_ab_local(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_local(struct runtime_state *rt, uint32_t s)
 {
-	return (double)num_local(rt, s);
+	return whole(num_local(rt, s));
 }
 
-static double h_ab_size_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_size_stale(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, 1, BY_SIZE | BY_STALE);
 }
 
-static double h_ab_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_stale(struct runtime_state *rt, uint32_t s)
 {
 	return ratio(rt, s, 1, BY_STALE);
+}
+
+/* The value of a cost, exactly as the reference's float. */
+static inline double frac_value(struct frac c)
+{
+	if (c.den == 0)
+		return INFINITY;
+	if (c.den == 1)
+		return (double)c.num;
+	return rt_div(c.num, c.den);
+}
+
+/*
+ * Whether cost c is surely above best (a positive finite double): its
+ * double estimate num / (double)den is within a few ulps of the exact
+ * quotient, so a margin of 8 ulps decides without the exact division.
+ */
+static inline bool surely_above(struct frac c, double best)
+{
+	if (c.den <= 1 || c.num <= 0 || !(best > 0) || isinf(best))
+		return false;
+	double est = (double)c.num / (double)c.den;
+	return est > best * (1 + 8 * DBL_EPSILON);
+}
+
+/* The choice of one heuristic: its cost inlined in the pool scan. */
+#define SCAN(name, costfn)                                                      \
+	static uint32_t name(struct runtime_state *rt)                          \
+	{                                                                       \
+		double best = INFINITY;                                         \
+		uint32_t best_s = RT_NONE;                                      \
+		uint64_t n = 0;                                                 \
+		for (uint32_t i = 0; i < rt->pool_end; i++) {                   \
+			uint32_t s = rt->pool[i];                               \
+			if (s == RT_NONE)                                       \
+				continue;                                       \
+			n++;                                                    \
+			struct frac c = costfn(rt, s);                          \
+			if (surely_above(c, best))                              \
+				continue;                                       \
+			double v = frac_value(c);                               \
+			if (v <= best) { /* ties keep the later storage */      \
+				best = v;                                       \
+				best_s = s;                                     \
+			}                                                       \
+			if (v == 0)                                             \
+				break;                                          \
+		}                                                               \
+		rt->res->heuristic_evals += n;                                  \
+		rt->res->heuristic_accesses += n;                               \
+		return best_s;                                                  \
+	}
+
+SCAN(choose_dtr, h_dtr)
+SCAN(choose_dtr_eqclass, h_dtr_eqclass)
+SCAN(choose_dtr_local, h_dtr_local)
+SCAN(choose_msps, h_msps)
+SCAN(choose_lru, h_lru)
+SCAN(choose_largest, h_largest)
+SCAN(choose_dtr_unopt, h_dtr_unopt)
+SCAN(choose_ab_e_size, h_ab_e_size)
+SCAN(choose_ab_e_stale, h_ab_e_stale)
+SCAN(choose_ab_e, h_ab_e)
+SCAN(choose_ab_eq_size, h_ab_eq_size)
+SCAN(choose_ab_eq_stale, h_ab_eq_stale)
+SCAN(choose_ab_eq, h_ab_eq)
+SCAN(choose_ab_local_size, h_ab_local_size)
+SCAN(choose_ab_local_stale, h_ab_local_stale)
+SCAN(choose_ab_local, h_ab_local)
+SCAN(choose_ab_size_stale, h_ab_size_stale)
+SCAN(choose_ab_stale, h_ab_stale)
+
+static inline uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* h_rand: a uniformly random pool member (one evaluation, one access). */
+static uint32_t choose_random(struct runtime_state *rt)
+{
+	rt->res->heuristic_evals++;
+	rt->res->heuristic_accesses++;
+	uint64_t k = splitmix64(&rt->rng) % rt->pool_len;
+	for (uint32_t i = 0;; i++)
+		if (rt->pool[i] != RT_NONE && k-- == 0)
+			return rt->pool[i];
 }
 
 #define R NEEDS_REGIONS
 #define Q NEEDS_EQCLASS
 static const struct heuristic registry[] = {
-	{"DTR", "h_DTR", R, false, 0, h_dtr},
-	{"DTREqClass", "h_DTR^eq", Q, false, 1, h_dtr_eqclass},
-	{"DTRLocal", "h_DTR^local", 0, false, 2, h_dtr_local},
-	{"MSPS", "h_MSPS", R, false, 3, h_msps},
-	{"LRU", "h_LRU", 0, false, 4, h_lru},
-	{"LargestStorage", "h_size", 0, false, 5, h_largest},
-	{"RandomStorage", "h_rand", 0, true, 6, NULL},
-	{"DTRUnopt", "DTR-Full", NEEDS_UNOPT, false, 7, h_dtr_unopt},
-	{"AbESizeStale", "e*, size, staleness", R, false, 8, h_dtr},
-	{"AbESize", "e*, size, no staleness", R, false, 9, h_ab_e_size},
-	{"AbEStale", "e*, no size, staleness", R, false, 10, h_ab_e_stale},
-	{"AbE", "e*, no size, no staleness", R, false, 11, h_ab_e},
-	{"AbEqSizeStale", "EqClass, size, staleness", Q, false, 12, h_dtr_eqclass},
-	{"AbEqSize", "EqClass, size, no staleness", Q, false, 13, h_ab_eq_size},
-	{"AbEqStale", "EqClass, no size, staleness", Q, false, 14, h_ab_eq_stale},
-	{"AbEq", "EqClass, no size, no staleness", Q, false, 15, h_ab_eq},
-	{"AbLocalSizeStale", "local, size, staleness", 0, false, 16, h_dtr_local},
-	{"AbLocalSize", "local, size, no staleness", 0, false, 17, h_ab_local_size},
-	{"AbLocalStale", "local, no size, staleness", 0, false, 18, h_ab_local_stale},
-	{"AbLocal", "local, no size, no staleness", 0, false, 19, h_ab_local},
-	{"AbSizeStale", "no cost, size, staleness", 0, false, 20, h_ab_size_stale},
-	{"AbSize", "no cost, size, no staleness", 0, false, 21, h_largest},
-	{"AbStale", "no cost, no size, staleness", 0, false, 22, h_ab_stale},
-	{"AbRandom", "no cost, no size, no staleness (random)", 0, true, 23, NULL},
+	{"DTR", "h_DTR", R, false, 0, choose_dtr},
+	{"DTREqClass", "h_DTR^eq", Q, false, 1, choose_dtr_eqclass},
+	{"DTRLocal", "h_DTR^local", 0, false, 2, choose_dtr_local},
+	{"MSPS", "h_MSPS", R, false, 3, choose_msps},
+	{"LRU", "h_LRU", 0, false, 4, choose_lru},
+	{"LargestStorage", "h_size", 0, false, 5, choose_largest},
+	{"RandomStorage", "h_rand", 0, true, 6, choose_random},
+	{"DTRUnopt", "DTR-Full", NEEDS_UNOPT, false, 7, choose_dtr_unopt},
+	{"AbESizeStale", "e*, size, staleness", R, false, 8, choose_dtr},
+	{"AbESize", "e*, size, no staleness", R, false, 9, choose_ab_e_size},
+	{"AbEStale", "e*, no size, staleness", R, false, 10, choose_ab_e_stale},
+	{"AbE", "e*, no size, no staleness", R, false, 11, choose_ab_e},
+	{"AbEqSizeStale", "EqClass, size, staleness", Q, false, 12, choose_dtr_eqclass},
+	{"AbEqSize", "EqClass, size, no staleness", Q, false, 13, choose_ab_eq_size},
+	{"AbEqStale", "EqClass, no size, staleness", Q, false, 14, choose_ab_eq_stale},
+	{"AbEq", "EqClass, no size, no staleness", Q, false, 15, choose_ab_eq},
+	{"AbLocalSizeStale", "local, size, staleness", 0, false, 16, choose_dtr_local},
+	{"AbLocalSize", "local, size, no staleness", 0, false, 17, choose_ab_local_size},
+	{"AbLocalStale", "local, no size, staleness", 0, false, 18, choose_ab_local_stale},
+	{"AbLocal", "local, no size, no staleness", 0, false, 19, choose_ab_local},
+	{"AbSizeStale", "no cost, size, staleness", 0, false, 20, choose_ab_size_stale},
+	{"AbSize", "no cost, size, no staleness", 0, false, 21, choose_largest},
+	{"AbStale", "no cost, no size, staleness", 0, false, 22, choose_ab_stale},
+	{"AbRandom", "no cost, no size, no staleness (random)", 0, true, 23, choose_random},
 };
 #undef R
 #undef Q

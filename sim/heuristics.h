@@ -1,6 +1,6 @@
 /*
  * heuristics.h: the eviction policies, one registry row each (name, label,
- * what runtime state it needs, its cost function). Adding a heuristic is
+ * what runtime state it needs, its choice). Adding a heuristic is
  * one row and one function in heuristics.c.
  */
 #ifndef REMATSIM_HEURISTICS_H
@@ -26,9 +26,10 @@ struct heuristic {
 	unsigned needs;     /* enum heuristic_needs */
 	bool random;        /* draws from a seeded generator (trials) */
 	int kind;           /* private to heuristics.c/runtime.c */
-	/* Cost of evicting a pool storage (lowest is evicted); NULL for the
-	 * random ones, which pick a pool member instead. */
-	double (*cost)(struct runtime_state *rt, uint32_t storage);
+	/* Choose the storage to evict from the runtime's (non-empty) pool:
+	 * the lowest cost, ties to the later one, a cost of 0 at once; the
+	 * random ones pick a member. Counts evaluations and accesses. */
+	uint32_t (*choose)(struct runtime_state *rt);
 };
 
 /** NULL when no heuristic has that name. */

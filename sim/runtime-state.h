@@ -41,7 +41,7 @@ struct rt_storage {
 	uint32_t ref_int;     /* locks */
 	uint32_t ref_ext;     /* external (model) references */
 	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
-	uint32_t pool_prev, pool_next;
+	uint32_t pool_pos;    /* index in the pool array while in_pool */
 	uint32_t ecn;         /* union-find node, RT_NONE when material */
 	uint32_t deps;        /* V1: number of evicted dependents */
 	bool pinned, in_pool, banished;
@@ -72,8 +72,10 @@ struct runtime_state {
 	/* V1 evicted dependents: (storage << 32 | tensor) pairs. */
 	struct u64set deps;
 
-	uint32_t pool_head, pool_tail;
-	size_t pool_len;
+	/* The pool in joining order, with holes (RT_NONE) where members left. */
+	uint32_t *pool;
+	uint32_t pool_end, pool_cap; /* slots used (members + holes), allocated */
+	size_t pool_len;             /* members */
 
 	/* Scratch: a stack of ids shared by recursion levels, and stamps. */
 	uint32_t *stk;

@@ -120,21 +120,41 @@ static uint32_t next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 	return *stamp;
 }
 
-/* ---- the pool: an ordered list, appended on joining ------------------- */
+/* ---- the pool: an ordered list, appended on joining -------------------
+ * An array in joining order; a member that leaves becomes a hole (RT_NONE)
+ * and the array is compacted, order kept, once holes outnumber members.
+ * Scans read it sequentially instead of chasing list links. */
+
+static void pool_compact(struct runtime_state *rt)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < rt->pool_end; i++) {
+		uint32_t s = rt->pool[i];
+		if (s == RT_NONE)
+			continue;
+		rt->pool[n] = s;
+		rt->st[s].pool_pos = n++;
+	}
+	rt->pool_end = n;
+}
 
 static void pool_append(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
 	if (x->in_pool)
 		return;
+	if (rt->pool_end == rt->pool_cap) {
+		if (rt->pool_end - rt->pool_len > rt->pool_len / 2) {
+			pool_compact(rt);
+		} else {
+			size_t cap = rt->pool_cap;
+			XGROW(rt->pool, cap, (size_t)rt->pool_end + 1);
+			rt->pool_cap = (uint32_t)cap;
+		}
+	}
 	x->in_pool = true;
-	x->pool_next = RT_NONE;
-	x->pool_prev = rt->pool_tail;
-	if (rt->pool_tail != RT_NONE)
-		rt->st[rt->pool_tail].pool_next = s;
-	else
-		rt->pool_head = s;
-	rt->pool_tail = s;
+	x->pool_pos = rt->pool_end;
+	rt->pool[rt->pool_end++] = s;
 	rt->pool_len++;
 }
 
@@ -144,15 +164,10 @@ static bool pool_remove(struct runtime_state *rt, uint32_t s)
 	if (!x->in_pool)
 		return false;
 	x->in_pool = false;
-	if (x->pool_prev != RT_NONE)
-		rt->st[x->pool_prev].pool_next = x->pool_next;
-	else
-		rt->pool_head = x->pool_next;
-	if (x->pool_next != RT_NONE)
-		rt->st[x->pool_next].pool_prev = x->pool_prev;
-	else
-		rt->pool_tail = x->pool_prev;
+	rt->pool[x->pool_pos] = RT_NONE;
 	rt->pool_len--;
+	if (rt->pool_end - rt->pool_len > rt->pool_len + 64)
+		pool_compact(rt);
 	return true;
 }
 
@@ -544,48 +559,12 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 
 /* ---- choosing ------------------------------------------------------------ */
 
-static inline uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t choose(struct runtime_state *rt)
-{
-	const struct heuristic *h = rt->h;
-	if (h->random) {
-		rt->res->heuristic_evals++;
-		rt->res->heuristic_accesses++;
-		uint64_t k = splitmix64(&rt->rng) % rt->pool_len;
-		uint32_t s = rt->pool_head;
-		while (k--)
-			s = rt->st[s].pool_next;
-		return s;
-	}
-	double best = INFINITY;
-	uint32_t best_s = RT_NONE;
-	for (uint32_t s = rt->pool_head; s != RT_NONE; s = rt->st[s].pool_next) {
-		rt->res->heuristic_evals++;
-		rt->res->heuristic_accesses++;
-		double c = h->cost(rt, s);
-		if (c <= best) { /* ties keep the later storage */
-			best = c;
-			best_s = s;
-		}
-		if (c == 0)
-			break;
-	}
-	return best_s;
-}
-
 static int free_memory(struct runtime_state *rt, uint64_t bytes)
 {
 	while (rt->memory + bytes > rt->budget) {
 		if (rt->pool_len == 0 || !rt->h)
 			return OUTCOME_OOM;
-		evict(rt, choose(rt));
+		evict(rt, rt->h->choose(rt));
 	}
 	return 0;
 }
@@ -794,7 +773,6 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		if (tt->alias < 0) {
 			x->size = sc->storages[tt->storage].size;
 			x->last_access = RT_NEVER;
-			x->pool_prev = x->pool_next = RT_NONE;
 			x->ecn = rt->eqclass ? uf_new(rt, 0) : RT_NONE;
 		}
 		/* A storage's compute counts each distinct op once; an op's outputs
@@ -935,7 +913,6 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
 	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
-	rt->pool_head = rt->pool_tail = RT_NONE;
 	rt->budget = cfg->budget;
 	rt->clock = 1;
 	rt->rng = cfg->seed;
@@ -966,6 +943,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->uf_parent);
 	free(rt->uf_value);
 	free(rt->stk);
+	free(rt->pool);
 	free(rt->mark_a);
 	free(rt->mark_b);
 	free(rt->mark_c);

@@ -27,7 +27,7 @@ START_TEST(registry)
 		ck_assert_ptr_nonnull(f);
 		ck_assert_str_eq(f->name, names[i]);
 		ck_assert_ptr_nonnull(f->label);
-		ck_assert(f->random == (f->cost == NULL));
+		ck_assert_ptr_nonnull(f->choose);
 		for (size_t j = 0; j < i; j++)
 			ck_assert_str_ne(h[i].name, h[j].name);
 	}
