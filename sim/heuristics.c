@@ -36,14 +36,14 @@ enum { BY_SIZE = 1, BY_STALE = 2 };
 /* num / (size? * staleness?), as the reference's `x / d if d > 0 else inf`. */
 static inline struct frac ratio(const struct runtime_state *rt, uint32_t s, int64_t num, int by)
 {
-	const struct rt_storage *x = &rt->st[s];
+	const struct rt_key *x = &rt->key[s];
 	unsigned __int128 den = 1;
 	if (by & BY_SIZE)
 		den = x->size;
 	if (by & BY_STALE) {
-		if (x->last_access == RT_NEVER) /* infinitely stale: num / inf = 0 */
+		if (x->last == RT_NEVER) /* infinitely stale: num / inf = 0 */
 			return (struct frac){0, den > 0 ? 1 : 0};
-		int64_t stale = rt->clock - x->last_access;
+		int64_t stale = rt->clock - x->last;
 		den *= (uint64_t)(stale > 0 ? stale : 0);
 	}
 	return (struct frac){num, den};
@@ -58,13 +58,13 @@ static inline struct frac whole(int64_t v)
 static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s)
 {
 	const struct region *r = &rt->reg[2 * (size_t)s];
-	return rt->st[s].compute + r[0].compute + r[1].compute;
+	return rt->key[s].compute + r[0].compute + r[1].compute;
 }
 
 /* eq: compute plus the distinct classes of the evicted neighbours. */
 static int64_t num_eq(struct runtime_state *rt, uint32_t s)
 {
-	int64_t sum = rt->st[s].compute;
+	int64_t sum = rt->key[s].compute;
 	size_t b = rt->stk_len;
 	rt_evicted_neighbors(rt, s);
 	size_t e = rt->stk_len;
@@ -84,7 +84,7 @@ static int64_t num_eq(struct runtime_state *rt, uint32_t s)
 
 static inline int64_t num_local(const struct runtime_state *rt, uint32_t s)
 {
-	return rt->st[s].compute;
+	return rt->key[s].compute;
 }
 
 static inline struct frac h_dtr(struct runtime_state *rt, uint32_t s)
@@ -104,13 +104,13 @@ static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s)
 
 static inline struct frac h_msps(struct runtime_state *rt, uint32_t s)
 {
-	return ratio(rt, s, rt->st[s].compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
+	return ratio(rt, s, rt->key[s].compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
 }
 
 /* The last access itself (never: below every clock, like -inf). */
 static inline struct frac h_lru(struct runtime_state *rt, uint32_t s)
 {
-	return whole(rt->st[s].last_access);
+	return whole(rt->key[s].last);
 }
 
 static inline struct frac h_largest(struct runtime_state *rt, uint32_t s)
@@ -125,8 +125,8 @@ static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s)
 	struct region *f = &rt->scratch_fwd, *r = &rt->scratch_rev;
 	rt_region_rebuild(rt, f, s, false);
 	rt_region_rebuild(rt, r, s, true);
-	const struct rt_storage *x = &rt->st[s];
-	int64_t compute = x->compute, last = x->last_access;
+	const struct rt_key *x = &rt->key[s];
+	int64_t compute = x->compute, last = x->last;
 	uint32_t stamp = ++rt->stamp_c;
 	if (stamp == 0) {
 		memset(rt->mark_c, 0, rt->s->n_storages * sizeof *rt->mark_c);
@@ -139,9 +139,9 @@ static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s)
 			if (rt->mark_c[v] == stamp)
 				continue;
 			rt->mark_c[v] = stamp;
-			compute += rt->st[v].compute;
-			if (rt->st[v].last_access > last)
-				last = rt->st[v].last_access;
+			compute += rt->key[v].compute;
+			if (rt->key[v].last > last)
+				last = rt->key[v].last;
 		}
 	}
 	if (last == RT_NEVER)

@@ -33,11 +33,14 @@ struct region {
 	int64_t compute;   /* sum of interior computes when they joined */
 };
 
-struct rt_storage {
+/* What costs read, apart from the rest for a compact scan. */
+struct rt_key {
 	uint64_t size;        /* bytes */
 	int64_t compute;      /* cost of the distinct ops of its tensors so far */
-	int64_t last_access;  /* the reference's last_access_int */
-	int64_t last_evict;
+	int64_t last;         /* last access (the reference's last_access_int) */
+};
+
+struct rt_storage {
 	uint32_t ref_int;     /* locks */
 	uint32_t ref_ext;     /* external (model) references */
 	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
@@ -54,6 +57,7 @@ struct runtime_state {
 	bool v1, eager, regions, eqclass;
 
 	struct rt_storage *st;
+	struct rt_key *key;
 	/* Per storage: bit 0 material; the rest a stamp of region rebuilds. */
 	uint32_t *tag;
 	uint32_t tag_stamp;

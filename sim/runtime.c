@@ -346,7 +346,7 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	}
 	int64_t compute = 0;
 	for (uint32_t i = 0; i < ni; i++)
-		compute += rt->st[r->in[i]].compute;
+		compute += rt->key[r->in[i]].compute;
 	r->n_in = ni;
 	r->n_fr = nf;
 	r->compute = compute;
@@ -387,13 +387,13 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 				continue;
 			rt->mark_a[v] = si;
 			rt->res->heuristic_accesses++;
-			r->compute += rt->st[v].compute;
+			r->compute += rt->key[v].compute;
 			vec_push(&r->in, &r->n_in, &r->cap_in, v);
 		}
 	}
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
-	r->compute += rt->st[fs].compute;
+	r->compute += rt->key[fs].compute;
 	if (rt->mark_a[fs] != si)
 		vec_push(&r->in, &r->n_in, &r->cap_in, fs);
 }
@@ -446,8 +446,7 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	if (x->ref_int)
 		bug_at(rt, "evicting a locked storage", s);
 	rt->tag[s] &= ~1u;
-	x->last_evict = rt->clock;
-	rt->memory -= x->size;
+	rt->memory -= rt->key[s].size;
 	pool_remove(rt, s);
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
@@ -478,7 +477,7 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)
 			bug_at(rt, "an evicted storage already has a class", s);
-		x->ecn = uf_new(rt, x->compute);
+		x->ecn = uf_new(rt, rt->key[s].compute);
 		size_t b = rt->stk_len;
 		rt_evicted_neighbors(rt, s);
 		for (size_t i = b; i < rt->stk_len; i++) {
@@ -573,7 +572,7 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 
 static inline uint64_t out_bytes(const struct runtime_state *rt, uint32_t t)
 {
-	return rt->s->tensors[t].alias >= 0 ? 0 : rt->st[rt_storage_of(rt, t)].size;
+	return rt->s->tensors[t].alias >= 0 ? 0 : rt->key[rt_storage_of(rt, t)].size;
 }
 
 /* The op of t runs: t and its undefined siblings become defined. Leaves on
@@ -683,7 +682,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 			if (x->ecn == RT_NONE)
 				bug_at(rt, "a rematerialized storage has no class", rt->stk[i]);
 			int64_t pre = rt->uf_value[rt_uf_find(rt, x->ecn)];
-			rt->uf_value[rt_uf_find(rt, x->ecn)] = pre - x->compute;
+			rt->uf_value[rt_uf_find(rt, x->ecn)] = pre - rt->key[rt->stk[i]].compute;
 			x->ecn = RT_NONE;
 		}
 	}
@@ -701,9 +700,9 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 	if (rt->v1 && rt->st[rt_storage_of(rt, t)].banished)
 		bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
 	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-		struct rt_storage *ps = &rt->st[rt_storage_of(rt, rt->par[rt->par_off[t] + j])];
-		if (!rt->v1 || ps->ref_ext > 0)
-			ps->last_access = rt->clock;
+		uint32_t ps = rt->par_s[rt->par_off[t] + j];
+		if (!rt->v1 || rt->st[ps].ref_ext > 0)
+			rt->key[ps].last = rt->clock;
 	}
 
 	/* Lock the defined parents, then rematerialize and lock the others
@@ -771,15 +770,15 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		const struct sched_tensor *tt = &sc->tensors[t];
 		struct rt_storage *x = &rt->st[tt->storage];
 		if (tt->alias < 0) {
-			x->size = sc->storages[tt->storage].size;
-			x->last_access = RT_NEVER;
+			rt->key[tt->storage].size = sc->storages[tt->storage].size;
+			rt->key[tt->storage].last = RT_NEVER;
 			x->ecn = rt->eqclass ? uf_new(rt, 0) : RT_NONE;
 		}
 		/* A storage's compute counts each distinct op once; an op's outputs
 		 * are consecutive, so only the last tensor can share this op. */
 		uint32_t last = x->n_tensors ? sc->storage_tensors[sc->storages[tt->storage].tensors + x->n_tensors - 1] : RT_NONE;
 		if (last == RT_NONE || sc->tensors[last].op != opi)
-			x->compute += op->cost;
+			rt->key[tt->storage].compute += op->cost;
 		x->n_tensors++;
 		x->ref_ext++;
 		rt->defined[t] = 0;
@@ -807,7 +806,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	if (rc)
 		return rc;
 	for (uint32_t k = 0; k < op->n_outs; k++)
-		rt->st[rt_storage_of(rt, op->outs + k)].last_access = rt->clock;
+		rt->key[rt_storage_of(rt, op->outs + k)].last = rt->clock;
 	return 0;
 }
 
@@ -847,7 +846,7 @@ static void check_state(struct runtime_state *rt)
 	for (size_t i = 0; i < sc->n_storages; i++) {
 		const struct rt_storage *x = &rt->st[i];
 		if ((rt->tag[i] & 1))
-			mem += x->size;
+			mem += rt->key[i].size;
 		bool should = (rt->tag[i] & 1) && x->ref_int == 0 && !x->pinned;
 		if (should != x->in_pool)
 			bug_at(rt, should ? "a material unlocked storage is not in the pool"
@@ -879,6 +878,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->regions = opt && rt->h && (rt->h->needs & NEEDS_REGIONS);
 	rt->eqclass = opt && rt->h && (rt->h->needs & NEEDS_EQCLASS);
 	rt->st = xcalloc(s->n_storages + 1, sizeof *rt->st);
+	rt->key = xcalloc(s->n_storages + 1, sizeof *rt->key);
 	for (size_t i = 0; i < s->n_storages; i++)
 		rt->st[i].ecn = RT_NONE;
 	rt->defined = xcalloc(s->n_tensors + 1, 1);
@@ -933,6 +933,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->scratch_rev.fr);
 	u64set_free(&rt->deps);
 	free(rt->st);
+	free(rt->key);
 	free(rt->defined);
 	free(rt->par);
 	free(rt->par_off);
