@@ -66,6 +66,11 @@ struct runtime_state {
 	uint32_t *par, *par_off, *n_par;
 	uint32_t *chi, *chi_off, *n_chi;
 	uint32_t *par_s, *chi_s;  /* the storages of par and chi, side by side */
+	/* Per storage, the storages of all its tensors' children (sfwd) and
+	 * parents (srev) so far, in no particular order: what regions and
+	 * evicted neighbours walk (sets and edge counts only). */
+	uint32_t *sfwd, *sfwd_off, *n_sfwd;
+	uint32_t *srev, *srev_off, *n_srev;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
 
 	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */

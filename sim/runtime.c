@@ -245,20 +245,16 @@ static void uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
 void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s)
 {
 	const struct schedule *sc = rt->s;
-	const struct rt_storage *x = &rt->st[s];
 	uint32_t stamp = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
-	for (uint32_t i = 0; i < x->n_tensors; i++) {
-		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
-		for (int dir = 0; dir < 2; dir++) {
-			const uint32_t *list = dir ? rt->chi_s + rt->chi_off[t] : rt->par_s + rt->par_off[t];
-			uint32_t n = dir ? rt->n_chi[t] : rt->n_par[t];
-			rt->res->heuristic_accesses += n;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t us = list[j];
-				if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
-					rt->mark_a[us] = stamp;
-					push(rt, us);
-				}
+	for (int dir = 0; dir < 2; dir++) {
+		const uint32_t *list = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
+		uint32_t n = dir ? rt->n_sfwd[s] : rt->n_srev[s];
+		rt->res->heuristic_accesses += n;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t us = list[j];
+			if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
+				rt->mark_a[us] = stamp;
+				push(rt, us);
 			}
 		}
 	}
@@ -304,9 +300,9 @@ static inline void vec_reserve(uint32_t **v, uint32_t *cap, size_t need)
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
-	const uint32_t *lists = reverse ? rt->par_s : rt->chi_s;
-	const uint32_t *offs = reverse ? rt->par_off : rt->chi_off;
-	const uint32_t *lens = reverse ? rt->n_par : rt->n_chi;
+	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
+	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
+	const uint32_t *lens = reverse ? rt->n_srev : rt->n_sfwd;
 	uint32_t *tag = rt->tag;
 	/* One stamp marks both lists: during a rebuild a storage is material
 	 * (frontier) or not (interior), never both. The base is pre-marked.
@@ -322,24 +318,19 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	uint32_t ni = 0, nf = 0;
 	tag[base] = st2 | (tag[base] & 1);
 	for (uint32_t w = 0, x = base;; x = r->in[w++]) {
-		const uint32_t *ts = sc->storage_tensors + sc->storages[x].tensors;
-		uint32_t nt = rt->st[x].n_tensors;
-		for (uint32_t i = 0; i < nt; i++) {
-			uint32_t t = ts[i];
-			const uint32_t *list = lists + offs[t];
-			uint32_t n = lens[t];
-			acc += n;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t us = list[j];
-				uint32_t v = tag[us];
-				if ((v & ~1u) == st2)
-					continue;
-				tag[us] = st2 | (v & 1);
-				if (v & 1)
-					vec_push(&r->fr, &nf, &r->cap_fr, us);
-				else
-					vec_push(&r->in, &ni, &r->cap_in, us);
-			}
+		const uint32_t *list = lists + offs[x];
+		uint32_t n = lens[x];
+		acc += n;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t us = list[j];
+			uint32_t v = tag[us];
+			if ((v & ~1u) == st2)
+				continue;
+			tag[us] = st2 | (v & 1);
+			if (v & 1)
+				vec_push(&r->fr, &nf, &r->cap_fr, us);
+			else
+				vec_push(&r->in, &ni, &r->cap_in, us);
 		}
 		if (w == ni)
 			break;
@@ -523,6 +514,16 @@ static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *twin
 	(*n)--;
 }
 
+/* One occurrence of storage v leaves a storage-level edge list (order
+ * there is irrelevant: only sets and counts are read from it). */
+static void slist_remove(struct runtime_state *rt, uint32_t *list, uint32_t *n, uint32_t v)
+{
+	int i = first_index(list, *n, v);
+	if (i < 0)
+		bug_at(rt, "removing a storage edge that is not there", v);
+	list[i] = list[--*n];
+}
+
 /* V1: evict s for good once nothing can need it, detaching its tensors
  * from the graph and pinning their children. */
 static void try_banish(struct runtime_state *rt, uint32_t s)
@@ -544,12 +545,15 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 				continue;
 			dep_remove(rt, ps, t);
 			list_remove(rt, rt->chi + rt->chi_off[p], rt->chi_s + rt->chi_off[p], &rt->n_chi[p], t);
+			slist_remove(rt, rt->sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
 		}
 		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
 			uint32_t c = rt->chi[rt->chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
 			list_remove(rt, rt->par + rt->par_off[c], rt->par_s + rt->par_off[c], &rt->n_par[c], t);
+			uint32_t cs = rt_storage_of(rt, c);
+			slist_remove(rt, rt->srev + rt->srev_off[cs], &rt->n_srev[cs], s);
 			pin_tensor(rt, c);
 		}
 	}
@@ -781,15 +785,22 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			rt->key[tt->storage].compute += op->cost;
 		x->n_tensors++;
 		x->ref_ext++;
+		/* the new tensor's parents join its storage's reverse list */
+		for (uint32_t a = 0; a < op->n_args; a++)
+			rt->srev[rt->srev_off[tt->storage] + rt->n_srev[tt->storage]++] =
+				sc->tensors[sc->op_args[op->args + a]].storage;
 		rt->defined[t] = 0;
 		if (op->constant)
 			rt->res->const_memory += out_bytes(rt, t);
 	}
 	for (uint32_t a = 0; a < op->n_args; a++) {
 		uint32_t p = sc->op_args[op->args + a];
+		uint32_t ps = rt_storage_of(rt, p);
 		for (uint32_t k = 0; k < op->n_outs; k++) {
-			rt->chi_s[rt->chi_off[p] + rt->n_chi[p]] = rt_storage_of(rt, op->outs + k);
+			uint32_t os = rt_storage_of(rt, op->outs + k);
+			rt->chi_s[rt->chi_off[p] + rt->n_chi[p]] = os;
 			rt->chi[rt->chi_off[p] + rt->n_chi[p]++] = op->outs + k;
+			rt->sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = os;
 		}
 	}
 	if (rt->v1) {
@@ -906,6 +917,24 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	for (size_t t = 0; t < s->n_tensors; t++)
 		nchi += s->tensors[t].n_children;
 	rt->chi = xmalloc((nchi + 1) * sizeof *rt->chi);
+	/* Storage-level lists: room for all edges of all tensors of each. */
+	rt->sfwd_off = xmalloc((s->n_storages + 1) * sizeof *rt->sfwd_off);
+	rt->srev_off = xmalloc((s->n_storages + 1) * sizeof *rt->srev_off);
+	rt->n_sfwd = xcalloc(s->n_storages + 1, sizeof *rt->n_sfwd);
+	rt->n_srev = xcalloc(s->n_storages + 1, sizeof *rt->n_srev);
+	size_t nf = 0, nr = 0;
+	for (size_t x = 0; x < s->n_storages; x++) {
+		const struct sched_storage *ss = &s->storages[x];
+		rt->sfwd_off[x] = (uint32_t)nf;
+		rt->srev_off[x] = (uint32_t)nr;
+		for (uint32_t i = 0; i < ss->n_tensors; i++) {
+			uint32_t t = s->storage_tensors[ss->tensors + i];
+			nf += s->tensors[t].n_children;
+			nr += s->ops[s->tensors[t].op].n_args;
+		}
+	}
+	rt->sfwd = xmalloc((nf + 1) * sizeof *rt->sfwd);
+	rt->srev = xmalloc((nr + 1) * sizeof *rt->srev);
 	rt->chi_s = xmalloc((nchi + 1) * sizeof *rt->chi_s);
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
@@ -934,6 +963,12 @@ static void state_free(struct runtime_state *rt)
 	u64set_free(&rt->deps);
 	free(rt->st);
 	free(rt->key);
+	free(rt->sfwd);
+	free(rt->srev);
+	free(rt->sfwd_off);
+	free(rt->srev_off);
+	free(rt->n_sfwd);
+	free(rt->n_srev);
 	free(rt->defined);
 	free(rt->par);
 	free(rt->par_off);
