@@ -96,7 +96,7 @@ struct baseline {
 	uint64_t memory;      /* peak memory */
 	int64_t compute;      /* model compute */
 	uint64_t const_memory;
-	uint64_t bottleneck_memory; /* const memory + largest op footprint */
+	uint64_t bottleneck_memory; /* largest op outputs + its inputs' bytes (simrd) */
 };
 void baseline_run(const struct schedule *s, struct baseline *b);
 
