@@ -31,6 +31,9 @@ struct region {
 	uint32_t *fr;      /* frontier: material storages at its edge */
 	uint32_t n_in, cap_in, n_fr, cap_fr; /* both lists hold distinct ids */
 	int64_t compute;   /* sum of interior computes when they joined */
+	uint32_t *hs;      /* interior membership index (hash, RT_NONE empty) */
+	uint32_t hcap;     /* its slots, a power of two */
+	bool hvalid;       /* it matches `in` (built lazily by absorbs) */
 };
 
 /* What costs read, apart from the rest for a compact scan. */

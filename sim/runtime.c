@@ -286,6 +286,7 @@ static inline void region_reset(struct region *r)
 {
 	r->n_in = r->n_fr = 0;
 	r->compute = 0;
+	r->hvalid = false;
 }
 
 static inline void vec_reserve(uint32_t **v, uint32_t *cap, size_t need)
@@ -341,7 +342,55 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	r->n_in = ni;
 	r->n_fr = nf;
 	r->compute = compute;
+	r->hvalid = false;
 	rt->res->heuristic_accesses += acc;
+}
+
+/* The interior's membership index, built on the first absorb after a
+ * rebuild (most regions are absorbed into many times per rebuild; marking
+ * the whole interior each time cost more than all the rest of absorbing). */
+static inline uint32_t hslot(uint32_t v, uint32_t mask)
+{
+	return (v * 0x9E3779B1u >> 7) & mask;
+}
+
+static bool index_has(const struct region *r, uint32_t v)
+{
+	for (uint32_t j = hslot(v, r->hcap - 1);; j = (j + 1) & (r->hcap - 1)) {
+		if (r->hs[j] == v)
+			return true;
+		if (r->hs[j] == RT_NONE)
+			return false;
+	}
+}
+
+static void index_put(struct region *r, uint32_t v)
+{
+	uint32_t j = hslot(v, r->hcap - 1);
+	while (r->hs[j] != RT_NONE)
+		j = (j + 1) & (r->hcap - 1);
+	r->hs[j] = v;
+}
+
+/* Make room for `more` members beyond the interior (rebuilding the index
+ * from the list when it is stale or would pass half full). */
+static void index_ready(struct region *r, uint32_t more)
+{
+	size_t need = 2 * ((size_t)r->n_in + more) + 2;
+	if (r->hvalid && need <= r->hcap)
+		return;
+	if (need > r->hcap) {
+		uint32_t cap = r->hcap ? r->hcap : 16;
+		while (cap < need)
+			cap *= 2;
+		free(r->hs);
+		r->hs = xmalloc((size_t)cap * sizeof *r->hs);
+		r->hcap = cap;
+	}
+	memset(r->hs, 0xff, (size_t)r->hcap * sizeof *r->hs);
+	for (uint32_t i = 0; i < r->n_in; i++)
+		index_put(r, r->in[i]);
+	r->hvalid = true;
 }
 
 /* Region r absorbs the just-evicted frontier storage fs, whose region of
@@ -356,7 +405,7 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 	if (i == r->n_fr)
 		bug_at(rt, "absorbing a storage that is not on the region's frontier", fs);
 	r->fr[i] = r->fr[--r->n_fr];
-	if (r != reg) {
+	if (r != reg && reg->n_fr) {
 		uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, ns);
 		for (i = 0; i < r->n_fr; i++)
 			rt->mark_b[r->fr[i]] = sf;
@@ -368,15 +417,13 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 			}
 		}
 	}
-	uint32_t si = next_stamp(&rt->stamp_a, rt->mark_a, ns);
-	for (i = 0; i < r->n_in; i++)
-		rt->mark_a[r->in[i]] = si;
+	index_ready(r, (r != reg ? reg->n_in : 0) + 1);
 	if (r != reg) {
 		for (i = 0; i < reg->n_in; i++) {
 			uint32_t v = reg->in[i];
-			if (v == fs || rt->mark_a[v] == si)
+			if (v == fs || index_has(r, v))
 				continue;
-			rt->mark_a[v] = si;
+			index_put(r, v);
 			rt->res->heuristic_accesses++;
 			r->compute += rt->key[v].compute;
 			vec_push(&r->in, &r->n_in, &r->cap_in, v);
@@ -385,8 +432,10 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
 	r->compute += rt->key[fs].compute;
-	if (rt->mark_a[fs] != si)
+	if (!index_has(r, fs)) {
+		index_put(r, fs);
 		vec_push(&r->in, &r->n_in, &r->cap_in, fs);
+	}
 }
 
 static size_t push_list(struct runtime_state *rt, const uint32_t *v, uint32_t n)
@@ -953,6 +1002,7 @@ static void state_free(struct runtime_state *rt)
 		for (size_t i = 0; i < 2 * rt->s->n_storages; i++) {
 			free(rt->reg[i].in);
 			free(rt->reg[i].fr);
+			free(rt->reg[i].hs);
 		}
 		free(rt->reg);
 	}
