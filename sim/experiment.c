@@ -665,7 +665,7 @@ static void load_one(void *ctx, size_t i)
 {
 	struct load_ctx *lc = ctx;
 	struct exp_model *m = &lc->e->models[i];
-	struct read_options ro = {.from_start = !m->has_start};
+	struct read_options ro = {.from_start = !m->has_start, .digest = true};
 	if (schedule_read(m->spec, &ro, &m->sched, &lc->errs[i]))
 		return;
 	baseline_run(m->sched, &m->base);
