@@ -14,6 +14,8 @@ int main(int argc, char **argv)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "merge"))
 		return cmd_merge(argc - 1, argv + 1);
-	fprintf(stderr, "rematsim-fake: sweep or merge\n");
+	if (argc >= 2 && !strcmp(argv[1], "plot"))
+		return cmd_plot(argc - 1, argv + 1);
+	fprintf(stderr, "rematsim-fake: sweep, merge or plot\n");
 	return EXIT_USAGE;
 }
