@@ -251,6 +251,16 @@ static int want_mapping(struct walk *w, yaml_node_t *n, const char *what,
 	return 0;
 }
 
+/* Can the series' runtime serve its heuristic? (simrd refuses otherwise.) */
+static int want_servable(struct walk *w, yaml_node_t *n, const struct exp_series *s)
+{
+	struct runtime_config cfg = {.runtime = s->runtime, .heuristic = s->heuristic};
+	struct rs_error err = {0};
+	if (runtime_check_config(&cfg, &err))
+		return node_error(w, n, "%s", err.msg);
+	return 0;
+}
+
 static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 {
 	if (n->type != YAML_SEQUENCE_NODE)
@@ -491,6 +501,8 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 				goto out;
 			s.name = xstrdup(s.heuristic->name);
 			s.trials = s.heuristic->random ? trials : 1;
+			if (want_servable(w, it, &s))
+				goto out;
 			add_series(e, &cap, s);
 		}
 	}
@@ -516,6 +528,8 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 				goto out;
 			if (sv[S_NO_DEALLOC] &&
 			    want_bool(w, sv[S_NO_DEALLOC], "no_dealloc", &sp->no_dealloc))
+				goto out;
+			if (want_servable(w, it, sp))
 				goto out;
 			sp->trials = sp->heuristic->random ? trials : 1;
 			if (sv[S_TRIALS] && want_trials(w, sv[S_TRIALS], "trials", &sp->trials))

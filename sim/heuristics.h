@@ -8,6 +8,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct runtime_state; /* runtime-state.h */
 
 /* What a heuristic needs the runtime to maintain. */
 enum heuristic_needs {
@@ -23,6 +26,9 @@ struct heuristic {
 	unsigned needs;     /* enum heuristic_needs */
 	bool random;        /* draws from a seeded generator (trials) */
 	int kind;           /* private to heuristics.c/runtime.c */
+	/* Cost of evicting a pool storage (lowest is evicted); NULL for the
+	 * random ones, which pick a pool member instead. */
+	double (*cost)(struct runtime_state *rt, uint32_t storage);
 };
 
 /** NULL when no heuristic has that name. */

@@ -72,6 +72,7 @@ struct runtime_result {
 	uint64_t remats;
 	uint64_t heuristic_evals;
 	uint64_t heuristic_accesses;
+	uint64_t bottleneck_memory; /* largest op output + input bytes (simrd) */
 	size_t stopped_at;          /* command index where OOM/thrash stopped */
 };
 
@@ -82,6 +83,13 @@ struct runtime_result {
  */
 int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 		struct runtime_result *res, struct rs_error *err);
+
+/**
+ * Whether cfg's runtime can serve its heuristic (as simrd refuses a
+ * heuristic whose features the runtime lacks): 0, or -1 with err filled
+ * (EXIT_USAGE).
+ */
+int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err);
 
 /** Section 7, step 1: V1, no bound, no heuristic. */
 struct baseline {
@@ -102,6 +110,9 @@ struct point_config {
 	uint64_t seed;
 	bool no_dealloc;
 	bool check;
+	/* Optional timeline hook, as in runtime_config; borrows ctx. */
+	void (*on_event)(void *ctx, const struct runtime_event *ev);
+	void *ctx;
 };
 struct point_result {
 	uint64_t budget;

@@ -1,0 +1,333 @@
+/*
+ * cmd_replay.c: `rematsim replay`, one log under one heuristic and runtime
+ * at one or more budgets (SIMULATION.md section 7), as a table or as JSON
+ * lines; optionally the memory timeline of the last budget as TSV.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "heuristics.h"
+#include "runtime.h"
+#include "schedule.h"
+#include "util.h"
+
+static const char replay_help[] =
+	"usage: rematsim replay LOG --heuristic H [--runtime R]\n"
+	"                       (--ratio X[,X...] | --budget BYTES[,BYTES...])\n"
+	"                       [--overhead-limit L] [--seed S] [--no-dealloc]\n"
+	"                       [--preallocate] [--from-start] [--check] [--json]\n"
+	"                       [--timeline FILE]\n"
+	"\n"
+	"Replay an op log under memory budgets, evicting and rematerializing\n"
+	"tensors as the DTR paper's simulator does, and print one result per budget.\n"
+	"\n"
+	"  --heuristic H       eviction heuristic (see the list below)\n"
+	"  --runtime R         V1, V2, V2Eager, V2Optimized, V2EagerOptimized\n"
+	"                      (default V2EagerOptimized)\n"
+	"  --ratio X,...       budgets as fractions in (0,10] of the baseline peak memory\n"
+	"  --budget B,...      budgets in bytes\n"
+	"  --overhead-limit L  stop (thrash) when remat compute exceeds (L-1) x baseline\n"
+	"                      compute; default 2, 'inf' for no limit\n"
+	"  --seed S            seed of the random heuristics (default 0)\n"
+	"  --no-dealloc        drop every RELEASE of the schedule\n"
+	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
+	"  --from-start        replay the warm-up before the START annotation too\n"
+	"  --check             verify the runtime's invariants after every command\n"
+	"  --json              one JSON object per budget and line\n"
+	"  --timeline FILE     write memory over simulated time of the last budget\n"
+	"                      as TSV: clock memory event op storage budget\n"
+	"\n"
+	"Exit status: 0 ok, 64 usage, 65 malformed log, 66 missing input,\n"
+	"73 cannot create the timeline file.\n";
+
+static void list_choices(FILE *f)
+{
+	size_t n;
+	const struct heuristic *h = heuristic_list(&n);
+	fprintf(f, "heuristics:");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", h[i].name);
+	fprintf(f, "\nruntimes:");
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++)
+		fprintf(f, " %s", runtime_kind_name((enum runtime_kind)i));
+	fprintf(f, "\n");
+}
+
+/* Split a comma list of numbers; returns the count or -1. */
+static int parse_list(const char *arg, double *out, int max, bool integer)
+{
+	int n = 0;
+	const char *p = arg;
+	while (*p) {
+		if (n == max)
+			return -1;
+		char *end;
+		errno = 0;
+		if (integer) {
+			if (*p == '-' || *p == '+')
+				return -1;
+			unsigned long long v = strtoull(p, &end, 10);
+			if (end == p || errno)
+				return -1;
+			out[n++] = (double)v;
+		} else {
+			double v = strtod(p, &end);
+			if (end == p || errno || isnan(v))
+				return -1;
+			out[n++] = v;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		p = end;
+	}
+	return n;
+}
+
+struct timeline {
+	FILE *f;
+	uint64_t budget;
+	const struct schedule *s;
+};
+
+static void on_event(void *ctx, const struct runtime_event *ev)
+{
+	struct timeline *tl = ctx;
+	static const char *const names[] = {"compute", "remat", "evict"};
+	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
+	if (ev->kind == EV_EVICT)
+		fprintf(tl->f, "-\t%u", ev->storage);
+	else
+		fprintf(tl->f, "%s\t-", schedule_str(tl->s, tl->s->ops[ev->op].name));
+	fprintf(tl->f, "\t%" PRIu64 "\n", tl->budget);
+}
+
+#define MAX_POINTS 1024
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"heuristic", required_argument, NULL, 'H'},
+		{"runtime", required_argument, NULL, 'r'},
+		{"ratio", required_argument, NULL, 'x'},
+		{"budget", required_argument, NULL, 'b'},
+		{"overhead-limit", required_argument, NULL, 'l'},
+		{"seed", required_argument, NULL, 'S'},
+		{"no-dealloc", no_argument, NULL, 'n'},
+		{"preallocate", no_argument, NULL, 'p'},
+		{"from-start", no_argument, NULL, 's'},
+		{"check", no_argument, NULL, 'c'},
+		{"json", no_argument, NULL, 'j'},
+		{"timeline", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *hname = NULL, *rname = "V2EagerOptimized", *timeline = NULL;
+	static double ratios[MAX_POINTS], budgets[MAX_POINTS];
+	int n_ratios = 0, n_budgets = 0;
+	double overhead_limit = 2;
+	uint64_t seed = 0;
+	bool no_dealloc = false, check = false, json = false;
+	struct read_options ropt = {0};
+	char *end;
+
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'H': hname = optarg; break;
+		case 'r': rname = optarg; break;
+		case 'x':
+			n_ratios = parse_list(optarg, ratios, MAX_POINTS, false);
+			if (n_ratios <= 0) {
+				fprintf(stderr, "rematsim replay: --ratio wants numbers in (0,10], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			for (int i = 0; i < n_ratios; i++) {
+				if (!(ratios[i] > 0 && ratios[i] <= 10)) {
+					fprintf(stderr, "rematsim replay: ratio %g is outside (0,10]\n", ratios[i]);
+					return EXIT_USAGE;
+				}
+			}
+			break;
+		case 'b':
+			n_budgets = parse_list(optarg, budgets, MAX_POINTS, true);
+			if (n_budgets <= 0) {
+				fprintf(stderr, "rematsim replay: --budget wants byte counts (integers >= 0), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			if (!strcmp(optarg, "inf") || !strcmp(optarg, "infinity")) {
+				overhead_limit = INFINITY;
+				break;
+			}
+			errno = 0;
+			overhead_limit = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(overhead_limit >= 1)) {
+				fprintf(stderr, "rematsim replay: --overhead-limit wants a number >= 1 or 'inf', not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'S':
+			errno = 0;
+			seed = strtoull(optarg, &end, 0);
+			if (end == optarg || *end || errno || *optarg == '-') {
+				fprintf(stderr, "rematsim replay: --seed wants a non-negative integer, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n': no_dealloc = true; break;
+		case 'p': ropt.preallocate = true; break;
+		case 's': ropt.from_start = true; break;
+		case 'c': check = true; break;
+		case 'j': json = true; break;
+		case 't': timeline = optarg; break;
+		case 'h':
+			fputs(replay_help, stdout);
+			list_choices(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "rematsim replay: bad option '%s'\n", argv[optind - 1]);
+			fputs(replay_help, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "rematsim replay: give exactly one LOG\n");
+		fputs(replay_help, stderr);
+		return EXIT_USAGE;
+	}
+	const char *log = argv[optind];
+	const struct heuristic *h = hname ? heuristic_find(hname) : NULL;
+	enum runtime_kind rk;
+	if (!h || runtime_kind_parse(rname, &rk)) {
+		if (!hname)
+			fprintf(stderr, "rematsim replay: --heuristic is required\n");
+		else if (!h)
+			fprintf(stderr, "rematsim replay: unknown heuristic '%s'\n", hname);
+		else
+			fprintf(stderr, "rematsim replay: unknown runtime '%s'\n", rname);
+		list_choices(stderr);
+		return EXIT_USAGE;
+	}
+	if ((n_ratios > 0) == (n_budgets > 0)) {
+		fprintf(stderr, "rematsim replay: give either --ratio or --budget\n");
+		return EXIT_USAGE;
+	}
+	struct rs_error err;
+	struct runtime_config probe = {.runtime = rk, .heuristic = h};
+	if (runtime_check_config(&probe, &err)) {
+		fprintf(stderr, "rematsim replay: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+
+	struct schedule *s;
+	if (schedule_read(log, &ropt, &s, &err) < 0) {
+		rs_error_print(&err);
+		return err.status;
+	}
+	struct baseline base;
+	baseline_run(s, &base);
+
+	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
+	int n = n_ratios ? n_ratios : n_budgets;
+	if (!json)
+		printf("%-8s %-7s %14s %-6s %20s %14s %14s %10s %10s %10s\n", "ratio", "budget", "bytes",
+		       "result", "overhead", "remat_compute", "peak_memory", "evals", "accesses", "wall_ms");
+	int status = 0;
+	for (int i = 0; i < n; i++) {
+		struct point_config pc = {
+			.heuristic = h,
+			.runtime = rk,
+			.ratio = n_ratios ? ratios[i] : 0,
+			.budget = n_budgets ? (uint64_t)budgets[i] : 0,
+			.overhead_limit = overhead_limit,
+			.seed = seed,
+			.no_dealloc = no_dealloc,
+			.check = check,
+		};
+		struct point_result pr;
+		struct timeline tl = {0};
+		char *tmp = NULL;
+		if (timeline && i == n - 1) {
+			size_t len = strlen(timeline) + 5;
+			tmp = xmalloc(len);
+			snprintf(tmp, len, "%s.tmp", timeline);
+			tl.f = fopen(tmp, "w");
+			if (!tl.f) {
+				fprintf(stderr, "rematsim replay: cannot create %s: %s\n", tmp, strerror(errno));
+				free(tmp);
+				schedule_free(s);
+				return EXIT_CANTCREAT;
+			}
+			tl.s = s;
+			tl.budget = pc.budget ? pc.budget : (uint64_t)((double)base.memory * pc.ratio);
+			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\n");
+			pc.on_event = on_event;
+			pc.ctx = &tl;
+		}
+		if (point_run(s, &base, &pc, &pr, &err)) {
+			fprintf(stderr, "rematsim replay: %s\n", err.msg);
+			schedule_free(s);
+			return err.status;
+		}
+		if (tl.f) {
+			bool bad = ferror(tl.f) != 0;
+			bad |= fclose(tl.f) != 0;
+			if (bad || rename(tmp, timeline)) {
+				fprintf(stderr, "rematsim replay: cannot write %s: %s\n", timeline, strerror(errno));
+				remove(tmp);
+				status = EXIT_IOERR;
+			}
+			free(tmp);
+		}
+		if (json) {
+			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:s, s:f, s:I, s:I, s:I, s:I, s:I}",
+					      "log", logname, "heuristic", h->name, "runtime", runtime_kind_name(rk),
+					      "seed", (json_int_t)seed, "ratio", n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory,
+					      "budget", (json_int_t)pr.budget, "outcome", outcome_name(pr.run.outcome),
+					      "overhead", pr.overhead,
+					      "baseline_memory", (json_int_t)base.memory,
+					      "baseline_compute", (json_int_t)base.compute,
+					      "model_compute", (json_int_t)pr.run.model_compute,
+					      "remat_compute", (json_int_t)pr.run.remat_compute,
+					      "peak_memory", (json_int_t)pr.run.peak_memory);
+			json_object_set_new(o, "const_memory", json_integer((json_int_t)base.const_memory));
+			json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)base.bottleneck_memory));
+			json_object_set_new(o, "evictions", json_integer((json_int_t)pr.run.evictions));
+			json_object_set_new(o, "remats", json_integer((json_int_t)pr.run.remats));
+			json_object_set_new(o, "heuristic_evals", json_integer((json_int_t)pr.run.heuristic_evals));
+			json_object_set_new(o, "heuristic_accesses", json_integer((json_int_t)pr.run.heuristic_accesses));
+			json_object_set_new(o, "overhead_limit", isinf(overhead_limit) ? json_string("inf") : json_real(overhead_limit));
+			json_object_set_new(o, "no_dealloc", json_boolean(no_dealloc));
+			json_object_set_new(o, "wall_ms", json_real(pr.wall_ms));
+			char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+			puts(line);
+			free(line);
+			json_decref(o);
+		} else {
+			printf("%-8g %-7s %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
+			       n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory, "",
+			       pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
+			       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
+		}
+	}
+	if (!json)
+		printf("baseline: memory %" PRIu64 ", compute %" PRId64 ", const memory %" PRIu64
+		       ", bottleneck %" PRIu64 " (%s, %s)\n",
+		       base.memory, base.compute, base.const_memory, base.bottleneck_memory, h->name,
+		       runtime_kind_name(rk));
+	schedule_free(s);
+	return status;
+}

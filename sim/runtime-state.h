@@ -1,0 +1,107 @@
+/*
+ * runtime-state.h: the state of one replay, shared by runtime.c (which
+ * drives it) and heuristics.c (whose cost functions read it). Private to
+ * the simulator: users go through runtime.h.
+ *
+ * Invariants (checked after every command in check mode):
+ *  - memory == sum of the sizes of material storages (+ preallocated bytes);
+ *  - a storage is in the pool iff it is material, unlocked (ref_int == 0)
+ *    and not pinned; the pool keeps the order in which storages joined it;
+ *  - a storage's tensors and a tensor's children exist as prefixes of the
+ *    schedule's lists (counts n_tensors / n_children), except that the
+ *    banishing runtime (V1) deletes edges, so children and parents are
+ *    mutable copies here.
+ */
+#ifndef REMATSIM_RUNTIME_STATE_H
+#define REMATSIM_RUNTIME_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "idset.h"
+#include "runtime.h"
+#include "schedule.h"
+
+#define RT_NONE UINT32_MAX
+#define RT_NEVER INT64_MIN /* last access "-inf" */
+
+/* The evicted neighbourhood of a storage in one direction (region.py). */
+struct region {
+	uint32_t *in;      /* interior: evicted storages reachable through evicted ones */
+	uint32_t *fr;      /* frontier: material storages at its edge */
+	uint32_t n_in, cap_in, n_fr, cap_fr; /* both lists hold distinct ids */
+	int64_t compute;   /* sum of interior computes when they joined */
+};
+
+struct rt_storage {
+	uint64_t size;        /* bytes */
+	int64_t compute;      /* cost of the distinct ops of its tensors so far */
+	int64_t last_access;  /* the reference's last_access_int */
+	int64_t last_evict;
+	uint32_t ref_int;     /* locks */
+	uint32_t ref_ext;     /* external (model) references */
+	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
+	uint32_t pool_prev, pool_next;
+	uint32_t ecn;         /* union-find node, RT_NONE when material */
+	uint32_t deps;        /* V1: number of evicted dependents */
+	bool pinned, in_pool, banished;
+};
+
+struct runtime_state {
+	const struct schedule *s;
+	const struct runtime_config *cfg;
+	const struct heuristic *h;
+	bool v1, eager, regions, eqclass;
+
+	struct rt_storage *st;
+	uint8_t *mat;            /* per storage: material */
+	uint8_t *defined;        /* per tensor */
+	/* Parents and children per tensor: offsets into par/chi, live lengths. */
+	uint32_t *par, *par_off, *n_par;
+	uint32_t *chi, *chi_off, *n_chi;
+	uint32_t *par_s, *chi_s;  /* the storages of par and chi, side by side */
+	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
+
+	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */
+	uint32_t *uf_parent;
+	int64_t *uf_value;
+	size_t uf_len, uf_cap;
+
+	/* V1 evicted dependents: (storage << 32 | tensor) pairs. */
+	struct u64set deps;
+
+	uint32_t pool_head, pool_tail;
+	size_t pool_len;
+
+	/* Scratch: a stack of ids shared by recursion levels, and stamps. */
+	uint32_t *stk;
+	size_t stk_len, stk_cap;
+	uint32_t *mark_a, *mark_b, *mark_c, stamp_a, stamp_b, stamp_c;
+	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
+
+	uint64_t budget;
+	uint64_t memory;
+	int64_t clock;
+	uint64_t rng; /* splitmix64 state */
+
+	struct runtime_result *res;
+	uint64_t bottleneck;
+	size_t cmd;
+};
+
+static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->s->tensors[t].storage;
+}
+
+/** Union-find root of node x, compressing the path; counts an access per node. */
+uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x);
+/** Push the distinct evicted neighbour storages of s on rt->stk (counts accesses). */
+void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s);
+/** Rebuild region r of base storage `base` (reverse: through parents). */
+void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+
+/** Correctly rounded num / den (as Python's int / int). den > 0. */
+double rt_div(int64_t num, unsigned __int128 den);
+
+#endif

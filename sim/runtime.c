@@ -1,0 +1,1058 @@
+/*
+ * runtime.c: replaying a schedule under a memory budget, exactly as the DTR
+ * paper's simulator (simrd) does it: its V1 runtime (banishing) and its V2
+ * family (plain, eager eviction, and the "Optimized" variants that keep
+ * evicted-neighbourhood regions and union-find classes up to date).
+ * docs/semantics.md lists the reference's quirks that this file keeps.
+ *
+ * Key invariants (see runtime-state.h; verified by check mode):
+ *  - a storage is in the pool iff it is material, unlocked and unpinned;
+ *  - memory == sum of material storage sizes (+ preallocated outputs).
+ * A run allocates its state once; the hot paths (choosing, evicting,
+ * rematerializing) only grow scratch arrays and hash sets to their peak.
+ */
+#include "runtime.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heuristics.h"
+#include "runtime-state.h"
+
+static const char *const kind_names[RUNTIME_KIND_COUNT] = {
+	[RUNTIME_V1] = "V1",
+	[RUNTIME_V2] = "V2",
+	[RUNTIME_V2_EAGER] = "V2Eager",
+	[RUNTIME_V2_OPTIMIZED] = "V2Optimized",
+	[RUNTIME_V2_EAGER_OPTIMIZED] = "V2EagerOptimized",
+};
+
+const char *runtime_kind_name(enum runtime_kind k)
+{
+	return (unsigned)k < RUNTIME_KIND_COUNT ? kind_names[k] : "?";
+}
+
+int runtime_kind_parse(const char *name, enum runtime_kind *k)
+{
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++) {
+		if (!strcmp(name, kind_names[i])) {
+			*k = (enum runtime_kind)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *outcome_name(enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_PASS: return "pass";
+	case OUTCOME_OOM: return "oom";
+	case OUTCOME_THRASH: return "thrash";
+	}
+	return "?";
+}
+
+/* ---- exact arithmetic ------------------------------------------------ */
+
+static int bitlen128(unsigned __int128 x)
+{
+	uint64_t hi = (uint64_t)(x >> 64);
+	if (hi)
+		return 128 - __builtin_clzll(hi);
+	uint64_t lo = (uint64_t)x;
+	return lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+/* Correctly rounded a / b for a >= 0, b > 0, as CPython's int / int. */
+static double div_unsigned(uint64_t a, unsigned __int128 b)
+{
+	const unsigned __int128 two53 = (unsigned __int128)1 << 53;
+	if (a == 0)
+		return 0.0;
+	if (a <= two53 && b <= two53)
+		return (double)a / (double)(uint64_t)b;
+	int la = 64 - __builtin_clzll(a) - 1;
+	int lb = bitlen128(b) - 1;
+	if (lb > 70) /* not reached by real logs; good to ~1 ulp */
+		return (double)((long double)a / (long double)b);
+	/* Scale so that the integer quotient has 55 or 56 bits. */
+	int k = 55 - (la - lb);
+	unsigned __int128 num = a, den = b;
+	if (k >= 0)
+		num <<= k;
+	else
+		den <<= -k;
+	unsigned __int128 q = num / den, r = num % den;
+	int drop = bitlen128(q) - 53;
+	uint64_t qq = (uint64_t)q;
+	uint64_t mant = qq >> drop, rem = qq & ((1ULL << drop) - 1);
+	uint64_t half = 1ULL << (drop - 1);
+	if (rem > half || (rem == half && (r != 0 || (mant & 1))))
+		mant++;
+	return ldexp((double)mant, drop - k);
+}
+
+double rt_div(int64_t num, unsigned __int128 den)
+{
+	if (num < 0)
+		return -div_unsigned((uint64_t)0 - (uint64_t)num, den);
+	return div_unsigned((uint64_t)num, den);
+}
+
+/* ---- scratch stack ---------------------------------------------------- */
+
+static inline void push(struct runtime_state *rt, uint32_t v)
+{
+	if (rt->stk_len == rt->stk_cap)
+		XGROW(rt->stk, rt->stk_cap, rt->stk_len + 1);
+	rt->stk[rt->stk_len++] = v;
+}
+
+static uint32_t next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
+{
+	if (++*stamp == 0) {
+		memset(marks, 0, n * sizeof *marks);
+		*stamp = 1;
+	}
+	return *stamp;
+}
+
+/* ---- the pool: an ordered list, appended on joining ------------------- */
+
+static void pool_append(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (x->in_pool)
+		return;
+	x->in_pool = true;
+	x->pool_next = RT_NONE;
+	x->pool_prev = rt->pool_tail;
+	if (rt->pool_tail != RT_NONE)
+		rt->st[rt->pool_tail].pool_next = s;
+	else
+		rt->pool_head = s;
+	rt->pool_tail = s;
+	rt->pool_len++;
+}
+
+static bool pool_remove(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (!x->in_pool)
+		return false;
+	x->in_pool = false;
+	if (x->pool_prev != RT_NONE)
+		rt->st[x->pool_prev].pool_next = x->pool_next;
+	else
+		rt->pool_head = x->pool_next;
+	if (x->pool_next != RT_NONE)
+		rt->st[x->pool_next].pool_prev = x->pool_prev;
+	else
+		rt->pool_tail = x->pool_prev;
+	rt->pool_len--;
+	return true;
+}
+
+/* ---- locks ------------------------------------------------------------- */
+
+static void bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
+{
+	rs_bug("command %zu: %s (storage %u)", rt->cmd, what, s);
+}
+
+static void lock(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (!rt->mat[s] || x->banished)
+		bug_at(rt, "locking an evicted or banished storage", s);
+	if (x->ref_int == 0 && !pool_remove(rt, s))
+		bug_at(rt, "an unlocked storage was not in the pool", s);
+	x->ref_int++;
+}
+
+static void unlock(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (!rt->mat[s] || x->ref_int == 0)
+		bug_at(rt, "unlocking an evicted or unlocked storage", s);
+	if (--x->ref_int == 0) {
+		if (x->in_pool)
+			bug_at(rt, "a locked storage was in the pool", s);
+		pool_append(rt, s);
+	}
+}
+
+/* ---- union-find classes (eqclass.py) ----------------------------------- */
+
+static uint32_t uf_new(struct runtime_state *rt, int64_t value)
+{
+	if (rt->uf_len == rt->uf_cap) {
+		size_t cap = rt->uf_cap;
+		XGROW(rt->uf_parent, cap, rt->uf_len + 1);
+		cap = rt->uf_cap;
+		XGROW(rt->uf_value, cap, rt->uf_len + 1);
+		rt->uf_cap = cap;
+	}
+	rt->uf_parent[rt->uf_len] = RT_NONE;
+	rt->uf_value[rt->uf_len] = value;
+	return (uint32_t)rt->uf_len++;
+}
+
+uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x)
+{
+	uint32_t r = x;
+	rt->res->heuristic_accesses++;
+	while (rt->uf_parent[r] != RT_NONE) {
+		r = rt->uf_parent[r];
+		rt->res->heuristic_accesses++;
+	}
+	while (x != r && rt->uf_parent[x] != r) {
+		uint32_t next = rt->uf_parent[x];
+		rt->uf_parent[x] = r;
+		x = next;
+	}
+	return r;
+}
+
+/* Link l's class under r's (r stays the root), summing the values. */
+static void uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
+{
+	uint32_t l = rt_uf_find(rt, lhs), r = rt_uf_find(rt, rhs);
+	if (l == r)
+		return;
+	rt->uf_parent[l] = r;
+	rt->uf_value[r] = rt->uf_value[l] + rt->uf_value[r];
+}
+
+void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s)
+{
+	const struct schedule *sc = rt->s;
+	const struct rt_storage *x = &rt->st[s];
+	uint32_t stamp = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
+	for (uint32_t i = 0; i < x->n_tensors; i++) {
+		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
+		for (int dir = 0; dir < 2; dir++) {
+			const uint32_t *list = dir ? rt->chi_s + rt->chi_off[t] : rt->par_s + rt->par_off[t];
+			uint32_t n = dir ? rt->n_chi[t] : rt->n_par[t];
+			rt->res->heuristic_accesses += n;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t us = list[j];
+				if (!rt->mat[us] && us != s && rt->mark_a[us] != stamp) {
+					rt->mark_a[us] = stamp;
+					push(rt, us);
+				}
+			}
+		}
+	}
+}
+
+/* ---- regions (region.py) ------------------------------------------------ */
+
+static inline struct region *fwd(struct runtime_state *rt, uint32_t s)
+{
+	return &rt->reg[2 * (size_t)s];
+}
+
+static inline struct region *rev(struct runtime_state *rt, uint32_t s)
+{
+	return &rt->reg[2 * (size_t)s + 1];
+}
+
+static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
+{
+	if (*n == *cap) {
+		size_t c = *cap;
+		XGROW(*v, c, (size_t)*n + 1);
+		*cap = (uint32_t)c;
+	}
+	(*v)[(*n)++] = x;
+}
+
+static inline void region_reset(struct region *r)
+{
+	r->n_in = r->n_fr = 0;
+	r->compute = 0;
+}
+
+void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	const struct schedule *sc = rt->s;
+	const uint32_t *lists = reverse ? rt->par_s : rt->chi_s;
+	const uint32_t *offs = reverse ? rt->par_off : rt->chi_off;
+	const uint32_t *lens = reverse ? rt->n_par : rt->n_chi;
+	uint32_t si = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
+	uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
+	uint64_t acc = 0;
+	region_reset(r);
+	size_t b = rt->stk_len;
+	push(rt, base);
+	while (rt->stk_len > b) {
+		uint32_t x = rt->stk[--rt->stk_len];
+		const uint32_t *ts = sc->storage_tensors + sc->storages[x].tensors;
+		uint32_t nt = rt->st[x].n_tensors;
+		for (uint32_t i = 0; i < nt; i++) {
+			uint32_t t = ts[i];
+			const uint32_t *list = lists + offs[t];
+			uint32_t n = lens[t];
+			acc += n;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t us = list[j];
+				if (rt->mat[us]) {
+					if (us != base && rt->mark_b[us] != sf) {
+						rt->mark_b[us] = sf;
+						vec_push(&r->fr, &r->n_fr, &r->cap_fr, us);
+					}
+				} else if (rt->mark_a[us] != si) {
+					rt->mark_a[us] = si;
+					r->compute += rt->st[us].compute;
+					vec_push(&r->in, &r->n_in, &r->cap_in, us);
+					push(rt, us);
+				}
+			}
+		}
+	}
+	rt->res->heuristic_accesses += acc;
+}
+
+/* Region r absorbs the just-evicted frontier storage fs, whose region of
+ * the same direction is reg (set semantics of region.py's absorb). */
+static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
+			  struct region *reg)
+{
+	size_t ns = rt->s->n_storages;
+	uint32_t i;
+	for (i = 0; i < r->n_fr && r->fr[i] != fs; i++)
+		;
+	if (i == r->n_fr)
+		bug_at(rt, "absorbing a storage that is not on the region's frontier", fs);
+	r->fr[i] = r->fr[--r->n_fr];
+	if (r != reg) {
+		uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, ns);
+		for (i = 0; i < r->n_fr; i++)
+			rt->mark_b[r->fr[i]] = sf;
+		for (i = 0; i < reg->n_fr; i++) {
+			uint32_t v = reg->fr[i];
+			if (rt->mark_b[v] != sf) {
+				rt->mark_b[v] = sf;
+				vec_push(&r->fr, &r->n_fr, &r->cap_fr, v);
+			}
+		}
+	}
+	uint32_t si = next_stamp(&rt->stamp_a, rt->mark_a, ns);
+	for (i = 0; i < r->n_in; i++)
+		rt->mark_a[r->in[i]] = si;
+	if (r != reg) {
+		for (i = 0; i < reg->n_in; i++) {
+			uint32_t v = reg->in[i];
+			if (v == fs || rt->mark_a[v] == si)
+				continue;
+			rt->mark_a[v] = si;
+			rt->res->heuristic_accesses++;
+			r->compute += rt->st[v].compute;
+			vec_push(&r->in, &r->n_in, &r->cap_in, v);
+		}
+	}
+	/* fs itself is counted and summed even if already inside. */
+	rt->res->heuristic_accesses++;
+	r->compute += rt->st[fs].compute;
+	if (rt->mark_a[fs] != si)
+		vec_push(&r->in, &r->n_in, &r->cap_in, fs);
+}
+
+static size_t push_list(struct runtime_state *rt, const uint32_t *v, uint32_t n)
+{
+	size_t b = rt->stk_len;
+	for (uint32_t i = 0; i < n; i++)
+		push(rt, v[i]);
+	return b;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s)
+{
+	if (!rt->cfg->on_event)
+		return;
+	struct runtime_event ev = {
+		.kind = kind, .clock = rt->clock, .memory = rt->memory, .op = op, .storage = s,
+	};
+	rt->cfg->on_event(rt->cfg->ctx, &ev);
+}
+
+/* ---- V1 evicted dependents ---------------------------------------------- */
+
+static inline uint64_t dep_key(uint32_t s, uint32_t t)
+{
+	return (uint64_t)s << 32 | t;
+}
+
+static void dep_add(struct runtime_state *rt, uint32_t s, uint32_t t)
+{
+	if (u64set_add(&rt->deps, dep_key(s, t)))
+		rt->st[s].deps++;
+}
+
+static void dep_remove(struct runtime_state *rt, uint32_t s, uint32_t t)
+{
+	if (u64set_remove(&rt->deps, dep_key(s, t)))
+		rt->st[s].deps--;
+}
+
+/* ---- eviction ----------------------------------------------------------- */
+
+static void evict(struct runtime_state *rt, uint32_t s)
+{
+	const struct schedule *sc = rt->s;
+	struct rt_storage *x = &rt->st[s];
+	if (x->ref_int)
+		bug_at(rt, "evicting a locked storage", s);
+	rt->mat[s] = 0;
+	x->last_evict = rt->clock;
+	rt->memory -= x->size;
+	pool_remove(rt, s);
+	for (uint32_t i = 0; i < x->n_tensors; i++) {
+		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
+		rt->defined[t] = 0;
+		if (rt->v1) {
+			const uint32_t *ps = rt->par + rt->par_off[t];
+			for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+				uint32_t p = rt_storage_of(rt, ps[j]);
+				if (p != s)
+					dep_add(rt, p, t);
+			}
+		}
+	}
+	rt->res->evictions++;
+
+	if (rt->regions) {
+		size_t b = push_list(rt, rev(rt, s)->fr, rev(rt, s)->n_fr);
+		for (size_t i = b; i < rt->stk_len; i++)
+			region_absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
+		rt->stk_len = b;
+		push_list(rt, fwd(rt, s)->fr, fwd(rt, s)->n_fr);
+		for (size_t i = b; i < rt->stk_len; i++)
+			region_absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
+		rt->stk_len = b;
+		region_reset(fwd(rt, s));
+		region_reset(rev(rt, s));
+	}
+	if (rt->eqclass) {
+		if (x->ecn != RT_NONE)
+			bug_at(rt, "an evicted storage already has a class", s);
+		x->ecn = uf_new(rt, x->compute);
+		size_t b = rt->stk_len;
+		rt_evicted_neighbors(rt, s);
+		for (size_t i = b; i < rt->stk_len; i++) {
+			uint32_t n = rt->stk[i];
+			if (rt->st[n].ecn == RT_NONE)
+				bug_at(rt, "an evicted neighbour has no class", n);
+			uf_merge(rt, rt->st[n].ecn, x->ecn);
+		}
+		rt->stk_len = b;
+	}
+	emit(rt, EV_EVICT, RT_NONE, s);
+}
+
+static void pin_tensor(struct runtime_state *rt, uint32_t t)
+{
+	uint32_t s = rt_storage_of(rt, t);
+	struct rt_storage *x = &rt->st[s];
+	if (!rt->mat[s])
+		bug_at(rt, "pinning an evicted storage", s);
+	if (x->pinned)
+		return;
+	lock(rt, s);
+	x->pinned = true;
+}
+
+static int first_index(const uint32_t *list, uint32_t n, uint32_t v)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i] == v)
+			return (int)i;
+	return -1;
+}
+
+/* Python's list.remove on an edge list and its storage twin. */
+static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *twin, uint32_t *n, uint32_t v)
+{
+	int i = first_index(list, *n, v);
+	if (i < 0)
+		bug_at(rt, "removing an edge that is not there", v);
+	size_t tail = (size_t)(*n - (uint32_t)i - 1) * sizeof *list;
+	memmove(list + i, list + i + 1, tail);
+	memmove(twin + i, twin + i + 1, tail);
+	(*n)--;
+}
+
+/* V1: evict s for good once nothing can need it, detaching its tensors
+ * from the graph and pinning their children. */
+static void try_banish(struct runtime_state *rt, uint32_t s)
+{
+	const struct schedule *sc = rt->s;
+	struct rt_storage *x = &rt->st[s];
+	if (x->banished || x->ref_ext > 0 || x->deps > 0)
+		return;
+	if (rt->mat[s]) {
+		x->ref_int = 0;
+		evict(rt, s);
+	}
+	for (uint32_t i = 0; i < x->n_tensors; i++) {
+		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
+		for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+			uint32_t p = rt->par[rt->par_off[t] + j];
+			uint32_t ps = rt_storage_of(rt, p);
+			if (ps == s)
+				continue;
+			dep_remove(rt, ps, t);
+			list_remove(rt, rt->chi + rt->chi_off[p], rt->chi_s + rt->chi_off[p], &rt->n_chi[p], t);
+		}
+		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
+			uint32_t c = rt->chi[rt->chi_off[t] + j];
+			if (rt_storage_of(rt, c) == s)
+				continue;
+			list_remove(rt, rt->par + rt->par_off[c], rt->par_s + rt->par_off[c], &rt->n_par[c], t);
+			pin_tensor(rt, c);
+		}
+	}
+	x->banished = true;
+}
+
+/* ---- choosing ------------------------------------------------------------ */
+
+static inline uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t choose(struct runtime_state *rt)
+{
+	const struct heuristic *h = rt->h;
+	if (h->random) {
+		rt->res->heuristic_evals++;
+		rt->res->heuristic_accesses++;
+		uint64_t k = splitmix64(&rt->rng) % rt->pool_len;
+		uint32_t s = rt->pool_head;
+		while (k--)
+			s = rt->st[s].pool_next;
+		return s;
+	}
+	double best = INFINITY;
+	uint32_t best_s = RT_NONE;
+	for (uint32_t s = rt->pool_head; s != RT_NONE; s = rt->st[s].pool_next) {
+		rt->res->heuristic_evals++;
+		rt->res->heuristic_accesses++;
+		double c = h->cost(rt, s);
+		if (c <= best) { /* ties keep the later storage */
+			best = c;
+			best_s = s;
+		}
+		if (c == 0)
+			break;
+	}
+	return best_s;
+}
+
+static int free_memory(struct runtime_state *rt, uint64_t bytes)
+{
+	while (rt->memory + bytes > rt->budget) {
+		if (rt->pool_len == 0 || !rt->h)
+			return OUTCOME_OOM;
+		evict(rt, choose(rt));
+	}
+	return 0;
+}
+
+/* ---- materializing --------------------------------------------------------- */
+
+static inline uint64_t out_bytes(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->s->tensors[t].alias >= 0 ? 0 : rt->st[rt_storage_of(rt, t)].size;
+}
+
+/* The op of t runs: t and its undefined siblings become defined. Leaves on
+ * the stack (from the returned base) the undefined siblings, then sets
+ * *n_sib to their number. */
+static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *n_sib)
+{
+	const struct schedule *sc = rt->s;
+	uint32_t opi = sc->tensors[t].op;
+	const struct sched_op *op = &sc->ops[opi];
+	size_t b = rt->stk_len;
+
+	if (rt->cfg->check) {
+		const uint32_t *ps = rt->par + rt->par_off[t];
+		for (uint32_t j = 0; j < rt->n_par[t]; j++)
+			if (!rt->defined[ps[j]] || !rt->mat[rt_storage_of(rt, ps[j])])
+				bug_at(rt, "an op ran with an input not material", rt_storage_of(rt, ps[j]));
+	}
+
+	uint64_t dup = 0;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t u = op->outs + k;
+		if (u == t)
+			continue;
+		if (rt->defined[u])
+			dup += out_bytes(rt, u);
+		else
+			push(rt, u);
+	}
+	*n_sib = rt->stk_len - b;
+	size_t bs = rt->stk_len;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t u = op->outs + k;
+		if (u != t && !rt->mat[rt_storage_of(rt, u)])
+			push(rt, rt_storage_of(rt, u));
+	}
+	if (!rt->mat[rt_storage_of(rt, t)])
+		push(rt, rt_storage_of(rt, t));
+	size_t es = rt->stk_len;
+
+	rt->clock += op->cost;
+	rt->memory += op->total_size;
+	if (rt->memory > rt->res->peak_memory)
+		rt->res->peak_memory = rt->memory;
+	if (remat) {
+		rt->res->remat_compute += op->cost;
+		rt->res->remats++;
+	} else {
+		rt->res->model_compute += op->cost;
+	}
+	rt->mat[rt_storage_of(rt, t)] = 1;
+	rt->defined[t] = 1;
+	for (size_t i = b; i < b + *n_sib; i++) {
+		uint32_t u = rt->stk[i];
+		rt->mat[rt_storage_of(rt, u)] = 1;
+		rt->defined[u] = 1;
+	}
+	rt->memory -= dup;
+	for (size_t i = bs; i < es; i++) {
+		if (rt->st[rt->stk[i]].ref_int)
+			bug_at(rt, "a new storage is locked", rt->stk[i]);
+		pool_append(rt, rt->stk[i]);
+	}
+
+	if (rt->regions && es > bs) {
+		for (size_t i = bs; i < es; i++) {
+			uint32_t us = rt->stk[i];
+			rt_region_rebuild(rt, fwd(rt, us), us, false);
+			rt_region_rebuild(rt, rev(rt, us), us, true);
+		}
+		/* Regions whose frontier the new storages are on: forward regions of
+		 * their reverse frontiers, reverse regions of their forward ones. */
+		uint32_t sa = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
+		uint32_t sb = next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
+		size_t ba = rt->stk_len;
+		for (size_t i = bs; i < es; i++) {
+			const struct region *f = rev(rt, rt->stk[i]);
+			for (uint32_t j = 0; j < f->n_fr; j++) {
+				uint32_t v = f->fr[j];
+				if (rt->mark_a[v] != sa) {
+					rt->mark_a[v] = sa;
+					push(rt, v);
+				}
+			}
+		}
+		size_t bb = rt->stk_len;
+		for (size_t i = bs; i < es; i++) {
+			const struct region *f = fwd(rt, rt->stk[i]);
+			for (uint32_t j = 0; j < f->n_fr; j++) {
+				uint32_t v = f->fr[j];
+				if (rt->mark_b[v] != sb) {
+					rt->mark_b[v] = sb;
+					push(rt, v);
+				}
+			}
+		}
+		size_t eb = rt->stk_len;
+		for (size_t i = ba; i < bb; i++)
+			rt_region_rebuild(rt, fwd(rt, rt->stk[i]), rt->stk[i], false);
+		for (size_t i = bb; i < eb; i++)
+			rt_region_rebuild(rt, rev(rt, rt->stk[i]), rt->stk[i], true);
+		rt->stk_len = es;
+	}
+	if (rt->eqclass) {
+		for (size_t i = bs; i < es; i++) {
+			struct rt_storage *x = &rt->st[rt->stk[i]];
+			if (x->ecn == RT_NONE)
+				bug_at(rt, "a rematerialized storage has no class", rt->stk[i]);
+			int64_t pre = rt->uf_value[rt_uf_find(rt, x->ecn)];
+			rt->uf_value[rt_uf_find(rt, x->ecn)] = pre - x->compute;
+			x->ecn = RT_NONE;
+		}
+	}
+	rt->stk_len = bs;
+	emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE);
+	return b;
+}
+
+static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[sc->tensors[t].op];
+	int rc;
+
+	if (rt->v1 && rt->st[rt_storage_of(rt, t)].banished)
+		bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
+	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+		struct rt_storage *ps = &rt->st[rt_storage_of(rt, rt->par[rt->par_off[t] + j])];
+		if (!rt->v1 || ps->ref_ext > 0)
+			ps->last_access = rt->clock;
+	}
+
+	/* Lock the defined parents, then rematerialize and lock the others
+	 * (a sibling's remat may define some meanwhile). */
+	size_t b = rt->stk_len;
+	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+		uint32_t p = rt->par[rt->par_off[t] + j];
+		if (rt->defined[p])
+			lock(rt, rt_storage_of(rt, p));
+		else
+			push(rt, p);
+	}
+	size_t n_undef = rt->stk_len - b;
+	for (size_t i = 0; i < n_undef; i++) {
+		uint32_t p = rt->stk[b + i];
+		if (!rt->defined[p] && (rc = materialize(rt, p, true)))
+			return rc;
+		lock(rt, rt_storage_of(rt, p));
+	}
+	rt->stk_len = b;
+
+	if (rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
+		return rc;
+
+	size_t n_sib;
+	size_t bsib = compute(rt, t, remat, &n_sib);
+
+	if (rt->v1) {
+		/* Python list iteration over a list that banishing may shrink. */
+		for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+			uint32_t ps = rt_storage_of(rt, rt->par[rt->par_off[t] + j]);
+			unlock(rt, ps);
+			for (size_t i = bsib; i <= bsib + n_sib; i++) {
+				uint32_t u = i < bsib + n_sib ? rt->stk[i] : t;
+				if (rt_storage_of(rt, u) != ps)
+					dep_remove(rt, ps, u);
+			}
+			try_banish(rt, ps);
+		}
+	} else {
+		for (uint32_t j = 0; j < rt->n_par[t]; j++)
+			unlock(rt, rt_storage_of(rt, rt->par[rt->par_off[t] + j]));
+	}
+	rt->stk_len = bsib;
+
+	if ((double)rt->res->remat_compute > rt->cfg->remat_limit)
+		return OUTCOME_THRASH;
+
+	uint64_t need = op->total_size;
+	for (uint32_t j = 0; j < rt->n_par[t]; j++)
+		need += out_bytes(rt, rt->par[rt->par_off[t] + j]);
+	if (need > rt->bottleneck)
+		rt->bottleneck = need;
+	return 0;
+}
+
+/* ---- commands --------------------------------------------------------------- */
+
+static int cmd_compute(struct runtime_state *rt, uint32_t opi)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[opi];
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t t = op->outs + k;
+		const struct sched_tensor *tt = &sc->tensors[t];
+		struct rt_storage *x = &rt->st[tt->storage];
+		if (tt->alias < 0) {
+			x->size = sc->storages[tt->storage].size;
+			x->last_access = RT_NEVER;
+			x->pool_prev = x->pool_next = RT_NONE;
+			x->ecn = rt->eqclass ? uf_new(rt, 0) : RT_NONE;
+		}
+		/* A storage's compute counts each distinct op once; an op's outputs
+		 * are consecutive, so only the last tensor can share this op. */
+		uint32_t last = x->n_tensors ? sc->storage_tensors[sc->storages[tt->storage].tensors + x->n_tensors - 1] : RT_NONE;
+		if (last == RT_NONE || sc->tensors[last].op != opi)
+			x->compute += op->cost;
+		x->n_tensors++;
+		x->ref_ext++;
+		rt->defined[t] = 0;
+		if (op->constant)
+			rt->res->const_memory += out_bytes(rt, t);
+	}
+	for (uint32_t a = 0; a < op->n_args; a++) {
+		uint32_t p = sc->op_args[op->args + a];
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			rt->chi_s[rt->chi_off[p] + rt->n_chi[p]] = rt_storage_of(rt, op->outs + k);
+			rt->chi[rt->chi_off[p] + rt->n_chi[p]++] = op->outs + k;
+		}
+	}
+	if (rt->v1) {
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			uint32_t t = op->outs + k;
+			for (uint32_t a = 0; a < op->n_args; a++) {
+				uint32_t ps = rt_storage_of(rt, sc->op_args[op->args + a]);
+				if (ps != rt_storage_of(rt, t))
+					dep_add(rt, ps, t);
+			}
+		}
+	}
+	int rc = materialize(rt, op->outs, false);
+	if (rc)
+		return rc;
+	for (uint32_t k = 0; k < op->n_outs; k++)
+		rt->st[rt_storage_of(rt, op->outs + k)].last_access = rt->clock;
+	return 0;
+}
+
+static void cmd_release(struct runtime_state *rt, uint32_t t)
+{
+	uint32_t s = rt_storage_of(rt, t);
+	struct rt_storage *x = &rt->st[s];
+	if (x->ref_ext == 0)
+		bug_at(rt, "releasing a storage without references", s);
+	x->ref_ext--;
+	if (rt->v1) {
+		if (x->ref_ext == 0)
+			try_banish(rt, s);
+	} else if (rt->eager && x->ref_ext == 0 && rt->mat[s] && !x->pinned) {
+		if (x->ref_int)
+			bug_at(rt, "eagerly evicting a locked storage", s);
+		evict(rt, s);
+	}
+}
+
+static int cmd_pin(struct runtime_state *rt, uint32_t t)
+{
+	if (!rt->defined[t]) {
+		int rc = materialize(rt, t, true);
+		if (rc)
+			return rc;
+	}
+	pin_tensor(rt, t);
+	return 0;
+}
+
+static void check_state(struct runtime_state *rt)
+{
+	const struct schedule *sc = rt->s;
+	uint64_t mem = sc->preallocate ? sc->output_ram : 0;
+	size_t in_pool = 0;
+	for (size_t i = 0; i < sc->n_storages; i++) {
+		const struct rt_storage *x = &rt->st[i];
+		if (rt->mat[i])
+			mem += x->size;
+		bool should = rt->mat[i] && x->ref_int == 0 && !x->pinned;
+		if (should != x->in_pool)
+			bug_at(rt, should ? "a material unlocked storage is not in the pool"
+					  : "the pool holds a locked, pinned or evicted storage",
+			       (uint32_t)i);
+		in_pool += x->in_pool;
+	}
+	if (in_pool != rt->pool_len)
+		rs_bug("command %zu: pool length %zu, %zu members", rt->cmd, rt->pool_len, in_pool);
+	if (mem != rt->memory)
+		rs_bug("command %zu: memory in use %llu, material storages hold %llu", rt->cmd,
+		       (unsigned long long)rt->memory, (unsigned long long)mem);
+	if (rt->memory > rt->budget)
+		rs_bug("command %zu: memory in use %llu over the budget %llu", rt->cmd,
+		       (unsigned long long)rt->memory, (unsigned long long)rt->budget);
+}
+
+static void state_init(struct runtime_state *rt, const struct schedule *s,
+		       const struct runtime_config *cfg, struct runtime_result *res)
+{
+	memset(rt, 0, sizeof *rt);
+	rt->s = s;
+	rt->cfg = cfg;
+	rt->h = cfg->heuristic;
+	rt->res = res;
+	rt->v1 = cfg->runtime == RUNTIME_V1;
+	rt->eager = cfg->runtime == RUNTIME_V2_EAGER || cfg->runtime == RUNTIME_V2_EAGER_OPTIMIZED;
+	bool opt = cfg->runtime == RUNTIME_V2_OPTIMIZED || cfg->runtime == RUNTIME_V2_EAGER_OPTIMIZED;
+	rt->regions = opt && rt->h && (rt->h->needs & NEEDS_REGIONS);
+	rt->eqclass = opt && rt->h && (rt->h->needs & NEEDS_EQCLASS);
+	rt->st = xcalloc(s->n_storages + 1, sizeof *rt->st);
+	for (size_t i = 0; i < s->n_storages; i++)
+		rt->st[i].ecn = RT_NONE;
+	rt->defined = xcalloc(s->n_tensors + 1, 1);
+	rt->par_off = xmalloc((s->n_tensors + 1) * sizeof *rt->par_off);
+	rt->n_par = xmalloc((s->n_tensors + 1) * sizeof *rt->n_par);
+	rt->chi_off = xmalloc((s->n_tensors + 1) * sizeof *rt->chi_off);
+	rt->n_chi = xcalloc(s->n_tensors + 1, sizeof *rt->n_chi);
+	size_t npar = 0;
+	for (size_t t = 0; t < s->n_tensors; t++) {
+		const struct sched_op *op = &s->ops[s->tensors[t].op];
+		rt->par_off[t] = (uint32_t)npar;
+		rt->n_par[t] = op->n_args;
+		npar += op->n_args;
+		rt->chi_off[t] = s->tensors[t].children;
+	}
+	rt->par = xmalloc((npar + 1) * sizeof *rt->par);
+	rt->par_s = xmalloc((npar + 1) * sizeof *rt->par_s);
+	for (size_t t = 0; t < s->n_tensors; t++) {
+		const struct sched_op *op = &s->ops[s->tensors[t].op];
+		memcpy(rt->par + rt->par_off[t], s->op_args + op->args, op->n_args * sizeof *rt->par);
+		for (uint32_t a = 0; a < op->n_args; a++)
+			rt->par_s[rt->par_off[t] + a] = s->tensors[s->op_args[op->args + a]].storage;
+	}
+	size_t nchi = 0;
+	for (size_t t = 0; t < s->n_tensors; t++)
+		nchi += s->tensors[t].n_children;
+	rt->chi = xmalloc((nchi + 1) * sizeof *rt->chi);
+	rt->chi_s = xmalloc((nchi + 1) * sizeof *rt->chi_s);
+	rt->mat = xcalloc(s->n_storages + 1, 1);
+	if (rt->regions)
+		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
+	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
+	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
+	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
+	rt->pool_head = rt->pool_tail = RT_NONE;
+	rt->budget = cfg->budget;
+	rt->clock = 1;
+	rt->rng = cfg->seed;
+	if (s->preallocate) {
+		rt->memory = s->output_ram;
+		res->peak_memory = rt->memory;
+	}
+}
+
+static void state_free(struct runtime_state *rt)
+{
+	if (rt->reg) {
+		for (size_t i = 0; i < 2 * rt->s->n_storages; i++) {
+			free(rt->reg[i].in);
+			free(rt->reg[i].fr);
+		}
+		free(rt->reg);
+	}
+	free(rt->scratch_fwd.in);
+	free(rt->scratch_fwd.fr);
+	free(rt->scratch_rev.in);
+	free(rt->scratch_rev.fr);
+	u64set_free(&rt->deps);
+	free(rt->st);
+	free(rt->defined);
+	free(rt->par);
+	free(rt->par_off);
+	free(rt->n_par);
+	free(rt->chi);
+	free(rt->chi_off);
+	free(rt->n_chi);
+	free(rt->uf_parent);
+	free(rt->uf_value);
+	free(rt->stk);
+	free(rt->mark_a);
+	free(rt->mark_b);
+	free(rt->mark_c);
+	free(rt->mat);
+	free(rt->par_s);
+	free(rt->chi_s);
+}
+
+int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
+{
+	const struct heuristic *h = cfg->heuristic;
+	bool opt = cfg->runtime == RUNTIME_V2_OPTIMIZED || cfg->runtime == RUNTIME_V2_EAGER_OPTIMIZED;
+	if ((unsigned)cfg->runtime >= RUNTIME_KIND_COUNT)
+		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown runtime");
+	if (h && (h->needs & (NEEDS_REGIONS | NEEDS_EQCLASS)) && !opt)
+		return rs_error_set(err, EXIT_USAGE, NULL, 0,
+				    "heuristic %s needs %s, which only the V2Optimized and "
+				    "V2EagerOptimized runtimes keep (runtime %s)",
+				    h->name, (h->needs & NEEDS_REGIONS) ? "evicted regions" : "union-find classes",
+				    runtime_kind_name(cfg->runtime));
+	return 0;
+}
+
+int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
+		struct runtime_result *res, struct rs_error *err)
+{
+	if (runtime_check_config(cfg, err))
+		return -1;
+	memset(res, 0, sizeof *res);
+	struct runtime_state rt;
+	state_init(&rt, s, cfg, res);
+	int rc = 0;
+	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
+		const struct sched_cmd *c = &s->cmds[i];
+		rt.cmd = i;
+		switch (c->kind) {
+		case CMD_COMPUTE:
+			rc = cmd_compute(&rt, c->id);
+			break;
+		case CMD_GET:
+			rt.st[rt_storage_of(&rt, c->id)].ref_ext++;
+			break;
+		case CMD_PIN:
+			rc = cmd_pin(&rt, c->id);
+			break;
+		case CMD_RELEASE:
+			if (!cfg->no_dealloc)
+				cmd_release(&rt, c->id);
+			break;
+		}
+		if (rc)
+			res->stopped_at = i;
+		else if (cfg->check)
+			check_state(&rt);
+	}
+	res->outcome = rc ? (enum outcome)rc : OUTCOME_PASS;
+	if (!rc)
+		res->stopped_at = s->n_cmds;
+	res->clock = rt.clock;
+	res->bottleneck_memory = rt.bottleneck;
+	state_free(&rt);
+	return 0;
+}
+
+void baseline_run(const struct schedule *s, struct baseline *b)
+{
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V1,
+		.heuristic = NULL,
+		.budget = UINT64_MAX / 2,
+		.remat_limit = INFINITY,
+	};
+	struct runtime_result res;
+	struct rs_error err;
+	if (runtime_run(s, &cfg, &res, &err))
+		rs_bug("baseline run refused: %s", err.msg);
+	b->memory = res.peak_memory;
+	b->compute = res.model_compute;
+	b->const_memory = res.const_memory;
+	b->bottleneck_memory = res.bottleneck_memory;
+}
+
+int point_run(const struct schedule *s, const struct baseline *b,
+	      const struct point_config *pc, struct point_result *pr,
+	      struct rs_error *err)
+{
+	memset(pr, 0, sizeof *pr);
+	pr->budget = pc->budget ? pc->budget : (uint64_t)((double)b->memory * pc->ratio);
+	double limit = pc->overhead_limit;
+	struct runtime_config cfg = {
+		.runtime = pc->runtime,
+		.heuristic = pc->heuristic,
+		.budget = pr->budget,
+		.remat_limit = isinf(limit) ? INFINITY : (double)b->compute * (limit - 1),
+		.seed = pc->seed,
+		.no_dealloc = pc->no_dealloc,
+		.check = pc->check,
+		.on_event = pc->on_event,
+		.ctx = pc->ctx,
+	};
+	double t0 = now_seconds();
+	if (runtime_run(s, &cfg, &pr->run, err))
+		return -1;
+	pr->wall_ms = (now_seconds() - t0) * 1e3;
+	pr->overhead = b->compute > 0 ? rt_div(pr->run.clock, (unsigned __int128)b->compute) : INFINITY;
+	return 0;
+}
