@@ -273,6 +273,42 @@ static void run_point(void *ctx, size_t k)
 	pthread_mutex_unlock(&rc->lock);
 }
 
+/*
+ * Run the likely-longest points first (big logs, small ratios) so that no
+ * long point starts last while the other workers idle. Only the order of
+ * execution changes; rows are still written in point order.
+ */
+struct todo_cost {
+	size_t point;
+	double cost;
+};
+
+static int by_cost_desc(const void *a, const void *b)
+{
+	const struct todo_cost *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? 1 : -1;
+	return (x->point > y->point) - (x->point < y->point);
+}
+
+static void order_todo(const struct experiment *e, size_t *todo, size_t n)
+{
+	struct todo_cost *tc = xcalloc(n ? n : 1, sizeof *tc);
+	for (size_t k = 0; k < n; k++) {
+		struct exp_point p;
+		experiment_point(e, todo[k], &p);
+		const struct exp_model *m = &e->models[p.model];
+		double r = e->ratios ? e->ratios[p.step]
+				     : (double)e->budgets[p.step] / (double)(m->base.memory + 1);
+		tc[k].point = todo[k];
+		tc[k].cost = (double)m->sched->n_cmds / (r > 0.05 ? r : 0.05);
+	}
+	qsort(tc, n, sizeof *tc, by_cost_desc);
+	for (size_t k = 0; k < n; k++)
+		todo[k] = tc[k].point;
+	free(tc);
+}
+
 static void clock_text(double s, char *buf, size_t size)
 {
 	long t = (long)(s + 0.5);
@@ -323,6 +359,8 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	for (size_t i = opt->shard - 1; i < total; i += opt->n_shards)
 		if (!table.rows[i])
 			todo[n_todo++] = i;
+
+	order_todo(e, todo, n_todo);
 
 	size_t models_len;
 	char *models = models_text(e, &models_len);

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,22 @@ START_TEST(yaml_errors)
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "overhead_limit: 0.5\n",
 		     4, 17, "at least 1");
+	/* A heuristic its runtime cannot serve: caught before any log is read. */
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "series:\n  - {name: s, heuristic: DTR, runtime: V1}\n",
+		     4, 5, "only the V2Optimized");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nruntime: V2\n"
+		     "heuristics: [LRU, DTREqClass]\n",
+		     4, 19, "DTREqClass");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "series:\n  - {name: s, heuristic: DTR, trials: 3}\n",
+		     4, 39, "deterministic");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [LRU]\n"
+		     "ratios: [0.5, 0.5]\n",
+		     4, 15, "listed twice");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [LRU]\n"
+		     "---\nexperiment: y\n",
+		     5, 1, "second YAML document");
 }
 END_TEST
 
@@ -498,6 +515,70 @@ START_TEST(sweep_bad_input)
 }
 END_TEST
 
+/* The paper's experiment files, pointed at tests/data/manifest.json. */
+START_TEST(experiment_scripts)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	if (!src)
+		src = ".";
+	static const struct {
+		const char *name;
+		const char *points;
+	} files[] = {
+		/* 3 models x series-trials x 10 ratios */
+		{"pareto", "480"},    /* 6 deterministic + 10 random trials */
+		{"ablation", "750"},  /* 15 + 10 */
+		{"banishing", "90"},  /* 3 */
+		{"accesses", "90"},   /* 3 */
+	};
+	char *d = tmp_dir();
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		/* The default and the logs.zip alternative are one line apart. */
+		ck_assert_int_eq(sh("grep -q '^manifest: ../../logs/manifest.json$' "
+				    "%s/scripts/experiments/%s.yaml && "
+				    "grep -q '^# manifest: ../../logs.zip$' %s/scripts/experiments/%s.yaml",
+				    src, files[i].name, src, files[i].name), 0);
+		ck_assert_int_eq(sh("sed 's|^manifest: .*|manifest: %s/manifest.json|' "
+				    "%s/scripts/experiments/%s.yaml > %s/%s.yaml",
+				    data_dir(), src, files[i].name, d, files[i].name), 0);
+		ck_assert_int_eq(sh("test \"$(%s sweep %s/%s.yaml --dry-run)\" = %s", rematsim(), d,
+				    files[i].name, files[i].points), 0);
+	}
+	/* The smallest ones run for real on the test logs. */
+	ck_assert_int_eq(sh("%s sweep -q %s/banishing.yaml --out %s/b", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("grep -c '\tno deallocations\tDTR\tV2EagerOptimized\t' "
+			    "%s/b/points.tsv | grep -qx 30", d), 0);
+	ck_assert_int_eq(sh("grep -q '\tbanishing\tDTRUnopt\tV1\t' %s/b/points.tsv", d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+/* The dev logs of ../shared: same rows for --jobs 1 and 2 (exit 77 without). */
+START_TEST(shared_jobs_identical)
+{
+	const char *shared = getenv("REMATSIM_SHARED");
+	const char *src = getenv("REMATSIM_SOURCE");
+	char *d = tmp_dir();
+	ck_assert_int_eq(sh("sed 's|^manifest: .*|manifest: %s/dtr-logs/dev-logs.zip|' "
+			    "%s/scripts/experiments/accesses.yaml > %s/acc.yaml",
+			    shared, src ? src : ".", d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/acc.yaml --out %s/j1 --jobs 1", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/acc.yaml --out %s/j2 --jobs 2", rematsim(), d, d), 0);
+	char p1[4096], p2[4096];
+	snprintf(p1, sizeof p1, "%s/j1/points.tsv", d);
+	snprintf(p2, sizeof p2, "%s/j2/points.tsv", d);
+	char *a = rows_sans_wall(p1), *b = rows_sans_wall(p2);
+	ck_assert_str_eq(a, b);
+	ck_assert_uint_eq(count_rows(p1), 90);
+	free(a);
+	free(b);
+	ck_assert_int_eq(sh("grep -q '^U-Net (6)\t' %s/j1/models.tsv", d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
 static Suite *experiment_suite(void)
 {
 	Suite *s = suite_create("experiment");
@@ -515,13 +596,33 @@ static Suite *experiment_suite(void)
 	tcase_add_test(sweep, sweep_resume);
 	tcase_add_test(sweep, sweep_shards_merge);
 	tcase_add_test(sweep, sweep_bad_input);
+	tcase_add_test(sweep, experiment_scripts);
 	suite_add_tcase(s, sweep);
 	return s;
 }
 
-int main(void)
+static Suite *shared_suite(void)
 {
-	SRunner *sr = srunner_create(experiment_suite());
+	Suite *s = suite_create("experiment-shared");
+	TCase *tc = tcase_create("shared");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, shared_jobs_identical);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* `test-experiment shared`: only the tests on ../shared (77 when absent). */
+int main(int argc, char **argv)
+{
+	bool shared = argc > 1 && !strcmp(argv[1], "shared");
+	if (shared) {
+		const char *dir = getenv("REMATSIM_SHARED");
+		char path[4096];
+		snprintf(path, sizeof path, "%s/dtr-logs/dev-logs.zip", dir ? dir : "");
+		if (!dir || access(path, R_OK))
+			return 77;
+	}
+	SRunner *sr = srunner_create(shared ? shared_suite() : experiment_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
