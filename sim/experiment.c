@@ -499,10 +499,10 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			struct exp_series s = {.runtime = runtime, .no_dealloc = no_dealloc};
 			if (want_heuristic(w, it, "heuristics", &s.heuristic))
 				goto out;
-			s.name = xstrdup(s.heuristic->name);
 			s.trials = s.heuristic->random ? trials : 1;
 			if (want_servable(w, it, &s))
 				goto out;
+			s.name = xstrdup(s.heuristic->name);
 			add_series(e, &cap, s);
 		}
 	}
