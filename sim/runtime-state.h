@@ -4,7 +4,7 @@
  * the simulator: users go through runtime.h.
  *
  * Invariants (checked after every command in check mode):
- *  - memory == sum of the sizes of material storages (+ preallocated bytes);
+ *  - memory == sum of the sizes of material storages;
  *  - a storage is in the pool iff it is material, unlocked (ref_int == 0)
  *    and not pinned; the pool keeps the order in which storages joined it;
  *  - a storage's tensors and a tensor's children exist as prefixes of the
@@ -54,7 +54,9 @@ struct runtime_state {
 	bool v1, eager, regions, eqclass;
 
 	struct rt_storage *st;
-	uint8_t *mat;            /* per storage: material */
+	/* Per storage: bit 0 material; the rest a stamp of region rebuilds. */
+	uint32_t *tag;
+	uint32_t tag_stamp;
 	uint8_t *defined;        /* per tensor */
 	/* Parents and children per tensor: offsets into par/chi, live lengths. */
 	uint32_t *par, *par_off, *n_par;

@@ -7,7 +7,7 @@
  *
  * Key invariants (see runtime-state.h; verified by check mode):
  *  - a storage is in the pool iff it is material, unlocked and unpinned;
- *  - memory == sum of material storage sizes (+ preallocated outputs).
+ *  - memory == sum of material storage sizes.
  * A run allocates its state once; the hot paths (choosing, evicting,
  * rematerializing) only grow scratch arrays and hash sets to their peak.
  */
@@ -166,7 +166,7 @@ static void bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
 static void lock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
-	if (!rt->mat[s] || x->banished)
+	if (!(rt->tag[s] & 1) || x->banished)
 		bug_at(rt, "locking an evicted or banished storage", s);
 	if (x->ref_int == 0 && !pool_remove(rt, s))
 		bug_at(rt, "an unlocked storage was not in the pool", s);
@@ -176,7 +176,7 @@ static void lock(struct runtime_state *rt, uint32_t s)
 static void unlock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
-	if (!rt->mat[s] || x->ref_int == 0)
+	if (!(rt->tag[s] & 1) || x->ref_int == 0)
 		bug_at(rt, "unlocking an evicted or unlocked storage", s);
 	if (--x->ref_int == 0) {
 		if (x->in_pool)
@@ -240,7 +240,7 @@ void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s)
 			rt->res->heuristic_accesses += n;
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t us = list[j];
-				if (!rt->mat[us] && us != s && rt->mark_a[us] != stamp) {
+				if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
 					rt->mark_a[us] = stamp;
 					push(rt, us);
 				}
@@ -277,20 +277,36 @@ static inline void region_reset(struct region *r)
 	r->compute = 0;
 }
 
+static inline void vec_reserve(uint32_t **v, uint32_t *cap, size_t need)
+{
+	if (need > *cap) {
+		size_t c = *cap;
+		XGROW(*v, c, need);
+		*cap = (uint32_t)c;
+	}
+}
+
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
 	const uint32_t *lists = reverse ? rt->par_s : rt->chi_s;
 	const uint32_t *offs = reverse ? rt->par_off : rt->chi_off;
 	const uint32_t *lens = reverse ? rt->n_par : rt->n_chi;
-	uint32_t si = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
-	uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
+	uint32_t *tag = rt->tag;
+	/* One stamp marks both lists: during a rebuild a storage is material
+	 * (frontier) or not (interior), never both. The base is pre-marked.
+	 * The interior list doubles as the work list (order is irrelevant:
+	 * only the sets and the number of visited edges count). */
+	if (++rt->tag_stamp >= (1u << 31)) {
+		for (size_t i = 0; i < sc->n_storages; i++)
+			tag[i] &= 1;
+		rt->tag_stamp = 1;
+	}
+	const uint32_t st2 = rt->tag_stamp << 1;
 	uint64_t acc = 0;
-	region_reset(r);
-	size_t b = rt->stk_len;
-	push(rt, base);
-	while (rt->stk_len > b) {
-		uint32_t x = rt->stk[--rt->stk_len];
+	uint32_t ni = 0, nf = 0;
+	tag[base] = st2 | (tag[base] & 1);
+	for (uint32_t w = 0, x = base;; x = r->in[w++]) {
 		const uint32_t *ts = sc->storage_tensors + sc->storages[x].tensors;
 		uint32_t nt = rt->st[x].n_tensors;
 		for (uint32_t i = 0; i < nt; i++) {
@@ -300,20 +316,25 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 			acc += n;
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t us = list[j];
-				if (rt->mat[us]) {
-					if (us != base && rt->mark_b[us] != sf) {
-						rt->mark_b[us] = sf;
-						vec_push(&r->fr, &r->n_fr, &r->cap_fr, us);
-					}
-				} else if (rt->mark_a[us] != si) {
-					rt->mark_a[us] = si;
-					r->compute += rt->st[us].compute;
-					vec_push(&r->in, &r->n_in, &r->cap_in, us);
-					push(rt, us);
-				}
+				uint32_t v = tag[us];
+				if ((v & ~1u) == st2)
+					continue;
+				tag[us] = st2 | (v & 1);
+				if (v & 1)
+					vec_push(&r->fr, &nf, &r->cap_fr, us);
+				else
+					vec_push(&r->in, &ni, &r->cap_in, us);
 			}
 		}
+		if (w == ni)
+			break;
 	}
+	int64_t compute = 0;
+	for (uint32_t i = 0; i < ni; i++)
+		compute += rt->st[r->in[i]].compute;
+	r->n_in = ni;
+	r->n_fr = nf;
+	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
 }
 
@@ -409,7 +430,7 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	struct rt_storage *x = &rt->st[s];
 	if (x->ref_int)
 		bug_at(rt, "evicting a locked storage", s);
-	rt->mat[s] = 0;
+	rt->tag[s] &= ~1u;
 	x->last_evict = rt->clock;
 	rt->memory -= x->size;
 	pool_remove(rt, s);
@@ -460,7 +481,7 @@ static void pin_tensor(struct runtime_state *rt, uint32_t t)
 {
 	uint32_t s = rt_storage_of(rt, t);
 	struct rt_storage *x = &rt->st[s];
-	if (!rt->mat[s])
+	if (!(rt->tag[s] & 1))
 		bug_at(rt, "pinning an evicted storage", s);
 	if (x->pinned)
 		return;
@@ -496,7 +517,7 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 	struct rt_storage *x = &rt->st[s];
 	if (x->banished || x->ref_ext > 0 || x->deps > 0)
 		return;
-	if (rt->mat[s]) {
+	if ((rt->tag[s] & 1)) {
 		x->ref_int = 0;
 		evict(rt, s);
 	}
@@ -589,7 +610,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	if (rt->cfg->check) {
 		const uint32_t *ps = rt->par + rt->par_off[t];
 		for (uint32_t j = 0; j < rt->n_par[t]; j++)
-			if (!rt->defined[ps[j]] || !rt->mat[rt_storage_of(rt, ps[j])])
+			if (!rt->defined[ps[j]] || !(rt->tag[rt_storage_of(rt, ps[j])] & 1))
 				bug_at(rt, "an op ran with an input not material", rt_storage_of(rt, ps[j]));
 	}
 
@@ -607,10 +628,10 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	size_t bs = rt->stk_len;
 	for (uint32_t k = 0; k < op->n_outs; k++) {
 		uint32_t u = op->outs + k;
-		if (u != t && !rt->mat[rt_storage_of(rt, u)])
+		if (u != t && !(rt->tag[rt_storage_of(rt, u)] & 1))
 			push(rt, rt_storage_of(rt, u));
 	}
-	if (!rt->mat[rt_storage_of(rt, t)])
+	if (!(rt->tag[rt_storage_of(rt, t)] & 1))
 		push(rt, rt_storage_of(rt, t));
 	size_t es = rt->stk_len;
 
@@ -624,11 +645,11 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	} else {
 		rt->res->model_compute += op->cost;
 	}
-	rt->mat[rt_storage_of(rt, t)] = 1;
+	rt->tag[rt_storage_of(rt, t)] |= 1;
 	rt->defined[t] = 1;
 	for (size_t i = b; i < b + *n_sib; i++) {
 		uint32_t u = rt->stk[i];
-		rt->mat[rt_storage_of(rt, u)] = 1;
+		rt->tag[rt_storage_of(rt, u)] |= 1;
 		rt->defined[u] = 1;
 	}
 	rt->memory -= dup;
@@ -822,7 +843,7 @@ static void cmd_release(struct runtime_state *rt, uint32_t t)
 	if (rt->v1) {
 		if (x->ref_ext == 0)
 			try_banish(rt, s);
-	} else if (rt->eager && x->ref_ext == 0 && rt->mat[s] && !x->pinned) {
+	} else if (rt->eager && x->ref_ext == 0 && (rt->tag[s] & 1) && !x->pinned) {
 		if (x->ref_int)
 			bug_at(rt, "eagerly evicting a locked storage", s);
 		evict(rt, s);
@@ -843,13 +864,13 @@ static int cmd_pin(struct runtime_state *rt, uint32_t t)
 static void check_state(struct runtime_state *rt)
 {
 	const struct schedule *sc = rt->s;
-	uint64_t mem = sc->preallocate ? sc->output_ram : 0;
+	uint64_t mem = 0;
 	size_t in_pool = 0;
 	for (size_t i = 0; i < sc->n_storages; i++) {
 		const struct rt_storage *x = &rt->st[i];
-		if (rt->mat[i])
+		if ((rt->tag[i] & 1))
 			mem += x->size;
-		bool should = rt->mat[i] && x->ref_int == 0 && !x->pinned;
+		bool should = (rt->tag[i] & 1) && x->ref_int == 0 && !x->pinned;
 		if (should != x->in_pool)
 			bug_at(rt, should ? "a material unlocked storage is not in the pool"
 					  : "the pool holds a locked, pinned or evicted storage",
@@ -908,7 +929,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		nchi += s->tensors[t].n_children;
 	rt->chi = xmalloc((nchi + 1) * sizeof *rt->chi);
 	rt->chi_s = xmalloc((nchi + 1) * sizeof *rt->chi_s);
-	rt->mat = xcalloc(s->n_storages + 1, 1);
+	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
@@ -918,10 +939,6 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->budget = cfg->budget;
 	rt->clock = 1;
 	rt->rng = cfg->seed;
-	if (s->preallocate) {
-		rt->memory = s->output_ram;
-		res->peak_memory = rt->memory;
-	}
 }
 
 static void state_free(struct runtime_state *rt)
@@ -952,7 +969,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->mark_a);
 	free(rt->mark_b);
 	free(rt->mark_c);
-	free(rt->mat);
+	free(rt->tag);
 	free(rt->par_s);
 	free(rt->chi_s);
 }
