@@ -110,7 +110,10 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 		m->title = xstrdup(f[MC_TITLE]);
 		m->desc = xstrdup(f[MC_DESC]);
 		m->const_ratio = strtod(f[MC_CONST_RATIO], NULL);
-		m->bottleneck_ratio = strtod(f[MC_BOTTLENECK_RATIO], NULL);
+		/* bottleneck_memory is the largest op's footprint alone (inputs
+		 * and outputs, as simrd counts it): the grey region starts where
+		 * the constants end and is that wide. */
+		m->bottleneck_ratio = m->const_ratio + strtod(f[MC_BOTTLENECK_RATIO], NULL);
 	}
 	free(text);
 	free(path);
