@@ -13,7 +13,12 @@ load DATA.'/figure.gp'
 
 ext = OUT[strlen(OUT)-3:strlen(OUT)]
 W = 360 * ncols + 40
-H = 330 * nrows + 100
+W = (W < 560) ? 560 : W
+# The legend: about 150 px per entry, as many rows as that takes.
+key_per_row = int((W - 40) / 150)
+key_per_row = (key_per_row < 1) ? 1 : key_per_row
+key_rows = int((ncurves + key_per_row - 1) / key_per_row)
+H = 330 * nrows + 80 + 17 * key_rows
 if (ext eq '.png') {
 	set terminal pngcairo size W, H enhanced font 'Sans,10'
 } else {
@@ -43,7 +48,7 @@ curve(p, c, kind) = sprintf('%s/p%d-c%d%s.tsv', DATA, p, c, kind)
 # Panels are placed by hand (not `layout`) so that a last, full-width
 # plot can carry the legend, one row under the figure title.
 title_h = 28.0 / H
-legend_h = 30.0 / H
+legend_h = (14.0 + 17 * key_rows) / H
 pw = 1.0 / ncols
 ph = (1.0 - title_h - legend_h) / nrows
 set multiplot
@@ -122,6 +127,6 @@ set border 0
 unset logscale y
 set xrange [0:1]
 set yrange [0:1]
-set key center center horizontal maxrows 1 samplen 2.5 width 2 font ',10'
+set key center center horizontal maxcols key_per_row samplen 2.5 width 2 font ',10'
 plot for [c = 1:ncurves] NaN with linespoints lc rgb colof(c) pt ptof(c) lw 2 title clabel[c]
 unset multiplot

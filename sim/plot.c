@@ -226,7 +226,7 @@ static const char *ablation_label(const char *h)
 {
 	bool size = strstr(h, "Size") != NULL, stale = strstr(h, "Stale") != NULL;
 	if (!strcmp(h, "AbRandom"))
-		return "random (no size, no staleness)";
+		return "random";
 	return size && stale ? "size and staleness" : size ? "size" : stale ? "staleness"
 									  : "no size, no staleness";
 }

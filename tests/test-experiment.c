@@ -574,6 +574,18 @@ START_TEST(shared_jobs_identical)
 	free(a);
 	free(b);
 	ck_assert_int_eq(sh("grep -q '^U-Net (6)\t' %s/j1/models.tsv", d), 0);
+	/* A model given as ARCHIVE.zip:MODEL NAME, relative to the YAML folder. */
+	ck_assert_int_eq(sh("mkdir %s/sub && ln -s %s/dtr-logs/dev-logs.zip %s/dev.zip", d, shared,
+			    d), 0);
+	char yaml[4096];
+	snprintf(yaml, sizeof yaml, "%s/sub/m.yaml", d);
+	write_text(yaml, "experiment: m\n"
+			 "models: [{name: u, log: '../dev.zip:U-Net (6)', title: U-Net}]\n"
+			 "heuristics: [DTR]\nratios: [0.5, 1]\n");
+	ck_assert_int_eq(sh("%s sweep -q %s --out %s/m", rematsim(), yaml, d), 0);
+	ck_assert_int_eq(sh("grep -q '^# log: u\t[0-9a-f]*\t%s/sub/../dev.zip:U-Net (6)$' "
+			    "%s/m/points.tsv", d, d), 0);
+	ck_assert_int_eq(sh("grep -c '\tpass\t' %s/m/points.tsv | grep -qx 2", d), 0);
 	ck_assert_int_eq(sh("rm -rf %s", d), 0);
 	free(d);
 }
