@@ -346,7 +346,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 				fprintf(f, "%.17g\t%.17g\n", cells[nc - 1].ratio, cells[nc - 1].mean);
 		}
 		fclose(f);
-		if (write_file_atomic(fdir, name, text, len, err))
+		if (write_file_atomic(fdir, name, text, len, false, err))
 			*rc = -1;
 		free(text);
 	}
@@ -435,7 +435,7 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 			fs->accesses ? 0 : fail_kind[k]);
 	fclose(f);
 	if (!rc)
-		rc = write_file_atomic(fdir, "figure.gp", text, len, err);
+		rc = write_file_atomic(fdir, "figure.gp", text, len, false, err);
 	free(text);
 	for (size_t p = 0; p < np; p++)
 		free(pcurves[p]);

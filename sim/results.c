@@ -314,7 +314,7 @@ int make_dirs(const char *dir, struct rs_error *err)
 }
 
 int write_file_atomic(const char *dir, const char *name, const char *data,
-		      size_t len, struct rs_error *err)
+		      size_t len, bool durable, struct rs_error *err)
 {
 	char *path = path_join(dir, name);
 	size_t tn = strlen(path) + 32;
@@ -338,7 +338,7 @@ int write_file_atomic(const char *dir, const char *name, const char *data,
 		}
 		off += (size_t)w;
 	}
-	if (fsync(fd) || close(fd)) {
+	if ((durable && fsync(fd)) || close(fd)) {
 		rs_error_set(err, EXIT_IOERR, path, 0, "cannot write: %s", strerror(errno));
 		unlink(tmp);
 		goto out;

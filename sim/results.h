@@ -88,11 +88,14 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
- * Write `len` bytes to dir/name through a temporary file and rename.
- * Returns 0, or -1 with err (EXIT_CANTCREAT / EXIT_IOERR).
+ * Write `len` bytes to dir/name through a temporary file and rename (so a
+ * kill leaves the old file or the new one, never half of one). durable:
+ * also fsync before the rename, so that a power loss does too (results;
+ * not the regenerable figure data). Returns 0, or -1 with err
+ * (EXIT_CANTCREAT / EXIT_IOERR).
  */
 int write_file_atomic(const char *dir, const char *name, const char *data,
-		      size_t len, struct rs_error *err);
+		      size_t len, bool durable, struct rs_error *err);
 
 /** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
 int make_dirs(const char *dir, struct rs_error *err);

@@ -201,17 +201,17 @@ static int write_outputs(const char *dir, const struct points_table *t,
 {
 	size_t len;
 	char *text = table_text(t, &len);
-	int rc = write_file_atomic(dir, "points.tsv", text, len, err);
+	int rc = write_file_atomic(dir, "points.tsv", text, len, true, err);
 	free(text);
 	if (rc)
 		return -1;
-	if (write_file_atomic(dir, "models.tsv", models, models_len, err))
+	if (write_file_atomic(dir, "models.tsv", models, models_len, true, err))
 		return -1;
 	char *fr = NULL;
 	FILE *f = open_memstream(&fr, &len);
 	frontier_write(f, t);
 	fclose(f);
-	rc = write_file_atomic(dir, "frontier.tsv", fr, len, err);
+	rc = write_file_atomic(dir, "frontier.tsv", fr, len, true, err);
 	free(fr);
 	return rc;
 }
@@ -371,7 +371,7 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	/* The journal starts as a whole file holding every row known so far. */
 	size_t len;
 	char *text = table_text(&table, &len);
-	int wrc = write_file_atomic(opt->out_dir, JOURNAL, text, len, err);
+	int wrc = write_file_atomic(opt->out_dir, JOURNAL, text, len, true, err);
 	free(text);
 	if (wrc)
 		goto out;
