@@ -500,6 +500,19 @@ START_TEST(sweep_bad_input)
 	ck_assert_int_eq(sh("%s sweep %s --out %s/o 2>%s/err", rematsim(), path, d, d), 66);
 	ck_assert_int_eq(sh("grep -q 'nowhere.log' %s/err", d), 0);
 	ck_assert_int_eq(sh("test ! -e %s/o/points.tsv", d), 0);
+	/* A log that does not parse: 65 with the log's file:line, no points. */
+	snprintf(path, sizeof path, "%s/badlog.yaml", d);
+	char text[4096];
+	snprintf(text, sizeof text,
+		 "experiment: bad\nmodels:\n  - {name: a, log: %s/chain8.log}\n"
+		 "  - {name: b, log: %s/bad/out-of-order.log}\nheuristics: [DTR]\n",
+		 data_dir(), data_dir());
+	write_text(path, text);
+	ck_assert_int_eq(sh("%s sweep %s --out %s/o2 2>%s/err", rematsim(), path, d, d), 65);
+	ck_assert_int_eq(sh("grep -q 'out-of-order.log:4: expected the MEMORY record' %s/err", d),
+			 0);
+	ck_assert_int_eq(sh("test ! -e %s/o2/points.tsv && test ! -e %s/o2/points.journal", d, d),
+			 0);
 	/* Missing YAML: 66. */
 	ck_assert_int_eq(sh("%s sweep %s/none.yaml 2>/dev/null", rematsim(), d), 66);
 	/* Unwritable output: 73. */
