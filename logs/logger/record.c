@@ -182,6 +182,17 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/*
+	 * Sizes whose products overflow would break the dry run's own shape
+	 * arithmetic: refuse them here, with the same message as sizes that
+	 * merely don't fit.
+	 */
+	double elems = (double)size.batch * (double)size.width * 4 *
+		       (double)(size.seq ? size.seq : 1) * (double)(size.seq ? size.seq : 1) *
+		       (double)(size.image ? size.image : 1) * (double)(size.image ? size.image : 1) *
+		       (double)(size.heads ? size.heads : 1) * 9;
+	bool absurd = elems > 1e17;
+
 	const struct backend *be = pick_backend(device);
 	if (!be) {
 		fprintf(stderr, "rematsim-record: this build has no CUDA backend "
@@ -196,19 +207,25 @@ int main(int argc, char **argv)
 	}
 
 	/* Dry run: the exact bytes the real one will allocate. */
-	struct rt *dry = rt_new(be, &info, NULL, true);
-	struct model *m = model_new(desc, dry, &size, seed);
-	model_iteration(m, MODEL_STEP);
-	model_iteration(m, MODEL_STEP);
-	model_free(m);
-	uint64_t need = dry->alloc_peak_bytes;
-	bool too_large = dry->too_large;
-	rt_free(dry);
+	uint64_t need = UINT64_MAX;
+	bool too_large = absurd;
+	struct model *m;
+	if (!absurd) {
+		struct rt *dry = rt_new(be, &info, NULL, true);
+		m = model_new(desc, dry, &size, seed);
+		model_iteration(m, MODEL_STEP);
+		model_iteration(m, MODEL_STEP);
+		model_free(m);
+		need = dry->alloc_peak_bytes;
+		too_large = dry->too_large;
+		rt_free(dry);
+	}
 	if (too_large || need > info.free_bytes / 10 * 9) {
 		fprintf(stderr,
 			"rematsim-record: %s at these sizes needs %s%.1f MiB of %s memory, "
 			"but only %.1f MiB are available; use smaller sizes\n",
-			desc->name, too_large ? "more than " : "", (double)need / 1048576,
+			desc->name, too_large ? "far more than " : "",
+			too_large ? (double)info.total_bytes / 1048576 : (double)need / 1048576,
 			be->name, (double)info.free_bytes / 1048576);
 		be->shutdown();
 		return EXIT_UNAVAILABLE_;
