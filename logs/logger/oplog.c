@@ -11,6 +11,7 @@
 #include "oplog.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,11 @@ struct name_slot {
 	size_t tensor; /* index into tensors */
 };
 
+struct meta_field {
+	char *key;
+	char *json; /* the value as JSON text */
+};
+
 struct oplog {
 	char *path;
 	gzFile gz;
@@ -48,7 +54,8 @@ struct oplog {
 
 	uint64_t live_bytes, peak_bytes;
 	uint64_t records, calls, next_name;
-	json_t *meta;
+	struct meta_field *meta;
+	size_t nmeta, meta_cap;
 	struct rs_error err;
 };
 
@@ -230,7 +237,6 @@ struct oplog *oplog_open(const char *path, struct rs_error *err)
 	log->gz = f;
 	log->nslots = 1024;
 	log->slots = xcalloc(log->nslots, sizeof *log->slots);
-	log->meta = json_object();
 	return log;
 }
 
@@ -247,6 +253,96 @@ char *oplog_meta_path(const char *path)
 	return p;
 }
 
+/* ---- the meta side file ---- */
+
+/* S as a JSON string, in the line buffer's escaping; gives a string. */
+static char *quote(struct oplog *log, const char *s)
+{
+	size_t keep = log->line_len;
+	put_str(log, s);
+	char *q = xstrdup(log->line + keep);
+	log->line_len = keep;
+	if (log->line)
+		log->line[keep] = '\0';
+	return q;
+}
+
+static void meta_set(struct oplog *log, const char *key, char *json)
+{
+	for (size_t i = 0; i < log->nmeta; i++)
+		if (!strcmp(log->meta[i].key, key)) {
+			free(log->meta[i].json);
+			log->meta[i].json = json;
+			return;
+		}
+	XGROW(log->meta, log->meta_cap, log->nmeta + 1);
+	log->meta[log->nmeta].key = xstrdup(key);
+	log->meta[log->nmeta++].json = json;
+}
+
+void oplog_meta_str(struct oplog *log, const char *key, const char *value)
+{
+	meta_set(log, key, quote(log, value));
+}
+
+void oplog_meta_int(struct oplog *log, const char *key, int64_t value)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", (long long)value);
+	meta_set(log, key, xstrdup(buf));
+}
+
+void oplog_meta_real(struct oplog *log, const char *key, double value)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%.17g", value);
+	meta_set(log, key, xstrdup(isfinite(value) ? buf : "null"));
+}
+
+void oplog_meta_strv(struct oplog *log, const char *key, size_t n, const char *const *values)
+{
+	size_t len = 3, cap = 0;
+	char *out = NULL;
+	XGROW(out, cap, len);
+	strcpy(out, "[");
+	for (size_t i = 0; i < n; i++) {
+		char *q = quote(log, values[i]);
+		XGROW(out, cap, strlen(out) + strlen(q) + 4);
+		if (i)
+			strcat(out, ", ");
+		strcat(out, q);
+		free(q);
+	}
+	strcat(out, "]");
+	meta_set(log, key, out);
+}
+
+void oplog_meta_json(struct oplog *log, const char *key, const char *value)
+{
+	meta_set(log, key, xstrdup(value));
+}
+
+static int cmp_field(const void *a, const void *b)
+{
+	return strcmp(((const struct meta_field *)a)->key, ((const struct meta_field *)b)->key);
+}
+
+static int write_meta(struct oplog *log, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	qsort(log->meta, log->nmeta, sizeof *log->meta, cmp_field);
+	fprintf(f, "{\n");
+	for (size_t i = 0; i < log->nmeta; i++) {
+		char *k = quote(log, log->meta[i].key);
+		fprintf(f, "  %s: %s%s\n", k, log->meta[i].json, i + 1 < log->nmeta ? "," : "");
+		free(k);
+	}
+	fprintf(f, "}\n");
+	return fclose(f) ? -1 : 0;
+}
+
 int oplog_close(struct oplog *log, struct rs_error *err)
 {
 	int rc = 0;
@@ -254,13 +350,12 @@ int oplog_close(struct oplog *log, struct rs_error *err)
 	if (log->write_failed || zrc != Z_OK)
 		rc = rs_error_set(err, EXIT_IOERR, log->path, 0, "could not write the log%s%s",
 				  errno ? ": " : "", errno ? strerror(errno) : "");
-	json_object_set_new(log->meta, "records", json_integer((json_int_t)log->records));
-	json_object_set_new(log->meta, "calls", json_integer((json_int_t)log->calls));
-	json_object_set_new(log->meta, "peak_live_bytes",
-			    json_integer((json_int_t)log->peak_bytes));
-	json_object_set_new(log->meta, "time_unit", json_string("ns"));
+	oplog_meta_int(log, "records", (int64_t)log->records);
+	oplog_meta_int(log, "calls", (int64_t)log->calls);
+	oplog_meta_int(log, "peak_live_bytes", (int64_t)log->peak_bytes);
+	oplog_meta_str(log, "time_unit", "ns");
 	char *meta_path = oplog_meta_path(log->path);
-	if (rc == 0 && json_dump_file(log->meta, meta_path, JSON_INDENT(2) | JSON_SORT_KEYS))
+	if (rc == 0 && write_meta(log, meta_path))
 		rc = rs_error_set(err, EXIT_CANTCREAT, meta_path, 0, "cannot write the meta file: %s",
 				  strerror(errno));
 	free(meta_path);
@@ -270,15 +365,14 @@ int oplog_close(struct oplog *log, struct rs_error *err)
 	free(log->tensors);
 	free(log->storages);
 	free(log->line);
-	json_decref(log->meta);
+	for (size_t i = 0; i < log->nmeta; i++) {
+		free(log->meta[i].key);
+		free(log->meta[i].json);
+	}
+	free(log->meta);
 	free(log->path);
 	free(log);
 	return rc;
-}
-
-json_t *oplog_meta(struct oplog *log)
-{
-	return log->meta;
 }
 
 void oplog_new_name(struct oplog *log, char *buf)

@@ -17,7 +17,6 @@
 #ifndef REMATSIM_OPLOG_H
 #define REMATSIM_OPLOG_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,12 +52,19 @@ int oplog_close(struct oplog *log, struct rs_error *err);
  */
 char *oplog_meta_path(const char *path);
 
-/**
- * The meta object written beside the log (borrowed; set fields with
- * json_object_set_new). oplog_close adds records, calls, peak_live_bytes
- * and time_unit itself.
+/*
+ * Fields of the meta side file, written as one JSON object with sorted keys.
+ * Setting a key again replaces it. oplog_close adds records, calls,
+ * peak_live_bytes and time_unit itself. (Plain C, no JSON library: the
+ * recorder must build where only zlib and CUDA are installed.)
  */
-json_t *oplog_meta(struct oplog *log);
+void oplog_meta_str(struct oplog *log, const char *key, const char *value);
+void oplog_meta_int(struct oplog *log, const char *key, int64_t value);
+void oplog_meta_real(struct oplog *log, const char *key, double value);
+/** An array of N strings. */
+void oplog_meta_strv(struct oplog *log, const char *key, size_t n, const char *const *values);
+/** VALUE is JSON text, written as is (an object the caller built). */
+void oplog_meta_json(struct oplog *log, const char *key, const char *value);
 
 /**
  * Write a fresh tensor name ("x<N>", unique within this log) into buf

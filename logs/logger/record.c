@@ -89,20 +89,18 @@ static const struct backend *pick_backend(const char *device)
 	return NULL;
 }
 
-static json_t *sizes_json(const struct model_size *s)
+/* The sizes the model uses, as a JSON object. */
+static void sizes_json(const struct model_size *s, char *buf, size_t n)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "batch", json_integer(s->batch));
-	json_object_set_new(o, "width", json_integer(s->width));
-	json_object_set_new(o, "depth", json_integer(s->depth));
+	int k = snprintf(buf, n, "{\"batch\": %lld, \"width\": %lld, \"depth\": %lld",
+			 (long long)s->batch, (long long)s->width, (long long)s->depth);
 	if (s->seq)
-		json_object_set_new(o, "seq", json_integer(s->seq));
+		k += snprintf(buf + k, n - (size_t)k, ", \"seq\": %lld", (long long)s->seq);
 	if (s->heads)
-		json_object_set_new(o, "heads", json_integer(s->heads));
+		k += snprintf(buf + k, n - (size_t)k, ", \"heads\": %lld", (long long)s->heads);
 	if (s->image)
-		json_object_set_new(o, "image", json_integer(s->image));
-	json_object_set_new(o, "classes", json_integer(s->classes));
-	return o;
+		k += snprintf(buf + k, n - (size_t)k, ", \"image\": %lld", (long long)s->image);
+	snprintf(buf + k, n - (size_t)k, ", \"classes\": %lld}", (long long)s->classes);
 }
 
 int main(int argc, char **argv)
@@ -249,26 +247,24 @@ int main(int argc, char **argv)
 	model_free(m);
 	double wall = wall_s() - t0;
 
-	json_t *meta = oplog_meta(log);
-	json_object_set_new(meta, "model", json_string(desc->name));
-	json_object_set_new(meta, "title", json_string(desc->title));
-	json_object_set_new(meta, "sizes", sizes_json(&size));
-	json_object_set_new(meta, "seed", json_integer((json_int_t)seed));
-	json_object_set_new(meta, "device", json_string(be->name));
-	json_object_set_new(meta, "device_name", json_string(info.device));
-	json_object_set_new(meta, "driver_version", json_string(info.driver));
-	json_object_set_new(meta, "runtime_version", json_string(info.runtime));
-	json_object_set_new(meta, "clock", json_string(info.clock));
-	json_object_set_new(meta, "peak_alloc_bytes", json_integer((json_int_t)rt->alloc_peak_bytes));
-	json_object_set_new(meta, "measured_ops", json_integer((json_int_t)ops));
-	json_object_set_new(meta, "measured_op_time_ns", json_integer((json_int_t)op_time));
-	json_object_set_new(meta, "loss_warmup", json_real(warm_loss));
-	json_object_set_new(meta, "loss", json_real(loss));
-	json_object_set_new(meta, "recorder", json_string("rematsim-record " REMATSIM_VERSION));
-	json_t *args = json_array();
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(args, json_string(argv[i]));
-	json_object_set_new(meta, "argv", args);
+	char sizes_text[512];
+	sizes_json(&size, sizes_text, sizeof sizes_text);
+	oplog_meta_str(log, "model", desc->name);
+	oplog_meta_str(log, "title", desc->title);
+	oplog_meta_json(log, "sizes", sizes_text);
+	oplog_meta_int(log, "seed", (int64_t)seed);
+	oplog_meta_str(log, "device", be->name);
+	oplog_meta_str(log, "device_name", info.device);
+	oplog_meta_str(log, "driver_version", info.driver);
+	oplog_meta_str(log, "runtime_version", info.runtime);
+	oplog_meta_str(log, "clock", info.clock);
+	oplog_meta_int(log, "peak_alloc_bytes", (int64_t)rt->alloc_peak_bytes);
+	oplog_meta_int(log, "measured_ops", (int64_t)ops);
+	oplog_meta_int(log, "measured_op_time_ns", (int64_t)op_time);
+	oplog_meta_real(log, "loss_warmup", warm_loss);
+	oplog_meta_real(log, "loss", loss);
+	oplog_meta_str(log, "recorder", "rematsim-record " REMATSIM_VERSION);
+	oplog_meta_strv(log, "argv", (size_t)argc, (const char *const *)argv);
 
 	uint64_t records = oplog_records(log), calls = oplog_calls(log);
 	uint64_t peak = oplog_peak_live_bytes(log);

@@ -1,9 +1,8 @@
 /*
  * test-logger-cuda.c: the CUDA backend on a real device. Exits 77 (skipped)
  * when the build has no CUDA backend or no device can be opened.
- * - every demo records on the device a well-formed log that replays to its
- *   meta peak, with per-op times;
- * - every demo's gradients on the device match the CPU's (same seed).
+ * Every demo records on the device a well-formed log that replays to its
+ * meta peak. (Gradients against the CPU's: cuda-check.c.)
  * Runs without fork: a CUDA context does not survive one.
  */
 #include <check.h>
@@ -46,44 +45,6 @@ START_TEST(cuda_demo_log)
 }
 END_TEST
 
-static float *grads_of(const struct backend *be, const struct backend_info *info,
-		       const struct model_desc *d, size_t *total)
-{
-	struct rt *rt = rt_new(be, info, NULL, false);
-	struct model *m = model_new(d, rt, &d->tiny, 5);
-	model_iteration(m, MODEL_GRADS);
-	size_t n = 0;
-	for (size_t p = 0; p < m->nparams; p++)
-		n += (size_t)m->grads[p]->numel;
-	float *g = malloc(n * sizeof *g), *at = g;
-	for (size_t p = 0; p < m->nparams; p++) {
-		rt_read(m->grads[p], at);
-		at += m->grads[p]->numel;
-	}
-	model_free(m);
-	rt_free(rt);
-	*total = n;
-	return g;
-}
-
-START_TEST(cuda_gradients_match_cpu)
-{
-	const struct model_desc *d = model_find(names[_i]);
-	struct backend_info cpu_info = {0};
-	char msg[256];
-	backend_cpu.init(&cpu_info, msg, sizeof msg);
-	size_t n1, n2;
-	float *a = grads_of(&backend_cpu, &cpu_info, d, &n1);
-	float *b = grads_of(cuda, &cuda_info, d, &n2);
-	ck_assert_uint_eq(n1, n2);
-	for (size_t i = 0; i < n1; i++)
-		ck_assert_msg(fabsf(a[i] - b[i]) <= 1e-4f + 1e-3f * fabsf(a[i]),
-			      "%s: gradient element %zu: cpu %g, cuda %g", d->name, i, a[i], b[i]);
-	free(a);
-	free(b);
-}
-END_TEST
-
 int main(void)
 {
 	cuda = backend_cuda_get();
@@ -101,7 +62,6 @@ int main(void)
 	Suite *s = suite_create("logger-cuda");
 	TCase *t = tcase_create("cuda");
 	tcase_set_timeout(t, 300);
-	tcase_add_loop_test(t, cuda_gradients_match_cpu, 0, 4);
 	tcase_add_loop_test(t, cuda_demo_log, 0, 4);
 	suite_add_tcase(s, t);
 	SRunner *sr = srunner_create(s);
