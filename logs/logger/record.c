@@ -200,7 +200,8 @@ int main(int argc, char **argv)
 	struct backend_info info = {0};
 	char msg[512] = "";
 	if (be->init(&info, msg, sizeof msg)) {
-		fprintf(stderr, "rematsim-record: no %s device: %s\n", be->name, msg);
+		fprintf(stderr, "rematsim-record: --device %s: no usable %s device (%s)\n", be->name,
+			be == &backend_cpu ? "CPU" : "CUDA", msg);
 		return EXIT_UNAVAILABLE_;
 	}
 

@@ -335,7 +335,7 @@ START_TEST(cli_cuda_unavailable)
 	char out[1024], args[2048];
 	snprintf(out, sizeof out, "%s/cuda.log", test_dir());
 	snprintf(args, sizeof args, "--model mlp --device cuda --out %s", out);
-	ck_assert_int_eq(record_status(args, backend_cuda_get() ? "no cuda device" : "no CUDA backend"),
+	ck_assert_int_eq(record_status(args, backend_cuda_get() ? "no usable CUDA device" : "no CUDA backend"),
 			 69);
 }
 END_TEST
