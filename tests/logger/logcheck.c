@@ -172,6 +172,8 @@ int logcheck_file(const char *path, struct logcheck *c)
 			const char *a = json_string_value(json_object_get(rec, "ANNOTATION"));
 			if (a && !strcmp(a, "START")) {
 				c->starts++;
+				c->forward_ops = c->backward_ops = 0;
+				c->last_forward_op[0] = c->first_backward_op[0] = '\0';
 				in_backward = false;
 				replay_reset(&r);
 			} else if (a && !strcmp(a, "BACKWARD")) {
@@ -199,6 +201,13 @@ int logcheck_file(const char *path, struct logcheck *c)
 			if (strstr(name, "backward") && !in_backward) {
 				rc = fail(c, line, "%s before the BACKWARD annotation", name);
 				break;
+			}
+			if (in_backward) {
+				if (c->backward_ops++ == 0)
+					snprintf(c->first_backward_op, sizeof c->first_backward_op, "%s", name);
+			} else {
+				c->forward_ops++;
+				snprintf(c->last_forward_op, sizeof c->last_forward_op, "%s", name);
 			}
 			size_t i;
 			json_t *v;

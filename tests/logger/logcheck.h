@@ -14,6 +14,9 @@ struct logcheck {
 	long records, calls, mutates, copies, copy_froms, releases, constants, views;
 	long starts, backwards;
 	uint64_t peak_bytes;    /* from the last START on */
+	/* After the last START: the ops around the BACKWARD annotation. */
+	char last_forward_op[64], first_backward_op[64];
+	long forward_ops, backward_ops;
 	char error[512];        /* "" when the log is well-formed */
 };
 

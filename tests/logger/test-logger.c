@@ -163,6 +163,10 @@ START_TEST(demo_log_is_well_formed)
 	ck_assert_int_eq(c.backwards, 2); /* warm-up and measured iterations */
 	ck_assert_int_gt(c.mutates, 0);
 	ck_assert_int_gt(c.calls, 10);
+	/* The split: the loss ends the forward pass, its gradient opens the backward. */
+	ck_assert_str_eq(c.last_forward_op, "cross_entropy");
+	ck_assert_str_eq(c.first_backward_op, "cross_entropy_backward");
+	ck_assert_int_gt(c.backward_ops, c.forward_ops);
 	if (_i != 0)
 		ck_assert_int_gt(c.views, 0);
 	if (!strcmp(model_names[_i], "lstm"))
