@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"                       --out FILE.log[.gz]\n\n"
 		"Run one training iteration of a demo model (after a warm-up iteration)\n"
 		"and record its ops as an op log (../shared/spec/LOG-FORMAT.md), with a\n"
-		"side file FILE.meta.json (device, versions, clock, arguments, peak).\n\n"
+		"side file NAME.meta.json for --out NAME.log[.gz] (device, versions,\n"
+		"clock, arguments, peak_live_bytes: the peak an unbounded replay gives).\n\n"
 		"Models:\n");
 	for (size_t i = 0; model_registry[i]; i++) {
 		const struct model_desc *d = model_registry[i];
