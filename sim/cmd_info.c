@@ -1,4 +1,309 @@
+/*
+ * cmd_info.c: `rematsim info` (what a log holds) and `rematsim check`
+ * (every problem in a log). Both take plain, gzip and zip-member logs; a
+ * bare ARCHIVE.zip lists (info) or checks (check) the models of its
+ * manifest.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "cmd.h"
+#include "schedule.h"
+#include "sha256.h"
+#include "source.h"
 #include "util.h"
-int cmd_info(int argc, char **argv) { (void)argc; (void)argv; return EXIT_SOFTWARE; }
-int cmd_check(int argc, char **argv) { (void)argc; (void)argv; return EXIT_SOFTWARE; }
+
+static const char info_help[] =
+	"usage: rematsim info [--json] [--from-start] [--preallocate] LOG...\n"
+	"\n"
+	"Print what each op log holds: the count of each record type, ops\n"
+	"(forward / backward / constant), tensors, storages, aliases, the total\n"
+	"compute (sum of op times), constant memory and the largest op output.\n"
+	"LOG is a .log, a .log.gz, or ARCHIVE.zip:MEMBER (a path in the archive\n"
+	"or a model name of its manifest.json); a bare ARCHIVE.zip lists its models.\n"
+	"\n"
+	"  --json         one JSON object per log (per model for a bare archive)\n"
+	"  --from-start   replay from the first record, not after the START annotation\n"
+	"  --preallocate  count live outputs as preallocated instead of pinned\n"
+	"\n"
+	"Exit status: 0 ok, 64 usage, 65 malformed log, 66 missing input.\n";
+
+static const char check_help[] =
+	"usage: rematsim check [--from-start] [--max-problems N] LOG...\n"
+	"\n"
+	"Validate op logs, printing every problem as FILE:LINE: message on stderr.\n"
+	"A bare ARCHIVE.zip checks every model of its manifest.\n"
+	"\n"
+	"Exit status: 0 when every log is clean, 65 when a log has problems,\n"
+	"66 when an input is missing, 64 usage.\n";
+
+struct log_opts {
+	bool json;
+	struct read_options read;
+	int max_problems;
+};
+
+/* Parse common options; returns the index of the first log, or -1 (usage), -2 (help). */
+static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"from-start", no_argument, NULL, 's'},
+		{"preallocate", no_argument, NULL, 'p'},
+		{"max-problems", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof *o);
+	o->max_problems = 100;
+	o->read.digest = true;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			if (check)
+				goto bad;
+			o->json = true;
+			break;
+		case 's':
+			o->read.from_start = true;
+			break;
+		case 'p':
+			o->read.preallocate = true;
+			break;
+		case 'm': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (!check || *end || n < 1 || n > 1000000) {
+				fprintf(stderr, "rematsim %s: --max-problems takes a count from 1 to 1000000\n", argv[0]);
+				return -1;
+			}
+			o->max_problems = (int)n;
+			break;
+		}
+		case 'h':
+			return -2;
+		default:
+		bad:
+			fprintf(stderr, "rematsim %s: unknown option '%s'\n", argv[0], argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "rematsim %s: no log given\n", argv[0]);
+		return -1;
+	}
+	return optind;
+}
+
+static void print_info_text(const struct schedule *s)
+{
+	char hex[65];
+	sha256_hex(s->sha256, hex);
+	printf("%s\n", s->source);
+	printf("  lines          %" PRIu64, s->lines);
+	if (s->has_start && !s->from_start)
+		printf(" (replayed after START on line %" PRIu64 ")", s->skipped_lines);
+	else if (s->has_start)
+		printf(" (replayed from the top, START ignored)");
+	printf("\n  records       ");
+	for (int k = 0; k < REC_KIND_COUNT; k++)
+		printf(" %s %" PRIu64 "%s", record_kind_name((enum record_kind)k), s->records[k],
+		       k + 1 < REC_KIND_COUNT ? "," : "\n");
+	printf("  ops            %zu (forward %zu, backward %zu, constant %zu)\n", s->n_ops,
+	       s->n_forward_ops, s->n_backward_ops, s->n_constants);
+	printf("  tensors        %zu (aliases %zu), storages %zu, handles %zu\n", s->n_tensors,
+	       s->n_aliases, s->n_storages, s->n_handles);
+	printf("  commands       %zu (final pins %zu)\n", s->n_cmds, s->n_pins_final);
+	printf("  total compute  %" PRId64 " ns (%.3f ms)\n", s->total_compute, s->total_compute / 1e6);
+	printf("  const memory   %" PRIu64 " bytes (%.1f MiB)\n", s->const_memory,
+	       s->const_memory / 1048576.0);
+	printf("  largest output %" PRIu64 " bytes (%.1f MiB)\n", s->max_output_size,
+	       s->max_output_size / 1048576.0);
+	if (s->preallocate)
+		printf("  output ram     %" PRIu64 " bytes (preallocated)\n", s->output_ram);
+	printf("  sha256         %s\n", hex);
+}
+
+static json_t *info_json(const struct schedule *s)
+{
+	char hex[65];
+	sha256_hex(s->sha256, hex);
+	json_t *rec = json_object();
+	for (int k = 0; k < REC_KIND_COUNT; k++)
+		json_object_set_new(rec, record_kind_name((enum record_kind)k),
+				    json_integer((json_int_t)s->records[k]));
+	json_t *o = json_object();
+	json_object_set_new(o, "log", json_string(s->source));
+	json_object_set_new(o, "sha256", json_string(hex));
+	json_object_set_new(o, "lines", json_integer((json_int_t)s->lines));
+	json_object_set_new(o, "has_start", json_boolean(s->has_start));
+	json_object_set_new(o, "from_start", json_boolean(s->from_start));
+	json_object_set_new(o, "records", rec);
+	json_object_set_new(o, "ops", json_integer((json_int_t)s->n_ops));
+	json_object_set_new(o, "forward_ops", json_integer((json_int_t)s->n_forward_ops));
+	json_object_set_new(o, "backward_ops", json_integer((json_int_t)s->n_backward_ops));
+	json_object_set_new(o, "constants", json_integer((json_int_t)s->n_constants));
+	json_object_set_new(o, "tensors", json_integer((json_int_t)s->n_tensors));
+	json_object_set_new(o, "storages", json_integer((json_int_t)s->n_storages));
+	json_object_set_new(o, "aliases", json_integer((json_int_t)s->n_aliases));
+	json_object_set_new(o, "handles", json_integer((json_int_t)s->n_handles));
+	json_object_set_new(o, "commands", json_integer((json_int_t)s->n_cmds));
+	json_object_set_new(o, "total_compute", json_integer(s->total_compute));
+	json_object_set_new(o, "const_memory", json_integer((json_int_t)s->const_memory));
+	json_object_set_new(o, "max_output_size", json_integer((json_int_t)s->max_output_size));
+	if (s->preallocate)
+		json_object_set_new(o, "output_ram", json_integer((json_int_t)s->output_ram));
+	return o;
+}
+
+static void print_json_line(json_t *o)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	puts(text);
+	free(text);
+	json_decref(o);
+}
+
+/* List the models of a bare archive. */
+static int list_archive(const char *path, bool json)
+{
+	struct manifest *m;
+	struct rs_error err;
+	if (manifest_read(path, &m, &err) < 0) {
+		rs_error_print(&err);
+		return err.status;
+	}
+	if (!json)
+		printf("%s: %zu model%s (replay one as '%s:NAME')\n", path, m->n_models,
+		       m->n_models == 1 ? "" : "s", path);
+	for (size_t i = 0; i < m->n_models; i++) {
+		const struct manifest_model *mm = &m->models[i];
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "archive", json_string(path));
+			json_object_set_new(o, "name", json_string(mm->name));
+			json_object_set_new(o, "title", json_string(mm->title));
+			json_object_set_new(o, "desc", json_string(mm->desc));
+			json_object_set_new(o, "log", json_string(mm->log));
+			json_object_set_new(o, "has_start", json_boolean(mm->has_start));
+			print_json_line(o);
+		} else {
+			printf("  %-24s %-12s %s%s\n", mm->name, mm->desc, mm->log,
+			       mm->has_start ? "" : " (no START)");
+		}
+	}
+	manifest_free(m);
+	return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct log_opts o;
+	int first = parse_opts(argc, argv, &o, false);
+	if (first == -2) {
+		fputs(info_help, stdout);
+		return 0;
+	}
+	if (first < 0) {
+		fputs(info_help, stderr);
+		return EXIT_USAGE;
+	}
+	int status = 0;
+	for (int i = first; i < argc; i++) {
+		if (source_is_bare_zip(argv[i])) {
+			int rc = list_archive(argv[i], o.json);
+			if (rc && !status)
+				status = rc;
+			continue;
+		}
+		struct schedule *s;
+		struct rs_error err;
+		if (schedule_read(argv[i], &o.read, &s, &err) < 0) {
+			rs_error_print(&err);
+			if (!status)
+				status = err.status;
+			continue;
+		}
+		if (o.json)
+			print_json_line(info_json(s));
+		else
+			print_info_text(s);
+		schedule_free(s);
+	}
+	return status;
+}
+
+static void report_problem(void *ctx, const struct rs_error *e)
+{
+	(void)ctx;
+	rs_error_print(e);
+}
+
+/* Check one loadable spec; returns 0 clean, else an exit status. */
+static int check_one(const char *spec, const struct log_opts *o)
+{
+	char *data;
+	size_t len;
+	struct rs_error err;
+	if (source_load(spec, &data, &len, &err) < 0) {
+		rs_error_print(&err);
+		return err.status;
+	}
+	int n = schedule_check(spec, data, len, &o->read, o->max_problems, report_problem, NULL);
+	free(data);
+	if (n) {
+		fprintf(stderr, "rematsim: %s: %d problem%s%s\n", spec, n, n == 1 ? "" : "s",
+			n >= o->max_problems ? " (stopped at --max-problems)" : "");
+		return EXIT_DATAERR;
+	}
+	printf("%s: ok\n", spec);
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct log_opts o;
+	int first = parse_opts(argc, argv, &o, true);
+	if (first == -2) {
+		fputs(check_help, stdout);
+		return 0;
+	}
+	if (first < 0) {
+		fputs(check_help, stderr);
+		return EXIT_USAGE;
+	}
+	int status = 0;
+	for (int i = first; i < argc; i++) {
+		int rc = 0;
+		if (source_is_bare_zip(argv[i])) {
+			struct manifest *m;
+			struct rs_error err;
+			if (manifest_read(argv[i], &m, &err) < 0) {
+				rs_error_print(&err);
+				rc = err.status;
+			} else {
+				for (size_t k = 0; k < m->n_models; k++) {
+					struct log_opts mo = o;
+					mo.read.from_start = o.read.from_start || !m->models[k].has_start;
+					int r = check_one(m->models[k].spec, &mo);
+					if (r && !rc)
+						rc = r;
+				}
+				manifest_free(m);
+			}
+		} else {
+			rc = check_one(argv[i], &o);
+		}
+		if (rc && (!status || status == EXIT_DATAERR))
+			status = rc == EXIT_DATAERR && status ? status : rc;
+	}
+	return status;
+}

@@ -1,10 +1,980 @@
-/* schedule.c: placeholder while the reader is written (see schedule.h). */
+/*
+ * schedule.c: from op-log records to the schedule the runtime replays
+ * (SIMULATION.md section 1, LOG-FORMAT.md).
+ *
+ * One pass over the lines: each line is decoded with jansson, checked, and
+ * turned into ops, tensors, storages and commands appended to flat arrays.
+ * Handle names live in one open-addressing table; a handle keeps the slot
+ * it got when first mapped, so the final pins of live outputs come out in
+ * first-mapped order, as the reference emits them.
+ *
+ * Errors: in read mode the first problem stops the build; in check mode
+ * (schedule_check) every problem is reported and the build goes on, the
+ * results of a broken record being "poisoned" so that one bad record does
+ * not cascade into a report on every later use of its names.
+ */
 #include "schedule.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
-int schedule_read(const char *spec, const struct read_options *opt,
-		  struct schedule **out, struct rs_error *err)
+#include <string.h>
+
+#include <jansson.h>
+
+#include "sha256.h"
+#include "source.h"
+
+#define POISON UINT32_MAX
+
+static const char *const kind_names[REC_KIND_COUNT] = {
+	"ANNOTATE", "CONSTANT", "MEMORY", "ALIAS", "CALL",
+	"MUTATE", "COPY", "COPY_FROM", "RELEASE",
+};
+
+const char *record_kind_name(enum record_kind k)
 {
-	(void)opt; *out = NULL;
-	return rs_error_set(err, EXIT_SOFTWARE, spec, 0, "reader not written yet");
+	return (unsigned)k < REC_KIND_COUNT ? kind_names[k] : "?";
 }
-void schedule_free(struct schedule *s) { (void)s; }
+
+/* A decoded record: its kind, line and JSON object (owned). */
+struct rec {
+	enum record_kind kind;
+	long line;
+	json_t *j;
+};
+
+struct handle {
+	uint32_t name;   /* offset in strings */
+	uint32_t tensor; /* POISON when its defining record was broken */
+};
+
+struct builder {
+	const char *file;
+	const struct read_options *opt;
+	struct schedule *s;
+	size_t cap_cmds, cap_ops, cap_tensors, cap_storages, cap_args, cap_strings;
+
+	/* lines */
+	const char *data, *end, *pos;
+	long line;
+	struct rec pushed; /* one record of lookahead, pushed back */
+	bool has_pushed;
+
+	/* handles: table of slot+1 (0 = empty), keyed by name */
+	struct handle *handles;
+	size_t n_handles, cap_handles;
+	uint32_t *table;
+	size_t table_size;
+
+	int64_t *refs; /* external refs per tensor */
+	size_t cap_refs;
+	bool in_bwd;
+
+	/* errors */
+	int max_errors; /* stop after this many (1 = read mode) */
+	int n_errors;
+	struct rs_error *err;
+	void (*report)(void *ctx, const struct rs_error *e);
+	void *report_ctx;
+};
+
+/* ------------------------------------------------------------------ */
+/* Errors */
+
+static void problem(struct builder *b, int status, long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void problem(struct builder *b, int status, long line, const char *fmt, ...)
+{
+	struct rs_error e;
+	va_list ap;
+	va_start(ap, fmt);
+	rs_error_vset(&e, status, b->file, line, fmt, ap);
+	va_end(ap);
+	if (b->n_errors == 0 && b->err)
+		*b->err = e;
+	b->n_errors++;
+	if (b->report)
+		b->report(b->report_ctx, &e);
+}
+
+static bool stop(const struct builder *b)
+{
+	return b->n_errors >= b->max_errors;
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings and handles */
+
+static uint32_t add_string(struct builder *b, const char *str)
+{
+	struct schedule *s = b->s;
+	size_t n = strlen(str) + 1;
+	XGROW(s->strings, b->cap_strings, s->strings_len + n);
+	uint32_t off = (uint32_t)s->strings_len;
+	memcpy(s->strings + off, str, n);
+	s->strings_len += n;
+	return off;
+}
+
+static uint64_t hash_str(const char *str)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 1099511628211ULL;
+	return h;
+}
+
+static void table_rehash(struct builder *b)
+{
+	size_t size = b->table_size ? b->table_size * 2 : 1024;
+	uint32_t *t = xcalloc(size, sizeof *t);
+	for (size_t i = 0; i < b->n_handles; i++) {
+		size_t k = hash_str(b->s->strings + b->handles[i].name) & (size - 1);
+		while (t[k])
+			k = (k + 1) & (size - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(b->table);
+	b->table = t;
+	b->table_size = size;
+}
+
+/* The handle named str, or NULL. */
+static struct handle *handle_find(struct builder *b, const char *str)
+{
+	if (!b->table_size)
+		return NULL;
+	size_t k = hash_str(str) & (b->table_size - 1);
+	while (b->table[k]) {
+		struct handle *h = &b->handles[b->table[k] - 1];
+		if (!strcmp(b->s->strings + h->name, str))
+			return h;
+		k = (k + 1) & (b->table_size - 1);
+	}
+	return NULL;
+}
+
+/* Map str to tensor t: re-points an existing handle (keeping its slot). */
+static void handle_map(struct builder *b, const char *str, uint32_t t)
+{
+	struct handle *h = handle_find(b, str);
+	if (h) {
+		h->tensor = t;
+		return;
+	}
+	if ((b->n_handles + 1) * 2 > b->table_size)
+		table_rehash(b);
+	XGROW(b->handles, b->cap_handles, b->n_handles + 1);
+	h = &b->handles[b->n_handles++];
+	h->name = add_string(b, str);
+	h->tensor = t;
+	size_t k = hash_str(str) & (b->table_size - 1);
+	while (b->table[k])
+		k = (k + 1) & (b->table_size - 1);
+	b->table[k] = (uint32_t)b->n_handles;
+}
+
+/* ------------------------------------------------------------------ */
+/* Schedule growth */
+
+static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
+{
+	struct schedule *s = b->s;
+	XGROW(s->cmds, b->cap_cmds, s->n_cmds + 1);
+	s->cmds[s->n_cmds].kind = kind;
+	s->cmds[s->n_cmds].id = id;
+	s->n_cmds++;
+}
+
+static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
+{
+	struct schedule *s = b->s;
+	XGROW(s->storages, b->cap_storages, s->n_storages + 1);
+	struct sched_storage *st = &s->storages[s->n_storages];
+	memset(st, 0, sizeof *st);
+	st->size = size;
+	st->root = root;
+	return (uint32_t)s->n_storages++;
+}
+
+/* Start an op with the given argument tensors; outputs are added after. */
+static uint32_t new_op(struct builder *b, const char *name, int64_t cost,
+		       const uint32_t *args, size_t n_args, long line)
+{
+	struct schedule *s = b->s;
+	XGROW(s->ops, b->cap_ops, s->n_ops + 1);
+	struct sched_op *op = &s->ops[s->n_ops];
+	memset(op, 0, sizeof *op);
+	op->cost = cost;
+	op->name = add_string(b, name);
+	op->line = (uint32_t)line;
+	op->backward = b->in_bwd;
+	size_t first = s->n_op_args;
+	XGROW(s->op_args, b->cap_args, first + n_args + 1);
+	if (n_args)
+		memcpy(s->op_args + first, args, n_args * sizeof *args);
+	s->n_op_args += n_args;
+	op->args = (uint32_t)first;
+	op->n_args = (uint32_t)n_args;
+	op->outs = (uint32_t)s->n_tensors;
+	s->total_compute += cost;
+	return (uint32_t)s->n_ops++;
+}
+
+/* Add output `index` of op: a view of argument `alias`, or new storage. */
+static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
+			   uint64_t size, const char *name)
+{
+	struct schedule *s = b->s;
+	struct sched_op *op = &s->ops[op_id];
+	XGROW(s->tensors, b->cap_tensors, s->n_tensors + 1);
+	XGROW(b->refs, b->cap_refs, s->n_tensors + 1);
+	uint32_t t = (uint32_t)s->n_tensors++;
+	struct sched_tensor *st = &s->tensors[t];
+	memset(st, 0, sizeof *st);
+	st->op = op_id;
+	st->index = op->n_outs++;
+	st->alias = alias;
+	st->name = add_string(b, name);
+	if (alias >= 0) {
+		st->storage = s->tensors[s->op_args[op->args + (uint32_t)alias]].storage;
+		s->n_aliases++;
+	} else {
+		st->storage = new_storage(b, size, t);
+		op->total_size += size;
+	}
+	b->refs[t] = 1;
+	return t;
+}
+
+static void finish_op(struct builder *b, uint32_t op_id)
+{
+	struct schedule *s = b->s;
+	struct sched_op *op = &s->ops[op_id];
+	if (op->total_size > s->max_output_size)
+		s->max_output_size = op->total_size;
+	if (op->constant) {
+		s->n_constants++;
+		s->const_memory += op->total_size;
+	} else if (op->backward) {
+		s->n_backward_ops++;
+	} else {
+		s->n_forward_ops++;
+	}
+	emit(b, CMD_COMPUTE, op_id);
+}
+
+/* ------------------------------------------------------------------ */
+/* Records */
+
+static enum record_kind kind_of(const char *instr, bool *ok)
+{
+	*ok = true;
+	for (int k = 0; k < REC_KIND_COUNT; k++)
+		if (!strcmp(instr, kind_names[k]))
+			return (enum record_kind)k;
+	*ok = false;
+	return REC_ANNOTATE;
+}
+
+/*
+ * Decode the next non-blank line into r. Returns 1 for a record, 0 at the
+ * end, -1 for a broken line (reported; skipped by the caller).
+ */
+static int next_line(struct builder *b, struct rec *r)
+{
+	for (;;) {
+		if (b->pos >= b->end)
+			return 0;
+		const char *start = b->pos;
+		const char *nl = memchr(start, '\n', (size_t)(b->end - start));
+		const char *stop_at = nl ? nl : b->end;
+		b->pos = nl ? nl + 1 : b->end;
+		b->line++;
+		size_t len = (size_t)(stop_at - start);
+		while (len && (start[len - 1] == '\r' || start[len - 1] == ' ' || start[len - 1] == '\t'))
+			len--;
+		if (len == 0)
+			continue; /* blank lines carry nothing */
+		json_error_t je;
+		json_t *j = json_loadb(start, len, 0, &je);
+		if (!j) {
+			problem(b, EXIT_DATAERR, b->line, "invalid JSON at column %d: %s", je.column, je.text);
+			return -1;
+		}
+		if (!json_is_object(j)) {
+			json_decref(j);
+			problem(b, EXIT_DATAERR, b->line, "a record must be a JSON object");
+			return -1;
+		}
+		json_t *ins = json_object_get(j, "INSTRUCTION");
+		if (!json_is_string(ins)) {
+			json_decref(j);
+			problem(b, EXIT_DATAERR, b->line, "record has no string \"INSTRUCTION\" field");
+			return -1;
+		}
+		bool ok;
+		r->kind = kind_of(json_string_value(ins), &ok);
+		if (!ok) {
+			problem(b, EXIT_DATAERR, b->line, "unknown instruction \"%s\"", json_string_value(ins));
+			json_decref(j);
+			return -1;
+		}
+		r->line = b->line;
+		r->j = j;
+		b->s->records[r->kind]++;
+		return 1;
+	}
+}
+
+/* Next record, honouring the pushback slot; skips broken lines. */
+static int next_rec(struct builder *b, struct rec *r)
+{
+	if (b->has_pushed) {
+		*r = b->pushed;
+		b->has_pushed = false;
+		return 1;
+	}
+	int rc;
+	while ((rc = next_line(b, r)) < 0)
+		if (stop(b))
+			return -1;
+	return rc;
+}
+
+static void push_back(struct builder *b, const struct rec *r)
+{
+	b->pushed = *r;
+	b->has_pushed = true;
+}
+
+static const char *get_str(struct builder *b, const struct rec *r, const char *key)
+{
+	json_t *v = json_object_get(r->j, key);
+	if (json_is_string(v))
+		return json_string_value(v);
+	problem(b, EXIT_DATAERR, r->line, "%s record %s field \"%s\"", record_kind_name(r->kind),
+		v ? "has a non-string" : "lacks the", key);
+	return NULL;
+}
+
+/* A non-negative integer given as a string of digits or a JSON integer. */
+static bool get_count(struct builder *b, const struct rec *r, const char *key, uint64_t *out)
+{
+	json_t *v = json_object_get(r->j, key);
+	if (!v) {
+		problem(b, EXIT_DATAERR, r->line, "%s record lacks the \"%s\" field",
+			record_kind_name(r->kind), key);
+		return false;
+	}
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0) {
+			problem(b, EXIT_DATAERR, r->line, "%s is negative (%" JSON_INTEGER_FORMAT ")",
+				key, json_integer_value(v));
+			return false;
+		}
+		*out = (uint64_t)json_integer_value(v);
+		return true;
+	}
+	if (json_is_string(v)) {
+		const char *p = json_string_value(v);
+		uint64_t x = 0;
+		if (*p == '-') {
+			problem(b, EXIT_DATAERR, r->line, "%s is negative (\"%s\")", key, p);
+			return false;
+		}
+		if (!*p)
+			goto bad;
+		for (; *p; p++) {
+			if (*p < '0' || *p > '9')
+				goto bad;
+			if (x > (UINT64_C(1) << 62) / 10) {
+				problem(b, EXIT_DATAERR, r->line, "%s is too large (\"%s\")", key,
+					json_string_value(v));
+				return false;
+			}
+			x = x * 10 + (uint64_t)(*p - '0');
+		}
+		*out = x;
+		return true;
+	}
+bad:
+	problem(b, EXIT_DATAERR, r->line, "%s must be a non-negative integer (a string of digits), not %s",
+		key, json_is_string(v) ? json_string_value(v) : "a JSON value of another type");
+	return false;
+}
+
+/* ALIAS: "-1" or "k" as a string, or a JSON integer. */
+static bool get_alias(struct builder *b, const struct rec *r, int64_t *out)
+{
+	json_t *v = json_object_get(r->j, "ALIAS");
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return true;
+	}
+	if (json_is_string(v)) {
+		const char *p = json_string_value(v);
+		char *endp;
+		long long x = strtoll(p, &endp, 10);
+		if (*p && !*endp && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))) {
+			*out = x;
+			return true;
+		}
+	}
+	problem(b, EXIT_DATAERR, r->line, "ALIAS record %s \"ALIAS\" field (want \"-1\" or an argument index)",
+		v ? "has a malformed" : "lacks the");
+	return false;
+}
+
+/* An array of strings; returns the array (borrowed) or NULL. */
+static json_t *get_names(struct builder *b, const struct rec *r, const char *key)
+{
+	json_t *v = json_object_get(r->j, key);
+	if (!json_is_array(v)) {
+		problem(b, EXIT_DATAERR, r->line, "%s record %s \"%s\" list", record_kind_name(r->kind),
+			v ? "has a malformed" : "lacks the", key);
+		return NULL;
+	}
+	for (size_t i = 0; i < json_array_size(v); i++)
+		if (!json_is_string(json_array_get(v, i))) {
+			problem(b, EXIT_DATAERR, r->line, "%s[%zu] is not a string", key, i);
+			return NULL;
+		}
+	return v;
+}
+
+/* Look up a handle that must exist: its tensor, or POISON (reported if unknown). */
+static bool lookup(struct builder *b, const struct rec *r, const char *name, const char *role,
+		   uint32_t *t)
+{
+	struct handle *h = handle_find(b, name);
+	if (!h) {
+		problem(b, EXIT_DATAERR, r->line, "%s names tensor \"%s\", which was never defined", role, name);
+		return false;
+	}
+	*t = h->tensor;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* The walk */
+
+static void poison_names(struct builder *b, json_t *names)
+{
+	for (size_t i = 0; names && i < json_array_size(names); i++)
+		handle_map(b, json_string_value(json_array_get(names, i)), POISON);
+}
+
+/* Read the MEMORY (and, for CALL, ALIAS) record that must follow for name. */
+static bool expect_follow(struct builder *b, const struct rec *owner, enum record_kind want,
+			  const char *name, struct rec *got)
+{
+	int rc = next_rec(b, got);
+	if (rc <= 0) {
+		if (rc == 0)
+			problem(b, EXIT_DATAERR, owner->line,
+				"%s of \"%s\" is not followed by its %s record (end of log)",
+				record_kind_name(owner->kind), name, record_kind_name(want));
+		return false;
+	}
+	if (got->kind != want) {
+		problem(b, EXIT_DATAERR, got->line,
+			"expected the %s record of \"%s\" (from the %s on line %ld), found %s",
+			record_kind_name(want), name, record_kind_name(owner->kind), owner->line,
+			record_kind_name(got->kind));
+		/* Resynchronise: a record that starts something is replayed;
+		 * a misplaced MEMORY/ALIAS belongs to this op and is dropped. */
+		if (got->kind == REC_MEMORY || got->kind == REC_ALIAS)
+			json_decref(got->j);
+		else
+			push_back(b, got);
+		return false;
+	}
+	const char *n = get_str(b, got, "NAME");
+	if (!n) {
+		json_decref(got->j);
+		return false;
+	}
+	if (strcmp(n, name) != 0) {
+		problem(b, EXIT_DATAERR, got->line,
+			"%s record names \"%s\" but the %s on line %ld expects \"%s\" here",
+			record_kind_name(want), n, record_kind_name(owner->kind), owner->line, name);
+		json_decref(got->j);
+		return false;
+	}
+	return true;
+}
+
+static void do_constant(struct builder *b, const struct rec *r)
+{
+	const char *name = get_str(b, r, "NAME");
+	if (!name)
+		return;
+	struct rec m;
+	uint64_t size;
+	if (!expect_follow(b, r, REC_MEMORY, name, &m)) {
+		handle_map(b, name, POISON);
+		return;
+	}
+	bool ok = get_count(b, &m, "MEMORY", &size);
+	json_decref(m.j);
+	if (!ok) {
+		handle_map(b, name, POISON);
+		return;
+	}
+	uint32_t op = new_op(b, "constant", 0, NULL, 0, r->line);
+	b->s->ops[op].constant = 1;
+	uint32_t t = new_output(b, op, -1, size, name);
+	finish_op(b, op);
+	emit(b, CMD_PIN, t);
+	handle_map(b, name, t);
+}
+
+static void do_call(struct builder *b, const struct rec *r)
+{
+	const char *name = get_str(b, r, "NAME");
+	json_t *args = get_names(b, r, "ARGS");
+	json_t *res = get_names(b, r, "RESULT");
+	uint64_t time = 0;
+	bool ok = name && args && res && get_count(b, r, "TIME", &time);
+	size_t n_args = args ? json_array_size(args) : 0;
+	size_t n_res = res ? json_array_size(res) : 0;
+	uint64_t *sizes = xcalloc(n_res + 1, sizeof *sizes);
+	int32_t *alias = xcalloc(n_res + 1, sizeof *alias);
+	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
+	bool poisoned = false;
+
+	/* The MEMORY/ALIAS pairs come first: read them even if the CALL is broken. */
+	for (size_t i = 0; i < n_res && !stop(b); i++) {
+		const char *rn = json_string_value(json_array_get(res, i));
+		struct rec m, a;
+		if (!expect_follow(b, r, REC_MEMORY, rn, &m)) {
+			ok = false;
+			break;
+		}
+		if (!get_count(b, &m, "MEMORY", &sizes[i]))
+			ok = false;
+		json_decref(m.j);
+		if (!expect_follow(b, r, REC_ALIAS, rn, &a)) {
+			ok = false;
+			break;
+		}
+		int64_t k;
+		if (!get_alias(b, &a, &k)) {
+			ok = false;
+		} else if (k < -1 || k >= (int64_t)n_args) {
+			problem(b, EXIT_DATAERR, a.line,
+				"ALIAS %" PRId64 " of \"%s\" is out of range: the op has %zu argument%s",
+				k, rn, n_args, n_args == 1 ? "" : "s");
+			ok = false;
+		} else {
+			alias[i] = (int32_t)k;
+		}
+		json_decref(a.j);
+	}
+	for (size_t i = 0; i < n_args && !stop(b); i++) {
+		const char *an = json_string_value(json_array_get(args, i));
+		if (!lookup(b, r, an, "ARGS", &targs[i]))
+			ok = false;
+		else if (targs[i] == POISON)
+			poisoned = true;
+	}
+	for (size_t i = 0; ok && i < n_res; i++) {
+		const char *rn = json_string_value(json_array_get(res, i));
+		struct handle *h = handle_find(b, rn);
+		if (h && h->tensor != POISON) {
+			problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is already defined", rn);
+			ok = false;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(rn, json_string_value(json_array_get(res, j)))) {
+				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice", rn);
+				ok = false;
+			}
+	}
+	if (!ok || poisoned || time > INT64_MAX) {
+		poison_names(b, res);
+		goto out;
+	}
+	if (strstr(name, "backward"))
+		b->in_bwd = true;
+	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
+	uint32_t *outs = xcalloc(n_res + 1, sizeof *outs);
+	for (size_t i = 0; i < n_res; i++)
+		outs[i] = new_output(b, op, alias[i], alias[i] >= 0 ? 0 : sizes[i],
+				     json_string_value(json_array_get(res, i)));
+	finish_op(b, op);
+	for (size_t i = 0; i < n_res; i++)
+		handle_map(b, json_string_value(json_array_get(res, i)), outs[i]);
+	free(outs);
+out:
+	free(sizes);
+	free(alias);
+	free(targs);
+}
+
+static void do_mutate(struct builder *b, const struct rec *r)
+{
+	const char *name = get_str(b, r, "NAME");
+	json_t *args = get_names(b, r, "ARGS");
+	json_t *mut = json_object_get(r->j, "MUTATE");
+	uint64_t time = 0;
+	bool ok = name && args && get_count(b, r, "TIME", &time);
+	if (!json_is_array(mut)) {
+		problem(b, EXIT_DATAERR, r->line, "MUTATE record %s \"MUTATE\" list",
+			mut ? "has a malformed" : "lacks the");
+		return;
+	}
+	if (!ok)
+		return;
+	size_t n_args = json_array_size(args), n_mut = json_array_size(mut);
+	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
+	size_t *idx = xcalloc(n_mut + 1, sizeof *idx);
+	bool poisoned = false;
+	for (size_t i = 0; ok && i < n_mut; i++) {
+		json_t *v = json_array_get(mut, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) >= (json_int_t)n_args) {
+			char shown[64] = "not an integer";
+			if (json_is_integer(v))
+				snprintf(shown, sizeof shown, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			problem(b, EXIT_DATAERR, r->line,
+				"MUTATE[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
+				n_args, n_args == 1 ? "" : "s");
+			ok = false;
+		} else {
+			idx[i] = (size_t)json_integer_value(v);
+		}
+	}
+	for (size_t i = 0; ok && i < n_args; i++) {
+		if (!lookup(b, r, json_string_value(json_array_get(args, i)), "ARGS", &targs[i]))
+			ok = false;
+		else if (targs[i] == POISON)
+			poisoned = true;
+	}
+	if (!ok || poisoned || time > INT64_MAX) {
+		for (size_t i = 0; i < n_mut && ok; i++)
+			handle_map(b, json_string_value(json_array_get(args, idx[i])), POISON);
+		goto out;
+	}
+	if (strstr(name, "backward"))
+		b->in_bwd = true;
+	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
+	b->s->ops[op].mutate = 1;
+	uint32_t first = (uint32_t)b->s->n_tensors;
+	for (size_t i = 0; i < n_mut; i++)
+		new_output(b, op, -1, schedule_tensor_bytes(b->s, targs[idx[i]]),
+			   json_string_value(json_array_get(args, idx[i])));
+	finish_op(b, op);
+	for (size_t i = 0; i < n_mut; i++) {
+		const char *an = json_string_value(json_array_get(args, idx[i]));
+		uint32_t old = POISON;
+		lookup(b, r, an, "ARGS", &old); /* the current tensor of that name */
+		handle_map(b, an, first + (uint32_t)i);
+		if (old != POISON) {
+			b->refs[old]--;
+			emit(b, CMD_RELEASE, old);
+		}
+	}
+out:
+	free(targs);
+	free(idx);
+}
+
+static void do_copy(struct builder *b, const struct rec *r, bool from)
+{
+	const char *dst = get_str(b, r, "DST");
+	const char *src = get_str(b, r, "SRC");
+	if (!dst || !src)
+		return;
+	uint32_t ts, old = POISON;
+	if (!lookup(b, r, src, "SRC", &ts)) {
+		handle_map(b, dst, POISON);
+		return;
+	}
+	struct handle *hd = handle_find(b, dst);
+	if (from) {
+		if (!hd) {
+			problem(b, EXIT_DATAERR, r->line, "COPY_FROM into \"%s\", which was never defined", dst);
+			return;
+		}
+		old = hd->tensor;
+	} else if (hd && hd->tensor != POISON) {
+		problem(b, EXIT_DATAERR, r->line, "COPY to \"%s\", which is already defined", dst);
+		return;
+	}
+	handle_map(b, dst, ts);
+	if (from && old != POISON) {
+		b->refs[old]--;
+		emit(b, CMD_RELEASE, old);
+	}
+	if (ts != POISON) {
+		b->refs[ts]++;
+		emit(b, CMD_GET, ts);
+	}
+}
+
+static void do_release(struct builder *b, const struct rec *r)
+{
+	const char *name = get_str(b, r, "NAME");
+	if (!name)
+		return;
+	struct handle *h = handle_find(b, name);
+	if (!h || h->tensor == POISON)
+		return; /* releases of unknown names are ignored, as the reference does */
+	b->refs[h->tensor]--;
+	emit(b, CMD_RELEASE, h->tensor);
+}
+
+static void do_record(struct builder *b, struct rec *r)
+{
+	switch (r->kind) {
+	case REC_ANNOTATE: {
+		const char *a = get_str(b, r, "ANNOTATION");
+		if (a && !strcmp(a, "BACKWARD"))
+			b->in_bwd = true;
+		break; /* START (a later one) and other notes change nothing */
+	}
+	case REC_CONSTANT:
+		do_constant(b, r);
+		break;
+	case REC_CALL:
+		do_call(b, r);
+		break;
+	case REC_MUTATE:
+		do_mutate(b, r);
+		break;
+	case REC_COPY:
+		do_copy(b, r, false);
+		break;
+	case REC_COPY_FROM:
+		do_copy(b, r, true);
+		break;
+	case REC_RELEASE:
+		do_release(b, r);
+		break;
+	case REC_MEMORY:
+	case REC_ALIAS:
+		problem(b, EXIT_DATAERR, r->line, "stray %s record: it must follow a %s",
+			record_kind_name(r->kind), r->kind == REC_MEMORY ? "CONSTANT or CALL" : "CALL");
+		break;
+	case REC_KIND_COUNT:
+		break;
+	}
+}
+
+/* Is line [p, q) an ANNOTATE START record? */
+static bool is_start_line(const char *p, size_t len)
+{
+	json_t *j = json_loadb(p, len, 0, NULL);
+	bool yes = json_is_object(j) &&
+		   json_is_string(json_object_get(j, "INSTRUCTION")) &&
+		   !strcmp(json_string_value(json_object_get(j, "INSTRUCTION")), "ANNOTATE") &&
+		   json_is_string(json_object_get(j, "ANNOTATION")) &&
+		   !strcmp(json_string_value(json_object_get(j, "ANNOTATION")), "START");
+	json_decref(j);
+	return yes;
+}
+
+/* The end of the first START line, or NULL if there is none. */
+static const char *find_start(const char *data, size_t len, long *line_out)
+{
+	const char *p = data, *end = data + len;
+	long line = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *q = nl ? nl : end;
+		line++;
+		if (memmem(p, (size_t)(q - p), "\"START\"", 7) && is_start_line(p, (size_t)(q - p))) {
+			*line_out = line;
+			return nl ? nl + 1 : end;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return NULL;
+}
+
+/* The final pins of live outputs (or their preallocation). */
+static void finish_outputs(struct builder *b)
+{
+	struct schedule *s = b->s;
+	uint8_t *seen = b->opt->preallocate ? xcalloc(s->n_tensors + 1, 1) : NULL;
+	for (size_t i = 0; i < b->n_handles; i++) {
+		uint32_t t = b->handles[i].tensor;
+		if (t == POISON || b->refs[t] <= 0)
+			continue;
+		if (!b->opt->preallocate) {
+			emit(b, CMD_PIN, t);
+			s->n_pins_final++;
+			continue;
+		}
+		/* The reference keys outputs by the tensor a view was taken of
+		 * (one step, not the root) and counts each key once. */
+		const struct sched_tensor *st = &s->tensors[t];
+		uint32_t key = st->alias >= 0 ? s->op_args[s->ops[st->op].args + (uint32_t)st->alias] : t;
+		if (!seen[key]) {
+			seen[key] = 1;
+			s->output_ram += schedule_tensor_bytes(s, t);
+		}
+	}
+	free(seen);
+}
+
+/* Children (one entry per argument slot) and storage members, as CSR. */
+static void build_lists(struct schedule *s)
+{
+	size_t n_children = 0;
+	for (size_t o = 0; o < s->n_ops; o++) {
+		const struct sched_op *op = &s->ops[o];
+		for (uint32_t a = 0; a < op->n_args; a++)
+			s->tensors[s->op_args[op->args + a]].n_children += op->n_outs;
+		n_children += (size_t)op->n_args * op->n_outs;
+	}
+	s->tensor_children = xmalloc((n_children + 1) * sizeof *s->tensor_children);
+	uint32_t acc = 0;
+	for (size_t t = 0; t < s->n_tensors; t++) {
+		s->tensors[t].children = acc;
+		acc += s->tensors[t].n_children;
+		s->tensors[t].n_children = 0;
+	}
+	for (size_t o = 0; o < s->n_ops; o++) {
+		const struct sched_op *op = &s->ops[o];
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			struct sched_tensor *p = &s->tensors[s->op_args[op->args + a]];
+			for (uint32_t k = 0; k < op->n_outs; k++)
+				s->tensor_children[p->children + p->n_children++] = op->outs + k;
+		}
+	}
+	for (size_t t = 0; t < s->n_tensors; t++)
+		s->storages[s->tensors[t].storage].n_tensors++;
+	s->storage_tensors = xmalloc((s->n_tensors + 1) * sizeof *s->storage_tensors);
+	acc = 0;
+	for (size_t i = 0; i < s->n_storages; i++) {
+		s->storages[i].tensors = acc;
+		acc += s->storages[i].n_tensors;
+		s->storages[i].n_tensors = 0;
+	}
+	for (size_t t = 0; t < s->n_tensors; t++) {
+		struct sched_storage *st = &s->storages[s->tensors[t].storage];
+		s->storage_tensors[st->tensors + st->n_tensors++] = (uint32_t)t;
+	}
+}
+
+static int build(const char *name, const char *data, size_t len, const struct read_options *opt,
+		 struct schedule **out, struct rs_error *err, int max_errors,
+		 void (*report)(void *, const struct rs_error *), void *ctx)
+{
+	static const struct read_options defaults = {0};
+	struct builder b;
+	memset(&b, 0, sizeof b);
+	b.file = name;
+	b.opt = opt ? opt : &defaults;
+	b.max_errors = max_errors;
+	b.err = err;
+	b.report = report;
+	b.report_ctx = ctx;
+	b.s = xcalloc(1, sizeof *b.s);
+	struct schedule *s = b.s;
+	s->source = xstrdup(name);
+	s->preallocate = b.opt->preallocate;
+	if (b.opt->digest)
+		sha256(data, len, s->sha256);
+	add_string(&b, ""); /* offset 0: the empty name */
+
+	b.data = data;
+	b.end = data + len;
+	b.pos = data;
+	long start_line = 0;
+	const char *after_start = find_start(data, len, &start_line);
+	s->has_start = after_start != NULL;
+	s->from_start = b.opt->from_start || !after_start;
+	if (!s->from_start) {
+		/* Validate and count the warm-up records, replay nothing of them. */
+		b.end = after_start;
+		struct rec r;
+		int rc;
+		while ((rc = next_rec(&b, &r)) > 0)
+			json_decref(r.j);
+		b.end = data + len;
+		b.pos = after_start;
+		b.line = start_line;
+		s->skipped_lines = (uint64_t)start_line;
+	}
+	struct rec r;
+	int rc;
+	while (!stop(&b) && (rc = next_rec(&b, &r)) > 0) {
+		do_record(&b, &r);
+		json_decref(r.j);
+	}
+	if (b.has_pushed)
+		json_decref(b.pushed.j);
+	s->lines = (uint64_t)b.line;
+	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
+		if (b.line == 0)
+			problem(&b, EXIT_DATAERR, 0, "empty log: no records");
+		else
+			problem(&b, EXIT_DATAERR, 0, "the log replays no op (%ld lines, none a CALL, MUTATE or CONSTANT%s)",
+				b.line, s->from_start ? "" : " after START");
+	}
+	if (b.n_errors == 0) {
+		finish_outputs(&b);
+		build_lists(s);
+		s->n_handles = b.n_handles;
+	}
+	free(b.handles);
+	free(b.table);
+	free(b.refs);
+	if (b.n_errors) {
+		schedule_free(s);
+		*out = NULL;
+		return b.n_errors;
+	}
+	*out = s;
+	return 0;
+}
+
+int schedule_parse(const char *name, const char *data, size_t len,
+		   const struct read_options *opt, struct schedule **out, struct rs_error *err)
+{
+	return build(name, data, len, opt, out, err, 1, NULL, NULL) ? -1 : 0;
+}
+
+int schedule_check(const char *name, const char *data, size_t len, const struct read_options *opt,
+		   int max_problems, void (*report)(void *ctx, const struct rs_error *e), void *ctx)
+{
+	struct schedule *s = NULL;
+	int n = build(name, data, len, opt, &s, NULL, max_problems, report, ctx);
+	schedule_free(s);
+	return n;
+}
+
+int schedule_read(const char *spec, const struct read_options *opt, struct schedule **out,
+		  struct rs_error *err)
+{
+	char *data;
+	size_t len;
+	*out = NULL;
+	if (source_load(spec, &data, &len, err) < 0)
+		return -1;
+	int rc = schedule_parse(spec, data, len, opt, out, err);
+	free(data);
+	return rc;
+}
+
+void schedule_free(struct schedule *s)
+{
+	if (!s)
+		return;
+	free(s->source);
+	free(s->cmds);
+	free(s->ops);
+	free(s->tensors);
+	free(s->storages);
+	free(s->op_args);
+	free(s->tensor_children);
+	free(s->storage_tensors);
+	free(s->strings);
+	free(s);
+}

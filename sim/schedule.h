@@ -101,13 +101,14 @@ struct schedule {
 	size_t n_storages;
 
 	uint32_t *op_args;         /* tensor ids, CSR by op */
+	size_t n_op_args;
 	uint32_t *tensor_children; /* tensor ids, CSR by tensor, creation order */
 	uint32_t *storage_tensors; /* tensor ids, CSR by storage, root first */
 	char *strings;             /* NUL-terminated names, referenced by offset */
 	size_t strings_len;
 
 	/* Facts of the read, for `rematsim info`. */
-	uint64_t records[REC_KIND_COUNT]; /* records replayed (after START) */
+	uint64_t records[REC_KIND_COUNT]; /* records in the whole log */
 	uint64_t lines;          /* lines in the whole log */
 	uint64_t skipped_lines;  /* lines up to and including START */
 	bool has_start;          /* the log has a START annotation */
@@ -123,12 +124,13 @@ struct schedule {
 	int64_t total_compute;   /* sum of op costs */
 	uint64_t const_memory;   /* bytes of constant outputs */
 	uint64_t max_output_size;/* largest op total output size */
-	uint8_t sha256[32];      /* of the decompressed log bytes */
+	uint8_t sha256[32];      /* of the decompressed log bytes (opt.digest) */
 };
 
 struct read_options {
 	bool from_start;   /* replay the warm-up before START too */
 	bool preallocate;  /* outputs preallocated instead of pinned at the end */
+	bool digest;       /* fill schedule.sha256 (costs ~3 ms per MB) */
 };
 
 /**
@@ -144,6 +146,14 @@ int schedule_read(const char *spec, const struct read_options *opt,
 int schedule_parse(const char *name, const char *data, size_t len,
 		   const struct read_options *opt, struct schedule **out,
 		   struct rs_error *err);
+
+/**
+ * Check mode: build from bytes, reporting every problem (up to
+ * max_problems) through report (borrows ctx). Returns the number found.
+ */
+int schedule_check(const char *name, const char *data, size_t len,
+		   const struct read_options *opt, int max_problems,
+		   void (*report)(void *ctx, const struct rs_error *e), void *ctx);
 
 void schedule_free(struct schedule *s);
 

@@ -1,0 +1,16 @@
+/*
+ * sha256.h: SHA-256 (FIPS 180-4) of a byte buffer, so that every result
+ * file can name the exact logs it came from.
+ */
+#ifndef REMATSIM_SHA256_H
+#define REMATSIM_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Digest of len bytes at data into out. */
+void sha256(const void *data, size_t len, uint8_t out[32]);
+/** Lower-case hex of a digest into hex (65 bytes with the NUL). */
+void sha256_hex(const uint8_t digest[32], char hex[65]);
+
+#endif

@@ -1,0 +1,68 @@
+#!/bin/sh
+# cli-reader.sh REMATSIM: the info/check commands as a user meets them:
+# exit statuses, the FILE:LINE messages of tests/data/bad/*.log (golden
+# files *.expect beside each), --help, --version, and the paper's archive
+# when ../shared is there.
+set -u
+R=$1
+cd "$(dirname "$0")/data" || exit 1
+fail=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fail=1; }
+
+expect_status() { # WANT DESC CMD...
+	want=$1 desc=$2; shift 2
+	"$@" >/dev/null 2>&1; got=$?
+	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
+}
+
+expect_status 0 "info on a good log" "$R" info tiny.log
+expect_status 0 "check on a good log" "$R" check tiny.log
+expect_status 0 "info --json" "$R" info --json tiny.log
+expect_status 66 "missing file" "$R" info no-such.log
+expect_status 66 "check on a missing file" "$R" check no-such.log
+expect_status 64 "no log" "$R" info
+expect_status 64 "unknown option" "$R" info --frobnicate tiny.log
+expect_status 64 "unknown command" "$R" frobnicate
+expect_status 0 "--help" "$R" --help
+expect_status 0 "info --help" "$R" info --help
+expect_status 0 "check --help" "$R" check --help
+
+v=$("$R" --version) && case "$v" in "rematsim "[0-9]*) ok "--version: $v" ;; *) no "--version: $v" ;; esac
+
+j=$("$R" info --json tiny.log)
+for key in '"log":"tiny.log"' '"CALL":5' '"MUTATE":1' '"ops":8' '"forward_ops":3' '"backward_ops":3' \
+	'"constants":2' '"tensors":8' '"storages":7' '"total_compute":2660' '"const_memory":80' \
+	'"max_output_size":64'; do
+	case "$j" in *"$key"*) ok "json has $key" ;; *) no "json lacks $key: $j" ;; esac
+done
+
+for f in bad/*.log; do
+	want=$(cat "${f%.log}.expect")
+	msg=$("$R" info "$f" 2>&1 >/dev/null); st=$?
+	[ "$st" -eq 65 ] || no "$f: info status $st, wanted 65"
+	case "$msg" in "rematsim: $want"*) ok "$f: $want" ;; *) no "$f: got '$msg', wanted '$want'" ;; esac
+	out=$("$R" check "$f" 2>&1); st=$?
+	[ "$st" -eq 65 ] && case "$out" in *"$want"*) true ;; *) false ;; esac && ok "check $f" ||
+		no "check $f: status $st, output '$out'"
+done
+
+# check reports every problem of a log, not only the first
+all=$(cat bad/undefined-arg.log bad/negative-size.log bad/unknown-instruction.log)
+tmp=$(mktemp)
+printf '%s\n' "$all" > "$tmp"
+n=$("$R" check "$tmp" 2>&1 | grep -c ":[0-9][0-9]*: ")
+[ "$n" -ge 3 ] && ok "check lists $n problems" || no "check listed $n problems, wanted 3 or more"
+rm -f "$tmp"
+
+S=${REMATSIM_SHARED:-}
+if [ -n "$S" ] && [ -f "$S/dtr-logs/dev-logs.zip" ]; then
+	z="$S/dtr-logs/dev-logs.zip"
+	out=$("$R" info "$z") && case "$out" in *"U-Net (6)"*"416x608"*) ok "archive listing" ;; *) no "listing: $out" ;; esac
+	expect_status 0 "check a whole archive" "$R" check "$z"
+	expect_status 0 "model by name" "$R" info "$z:Transformer (10)"
+	expect_status 66 "missing model" "$R" info "$z:No Such Net"
+else
+	echo "# ../shared absent: archive checks skipped"
+fi
+exit $fail

@@ -1,0 +1,42 @@
+/*
+ * test-common.h: helpers shared by the Check suites: building schedules
+ * from inline log text, collecting the problems check mode reports, and
+ * finding the read-only reference data in ../shared.
+ */
+#ifndef REMATSIM_TEST_COMMON_H
+#define REMATSIM_TEST_COMMON_H
+
+#include <check.h>
+#include <stdbool.h>
+
+#include "schedule.h"
+
+/* Exit status meson reads as "skipped". */
+#define EXIT_SKIP 77
+
+/** Parse text as a log named "t.log"; NULL on error (err filled). */
+struct schedule *parse_text(const char *text, const struct read_options *opt,
+			    struct rs_error *err);
+
+/** Problems found by check mode on text; fills up to cap messages. */
+struct problems {
+	int n;
+	struct rs_error e[32];
+};
+int check_text(const char *text, struct problems *p);
+
+/** True if some problem is on `line` and its message contains `needle`. */
+bool has_problem(const struct problems *p, long line, const char *needle);
+
+/**
+ * The shared data folder (REMATSIM_SHARED, else ../shared beside the
+ * source tree), or NULL when it is absent.
+ */
+const char *shared_dir(void);
+/** shared_dir()/rel into buf; returns buf. */
+char *shared_path(char *buf, size_t cap, const char *rel);
+
+/** Run one suite, returning a process exit status. */
+int run_suite(Suite *s);
+
+#endif

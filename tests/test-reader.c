@@ -1,0 +1,431 @@
+/*
+ * test-reader.c: the log reader and schedule builder, record by record
+ * (LOG-FORMAT.md, SIMULATION.md section 1), and every malformed input the
+ * reader must refuse with FILE:LINE and status 65.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zip.h>
+
+#include "source.h"
+#include "test-common.h"
+
+#define CONST(n, m) "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"" n "\"}\n" \
+	"{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"" m "\",\"NAME\":\"" n "\"}\n"
+#define MEM(n, m) "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"" m "\",\"NAME\":\"" n "\"}\n"
+#define ALIAS(n, a) "{\"INSTRUCTION\":\"ALIAS\",\"ALIAS\":\"" a "\",\"NAME\":\"" n "\"}\n"
+#define REL(n) "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"" n "\"}\n"
+#define COPY(d, s) "{\"INSTRUCTION\":\"COPY\",\"DST\":\"" d "\",\"SRC\":\"" s "\"}\n"
+
+static const struct read_options defaults;
+
+static void expect_cmd(const struct schedule *s, size_t i, enum sched_cmd_kind k, uint32_t id)
+{
+	ck_assert_uint_lt(i, s->n_cmds);
+	ck_assert_int_eq(s->cmds[i].kind, k);
+	ck_assert_uint_eq(s->cmds[i].id, id);
+}
+
+START_TEST(constant_is_pinned_op)
+{
+	struct schedule *s = parse_text(CONST("w", "1728"), &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_ops, 1);
+	ck_assert(s->ops[0].constant);
+	ck_assert_int_eq(s->ops[0].cost, 0);
+	ck_assert_str_eq(schedule_str(s, s->ops[0].name), "constant");
+	ck_assert_uint_eq(s->n_tensors, 1);
+	ck_assert_uint_eq(s->storages[0].size, 1728);
+	ck_assert_uint_eq(s->const_memory, 1728);
+	ck_assert_uint_eq(s->n_constants, 1);
+	/* Compute, Pin, then the final pin of the still-held handle. */
+	ck_assert_uint_eq(s->n_cmds, 3);
+	expect_cmd(s, 0, CMD_COMPUTE, 0);
+	expect_cmd(s, 1, CMD_PIN, 0);
+	expect_cmd(s, 2, CMD_PIN, 0);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(call_with_view_shares_storage)
+{
+	const char *log = CONST("a", "16")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\",\"a\"],\"RESULT\":[\"b\",\"c\"],\"TIME\":\"5\"}\n"
+		MEM("b", "8") ALIAS("b", "-1") MEM("c", "99") ALIAS("c", "1")
+		REL("a") REL("b") REL("c");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_ops, 2);
+	const struct sched_op *op = &s->ops[1];
+	ck_assert_int_eq(op->cost, 5);
+	ck_assert_uint_eq(op->n_args, 2);
+	ck_assert_uint_eq(op->n_outs, 2);
+	ck_assert_uint_eq(op->total_size, 8); /* the view owns nothing */
+	ck_assert_uint_eq(s->n_storages, 2);
+	ck_assert_uint_eq(s->tensors[2].storage, s->tensors[0].storage);
+	ck_assert_int_eq(s->tensors[2].alias, 1);
+	ck_assert_uint_eq(s->n_aliases, 1);
+	/* children: one entry per argument slot, so a appears twice per output */
+	ck_assert_uint_eq(s->tensors[0].n_children, 4);
+	ck_assert_uint_eq(s->tensor_children[s->tensors[0].children + 0], 1);
+	ck_assert_uint_eq(s->tensor_children[s->tensors[0].children + 1], 2);
+	/* storage tensors: root first */
+	const struct sched_storage *st = &s->storages[0];
+	ck_assert_uint_eq(st->n_tensors, 2);
+	ck_assert_uint_eq(s->storage_tensors[st->tensors], 0);
+	ck_assert_uint_eq(s->storage_tensors[st->tensors + 1], 2);
+	/* every handle released: no final pin */
+	ck_assert_uint_eq(s->n_pins_final, 0);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(copy_get_release_and_unknown_release)
+{
+	const char *log = CONST("a", "4") COPY("a2", "a") REL("ghost") REL("a") REL("a2");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_cmds, 5);
+	expect_cmd(s, 2, CMD_GET, 0);
+	expect_cmd(s, 3, CMD_RELEASE, 0);
+	expect_cmd(s, 4, CMD_RELEASE, 0);
+	ck_assert_uint_eq(s->records[REC_RELEASE], 3);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(final_pins_in_first_mapped_order)
+{
+	const char *log = CONST("a", "4") CONST("b", "4") COPY("c", "a")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"b\"],\"RESULT\":[\"d\"],\"TIME\":\"1\"}\n"
+		MEM("d", "2") ALIAS("d", "-1") REL("b");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	/* live: a (count 2 through a and c), d. Pins: a (name a), a (name c), d. */
+	ck_assert_uint_eq(s->n_pins_final, 3);
+	expect_cmd(s, s->n_cmds - 3, CMD_PIN, 0);
+	expect_cmd(s, s->n_cmds - 2, CMD_PIN, 0);
+	expect_cmd(s, s->n_cmds - 1, CMD_PIN, 2);
+	schedule_free(s);
+
+	struct read_options pre = {.preallocate = true};
+	s = parse_text(log, &pre, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_pins_final, 0);
+	ck_assert_uint_eq(s->output_ram, 4 + 2); /* a once, d once */
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(mutate_makes_new_tensor_and_releases_old)
+{
+	const char *log = CONST("a", "4")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"v\",\"ARGS\":[\"a\"],\"RESULT\":[\"av\"],\"TIME\":\"1\"}\n"
+		MEM("av", "0") ALIAS("av", "0")
+		"{\"INSTRUCTION\":\"MUTATE\",\"NAME\":\"add_\",\"ARGS\":[\"av\",\"a\"],\"MUTATE\":[0],\"TIME\":\"7\"}\n";
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_ops, 3);
+	const struct sched_op *op = &s->ops[2];
+	ck_assert(op->mutate);
+	ck_assert_int_eq(op->cost, 7);
+	ck_assert_uint_eq(op->n_outs, 1);
+	/* a new storage as large as the view's storage */
+	ck_assert_int_eq(s->tensors[op->outs].alias, -1);
+	ck_assert_uint_eq(schedule_tensor_bytes(s, op->outs), 4);
+	ck_assert_uint_ne(s->tensors[op->outs].storage, s->tensors[0].storage);
+	/* Compute(mutate) then Release(old view) */
+	size_t i;
+	for (i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].kind == CMD_COMPUTE && s->cmds[i].id == 2)
+			break;
+	expect_cmd(s, i + 1, CMD_RELEASE, 1);
+	/* av now names the new tensor: it and a are pinned at the end */
+	expect_cmd(s, s->n_cmds - 1, CMD_PIN, op->outs);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(copy_from_releases_then_gets)
+{
+	const char *log = CONST("a", "4") CONST("b", "8")
+		"{\"INSTRUCTION\":\"COPY_FROM\",\"DST\":\"a\",\"SRC\":\"b\"}\n";
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	expect_cmd(s, 4, CMD_RELEASE, 0);
+	expect_cmd(s, 5, CMD_GET, 1);
+	/* a's count fell to 0: only b is pinned, once per name mapping to it */
+	ck_assert_uint_eq(s->n_pins_final, 2);
+	expect_cmd(s, 6, CMD_PIN, 1);
+	expect_cmd(s, 7, CMD_PIN, 1);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(start_skips_warmup)
+{
+	const char *log = CONST("warm", "100")
+		"{\"ANNOTATION\":\"START\",\"INSTRUCTION\":\"ANNOTATE\"}\n" CONST("a", "4");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(s->has_start);
+	ck_assert(!s->from_start);
+	ck_assert_uint_eq(s->n_ops, 1);
+	ck_assert_uint_eq(s->skipped_lines, 3);
+	ck_assert_uint_eq(s->records[REC_CONSTANT], 2); /* counts cover the file */
+	schedule_free(s);
+	struct read_options all = {.from_start = true};
+	s = parse_text(log, &all, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_ops, 2);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(backward_marks)
+{
+	const char *log = CONST("a", "4")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\"}\n"
+		MEM("b", "4") ALIAS("b", "-1")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"relu_backward\",\"ARGS\":[\"b\"],\"RESULT\":[\"c\"],\"TIME\":\"1\"}\n"
+		MEM("c", "4") ALIAS("c", "-1")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"g\",\"ARGS\":[\"c\"],\"RESULT\":[\"d\"],\"TIME\":\"1\"}\n"
+		MEM("d", "4") ALIAS("d", "-1");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!s->ops[1].backward);
+	ck_assert(s->ops[2].backward);
+	ck_assert(s->ops[3].backward); /* and every op after */
+	ck_assert_uint_eq(s->n_forward_ops, 1);
+	ck_assert_uint_eq(s->n_backward_ops, 2);
+	schedule_free(s);
+
+	const char *ann = CONST("a", "4") "{\"ANNOTATION\":\"BACKWARD\",\"INSTRUCTION\":\"ANNOTATE\"}\n"
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\"}\n"
+		MEM("b", "4") ALIAS("b", "-1");
+	s = parse_text(ann, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(s->ops[1].backward);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(numbers_as_numbers)
+{
+	const char *log = "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"a\"}\n"
+		"{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":16,\"NAME\":\"a\"}\n"
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":12}\n"
+		"{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":0,\"NAME\":\"b\"}\n"
+		"{\"INSTRUCTION\":\"ALIAS\",\"ALIAS\":0,\"NAME\":\"b\"}\n";
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->storages[0].size, 16);
+	ck_assert_int_eq(s->ops[1].cost, 12);
+	ck_assert_int_eq(s->tensors[1].alias, 0);
+	schedule_free(s);
+}
+END_TEST
+
+/* One malformed input: read mode fails with 65 at `line` with `needle`. */
+static void expect_bad(const char *log, long line, const char *needle)
+{
+	struct rs_error err;
+	memset(&err, 0, sizeof err);
+	struct schedule *s = parse_text(log, &defaults, &err);
+	ck_assert_msg(s == NULL, "accepted a bad log expecting '%s'", needle);
+	ck_assert_int_eq(err.status, 65);
+	ck_assert_str_eq(err.file, "t.log");
+	ck_assert_msg(err.line == line && strstr(err.msg, needle),
+		      "got line %ld '%s', wanted line %ld '%s'", err.line, err.msg, line, needle);
+}
+
+#define CALL1(n, a, r, t) "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"" n "\",\"ARGS\":[" a "],\"RESULT\":[\"" r "\"],\"TIME\":" t "}\n"
+
+START_TEST(bad_inputs)
+{
+	expect_bad("{\"INSTRUCTION\":\"CONSTANT\",\n", 1, "invalid JSON");
+	expect_bad("[1,2]\n", 1, "JSON object");
+	expect_bad("{\"NAME\":\"a\"}\n", 1, "INSTRUCTION");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"JUMP\"}\n", 3, "unknown instruction \"JUMP\"");
+	expect_bad("", 0, "empty log");
+	expect_bad("\n\n", 0, "replays no op");
+	/* missing and wrongly typed fields */
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"]}\n"
+		   MEM("b", "4") ALIAS("b", "-1"), 3, "TIME");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":\"a\",\"RESULT\":[\"b\"],\"TIME\":\"1\"}\n"
+		   MEM("b", "4") ALIAS("b", "-1"), 3, "ARGS");
+	expect_bad("{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":7}\n" MEM("a", "4"), 1, "NAME");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"RELEASE\"}\n", 3, "NAME");
+	/* MEMORY/ALIAS records missing, out of order, or naming others */
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\""), 3, "not followed by its MEMORY");
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\"") ALIAS("b", "-1") MEM("b", "4"), 4,
+		   "expected the MEMORY record");
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\"") MEM("zz", "4") ALIAS("zz", "-1"), 4,
+		   "names \"zz\"");
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\"") MEM("b", "4") REL("a"), 5,
+		   "expected the ALIAS record");
+	expect_bad("{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"a\"}\n" REL("a"), 2, "expected the MEMORY");
+	expect_bad(CONST("a", "4") MEM("a", "4"), 3, "stray MEMORY");
+	/* names never defined */
+	expect_bad(CONST("a", "4") CALL1("f", "\"nope\"", "b", "\"1\"") MEM("b", "4") ALIAS("b", "-1"), 3,
+		   "\"nope\", which was never defined");
+	expect_bad(COPY("x", "nope"), 1, "never defined");
+	expect_bad(CONST("a", "4") COPY("a", "a"), 3, "already defined");
+	/* indices out of range */
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\"") MEM("b", "0") ALIAS("b", "1"), 5,
+		   "ALIAS 1 of \"b\" is out of range");
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\"") MEM("b", "0") ALIAS("b", "-2"), 5,
+		   "out of range");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"MUTATE\",\"NAME\":\"m_\",\"ARGS\":[\"a\"],\"MUTATE\":[1],\"TIME\":\"1\"}\n",
+		   3, "MUTATE[0] (1) is out of range");
+	/* negative or non-numeric sizes and times */
+	expect_bad(CONST("a", "-4"), 2, "negative");
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"12ms\"") MEM("b", "4") ALIAS("b", "-1"), 3,
+		   "TIME must be a non-negative integer");
+	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "-3") MEM("b", "4") ALIAS("b", "-1"), 3, "negative");
+	expect_bad(CONST("a", "4.5"), 2, "MEMORY must be");
+	expect_bad(CONST("a", "99999999999999999999999"), 2, "too large");
+}
+END_TEST
+
+START_TEST(check_reports_every_problem_without_cascade)
+{
+	const char *log = CONST("a", "4")
+		CALL1("f", "\"a\"", "b", "\"x\"") MEM("b", "4") ALIAS("b", "-1") /* bad time: b poisoned */
+		CALL1("g", "\"b\"", "c", "\"1\"") MEM("c", "4") ALIAS("c", "-1") /* uses b: no new report */
+		"{oops\n"
+		CALL1("h", "\"missing\"", "d", "\"1\"") MEM("d", "4") ALIAS("d", "-1");
+	struct problems p;
+	int n = check_text(log, &p);
+	ck_assert_int_eq(n, 3);
+	ck_assert(has_problem(&p, 3, "TIME"));
+	ck_assert(has_problem(&p, 9, "invalid JSON"));
+	ck_assert(has_problem(&p, 10, "\"missing\""));
+	ck_assert_int_eq(check_text(CONST("a", "4"), &p), 0);
+}
+END_TEST
+
+/* ---- containers ---- */
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/rematsim-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static const char small_log[] = CONST("a", "4")
+	"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"3\"}\n"
+	MEM("b", "8") ALIAS("b", "-1");
+
+START_TEST(gzip_and_truncated_gzip)
+{
+	make_tmpdir();
+	char path[512];
+	snprintf(path, sizeof path, "%s/s.log.gz", tmpdir);
+	gzFile gz = gzopen(path, "wb");
+	ck_assert_ptr_nonnull(gz);
+	gzwrite(gz, small_log, (unsigned)strlen(small_log));
+	gzclose(gz);
+	struct schedule *s;
+	struct rs_error err;
+	ck_assert_int_eq(schedule_read(path, NULL, &s, &err), 0);
+	ck_assert_uint_eq(s->n_ops, 2);
+	ck_assert_int_eq(s->total_compute, 3);
+	schedule_free(s);
+	/* cut the file short */
+	FILE *f = fopen(path, "rb");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	f = fopen(path, "wb");
+	fwrite(buf, 1, n - 12, f);
+	fclose(f);
+	ck_assert_int_eq(schedule_read(path, NULL, &s, &err), -1);
+	ck_assert_int_eq(err.status, 65);
+	ck_assert_ptr_nonnull(strstr(err.msg, "truncated gzip"));
+	unlink(path);
+	ck_assert_int_eq(schedule_read(path, NULL, &s, &err), -1);
+	ck_assert_int_eq(err.status, 66);
+	rmdir(tmpdir);
+}
+END_TEST
+
+static void zip_add(zipFile zf, const char *name, const char *text)
+{
+	zip_fileinfo zi;
+	memset(&zi, 0, sizeof zi);
+	ck_assert_int_eq(zipOpenNewFileInZip(zf, name, &zi, NULL, 0, NULL, 0, NULL, Z_DEFLATED, 6), ZIP_OK);
+	zipWriteInFileInZip(zf, text, (unsigned)strlen(text));
+	zipCloseFileInZip(zf);
+}
+
+START_TEST(zip_members_by_path_and_model_name)
+{
+	make_tmpdir();
+	char path[512], spec[600];
+	snprintf(path, sizeof path, "%s/l.zip", tmpdir);
+	zipFile zf = zipOpen(path, APPEND_STATUS_CREATE);
+	ck_assert_ptr_nonnull(zf);
+	zip_add(zf, "logs/m.log", small_log);
+	zip_add(zf, "logs/manifest.json",
+		"{\"models\":[{\"name\":\"My Net (1)\",\"title\":\"My Net\",\"desc\":\"d\","
+		"\"log\":\"logs/m.log\",\"has_start\":false}]}");
+	zipClose(zf, NULL);
+
+	struct schedule *s;
+	struct rs_error err;
+	snprintf(spec, sizeof spec, "%s:logs/m.log", path);
+	ck_assert_int_eq(schedule_read(spec, NULL, &s, &err), 0);
+	ck_assert_uint_eq(s->n_ops, 2);
+	schedule_free(s);
+	snprintf(spec, sizeof spec, "%s:My Net (1)", path);
+	ck_assert_int_eq(schedule_read(spec, NULL, &s, &err), 0);
+	ck_assert_str_eq(s->source, spec);
+	schedule_free(s);
+	snprintf(spec, sizeof spec, "%s:nothing", path);
+	ck_assert_int_eq(schedule_read(spec, NULL, &s, &err), -1);
+	ck_assert_int_eq(err.status, 66);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no member or model named 'nothing'"));
+
+	struct manifest *m;
+	ck_assert_int_eq(manifest_read(path, &m, &err), 0);
+	ck_assert_uint_eq(m->n_models, 1);
+	ck_assert_str_eq(m->models[0].title, "My Net");
+	ck_assert(!m->models[0].has_start);
+	snprintf(spec, sizeof spec, "%s:logs/m.log", path);
+	ck_assert_str_eq(m->models[0].spec, spec);
+	manifest_free(m);
+	unlink(path);
+	rmdir(tmpdir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("reader");
+	TCase *tc = tcase_create("records");
+	tcase_add_test(tc, constant_is_pinned_op);
+	tcase_add_test(tc, call_with_view_shares_storage);
+	tcase_add_test(tc, copy_get_release_and_unknown_release);
+	tcase_add_test(tc, final_pins_in_first_mapped_order);
+	tcase_add_test(tc, mutate_makes_new_tensor_and_releases_old);
+	tcase_add_test(tc, copy_from_releases_then_gets);
+	tcase_add_test(tc, start_skips_warmup);
+	tcase_add_test(tc, backward_marks);
+	tcase_add_test(tc, numbers_as_numbers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("errors");
+	tcase_add_test(tc, bad_inputs);
+	tcase_add_test(tc, check_reports_every_problem_without_cascade);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("containers");
+	tcase_add_test(tc, gzip_and_truncated_gzip);
+	tcase_add_test(tc, zip_members_by_path_and_model_name);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
