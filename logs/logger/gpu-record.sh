@@ -78,35 +78,37 @@ cat "$out/cuda-check.txt"
 case $cc in 0) say "CUDA check passed";; 77) say "CUDA CHECK SKIPPED (no device?)";; *) say "CUDA CHECK FAILED";; esac
 
 status=0
+entries=""
+# record NAME TITLE DESC ARGS...: one demo on the GPU, and its manifest entry.
 record() {
-	name=$1; shift
-	log="$out/$name-cuda-$tag.log.gz"
+	name=$1 title=$2 desc=$3
+	shift 3
+	log="$name-cuda-$tag.log.gz"
 	s=$(date +%s.%N)
-	if "$bdir/rematsim-record" "$@" --device cuda --seed 1 --out "$log" 2>"$out/$name.err"; then
+	if "$bdir/rematsim-record" "$@" --device cuda --seed 1 --out "$out/$log" 2>"$out/$name.err"; then
 		e=$(date +%s.%N)
 		say "$(cat "$out/$name.err") [wall $(awk "BEGIN { printf \"%.2f\", $e - $s }") s]"
+		entry=$(printf '    {"name": "%s", "title": "%s", "desc": "%s, %s", "log": "%s", "has_start": true}' \
+			"$title" "$title" "$desc" "${gpu%%,*}" "$log")
+		entries="${entries:+$entries,
+}$entry"
 	else
 		say "RECORD FAILED ($name): $(cat "$out/$name.err")"; status=1
 	fi
 	rm -f "$out/$name.err"
 }
-record mlp --model mlp --batch 1024 --width 4096 --depth 8
-record cnn --model cnn --batch 128 --width 64 --depth 5 --image 64
-record transformer --model transformer --batch 16 --width 512 --depth 6 --seq 256 --heads 8
-record lstm --model lstm --batch 128 --width 512 --depth 2 --seq 32
+record mlp "MLP (1024, $tag)" "8 x 4096 units, batch 1024" \
+	--model mlp --batch 1024 --width 4096 --depth 8
+record cnn "CNN (128, $tag)" "5 conv layers x 64 channels, 64x64 images, batch 128" \
+	--model cnn --batch 128 --width 64 --depth 5 --image 64
+record transformer "Transformer (16, $tag)" "6 blocks, width 512, 8 heads, 256 tokens, batch 16" \
+	--model transformer --batch 16 --width 512 --depth 6 --seq 256 --heads 8
+record lstm "LSTM (128, $tag)" "2 layers x 512 units, 32 steps, batch 128" \
+	--model lstm --batch 128 --width 512 --depth 2 --seq 32
+
 # A manifest in the artifact's format, so that the logs can be checked
 # (tests/logger/test-shipped-logs OUT/manifest.json) and shipped as they are.
-{
-	echo '{"models": ['
-	sep=''
-	for m in mlp:MLP cnn:CNN transformer:Transformer lstm:LSTM; do
-		[ -f "$out/${m%%:*}-cuda-$tag.log.gz" ] || continue
-		printf '%s  {"name": "%s (%s)", "title": "%s (%s)", "desc": "CUDA, %s", "log": "%s", "has_start": true}' \
-			"$sep" "${m#*:}" "$tag" "${m#*:}" "$tag" "${gpu%%,*}" "${m%%:*}-cuda-$tag.log.gz"
-		sep=$(printf ',\n')
-	done
-	printf '\n]}\n'
-} >"$out/manifest.json"
+printf '{\n  "models": [\n%s\n  ]\n}\n' "$entries" >"$out/manifest.json"
 ls -l "$out"
 say "done"
 exit $status
