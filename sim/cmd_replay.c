@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "heuristics.h"
 #include "runtime.h"
+#include "scalar.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -33,7 +34,7 @@ static const char replay_help[] =
 	"  --runtime R         V1, V2, V2Eager, V2Optimized, V2EagerOptimized\n"
 	"                      (default V2EagerOptimized)\n"
 	"  --ratio X,...       budgets as fractions in (0,10] of the baseline peak memory\n"
-	"  --budget B,...      budgets in bytes\n"
+	"  --budget B,...      budgets in bytes (8e9, 6GiB and 6GB are understood)\n"
 	"  --overhead-limit L  stop (thrash) when remat compute exceeds (L-1) x baseline\n"
 	"                      compute; default 2, 'inf' for no limit\n"
 	"  --seed S            seed of the random heuristics (default 0)\n"
@@ -61,36 +62,29 @@ static void list_choices(FILE *f)
 	fprintf(f, "\n");
 }
 
-/* Split a comma list of numbers; returns the count or -1. */
-static int parse_list(const char *arg, double *out, int max, bool integer)
+/* Split a comma list of numbers (scalar.h's grammar: 0.25, 1e9, 2GiB, inf);
+ * returns the count, or -1 with *why set. */
+static int parse_list(const char *arg, double *out, uint64_t *uout, int max, const char **why)
 {
+	char buf[256];
 	int n = 0;
 	const char *p = arg;
-	while (*p) {
-		if (n == max)
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (n == max || len >= sizeof buf) {
+			*why = "too many values or too long";
 			return -1;
-		char *end;
-		errno = 0;
-		if (integer) {
-			if (*p == '-' || *p == '+')
-				return -1;
-			unsigned long long v = strtoull(p, &end, 10);
-			if (end == p || errno)
-				return -1;
-			out[n++] = (double)v;
-		} else {
-			double v = strtod(p, &end);
-			if (end == p || errno || isnan(v))
-				return -1;
-			out[n++] = v;
 		}
-		if (*end == ',')
-			end++;
-		else if (*end)
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		if (uout ? scalar_parse_u64(buf, &uout[n], why) : scalar_parse_double(buf, &out[n], why))
 			return -1;
-		p = end;
+		n++;
+		if (!comma)
+			return n;
+		p = comma + 1;
 	}
-	return n;
 }
 
 struct timeline {
@@ -132,7 +126,9 @@ int cmd_replay(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *hname = NULL, *rname = "V2EagerOptimized", *timeline = NULL;
-	static double ratios[MAX_POINTS], budgets[MAX_POINTS];
+	static double ratios[MAX_POINTS];
+	static uint64_t budgets[MAX_POINTS];
+	const char *why = NULL;
 	int n_ratios = 0, n_budgets = 0;
 	double overhead_limit = 2;
 	uint64_t seed = 0;
@@ -148,9 +144,10 @@ int cmd_replay(int argc, char **argv)
 		case 'H': hname = optarg; break;
 		case 'r': rname = optarg; break;
 		case 'x':
-			n_ratios = parse_list(optarg, ratios, MAX_POINTS, false);
+			n_ratios = parse_list(optarg, ratios, NULL, MAX_POINTS, &why);
 			if (n_ratios <= 0) {
-				fprintf(stderr, "rematsim replay: --ratio wants numbers in (0,10], not '%s'\n", optarg);
+				fprintf(stderr, "rematsim replay: --ratio wants numbers in (0,10], not '%s' (%s)\n",
+					optarg, why);
 				return EXIT_USAGE;
 			}
 			for (int i = 0; i < n_ratios; i++) {
@@ -161,20 +158,15 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			n_budgets = parse_list(optarg, budgets, MAX_POINTS, true);
+			n_budgets = parse_list(optarg, NULL, budgets, MAX_POINTS, &why);
 			if (n_budgets <= 0) {
-				fprintf(stderr, "rematsim replay: --budget wants byte counts (integers >= 0), not '%s'\n", optarg);
+				fprintf(stderr, "rematsim replay: --budget wants byte counts (whole numbers >= 0, "
+					"e.g. 8e9 or 6GiB), not '%s' (%s)\n", optarg, why);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'l':
-			if (!strcmp(optarg, "inf") || !strcmp(optarg, "infinity")) {
-				overhead_limit = INFINITY;
-				break;
-			}
-			errno = 0;
-			overhead_limit = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(overhead_limit >= 1)) {
+			if (scalar_parse_double(optarg, &overhead_limit, &why) || !(overhead_limit >= 1)) {
 				fprintf(stderr, "rematsim replay: --overhead-limit wants a number >= 1 or 'inf', not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -251,7 +243,7 @@ int cmd_replay(int argc, char **argv)
 			.heuristic = h,
 			.runtime = rk,
 			.ratio = n_ratios ? ratios[i] : 0,
-			.budget = n_budgets ? (uint64_t)budgets[i] : 0,
+			.budget = n_budgets ? budgets[i] : 0,
 			.overhead_limit = overhead_limit,
 			.seed = seed,
 			.no_dealloc = no_dealloc,

@@ -19,6 +19,9 @@ static const struct command commands[] = {
 	{"check", cmd_check, "validate op logs, reporting every problem"},
 	{"replay", cmd_replay, "replay a log under memory budgets (DTR eviction)"},
 	{"bench", cmd_bench, "time replays against the reference simulator's"},
+	{"sweep", cmd_sweep, "run an experiment's points (YAML) into an output folder"},
+	{"merge", cmd_merge, "combine the output folders of sweep shards"},
+	{"plot", cmd_plot, "render the figures of a sweep's output folder"},
 };
 
 static void usage(FILE *f)

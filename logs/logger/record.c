@@ -1,0 +1,287 @@
+/*
+ * record.c: `rematsim-record`, run one demo model's training iteration
+ * (after a warm-up one) on a backend and write its op log.
+ *
+ * Before allocating anything it runs the model dry (no memory, no kernels)
+ * to learn the exact bytes it will need, so that sizes too large for the
+ * device fail with a message instead of half a log.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "logger_config.h"
+#include "models.h"
+#include "oplog.h"
+
+enum { EXIT_UNAVAILABLE_ = 69 }; /* sysexits EX_UNAVAILABLE: no such device */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rematsim-record --model NAME [SIZES] [--device cpu|cuda] [--seed N]\n"
+		"                       --out FILE.log[.gz]\n\n"
+		"Run one training iteration of a demo model (after a warm-up iteration)\n"
+		"and record its ops as an op log (../shared/spec/LOG-FORMAT.md), with a\n"
+		"side file NAME.meta.json for --out NAME.log[.gz] (device, versions,\n"
+		"clock, arguments, peak_live_bytes: the peak an unbounded replay gives).\n\n"
+		"Models:\n");
+	for (size_t i = 0; model_registry[i]; i++) {
+		const struct model_desc *d = model_registry[i];
+		const struct model_size *s = &d->defaults;
+		fprintf(f, "  %-12s %s\n  %-12s defaults: --batch %" PRId64 " --width %" PRId64
+			   " --depth %" PRId64,
+			d->name, d->uses, "", s->batch, s->width, s->depth);
+		if (s->seq)
+			fprintf(f, " --seq %" PRId64, s->seq);
+		if (s->heads)
+			fprintf(f, " --heads %" PRId64, s->heads);
+		if (s->image)
+			fprintf(f, " --image %" PRId64, s->image);
+		fprintf(f, "\n");
+	}
+	fprintf(f,
+		"\nOptions:\n"
+		"  --model NAME     one of the models above\n"
+		"  --batch B --width W --depth D --seq S --heads H --image P --classes C\n"
+		"                   sizes (positive integers; each model uses some)\n"
+		"  --device DEV     cpu (default) or cuda%s\n"
+		"  --seed N         seed of weights and data (default 1)\n"
+		"  --out FILE       the log; gzip-compressed when FILE ends in .gz\n"
+		"  -h, --help       this text\n\n"
+		"Exit status: 0 success, 64 bad command line or sizes, 69 device\n"
+		"unavailable (no CUDA build or device, or sizes too large for its memory),\n"
+		"73 cannot create the log, 74 I/O error while writing, 70 internal error.\n",
+		HAVE_CUDA ? "" : " (this build has no CUDA)");
+}
+
+static int parse_size(const char *opt, const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > (1ll << 31)) {
+		fprintf(stderr, "rematsim-record: --%s wants an integer from 1 to 2^31, not '%s'\n",
+			opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const struct backend *pick_backend(const char *device)
+{
+	if (!strcmp(device, "cpu"))
+		return &backend_cpu;
+	if (!strcmp(device, "cuda"))
+		return backend_cuda_get();
+	return NULL;
+}
+
+/* The sizes the model uses, as a JSON object. */
+static void sizes_json(const struct model_size *s, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "{\"batch\": %lld, \"width\": %lld, \"depth\": %lld",
+			 (long long)s->batch, (long long)s->width, (long long)s->depth);
+	if (s->seq)
+		k += snprintf(buf + k, n - (size_t)k, ", \"seq\": %lld", (long long)s->seq);
+	if (s->heads)
+		k += snprintf(buf + k, n - (size_t)k, ", \"heads\": %lld", (long long)s->heads);
+	if (s->image)
+		k += snprintf(buf + k, n - (size_t)k, ", \"image\": %lld", (long long)s->image);
+	snprintf(buf + k, n - (size_t)k, ", \"classes\": %lld}", (long long)s->classes);
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_BATCH = 256, O_WIDTH, O_DEPTH, O_SEQ, O_HEADS, O_IMAGE, O_CLASSES, O_SEED };
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, 'm'},
+		{"device", required_argument, NULL, 'd'},
+		{"out", required_argument, NULL, 'o'},
+		{"batch", required_argument, NULL, O_BATCH},
+		{"width", required_argument, NULL, O_WIDTH},
+		{"depth", required_argument, NULL, O_DEPTH},
+		{"seq", required_argument, NULL, O_SEQ},
+		{"heads", required_argument, NULL, O_HEADS},
+		{"image", required_argument, NULL, O_IMAGE},
+		{"classes", required_argument, NULL, O_CLASSES},
+		{"seed", required_argument, NULL, O_SEED},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *model_name = NULL, *device = "cpu", *out = NULL;
+	int64_t sizes[O_CLASSES - O_BATCH + 1] = {0};
+	uint64_t seed = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "m:d:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': model_name = optarg; break;
+		case 'd': device = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			seed = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end) {
+				fprintf(stderr, "rematsim-record: bad --seed '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case '?': usage(stderr); return EXIT_USAGE;
+		default:
+			if (parse_size(opts[c - O_BATCH + 3].name, optarg, &sizes[c - O_BATCH]))
+				return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rematsim-record: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!model_name || !out) {
+		fprintf(stderr, "rematsim-record: --model and --out are required "
+				"(see rematsim-record --help)\n");
+		return EXIT_USAGE;
+	}
+	const struct model_desc *desc = model_find(model_name);
+	if (!desc) {
+		fprintf(stderr, "rematsim-record: unknown model '%s' (models:", model_name);
+		for (size_t i = 0; model_registry[i]; i++)
+			fprintf(stderr, " %s", model_registry[i]->name);
+		fprintf(stderr, ")\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(device, "cpu") && strcmp(device, "cuda")) {
+		fprintf(stderr, "rematsim-record: unknown device '%s' (cpu or cuda)\n", device);
+		return EXIT_USAGE;
+	}
+	struct model_size size = desc->defaults;
+	int64_t *fields[] = {&size.batch, &size.width, &size.depth, &size.seq,
+			     &size.heads, &size.image, &size.classes};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+		if (sizes[i])
+			*fields[i] = sizes[i];
+	const char *why = desc->check(&size);
+	if (why) {
+		fprintf(stderr, "rematsim-record: %s\n", why);
+		return EXIT_USAGE;
+	}
+
+	/*
+	 * Sizes whose products overflow would break the dry run's own shape
+	 * arithmetic: refuse them here, with the same message as sizes that
+	 * merely don't fit.
+	 */
+	double elems = (double)size.batch * (double)size.width * 4 *
+		       (double)(size.seq ? size.seq : 1) * (double)(size.seq ? size.seq : 1) *
+		       (double)(size.image ? size.image : 1) * (double)(size.image ? size.image : 1) *
+		       (double)(size.heads ? size.heads : 1) * 9;
+	bool absurd = elems > 1e17;
+
+	const struct backend *be = pick_backend(device);
+	if (!be) {
+		fprintf(stderr, "rematsim-record: this build has no CUDA backend "
+				"(rebuild with nvcc: meson setup -Dcuda=enabled)\n");
+		return EXIT_UNAVAILABLE_;
+	}
+	struct backend_info info = {0};
+	char msg[512] = "";
+	if (be->init(&info, msg, sizeof msg)) {
+		fprintf(stderr, "rematsim-record: --device %s: no usable %s device (%s)\n", be->name,
+			be == &backend_cpu ? "CPU" : "CUDA", msg);
+		return EXIT_UNAVAILABLE_;
+	}
+
+	/* Dry run: the exact bytes the real one will allocate. */
+	uint64_t need = UINT64_MAX;
+	bool too_large = absurd;
+	struct model *m;
+	if (!absurd) {
+		struct rt *dry = rt_new(be, &info, NULL, true);
+		m = model_new(desc, dry, &size, seed);
+		model_iteration(m, MODEL_STEP);
+		model_iteration(m, MODEL_STEP);
+		model_free(m);
+		need = dry->alloc_peak_bytes;
+		too_large = dry->too_large;
+		rt_free(dry);
+	}
+	if (too_large || need > info.free_bytes / 10 * 9) {
+		fprintf(stderr,
+			"rematsim-record: %s at these sizes needs %s%.1f MiB of %s memory, "
+			"but only %.1f MiB are available; use smaller sizes\n",
+			desc->name, too_large ? "far more than " : "",
+			too_large ? (double)info.total_bytes / 1048576 : (double)need / 1048576,
+			be->name, (double)info.free_bytes / 1048576);
+		be->shutdown();
+		return EXIT_UNAVAILABLE_;
+	}
+
+	struct rs_error err = {0};
+	struct oplog *log = oplog_open(out, &err);
+	if (!log) {
+		fprintf(stderr, "rematsim-record: %s: %s\n", err.file, err.msg);
+		be->shutdown();
+		return err.status;
+	}
+	double t0 = wall_s();
+	struct rt *rt = rt_new(be, &info, log, false);
+	m = model_new(desc, rt, &size, seed);
+	float warm_loss = model_iteration(m, MODEL_STEP);
+	rt_start(rt);
+	uint64_t ops0 = rt->ops, time0 = rt->op_time_ns;
+	float loss = model_iteration(m, MODEL_STEP);
+	uint64_t ops = rt->ops - ops0, op_time = rt->op_time_ns - time0;
+	model_free(m);
+	double wall = wall_s() - t0;
+
+	char sizes_text[512];
+	sizes_json(&size, sizes_text, sizeof sizes_text);
+	oplog_meta_str(log, "model", desc->name);
+	oplog_meta_str(log, "title", desc->title);
+	oplog_meta_json(log, "sizes", sizes_text);
+	oplog_meta_int(log, "seed", (int64_t)seed);
+	oplog_meta_str(log, "device", be->name);
+	oplog_meta_str(log, "device_name", info.device);
+	oplog_meta_str(log, "driver_version", info.driver);
+	oplog_meta_str(log, "runtime_version", info.runtime);
+	oplog_meta_str(log, "clock", info.clock);
+	oplog_meta_int(log, "peak_alloc_bytes", (int64_t)rt->alloc_peak_bytes);
+	oplog_meta_int(log, "measured_ops", (int64_t)ops);
+	oplog_meta_int(log, "measured_op_time_ns", (int64_t)op_time);
+	oplog_meta_real(log, "loss_warmup", warm_loss);
+	oplog_meta_real(log, "loss", loss);
+	oplog_meta_str(log, "recorder", "rematsim-record " REMATSIM_VERSION);
+	oplog_meta_strv(log, "argv", (size_t)argc, (const char *const *)argv);
+
+	uint64_t records = oplog_records(log), calls = oplog_calls(log);
+	uint64_t peak = oplog_peak_live_bytes(log);
+	uint64_t peak_alloc = rt->alloc_peak_bytes;
+	rt_free(rt);
+	be->shutdown();
+	if (oplog_close(log, &err)) {
+		fprintf(stderr, "rematsim-record: %s: %s\n", err.file, err.msg);
+		return err.status;
+	}
+	fprintf(stderr,
+		"rematsim-record: %s on %s: %" PRIu64 " records, %" PRIu64 " calls, "
+		"peak_live_bytes %" PRIu64 " (%.1f MiB; allocated peak %.1f MiB), "
+		"measured ops %" PRIu64 " in %.3f ms, loss %.4f -> %.4f, %.2f s\n",
+		desc->name, be->name, records, calls, peak, (double)peak / 1048576,
+		(double)peak_alloc / 1048576, ops, (double)op_time / 1e6, warm_loss, loss, wall);
+	return 0;
+}

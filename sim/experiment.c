@@ -1,0 +1,793 @@
+/*
+ * experiment.c: see experiment.h. The YAML file is loaded with libyaml's
+ * document API and then walked node by node; every value is checked against
+ * a table of known keys, so that an unknown key, a duplicate key or a
+ * wrongly typed value is reported with its line and column before any log
+ * is read or any point runs.
+ */
+#include "experiment.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "config.h"
+#include "heuristics.h"
+#include "pool.h"
+#include "scalar.h"
+#include "source.h"
+
+#define DEFAULT_RUNTIME RUNTIME_V2_EAGER_OPTIMIZED
+#define DEFAULT_RANDOM_TRIALS 10u
+#define DEFAULT_OVERHEAD_LIMIT 2.0
+
+/* ---------------------------------------------------------------- hashing */
+
+uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint64_t experiment_trial_seed(uint64_t seed, const char *model,
+			       const char *heuristic, unsigned trial)
+{
+	char num[16];
+	snprintf(num, sizeof num, "%u", trial);
+	uint64_t h = FNV1A64_INIT;
+	h = fnv1a64(h, model, strlen(model));
+	h = fnv1a64(h, "\x1f", 1);
+	h = fnv1a64(h, heuristic, strlen(heuristic));
+	h = fnv1a64(h, "\x1f", 1);
+	h = fnv1a64(h, num, strlen(num));
+	return splitmix64(seed ^ h);
+}
+
+void format_double(char *buf, size_t size, double x)
+{
+	if (isinf(x)) {
+		snprintf(buf, size, x > 0 ? "inf" : "-inf");
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+/* ------------------------------------------------------------ YAML walking */
+
+struct walk {
+	const char *file;
+	yaml_document_t *doc;
+	struct rs_error *err;
+};
+
+static int node_error(struct walk *w, yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int node_error(struct walk *w, yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rs_error_vset(w->err, EXIT_DATAERR, w->file, n ? (long)n->start_mark.line + 1 : 0,
+		      fmt, ap);
+	va_end(ap);
+	if (w->err && n)
+		w->err->column = (long)n->start_mark.column + 1;
+	return -1;
+}
+
+static const char *node_kind(yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE: return "a scalar";
+	case YAML_SEQUENCE_NODE: return "a list";
+	case YAML_MAPPING_NODE: return "a mapping";
+	default: return "nothing";
+	}
+}
+
+static const char *scalar(yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+/* A plain (unquoted) scalar that YAML would read as null. */
+static int is_null(yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	const char *s = scalar(n);
+	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	       !strcmp(s, "NULL");
+}
+
+static int want_string(struct walk *w, yaml_node_t *n, const char *key, char **out)
+{
+	if (n->type != YAML_SCALAR_NODE || is_null(n))
+		return node_error(w, n, "'%s' must be a string, not %s", key,
+				  is_null(n) ? "null" : node_kind(n));
+	free(*out);
+	*out = xstrdup(scalar(n));
+	return 0;
+}
+
+static int want_double(struct walk *w, yaml_node_t *n, const char *key, double *out)
+{
+	const char *why;
+	if (n->type != YAML_SCALAR_NODE)
+		return node_error(w, n, "'%s' must be a number, not %s", key, node_kind(n));
+	if (scalar_parse_double(scalar(n), out, &why))
+		return node_error(w, n, "'%s': '%s': %s", key, scalar(n), why);
+	return 0;
+}
+
+static int want_u64(struct walk *w, yaml_node_t *n, const char *key, uint64_t *out)
+{
+	const char *why;
+	if (n->type != YAML_SCALAR_NODE)
+		return node_error(w, n, "'%s' must be a whole number, not %s", key,
+				  node_kind(n));
+	if (scalar_parse_u64(scalar(n), out, &why))
+		return node_error(w, n, "'%s': '%s': %s", key, scalar(n), why);
+	return 0;
+}
+
+static int want_bool(struct walk *w, yaml_node_t *n, const char *key, bool *out)
+{
+	const char *why;
+	int b;
+	if (n->type != YAML_SCALAR_NODE)
+		return node_error(w, n, "'%s' must be true or false, not %s", key,
+				  node_kind(n));
+	if (scalar_parse_bool(scalar(n), &b, &why))
+		return node_error(w, n, "'%s': '%s': %s", key, scalar(n), why);
+	*out = b;
+	return 0;
+}
+
+static int want_trials(struct walk *w, yaml_node_t *n, const char *key, unsigned *out)
+{
+	uint64_t v;
+	if (want_u64(w, n, key, &v))
+		return -1;
+	if (v < 1 || v > 1000000)
+		return node_error(w, n, "'%s' must be between 1 and 1000000", key);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int want_runtime(struct walk *w, yaml_node_t *n, const char *key,
+			enum runtime_kind *out)
+{
+	char *s = NULL;
+	if (want_string(w, n, key, &s))
+		return -1;
+	int rc = runtime_kind_parse(s, out);
+	free(s);
+	if (rc) {
+		char known[256] = "";
+		for (int k = 0; k < RUNTIME_KIND_COUNT; k++) {
+			strcat(known, k ? ", " : "");
+			strcat(known, runtime_kind_name((enum runtime_kind)k));
+		}
+		return node_error(w, n, "unknown runtime '%s' (known: %s)", scalar(n), known);
+	}
+	return 0;
+}
+
+static int want_heuristic(struct walk *w, yaml_node_t *n, const char *key,
+			  const struct heuristic **out)
+{
+	if (n->type != YAML_SCALAR_NODE || is_null(n))
+		return node_error(w, n, "'%s' must be a heuristic name, not %s", key,
+				  is_null(n) ? "null" : node_kind(n));
+	*out = heuristic_find(scalar(n));
+	if (!*out) {
+		size_t nh;
+		const struct heuristic *list = heuristic_list(&nh);
+		char known[2048] = "";
+		for (size_t i = 0; i < nh && strlen(known) + 40 < sizeof known; i++) {
+			strcat(known, i ? ", " : "");
+			strcat(known, list[i].name);
+		}
+		return node_error(w, n, "unknown heuristic '%s' (known: %s)", scalar(n), known);
+	}
+	return 0;
+}
+
+/*
+ * Check a mapping against its known keys: every key a scalar, known, and
+ * not repeated. values[i] is set to the value node of keys[i] (or NULL).
+ */
+static int want_mapping(struct walk *w, yaml_node_t *n, const char *what,
+			const char *const *keys, size_t n_keys, yaml_node_t **values)
+{
+	for (size_t i = 0; i < n_keys; i++)
+		values[i] = NULL;
+	if (n->type != YAML_MAPPING_NODE)
+		return node_error(w, n, "%s must be a mapping, not %s", what, node_kind(n));
+	for (yaml_node_pair_t *pair = n->data.mapping.pairs.start;
+	     pair < n->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, pair->value);
+		if (k->type != YAML_SCALAR_NODE)
+			return node_error(w, k, "keys of %s must be strings", what);
+		size_t i;
+		for (i = 0; i < n_keys; i++)
+			if (!strcmp(scalar(k), keys[i]))
+				break;
+		if (i == n_keys) {
+			char known[512] = "";
+			for (size_t j = 0; j < n_keys; j++) {
+				strcat(known, j ? ", " : "");
+				strcat(known, keys[j]);
+			}
+			return node_error(w, k, "unknown key '%s' in %s (known: %s)",
+					  scalar(k), what, known);
+		}
+		if (values[i])
+			return node_error(w, k, "duplicate key '%s' in %s (first at line %lu)",
+					  scalar(k), what,
+					  (unsigned long)values[i]->start_mark.line + 1);
+		values[i] = v;
+	}
+	return 0;
+}
+
+/* Can the series' runtime serve its heuristic? (simrd refuses otherwise.) */
+static int want_servable(struct walk *w, yaml_node_t *n, const struct exp_series *s)
+{
+	struct runtime_config cfg = {.runtime = s->runtime, .heuristic = s->heuristic};
+	struct rs_error err = {0};
+	if (runtime_check_config(&cfg, &err))
+		return node_error(w, n, "%s", err.msg);
+	return 0;
+}
+
+static int want_list(struct walk *w, yaml_node_t *n, const char *key)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return node_error(w, n, "'%s' must be a list, not %s", key, node_kind(n));
+	if (n->data.sequence.items.top == n->data.sequence.items.start)
+		return node_error(w, n, "'%s' is an empty list", key);
+	return 0;
+}
+
+#define LIST_LEN(n) ((size_t)((n)->data.sequence.items.top - (n)->data.sequence.items.start))
+#define LIST_ITEM(w, n, i) yaml_document_get_node((w)->doc, (n)->data.sequence.items.start[i])
+
+/* ------------------------------------------------------------ the keys */
+
+enum top_key {
+	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
+	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
+	K_TOP_COUNT
+};
+static const char *const top_keys[K_TOP_COUNT] = {
+	"experiment", "models", "manifest", "heuristics", "series", "runtime",
+	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
+};
+
+enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
+static const char *const model_keys[M_COUNT] = {
+	"name", "log", "title", "desc", "has_start",
+};
+
+enum series_key { S_NAME, S_HEURISTIC, S_RUNTIME, S_NO_DEALLOC, S_TRIALS, S_COUNT };
+static const char *const series_keys[S_COUNT] = {
+	"name", "heuristic", "runtime", "no_dealloc", "trials",
+};
+
+/* dir/spec unless spec is absolute (or dir is "."). */
+static char *resolve(const char *dir, const char *spec)
+{
+	if (spec[0] == '/' || !strcmp(dir, "."))
+		return xstrdup(spec);
+	size_t n = strlen(dir) + strlen(spec) + 2;
+	char *p = xmalloc(n);
+	snprintf(p, n, "%s/%s", dir, spec);
+	return p;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	size_t n = (size_t)(slash - path);
+	char *d = xmalloc(n + 1);
+	memcpy(d, path, n);
+	d[n] = 0;
+	return d;
+}
+
+static int read_models(struct walk *w, struct experiment *e, yaml_node_t *n,
+		       const char *dir)
+{
+	if (want_list(w, n, "models"))
+		return -1;
+	size_t len = LIST_LEN(n);
+	e->models = xcalloc(len, sizeof *e->models);
+	for (size_t i = 0; i < len; i++) {
+		yaml_node_t *item = LIST_ITEM(w, n, i), *v[M_COUNT];
+		struct exp_model *m = &e->models[e->n_models++];
+		m->has_start = true;
+		if (want_mapping(w, item, "a model", model_keys, M_COUNT, v))
+			return -1;
+		if (!v[M_NAME] || !v[M_LOG])
+			return node_error(w, item, "a model needs 'name' and 'log'");
+		char *log = NULL;
+		if (want_string(w, v[M_NAME], "name", &m->name) ||
+		    want_string(w, v[M_LOG], "log", &log))
+			return -1;
+		m->spec = resolve(dir, log);
+		free(log);
+		if (v[M_TITLE] && want_string(w, v[M_TITLE], "title", &m->title))
+			return -1;
+		if (v[M_DESC] && want_string(w, v[M_DESC], "desc", &m->desc))
+			return -1;
+		if (v[M_HAS_START] && want_bool(w, v[M_HAS_START], "has_start", &m->has_start))
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(e->models[j].name, m->name))
+				return node_error(w, v[M_NAME], "model '%s' is listed twice", m->name);
+	}
+	return 0;
+}
+
+static int read_manifest(struct walk *w, struct experiment *e, yaml_node_t *n,
+			 const char *dir)
+{
+	char *path = NULL;
+	if (want_string(w, n, "manifest", &path))
+		return -1;
+	char *full = resolve(dir, path);
+	free(path);
+	struct manifest *man = NULL;
+	struct rs_error merr = {0};
+	int rc = manifest_read(full, &man, &merr);
+	free(full);
+	if (rc) {
+		/* The manifest's own error, located at the YAML line naming it. */
+		char what[2100];
+		snprintf(what, sizeof what, "%s%s%s", merr.file, merr.file[0] ? ": " : "",
+			 merr.msg);
+		node_error(w, n, "manifest: %s", what);
+		if (w->err)
+			w->err->status = merr.status ? merr.status : EXIT_DATAERR;
+		return -1;
+	}
+	if (!man->n_models) {
+		manifest_free(man);
+		return node_error(w, n, "the manifest lists no models");
+	}
+	e->models = xcalloc(man->n_models, sizeof *e->models);
+	for (size_t i = 0; i < man->n_models; i++) {
+		struct manifest_model *mm = &man->models[i];
+		struct exp_model *m = &e->models[e->n_models++];
+		m->name = xstrdup(mm->name);
+		m->title = mm->title ? xstrdup(mm->title) : NULL;
+		m->desc = mm->desc ? xstrdup(mm->desc) : NULL;
+		m->spec = xstrdup(mm->spec);
+		m->has_start = mm->has_start;
+	}
+	manifest_free(man);
+	return 0;
+}
+
+static void add_series(struct experiment *e, size_t *cap, struct exp_series s)
+{
+	XGROW(e->series, *cap, e->n_series + 1);
+	e->series[e->n_series++] = s;
+}
+
+static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
+{
+	yaml_node_t *v[K_TOP_COUNT];
+	if (want_mapping(w, root, "the experiment", top_keys, K_TOP_COUNT, v))
+		return -1;
+	char *dir = dir_of(w->file);
+	int rc = -1;
+
+	if (!v[K_EXPERIMENT]) {
+		node_error(w, root, "missing key 'experiment' (the experiment's name)");
+		goto out;
+	}
+	if (want_string(w, v[K_EXPERIMENT], "experiment", &e->name))
+		goto out;
+	if (!*e->name || strchr(e->name, '/')) {
+		node_error(w, v[K_EXPERIMENT], "'experiment' must be a non-empty name without '/'");
+		goto out;
+	}
+
+	/* Defaults first: series inherit them wherever they appear in the file. */
+	enum runtime_kind runtime = DEFAULT_RUNTIME;
+	bool no_dealloc = false;
+	unsigned trials = DEFAULT_RANDOM_TRIALS;
+	e->overhead_limit = DEFAULT_OVERHEAD_LIMIT;
+	e->seed = 0;
+	if (v[K_RUNTIME] && want_runtime(w, v[K_RUNTIME], "runtime", &runtime))
+		goto out;
+	if (v[K_NO_DEALLOC] && want_bool(w, v[K_NO_DEALLOC], "no_dealloc", &no_dealloc))
+		goto out;
+	if (v[K_TRIALS] && want_trials(w, v[K_TRIALS], "trials", &trials))
+		goto out;
+	if (v[K_SEED] && want_u64(w, v[K_SEED], "seed", &e->seed))
+		goto out;
+	if (v[K_OVERHEAD_LIMIT]) {
+		if (want_double(w, v[K_OVERHEAD_LIMIT], "overhead_limit", &e->overhead_limit))
+			goto out;
+		if (!(e->overhead_limit >= 1)) {
+			node_error(w, v[K_OVERHEAD_LIMIT], "'overhead_limit' must be at least 1");
+			goto out;
+		}
+	}
+
+	if (v[K_RATIOS] && v[K_BUDGETS]) {
+		node_error(w, v[K_BUDGETS], "give 'ratios' or 'budgets', not both");
+		goto out;
+	}
+	if (v[K_BUDGETS]) {
+		if (want_list(w, v[K_BUDGETS], "budgets"))
+			goto out;
+		e->n_steps = LIST_LEN(v[K_BUDGETS]);
+		e->budgets = xcalloc(e->n_steps, sizeof *e->budgets);
+		for (size_t i = 0; i < e->n_steps; i++) {
+			yaml_node_t *it = LIST_ITEM(w, v[K_BUDGETS], i);
+			if (want_u64(w, it, "budgets", &e->budgets[i]))
+				goto out;
+			if (!e->budgets[i]) {
+				node_error(w, it, "a budget must be positive");
+				goto out;
+			}
+		}
+	} else if (v[K_RATIOS]) {
+		if (want_list(w, v[K_RATIOS], "ratios"))
+			goto out;
+		e->n_steps = LIST_LEN(v[K_RATIOS]);
+		e->ratios = xcalloc(e->n_steps, sizeof *e->ratios);
+		for (size_t i = 0; i < e->n_steps; i++) {
+			yaml_node_t *it = LIST_ITEM(w, v[K_RATIOS], i);
+			if (want_double(w, it, "ratios", &e->ratios[i]))
+				goto out;
+			if (!(e->ratios[i] > 0) || isinf(e->ratios[i])) {
+				node_error(w, it, "a ratio must be positive and finite");
+				goto out;
+			}
+		}
+	} else {
+		e->n_steps = 10;
+		e->ratios = xcalloc(e->n_steps, sizeof *e->ratios);
+		for (size_t i = 0; i < e->n_steps; i++)
+			e->ratios[i] = (double)(i + 1) / 10; /* 0.1 ... 1.0 */
+	}
+	for (size_t i = 0; i < e->n_steps; i++)
+		for (size_t j = 0; j < i; j++)
+			if (e->ratios ? e->ratios[i] == e->ratios[j]
+				      : e->budgets[i] == e->budgets[j]) {
+				node_error(w, LIST_ITEM(w, v[e->ratios ? K_RATIOS : K_BUDGETS], i),
+					   "this %s is listed twice", e->ratios ? "ratio" : "budget");
+				goto out;
+			}
+
+	size_t cap = 0;
+	if (v[K_HEURISTICS]) {
+		yaml_node_t *hl = v[K_HEURISTICS];
+		if (want_list(w, hl, "heuristics"))
+			goto out;
+		for (size_t i = 0; i < LIST_LEN(hl); i++) {
+			yaml_node_t *it = LIST_ITEM(w, hl, i);
+			struct exp_series s = {.runtime = runtime, .no_dealloc = no_dealloc};
+			if (want_heuristic(w, it, "heuristics", &s.heuristic))
+				goto out;
+			s.trials = s.heuristic->random ? trials : 1;
+			if (want_servable(w, it, &s))
+				goto out;
+			s.name = xstrdup(s.heuristic->name);
+			add_series(e, &cap, s);
+		}
+	}
+	if (v[K_SERIES]) {
+		yaml_node_t *sl = v[K_SERIES];
+		if (want_list(w, sl, "series"))
+			goto out;
+		for (size_t i = 0; i < LIST_LEN(sl); i++) {
+			yaml_node_t *it = LIST_ITEM(w, sl, i), *sv[S_COUNT];
+			if (want_mapping(w, it, "a series", series_keys, S_COUNT, sv))
+				goto out;
+			if (!sv[S_NAME] || !sv[S_HEURISTIC]) {
+				node_error(w, it, "a series needs 'name' and 'heuristic'");
+				goto out;
+			}
+			struct exp_series s = {.runtime = runtime, .no_dealloc = no_dealloc};
+			add_series(e, &cap, s);
+			struct exp_series *sp = &e->series[e->n_series - 1];
+			if (want_string(w, sv[S_NAME], "name", &sp->name) ||
+			    want_heuristic(w, sv[S_HEURISTIC], "heuristic", &sp->heuristic))
+				goto out;
+			if (sv[S_RUNTIME] && want_runtime(w, sv[S_RUNTIME], "runtime", &sp->runtime))
+				goto out;
+			if (sv[S_NO_DEALLOC] &&
+			    want_bool(w, sv[S_NO_DEALLOC], "no_dealloc", &sp->no_dealloc))
+				goto out;
+			if (want_servable(w, it, sp))
+				goto out;
+			sp->trials = sp->heuristic->random ? trials : 1;
+			if (sv[S_TRIALS] && want_trials(w, sv[S_TRIALS], "trials", &sp->trials))
+				goto out;
+			if (sp->trials > 1 && !sp->heuristic->random) {
+				node_error(w, sv[S_TRIALS], "heuristic '%s' is deterministic: "
+					   "more than one trial would repeat the same run",
+					   sp->heuristic->name);
+				goto out;
+			}
+		}
+	}
+	if (!e->n_series) {
+		node_error(w, root, "no heuristics: give 'heuristics' or 'series'");
+		goto out;
+	}
+	for (size_t i = 0; i < e->n_series; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(e->series[i].name, e->series[j].name)) {
+				node_error(w, root, "series '%s' appears twice", e->series[i].name);
+				goto out;
+			}
+	for (size_t i = 0; i < e->n_series; i++)
+		for (const char *c = e->series[i].name; *c; c++)
+			if (*c == '\t' || *c == '\n') {
+				node_error(w, root, "series names cannot hold tabs or newlines");
+				goto out;
+			}
+
+	if (v[K_MODELS] && v[K_MANIFEST]) {
+		node_error(w, v[K_MANIFEST], "give 'models' or 'manifest', not both");
+		goto out;
+	}
+	if (v[K_MODELS]) {
+		if (read_models(w, e, v[K_MODELS], dir))
+			goto out;
+	} else if (v[K_MANIFEST]) {
+		if (read_manifest(w, e, v[K_MANIFEST], dir))
+			goto out;
+	} else {
+		node_error(w, root, "no models: give 'models' or 'manifest'");
+		goto out;
+	}
+	for (size_t i = 0; i < e->n_models; i++) {
+		struct exp_model *m = &e->models[i];
+		if (!m->title)
+			m->title = xstrdup(m->name);
+		if (!m->desc)
+			m->desc = xstrdup("");
+		for (char *c = m->name; *c; c++)
+			if (*c == '\t' || *c == '\n') {
+				node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],
+					   "model names cannot hold tabs or newlines");
+				goto out;
+			}
+	}
+	rc = 0;
+out:
+	free(dir);
+	return rc;
+}
+
+int experiment_parse(const char *name, const char *text, size_t len,
+		     struct experiment **out, struct rs_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	*out = NULL;
+	if (!yaml_parser_initialize(&parser))
+		rs_bug("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rs_error_set(err, EXIT_DATAERR, name, (long)parser.problem_mark.line + 1,
+			     "YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
+			     parser.context ? " " : "", parser.context ? parser.context : "");
+		if (err)
+			err->column = (long)parser.problem_mark.column + 1;
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	struct walk w = {.file = name, .doc = &doc, .err = err};
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	struct experiment *e = xcalloc(1, sizeof *e);
+	e->file = xstrdup(name);
+	int rc;
+	if (!root)
+		rc = rs_error_set(err, EXIT_DATAERR, name, 0, "the file is empty");
+	else
+		rc = read_top(&w, e, root);
+	/* A second document is an error: it would be silently ignored. */
+	if (!rc) {
+		yaml_document_t extra;
+		if (yaml_parser_load(&parser, &extra)) {
+			yaml_node_t *r2 = yaml_document_get_root_node(&extra);
+			if (r2)
+				rc = node_error(&w, r2, "a second YAML document; "
+					       "an experiment file holds one");
+			yaml_document_delete(&extra);
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (rc) {
+		experiment_free(e);
+		return -1;
+	}
+	*out = e;
+	return 0;
+}
+
+int experiment_read(const char *path, struct experiment **out, struct rs_error *err)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s",
+				    strerror(errno));
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+		if (len == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot read");
+	}
+	int rc = experiment_parse(path, buf, len, out, err);
+	free(buf);
+	return rc;
+}
+
+/* ------------------------------------------------------------ loading */
+
+struct load_ctx {
+	struct experiment *e;
+	struct rs_error *errs; /* one per model */
+};
+
+static void load_one(void *ctx, size_t i)
+{
+	struct load_ctx *lc = ctx;
+	struct exp_model *m = &lc->e->models[i];
+	struct read_options ro = {.from_start = !m->has_start, .digest = true};
+	if (schedule_read(m->spec, &ro, &m->sched, &lc->errs[i]))
+		return;
+	baseline_run(m->sched, &m->base);
+}
+
+static void hash_str(uint64_t *h, const char *s)
+{
+	*h = fnv1a64(*h, s, strlen(s) + 1);
+}
+
+int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
+{
+	struct load_ctx lc = {.e = e, .errs = xcalloc(e->n_models, sizeof *lc.errs)};
+	pool_run(jobs, e->n_models, load_one, &lc, NULL, 1);
+	for (size_t i = 0; i < e->n_models; i++)
+		if (!e->models[i].sched) {
+			if (err)
+				*err = lc.errs[i];
+			free(lc.errs);
+			return -1;
+		}
+	free(lc.errs);
+
+	/*
+	 * The config hash covers everything that decides a row's numbers: the
+	 * program version, the logs' content, the series, the steps, the limit
+	 * and the seed. Titles and the output folder do not count.
+	 */
+	uint64_t h = FNV1A64_INIT;
+	char buf[64];
+	hash_str(&h, "rematsim-experiment-1");
+	hash_str(&h, REMATSIM_VERSION);
+	for (size_t i = 0; i < e->n_models; i++) {
+		hash_str(&h, e->models[i].name);
+		h = fnv1a64(h, e->models[i].sched->sha256, 32);
+		h = fnv1a64(h, &e->models[i].has_start, 1);
+	}
+	for (size_t i = 0; i < e->n_series; i++) {
+		struct exp_series *s = &e->series[i];
+		hash_str(&h, s->name);
+		hash_str(&h, s->heuristic->name);
+		hash_str(&h, runtime_kind_name(s->runtime));
+		snprintf(buf, sizeof buf, "%d %u", s->no_dealloc, s->trials);
+		hash_str(&h, buf);
+	}
+	for (size_t i = 0; i < e->n_steps; i++) {
+		if (e->ratios)
+			format_double(buf, sizeof buf, e->ratios[i]);
+		else
+			snprintf(buf, sizeof buf, "B%llu", (unsigned long long)e->budgets[i]);
+		hash_str(&h, buf);
+	}
+	format_double(buf, sizeof buf, e->overhead_limit);
+	hash_str(&h, buf);
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->seed);
+	hash_str(&h, buf);
+	snprintf(e->hash, sizeof e->hash, "%016llx", (unsigned long long)h);
+	return 0;
+}
+
+void experiment_free(struct experiment *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n_models; i++) {
+		struct exp_model *m = &e->models[i];
+		free(m->name);
+		free(m->title);
+		free(m->desc);
+		free(m->spec);
+		if (m->sched)
+			schedule_free(m->sched);
+	}
+	for (size_t i = 0; i < e->n_series; i++)
+		free(e->series[i].name);
+	free(e->models);
+	free(e->series);
+	free(e->ratios);
+	free(e->budgets);
+	free(e->name);
+	free(e->file);
+	free(e);
+}
+
+/* ------------------------------------------------------------ points */
+
+size_t experiment_n_points(const struct experiment *e)
+{
+	size_t per_model = 0;
+	for (size_t s = 0; s < e->n_series; s++)
+		per_model += e->series[s].trials * e->n_steps;
+	return per_model * e->n_models;
+}
+
+void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
+{
+	size_t per_model = experiment_n_points(e) / e->n_models;
+	p->model = (uint32_t)(i / per_model);
+	size_t r = i % per_model;
+	for (p->series = 0;; p->series++) {
+		size_t n = e->series[p->series].trials * e->n_steps;
+		if (r < n)
+			break;
+		r -= n;
+	}
+	p->trial = (uint32_t)(r / e->n_steps);
+	p->step = (uint32_t)(r % e->n_steps);
+	const struct exp_series *s = &e->series[p->series];
+	p->seed = experiment_trial_seed(e->seed, e->models[p->model].name,
+					s->heuristic->name, p->trial);
+}

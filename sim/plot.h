@@ -1,0 +1,32 @@
+/*
+ * plot.h: turning a sweep's output folder into figures. plot_prepare reads
+ * points.tsv and models.tsv and writes, per figure, a folder of small data
+ * files (DIR/plot-data/FIGURE/) that the figure's gnuplot script reads;
+ * rendering is running `gnuplot -c plots/SCRIPT.gp DATA OUT` on them.
+ *
+ * Invariant: everything a figure shows is in its data folder, so that the
+ * .gp scripts can be rerun by hand and the numbers loaded elsewhere.
+ */
+#ifndef REMATSIM_PLOT_H
+#define REMATSIM_PLOT_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+struct plot_figure {
+	char *name;     /* output file stem: DIR/NAME.png, DIR/NAME.pdf */
+	char *script;   /* "pareto", "ablation", "banishing", "accesses" */
+	char *data_dir; /* DIR/plot-data/NAME */
+};
+
+/**
+ * Write the data of every figure that dir's results support. Gives the
+ * list in *figs (free with plot_figures_free). Errors: EXIT_NOINPUT (no
+ * points.tsv or models.tsv), EXIT_DATAERR, EXIT_CANTCREAT.
+ */
+int plot_prepare(const char *dir, struct plot_figure **figs, size_t *n_figs,
+		 struct rs_error *err);
+void plot_figures_free(struct plot_figure *figs, size_t n);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * results.h: the files a sweep leaves in its output folder, and reading
+ * them back (resume, merge, plot).
+ *
+ *   points.tsv    `#` header lines (key: value), the column line, one row
+ *                 per point in canonical point order (experiment.h)
+ *   models.tsv    one row per model: baseline, constant and bottleneck memory
+ *   frontier.tsv  prefix-minimum overhead per (model, series, trial)
+ *
+ * Invariant: every file is written whole to a temporary name in the same
+ * folder and renamed over the old one, so a kill never leaves half a file;
+ * only the journal (points.journal) grows line by line, and a torn last
+ * line in it is ignored when read back.
+ */
+#ifndef REMATSIM_RESULTS_H
+#define REMATSIM_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* The column line of points.tsv (tab-separated). */
+#define POINTS_COLUMNS \
+	"point\tmodel\tseries\theuristic\truntime\ttrial\tseed\tratio\tbudget\t" \
+	"outcome\toverhead\tpeak_memory\tmodel_compute\tremat_compute\t" \
+	"evictions\tremats\theuristic_evals\theuristic_accesses\twall_ms"
+enum points_col {
+	PC_POINT, PC_MODEL, PC_SERIES, PC_HEURISTIC, PC_RUNTIME, PC_TRIAL, PC_SEED,
+	PC_RATIO, PC_BUDGET, PC_OUTCOME, PC_OVERHEAD, PC_PEAK_MEMORY,
+	PC_MODEL_COMPUTE, PC_REMAT_COMPUTE, PC_EVICTIONS, PC_REMATS,
+	PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_WALL_MS, PC_COUNT
+};
+
+#define MODELS_COLUMNS \
+	"model\ttitle\tdesc\tlog\tsha256\tops\ttensors\tbaseline_memory\t" \
+	"baseline_compute\tconst_memory\tbottleneck_memory\tconst_ratio\t" \
+	"bottleneck_ratio"
+enum models_col {
+	MC_MODEL, MC_TITLE, MC_DESC, MC_LOG, MC_SHA256, MC_OPS, MC_TENSORS,
+	MC_BASELINE_MEMORY, MC_BASELINE_COMPUTE, MC_CONST_MEMORY,
+	MC_BOTTLENECK_MEMORY, MC_CONST_RATIO, MC_BOTTLENECK_RATIO, MC_COUNT
+};
+
+#define FRONTIER_COLUMNS \
+	"model\tseries\theuristic\truntime\ttrial\tratio\toverhead\tfrom_ratio"
+
+/** A points file read back: its header and its rows by point number. */
+struct points_table {
+	char **keys;       /* header keys ("config_hash", "log", ...), in order */
+	char **values;
+	size_t n_header, cap_header;
+	size_t total;      /* the `points` header: points in the experiment */
+	char **rows;       /* [total]: the row line (no newline), or NULL */
+	size_t n_rows;     /* rows present */
+};
+
+/** The value of the first header `key`, or NULL. */
+const char *points_header(const struct points_table *t, const char *key);
+void points_header_add(struct points_table *t, const char *key, const char *value);
+/** Replace the first header `key` (or add it). */
+void points_header_set(struct points_table *t, const char *key, const char *value);
+
+/**
+ * Read a points file or journal into *t (zeroed first). A missing file is
+ * not an error when missing_ok (t stays empty, returns 0). Rows that are
+ * torn (no newline), have the wrong number of columns, or a point number
+ * outside the header's `points` are skipped; when two rows have the same
+ * point number the later one wins. Errors: EXIT_NOINPUT, EXIT_DATAERR
+ * (no header or no `points` header).
+ */
+int points_read(const char *path, bool missing_ok, struct points_table *t,
+		struct rs_error *err);
+void points_table_free(struct points_table *t);
+/** Give t a `total`-row empty table (after its header is filled). */
+void points_table_size(struct points_table *t, size_t total);
+/** Store a row (takes line) as point `point`. */
+void points_table_put(struct points_table *t, size_t point, char *line);
+
+/** Write header lines, column line and rows (in point order) to f. */
+void points_write(FILE *f, const struct points_table *t);
+
+/** Write frontier.tsv content for the rows of t to f. */
+void frontier_write(FILE *f, const struct points_table *t);
+
+/** Split a tab-separated line in place; returns the number of fields. */
+size_t tsv_split(char *line, char **fields, size_t max);
+
+/**
+ * Write `len` bytes to dir/name through a temporary file and rename (so a
+ * kill leaves the old file or the new one, never half of one). durable:
+ * also fsync before the rename, so that a power loss does too (results;
+ * not the regenerable figure data). Returns 0, or -1 with err
+ * (EXIT_CANTCREAT / EXIT_IOERR).
+ */
+int write_file_atomic(const char *dir, const char *name, const char *data,
+		      size_t len, bool durable, struct rs_error *err);
+
+/** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
+int make_dirs(const char *dir, struct rs_error *err);
+
+/** Read a whole file (gives a NUL-terminated buffer). -1 with err (EXIT_NOINPUT). */
+int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err);
+
+/** "dir/name" (gives). */
+char *path_join(const char *dir, const char *name);
+
+#endif

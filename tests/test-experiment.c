@@ -1,0 +1,655 @@
+/*
+ * test-experiment.c: the experiment layer. Unit tests of the scalar rules,
+ * the YAML reader's errors and the frontier; integration tests that run the
+ * `rematsim` named by $REMATSIM (sweep, resume, shards, merge) on the small
+ * logs of tests/data ($TEST_DATA_DIR).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "experiment.h"
+#include "results.h"
+#include "scalar.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static const char *data_dir(void)
+{
+	const char *d = getenv("TEST_DATA_DIR");
+	return d ? d : "tests/data";
+}
+
+static const char *rematsim(void)
+{
+	const char *r = getenv("REMATSIM");
+	return r ? r : "build/rematsim";
+}
+
+static char *tmp_dir(void)
+{
+	char *t = strdup("/tmp/rematsim-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(t));
+	return t;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+	char *data;
+	size_t len;
+	struct rs_error err;
+	if (read_whole_file(path, &data, &len, &err))
+		return NULL;
+	return data;
+}
+
+/* Run a shell command; returns its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The rows of a points file without `#` lines and without wall_ms (gives). */
+static char *rows_sans_wall(const char *path)
+{
+	char *text = read_text(path);
+	ck_assert_msg(text != NULL, "cannot read %s", path);
+	char *out = calloc(1, strlen(text) + 1);
+	char *o = out;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		char *last = strrchr(line, '\t');
+		size_t n = last ? (size_t)(last - line) : strlen(line);
+		memcpy(o, line, n);
+		o += n;
+		*o++ = '\n';
+	}
+	free(text);
+	return out;
+}
+
+static size_t count_rows(const char *path)
+{
+	char *rows = rows_sans_wall(path);
+	size_t n = 0;
+	for (char *p = rows; *p; p++)
+		n += *p == '\n';
+	free(rows);
+	return n ? n - 1 : 0; /* minus the column line */
+}
+
+/* An experiment over the three test logs (absolute paths). */
+static void write_experiment(const char *dir, const char *name, const char *extra)
+{
+	char path[4096], text[8192];
+	snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
+	snprintf(text, sizeof text,
+		 "experiment: %s\n"
+		 "models:\n"
+		 "  - {name: chain8, log: %s/chain8.log, title: Chain (8), desc: tiny}\n"
+		 "  - {name: chain12, log: %s/chain12.log, title: Chain (12)}\n"
+		 "  - {name: chain16, log: %s/chain16.log}\n"
+		 "heuristics: [DTR, LRU, RandomStorage]\n"
+		 "trials: 3\n"
+		 "seed: 7\n"
+		 "ratios: [0.1, 0.2, 0.3, 0.5, 0.7, 1.0]\n"
+		 "%s",
+		 name, data_dir(), data_dir(), data_dir(), extra ? extra : "");
+	write_text(path, text);
+}
+
+/* ---------------------------------------------------------------- scalars */
+
+START_TEST(scalar_numbers)
+{
+	double d;
+	uint64_t u;
+	const char *why;
+	ck_assert_int_eq(scalar_parse_double("0.25", &d, &why), 0);
+	ck_assert(d == 0.25);
+	ck_assert_int_eq(scalar_parse_double("1e9", &d, &why), 0);
+	ck_assert(d == 1e9);
+	ck_assert_int_eq(scalar_parse_double("-2.5E-3", &d, &why), 0);
+	ck_assert(d == -2.5e-3);
+	ck_assert_int_eq(scalar_parse_double(".5", &d, &why), 0);
+	ck_assert(d == 0.5);
+	ck_assert_int_eq(scalar_parse_double("inf", &d, &why), 0);
+	ck_assert(isinf(d) && d > 0);
+	ck_assert_int_eq(scalar_parse_double(".inf", &d, &why), 0);
+	ck_assert(isinf(d));
+	ck_assert_int_eq(scalar_parse_double("1.5KiB", &d, &why), 0);
+	ck_assert(d == 1536);
+
+	ck_assert_int_eq(scalar_parse_u64("2GiB", &u, &why), 0);
+	ck_assert_uint_eq(u, 2ull << 30);
+	ck_assert_int_eq(scalar_parse_u64("3MB", &u, &why), 0);
+	ck_assert_uint_eq(u, 3000000);
+	ck_assert_int_eq(scalar_parse_u64("1e9", &u, &why), 0);
+	ck_assert_uint_eq(u, 1000000000);
+	ck_assert_int_eq(scalar_parse_u64("18446744073709551615", &u, &why), 0);
+	ck_assert_uint_eq(u, UINT64_MAX);
+	ck_assert_int_eq(scalar_parse_u64("1.5KiB", &u, &why), 0);
+	ck_assert_uint_eq(u, 1536);
+	ck_assert_int_eq(scalar_parse_u64("7KB", &u, &why), 0);
+	ck_assert_uint_eq(u, 7000);
+}
+END_TEST
+
+START_TEST(scalar_rejects)
+{
+	double d;
+	uint64_t u;
+	const char *why;
+	const char *bad[] = {"", "abc", "1e", "0x10", "nan", "1 GiB", " 1", "1,000",
+			     "1_000", "1GB2", "1gib", "--1", "."};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(scalar_parse_double(bad[i], &d, &why) == -1, "'%s' accepted", bad[i]);
+	ck_assert_int_eq(scalar_parse_u64("0.5", &u, &why), -1);
+	ck_assert_int_eq(scalar_parse_u64("-1", &u, &why), -1);
+	ck_assert_int_eq(scalar_parse_u64("inf", &u, &why), -1);
+	ck_assert_int_eq(scalar_parse_u64("18446744073709551616", &u, &why), -1);
+	ck_assert_int_eq(scalar_parse_u64("20000000TiB", &u, &why), -1);
+	int b;
+	ck_assert_int_eq(scalar_parse_bool("yes", &b, &why), 0);
+	ck_assert_int_eq(b, 1);
+	ck_assert_int_eq(scalar_parse_bool("False", &b, &why), 0);
+	ck_assert_int_eq(b, 0);
+	ck_assert_int_eq(scalar_parse_bool("2", &b, &why), -1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- YAML */
+
+/* Parse text; expect failure with message "FILE:LINE:COL: ...needle...". */
+static void expect_error(const char *text, long line, long col, const char *needle)
+{
+	struct experiment *e;
+	struct rs_error err = {0};
+	int rc = experiment_parse("t.yaml", text, strlen(text), &e, &err);
+	ck_assert_msg(rc == -1, "accepted:\n%s", text);
+	ck_assert_int_eq(err.status, EXIT_DATAERR);
+	ck_assert_msg(err.line == line && err.column == col,
+		      "error at %ld:%ld, expected %ld:%ld (%s)", err.line, err.column, line,
+		      col, err.msg);
+	ck_assert_msg(strstr(err.msg, needle), "'%s' lacks '%s'", err.msg, needle);
+	ck_assert_str_eq(err.file, "t.yaml");
+}
+
+START_TEST(yaml_errors)
+{
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "ratio: [0.5]\n",
+		     4, 1, "unknown key 'ratio'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "seed: 1\nseed: 2\n",
+		     5, 1, "duplicate key 'seed'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "heuristics: DTR\n",
+		     3, 13, "must be a list");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "ratios: [0.1, big]\n",
+		     4, 15, "not a number");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "no_dealloc: maybe\n",
+		     4, 13, "true or false");
+	expect_error("experiment: x\nmodels:\n  - {name: a, log: a.log, colour: red}\n"
+		     "heuristics: [DTR]\n",
+		     3, 27, "unknown key 'colour'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "heuristics: [DTR, Nope]\n",
+		     3, 19, "unknown heuristic 'Nope'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "runtime: V3\n",
+		     4, 10, "unknown runtime 'V3'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "seed: -4\n",
+		     4, 7, "non-negative");
+	expect_error("experiment: x\nmodels: [{name: a}]\nheuristics: [DTR]\n", 2, 10,
+		     "needs 'name' and 'log'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "heuristics: [DTR]\nseries:\n  - {name: DTR, heuristic: LRU}\n",
+		     1, 1, "appears twice");
+	expect_error("experiment: x\n  bad: [\n", 2, 6, "YAML");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "overhead_limit: 0.5\n",
+		     4, 17, "at least 1");
+	/* A heuristic its runtime cannot serve: caught before any log is read. */
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "series:\n  - {name: s, heuristic: DTR, runtime: V1}\n",
+		     4, 5, "only the V2Optimized");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nruntime: V2\n"
+		     "heuristics: [LRU, DTREqClass]\n",
+		     4, 19, "DTREqClass");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "series:\n  - {name: s, heuristic: DTR, trials: 3}\n",
+		     4, 39, "deterministic");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [LRU]\n"
+		     "ratios: [0.5, 0.5]\n",
+		     4, 15, "listed twice");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [LRU]\n"
+		     "---\nexperiment: y\n",
+		     5, 1, "second YAML document");
+}
+END_TEST
+
+START_TEST(yaml_good)
+{
+	const char *text =
+		"experiment: banishing\n"
+		"models:\n"
+		"  - {name: a, log: logs/a.log, title: A, desc: 'd e'}\n"
+		"  - {name: b, log: 'z.zip:logs/b.log'}\n"
+		"heuristics: [DTR, RandomStorage]\n"
+		"trials: 4\n"
+		"seed: 1e3\n"
+		"overhead_limit: inf\n"
+		"ratios: [0.5, 1]\n"
+		"series:\n"
+		"  - {name: banishing, heuristic: DTRUnopt, runtime: V1}\n"
+		"  - {name: no deallocations, heuristic: DTR, no_dealloc: true}\n";
+	struct experiment *e;
+	struct rs_error err = {0};
+	ck_assert_int_eq(experiment_parse("dir/x.yaml", text, strlen(text), &e, &err), 0);
+	ck_assert_str_eq(e->name, "banishing");
+	ck_assert_uint_eq(e->n_models, 2);
+	ck_assert_str_eq(e->models[0].spec, "dir/logs/a.log");
+	ck_assert_str_eq(e->models[1].spec, "dir/z.zip:logs/b.log");
+	ck_assert_str_eq(e->models[1].title, "b");
+	ck_assert_str_eq(e->models[0].desc, "d e");
+	ck_assert_uint_eq(e->n_series, 4);
+	ck_assert_uint_eq(e->series[0].trials, 1);
+	ck_assert_uint_eq(e->series[1].trials, 4);
+	ck_assert_str_eq(e->series[2].name, "banishing");
+	ck_assert_int_eq(e->series[2].runtime, RUNTIME_V1);
+	ck_assert_int_eq(e->series[3].runtime, RUNTIME_V2_EAGER_OPTIMIZED);
+	ck_assert(e->series[3].no_dealloc);
+	ck_assert_uint_eq(e->seed, 1000);
+	ck_assert(isinf(e->overhead_limit));
+	ck_assert_uint_eq(e->n_steps, 2);
+	/* (1 + 4 + 1 + 1) series-trials x 2 ratios x 2 models */
+	ck_assert_uint_eq(experiment_n_points(e), 28);
+	struct exp_point p;
+	experiment_point(e, 27, &p);
+	ck_assert_uint_eq(p.model, 1);
+	ck_assert_uint_eq(p.series, 3);
+	ck_assert_uint_eq(p.step, 1);
+	experiment_point(e, 2 + 2 * 2 + 1, &p); /* model 0, RandomStorage trial 2, step 1 */
+	ck_assert_uint_eq(p.series, 1);
+	ck_assert_uint_eq(p.trial, 2);
+	ck_assert_uint_eq(p.step, 1);
+	ck_assert_uint_eq(p.seed, experiment_trial_seed(1000, "a", "RandomStorage", 2));
+	ck_assert_uint_ne(p.seed, experiment_trial_seed(1000, "a", "RandomStorage", 1));
+	experiment_free(e);
+
+	/* Defaults: ratios 0.1 .. 1.0, limit 2, 10 random trials. */
+	const char *small = "experiment: s\nmodels: [{name: a, log: a.log}]\n"
+			    "heuristics: [RandomStorage]\nbudgets: [1MiB, 2e6]\n";
+	ck_assert_int_eq(experiment_parse("s.yaml", small, strlen(small), &e, &err), 0);
+	ck_assert_uint_eq(e->series[0].trials, 10);
+	ck_assert(e->overhead_limit == 2);
+	ck_assert_uint_eq(e->budgets[0], 1u << 20);
+	ck_assert_uint_eq(e->budgets[1], 2000000);
+	experiment_free(e);
+	const char *dflt = "experiment: s\nmodels: [{name: a, log: a.log}]\nheuristics: [LRU]\n";
+	ck_assert_int_eq(experiment_parse("s.yaml", dflt, strlen(dflt), &e, &err), 0);
+	ck_assert_uint_eq(e->n_steps, 10);
+	ck_assert(e->ratios[2] == 0.3);
+	ck_assert(e->ratios[9] == 1.0);
+	experiment_free(e);
+}
+END_TEST
+
+START_TEST(seed_formula)
+{
+	/* The documented formula, spelled out once more. */
+	uint64_t h = FNV1A64_INIT;
+	h = fnv1a64(h, "m\x1fh\x1f" "3", 5);
+	ck_assert_uint_eq(experiment_trial_seed(42, "m", "h", 3), splitmix64(42 ^ h));
+	char buf[64];
+	format_double(buf, sizeof buf, 0.1);
+	ck_assert_str_eq(buf, "0.1");
+	format_double(buf, sizeof buf, 1.0 / 3);
+	ck_assert(strtod(buf, NULL) == 1.0 / 3);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- frontier */
+
+START_TEST(frontier_prefix_min)
+{
+	struct points_table t = {0};
+	points_header_add(&t, "points", "5");
+	points_table_size(&t, 5);
+	/* ratios out of order on purpose; 0.2 fails, 0.6 is worse than 0.4 */
+	const char *rows[] = {
+		"0\tm\tS\tH\tV2\t0\t1\t0.6\t6\tpass\t1.5\t0\t0\t0\t0\t0\t0\t0\t1",
+		"1\tm\tS\tH\tV2\t0\t1\t0.2\t2\toom\t1.1\t0\t0\t0\t0\t0\t0\t0\t1",
+		"2\tm\tS\tH\tV2\t0\t1\t0.4\t4\tpass\t1.25\t0\t0\t0\t0\t0\t0\t0\t1",
+		"3\tm\tS\tH\tV2\t0\t1\t0.8\t8\tthrash\t3\t0\t0\t0\t0\t0\t0\t0\t1",
+		"4\tm\tS\tH\tV2\t0\t1\t1\t10\tpass\t1\t0\t0\t0\t0\t0\t0\t0\t1",
+	};
+	for (size_t i = 0; i < 5; i++)
+		points_table_put(&t, i, strdup(rows[i]));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	frontier_write(f, &t);
+	fclose(f);
+	const char *want = FRONTIER_COLUMNS "\n"
+			   "m\tS\tH\tV2\t0\t0.4\t1.25\t0.4\n"
+			   "m\tS\tH\tV2\t0\t0.6\t1.25\t0.4\n"
+			   "m\tS\tH\tV2\t0\t0.8\t1.25\t0.4\n"
+			   "m\tS\tH\tV2\t0\t1\t1\t1\n";
+	char *body = strstr(buf, FRONTIER_COLUMNS);
+	ck_assert_ptr_nonnull(body);
+	ck_assert_str_eq(body, want);
+	free(buf);
+	points_table_free(&t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- sweeps */
+
+START_TEST(sweep_jobs_identical)
+{
+	char *d = tmp_dir();
+	write_experiment(d, "exp", NULL);
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/j1 --jobs 1", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/j2 --jobs 2", rematsim(), d, d), 0);
+	char p1[4096], p2[4096];
+	snprintf(p1, sizeof p1, "%s/j1/points.tsv", d);
+	snprintf(p2, sizeof p2, "%s/j2/points.tsv", d);
+	char *a = rows_sans_wall(p1), *b = rows_sans_wall(p2);
+	ck_assert_str_eq(a, b);
+	/* 3 models x (1 + 1 + 3 trials) x 6 ratios */
+	ck_assert_uint_eq(count_rows(p1), 90);
+	ck_assert(strstr(a, POINTS_COLUMNS) != NULL || strstr(a, "point\tmodel") != NULL);
+	free(a);
+	free(b);
+	ck_assert_int_eq(sh("cmp -s %s/j1/models.tsv %s/j2/models.tsv", d, d), 0);
+	ck_assert_int_eq(sh("cmp -s %s/j1/frontier.tsv %s/j2/frontier.tsv", d, d), 0);
+	ck_assert_int_eq(sh("test ! -e %s/j1/points.journal", d), 0);
+	ck_assert_int_eq(sh("grep -q '^# config_hash: [0-9a-f]\\{16\\}$' %s", p1), 0);
+	ck_assert_int_eq(sh("grep -q '^# log: chain8\t[0-9a-f]\\{64\\}\t' %s", p1), 0);
+	ck_assert_int_eq(sh("grep -q '^# command: rematsim sweep' %s", p1), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+START_TEST(sweep_resume)
+{
+	char *d = tmp_dir();
+	write_experiment(d, "exp", NULL);
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/full --jobs 2", rematsim(), d, d), 0);
+	char full[4096], part[4096];
+	snprintf(full, sizeof full, "%s/full/points.tsv", d);
+	snprintf(part, sizeof part, "%s/part/points.tsv", d);
+	char *want = rows_sans_wall(full);
+
+	/* Deleted rows are run again, the rest kept byte for byte. */
+	ck_assert_int_eq(sh("mkdir %s/part && grep -v -P '^(3|17|40|89)\\t' %s > %s", d, full,
+			    part), 0);
+	ck_assert_uint_eq(count_rows(part), 86);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/part --jobs 2 2>%s/log", rematsim(),
+			    d, d, d), 0);
+	ck_assert_int_eq(sh("grep -q '86 points already in' %s/log", d), 0);
+	char *got = rows_sans_wall(part);
+	ck_assert_str_eq(got, want);
+	free(got);
+
+	/* A kill after 20 rows: the journal keeps them; a torn line is ignored. */
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/kill --jobs 2 --stop-after 20",
+			    rematsim(), d, d), 75);
+	ck_assert_int_eq(sh("test ! -e %s/kill/points.tsv", d), 0);
+	ck_assert_int_eq(sh("printf '77\\tchain16\\tLR' >> %s/kill/points.journal", d), 0);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/kill --jobs 1 2>%s/log2", rematsim(),
+			    d, d, d), 0);
+	ck_assert_int_eq(sh("grep -q ' 70 to run' %s/log2", d), 0);
+	char kill[4096];
+	snprintf(kill, sizeof kill, "%s/kill/points.tsv", d);
+	got = rows_sans_wall(kill);
+	ck_assert_str_eq(got, want);
+	free(got);
+
+	/* A changed configuration starts over. */
+	write_experiment(d, "exp", "overhead_limit: 1.5\n");
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/part 2>%s/log3", rematsim(), d, d, d),
+			 0);
+	ck_assert_int_eq(sh("grep -q 'already in' %s/log3", d), 1);
+	free(want);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+START_TEST(sweep_shards_merge)
+{
+	char *d = tmp_dir();
+	write_experiment(d, "exp", NULL);
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/full", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/exp.yaml --dry-run)\" = 90", rematsim(), d), 0);
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/exp.yaml --dry-run --shard 3/4)\" = 22",
+			    rematsim(), d), 0);
+	for (int i = 1; i <= 3; i++)
+		ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/s%d --shard %d/3 --jobs %d",
+				    rematsim(), d, d, i, i, i), 0);
+	char s1[4096];
+	snprintf(s1, sizeof s1, "%s/s1/points.tsv", d);
+	ck_assert_uint_eq(count_rows(s1), 30);
+	/* Missing a shard is an error. */
+	ck_assert_int_eq(sh("%s merge %s/s1 %s/s3 --out %s/m 2>/dev/null", rematsim(), d, d, d),
+			 65);
+	ck_assert_int_eq(sh("%s merge %s/s3 %s/s1 %s/s2 --out %s/m", rematsim(), d, d, d, d), 0);
+	char full[4096], merged[4096];
+	snprintf(full, sizeof full, "%s/full/points.tsv", d);
+	snprintf(merged, sizeof merged, "%s/m/points.tsv", d);
+	char *a = rows_sans_wall(full), *b = rows_sans_wall(merged);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	ck_assert_int_eq(sh("cmp -s %s/full/models.tsv %s/m/models.tsv", d, d), 0);
+	ck_assert_int_eq(sh("cmp -s %s/full/frontier.tsv %s/m/frontier.tsv", d, d), 0);
+	/* A different experiment does not merge. */
+	write_experiment(d, "exp", "overhead_limit: 3\n");
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/other --shard 2/3", rematsim(), d,
+			    d), 0);
+	ck_assert_int_eq(sh("%s merge %s/s1 %s/other %s/s3 --out %s/m2 2>/dev/null", rematsim(),
+			    d, d, d, d), 65);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+START_TEST(sweep_bad_input)
+{
+	char *d = tmp_dir();
+	char path[4096];
+	/* YAML error: message with file:line:column, status 65, no output. */
+	snprintf(path, sizeof path, "%s/bad.yaml", d);
+	write_text(path, "experiment: bad\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+			 "ratios: [0.5]\nratios: [0.6]\n");
+	ck_assert_int_eq(sh("%s sweep %s --out %s/o 2>%s/err", rematsim(), path, d, d), 65);
+	ck_assert_int_eq(sh("grep -q 'bad.yaml:5:1: duplicate key' %s/err", d), 0);
+	ck_assert_int_eq(sh("test ! -e %s/o", d), 0);
+	/* Missing log: 66 before any point. */
+	write_text(path, "experiment: bad\nmodels: [{name: a, log: nowhere.log}]\n"
+			 "heuristics: [DTR]\n");
+	ck_assert_int_eq(sh("%s sweep %s --out %s/o 2>%s/err", rematsim(), path, d, d), 66);
+	ck_assert_int_eq(sh("grep -q 'nowhere.log' %s/err", d), 0);
+	ck_assert_int_eq(sh("test ! -e %s/o/points.tsv", d), 0);
+	/* A log that does not parse: 65 with the log's file:line, no points. */
+	snprintf(path, sizeof path, "%s/badlog.yaml", d);
+	char text[4096];
+	snprintf(text, sizeof text,
+		 "experiment: bad\nmodels:\n  - {name: a, log: %s/chain8.log}\n"
+		 "  - {name: b, log: %s/bad/out-of-order.log}\nheuristics: [DTR]\n",
+		 data_dir(), data_dir());
+	write_text(path, text);
+	ck_assert_int_eq(sh("%s sweep %s --out %s/o2 2>%s/err", rematsim(), path, d, d), 65);
+	ck_assert_int_eq(sh("grep -q 'out-of-order.log:4: expected the MEMORY record' %s/err", d),
+			 0);
+	ck_assert_int_eq(sh("test ! -e %s/o2/points.tsv && test ! -e %s/o2/points.journal", d, d),
+			 0);
+	/* Missing YAML: 66. */
+	ck_assert_int_eq(sh("%s sweep %s/none.yaml 2>/dev/null", rematsim(), d), 66);
+	/* Unwritable output: 73. */
+	write_experiment(d, "exp", NULL);
+	ck_assert_int_eq(sh("touch %s/file && %s sweep %s/exp.yaml --out %s/file/sub 2>%s/err",
+			    d, rematsim(), d, d, d), 73);
+	/* Usage errors: 64. */
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --shard 4/3 2>/dev/null", rematsim(), d), 64);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --jobs 0 2>/dev/null", rematsim(), d), 64);
+	ck_assert_int_eq(sh("%s sweep 2>/dev/null", rematsim()), 64);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+/* The paper's experiment files, pointed at tests/data/manifest.json. */
+START_TEST(experiment_scripts)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	if (!src)
+		src = ".";
+	static const struct {
+		const char *name;
+		const char *points;
+	} files[] = {
+		/* 3 models x series-trials x 10 ratios */
+		{"pareto", "480"},    /* 6 deterministic + 10 random trials */
+		{"ablation", "750"},  /* 15 + 10 */
+		{"banishing", "90"},  /* 3 */
+		{"accesses", "90"},   /* 3 */
+	};
+	char *d = tmp_dir();
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		/* The default and the logs.zip alternative are one line apart. */
+		ck_assert_int_eq(sh("grep -q '^manifest: ../../logs/manifest.json$' "
+				    "%s/scripts/experiments/%s.yaml && "
+				    "grep -q '^# manifest: ../../logs.zip$' %s/scripts/experiments/%s.yaml",
+				    src, files[i].name, src, files[i].name), 0);
+		ck_assert_int_eq(sh("sed 's|^manifest: .*|manifest: %s/manifest.json|' "
+				    "%s/scripts/experiments/%s.yaml > %s/%s.yaml",
+				    data_dir(), src, files[i].name, d, files[i].name), 0);
+		ck_assert_int_eq(sh("test \"$(%s sweep %s/%s.yaml --dry-run)\" = %s", rematsim(), d,
+				    files[i].name, files[i].points), 0);
+	}
+	/* The smallest ones run for real on the test logs. */
+	ck_assert_int_eq(sh("%s sweep -q %s/banishing.yaml --out %s/b", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("grep -c '\tno deallocations\tDTR\tV2EagerOptimized\t' "
+			    "%s/b/points.tsv | grep -qx 30", d), 0);
+	ck_assert_int_eq(sh("grep -q '\tbanishing\tDTRUnopt\tV1\t' %s/b/points.tsv", d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+/* The dev logs of ../shared: same rows for --jobs 1 and 2 (exit 77 without). */
+START_TEST(shared_jobs_identical)
+{
+	const char *shared = getenv("REMATSIM_SHARED");
+	const char *src = getenv("REMATSIM_SOURCE");
+	char *d = tmp_dir();
+	ck_assert_int_eq(sh("sed 's|^manifest: .*|manifest: %s/dtr-logs/dev-logs.zip|' "
+			    "%s/scripts/experiments/accesses.yaml > %s/acc.yaml",
+			    shared, src ? src : ".", d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/acc.yaml --out %s/j1 --jobs 1", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/acc.yaml --out %s/j2 --jobs 2", rematsim(), d, d), 0);
+	char p1[4096], p2[4096];
+	snprintf(p1, sizeof p1, "%s/j1/points.tsv", d);
+	snprintf(p2, sizeof p2, "%s/j2/points.tsv", d);
+	char *a = rows_sans_wall(p1), *b = rows_sans_wall(p2);
+	ck_assert_str_eq(a, b);
+	ck_assert_uint_eq(count_rows(p1), 90);
+	free(a);
+	free(b);
+	ck_assert_int_eq(sh("grep -q '^U-Net (6)\t' %s/j1/models.tsv", d), 0);
+	/* A model given as ARCHIVE.zip:MODEL NAME, relative to the YAML folder. */
+	ck_assert_int_eq(sh("mkdir %s/sub && ln -s %s/dtr-logs/dev-logs.zip %s/dev.zip", d, shared,
+			    d), 0);
+	char yaml[4096];
+	snprintf(yaml, sizeof yaml, "%s/sub/m.yaml", d);
+	write_text(yaml, "experiment: m\n"
+			 "models: [{name: u, log: '../dev.zip:U-Net (6)', title: U-Net}]\n"
+			 "heuristics: [DTR]\nratios: [0.5, 1]\n");
+	ck_assert_int_eq(sh("%s sweep -q %s --out %s/m", rematsim(), yaml, d), 0);
+	ck_assert_int_eq(sh("grep -q '^# log: u\t[0-9a-f]*\t%s/sub/../dev.zip:U-Net (6)$' "
+			    "%s/m/points.tsv", d, d), 0);
+	ck_assert_int_eq(sh("grep -c '\tpass\t' %s/m/points.tsv | grep -qx 2", d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+static Suite *experiment_suite(void)
+{
+	Suite *s = suite_create("experiment");
+	TCase *unit = tcase_create("unit");
+	tcase_add_test(unit, scalar_numbers);
+	tcase_add_test(unit, scalar_rejects);
+	tcase_add_test(unit, yaml_errors);
+	tcase_add_test(unit, yaml_good);
+	tcase_add_test(unit, seed_formula);
+	tcase_add_test(unit, frontier_prefix_min);
+	suite_add_tcase(s, unit);
+	TCase *sweep = tcase_create("sweep");
+	tcase_set_timeout(sweep, 240);
+	tcase_add_test(sweep, sweep_jobs_identical);
+	tcase_add_test(sweep, sweep_resume);
+	tcase_add_test(sweep, sweep_shards_merge);
+	tcase_add_test(sweep, sweep_bad_input);
+	tcase_add_test(sweep, experiment_scripts);
+	suite_add_tcase(s, sweep);
+	return s;
+}
+
+static Suite *shared_suite(void)
+{
+	Suite *s = suite_create("experiment-shared");
+	TCase *tc = tcase_create("shared");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, shared_jobs_identical);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* `test-experiment shared`: only the tests on ../shared (77 when absent). */
+int main(int argc, char **argv)
+{
+	bool shared = argc > 1 && !strcmp(argv[1], "shared");
+	if (shared) {
+		const char *dir = getenv("REMATSIM_SHARED");
+		char path[4096];
+		snprintf(path, sizeof path, "%s/dtr-logs/dev-logs.zip", dir ? dir : "");
+		if (!dir || access(path, R_OK))
+			return 77;
+	}
+	SRunner *sr = srunner_create(shared ? shared_suite() : experiment_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
