@@ -9,7 +9,13 @@
  *  - a storage is in the pool iff it is material, unlocked and unpinned;
  *  - memory == sum of material storage sizes.
  * A run allocates its state once; the hot paths (choosing, evicting,
- * rematerializing) only grow scratch arrays and hash sets to their peak.
+ * rematerializing) only grow scratch arrays, region lists and their
+ * indexes to their peak sizes, never free them mid-run.
+ *
+ * Layout for speed: the pool is an array in joining order (holes where
+ * members left); regions are plain id lists deduplicated with one stamped
+ * tag word per storage (bit 0 = material); each storage keeps the storages
+ * of its tensors' children and parents in one list for region walks.
  */
 #include "runtime.h"
 
