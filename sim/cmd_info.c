@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "runtime.h"
 #include "schedule.h"
 #include "sha256.h"
 #include "source.h"
@@ -23,7 +24,8 @@ static const char info_help[] =
 	"\n"
 	"Print what each op log holds: the count of each record type, ops\n"
 	"(forward / backward / constant), tensors, storages, aliases, the total\n"
-	"compute (sum of op times), constant memory and the largest op output.\n"
+	"compute (sum of op times), constant memory, the largest op output, and\n"
+	"the baseline: peak memory and compute of an unbounded replay.\n"
 	"LOG is a .log, a .log.gz, or ARCHIVE.zip:MEMBER (a path in the archive\n"
 	"or a model name of its manifest.json); a bare ARCHIVE.zip lists its models.\n"
 	"\n"
@@ -103,7 +105,7 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 	return optind;
 }
 
-static void print_info_text(const struct schedule *s)
+static void print_info_text(const struct schedule *s, const struct baseline *b)
 {
 	char hex[65];
 	sha256_hex(s->sha256, hex);
@@ -129,10 +131,14 @@ static void print_info_text(const struct schedule *s)
 	       s->max_output_size / 1048576.0);
 	if (s->preallocate)
 		printf("  output ram     %" PRIu64 " bytes (preallocated)\n", s->output_ram);
+	printf("  baseline       memory %" PRIu64 " bytes (%.1f MiB), compute %" PRId64
+	       " ns (unbounded V1 replay)\n", b->memory, b->memory / 1048576.0, b->compute);
+	printf("  bottleneck     %" PRIu64 " bytes (%.1f MiB): the largest single op's footprint\n",
+	       b->bottleneck_memory, b->bottleneck_memory / 1048576.0);
 	printf("  sha256         %s\n", hex);
 }
 
-static json_t *info_json(const struct schedule *s)
+static json_t *info_json(const struct schedule *s, const struct baseline *b)
 {
 	char hex[65];
 	sha256_hex(s->sha256, hex);
@@ -161,6 +167,9 @@ static json_t *info_json(const struct schedule *s)
 	json_object_set_new(o, "max_output_size", json_integer((json_int_t)s->max_output_size));
 	if (s->preallocate)
 		json_object_set_new(o, "output_ram", json_integer((json_int_t)s->output_ram));
+	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)b->memory));
+	json_object_set_new(o, "baseline_compute", json_integer(b->compute));
+	json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)b->bottleneck_memory));
 	return o;
 }
 
@@ -232,10 +241,12 @@ int cmd_info(int argc, char **argv)
 				status = err.status;
 			continue;
 		}
+		struct baseline b;
+		baseline_run(s, &b);
 		if (o.json)
-			print_json_line(info_json(s));
+			print_json_line(info_json(s, &b));
 		else
-			print_info_text(s);
+			print_info_text(s, &b);
 		schedule_free(s);
 	}
 	return status;

@@ -33,7 +33,7 @@ v=$("$R" --version) && case "$v" in "rematsim "[0-9]*) ok "--version: $v" ;; *) 
 j=$("$R" info --json tiny.log)
 for key in '"log":"tiny.log"' '"CALL":5' '"MUTATE":1' '"ops":8' '"forward_ops":3' '"backward_ops":3' \
 	'"constants":2' '"tensors":8' '"storages":7' '"total_compute":2660' '"const_memory":80' \
-	'"max_output_size":64'; do
+	'"max_output_size":64' '"baseline_memory":' '"baseline_compute":2660' '"bottleneck_memory":'; do
 	case "$j" in *"$key"*) ok "json has $key" ;; *) no "json lacks $key: $j" ;; esac
 done
 

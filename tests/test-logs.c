@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime.h"
 #include "test-common.h"
 
 struct expect {
@@ -17,21 +18,22 @@ struct expect {
 	size_t ops, forward, backward, constants, tensors, storages;
 	int64_t total_compute;
 	uint64_t const_memory, max_output;
+	uint64_t baseline_memory, bottleneck; /* simrd's, from ../shared/reference */
 };
 
 static const struct expect logs[] = {
 	{"dtr-logs/resnet32-56-9000000000.0-2020-10-1-13-3-30-default.log.gz",
 	 "logs/resnet32-56-9000000000.0-2020-10-1-13-3-30-default.log", "ResNet-32 (56)",
 	 {2, 223, 696, 473, 286, 0, 842, 0, 1255}, 509, 155, 131, 223, 696, 680,
-	 291905487, 35584920, 179849216},
+	 291905487, 35584920, 179849216, 10061179152u, 539510784},
 	{"dtr-logs/transformer-10-8000000000.0-2020-10-1-10-56-5-default.log.gz",
 	 "logs/transformer-10-8000000000.0-2020-10-1-10-56-5-default.log", "Transformer (10)",
 	 {2, 333, 3367, 3034, 2731, 90, 3113, 0, 5968}, 3154, 1157, 1664, 333, 3457, 1904,
-	 276259118, 263197248, 209715200},
+	 276259118, 263197248, 209715200, 9864405000u, 671088640},
 	{"dtr-logs/unet-6-8000000000.0-2020-10-1-10-57-18-default.log.gz",
 	 "logs/unet-6-8000000000.0-2020-10-1-10-57-18-default.log", "U-Net (6)",
 	 {2, 152, 475, 323, 210, 37, 578, 0, 851}, 399, 12, 235, 152, 512, 466,
-	 435278292, 93386276, 777289728},
+	 435278292, 93386276, 777289728, 8415764640u, 1943076864},
 };
 
 static void check_one(const struct expect *e, const char *spec, const uint8_t *digest)
@@ -58,6 +60,12 @@ static void check_one(const struct expect *e, const char *spec, const uint8_t *d
 	ck_assert_uint_eq(s->n_ops, e->records[REC_CALL] + e->records[REC_MUTATE] + e->records[REC_CONSTANT]);
 	if (digest)
 		ck_assert_mem_eq(s->sha256, digest, 32);
+	struct baseline b;
+	baseline_run(s, &b);
+	ck_assert_uint_eq(b.memory, e->baseline_memory);
+	ck_assert_int_eq(b.compute, e->total_compute);
+	ck_assert_uint_eq(b.const_memory, e->const_memory);
+	ck_assert_uint_eq(b.bottleneck_memory, e->bottleneck);
 	schedule_free(s);
 }
 
