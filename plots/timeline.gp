@@ -44,6 +44,8 @@ clk_unit = (clk_max >= 1e6) ? 'ms' : 'µs'
 
 set title TITLE noenhanced
 set xlabel sprintf('simulated time (%s)', clk_unit)
+set format x '%g'
+set format y '%g'
 set ylabel sprintf('memory in use (%s)', mem_unit)
 set yrange [0:mem_max / mem_div * 1.08]
 set grid back lc rgb '#e0e0e0'
