@@ -5,16 +5,8 @@
 # when ../shared is there.
 set -u
 R=$1
+. "$(dirname "$0")/cli-lib.sh"
 cd "$(dirname "$0")/data" || exit 1
-fail=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fail=1; }
-
-expect_status() { # WANT DESC CMD...
-	want=$1 desc=$2; shift 2
-	"$@" >/dev/null 2>&1; got=$?
-	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
-}
 
 expect_status 0 "info on a good log" "$R" info tiny.log
 expect_status 0 "check on a good log" "$R" check tiny.log

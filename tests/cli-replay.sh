@@ -3,16 +3,8 @@
 # them: exit statuses of bad requests, the JSON fields, the timeline file.
 set -u
 R=$1
+. "$(dirname "$0")/cli-lib.sh"
 cd "$(dirname "$0")/data" || exit 1
-fail=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fail=1; }
-
-expect_status() { # WANT DESC CMD...
-	want=$1 desc=$2; shift 2
-	"$@" >/dev/null 2>&1; got=$?
-	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
-}
 
 expect_status 0 "replay by ratio" "$R" replay tiny.log --heuristic DTR --ratio 0.5,1 --check
 expect_status 0 "replay by budget" "$R" replay tiny.log --heuristic LRU --runtime V2 --budget 100,208 --check
