@@ -4,7 +4,7 @@
 # files *.expect beside each), --help, --version, and the paper's archive
 # when ../shared is there.
 set -u
-R=$1
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/cli-lib.sh"
 cd "$(dirname "$0")/data" || exit 1
 

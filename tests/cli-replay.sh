@@ -2,7 +2,7 @@
 # cli-replay.sh REMATSIM: `rematsim replay` and `bench` as a user meets
 # them: exit statuses of bad requests, the JSON fields, the timeline file.
 set -u
-R=$1
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/cli-lib.sh"
 cd "$(dirname "$0")/data" || exit 1
 
