@@ -185,9 +185,9 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 		char *copy = xstrdup(line);
 		char *f[PC_COUNT + 1];
 		size_t nf = tsv_split(line, f, PC_COUNT + 1);
-		char *e;
-		unsigned long long point = strtoull(f[0], &e, 10);
-		if (nf != PC_COUNT || *e || !*f[0] || point >= t->total) {
+		char *e = "";
+		unsigned long long point = nf == PC_COUNT ? strtoull(f[PC_POINT], &e, 10) : 0;
+		if (nf != PC_COUNT || *e || !*f[PC_POINT] || point >= t->total) {
 			free(copy);
 			continue;
 		}

@@ -21,16 +21,24 @@
 
 #include "util.h"
 
-/* The column line of points.tsv (tab-separated). */
+/*
+ * The column line of points.tsv (tab-separated): the columns the experiment
+ * spec names, in its order, then two of our own: `series` (the curve a row
+ * belongs to: the heuristic's name, or a series name such as banishing's
+ * "no deallocations") and `point` (its index in canonical order, which
+ * resume and merge key on).
+ */
 #define POINTS_COLUMNS \
-	"point\tmodel\tseries\theuristic\truntime\ttrial\tseed\tratio\tbudget\t" \
+	"model\theuristic\truntime\ttrial\tseed\tratio\tbudget\t" \
 	"outcome\toverhead\tpeak_memory\tmodel_compute\tremat_compute\t" \
-	"evictions\tremats\theuristic_evals\theuristic_accesses\twall_ms"
+	"evictions\tremats\theuristic_evals\theuristic_accesses\twall_ms\t" \
+	"series\tpoint"
 enum points_col {
-	PC_POINT, PC_MODEL, PC_SERIES, PC_HEURISTIC, PC_RUNTIME, PC_TRIAL, PC_SEED,
+	PC_MODEL, PC_HEURISTIC, PC_RUNTIME, PC_TRIAL, PC_SEED,
 	PC_RATIO, PC_BUDGET, PC_OUTCOME, PC_OVERHEAD, PC_PEAK_MEMORY,
 	PC_MODEL_COMPUTE, PC_REMAT_COMPUTE, PC_EVICTIONS, PC_REMATS,
-	PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_WALL_MS, PC_COUNT
+	PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_WALL_MS, PC_SERIES, PC_POINT,
+	PC_COUNT
 };
 
 #define MODELS_COLUMNS \

@@ -66,15 +66,16 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
-	fprintf(f, "%zu\t%s\t%s\t%s\t%s\t%u\t%llu\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
-		   "%llu\t%llu\t%llu\t%llu\t%.3f",
-		i, e->models[p->model].name, s->name, s->heuristic->name,
+	/* Column order: POINTS_COLUMNS in results.h. */
+	fprintf(f, "%s\t%s\t%s\t%u\t%llu\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
+		   "%llu\t%llu\t%llu\t%llu\t%.3f\t%s\t%zu",
+		e->models[p->model].name, s->heuristic->name,
 		runtime_kind_name(s->runtime), p->trial, (unsigned long long)p->seed, ratio,
 		(unsigned long long)pr->budget, outcome_name(r->outcome), pr->overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, (unsigned long long)r->heuristic_evals,
-		(unsigned long long)r->heuristic_accesses, pr->wall_ms);
+		(unsigned long long)r->heuristic_accesses, pr->wall_ms, s->name, i);
 	fclose(f);
 	return line;
 }

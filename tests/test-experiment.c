@@ -80,11 +80,21 @@ static char *rows_sans_wall(const char *path)
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		if (line[0] == '#')
 			continue;
-		char *last = strrchr(line, '\t');
-		size_t n = last ? (size_t)(last - line) : strlen(line);
-		memcpy(o, line, n);
-		o += n;
-		*o++ = '\n';
+		/* copy every field but wall_ms */
+		size_t col = 0;
+		for (char *p = line;; col++) {
+			char *tab = strchr(p, '\t');
+			size_t n = tab ? (size_t)(tab - p) : strlen(p);
+			if (col != PC_WALL_MS) {
+				memcpy(o, p, n);
+				o += n;
+				*o++ = '\t';
+			}
+			if (!tab)
+				break;
+			p = tab + 1;
+		}
+		o[-1] = '\n';
 	}
 	free(text);
 	return out;
@@ -344,11 +354,11 @@ START_TEST(frontier_prefix_min)
 	points_table_size(&t, 5);
 	/* ratios out of order on purpose; 0.2 fails, 0.6 is worse than 0.4 */
 	const char *rows[] = {
-		"0\tm\tS\tH\tV2\t0\t1\t0.6\t6\tpass\t1.5\t0\t0\t0\t0\t0\t0\t0\t1",
-		"1\tm\tS\tH\tV2\t0\t1\t0.2\t2\toom\t1.1\t0\t0\t0\t0\t0\t0\t0\t1",
-		"2\tm\tS\tH\tV2\t0\t1\t0.4\t4\tpass\t1.25\t0\t0\t0\t0\t0\t0\t0\t1",
-		"3\tm\tS\tH\tV2\t0\t1\t0.8\t8\tthrash\t3\t0\t0\t0\t0\t0\t0\t0\t1",
-		"4\tm\tS\tH\tV2\t0\t1\t1\t10\tpass\t1\t0\t0\t0\t0\t0\t0\t0\t1",
+		"m\tH\tV2\t0\t1\t0.6\t6\tpass\t1.5\t0\t0\t0\t0\t0\t0\t0\t1\tS\t0",
+		"m\tH\tV2\t0\t1\t0.2\t2\toom\t1.1\t0\t0\t0\t0\t0\t0\t0\t1\tS\t1",
+		"m\tH\tV2\t0\t1\t0.4\t4\tpass\t1.25\t0\t0\t0\t0\t0\t0\t0\t1\tS\t2",
+		"m\tH\tV2\t0\t1\t0.8\t8\tthrash\t3\t0\t0\t0\t0\t0\t0\t0\t1\tS\t3",
+		"m\tH\tV2\t0\t1\t1\t10\tpass\t1\t0\t0\t0\t0\t0\t0\t0\t1\tS\t4",
 	};
 	for (size_t i = 0; i < 5; i++)
 		points_table_put(&t, i, strdup(rows[i]));
@@ -385,7 +395,7 @@ START_TEST(sweep_jobs_identical)
 	ck_assert_str_eq(a, b);
 	/* 3 models x (1 + 1 + 3 trials) x 6 ratios */
 	ck_assert_uint_eq(count_rows(p1), 90);
-	ck_assert(strstr(a, POINTS_COLUMNS) != NULL || strstr(a, "point\tmodel") != NULL);
+	ck_assert_int_eq(sh("grep -qx '%s' %s", POINTS_COLUMNS, p1), 0);
 	free(a);
 	free(b);
 	ck_assert_int_eq(sh("cmp -s %s/j1/models.tsv %s/j2/models.tsv", d, d), 0);
@@ -410,7 +420,7 @@ START_TEST(sweep_resume)
 	char *want = rows_sans_wall(full);
 
 	/* Deleted rows are run again, the rest kept byte for byte. */
-	ck_assert_int_eq(sh("mkdir %s/part && grep -v -P '^(3|17|40|89)\\t' %s > %s", d, full,
+	ck_assert_int_eq(sh("mkdir %s/part && grep -v -P '\\t(3|17|40|89)$' %s > %s", d, full,
 			    part), 0);
 	ck_assert_uint_eq(count_rows(part), 86);
 	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/part --jobs 2 2>%s/log", rematsim(),
@@ -424,7 +434,7 @@ START_TEST(sweep_resume)
 	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/kill --jobs 2 --stop-after 20",
 			    rematsim(), d, d), 75);
 	ck_assert_int_eq(sh("test ! -e %s/kill/points.tsv", d), 0);
-	ck_assert_int_eq(sh("printf '77\\tchain16\\tLR' >> %s/kill/points.journal", d), 0);
+	ck_assert_int_eq(sh("printf 'chain16\\tLR' >> %s/kill/points.journal", d), 0);
 	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/kill --jobs 1 2>%s/log2", rematsim(),
 			    d, d, d), 0);
 	ck_assert_int_eq(sh("grep -q ' 70 to run' %s/log2", d), 0);
@@ -559,9 +569,9 @@ START_TEST(experiment_scripts)
 	}
 	/* The smallest ones run for real on the test logs. */
 	ck_assert_int_eq(sh("%s sweep -q %s/banishing.yaml --out %s/b", rematsim(), d, d), 0);
-	ck_assert_int_eq(sh("grep -c '\tno deallocations\tDTR\tV2EagerOptimized\t' "
+	ck_assert_int_eq(sh("grep -c '^[^\t]*\tDTR\tV2EagerOptimized\t.*\tno deallocations\t[0-9]*$' "
 			    "%s/b/points.tsv | grep -qx 30", d), 0);
-	ck_assert_int_eq(sh("grep -q '\tbanishing\tDTRUnopt\tV1\t' %s/b/points.tsv", d), 0);
+	ck_assert_int_eq(sh("grep -q '^[^\t]*\tDTRUnopt\tV1\t.*\tbanishing\t[0-9]*$' %s/b/points.tsv", d), 0);
 	ck_assert_int_eq(sh("rm -rf %s", d), 0);
 	free(d);
 }
