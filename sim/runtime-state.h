@@ -75,6 +75,15 @@ struct runtime_state {
 	uint32_t *sfwd, *sfwd_off, *n_sfwd;
 	uint32_t *srev, *srev_off, *n_srev;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
+	/* Reach memo for the rebuilds that follow one computation (runtime.c),
+	 * per direction d and evicted storage x at [d * n_storages + x]: the
+	 * evicted storages reachable from x through evicted ones (x included)
+	 * and the material ones at their edge, as bitsets of rw words each,
+	 * valid while rdone equals the batch stamp. rw == 0: no memo. */
+	uint32_t rw, batch, rcount;
+	uint64_t *rin, *rfr, *tmp_in, *tmp_fr;
+	uint32_t *rdone, *rseen, *ridx, *rlow;
+	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 
 	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */
 	uint32_t *uf_parent;

@@ -352,6 +352,191 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	rt->res->heuristic_accesses += acc;
 }
 
+/* ---- batched rebuilds ----------------------------------------------------
+ * The rebuilds that follow one computation all see the same graph (no
+ * storage changes materiality, no edge is added between them), and their
+ * interiors overlap heavily (dozens of regions over the same evicted
+ * subgraph). So each evicted storage's reach, the evicted storages reachable
+ * from it through evicted ones plus the material storages at their edge, is
+ * computed once per batch as bitsets (Tarjan's algorithm: a strongly
+ * connected set of evicted storages shares one reach), and a region is the
+ * union of its base's evicted neighbours' reaches plus its base's material
+ * neighbours, less the base. Its counts are then summed over its interior
+ * bits: one access per edge of the base and of each interior storage, as a
+ * walk counts them. The lists come out in id order (a walk's discovery order
+ * differed; only their sets are read). */
+
+#define RMEMO_MAX_STORAGES 8192 /* bitset memory grows as the square */
+
+static inline void bits_clear(uint64_t *a, uint32_t w)
+{
+	for (uint32_t i = 0; i < w; i++)
+		a[i] = 0;
+}
+
+static void bits_or(uint64_t *restrict a, const uint64_t *restrict b, uint32_t w)
+{
+	for (uint32_t i = 0; i < w; i++)
+		a[i] |= b[i];
+}
+
+static inline bool bit_has(const uint64_t *a, uint32_t x)
+{
+	return a[x >> 6] >> (x & 63) & 1;
+}
+
+static inline void bit_set(uint64_t *a, uint32_t x)
+{
+	a[x >> 6] |= 1ULL << (x & 63);
+}
+
+/* Start a batch: every memoized reach is stale from here on. */
+static void reach_batch(struct runtime_state *rt)
+{
+	if (++rt->batch == 0) {
+		size_t n2 = 2 * rt->s->n_storages;
+		memset(rt->rdone, 0, n2 * sizeof *rt->rdone);
+		memset(rt->rseen, 0, n2 * sizeof *rt->rseen);
+		rt->batch = 1;
+	}
+	rt->rcount = 0;
+}
+
+/* Memoize the reach of evicted storage c in direction d (and of every
+ * evicted storage reachable from it). */
+static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
+{
+	const size_t n = rt->s->n_storages;
+	const uint32_t *lists = d ? rt->srev : rt->sfwd;
+	const uint32_t *offs = d ? rt->srev_off : rt->sfwd_off;
+	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	const uint32_t *tag = rt->tag;
+	const uint32_t w = rt->rw, batch = rt->batch;
+	uint32_t *done = rt->rdone + d * n, *seen = rt->rseen + d * n;
+	uint32_t *idx = rt->ridx + d * n, *low = rt->rlow + d * n;
+	uint64_t *rin = rt->rin + d * n * w, *rfr = rt->rfr + d * n * w;
+	uint32_t *dfs = rt->dfs, *pos = rt->dfs_pos, *scc = rt->scc;
+	uint32_t nd = 0, ns = 0;
+
+	seen[c] = batch;
+	idx[c] = low[c] = rt->rcount++;
+	dfs[nd] = c;
+	pos[nd++] = 0;
+	scc[ns++] = c;
+	while (nd) {
+		uint32_t x = dfs[nd - 1];
+		if (pos[nd - 1] < lens[x]) {
+			uint32_t y = lists[offs[x] + pos[nd - 1]++];
+			if (tag[y] & 1)
+				continue;
+			if (seen[y] != batch) {
+				seen[y] = batch;
+				idx[y] = low[y] = rt->rcount++;
+				dfs[nd] = y;
+				pos[nd++] = 0;
+				scc[ns++] = y;
+			} else if (done[y] != batch && idx[y] < low[x]) {
+				low[x] = idx[y];
+			}
+			continue;
+		}
+		nd--;
+		if (nd && low[x] < low[dfs[nd - 1]])
+			low[dfs[nd - 1]] = low[x];
+		if (low[x] != idx[x])
+			continue;
+		/* x roots a strongly connected set: scc[k..ns). Its neighbours
+		 * outside it are done (their reach is final); inside, members. */
+		uint32_t k = ns;
+		while (scc[--k] != x)
+			;
+		uint64_t *in = rin + (size_t)x * w, *fr = rfr + (size_t)x * w;
+		bits_clear(in, w);
+		bits_clear(fr, w);
+		for (uint32_t m = k; m < ns; m++) {
+			uint32_t v = scc[m];
+			bit_set(in, v);
+			const uint32_t *list = lists + offs[v];
+			for (uint32_t j = 0; j < lens[v]; j++) {
+				uint32_t y = list[j];
+				if (tag[y] & 1)
+					bit_set(fr, y);
+				else if (done[y] == batch && !bit_has(in, y)) {
+					bits_or(in, rin + (size_t)y * w, w);
+					bits_or(fr, rfr + (size_t)y * w, w);
+				}
+			}
+		}
+		for (uint32_t m = k; m < ns; m++) {
+			uint32_t v = scc[m];
+			done[v] = batch;
+			if (v != x) {
+				memcpy(rin + (size_t)v * w, in, w * sizeof *in);
+				memcpy(rfr + (size_t)v * w, fr, w * sizeof *fr);
+			}
+		}
+		ns = k;
+	}
+}
+
+/* rt_region_rebuild within a batch (same sets and counts). */
+static void region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	const size_t n = rt->s->n_storages;
+	const int d = reverse;
+	const uint32_t *list = (d ? rt->srev + rt->srev_off[base] : rt->sfwd + rt->sfwd_off[base]);
+	const uint32_t nl = d ? rt->n_srev[base] : rt->n_sfwd[base];
+	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	const uint32_t *tag = rt->tag;
+	const uint32_t w = rt->rw, batch = rt->batch;
+	const uint32_t *done = rt->rdone + d * n;
+	const uint64_t *rin = rt->rin + d * n * w, *rfr = rt->rfr + d * n * w;
+	uint64_t *in = rt->tmp_in, *fr = rt->tmp_fr;
+	bits_clear(in, w);
+	bits_clear(fr, w);
+	for (uint32_t j = 0; j < nl; j++) {
+		uint32_t y = list[j];
+		if (tag[y] & 1) {
+			bit_set(fr, y);
+		} else if (!bit_has(in, y)) {
+			/* y's reach is closed: once y is inside, so is all it adds */
+			if (done[y] != batch)
+				reach_fill(rt, y, d);
+			bits_or(in, rin + (size_t)y * w, w);
+			bits_or(fr, rfr + (size_t)y * w, w);
+		}
+	}
+	fr[base >> 6] &= ~(1ULL << (base & 63));
+	uint64_t acc = nl;
+	int64_t compute = 0;
+	uint32_t ni = 0, nf = 0;
+	for (uint32_t i = 0; i < w; i++) {
+		for (uint64_t b = in[i]; b; b &= b - 1) {
+			uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
+			vec_push(&r->in, &ni, &r->cap_in, x);
+			acc += lens[x];
+			compute += rt->key[x].compute;
+		}
+	}
+	for (uint32_t i = 0; i < w; i++)
+		for (uint64_t b = fr[i]; b; b &= b - 1)
+			vec_push(&r->fr, &nf, &r->cap_fr, i << 6 | (uint32_t)__builtin_ctzll(b));
+	r->n_in = ni;
+	r->n_fr = nf;
+	r->compute = compute;
+	r->hvalid = false;
+	rt->res->heuristic_accesses += acc;
+}
+
+/* A rebuild after a computation: batched where the memo is kept. */
+static void region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	if (rt->rw)
+		region_rebuild_batched(rt, r, base, reverse);
+	else
+		rt_region_rebuild(rt, r, base, reverse);
+}
+
 /* The interior's membership index, built on the first absorb after a
  * rebuild (most regions are absorbed into many times per rebuild; marking
  * the whole interior each time cost more than all the rest of absorbing). */
@@ -697,10 +882,12 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	}
 
 	if (rt->regions && es > bs) {
+		if (rt->rw)
+			reach_batch(rt);
 		for (size_t i = bs; i < es; i++) {
 			uint32_t us = rt->stk[i];
-			rt_region_rebuild(rt, fwd(rt, us), us, false);
-			rt_region_rebuild(rt, rev(rt, us), us, true);
+			region_rebuild_after(rt, fwd(rt, us), us, false);
+			region_rebuild_after(rt, rev(rt, us), us, true);
 		}
 		/* Regions whose frontier the new storages are on: forward regions of
 		 * their reverse frontiers, reverse regions of their forward ones. */
@@ -730,9 +917,9 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		}
 		size_t eb = rt->stk_len;
 		for (size_t i = ba; i < bb; i++)
-			rt_region_rebuild(rt, fwd(rt, rt->stk[i]), rt->stk[i], false);
+			region_rebuild_after(rt, fwd(rt, rt->stk[i]), rt->stk[i], false);
 		for (size_t i = bb; i < eb; i++)
-			rt_region_rebuild(rt, rev(rt, rt->stk[i]), rt->stk[i], true);
+			region_rebuild_after(rt, rev(rt, rt->stk[i]), rt->stk[i], true);
 		rt->stk_len = es;
 	}
 	if (rt->eqclass) {
@@ -994,6 +1181,21 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
+	if (rt->regions && s->n_storages <= RMEMO_MAX_STORAGES) {
+		size_t n = s->n_storages;
+		rt->rw = (uint32_t)((n + 63) / 64);
+		rt->rin = xmalloc((2 * n * rt->rw + 1) * sizeof *rt->rin);
+		rt->rfr = xmalloc((2 * n * rt->rw + 1) * sizeof *rt->rfr);
+		rt->tmp_in = xmalloc((rt->rw + 1) * sizeof *rt->tmp_in);
+		rt->tmp_fr = xmalloc((rt->rw + 1) * sizeof *rt->tmp_fr);
+		rt->rdone = xcalloc(2 * n + 1, sizeof *rt->rdone);
+		rt->rseen = xcalloc(2 * n + 1, sizeof *rt->rseen);
+		rt->ridx = xmalloc((2 * n + 1) * sizeof *rt->ridx);
+		rt->rlow = xmalloc((2 * n + 1) * sizeof *rt->rlow);
+		rt->dfs = xmalloc((n + 1) * sizeof *rt->dfs);
+		rt->dfs_pos = xmalloc((n + 1) * sizeof *rt->dfs_pos);
+		rt->scc = xmalloc((n + 1) * sizeof *rt->scc);
+	}
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
 	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
@@ -1012,6 +1214,17 @@ static void state_free(struct runtime_state *rt)
 		}
 		free(rt->reg);
 	}
+	free(rt->rin);
+	free(rt->rfr);
+	free(rt->tmp_in);
+	free(rt->tmp_fr);
+	free(rt->rdone);
+	free(rt->rseen);
+	free(rt->ridx);
+	free(rt->rlow);
+	free(rt->dfs);
+	free(rt->dfs_pos);
+	free(rt->scc);
 	free(rt->scratch_fwd.in);
 	free(rt->scratch_fwd.fr);
 	free(rt->scratch_rev.in);
