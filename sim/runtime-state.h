@@ -34,6 +34,9 @@ struct region {
 	uint32_t *hs;      /* interior membership index (hash, RT_NONE empty) */
 	uint32_t hcap;     /* its slots, a power of two */
 	bool hvalid;       /* it matches `in` (built lazily by absorbs) */
+	/* Where the runtime keeps the reach memo (rw > 0), the interior and
+	 * frontier are these bitsets of rw words instead of the lists. */
+	uint64_t *bin, *bfr;
 };
 
 /* What costs read, apart from the rest for a compact scan. */
@@ -81,7 +84,7 @@ struct runtime_state {
 	 * and the material ones at their edge, as bitsets of rw words each,
 	 * valid while rdone equals the batch stamp. rw == 0: no memo. */
 	uint32_t rw, batch, rcount;
-	uint64_t *rin, *rfr, *tmp_in, *tmp_fr;
+	uint64_t *rin, *rfr, *rbits;
 	uint32_t *rdone, *rseen, *ridx, *rlow;
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 

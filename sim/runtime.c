@@ -288,11 +288,15 @@ static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x
 	(*v)[(*n)++] = x;
 }
 
-static inline void region_reset(struct region *r)
+static inline void region_reset(const struct runtime_state *rt, struct region *r)
 {
 	r->n_in = r->n_fr = 0;
 	r->compute = 0;
 	r->hvalid = false;
+	if (rt->rw) {
+		memset(r->bin, 0, rt->rw * sizeof *r->bin);
+		memset(r->bfr, 0, rt->rw * sizeof *r->bfr);
+	}
 }
 
 static inline void vec_reserve(uint32_t **v, uint32_t *cap, size_t need)
@@ -479,7 +483,8 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	}
 }
 
-/* rt_region_rebuild within a batch (same sets and counts). */
+/* rt_region_rebuild within a batch (same sets and counts), into the
+ * region's bitsets. */
 static void region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const size_t n = rt->s->n_storages;
@@ -491,7 +496,7 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	const uint32_t w = rt->rw, batch = rt->batch;
 	const uint32_t *done = rt->rdone + d * n;
 	const uint64_t *rin = rt->rin + d * n * w, *rfr = rt->rfr + d * n * w;
-	uint64_t *in = rt->tmp_in, *fr = rt->tmp_fr;
+	uint64_t *in = r->bin, *fr = r->bfr;
 	bits_clear(in, w);
 	bits_clear(fr, w);
 	for (uint32_t j = 0; j < nl; j++) {
@@ -509,23 +514,62 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	fr[base >> 6] &= ~(1ULL << (base & 63));
 	uint64_t acc = nl;
 	int64_t compute = 0;
-	uint32_t ni = 0, nf = 0;
 	for (uint32_t i = 0; i < w; i++) {
 		for (uint64_t b = in[i]; b; b &= b - 1) {
 			uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
-			vec_push(&r->in, &ni, &r->cap_in, x);
 			acc += lens[x];
 			compute += rt->key[x].compute;
 		}
 	}
-	for (uint32_t i = 0; i < w; i++)
-		for (uint64_t b = fr[i]; b; b &= b - 1)
-			vec_push(&r->fr, &nf, &r->cap_fr, i << 6 | (uint32_t)__builtin_ctzll(b));
-	r->n_in = ni;
-	r->n_fr = nf;
 	r->compute = compute;
-	r->hvalid = false;
 	rt->res->heuristic_accesses += acc;
+}
+
+/* Push the members of a frontier (list or bitset) on the stack. */
+static size_t push_frontier(struct runtime_state *rt, const struct region *r)
+{
+	size_t b = rt->stk_len;
+	if (rt->rw) {
+		for (uint32_t i = 0; i < rt->rw; i++)
+			for (uint64_t m = r->bfr[i]; m; m &= m - 1)
+				push(rt, i << 6 | (uint32_t)__builtin_ctzll(m));
+	} else {
+		for (uint32_t i = 0; i < r->n_fr; i++)
+			push(rt, r->fr[i]);
+	}
+	return b;
+}
+
+/* region_absorb on bitsets: the same sets, counts and sums. */
+static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
+			       const struct region *reg)
+{
+	const uint32_t w = rt->rw;
+	const uint64_t fsb = 1ULL << (fs & 63);
+	if (!(r->bfr[fs >> 6] & fsb))
+		bug_at(rt, "absorbing a storage that is not on the region's frontier", fs);
+	r->bfr[fs >> 6] &= ~fsb;
+	if (r != reg) {
+		uint64_t acc = 0;
+		int64_t compute = 0;
+		bits_or(r->bfr, reg->bfr, w);
+		for (uint32_t i = 0; i < w; i++) {
+			uint64_t nw = reg->bin[i] & ~r->bin[i];
+			if (i == fs >> 6)
+				nw &= ~fsb;
+			r->bin[i] |= nw;
+			for (; nw; nw &= nw - 1) {
+				acc++;
+				compute += rt->key[i << 6 | (uint32_t)__builtin_ctzll(nw)].compute;
+			}
+		}
+		rt->res->heuristic_accesses += acc;
+		r->compute += compute;
+	}
+	/* fs itself is counted and summed even if already inside. */
+	rt->res->heuristic_accesses++;
+	r->compute += rt->key[fs].compute;
+	r->bin[fs >> 6] |= fsb;
 }
 
 /* A rebuild after a computation: batched where the memo is kept. */
@@ -587,7 +631,7 @@ static void index_ready(struct region *r, uint32_t more)
 /* Region r absorbs the just-evicted frontier storage fs, whose region of
  * the same direction is reg (set semantics of region.py's absorb). */
 static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
-			  struct region *reg)
+			  const struct region *reg)
 {
 	size_t ns = rt->s->n_storages;
 	uint32_t i;
@@ -627,14 +671,6 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 		index_put(r, fs);
 		vec_push(&r->in, &r->n_in, &r->cap_in, fs);
 	}
-}
-
-static size_t push_list(struct runtime_state *rt, const uint32_t *v, uint32_t n)
-{
-	size_t b = rt->stk_len;
-	for (uint32_t i = 0; i < n; i++)
-		push(rt, v[i]);
-	return b;
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -694,16 +730,18 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	rt->res->evictions++;
 
 	if (rt->regions) {
-		size_t b = push_list(rt, rev(rt, s)->fr, rev(rt, s)->n_fr);
+		void (*absorb)(struct runtime_state *, struct region *, uint32_t, const struct region *) =
+			rt->rw ? region_absorb_bits : region_absorb;
+		size_t b = push_frontier(rt, rev(rt, s));
 		for (size_t i = b; i < rt->stk_len; i++)
-			region_absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
+			absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
 		rt->stk_len = b;
-		push_list(rt, fwd(rt, s)->fr, fwd(rt, s)->n_fr);
+		push_frontier(rt, fwd(rt, s));
 		for (size_t i = b; i < rt->stk_len; i++)
-			region_absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
+			absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
 		rt->stk_len = b;
-		region_reset(fwd(rt, s));
-		region_reset(rev(rt, s));
+		region_reset(rt, fwd(rt, s));
+		region_reset(rt, rev(rt, s));
 	}
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)
@@ -895,23 +933,25 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		uint32_t sb = next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
 		size_t ba = rt->stk_len;
 		for (size_t i = bs; i < es; i++) {
-			const struct region *f = rev(rt, rt->stk[i]);
-			for (uint32_t j = 0; j < f->n_fr; j++) {
-				uint32_t v = f->fr[j];
+			size_t f = push_frontier(rt, rev(rt, rt->stk[i])), e = rt->stk_len;
+			rt->stk_len = f;
+			for (size_t j = f; j < e; j++) {
+				uint32_t v = rt->stk[j];
 				if (rt->mark_a[v] != sa) {
 					rt->mark_a[v] = sa;
-					push(rt, v);
+					rt->stk[rt->stk_len++] = v;
 				}
 			}
 		}
 		size_t bb = rt->stk_len;
 		for (size_t i = bs; i < es; i++) {
-			const struct region *f = fwd(rt, rt->stk[i]);
-			for (uint32_t j = 0; j < f->n_fr; j++) {
-				uint32_t v = f->fr[j];
+			size_t f = push_frontier(rt, fwd(rt, rt->stk[i])), e = rt->stk_len;
+			rt->stk_len = f;
+			for (size_t j = f; j < e; j++) {
+				uint32_t v = rt->stk[j];
 				if (rt->mark_b[v] != sb) {
 					rt->mark_b[v] = sb;
-					push(rt, v);
+					rt->stk[rt->stk_len++] = v;
 				}
 			}
 		}
@@ -1186,8 +1226,11 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->rw = (uint32_t)((n + 63) / 64);
 		rt->rin = xmalloc((2 * n * rt->rw + 1) * sizeof *rt->rin);
 		rt->rfr = xmalloc((2 * n * rt->rw + 1) * sizeof *rt->rfr);
-		rt->tmp_in = xmalloc((rt->rw + 1) * sizeof *rt->tmp_in);
-		rt->tmp_fr = xmalloc((rt->rw + 1) * sizeof *rt->tmp_fr);
+		rt->rbits = xcalloc(4 * n * rt->rw + 1, sizeof *rt->rbits);
+		for (size_t i = 0; i < 2 * n; i++) {
+			rt->reg[i].bin = rt->rbits + 2 * i * rt->rw;
+			rt->reg[i].bfr = rt->reg[i].bin + rt->rw;
+		}
 		rt->rdone = xcalloc(2 * n + 1, sizeof *rt->rdone);
 		rt->rseen = xcalloc(2 * n + 1, sizeof *rt->rseen);
 		rt->ridx = xmalloc((2 * n + 1) * sizeof *rt->ridx);
@@ -1216,8 +1259,7 @@ static void state_free(struct runtime_state *rt)
 	}
 	free(rt->rin);
 	free(rt->rfr);
-	free(rt->tmp_in);
-	free(rt->tmp_fr);
+	free(rt->rbits);
 	free(rt->rdone);
 	free(rt->rseen);
 	free(rt->ridx);
