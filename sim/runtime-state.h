@@ -85,7 +85,9 @@ struct runtime_state {
 	 * valid while rdone equals the batch stamp. rw == 0: no memo. */
 	uint32_t rw, batch, rcount;
 	uint64_t *rin, *rfr, *rbits;
-	uint32_t *rdone, *rseen, *ridx, *rlow;
+	uint32_t *rdone, *rseen, *ridx, *rlow, *rsummed;
+	uint64_t *racc;  /* per reach, once summed: its edges, then its compute */
+	int64_t *rcomp;
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 
 	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */

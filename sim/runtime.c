@@ -401,6 +401,7 @@ static void reach_batch(struct runtime_state *rt)
 		size_t n2 = 2 * rt->s->n_storages;
 		memset(rt->rdone, 0, n2 * sizeof *rt->rdone);
 		memset(rt->rseen, 0, n2 * sizeof *rt->rseen);
+		memset(rt->rsummed, 0, n2 * sizeof *rt->rsummed);
 		rt->batch = 1;
 	}
 	rt->rcount = 0;
@@ -497,6 +498,7 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	const uint32_t *done = rt->rdone + d * n;
 	const uint64_t *rin = rt->rin + d * n * w, *rfr = rt->rfr + d * n * w;
 	uint64_t *in = r->bin, *fr = r->bfr;
+	uint32_t n_or = 0, y1 = 0;
 	bits_clear(in, w);
 	bits_clear(fr, w);
 	for (uint32_t j = 0; j < nl; j++) {
@@ -509,18 +511,41 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 				reach_fill(rt, y, d);
 			bits_or(in, rin + (size_t)y * w, w);
 			bits_or(fr, rfr + (size_t)y * w, w);
+			n_or++;
+			y1 = y;
 		}
 	}
 	fr[base >> 6] &= ~(1ULL << (base & 63));
-	uint64_t acc = nl;
+	/* Sum the interior, or take the sums of the one reach it is (two in
+	 * three rebuilds; a reach is shared by many regions in a batch). */
+	uint64_t acc = 0;
 	int64_t compute = 0;
-	for (uint32_t i = 0; i < w; i++) {
-		for (uint64_t b = in[i]; b; b &= b - 1) {
-			uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
-			acc += lens[x];
-			compute += rt->key[x].compute;
+	uint32_t *summed = rt->rsummed + d * n;
+	const uint64_t *bits = in;
+	if (n_or == 1) {
+		size_t k = d * n + y1;
+		if (summed[y1] == batch) {
+			acc = rt->racc[k];
+			compute = rt->rcomp[k];
+			bits = NULL;
+		} else {
+			summed[y1] = batch;
 		}
 	}
+	if (bits) {
+		for (uint32_t i = 0; i < w; i++) {
+			for (uint64_t b = bits[i]; b; b &= b - 1) {
+				uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
+				acc += lens[x];
+				compute += rt->key[x].compute;
+			}
+		}
+		if (n_or == 1) {
+			rt->racc[d * n + y1] = acc;
+			rt->rcomp[d * n + y1] = compute;
+		}
+	}
+	acc += nl;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
 }
@@ -1233,6 +1258,9 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		}
 		rt->rdone = xcalloc(2 * n + 1, sizeof *rt->rdone);
 		rt->rseen = xcalloc(2 * n + 1, sizeof *rt->rseen);
+		rt->rsummed = xcalloc(2 * n + 1, sizeof *rt->rsummed);
+		rt->racc = xmalloc((2 * n + 1) * sizeof *rt->racc);
+		rt->rcomp = xmalloc((2 * n + 1) * sizeof *rt->rcomp);
 		rt->ridx = xmalloc((2 * n + 1) * sizeof *rt->ridx);
 		rt->rlow = xmalloc((2 * n + 1) * sizeof *rt->rlow);
 		rt->dfs = xmalloc((n + 1) * sizeof *rt->dfs);
@@ -1262,6 +1290,9 @@ static void state_free(struct runtime_state *rt)
 	free(rt->rbits);
 	free(rt->rdone);
 	free(rt->rseen);
+	free(rt->rsummed);
+	free(rt->racc);
+	free(rt->rcomp);
 	free(rt->ridx);
 	free(rt->rlow);
 	free(rt->dfs);
