@@ -419,7 +419,7 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	const uint32_t w = rt->rw, batch = rt->batch;
 	uint32_t *done = rt->rdone + d * n, *seen = rt->rseen + d * n;
 	uint32_t *idx = rt->ridx + d * n, *low = rt->rlow + d * n;
-	uint64_t *rin = rt->rin + d * n * w, *rfr = rt->rfr + d * n * w;
+	uint64_t *rows = rt->rrow + d * n * 2 * w;
 	uint32_t *dfs = rt->dfs, *pos = rt->dfs_pos, *scc = rt->scc;
 	uint32_t nd = 0, ns = 0;
 
@@ -455,9 +455,8 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 		uint32_t k = ns;
 		while (scc[--k] != x)
 			;
-		uint64_t *in = rin + (size_t)x * w, *fr = rfr + (size_t)x * w;
-		bits_clear(in, w);
-		bits_clear(fr, w);
+		uint64_t *in = rows + (size_t)x * 2 * w, *fr = in + w;
+		bits_clear(in, 2 * w);
 		for (uint32_t m = k; m < ns; m++) {
 			uint32_t v = scc[m];
 			bit_set(in, v);
@@ -467,8 +466,7 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 				if (tag[y] & 1)
 					bit_set(fr, y);
 				else if (done[y] == batch && !bit_has(in, y)) {
-					bits_or(in, rin + (size_t)y * w, w);
-					bits_or(fr, rfr + (size_t)y * w, w);
+					bits_or(in, rows + (size_t)y * 2 * w, 2 * w);
 				}
 			}
 		}
@@ -476,8 +474,7 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 			uint32_t v = scc[m];
 			done[v] = batch;
 			if (v != x) {
-				memcpy(rin + (size_t)v * w, in, w * sizeof *in);
-				memcpy(rfr + (size_t)v * w, fr, w * sizeof *fr);
+				memcpy(rows + (size_t)v * 2 * w, in, 2 * w * sizeof *in);
 			}
 		}
 		ns = k;
@@ -496,11 +493,10 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	const uint32_t *tag = rt->tag;
 	const uint32_t w = rt->rw, batch = rt->batch;
 	const uint32_t *done = rt->rdone + d * n;
-	const uint64_t *rin = rt->rin + d * n * w, *rfr = rt->rfr + d * n * w;
-	uint64_t *in = r->bin, *fr = r->bfr;
+	const uint64_t *rows = rt->rrow + d * n * 2 * w;
+	uint64_t *in = r->bin, *fr = r->bfr; /* adjacent, as in a row */
 	uint32_t n_or = 0, y1 = 0;
-	bits_clear(in, w);
-	bits_clear(fr, w);
+	bits_clear(in, 2 * w);
 	for (uint32_t j = 0; j < nl; j++) {
 		uint32_t y = list[j];
 		if (tag[y] & 1) {
@@ -509,8 +505,7 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 			/* y's reach is closed: once y is inside, so is all it adds */
 			if (done[y] != batch)
 				reach_fill(rt, y, d);
-			bits_or(in, rin + (size_t)y * w, w);
-			bits_or(fr, rfr + (size_t)y * w, w);
+			bits_or(in, rows + (size_t)y * 2 * w, 2 * w);
 			n_or++;
 			y1 = y;
 		}
@@ -1249,8 +1244,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	if (rt->regions && s->n_storages <= RMEMO_MAX_STORAGES) {
 		size_t n = s->n_storages;
 		rt->rw = (uint32_t)((n + 63) / 64);
-		rt->rin = xmalloc((2 * n * rt->rw + 1) * sizeof *rt->rin);
-		rt->rfr = xmalloc((2 * n * rt->rw + 1) * sizeof *rt->rfr);
+		rt->rrow = xmalloc((4 * n * rt->rw + 1) * sizeof *rt->rrow);
 		rt->rbits = xcalloc(4 * n * rt->rw + 1, sizeof *rt->rbits);
 		for (size_t i = 0; i < 2 * n; i++) {
 			rt->reg[i].bin = rt->rbits + 2 * i * rt->rw;
@@ -1285,8 +1279,7 @@ static void state_free(struct runtime_state *rt)
 		}
 		free(rt->reg);
 	}
-	free(rt->rin);
-	free(rt->rfr);
+	free(rt->rrow);
 	free(rt->rbits);
 	free(rt->rdone);
 	free(rt->rseen);
