@@ -13,9 +13,11 @@
  * indexes to their peak sizes, never free them mid-run.
  *
  * Layout for speed: the pool is an array in joining order (holes where
- * members left); regions are plain id lists deduplicated with one stamped
- * tag word per storage (bit 0 = material); each storage keeps the storages
- * of its tensors' children and parents in one list for region walks.
+ * members left); each storage keeps the storages of its tensors' children
+ * and parents in one list for region walks; one tag word per storage holds
+ * bit 0 = material and a walk's visit stamp. Up to RMEMO_MAX_STORAGES
+ * storages, regions are bitsets rebuilt from reaches memoized per batch
+ * (see "batched rebuilds"); beyond, id lists rebuilt by a walk.
  */
 #include "runtime.h"
 
