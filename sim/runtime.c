@@ -369,8 +369,9 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
  * union of its base's evicted neighbours' reaches plus its base's material
  * neighbours, less the base. Its counts are then summed over its interior
  * bits: one access per edge of the base and of each interior storage, as a
- * walk counts them. The lists come out in id order (a walk's discovery order
- * differed; only their sets are read). */
+ * walk counts them. Regions stay bitsets here (struct region's bin, bfr),
+ * so frontiers are visited in id order where a walk's lists had discovery
+ * order: only their sets are read (docs/semantics.md, Speed). */
 
 #define RMEMO_MAX_STORAGES 8192 /* bitset memory grows as the square */
 
@@ -410,7 +411,10 @@ static void reach_batch(struct runtime_state *rt)
 }
 
 /* Memoize the reach of evicted storage c in direction d (and of every
- * evicted storage reachable from it). */
+ * evicted storage reachable from it): a row of interior words then frontier
+ * words per storage. Iterative Tarjan; a strongly connected set's row is
+ * built when its root finishes, from its members' bits, their material
+ * neighbours and the rows of their finished neighbours. */
 static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 {
 	const size_t n = rt->s->n_storages;
