@@ -84,6 +84,7 @@ struct runtime_state {
 	 * and the material ones at their edge, as bitsets of rw words each,
 	 * valid while rdone equals the batch stamp. rw == 0: no memo. */
 	uint32_t rw, batch, rcount;
+	uint64_t bwalked[2], bwalk_max[2]; /* this batch's walks: edges, most */
 	uint64_t *rrow, *rbits; /* reach rows: interior then frontier words */
 	uint32_t *rdone, *rseen, *ridx, *rlow, *rsummed;
 	uint64_t *racc;  /* per reach, once summed: its edges, then its compute */

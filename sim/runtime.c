@@ -373,7 +373,7 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
  * so frontiers are visited in id order where a walk's lists had discovery
  * order: only their sets are read (docs/semantics.md, Speed). */
 
-#define RMEMO_MAX_STORAGES 8192 /* bitset memory grows as the square */
+#define RMEMO_MAX_STORAGES 8192
 
 static inline void bits_clear(uint64_t *a, uint32_t w)
 {
@@ -408,6 +408,7 @@ static void reach_batch(struct runtime_state *rt)
 		rt->batch = 1;
 	}
 	rt->rcount = 0;
+	rt->bwalked[0] = rt->bwalked[1] = rt->bwalk_max[0] = rt->bwalk_max[1] = 0;
 }
 
 /* Memoize the reach of evicted storage c in direction d (and of every
@@ -598,13 +599,61 @@ static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint3
 	r->bin[fs >> 6] |= fsb;
 }
 
-/* A rebuild after a computation: batched where the memo is kept. */
+/* rt_region_rebuild's walk into the region's bitsets (same sets and
+ * counts), the work list on the stack. */
+static void region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
+	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
+	const uint32_t *lens = reverse ? rt->n_srev : rt->n_sfwd;
+	const uint32_t *tag = rt->tag;
+	uint64_t *in = r->bin, *fr = r->bfr;
+	size_t b = rt->stk_len;
+	uint64_t acc = 0;
+	int64_t compute = 0;
+	bits_clear(in, 2 * rt->rw);
+	for (uint32_t x = base;;) {
+		const uint32_t *list = lists + offs[x];
+		uint32_t n = lens[x];
+		acc += n;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t us = list[j];
+			if (tag[us] & 1) {
+				bit_set(fr, us);
+			} else if (!bit_has(in, us)) {
+				bit_set(in, us);
+				compute += rt->key[us].compute;
+				push(rt, us);
+			}
+		}
+		if (rt->stk_len == b)
+			break;
+		x = rt->stk[--rt->stk_len];
+	}
+	fr[base >> 6] &= ~(1ULL << (base & 63));
+	r->compute = compute;
+	rt->res->heuristic_accesses += acc;
+}
+
+/* A rebuild after a computation. Where the memo is kept, a batch's regions
+ * of one direction are walked until the walks have cost (in edges) twice
+ * the largest of them, then built from memoized reaches: the memo costs a
+ * few walks of the batch's evicted subgraph, which batches of few regions
+ * (at high budgets, most of them) do not repay (ski rental). */
 static void region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
-	if (rt->rw)
-		region_rebuild_batched(rt, r, base, reverse);
-	else
+	if (!rt->rw)
 		rt_region_rebuild(rt, r, base, reverse);
+	else if (rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
+		uint64_t a0 = rt->res->heuristic_accesses;
+		region_walk_bits(rt, r, base, reverse);
+		uint64_t cost = rt->res->heuristic_accesses - a0;
+		rt->bwalked[reverse] += cost;
+		if (cost > rt->bwalk_max[reverse])
+			rt->bwalk_max[reverse] = cost;
+	} else {
+		region_rebuild_batched(rt, r, base, reverse);
+	}
 }
 
 /* The interior's membership index, built on the first absorb after a
