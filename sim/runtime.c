@@ -502,51 +502,57 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	const uint32_t *done = rt->rdone + d * n;
 	const uint64_t *rows = rt->rrow + d * n * 2 * w;
 	uint64_t *in = r->bin, *fr = r->bfr; /* adjacent, as in a row */
-	uint32_t n_or = 0, y1 = 0;
+	uint32_t *summed = rt->rsummed + d * n;
+	uint64_t acc = 0;
+	int64_t compute = 0;
 	bits_clear(in, 2 * w);
-	for (uint32_t j = 0; j < nl; j++) {
+	/* The first reach's sums are kept with it (computed once a batch and
+	 * shared by the regions that start from it); each further reach adds
+	 * only the members new to the region. */
+	for (uint32_t j = 0, first = 1; j < nl; j++) {
 		uint32_t y = list[j];
 		if (tag[y] & 1) {
 			bit_set(fr, y);
-		} else if (!bit_has(in, y)) {
-			/* y's reach is closed: once y is inside, so is all it adds */
-			if (done[y] != batch)
-				reach_fill(rt, y, d);
-			bits_or(in, rows + (size_t)y * 2 * w, 2 * w);
-			n_or++;
-			y1 = y;
+			continue;
 		}
-	}
-	fr[base >> 6] &= ~(1ULL << (base & 63));
-	/* Sum the interior, or take the sums of the one reach it is (two in
-	 * three rebuilds; a reach is shared by many regions in a batch). */
-	uint64_t acc = 0;
-	int64_t compute = 0;
-	uint32_t *summed = rt->rsummed + d * n;
-	const uint64_t *bits = in;
-	if (n_or == 1) {
-		size_t k = d * n + y1;
-		if (summed[y1] == batch) {
+		if (bit_has(in, y))
+			continue; /* y's reach is closed: all it adds is inside */
+		if (done[y] != batch)
+			reach_fill(rt, y, d);
+		const uint64_t *row = rows + (size_t)y * 2 * w;
+		if (first) {
+			first = 0;
+			size_t k = d * n + y;
+			if (summed[y] != batch) {
+				uint64_t a = 0;
+				int64_t c = 0;
+				for (uint32_t i = 0; i < w; i++) {
+					for (uint64_t b = row[i]; b; b &= b - 1) {
+						uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
+						a += lens[x];
+						c += rt->key[x].compute;
+					}
+				}
+				summed[y] = batch;
+				rt->racc[k] = a;
+				rt->rcomp[k] = c;
+			}
 			acc = rt->racc[k];
 			compute = rt->rcomp[k];
-			bits = NULL;
-		} else {
-			summed[y1] = batch;
+			bits_or(in, row, 2 * w);
+			continue;
 		}
-	}
-	if (bits) {
 		for (uint32_t i = 0; i < w; i++) {
-			for (uint64_t b = bits[i]; b; b &= b - 1) {
+			for (uint64_t b = row[i] & ~in[i]; b; b &= b - 1) {
 				uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
 				acc += lens[x];
 				compute += rt->key[x].compute;
 			}
-		}
-		if (n_or == 1) {
-			rt->racc[d * n + y1] = acc;
-			rt->rcomp[d * n + y1] = compute;
+			in[i] |= row[i];
+			fr[i] |= row[w + i];
 		}
 	}
+	fr[base >> 6] &= ~(1ULL << (base & 63));
 	acc += nl;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
