@@ -413,9 +413,10 @@ static void reach_batch(struct runtime_state *rt)
 
 /* Memoize the reach of evicted storage c in direction d (and of every
  * evicted storage reachable from it): a row of interior words then frontier
- * words per storage. Iterative Tarjan; a strongly connected set's row is
- * built when its root finishes, from its members' bits, their material
- * neighbours and the rows of their finished neighbours. */
+ * words per storage. One pass of Tarjan's algorithm: a storage's row
+ * gathers its own bit, its material neighbours and the rows of its
+ * neighbours in finished strongly connected sets as it meets them; a set's
+ * members share the union of their rows. */
 static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 {
 	const size_t n = rt->s->n_storages;
@@ -430,61 +431,66 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	uint32_t *dfs = rt->dfs, *pos = rt->dfs_pos, *scc = rt->scc;
 	uint32_t nd = 0, ns = 0;
 
-	seen[c] = batch;
-	idx[c] = low[c] = rt->rcount++;
-	dfs[nd] = c;
-	pos[nd++] = 0;
-	scc[ns++] = c;
-	while (nd) {
-		uint32_t x = dfs[nd - 1];
-		if (pos[nd - 1] < lens[x]) {
-			uint32_t y = lists[offs[x] + pos[nd - 1]++];
-			if (tag[y] & 1)
-				continue;
-			if (seen[y] != batch) {
-				seen[y] = batch;
-				idx[y] = low[y] = rt->rcount++;
-				dfs[nd] = y;
-				pos[nd++] = 0;
-				scc[ns++] = y;
-			} else if (done[y] != batch && idx[y] < low[x]) {
-				low[x] = idx[y];
+	for (uint32_t y = c; y != RT_NONE;) {
+		/* discover y */
+		seen[y] = batch;
+		idx[y] = low[y] = rt->rcount++;
+		dfs[nd] = y;
+		pos[nd++] = 0;
+		scc[ns++] = y;
+		uint64_t *yrow = rows + (size_t)y * 2 * w;
+		bits_clear(yrow, 2 * w);
+		bit_set(yrow, y);
+		y = RT_NONE;
+		while (nd) {
+			uint32_t x = dfs[nd - 1];
+			uint64_t *xin = rows + (size_t)x * 2 * w, *xfr = xin + w;
+			const uint32_t *list = lists + offs[x];
+			uint32_t j = pos[nd - 1], nl = lens[x];
+			for (; j < nl; j++) {
+				uint32_t v = list[j];
+				if (tag[v] & 1) {
+					bit_set(xfr, v);
+				} else if (seen[v] != batch) {
+					y = v;
+					j++;
+					break;
+				} else if (done[v] != batch) {
+					if (idx[v] < low[x])
+						low[x] = idx[v];
+				} else if (!bit_has(xin, v)) {
+					bits_or(xin, rows + (size_t)v * 2 * w, 2 * w);
+				}
 			}
-			continue;
-		}
-		nd--;
-		if (nd && low[x] < low[dfs[nd - 1]])
-			low[dfs[nd - 1]] = low[x];
-		if (low[x] != idx[x])
-			continue;
-		/* x roots a strongly connected set: scc[k..ns). Its neighbours
-		 * outside it are done (their reach is final); inside, members. */
-		uint32_t k = ns;
-		while (scc[--k] != x)
-			;
-		uint64_t *in = rows + (size_t)x * 2 * w, *fr = in + w;
-		bits_clear(in, 2 * w);
-		for (uint32_t m = k; m < ns; m++) {
-			uint32_t v = scc[m];
-			bit_set(in, v);
-			const uint32_t *list = lists + offs[v];
-			for (uint32_t j = 0; j < lens[v]; j++) {
-				uint32_t y = list[j];
-				if (tag[y] & 1)
-					bit_set(fr, y);
-				else if (done[y] == batch && !bit_has(in, y)) {
-					bits_or(in, rows + (size_t)y * 2 * w, 2 * w);
+			pos[nd - 1] = j;
+			if (y != RT_NONE)
+				break;
+			/* x is finished */
+			nd--;
+			if (low[x] == idx[x]) {
+				uint32_t k = ns - 1;
+				if (scc[k] != x) {
+					while (scc[--k] != x)
+						;
+					for (uint32_t m = k + 1; m < ns; m++)
+						bits_or(xin, rows + (size_t)scc[m] * 2 * w, 2 * w);
+					for (uint32_t m = k + 1; m < ns; m++)
+						memcpy(rows + (size_t)scc[m] * 2 * w, xin, 2 * w * sizeof *xin);
+				}
+				for (uint32_t m = k; m < ns; m++)
+					done[scc[m]] = batch;
+				ns = k;
+			}
+			if (nd) {
+				uint32_t p = dfs[nd - 1];
+				if (done[x] == batch) {
+					if (!bit_has(rows + (size_t)p * 2 * w, x))
+						bits_or(rows + (size_t)p * 2 * w, xin, 2 * w);
+				} else if (low[x] < low[p]) {
+					low[p] = low[x];
 				}
 			}
 		}
-		for (uint32_t m = k; m < ns; m++) {
-			uint32_t v = scc[m];
-			done[v] = batch;
-			if (v != x) {
-				memcpy(rows + (size_t)v * 2 * w, in, 2 * w * sizeof *in);
-			}
-		}
-		ns = k;
 	}
 }
 
