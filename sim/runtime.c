@@ -1308,7 +1308,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
-	if (rt->regions && s->n_storages <= RMEMO_MAX_STORAGES) {
+	if (rt->regions && !cfg->plain_regions && s->n_storages <= RMEMO_MAX_STORAGES) {
 		size_t n = s->n_storages;
 		rt->rw = (uint32_t)((n + 63) / 64);
 		rt->rrow = xmalloc((4 * n * rt->rw + 1) * sizeof *rt->rrow);
@@ -1479,6 +1479,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.seed = pc->seed,
 		.no_dealloc = pc->no_dealloc,
 		.check = pc->check,
+		.plain_regions = pc->plain_regions,
 		.on_event = pc->on_event,
 		.ctx = pc->ctx,
 	};

@@ -56,6 +56,9 @@ struct runtime_config {
 	uint64_t seed;           /* for random heuristics */
 	bool no_dealloc;         /* drop every RELEASE command */
 	bool check;              /* verify invariants after every command */
+	/* Keep regions as lists and walk each one (the path taken above
+	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
+	bool plain_regions;
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
@@ -110,6 +113,7 @@ struct point_config {
 	uint64_t seed;
 	bool no_dealloc;
 	bool check;
+	bool plain_regions;    /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
