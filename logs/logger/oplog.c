@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 struct shadow_storage {
@@ -40,6 +41,7 @@ struct meta_field {
 
 struct oplog {
 	char *path;
+	char *tmp_path; /* written here, renamed to path by oplog_close */
 	gzFile gz;
 	bool write_failed;
 	char *line; /* the record being built */
@@ -224,16 +226,22 @@ struct oplog *oplog_open(const char *path, struct rs_error *err)
 {
 	size_t n = strlen(path);
 	bool gz = n >= 3 && !strcmp(path + n - 3, ".gz");
+	/* Written under a temporary name and renamed by oplog_close, so that a
+	 * recording that dies half-way never leaves a half log under PATH. */
+	char *tmp = xmalloc(n + 32);
+	snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
 	/* "T": zlib writes plain bytes, so both kinds share one code path. */
-	gzFile f = gzopen(path, gz ? "wb6" : "wbT");
+	gzFile f = gzopen(tmp, gz ? "wb6" : "wbT");
 	if (!f) {
 		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create the log: %s",
 			     errno ? strerror(errno) : "zlib error");
+		free(tmp);
 		return NULL;
 	}
 	gzbuffer(f, 1 << 18);
 	struct oplog *log = xcalloc(1, sizeof *log);
 	log->path = xstrdup(path);
+	log->tmp_path = tmp;
 	log->gz = f;
 	log->nslots = 1024;
 	log->slots = xcalloc(log->nslots, sizeof *log->slots);
@@ -329,9 +337,14 @@ static int cmp_field(const void *a, const void *b)
 
 static int write_meta(struct oplog *log, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	size_t n = strlen(path) + 32;
+	char *tmp = xmalloc(n);
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		free(tmp);
 		return -1;
+	}
 	qsort(log->meta, log->nmeta, sizeof *log->meta, cmp_field);
 	fprintf(f, "{\n");
 	for (size_t i = 0; i < log->nmeta; i++) {
@@ -340,7 +353,15 @@ static int write_meta(struct oplog *log, const char *path)
 		free(k);
 	}
 	fprintf(f, "}\n");
-	return fclose(f) ? -1 : 0;
+	int rc = ferror(f) | fclose(f);
+	if (rc || rename(tmp, path)) {
+		int saved = errno;
+		unlink(tmp);
+		errno = saved;
+		rc = -1;
+	}
+	free(tmp);
+	return rc ? -1 : 0;
 }
 
 int oplog_close(struct oplog *log, struct rs_error *err)
@@ -354,11 +375,17 @@ int oplog_close(struct oplog *log, struct rs_error *err)
 	oplog_meta_int(log, "calls", (int64_t)log->calls);
 	oplog_meta_int(log, "peak_live_bytes", (int64_t)log->peak_bytes);
 	oplog_meta_str(log, "time_unit", "ns");
+	if (rc == 0 && rename(log->tmp_path, log->path))
+		rc = rs_error_set(err, EXIT_CANTCREAT, log->path, 0, "cannot move the log into place: %s",
+				  strerror(errno));
+	if (rc)
+		unlink(log->tmp_path); /* no half log left behind */
 	char *meta_path = oplog_meta_path(log->path);
 	if (rc == 0 && write_meta(log, meta_path))
 		rc = rs_error_set(err, EXIT_CANTCREAT, meta_path, 0, "cannot write the meta file: %s",
 				  strerror(errno));
 	free(meta_path);
+	free(log->tmp_path);
 
 	shadow_reset(log);
 	free(log->slots);

@@ -34,7 +34,9 @@ enum oplog_annotation {
 
 /**
  * Open PATH for writing: gzip when PATH ends in ".gz", plain otherwise.
- * The side file (see oplog_meta_path) is written by oplog_close.
+ * The records go to PATH.tmp.PID, renamed to PATH by oplog_close, so a
+ * program that dies while recording leaves no half log under PATH. The
+ * side file (see oplog_meta_path) is written by oplog_close, the same way.
  * Returns NULL and fills err (EXIT_CANTCREAT) when PATH can't be created.
  */
 struct oplog *oplog_open(const char *path, struct rs_error *err);
