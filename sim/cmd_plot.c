@@ -162,7 +162,22 @@ int cmd_plot(int argc, char **argv)
 			char out_name[512];
 			snprintf(out_name, sizeof out_name, "%s.%s", figs[i].name, exts[e]);
 			char *out = path_join(dir, out_name);
-			int rc = run_gnuplot(script, figs[i].data_dir, out);
+			/* gnuplot writes under a temporary name (with the same
+			 * extension: it picks the terminal) that is renamed only
+			 * once the figure is complete. */
+			char tmp_name[600];
+			snprintf(tmp_name, sizeof tmp_name, "%s.tmp-%ld.%s", figs[i].name, (long)getpid(),
+				 exts[e]);
+			char *tmp = path_join(dir, tmp_name);
+			int rc = run_gnuplot(script, figs[i].data_dir, tmp);
+			if (rc == 0 && rename(tmp, out)) {
+				fprintf(stderr, "rematsim plot: cannot move %s into place: %s\n", out,
+					strerror(errno));
+				status = EXIT_CANTCREAT;
+			}
+			if (rc || status)
+				unlink(tmp);
+			free(tmp);
 			if (rc == -1) {
 				fprintf(stderr, "rematsim plot: gnuplot is not on PATH: install it "
 						"(Debian: apt-get install gnuplot-nox); the figure data "
@@ -172,7 +187,7 @@ int cmd_plot(int argc, char **argv)
 				fprintf(stderr, "rematsim plot: gnuplot -c %s %s %s failed (status %d)\n",
 					script, figs[i].data_dir, out, rc);
 				status = EXIT_SOFTWARE;
-			} else {
+			} else if (!status) {
 				printf("%s\n", out);
 			}
 			free(out);
