@@ -34,9 +34,8 @@ struct frac {
 enum { BY_SIZE = 1, BY_STALE = 2 };
 
 /* num / (size? * staleness?), as the reference's `x / d if d > 0 else inf`. */
-static inline struct frac ratio(const struct runtime_state *rt, uint32_t s, int64_t num, int by)
+static inline struct frac ratio(const struct runtime_state *rt, const struct rt_key *x, int64_t num, int by)
 {
-	const struct rt_key *x = &rt->key[s];
 	unsigned __int128 den = 1;
 	if (by & BY_SIZE)
 		den = x->size;
@@ -55,16 +54,16 @@ static inline struct frac whole(int64_t v)
 }
 
 /* e*: the storage's compute plus its evicted regions' (both directions). */
-static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s)
+static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
 	const struct region *r = &rt->reg[2 * (size_t)s];
-	return rt->key[s].compute + r[0].compute + r[1].compute;
+	return x->compute + r[0].compute + r[1].compute;
 }
 
 /* eq: compute plus the distinct classes of the evicted neighbours. */
-static int64_t num_eq(struct runtime_state *rt, uint32_t s)
+static int64_t num_eq(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	int64_t sum = rt->key[s].compute;
+	int64_t sum = x->compute;
 	size_t b = rt->stk_len;
 	rt_evicted_neighbors(rt, s);
 	size_t e = rt->stk_len;
@@ -82,50 +81,56 @@ static int64_t num_eq(struct runtime_state *rt, uint32_t s)
 	return sum;
 }
 
-static inline int64_t num_local(const struct runtime_state *rt, uint32_t s)
+static inline int64_t num_local(const struct rt_key *x)
 {
-	return rt->key[s].compute;
+	return x->compute;
 }
 
-static inline struct frac h_dtr(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_dtr(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_estar(rt, s), BY_SIZE | BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_estar(rt, s, x), BY_SIZE | BY_STALE);
 }
 
-static inline struct frac h_dtr_eqclass(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_dtr_eqclass(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_eq(rt, s), BY_SIZE | BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_eq(rt, s, x), BY_SIZE | BY_STALE);
 }
 
-static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_local(rt, s), BY_SIZE | BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_local(x), BY_SIZE | BY_STALE);
 }
 
-static inline struct frac h_msps(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_msps(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, rt->key[s].compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
+	(void)rt, (void)s;
+	return ratio(rt, x, x->compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
 }
 
 /* The last access itself (never: below every clock, like -inf). */
-static inline struct frac h_lru(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_lru(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return whole(rt->key[s].last);
+	(void)rt, (void)s;
+	return whole(x->last);
 }
 
-static inline struct frac h_largest(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_largest(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, 1, BY_SIZE);
+	(void)rt, (void)s;
+	return ratio(rt, x, 1, BY_SIZE);
 }
 
 /* DTR-Full: rebuilds both regions from scratch; the neighbourhood's latest
  * access stands for the staleness. */
-static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s)
+static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
+	(void)rt, (void)s;
 	struct region *f = &rt->scratch_fwd, *r = &rt->scratch_rev;
 	rt_region_rebuild(rt, f, s, false);
 	rt_region_rebuild(rt, r, s, true);
-	const struct rt_key *x = &rt->key[s];
 	int64_t compute = x->compute, last = x->last;
 	uint32_t stamp = ++rt->stamp_c;
 	if (stamp == 0) {
@@ -151,59 +156,70 @@ static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s)
 }
 
 /* The ablation grid: {e*, eq, local, 1} x {size} x {staleness}. */
-static inline struct frac h_ab_e_size(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_e_size(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_estar(rt, s), BY_SIZE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_estar(rt, s, x), BY_SIZE);
 }
 
-static inline struct frac h_ab_e_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_e_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_estar(rt, s), BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_estar(rt, s, x), BY_STALE);
 }
 
-static inline struct frac h_ab_e(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_e(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return whole(num_estar(rt, s));
+	(void)rt, (void)s;
+	return whole(num_estar(rt, s, x));
 }
 
-static inline struct frac h_ab_eq_size(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_eq_size(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_eq(rt, s), BY_SIZE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_eq(rt, s, x), BY_SIZE);
 }
 
-static inline struct frac h_ab_eq_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_eq_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_eq(rt, s), BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_eq(rt, s, x), BY_STALE);
 }
 
-static inline struct frac h_ab_eq(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_eq(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return whole(num_eq(rt, s));
+	(void)rt, (void)s;
+	return whole(num_eq(rt, s, x));
 }
 
-static inline struct frac h_ab_local_size(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_local_size(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_local(rt, s), BY_SIZE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_local(x), BY_SIZE);
 }
 
-static inline struct frac h_ab_local_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_local_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, num_local(rt, s), BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, num_local(x), BY_STALE);
 }
 
-static inline struct frac h_ab_local(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_local(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return whole(num_local(rt, s));
+	(void)rt, (void)s;
+	return whole(num_local(x));
 }
 
-static inline struct frac h_ab_size_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_size_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, 1, BY_SIZE | BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, 1, BY_SIZE | BY_STALE);
 }
 
-static inline struct frac h_ab_stale(struct runtime_state *rt, uint32_t s)
+static inline struct frac h_ab_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, s, 1, BY_STALE);
+	(void)rt, (void)s;
+	return ratio(rt, x, 1, BY_STALE);
 }
 
 /* The value of a cost, exactly as the reference's float. */
@@ -241,7 +257,7 @@ static inline bool surely_above(struct frac c, double best)
 			if (s == RT_NONE)                                       \
 				continue;                                       \
 			n++;                                                    \
-			struct frac c = costfn(rt, s);                          \
+			struct frac c = costfn(rt, s, &rt->pkey[i]);                          \
 			if (surely_above(c, best))                              \
 				continue;                                       \
 			double v = frac_value(c);                               \
@@ -257,12 +273,90 @@ static inline bool surely_above(struct frac c, double best)
 		return best_s;                                                  \
 	}
 
+/* The evaluations of a scan that stopped at slot i: members up to it. */
+static uint64_t members_upto(const struct runtime_state *rt, uint32_t i)
+{
+	uint64_t n = 0;
+	for (uint32_t j = 0; j <= i; j++)
+		n += rt->pool[j] != RT_NONE;
+	return n;
+}
+
+/*
+ * The choice of a heuristic whose cost orders as one integer key of the
+ * pool's copy (rt->pkey), lowest first: LRU (the last access), AbLocal (the
+ * compute), AbStale (1 / (clock - last): the last access, capped at the
+ * clock where the cost is +inf, RT_NEVER costing 0). While no key is wide
+ * (runtime-state.h) the integers order and tie exactly as the reference's
+ * costs, so the scan compares them without branches; holes hold INT64_MAX
+ * and are passed by. `stop` is the key whose cost is exactly 0: the scan
+ * ends at the first one, the evaluations counted up to it.
+ */
+#define ISCAN(name, KEY, stop, generic)                                         \
+	static uint32_t name(struct runtime_state *rt)                          \
+	{                                                                       \
+		if (rt->wide || rt->clock < 0 || rt->clock > RT_NARROW)         \
+			return generic(rt);                                     \
+		const struct rt_key *pk = rt->pkey;                             \
+		const int64_t clock = rt->clock;                                \
+		(void)clock;                                                    \
+		int64_t best = INT64_MAX;                                       \
+		uint32_t bi = 0, end = rt->pool_end, i;                         \
+		uint64_t n = rt->pool_len;                                      \
+		for (i = 0; i < end; i++) {                                     \
+			int64_t v = KEY(pk[i]);                                 \
+			if (v == (stop)) {                                      \
+				bi = i;                                         \
+				n = members_upto(rt, i);                        \
+				break;                                          \
+			}                                                       \
+			bool take = v <= best; /* ties keep the later one */    \
+			best = take ? v : best;                                 \
+			bi = take ? i : bi;                                     \
+		}                                                               \
+		rt->res->heuristic_evals += n;                                  \
+		rt->res->heuristic_accesses += n;                               \
+		return rt->pool[bi];                                            \
+	}
+
+#define KEY_LAST(k) ((k).last)
+#define KEY_COMPUTE(k) ((k).compute)
+#define KEY_STALE(k) ((k).last < clock || (k).last == INT64_MAX ? (k).last : clock)
+
+/*
+ * LargestStorage and AbSize: 1 / size, +inf for size 0, never 0: the
+ * largest size, ties to the later one (sizes of at most 2^50 have distinct
+ * reciprocals). Holes hold size 0; a best of 0 means no member has a
+ * nonzero size, left to the plain scan.
+ */
+static uint32_t choose_largest_generic(struct runtime_state *rt);
+static uint32_t choose_largest(struct runtime_state *rt)
+{
+	if (rt->wide)
+		return choose_largest_generic(rt);
+	const struct rt_key *pk = rt->pkey;
+	uint64_t best = 0;
+	uint32_t bi = 0, end = rt->pool_end;
+	for (uint32_t i = 0; i < end; i++) {
+		uint64_t v = pk[i].size;
+		bool take = v >= best;
+		best = take ? v : best;
+		bi = take ? i : bi;
+	}
+	if (best == 0)
+		return choose_largest_generic(rt);
+	rt->res->heuristic_evals += rt->pool_len;
+	rt->res->heuristic_accesses += rt->pool_len;
+	return rt->pool[bi];
+}
+
 SCAN(choose_dtr, h_dtr)
 SCAN(choose_dtr_eqclass, h_dtr_eqclass)
 SCAN(choose_dtr_local, h_dtr_local)
 SCAN(choose_msps, h_msps)
-SCAN(choose_lru, h_lru)
-SCAN(choose_largest, h_largest)
+SCAN(choose_lru_generic, h_lru)
+ISCAN(choose_lru, KEY_LAST, 0, choose_lru_generic)
+SCAN(choose_largest_generic, h_largest)
 SCAN(choose_dtr_unopt, h_dtr_unopt)
 SCAN(choose_ab_e_size, h_ab_e_size)
 SCAN(choose_ab_e_stale, h_ab_e_stale)
@@ -272,9 +366,11 @@ SCAN(choose_ab_eq_stale, h_ab_eq_stale)
 SCAN(choose_ab_eq, h_ab_eq)
 SCAN(choose_ab_local_size, h_ab_local_size)
 SCAN(choose_ab_local_stale, h_ab_local_stale)
-SCAN(choose_ab_local, h_ab_local)
+SCAN(choose_ab_local_generic, h_ab_local)
+ISCAN(choose_ab_local, KEY_COMPUTE, 0, choose_ab_local_generic)
 SCAN(choose_ab_size_stale, h_ab_size_stale)
-SCAN(choose_ab_stale, h_ab_stale)
+SCAN(choose_ab_stale_generic, h_ab_stale)
+ISCAN(choose_ab_stale, KEY_STALE, RT_NEVER, choose_ab_stale_generic)
 
 static inline uint64_t splitmix64(uint64_t *state)
 {
