@@ -324,6 +324,80 @@ static uint64_t members_upto(const struct runtime_state *rt, uint32_t i)
 #define KEY_STALE(k) ((k).last < clock || (k).last == INT64_MAX ? (k).last : clock)
 
 /*
+ * The costs that are a fraction num / den of narrow keys (the compute over
+ * size, staleness or both), as the reference's correctly rounded double:
+ * while num and den are at most 2^53 both are exact doubles and one IEEE
+ * division is the correctly rounded quotient. A larger den (size times
+ * staleness) takes the exact division unless the estimate is surely above
+ * best, when the estimate (also above best, and not 0) stands in for it.
+ */
+static inline double narrow_div(int64_t num, unsigned __int128 den, double best)
+{
+	if (den == 0)
+		return INFINITY;
+	if (den <= ((unsigned __int128)1 << 53))
+		return (double)num / (double)(uint64_t)den;
+	struct frac c = {num, den};
+	if (surely_above(c, best))
+		return (double)num / (double)den;
+	return rt_div(num, den);
+}
+
+static inline int64_t narrow_stale(int64_t clock, int64_t last)
+{
+	return clock > last ? clock - last : 0;
+}
+
+#define VAL_LOCAL_SIZE(k, clock, best) narrow_div((k)->compute, (k)->size, best)
+#define VAL_LOCAL_STALE(k, clock, best)                                         \
+	((k)->last == RT_NEVER ? 0.0                                            \
+			       : narrow_div((k)->compute, (uint64_t)narrow_stale(clock, (k)->last), best))
+#define VAL_SIZE_STALE(k, clock, best)                                          \
+	((k)->last == RT_NEVER ? ((k)->size > 0 ? 0.0 : INFINITY)               \
+			       : narrow_div(1, (unsigned __int128)(k)->size *           \
+						  (uint64_t)narrow_stale(clock, (k)->last), best))
+#define VAL_LOCAL_SIZE_STALE(k, clock, best)                                    \
+	((k)->last == RT_NEVER ? ((k)->size > 0 ? 0.0 : INFINITY)               \
+			       : narrow_div((k)->compute, (unsigned __int128)(k)->size * \
+						  (uint64_t)narrow_stale(clock, (k)->last), best))
+
+/*
+ * The choice of a heuristic whose cost is such a fraction of the pool's
+ * key copy: SCAN without the gather or the 128-bit arithmetic, while no
+ * key is wide. Holes (compute INT64_MAX, which no narrow key has) are
+ * skipped.
+ */
+#define DSCAN(name, VAL, generic)                                               \
+	static uint32_t name(struct runtime_state *rt)                          \
+	{                                                                       \
+		if (rt->wide || rt->clock < 0 || rt->clock > RT_NARROW)         \
+			return generic(rt);                                     \
+		const struct rt_key *pk = rt->pkey;                             \
+		const int64_t clock = rt->clock;                                \
+		(void)clock;                                                    \
+		double best = INFINITY;                                         \
+		uint32_t bi = RT_NONE, end = rt->pool_end;                      \
+		uint64_t n = rt->pool_len;                                      \
+		for (uint32_t i = 0; i < end; i++) {                            \
+			const struct rt_key *k = &pk[i];                        \
+			if (k->compute == INT64_MAX)                            \
+				continue;                                       \
+			double v = VAL(k, clock, best);                         \
+			if (v <= best) { /* ties keep the later storage */      \
+				best = v;                                       \
+				bi = i;                                         \
+			}                                                       \
+			if (v == 0) {                                           \
+				n = members_upto(rt, i);                        \
+				break;                                          \
+			}                                                       \
+		}                                                               \
+		rt->res->heuristic_evals += n;                                  \
+		rt->res->heuristic_accesses += n;                               \
+		return rt->pool[bi];                                            \
+	}
+
+/*
  * LargestStorage and AbSize: 1 / size, +inf for size 0, never 0: the
  * largest size, ties to the later one (sizes of at most 2^50 have distinct
  * reciprocals). Holes hold size 0; a best of 0 means no member has a
@@ -352,7 +426,8 @@ static uint32_t choose_largest(struct runtime_state *rt)
 
 SCAN(choose_dtr, h_dtr)
 SCAN(choose_dtr_eqclass, h_dtr_eqclass)
-SCAN(choose_dtr_local, h_dtr_local)
+SCAN(choose_dtr_local_generic, h_dtr_local)
+DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
 ISCAN(choose_lru, KEY_LAST, 0, choose_lru_generic)
@@ -364,11 +439,14 @@ SCAN(choose_ab_e, h_ab_e)
 SCAN(choose_ab_eq_size, h_ab_eq_size)
 SCAN(choose_ab_eq_stale, h_ab_eq_stale)
 SCAN(choose_ab_eq, h_ab_eq)
-SCAN(choose_ab_local_size, h_ab_local_size)
-SCAN(choose_ab_local_stale, h_ab_local_stale)
+SCAN(choose_ab_local_size_generic, h_ab_local_size)
+DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, choose_ab_local_size_generic)
+SCAN(choose_ab_local_stale_generic, h_ab_local_stale)
+DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, choose_ab_local_stale_generic)
 SCAN(choose_ab_local_generic, h_ab_local)
 ISCAN(choose_ab_local, KEY_COMPUTE, 0, choose_ab_local_generic)
-SCAN(choose_ab_size_stale, h_ab_size_stale)
+SCAN(choose_ab_size_stale_generic, h_ab_size_stale)
+DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, choose_ab_size_stale_generic)
 SCAN(choose_ab_stale_generic, h_ab_stale)
 ISCAN(choose_ab_stale, KEY_STALE, RT_NEVER, choose_ab_stale_generic)
 
