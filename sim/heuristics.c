@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "runtime-state.h"
+#include "util.h"
 
 /* A cost as a fraction; den == 0 means +inf. */
 struct frac {
@@ -60,24 +61,57 @@ static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s, cons
 	return x->compute + r[0].compute + r[1].compute;
 }
 
-/* eq: compute plus the distinct classes of the evicted neighbours. */
+/* eq: compute plus the distinct classes of the evicted neighbours. As
+ * rt_evicted_neighbors then rt_uf_find on each in turn, fused: each
+ * distinct evicted neighbour's class is found as it is met (the same finds
+ * in the same order, so the same path compression and access counts), the
+ * distinct roots kept on the scratch stack. */
 static int64_t num_eq(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
 	int64_t sum = x->compute;
-	size_t b = rt->stk_len;
-	rt_evicted_neighbors(rt, s);
-	size_t e = rt->stk_len;
-	/* Replace each neighbour by its class root; sum the distinct roots. */
-	for (size_t i = b; i < e; i++) {
-		uint32_t r = rt_uf_find(rt, rt->st[rt->stk[i]].ecn);
-		bool seen = false;
-		for (size_t j = b; j < i && !seen; j++)
-			seen = rt->stk[j] == r;
-		rt->stk[i] = r;
-		if (!seen)
-			sum += rt->uf_value[r];
+	uint32_t ns = rt->n_srev[s], nf = rt->n_sfwd[s];
+	uint64_t acc = (uint64_t)ns + nf;
+	if (++rt->stamp_a == 0) {
+		memset(rt->mark_a, 0, rt->s->n_storages * sizeof *rt->mark_a);
+		rt->stamp_a = 1;
 	}
-	rt->stk_len = b;
+	const uint32_t stamp = rt->stamp_a;
+	if (rt->stk_cap - rt->stk_len < (size_t)ns + nf)
+		XGROW(rt->stk, rt->stk_cap, rt->stk_len + ns + nf);
+	uint32_t *roots = rt->stk + rt->stk_len, nr = 0;
+	uint32_t *mark = rt->mark_a, *parent = rt->uf_parent;
+	const uint32_t *tag = rt->tag;
+	const struct rt_storage *st = rt->st;
+	for (int dir = 0; dir < 2; dir++) {
+		const uint32_t *list = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
+		uint32_t n = dir ? nf : ns;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t us = list[j];
+			if ((tag[us] & 1) || us == s || mark[us] == stamp)
+				continue;
+			mark[us] = stamp;
+			/* rt_uf_find, inlined: one access per node on the path */
+			uint32_t y = st[us].ecn, r = y;
+			acc++;
+			while (parent[r] != RT_NONE) {
+				r = parent[r];
+				acc++;
+			}
+			while (y != r && parent[y] != r) {
+				uint32_t next = parent[y];
+				parent[y] = r;
+				y = next;
+			}
+			bool seen = false;
+			for (uint32_t k = 0; k < nr && !seen; k++)
+				seen = roots[k] == r;
+			if (!seen) {
+				roots[nr++] = r;
+				sum += rt->uf_value[r];
+			}
+		}
+	}
+	rt->res->heuristic_accesses += acc;
 	return sum;
 }
 
