@@ -130,7 +130,8 @@ static uint32_t next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 
 /* ---- the pool: an ordered list, appended on joining -------------------
  * An array in joining order; a member that leaves becomes a hole (RT_NONE)
- * and the array is compacted, order kept, once holes outnumber members.
+ * and the array is compacted, order kept, once holes exceed a quarter of
+ * the members (scans pass every slot; compacting is amortized O(1)).
  * Scans read it sequentially instead of chasing list links. */
 
 static void pool_compact(struct runtime_state *rt)
@@ -190,7 +191,7 @@ static bool pool_remove(struct runtime_state *rt, uint32_t s)
 	rt->pool[x->pool_pos] = RT_NONE;
 	rt->pkey[x->pool_pos] = (struct rt_key){0, INT64_MAX, INT64_MAX}; /* see RT_HOLE */
 	rt->pool_len--;
-	if (rt->pool_end - rt->pool_len > rt->pool_len + 64)
+	if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
 		pool_compact(rt);
 	return true;
 }
