@@ -24,6 +24,12 @@
 
 #define RT_NONE UINT32_MAX
 #define RT_NEVER INT64_MIN /* last access "-inf" */
+/* Keys within 2^50 are exact as doubles, and so are their reciprocals'
+ * orders and ties (a relative gap of over 2^-50 between 1/a and 1/b,
+ * wider than an ulp): see the integer scans in heuristics.c. */
+#define RT_NARROW (INT64_C(1) << 50)
+/* A hole's key in rt->pkey: size 0, compute and last INT64_MAX, so that a
+ * minimum over compute or last, or a maximum over size, passes it by. */
 
 /* The evicted neighbourhood of a storage in one direction (region.py). */
 struct region {
@@ -101,6 +107,13 @@ struct runtime_state {
 
 	/* The pool in joining order, with holes (RT_NONE) where members left. */
 	uint32_t *pool;
+	/* The members' keys in pool order (pkey[i] == key[pool[i]] for each
+	 * member; holes hold junk): what the scans read, sequentially. */
+	struct rt_key *pkey;
+	/* Some key left the range where the integer scans order and tie as
+	 * the reference's doubles do: a last access (RT_NEVER aside) outside
+	 * [0, RT_NARROW], a compute outside +-RT_NARROW, a size over it. */
+	bool wide;
 	uint32_t pool_end, pool_cap; /* slots used (members + holes), allocated */
 	size_t pool_len;             /* members */
 

@@ -130,7 +130,8 @@ static uint32_t next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 
 /* ---- the pool: an ordered list, appended on joining -------------------
  * An array in joining order; a member that leaves becomes a hole (RT_NONE)
- * and the array is compacted, order kept, once holes outnumber members.
+ * and the array is compacted, order kept, once holes exceed a quarter of
+ * the members (scans pass every slot; compacting is amortized O(1)).
  * Scans read it sequentially instead of chasing list links. */
 
 static void pool_compact(struct runtime_state *rt)
@@ -141,6 +142,7 @@ static void pool_compact(struct runtime_state *rt)
 		if (s == RT_NONE)
 			continue;
 		rt->pool[n] = s;
+		rt->pkey[n] = rt->pkey[i];
 		rt->st[s].pool_pos = n++;
 	}
 	rt->pool_end = n;
@@ -155,15 +157,29 @@ static void pool_append(struct runtime_state *rt, uint32_t s)
 		if (rt->pool_end - rt->pool_len > rt->pool_len / 2) {
 			pool_compact(rt);
 		} else {
-			size_t cap = rt->pool_cap;
+			size_t cap = rt->pool_cap, kcap = rt->pool_cap;
 			XGROW(rt->pool, cap, (size_t)rt->pool_end + 1);
+			XGROW(rt->pkey, kcap, cap);
 			rt->pool_cap = (uint32_t)cap;
 		}
 	}
 	x->in_pool = true;
 	x->pool_pos = rt->pool_end;
+	rt->pkey[rt->pool_end] = rt->key[s];
 	rt->pool[rt->pool_end++] = s;
 	rt->pool_len++;
+}
+
+/* After key[s] changed: keep the pool-order copy in step. */
+static inline void key_sync(struct runtime_state *rt, uint32_t s)
+{
+	const struct rt_key *k = &rt->key[s];
+	const int64_t lim = RT_NARROW;
+	if ((k->last != RT_NEVER && (k->last > lim || k->last < 0)) || k->compute > lim ||
+	    k->compute < -lim || k->size > (uint64_t)lim)
+		rt->wide = true;
+	if (rt->st[s].in_pool)
+		rt->pkey[rt->st[s].pool_pos] = *k;
 }
 
 static bool pool_remove(struct runtime_state *rt, uint32_t s)
@@ -173,8 +189,9 @@ static bool pool_remove(struct runtime_state *rt, uint32_t s)
 		return false;
 	x->in_pool = false;
 	rt->pool[x->pool_pos] = RT_NONE;
+	rt->pkey[x->pool_pos] = (struct rt_key){0, INT64_MAX, INT64_MAX}; /* see RT_HOLE */
 	rt->pool_len--;
-	if (rt->pool_end - rt->pool_len > rt->pool_len + 64)
+	if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
 		pool_compact(rt);
 	return true;
 }
@@ -1074,8 +1091,10 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 		bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
 	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
 		uint32_t ps = rt->par_s[rt->par_off[t] + j];
-		if (!rt->v1 || rt->st[ps].ref_ext > 0)
+		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
+			key_sync(rt, ps);
+		}
 	}
 
 	/* Lock the defined parents, then rematerialize and lock the others
@@ -1152,6 +1171,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		uint32_t last = x->n_tensors ? sc->storage_tensors[sc->storages[tt->storage].tensors + x->n_tensors - 1] : RT_NONE;
 		if (last == RT_NONE || sc->tensors[last].op != opi)
 			rt->key[tt->storage].compute += op->cost;
+		key_sync(rt, tt->storage);
 		x->n_tensors++;
 		x->ref_ext++;
 		/* the new tensor's parents join its storage's reverse list */
@@ -1185,8 +1205,11 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	int rc = materialize(rt, op->outs, false);
 	if (rc)
 		return rc;
-	for (uint32_t k = 0; k < op->n_outs; k++)
-		rt->key[rt_storage_of(rt, op->outs + k)].last = rt->clock;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t os = rt_storage_of(rt, op->outs + k);
+		rt->key[os].last = rt->clock;
+		key_sync(rt, os);
+	}
 	return 0;
 }
 
@@ -1228,6 +1251,8 @@ static void check_state(struct runtime_state *rt)
 		if ((rt->tag[i] & 1))
 			mem += rt->key[i].size;
 		bool should = (rt->tag[i] & 1) && x->ref_int == 0 && !x->pinned;
+		if (x->in_pool && memcmp(&rt->pkey[x->pool_pos], &rt->key[i], sizeof rt->key[i]))
+			bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
 		if (should != x->in_pool)
 			bug_at(rt, should ? "a material unlocked storage is not in the pool"
 					  : "the pool holds a locked, pinned or evicted storage",
@@ -1382,6 +1407,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->uf_value);
 	free(rt->stk);
 	free(rt->pool);
+	free(rt->pkey);
 	free(rt->mark_a);
 	free(rt->mark_b);
 	free(rt->mark_c);
