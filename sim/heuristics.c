@@ -122,25 +122,22 @@ static inline int64_t num_local(const struct rt_key *x)
 
 static inline struct frac h_dtr(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, num_estar(rt, s, x), BY_SIZE | BY_STALE);
 }
 
 static inline struct frac h_dtr_eqclass(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, num_eq(rt, s, x), BY_SIZE | BY_STALE);
 }
 
 static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
+	(void)s;
 	return ratio(rt, x, num_local(x), BY_SIZE | BY_STALE);
 }
 
 static inline struct frac h_msps(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, x->compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
 }
 
@@ -153,7 +150,7 @@ static inline struct frac h_lru(struct runtime_state *rt, uint32_t s, const stru
 
 static inline struct frac h_largest(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
+	(void)s;
 	return ratio(rt, x, 1, BY_SIZE);
 }
 
@@ -192,49 +189,43 @@ static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s, const struc
 /* The ablation grid: {e*, eq, local, 1} x {size} x {staleness}. */
 static inline struct frac h_ab_e_size(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, num_estar(rt, s, x), BY_SIZE);
 }
 
 static inline struct frac h_ab_e_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, num_estar(rt, s, x), BY_STALE);
 }
 
 static inline struct frac h_ab_e(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return whole(num_estar(rt, s, x));
 }
 
 static inline struct frac h_ab_eq_size(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, num_eq(rt, s, x), BY_SIZE);
 }
 
 static inline struct frac h_ab_eq_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return ratio(rt, x, num_eq(rt, s, x), BY_STALE);
 }
 
 static inline struct frac h_ab_eq(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
 	return whole(num_eq(rt, s, x));
 }
 
 static inline struct frac h_ab_local_size(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
+	(void)s;
 	return ratio(rt, x, num_local(x), BY_SIZE);
 }
 
 static inline struct frac h_ab_local_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
+	(void)s;
 	return ratio(rt, x, num_local(x), BY_STALE);
 }
 
@@ -246,13 +237,13 @@ static inline struct frac h_ab_local(struct runtime_state *rt, uint32_t s, const
 
 static inline struct frac h_ab_size_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
+	(void)s;
 	return ratio(rt, x, 1, BY_SIZE | BY_STALE);
 }
 
 static inline struct frac h_ab_stale(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
+	(void)s;
 	return ratio(rt, x, 1, BY_STALE);
 }
 
