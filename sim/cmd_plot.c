@@ -22,7 +22,6 @@
 
 extern char **environ;
 
-#define EXIT_UNAVAILABLE 69 /* sysexits: a program we need (gnuplot) is missing */
 
 static void plot_usage(FILE *f)
 {

@@ -18,6 +18,7 @@ enum {
 	EXIT_USAGE = 64,    /* bad command line */
 	EXIT_DATAERR = 65,  /* malformed input data (log, YAML) */
 	EXIT_NOINPUT = 66,  /* an input file is missing or unreadable */
+	EXIT_UNAVAILABLE = 69, /* a program or device we need is missing (gnuplot, CUDA) */
 	EXIT_SOFTWARE = 70, /* internal error (a broken invariant of ours) */
 	EXIT_CANTCREAT = 73,/* an output file cannot be created */
 	EXIT_IOERR = 74,    /* an I/O error while writing */

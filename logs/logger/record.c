@@ -19,7 +19,6 @@
 #include "models.h"
 #include "oplog.h"
 
-enum { EXIT_UNAVAILABLE_ = 69 }; /* sysexits EX_UNAVAILABLE: no such device */
 
 static void usage(FILE *f)
 {
@@ -196,14 +195,14 @@ int main(int argc, char **argv)
 	if (!be) {
 		fprintf(stderr, "rematsim-record: this build has no CUDA backend "
 				"(rebuild with nvcc: meson setup -Dcuda=enabled)\n");
-		return EXIT_UNAVAILABLE_;
+		return EXIT_UNAVAILABLE;
 	}
 	struct backend_info info = {0};
 	char msg[512] = "";
 	if (be->init(&info, msg, sizeof msg)) {
 		fprintf(stderr, "rematsim-record: --device %s: no usable %s device (%s)\n", be->name,
 			be == &backend_cpu ? "CPU" : "CUDA", msg);
-		return EXIT_UNAVAILABLE_;
+		return EXIT_UNAVAILABLE;
 	}
 
 	/* Dry run: the exact bytes the real one will allocate. */
@@ -228,7 +227,7 @@ int main(int argc, char **argv)
 			too_large ? (double)info.total_bytes / 1048576 : (double)need / 1048576,
 			be->name, (double)info.free_bytes / 1048576);
 		be->shutdown();
-		return EXIT_UNAVAILABLE_;
+		return EXIT_UNAVAILABLE;
 	}
 
 	struct rs_error err = {0};

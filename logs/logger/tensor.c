@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECORD_EXIT_UNAVAILABLE 69
 
 struct rt *rt_new(const struct backend *be, const struct backend_info *info,
 		  struct oplog *log, bool dry)
@@ -101,7 +100,7 @@ static struct rt_tensor *empty(struct rt *rt, int ndim, const int64_t *shape)
 				"(%llu bytes live)\n",
 				rt->be->name, (unsigned long long)bytes,
 				(unsigned long long)rt->alloc_live_bytes);
-			exit(RECORD_EXIT_UNAVAILABLE);
+			exit(EXIT_UNAVAILABLE);
 		}
 	}
 	if (__builtin_add_overflow(rt->alloc_live_bytes, bytes, &rt->alloc_live_bytes)) {
