@@ -87,12 +87,15 @@ struct runtime_state {
 	/* Reach memo for the rebuilds that follow one computation (runtime.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the
 	 * evicted storages reachable from x through evicted ones (x included)
-	 * and the material ones at their edge, as bitsets of rw words each,
-	 * valid while rdone equals the batch stamp. rw == 0: no memo. */
-	uint32_t rw, batch, rcount;
+	 * and the material ones at their edge, as bitsets of rw words each.
+	 * A row is kept across batches while rvalid says so: any change to a
+	 * storage (materiality, edges, compute) forgets the rows that may hold
+	 * it (reach_forget). rw == 0: no memo. */
+	uint32_t rw, fill;
 	uint64_t bwalked[2], bwalk_max[2]; /* this batch's walks: edges, most */
 	uint64_t *rrow, *rbits; /* reach rows: interior then frontier words */
-	uint32_t *rdone, *rseen, *ridx, *rlow, *rsummed;
+	uint8_t *rvalid, *rsummed; /* row valid; its sums (racc, rcomp) too */
+	uint32_t *rseen, *ridx, *rlow; /* Tarjan's: fill stamp, index, low */
 	uint64_t *racc;  /* per reach, once summed: its edges, then its compute */
 	int64_t *rcomp;
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */

@@ -414,18 +414,48 @@ static inline void bit_set(uint64_t *a, uint32_t x)
 	a[x >> 6] |= 1ULL << (x & 63);
 }
 
-/* Start a batch: every memoized reach is stale from here on. */
+/* Start a batch of rebuilds (the walk-or-memo accounting is per batch). */
 static void reach_batch(struct runtime_state *rt)
 {
-	if (++rt->batch == 0) {
-		size_t n2 = 2 * rt->s->n_storages;
-		memset(rt->rdone, 0, n2 * sizeof *rt->rdone);
-		memset(rt->rseen, 0, n2 * sizeof *rt->rseen);
-		memset(rt->rsummed, 0, n2 * sizeof *rt->rsummed);
-		rt->batch = 1;
-	}
-	rt->rcount = 0;
 	rt->bwalked[0] = rt->bwalked[1] = rt->bwalk_max[0] = rt->bwalk_max[1] = 0;
+}
+
+/* Storage v changed (materiality, edges or compute): forget the memoized
+ * reaches of direction d that may hold it, v's own and those of every
+ * evicted storage that reaches v in direction d (v in their interior or on
+ * their frontier), found by walking the other way from v. A valid row's
+ * reach is all valid (a fill validates everything it passes), so the walk
+ * stops at rows already forgotten. */
+static void reach_forget(struct runtime_state *rt, uint32_t v, int d)
+{
+	const size_t n = rt->s->n_storages;
+	uint8_t *valid = rt->rvalid + d * n;
+	const uint32_t *lists = d ? rt->sfwd : rt->srev; /* predecessors */
+	const uint32_t *offs = d ? rt->sfwd_off : rt->srev_off;
+	const uint32_t *lens = d ? rt->n_sfwd : rt->n_srev;
+	size_t b = rt->stk_len;
+	valid[v] = 0;
+	for (uint32_t x = v;;) {
+		const uint32_t *list = lists + offs[x];
+		for (uint32_t j = 0, nl = lens[x]; j < nl; j++) {
+			uint32_t w = list[j];
+			if (valid[w]) {
+				valid[w] = 0;
+				push(rt, w);
+			}
+		}
+		if (rt->stk_len == b)
+			break;
+		x = rt->stk[--rt->stk_len];
+	}
+}
+
+static inline void reach_changed(struct runtime_state *rt, uint32_t v)
+{
+	if (rt->rw) {
+		reach_forget(rt, v, 0);
+		reach_forget(rt, v, 1);
+	}
 }
 
 /* Memoize the reach of evicted storage c in direction d (and of every
@@ -441,17 +471,24 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	const uint32_t *offs = d ? rt->srev_off : rt->sfwd_off;
 	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
 	const uint32_t *tag = rt->tag;
-	const uint32_t w = rt->rw, batch = rt->batch;
-	uint32_t *done = rt->rdone + d * n, *seen = rt->rseen + d * n;
+	const uint32_t w = rt->rw;
+	uint8_t *valid = rt->rvalid + d * n, *summed = rt->rsummed + d * n;
+	uint32_t *seen = rt->rseen + d * n;
 	uint32_t *idx = rt->ridx + d * n, *low = rt->rlow + d * n;
 	uint64_t *rows = rt->rrow + d * n * 2 * w;
 	uint32_t *dfs = rt->dfs, *pos = rt->dfs_pos, *scc = rt->scc;
-	uint32_t nd = 0, ns = 0;
+	uint32_t nd = 0, ns = 0, count = 0;
+	if (++rt->fill == 0) {
+		memset(rt->rseen, 0, 2 * n * sizeof *rt->rseen);
+		rt->fill = 1;
+	}
+	const uint32_t fill = rt->fill;
 
 	for (uint32_t y = c; y != RT_NONE;) {
 		/* discover y */
-		seen[y] = batch;
-		idx[y] = low[y] = rt->rcount++;
+		seen[y] = fill;
+		summed[y] = 0;
+		idx[y] = low[y] = count++;
 		dfs[nd] = y;
 		pos[nd++] = 0;
 		scc[ns++] = y;
@@ -468,15 +505,15 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 				uint32_t v = list[j];
 				if (tag[v] & 1) {
 					bit_set(xfr, v);
-				} else if (seen[v] != batch) {
+				} else if (valid[v]) {
+					if (!bit_has(xin, v))
+						bits_or(xin, rows + (size_t)v * 2 * w, 2 * w);
+				} else if (seen[v] != fill) {
 					y = v;
 					j++;
 					break;
-				} else if (done[v] != batch) {
-					if (idx[v] < low[x])
-						low[x] = idx[v];
-				} else if (!bit_has(xin, v)) {
-					bits_or(xin, rows + (size_t)v * 2 * w, 2 * w);
+				} else if (idx[v] < low[x]) {
+					low[x] = idx[v]; /* v is on the stack */
 				}
 			}
 			pos[nd - 1] = j;
@@ -495,12 +532,12 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 						memcpy(rows + (size_t)scc[m] * 2 * w, xin, 2 * w * sizeof *xin);
 				}
 				for (uint32_t m = k; m < ns; m++)
-					done[scc[m]] = batch;
+					valid[scc[m]] = 1;
 				ns = k;
 			}
 			if (nd) {
 				uint32_t p = dfs[nd - 1];
-				if (done[x] == batch) {
+				if (valid[x]) {
 					if (!bit_has(rows + (size_t)p * 2 * w, x))
 						bits_or(rows + (size_t)p * 2 * w, xin, 2 * w);
 				} else if (low[x] < low[p]) {
@@ -521,11 +558,11 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	const uint32_t nl = d ? rt->n_srev[base] : rt->n_sfwd[base];
 	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
 	const uint32_t *tag = rt->tag;
-	const uint32_t w = rt->rw, batch = rt->batch;
-	const uint32_t *done = rt->rdone + d * n;
+	const uint32_t w = rt->rw;
+	const uint8_t *valid = rt->rvalid + d * n;
 	const uint64_t *rows = rt->rrow + d * n * 2 * w;
 	uint64_t *in = r->bin, *fr = r->bfr; /* adjacent, as in a row */
-	uint32_t *summed = rt->rsummed + d * n;
+	uint8_t *summed = rt->rsummed + d * n;
 	uint64_t acc = 0;
 	int64_t compute = 0;
 	bits_clear(in, 2 * w);
@@ -540,13 +577,13 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 		}
 		if (bit_has(in, y))
 			continue; /* y's reach is closed: all it adds is inside */
-		if (done[y] != batch)
+		if (!valid[y])
 			reach_fill(rt, y, d);
 		const uint64_t *row = rows + (size_t)y * 2 * w;
 		if (first) {
 			first = 0;
 			size_t k = d * n + y;
-			if (summed[y] != batch) {
+			if (!summed[y]) {
 				uint64_t a = 0;
 				int64_t c = 0;
 				for (uint32_t i = 0; i < w; i++) {
@@ -556,7 +593,7 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 						c += rt->key[x].compute;
 					}
 				}
-				summed[y] = batch;
+				summed[y] = 1;
 				rt->racc[k] = a;
 				rt->rcomp[k] = c;
 			}
@@ -817,6 +854,7 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	if (x->ref_int)
 		bug_at(rt, "evicting a locked storage", s);
 	rt->tag[s] &= ~1u;
+	reach_changed(rt, s);
 	rt->memory -= rt->key[s].size;
 	pool_remove(rt, s);
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
@@ -1017,6 +1055,8 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		rt->defined[u] = 1;
 	}
 	rt->memory -= dup;
+	for (size_t i = bs; i < es; i++)
+		reach_changed(rt, rt->stk[i]);
 	for (size_t i = bs; i < es; i++) {
 		if (rt->st[rt->stk[i]].ref_int)
 			bug_at(rt, "a new storage is locked", rt->stk[i]);
@@ -1192,6 +1232,14 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			rt->sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = os;
 		}
 	}
+	/* New edges (arguments to outputs) and computes: memoized reaches
+	 * through the outputs, or forward through the arguments, are stale. */
+	if (rt->rw) {
+		for (uint32_t k = 0; k < op->n_outs; k++)
+			reach_changed(rt, rt_storage_of(rt, op->outs + k));
+		for (uint32_t a = 0; a < op->n_args; a++)
+			reach_forget(rt, rt_storage_of(rt, sc->op_args[op->args + a]), 0);
+	}
 	if (rt->v1) {
 		for (uint32_t k = 0; k < op->n_outs; k++) {
 			uint32_t t = op->outs + k;
@@ -1342,7 +1390,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 			rt->reg[i].bin = rt->rbits + 2 * i * rt->rw;
 			rt->reg[i].bfr = rt->reg[i].bin + rt->rw;
 		}
-		rt->rdone = xcalloc(2 * n + 1, sizeof *rt->rdone);
+		rt->rvalid = xcalloc(2 * n + 1, sizeof *rt->rvalid);
 		rt->rseen = xcalloc(2 * n + 1, sizeof *rt->rseen);
 		rt->rsummed = xcalloc(2 * n + 1, sizeof *rt->rsummed);
 		rt->racc = xmalloc((2 * n + 1) * sizeof *rt->racc);
@@ -1373,7 +1421,7 @@ static void state_free(struct runtime_state *rt)
 	}
 	free(rt->rrow);
 	free(rt->rbits);
-	free(rt->rdone);
+	free(rt->rvalid);
 	free(rt->rseen);
 	free(rt->rsummed);
 	free(rt->racc);
