@@ -1233,12 +1233,12 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		}
 	}
 	/* New edges (arguments to outputs) and computes: memoized reaches
-	 * through the outputs, or forward through the arguments, are stale. */
+	 * through the outputs are stale, and so are the forward reaches through
+	 * the arguments, which the forward walk from each output (over its
+	 * parents, the arguments now) forgets too. */
 	if (rt->rw) {
 		for (uint32_t k = 0; k < op->n_outs; k++)
 			reach_changed(rt, rt_storage_of(rt, op->outs + k));
-		for (uint32_t a = 0; a < op->n_args; a++)
-			reach_forget(rt, rt_storage_of(rt, sc->op_args[op->args + a]), 0);
 	}
 	if (rt->v1) {
 		for (uint32_t k = 0; k < op->n_outs; k++) {
@@ -1289,6 +1289,45 @@ static int cmd_pin(struct runtime_state *rt, uint32_t t)
 	return 0;
 }
 
+/* Check mode: memoized reach row d of x (if valid, and its sums if kept)
+ * against a fresh walk of the current graph. */
+static void check_reach_row(struct runtime_state *rt, int d, uint32_t x)
+{
+	const size_t n = rt->s->n_storages;
+	const uint32_t w = rt->rw;
+	if (!rt->rvalid[d * n + x])
+		return;
+	const uint32_t *lists = d ? rt->srev : rt->sfwd;
+	const uint32_t *offs = d ? rt->srev_off : rt->sfwd_off;
+	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	uint64_t *fresh = xcalloc(2 * w, sizeof *fresh);
+	uint64_t acc = 0;
+	int64_t comp = 0;
+	size_t b = rt->stk_len;
+	bit_set(fresh, x);
+	for (uint32_t y = x;;) {
+		acc += lens[y];
+		comp += rt->key[y].compute;
+		for (uint32_t j = 0; j < lens[y]; j++) {
+			uint32_t v = lists[offs[y] + j];
+			if (rt->tag[v] & 1) {
+				bit_set(fresh + w, v);
+			} else if (!bit_has(fresh, v)) {
+				bit_set(fresh, v);
+				push(rt, v);
+			}
+		}
+		if (rt->stk_len == b)
+			break;
+		y = rt->stk[--rt->stk_len];
+	}
+	if (memcmp(fresh, rt->rrow + (d * n + x) * 2 * w, 2 * w * sizeof *fresh))
+		bug_at(rt, d ? "a memoized reverse reach is stale" : "a memoized forward reach is stale", x);
+	if (rt->rsummed[d * n + x] && (rt->racc[d * n + x] != acc || rt->rcomp[d * n + x] != comp))
+		bug_at(rt, "a memoized reach's sums are stale", x);
+	free(fresh);
+}
+
 static void check_state(struct runtime_state *rt)
 {
 	const struct schedule *sc = rt->s;
@@ -1315,6 +1354,15 @@ static void check_state(struct runtime_state *rt)
 	if (rt->memory > rt->budget)
 		rs_bug("command %zu: memory in use %llu over the budget %llu", rt->cmd,
 		       (unsigned long long)rt->memory, (unsigned long long)rt->budget);
+	/* A few memoized reaches per command (all of them would be quadratic):
+	 * a stale row stays stale until forgotten, so sampling finds it. */
+	if (rt->rw) {
+		for (uint32_t k = 0; k < 2; k++) {
+			uint32_t x = (uint32_t)((rt->cmd * 2 + k) * 7919u % sc->n_storages);
+			check_reach_row(rt, 0, x);
+			check_reach_row(rt, 1, x);
+		}
+	}
 }
 
 static void state_init(struct runtime_state *rt, const struct schedule *s,
