@@ -565,17 +565,23 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 	uint8_t *summed = rt->rsummed + d * n;
 	uint64_t acc = 0;
 	int64_t compute = 0;
-	bits_clear(in, 2 * w);
+	uint32_t first = 1;
 	/* The first reach's sums are kept with it (computed once a batch and
 	 * shared by the regions that start from it); each further reach adds
 	 * only the members new to the region. */
-	for (uint32_t j = 0, first = 1; j < nl; j++) {
+	/* The region's bits are copied from the first reach, so material
+	 * neighbours met before it wait on the stack. */
+	size_t b = rt->stk_len;
+	for (uint32_t j = 0; j < nl; j++) {
 		uint32_t y = list[j];
 		if (tag[y] & 1) {
-			bit_set(fr, y);
+			if (first)
+				push(rt, y);
+			else
+				bit_set(fr, y);
 			continue;
 		}
-		if (bit_has(in, y))
+		if (!first && bit_has(in, y))
 			continue; /* y's reach is closed: all it adds is inside */
 		if (!valid[y])
 			reach_fill(rt, y, d);
@@ -599,7 +605,7 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 			}
 			acc = rt->racc[k];
 			compute = rt->rcomp[k];
-			bits_or(in, row, 2 * w);
+			memcpy(in, row, 2 * w * sizeof *in);
 			continue;
 		}
 		for (uint32_t i = 0; i < w; i++) {
@@ -612,6 +618,10 @@ static void region_rebuild_batched(struct runtime_state *rt, struct region *r, u
 			fr[i] |= row[w + i];
 		}
 	}
+	if (first)
+		bits_clear(in, 2 * w);
+	for (; rt->stk_len > b; rt->stk_len--)
+		bit_set(fr, rt->stk[rt->stk_len - 1]);
 	fr[base >> 6] &= ~(1ULL << (base & 63));
 	acc += nl;
 	r->compute = compute;
