@@ -16,8 +16,8 @@
  * members left); each storage keeps the storages of its tensors' children
  * and parents in one list for region walks; one tag word per storage holds
  * bit 0 = material and a walk's visit stamp. Up to RMEMO_MAX_STORAGES
- * storages, regions are bitsets rebuilt from reaches memoized per batch
- * (see "batched rebuilds"); beyond, id lists rebuilt by a walk.
+ * storages, regions are bitsets rebuilt from memoized reaches (see
+ * "batched rebuilds"); beyond, id lists rebuilt by a walk.
  */
 #include "runtime.h"
 
@@ -381,8 +381,9 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
  * interiors overlap heavily (dozens of regions over the same evicted
  * subgraph). So each evicted storage's reach, the evicted storages reachable
  * from it through evicted ones plus the material storages at their edge, is
- * computed once per batch as bitsets (Tarjan's algorithm: a strongly
- * connected set of evicted storages shares one reach), and a region is the
+ * memoized as bitsets (Tarjan's algorithm: a strongly connected set of
+ * evicted storages shares one reach) and kept across batches until a
+ * storage it may hold changes (reach_forget), and a region is the
  * union of its base's evicted neighbours' reaches plus its base's material
  * neighbours, less the base. Its counts are then summed over its interior
  * bits: one access per edge of the base and of each interior storage, as a
