@@ -296,8 +296,12 @@ int cmd_replay(int argc, char **argv)
 					      "model_compute", (json_int_t)pr.run.model_compute,
 					      "remat_compute", (json_int_t)pr.run.remat_compute,
 					      "peak_memory", (json_int_t)pr.run.peak_memory);
-			json_object_set_new(o, "const_memory", json_integer((json_int_t)base.const_memory));
-			json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)base.bottleneck_memory));
+			/* The run's own counters, as simrd's telemetry keeps them: a
+			 * run that stops early has met only some constants and ops. */
+			json_object_set_new(o, "const_memory", json_integer((json_int_t)pr.run.const_memory));
+			json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)pr.run.bottleneck_memory));
+			json_object_set_new(o, "baseline_const_memory", json_integer((json_int_t)base.const_memory));
+			json_object_set_new(o, "baseline_bottleneck_memory", json_integer((json_int_t)base.bottleneck_memory));
 			json_object_set_new(o, "evictions", json_integer((json_int_t)pr.run.evictions));
 			json_object_set_new(o, "remats", json_integer((json_int_t)pr.run.remats));
 			json_object_set_new(o, "heuristic_evals", json_integer((json_int_t)pr.run.heuristic_evals));

@@ -38,6 +38,16 @@ for key in '"log":"tiny.log"' '"heuristic":"DTR"' '"runtime":"V2EagerOptimized"'
 	'"overhead":1.0003759398496241'; do
 	case "$j" in *"$key"*) ok "json has $key" ;; *) no "json lacks $key: $j" ;; esac
 done
+# A run stopped by OOM reports the constants it met, as simrd's telemetry
+# does (w's 64 bytes count at its creation, before it fails to fit), and
+# the baseline's beside them.
+j=$("$R" replay tiny.log --heuristic DTR --budget 50 --json)
+for key in '"outcome":"oom"' '"const_memory":80' '"baseline_const_memory":80' '"peak_memory":16' \
+	'"bottleneck_memory":16' '"baseline_bottleneck_memory":192'; do
+	case "$j" in *"$key"*) ok "OOM json has $key" ;; *) no "OOM json lacks $key: $j" ;; esac
+done
+j=$("$R" replay tiny.log --heuristic DTR --budget 10 --json)
+case "$j" in *'"const_memory":16,'*) ok "const memory of a run stopped at the first constant" ;; *) no "const memory at budget 10: $j" ;; esac
 n=$("$R" replay tiny.log --heuristic LRU --ratio 0.5,0.75,1 --json | wc -l)
 [ "$n" -eq 3 ] && ok "one line per budget" || no "$n lines for 3 budgets"
 
