@@ -69,6 +69,10 @@ struct builder {
 
 	int64_t *refs; /* external refs per tensor */
 	size_t cap_refs;
+	uint32_t *mutated; /* per tensor: line of the MUTATE that changed it, or 0 */
+	size_t cap_mutated;
+	int64_t *srefs; /* external refs per storage (its tensors' together) */
+	size_t cap_srefs;
 	bool in_bwd;
 
 	/* errors */
@@ -192,6 +196,8 @@ static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
 {
 	struct schedule *s = b->s;
 	XGROW(s->storages, b->cap_storages, s->n_storages + 1);
+	XGROW(b->srefs, b->cap_srefs, s->n_storages + 1);
+	b->srefs[s->n_storages] = 0;
 	struct sched_storage *st = &s->storages[s->n_storages];
 	memset(st, 0, sizeof *st);
 	st->size = size;
@@ -231,6 +237,7 @@ static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
 	struct sched_op *op = &s->ops[op_id];
 	XGROW(s->tensors, b->cap_tensors, s->n_tensors + 1);
 	XGROW(b->refs, b->cap_refs, s->n_tensors + 1);
+	XGROW(b->mutated, b->cap_mutated, s->n_tensors + 1);
 	uint32_t t = (uint32_t)s->n_tensors++;
 	struct sched_tensor *st = &s->tensors[t];
 	memset(st, 0, sizeof *st);
@@ -246,7 +253,37 @@ static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
 		op->total_size += size;
 	}
 	b->refs[t] = 1;
+	b->srefs[st->storage]++;
+	b->mutated[t] = 0;
 	return t;
+}
+
+/* External references are counted per storage, as the runtimes count
+ * them (a tensor and its views together). Once a storage has none left,
+ * the baseline replay (V1) discards it for good ("banishing"), and simrd
+ * stops with an assertion on any later release, copy or use of it; so do
+ * we, here, with the line. */
+static bool storage_live(struct builder *b, const struct rec *r, uint32_t t, const char *name,
+			 const char *what)
+{
+	if (b->srefs[b->s->tensors[t].storage] > 0)
+		return true;
+	problem(b, EXIT_DATAERR, r->line,
+		"%s \"%s\", whose storage has no reference left (every handle to it and its "
+		"views was released or re-pointed): the baseline replay has discarded it, "
+		"and the reference simulator stops here too", what, name);
+	return false;
+}
+
+/* Handle `name` lets go of tensor t (RELEASE, or re-pointed by MUTATE or
+ * COPY_FROM). */
+static void drop_ref(struct builder *b, const struct rec *r, uint32_t t, const char *name)
+{
+	if (!storage_live(b, r, t, name, r->kind == REC_RELEASE ? "RELEASE of" : "re-pointing"))
+		return;
+	b->refs[t]--;
+	b->srefs[b->s->tensors[t].storage]--;
+	emit(b, CMD_RELEASE, t);
 }
 
 static void finish_op(struct builder *b, uint32_t op_id)
@@ -580,6 +617,8 @@ static void do_call(struct builder *b, const struct rec *r)
 			ok = false;
 		else if (targs[i] == POISON)
 			poisoned = true;
+		else if (!storage_live(b, r, targs[i], an, "ARGS use"))
+			ok = false;
 	}
 	for (size_t i = 0; ok && i < n_res; i++) {
 		const char *rn = json_string_value(json_array_get(res, i));
@@ -649,16 +688,45 @@ static void do_mutate(struct builder *b, const struct rec *r)
 		}
 	}
 	for (size_t i = 0; ok && i < n_args; i++) {
-		if (!lookup(b, r, json_string_value(json_array_get(args, i)), "ARGS", &targs[i]))
+		const char *an = json_string_value(json_array_get(args, i));
+		if (!lookup(b, r, an, "ARGS", &targs[i]))
 			ok = false;
 		else if (targs[i] == POISON)
 			poisoned = true;
+		else if (!storage_live(b, r, targs[i], an, "ARGS use"))
+			ok = false;
 	}
-	if (!ok || poisoned || time > INT64_MAX) {
+	/* simrd names a mutated tensor's new version after it (x7 -> x7$), so a
+	 * tensor can be mutated once: a second MUTATE of it (through a copy of
+	 * a handle that was mutated since, or the same argument listed twice)
+	 * is a duplicate name there. */
+	bool twice = false;
+	for (size_t i = 0; ok && !poisoned && i < n_mut; i++) {
+		uint32_t t = targs[idx[i]];
+		const char *an = json_string_value(json_array_get(args, idx[i]));
+		bool again = false;
+		for (size_t j = 0; j < i; j++)
+			again |= targs[idx[j]] == t;
+		if (again || b->mutated[t]) {
+			if (again)
+				problem(b, EXIT_DATAERR, r->line,
+					"MUTATE changes the tensor of \"%s\" twice in one record", an);
+			else
+				problem(b, EXIT_DATAERR, r->line,
+					"MUTATE of \"%s\" changes a tensor already changed by the MUTATE on "
+					"line %u (through another handle to it): the reference simulator "
+					"names each new version after the old tensor and rejects a repeat",
+					an, b->mutated[t]);
+			twice = true;
+		}
+	}
+	if (!ok || poisoned || twice || time > INT64_MAX) {
 		for (size_t i = 0; i < n_mut && ok; i++)
 			handle_map(b, json_string_value(json_array_get(args, idx[i])), POISON);
 		goto out;
 	}
+	for (size_t i = 0; i < n_mut; i++)
+		b->mutated[targs[idx[i]]] = (uint32_t)r->line;
 	if (strstr(name, "backward"))
 		b->in_bwd = true;
 	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
@@ -673,10 +741,8 @@ static void do_mutate(struct builder *b, const struct rec *r)
 		uint32_t old = POISON;
 		lookup(b, r, an, "ARGS", &old); /* the current tensor of that name */
 		handle_map(b, an, first + (uint32_t)i);
-		if (old != POISON) {
-			b->refs[old]--;
-			emit(b, CMD_RELEASE, old);
-		}
+		if (old != POISON)
+			drop_ref(b, r, old, an);
 	}
 out:
 	free(targs);
@@ -705,13 +771,19 @@ static void do_copy(struct builder *b, const struct rec *r, bool from)
 		problem(b, EXIT_DATAERR, r->line, "COPY to \"%s\", which is already defined", dst);
 		return;
 	}
-	handle_map(b, dst, ts);
-	if (from && old != POISON) {
-		b->refs[old]--;
-		emit(b, CMD_RELEASE, old);
+	if (from && old != POISON && old == ts && b->srefs[b->s->tensors[ts].storage] == 1) {
+		problem(b, EXIT_DATAERR, r->line,
+			"COPY_FROM re-points \"%s\" at its own tensor, dropping the last reference to "
+			"its storage before taking it again: the reference simulator stops on this",
+			dst);
+		return;
 	}
-	if (ts != POISON) {
+	handle_map(b, dst, ts);
+	if (from && old != POISON)
+		drop_ref(b, r, old, dst);
+	if (ts != POISON && storage_live(b, r, ts, src, from ? "COPY_FROM from" : "COPY from")) {
 		b->refs[ts]++;
+		b->srefs[b->s->tensors[ts].storage]++;
 		emit(b, CMD_GET, ts);
 	}
 }
@@ -724,8 +796,7 @@ static void do_release(struct builder *b, const struct rec *r)
 	struct handle *h = handle_find(b, name);
 	if (!h || h->tensor == POISON)
 		return; /* releases of unknown names are ignored, as the reference does */
-	b->refs[h->tensor]--;
-	emit(b, CMD_RELEASE, h->tensor);
+	drop_ref(b, r, h->tensor, name);
 }
 
 static void do_record(struct builder *b, struct rec *r)
@@ -926,6 +997,8 @@ static int build(const char *name, const char *data, size_t len, const struct re
 	free(b.handles);
 	free(b.table);
 	free(b.refs);
+	free(b.mutated);
+	free(b.srefs);
 	if (b.n_errors) {
 		schedule_free(s);
 		*out = NULL;
