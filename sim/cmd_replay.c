@@ -47,7 +47,8 @@ static const char replay_help[] =
 	"  --timeline FILE     write memory over simulated time of the last budget\n"
 	"                      as TSV: clock memory event op storage budget\n"
 	"\n"
-	"Exit status: 0 ok, 64 usage, 65 malformed log, 66 missing input,\n"
+	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
+	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
 	"73 cannot create the timeline file.\n";
 
 static void list_choices(FILE *f)
@@ -271,7 +272,15 @@ int cmd_replay(int argc, char **argv)
 			pc.ctx = &tl;
 		}
 		if (point_run(s, &base, &pc, &pr, &err)) {
-			fprintf(stderr, "rematsim replay: %s\n", err.msg);
+			if (err.file[0])
+				rs_error_print(&err);
+			else
+				fprintf(stderr, "rematsim replay: %s\n", err.msg);
+			if (tl.f) { /* no half-written timeline */
+				fclose(tl.f);
+				remove(tmp);
+				free(tmp);
+			}
 			schedule_free(s);
 			return err.status;
 		}

@@ -23,6 +23,7 @@
 #include "schedule.h"
 
 #define RT_NONE UINT32_MAX
+#define RT_BROKEN 100 /* a stop code beside OUTCOME_OOM, OUTCOME_THRASH */
 #define RT_NEVER INT64_MIN /* last access "-inf" */
 /* Keys within 2^50 are exact as doubles, and so are their reciprocals'
  * orders and ties (a relative gap of over 2^-50 between 1/a and 1/b,
@@ -130,6 +131,11 @@ struct runtime_state {
 	uint64_t memory;
 	int64_t clock;
 	uint64_t rng; /* splitmix64 state */
+
+	/* An absorb found regions out of step with frontiers (simrd's
+	 * assertion): the run stops with an error (RT_BROKEN). */
+	bool broken;
+	uint32_t broken_storage;
 
 	struct runtime_result *res;
 	uint64_t bottleneck;

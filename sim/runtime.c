@@ -654,14 +654,29 @@ static size_t push_frontier(struct runtime_state *rt, const struct region *r)
 	return b;
 }
 
+/* A region on the evicted storage's frontier does not have it on its own
+ * frontier: regions and frontiers have drifted apart, which views made by
+ * ops with several arguments or results can do (the storage-level graph
+ * gets self-loops). simrd asserts here (region.py, absorb) and has no
+ * numbers to give, so neither do we: the run stops with an error. */
+static void region_broken(struct runtime_state *rt, uint32_t fs)
+{
+	if (!rt->broken) {
+		rt->broken = true;
+		rt->broken_storage = fs;
+	}
+}
+
 /* region_absorb on bitsets: the same sets, counts and sums. */
 RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
 			       const struct region *reg)
 {
 	const uint32_t w = rt->rw;
 	const uint64_t fsb = 1ULL << (fs & 63);
-	if (!(r->bfr[fs >> 6] & fsb))
-		bug_at(rt, "absorbing a storage that is not on the region's frontier", fs);
+	if (!(r->bfr[fs >> 6] & fsb)) {
+		region_broken(rt, fs);
+		return;
+	}
 	r->bfr[fs >> 6] &= ~fsb;
 	if (r != reg) {
 		uint64_t acc = 0;
@@ -799,8 +814,10 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 	uint32_t i;
 	for (i = 0; i < r->n_fr && r->fr[i] != fs; i++)
 		;
-	if (i == r->n_fr)
-		bug_at(rt, "absorbing a storage that is not on the region's frontier", fs);
+	if (i == r->n_fr) {
+		region_broken(rt, fs);
+		return;
+	}
 	r->fr[i] = r->fr[--r->n_fr];
 	if (r != reg && reg->n_fr) {
 		uint32_t sf = next_stamp(&rt->stamp_b, rt->mark_b, ns);
@@ -1009,6 +1026,8 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 		if (rt->pool_len == 0 || !rt->h)
 			return OUTCOME_OOM;
 		evict(rt, rt->h->choose(rt));
+		if (rt->broken)
+			return RT_BROKEN;
 	}
 	return 0;
 }
@@ -1282,7 +1301,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	return 0;
 }
 
-static void cmd_release(struct runtime_state *rt, uint32_t t)
+static int cmd_release(struct runtime_state *rt, uint32_t t)
 {
 	uint32_t s = rt_storage_of(rt, t);
 	struct rt_storage *x = &rt->st[s];
@@ -1296,7 +1315,10 @@ static void cmd_release(struct runtime_state *rt, uint32_t t)
 		if (x->ref_int)
 			bug_at(rt, "eagerly evicting a locked storage", s);
 		evict(rt, s);
+		if (rt->broken)
+			return RT_BROKEN;
 	}
+	return 0;
 }
 
 static int cmd_pin(struct runtime_state *rt, uint32_t t)
@@ -1572,13 +1594,29 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 			break;
 		case CMD_RELEASE:
 			if (!cfg->no_dealloc)
-				cmd_release(&rt, c->id);
+				rc = cmd_release(&rt, c->id);
 			break;
 		}
 		if (rc)
 			res->stopped_at = i;
 		else if (cfg->check)
 			check_state(&rt);
+	}
+	if (rc == RT_BROKEN) {
+		uint32_t bs = rt.broken_storage;
+		uint32_t root = s->storages[bs].root;
+		const struct sched_op *op = &s->ops[s->tensors[root].op];
+		rs_error_set(err, EXIT_DATAERR, s->source, (long)op->line,
+			     "%s cannot replay this log: at command %zu, the storage of %s (made here) "
+			     "is evicted while a region at its edge does not hold it on its "
+			     "frontier. Views made by ops with several arguments or results "
+			     "(a storage feeding itself) let regions drift so; the reference "
+			     "simulator stops here too (an assertion in region.py). Heuristics "
+			     "without regions replay it: DTREqClass, DTRLocal, LRU, ...",
+			     cfg->heuristic->name, res->stopped_at,
+			     schedule_str(s, s->tensors[root].name));
+		state_free(&rt);
+		return -1;
 	}
 	res->outcome = rc ? (enum outcome)rc : OUTCOME_PASS;
 	if (!rc)

@@ -51,6 +51,13 @@ case "$j" in *'"const_memory":16,'*) ok "const memory of a run stopped at the fi
 n=$("$R" replay tiny.log --heuristic LRU --ratio 0.5,0.75,1 --json | wc -l)
 [ "$n" -eq 3 ] && ok "one line per budget" || no "$n lines for 3 budgets"
 
+# A log whose views (ops with several arguments or results) make regions
+# drift from frontiers: simrd asserts there; we stop with 65 and a message,
+# never a crash, and heuristics without regions still replay it.
+m=$("$R" replay region-drift.log --heuristic AbE --ratio 0.3 2>&1 >/dev/null); st=$?
+case "$st:$m" in "65:rematsim: region-drift.log:"*"AbE cannot replay this log"*"DTREqClass"*) ok "region drift: 65 and why" ;;
+	*) no "region drift: status $st, '$m'" ;; esac
+expect_status 0 "region drift, a heuristic without regions" "$R" replay region-drift.log --heuristic DTREqClass --ratio 0.3 --check
 tl=${TMPDIR:-/tmp}/rematsim-timeline.$$
 "$R" replay tiny.log --heuristic DTR --ratio 1 --timeline "$tl" >/dev/null
 if [ -f "$tl" ] && [ ! -e "$tl.tmp" ] && head -1 "$tl" | grep -q '^clock	memory	event	op	storage	budget$' \
