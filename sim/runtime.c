@@ -1380,7 +1380,11 @@ static void check_state(struct runtime_state *rt)
 		const struct rt_storage *x = &rt->st[i];
 		if ((rt->tag[i] & 1))
 			mem += rt->key[i].size;
-		bool should = (rt->tag[i] & 1) && x->ref_int == 0 && !x->pinned;
+		/* V1: banishing drops a pinned storage's lock but not its pin, and
+		 * a banished storage can come back as the sibling of a
+		 * rematerialized output; it then joins the pool unlocked, pin and
+		 * all, as in simrd (same numbers). */
+		bool should = (rt->tag[i] & 1) && x->ref_int == 0 && (!x->pinned || x->banished);
 		if (x->in_pool && memcmp(&rt->pkey[x->pool_pos], &rt->key[i], sizeof rt->key[i]))
 			bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
 		if (should != x->in_pool)

@@ -196,12 +196,61 @@ START_TEST(memo_equals_walk)
 }
 END_TEST
 
+/* Every heuristic on every runtime that serves it, with and without
+ * deallocation, in check mode, on random logs: a result or the region
+ * error (status 65), never a broken invariant (a crash, which Check
+ * reports as an error). */
+START_TEST(all_heuristics_hold)
+{
+	static const double ratios[] = {0.2, 0.6};
+	rng = 777u + (uint64_t)_i;
+	char *text = random_log(50 + (int)rnd(400), _i % 2 == 1);
+	struct rs_error err;
+	struct read_options opt = {0};
+	struct schedule *s = parse_text(text, &opt, &err);
+	ck_assert_msg(s != NULL, "generated log %d rejected: line %ld: %s", _i, err.line, err.msg);
+	struct baseline b;
+	baseline_run(s, &b);
+	int ran = 0;
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	for (size_t h = 0; h < nh; h++) {
+		for (int rk = 0; rk < RUNTIME_KIND_COUNT; rk++) {
+			struct runtime_config probe = {.runtime = (enum runtime_kind)rk,
+						       .heuristic = &hs[h]};
+			if (runtime_check_config(&probe, &err))
+				continue;
+			for (size_t r = 0; r < 2; r++) {
+				for (int nd = 0; nd < 2; nd++) {
+					struct point_config pc = {
+						.heuristic = &hs[h], .runtime = (enum runtime_kind)rk,
+						.ratio = ratios[r], .overhead_limit = 2, .check = true,
+						.no_dealloc = nd, .seed = 7,
+					};
+					struct point_result pr;
+					if (point_run(s, &b, &pc, &pr, &err))
+						ck_assert_msg(err.status == 65 && strstr(err.msg, "cannot replay this log"),
+							      "log %d, %s on %s: %s", _i, hs[h].name,
+							      runtime_kind_name(pc.runtime), err.msg);
+					else
+						ran++;
+				}
+			}
+		}
+	}
+	ck_assert_int_gt(ran, 200);
+	schedule_free(s);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("differential");
 	TCase *tc = tcase_create("differential");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, memo_equals_walk, 0, 60);
+	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
 	suite_add_tcase(su, tc);
 	return run_suite(su);
 }
