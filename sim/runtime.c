@@ -668,10 +668,24 @@ static void region_broken(struct runtime_state *rt, uint32_t fs)
 }
 
 /* region_absorb on bitsets: the same sets, counts and sums. */
-RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
-			       const struct region *reg)
+/* The words [*lo, *hi) outside which both of reg's bitsets are zero. */
+static void region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo,
+			uint32_t *hi)
 {
-	const uint32_t w = rt->rw;
+	uint32_t a = 0, b = rt->rw;
+	while (a < b && !(reg->bin[a] | reg->bfr[a]))
+		a++;
+	while (b > a && !(reg->bin[b - 1] | reg->bfr[b - 1]))
+		b--;
+	*lo = a;
+	*hi = b;
+}
+
+/* Only the words [lo, hi) of reg can hold bits (region_span): one span
+ * serves every absorber of an eviction. */
+RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
+				       const struct region *reg, uint32_t lo, uint32_t hi)
+{
 	const uint64_t fsb = 1ULL << (fs & 63);
 	if (!(r->bfr[fs >> 6] & fsb)) {
 		region_broken(rt, fs);
@@ -681,9 +695,9 @@ RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *
 	if (r != reg) {
 		uint64_t acc = 0;
 		int64_t compute = 0;
-		bits_or(r->bfr, reg->bfr, w);
-		for (uint32_t i = 0; i < w; i++) {
+		for (uint32_t i = lo; i < hi; i++) {
 			uint64_t nw = reg->bin[i] & ~r->bin[i];
+			r->bfr[i] |= reg->bfr[i];
 			if (i == fs >> 6)
 				nw &= ~fsb;
 			r->bin[i] |= nw;
@@ -910,15 +924,26 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	rt->res->evictions++;
 
 	if (rt->regions) {
-		void (*absorb)(struct runtime_state *, struct region *, uint32_t, const struct region *) =
-			rt->rw ? region_absorb_bits : region_absorb;
+		uint32_t lo = 0, hi = 0;
 		size_t b = push_frontier(rt, rev(rt, s));
-		for (size_t i = b; i < rt->stk_len; i++)
-			absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
+		if (rt->rw)
+			region_span(rt, fwd(rt, s), &lo, &hi);
+		for (size_t i = b; i < rt->stk_len; i++) {
+			if (rt->rw)
+				region_absorb_bits(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s), lo, hi);
+			else
+				region_absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
+		}
 		rt->stk_len = b;
 		push_frontier(rt, fwd(rt, s));
-		for (size_t i = b; i < rt->stk_len; i++)
-			absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
+		if (rt->rw)
+			region_span(rt, rev(rt, s), &lo, &hi);
+		for (size_t i = b; i < rt->stk_len; i++) {
+			if (rt->rw)
+				region_absorb_bits(rt, rev(rt, rt->stk[i]), s, rev(rt, s), lo, hi);
+			else
+				region_absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
+		}
 		rt->stk_len = b;
 		region_reset(rt, fwd(rt, s));
 		region_reset(rt, rev(rt, s));
