@@ -755,12 +755,15 @@ RT_WIDE static void region_walk_bits(struct runtime_state *rt, struct region *r,
  * of one direction are walked until the walks have cost (in edges) twice
  * the largest of them, then built from memoized reaches: the memo costs a
  * few walks of the batch's evicted subgraph, which batches of few regions
- * (at high budgets, most of them) do not repay (ski rental). */
+ * (at high budgets, most of them) do not repay (ski rental). Up to 1024
+ * storages (16 words a bitset) memoized reaches are kept across batches
+ * and rows are short, so the memo is used at once: 5% fewer instructions
+ * on the ResNet log, 1-3% on U-Net. */
 static void region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	if (!rt->rw)
 		rt_region_rebuild(rt, r, base, reverse);
-	else if (rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
+	else if (rt->rw > 16 && rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
 		uint64_t a0 = rt->res->heuristic_accesses;
 		region_walk_bits(rt, r, base, reverse);
 		uint64_t cost = rt->res->heuristic_accesses - a0;
