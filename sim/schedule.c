@@ -2,7 +2,7 @@
  * schedule.c: from op-log records to the schedule the runtime replays
  * (SIMULATION.md section 1, LOG-FORMAT.md).
  *
- * One pass over the lines: each line is decoded with jansson, checked, and
+ * One pass over the lines: each line is decoded (jsonl.c), checked, and
  * turned into ops, tensors, storages and commands appended to flat arrays.
  * Handle names live in one open-addressing table; a handle keeps the slot
  * it got when first mapped, so the final pins of live outputs come out in
@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
+#include "jsonl.h"
 #include "sha256.h"
 #include "source.h"
 
@@ -37,11 +36,13 @@ const char *record_kind_name(enum record_kind k)
 	return (unsigned)k < REC_KIND_COUNT ? kind_names[k] : "?";
 }
 
-/* A decoded record: its kind, line and JSON object (owned). */
+/* A decoded record: its kind, line and JSON object (in doc, owned: give
+ * it back with rec_drop). */
 struct rec {
 	enum record_kind kind;
 	long line;
-	json_t *j;
+	struct jv_doc *doc;
+	const struct jv *j;
 };
 
 struct handle {
@@ -60,6 +61,10 @@ struct builder {
 	long line;
 	struct rec pushed; /* one record of lookahead, pushed back */
 	bool has_pushed;
+	/* Decoded lines not in use (a CALL holds its MEMORY and ALIAS
+	 * records and maybe one more: a handful at most). */
+	struct jv_doc *spare[8];
+	int n_spare;
 
 	/* handles: table of slot+1 (0 = empty), keyed by name */
 	struct handle *handles;
@@ -316,6 +321,21 @@ static enum record_kind kind_of(const char *instr, bool *ok)
 	return REC_ANNOTATE;
 }
 
+/* Give a record's decoded line back (kept for reuse). */
+static void rec_drop(struct builder *b, struct rec *r)
+{
+	if (!r->doc)
+		return;
+	if (b->n_spare < (int)(sizeof b->spare / sizeof b->spare[0])) {
+		b->spare[b->n_spare++] = r->doc;
+	} else {
+		jv_doc_free(r->doc);
+		free(r->doc);
+	}
+	r->doc = NULL;
+	r->j = NULL;
+}
+
 /*
  * Decode the next non-blank line into r. Returns 1 for a record, 0 at the
  * end, -1 for a broken line (reported; skipped by the caller).
@@ -335,28 +355,31 @@ static int next_line(struct builder *b, struct rec *r)
 			len--;
 		if (len == 0)
 			continue; /* blank lines carry nothing */
-		json_error_t je;
-		json_t *j = json_loadb(start, len, 0, &je);
-		if (!j) {
-			problem(b, EXIT_DATAERR, b->line, "invalid JSON at column %d: %s", je.column, je.text);
+		int column;
+		char msg[256];
+		r->doc = b->n_spare ? b->spare[--b->n_spare] : xcalloc(1, sizeof *r->doc);
+		if (jv_parse(r->doc, start, len, &column, msg, sizeof msg)) {
+			rec_drop(b, r);
+			problem(b, EXIT_DATAERR, b->line, "invalid JSON at column %d: %s", column, msg);
 			return -1;
 		}
-		if (!json_is_object(j)) {
-			json_decref(j);
+		const struct jv *j = r->doc->root;
+		if (!jv_is_object(j)) {
+			rec_drop(b, r);
 			problem(b, EXIT_DATAERR, b->line, "a record must be a JSON object");
 			return -1;
 		}
-		json_t *ins = json_object_get(j, "INSTRUCTION");
-		if (!json_is_string(ins)) {
-			json_decref(j);
+		const struct jv *ins = jv_get(j, "INSTRUCTION");
+		if (!jv_is_string(ins)) {
+			rec_drop(b, r);
 			problem(b, EXIT_DATAERR, b->line, "record has no string \"INSTRUCTION\" field");
 			return -1;
 		}
 		bool ok;
-		r->kind = kind_of(json_string_value(ins), &ok);
+		r->kind = kind_of(jv_str(ins), &ok);
 		if (!ok) {
-			problem(b, EXIT_DATAERR, b->line, "unknown instruction \"%s\"", json_string_value(ins));
-			json_decref(j);
+			problem(b, EXIT_DATAERR, b->line, "unknown instruction \"%s\"", jv_str(ins));
+			rec_drop(b, r);
 			return -1;
 		}
 		r->line = b->line;
@@ -389,9 +412,9 @@ static void push_back(struct builder *b, const struct rec *r)
 
 static const char *get_str(struct builder *b, const struct rec *r, const char *key)
 {
-	json_t *v = json_object_get(r->j, key);
-	if (json_is_string(v))
-		return json_string_value(v);
+	const struct jv *v = jv_get(r->j, key);
+	if (jv_is_string(v))
+		return jv_str(v);
 	problem(b, EXIT_DATAERR, r->line, "%s record %s field \"%s\"", record_kind_name(r->kind),
 		v ? "has a non-string" : "lacks the", key);
 	return NULL;
@@ -400,23 +423,23 @@ static const char *get_str(struct builder *b, const struct rec *r, const char *k
 /* A non-negative integer given as a string of digits or a JSON integer. */
 static bool get_count(struct builder *b, const struct rec *r, const char *key, uint64_t *out)
 {
-	json_t *v = json_object_get(r->j, key);
+	const struct jv *v = jv_get(r->j, key);
 	if (!v) {
 		problem(b, EXIT_DATAERR, r->line, "%s record lacks the \"%s\" field",
 			record_kind_name(r->kind), key);
 		return false;
 	}
-	if (json_is_integer(v)) {
-		if (json_integer_value(v) < 0) {
-			problem(b, EXIT_DATAERR, r->line, "%s is negative (%" JSON_INTEGER_FORMAT ")",
-				key, json_integer_value(v));
+	if (jv_is_int(v)) {
+		if (jv_int(v) < 0) {
+			problem(b, EXIT_DATAERR, r->line, "%s is negative (%" PRId64 ")",
+				key, jv_int(v));
 			return false;
 		}
-		*out = (uint64_t)json_integer_value(v);
+		*out = (uint64_t)jv_int(v);
 		return true;
 	}
-	if (json_is_string(v)) {
-		const char *p = json_string_value(v);
+	if (jv_is_string(v)) {
+		const char *p = jv_str(v);
 		uint64_t x = 0;
 		if (*p == '-') {
 			problem(b, EXIT_DATAERR, r->line, "%s is negative (\"%s\")", key, p);
@@ -429,7 +452,7 @@ static bool get_count(struct builder *b, const struct rec *r, const char *key, u
 				goto bad;
 			if (x > (UINT64_C(1) << 62) / 10) {
 				problem(b, EXIT_DATAERR, r->line, "%s is too large (\"%s\")", key,
-					json_string_value(v));
+					jv_str(v));
 				return false;
 			}
 			x = x * 10 + (uint64_t)(*p - '0');
@@ -439,20 +462,20 @@ static bool get_count(struct builder *b, const struct rec *r, const char *key, u
 	}
 bad:
 	problem(b, EXIT_DATAERR, r->line, "%s must be a non-negative integer (a string of digits), not %s",
-		key, json_is_string(v) ? json_string_value(v) : "a JSON value of another type");
+		key, jv_is_string(v) ? jv_str(v) : "a JSON value of another type");
 	return false;
 }
 
 /* ALIAS: "-1" or "k" as a string, or a JSON integer. */
 static bool get_alias(struct builder *b, const struct rec *r, int64_t *out)
 {
-	json_t *v = json_object_get(r->j, "ALIAS");
-	if (json_is_integer(v)) {
-		*out = json_integer_value(v);
+	const struct jv *v = jv_get(r->j, "ALIAS");
+	if (jv_is_int(v)) {
+		*out = jv_int(v);
 		return true;
 	}
-	if (json_is_string(v)) {
-		const char *p = json_string_value(v);
+	if (jv_is_string(v)) {
+		const char *p = jv_str(v);
 		char *endp;
 		long long x = strtoll(p, &endp, 10);
 		if (*p && !*endp && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))) {
@@ -466,16 +489,16 @@ static bool get_alias(struct builder *b, const struct rec *r, int64_t *out)
 }
 
 /* An array of strings; returns the array (borrowed) or NULL. */
-static json_t *get_names(struct builder *b, const struct rec *r, const char *key)
+static const struct jv *get_names(struct builder *b, const struct rec *r, const char *key)
 {
-	json_t *v = json_object_get(r->j, key);
-	if (!json_is_array(v)) {
+	const struct jv *v = jv_get(r->j, key);
+	if (!jv_is_array(v)) {
 		problem(b, EXIT_DATAERR, r->line, "%s record %s \"%s\" list", record_kind_name(r->kind),
 			v ? "has a malformed" : "lacks the", key);
 		return NULL;
 	}
-	for (size_t i = 0; i < json_array_size(v); i++)
-		if (!json_is_string(json_array_get(v, i))) {
+	for (size_t i = 0; i < jv_size(v); i++)
+		if (!jv_is_string(jv_at(v, i))) {
 			problem(b, EXIT_DATAERR, r->line, "%s[%zu] is not a string", key, i);
 			return NULL;
 		}
@@ -498,10 +521,10 @@ static bool lookup(struct builder *b, const struct rec *r, const char *name, con
 /* ------------------------------------------------------------------ */
 /* The walk */
 
-static void poison_names(struct builder *b, json_t *names)
+static void poison_names(struct builder *b, const struct jv *names)
 {
-	for (size_t i = 0; names && i < json_array_size(names); i++)
-		handle_map(b, json_string_value(json_array_get(names, i)), POISON);
+	for (size_t i = 0; names && i < jv_size(names); i++)
+		handle_map(b, jv_str(jv_at(names, i)), POISON);
 }
 
 /* Read the MEMORY (and, for CALL, ALIAS) record that must follow for name. */
@@ -524,21 +547,21 @@ static bool expect_follow(struct builder *b, const struct rec *owner, enum recor
 		/* Resynchronise: a record that starts something is replayed;
 		 * a misplaced MEMORY/ALIAS belongs to this op and is dropped. */
 		if (got->kind == REC_MEMORY || got->kind == REC_ALIAS)
-			json_decref(got->j);
+			rec_drop(b, got);
 		else
 			push_back(b, got);
 		return false;
 	}
 	const char *n = get_str(b, got, "NAME");
 	if (!n) {
-		json_decref(got->j);
+		rec_drop(b, got);
 		return false;
 	}
 	if (strcmp(n, name) != 0) {
 		problem(b, EXIT_DATAERR, got->line,
 			"%s record names \"%s\" but the %s on line %ld expects \"%s\" here",
 			record_kind_name(want), n, record_kind_name(owner->kind), owner->line, name);
-		json_decref(got->j);
+		rec_drop(b, got);
 		return false;
 	}
 	return true;
@@ -556,7 +579,7 @@ static void do_constant(struct builder *b, const struct rec *r)
 		return;
 	}
 	bool ok = get_count(b, &m, "MEMORY", &size);
-	json_decref(m.j);
+	rec_drop(b, &m);
 	if (!ok) {
 		handle_map(b, name, POISON);
 		return;
@@ -572,12 +595,12 @@ static void do_constant(struct builder *b, const struct rec *r)
 static void do_call(struct builder *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
-	json_t *args = get_names(b, r, "ARGS");
-	json_t *res = get_names(b, r, "RESULT");
+	const struct jv *args = get_names(b, r, "ARGS");
+	const struct jv *res = get_names(b, r, "RESULT");
 	uint64_t time = 0;
 	bool ok = name && args && res && get_count(b, r, "TIME", &time);
-	size_t n_args = args ? json_array_size(args) : 0;
-	size_t n_res = res ? json_array_size(res) : 0;
+	size_t n_args = args ? jv_size(args) : 0;
+	size_t n_res = res ? jv_size(res) : 0;
 	uint64_t *sizes = xcalloc(n_res + 1, sizeof *sizes);
 	int32_t *alias = xcalloc(n_res + 1, sizeof *alias);
 	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
@@ -585,7 +608,7 @@ static void do_call(struct builder *b, const struct rec *r)
 
 	/* The MEMORY/ALIAS pairs come first: read them even if the CALL is broken. */
 	for (size_t i = 0; i < n_res && !stop(b); i++) {
-		const char *rn = json_string_value(json_array_get(res, i));
+		const char *rn = jv_str(jv_at(res, i));
 		struct rec m, a;
 		if (!expect_follow(b, r, REC_MEMORY, rn, &m)) {
 			ok = false;
@@ -593,7 +616,7 @@ static void do_call(struct builder *b, const struct rec *r)
 		}
 		if (!get_count(b, &m, "MEMORY", &sizes[i]))
 			ok = false;
-		json_decref(m.j);
+		rec_drop(b, &m);
 		if (!expect_follow(b, r, REC_ALIAS, rn, &a)) {
 			ok = false;
 			break;
@@ -609,10 +632,10 @@ static void do_call(struct builder *b, const struct rec *r)
 		} else {
 			alias[i] = (int32_t)k;
 		}
-		json_decref(a.j);
+		rec_drop(b, &a);
 	}
 	for (size_t i = 0; i < n_args && !stop(b); i++) {
-		const char *an = json_string_value(json_array_get(args, i));
+		const char *an = jv_str(jv_at(args, i));
 		if (!lookup(b, r, an, "ARGS", &targs[i]))
 			ok = false;
 		else if (targs[i] == POISON)
@@ -621,14 +644,14 @@ static void do_call(struct builder *b, const struct rec *r)
 			ok = false;
 	}
 	for (size_t i = 0; ok && i < n_res; i++) {
-		const char *rn = json_string_value(json_array_get(res, i));
+		const char *rn = jv_str(jv_at(res, i));
 		struct handle *h = handle_find(b, rn);
 		if (h && h->tensor != POISON) {
 			problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is already defined", rn);
 			ok = false;
 		}
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(rn, json_string_value(json_array_get(res, j)))) {
+			if (!strcmp(rn, jv_str(jv_at(res, j)))) {
 				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice", rn);
 				ok = false;
 			}
@@ -643,10 +666,10 @@ static void do_call(struct builder *b, const struct rec *r)
 	uint32_t *outs = xcalloc(n_res + 1, sizeof *outs);
 	for (size_t i = 0; i < n_res; i++)
 		outs[i] = new_output(b, op, alias[i], alias[i] >= 0 ? 0 : sizes[i],
-				     json_string_value(json_array_get(res, i)));
+				     jv_str(jv_at(res, i)));
 	finish_op(b, op);
 	for (size_t i = 0; i < n_res; i++)
-		handle_map(b, json_string_value(json_array_get(res, i)), outs[i]);
+		handle_map(b, jv_str(jv_at(res, i)), outs[i]);
 	free(outs);
 out:
 	free(sizes);
@@ -657,38 +680,38 @@ out:
 static void do_mutate(struct builder *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
-	json_t *args = get_names(b, r, "ARGS");
-	json_t *mut = json_object_get(r->j, "MUTATE");
+	const struct jv *args = get_names(b, r, "ARGS");
+	const struct jv *mut = jv_get(r->j, "MUTATE");
 	uint64_t time = 0;
 	bool ok = name && args && get_count(b, r, "TIME", &time);
-	if (!json_is_array(mut)) {
+	if (!jv_is_array(mut)) {
 		problem(b, EXIT_DATAERR, r->line, "MUTATE record %s \"MUTATE\" list",
 			mut ? "has a malformed" : "lacks the");
 		return;
 	}
 	if (!ok)
 		return;
-	size_t n_args = json_array_size(args), n_mut = json_array_size(mut);
+	size_t n_args = jv_size(args), n_mut = jv_size(mut);
 	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
 	size_t *idx = xcalloc(n_mut + 1, sizeof *idx);
 	bool poisoned = false;
 	for (size_t i = 0; ok && i < n_mut; i++) {
-		json_t *v = json_array_get(mut, i);
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    json_integer_value(v) >= (json_int_t)n_args) {
+		const struct jv *v = jv_at(mut, i);
+		if (!jv_is_int(v) || jv_int(v) < 0 ||
+		    jv_int(v) >= (int64_t)n_args) {
 			char shown[64] = "not an integer";
-			if (json_is_integer(v))
-				snprintf(shown, sizeof shown, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			if (jv_is_int(v))
+				snprintf(shown, sizeof shown, "%" PRId64, jv_int(v));
 			problem(b, EXIT_DATAERR, r->line,
 				"MUTATE[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
 				n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
-			idx[i] = (size_t)json_integer_value(v);
+			idx[i] = (size_t)jv_int(v);
 		}
 	}
 	for (size_t i = 0; ok && i < n_args; i++) {
-		const char *an = json_string_value(json_array_get(args, i));
+		const char *an = jv_str(jv_at(args, i));
 		if (!lookup(b, r, an, "ARGS", &targs[i]))
 			ok = false;
 		else if (targs[i] == POISON)
@@ -703,7 +726,7 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	bool twice = false;
 	for (size_t i = 0; ok && !poisoned && i < n_mut; i++) {
 		uint32_t t = targs[idx[i]];
-		const char *an = json_string_value(json_array_get(args, idx[i]));
+		const char *an = jv_str(jv_at(args, idx[i]));
 		bool again = false;
 		for (size_t j = 0; j < i; j++)
 			again |= targs[idx[j]] == t;
@@ -722,7 +745,7 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	}
 	if (!ok || poisoned || twice || time > INT64_MAX) {
 		for (size_t i = 0; i < n_mut && ok; i++)
-			handle_map(b, json_string_value(json_array_get(args, idx[i])), POISON);
+			handle_map(b, jv_str(jv_at(args, idx[i])), POISON);
 		goto out;
 	}
 	for (size_t i = 0; i < n_mut; i++)
@@ -734,10 +757,10 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	uint32_t first = (uint32_t)b->s->n_tensors;
 	for (size_t i = 0; i < n_mut; i++)
 		new_output(b, op, -1, schedule_tensor_bytes(b->s, targs[idx[i]]),
-			   json_string_value(json_array_get(args, idx[i])));
+			   jv_str(jv_at(args, idx[i])));
 	finish_op(b, op);
 	for (size_t i = 0; i < n_mut; i++) {
-		const char *an = json_string_value(json_array_get(args, idx[i]));
+		const char *an = jv_str(jv_at(args, idx[i]));
 		uint32_t old = POISON;
 		lookup(b, r, an, "ARGS", &old); /* the current tensor of that name */
 		handle_map(b, an, first + (uint32_t)i);
@@ -839,13 +862,16 @@ static void do_record(struct builder *b, struct rec *r)
 /* Is line [p, q) an ANNOTATE START record? */
 static bool is_start_line(const char *p, size_t len)
 {
-	json_t *j = json_loadb(p, len, 0, NULL);
-	bool yes = json_is_object(j) &&
-		   json_is_string(json_object_get(j, "INSTRUCTION")) &&
-		   !strcmp(json_string_value(json_object_get(j, "INSTRUCTION")), "ANNOTATE") &&
-		   json_is_string(json_object_get(j, "ANNOTATION")) &&
-		   !strcmp(json_string_value(json_object_get(j, "ANNOTATION")), "START");
-	json_decref(j);
+	struct jv_doc d = {0};
+	int column;
+	char msg[256];
+	bool yes = jv_parse(&d, p, len, &column, msg, sizeof msg) == 0 &&
+		   jv_is_object(d.root) &&
+		   jv_is_string(jv_get(d.root, "INSTRUCTION")) &&
+		   !strcmp(jv_str(jv_get(d.root, "INSTRUCTION")), "ANNOTATE") &&
+		   jv_is_string(jv_get(d.root, "ANNOTATION")) &&
+		   !strcmp(jv_str(jv_get(d.root, "ANNOTATION")), "START");
+	jv_doc_free(&d);
 	return yes;
 }
 
@@ -967,7 +993,7 @@ static int build(const char *name, const char *data, size_t len, const struct re
 		struct rec r;
 		int rc;
 		while ((rc = next_rec(&b, &r)) > 0)
-			json_decref(r.j);
+			rec_drop(&b, &r);
 		b.end = data + len;
 		b.pos = after_start;
 		b.line = start_line;
@@ -977,10 +1003,10 @@ static int build(const char *name, const char *data, size_t len, const struct re
 	int rc;
 	while (!stop(&b) && (rc = next_rec(&b, &r)) > 0) {
 		do_record(&b, &r);
-		json_decref(r.j);
+		rec_drop(&b, &r);
 	}
 	if (b.has_pushed)
-		json_decref(b.pushed.j);
+		rec_drop(&b, &b.pushed);
 	s->lines = (uint64_t)b.line;
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)
@@ -993,6 +1019,10 @@ static int build(const char *name, const char *data, size_t len, const struct re
 		finish_outputs(&b);
 		build_lists(s);
 		s->n_handles = b.n_handles;
+	}
+	for (int i = 0; i < b.n_spare; i++) {
+		jv_doc_free(b.spare[i]);
+		free(b.spare[i]);
 	}
 	free(b.handles);
 	free(b.table);

@@ -3,7 +3,7 @@
  * bytes. LLVMFuzzerTestOneInput is the libFuzzer entry point:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address -D_GNU_SOURCE -Isim -Ibuild/sim $(pkg-config --cflags minizip) \
- *     tests/fuzz/fuzz-reader.c sim/{schedule,source,util,sha256}.c \
+ *     tests/fuzz/fuzz-reader.c sim/{schedule,jsonl,source,util,sha256}.c \
  *     -ljansson -lminizip -lz -o fuzz-reader && ./fuzz-reader tests/data
  *
  * Without libFuzzer (FUZZ_STANDALONE), main() replays each file given and
