@@ -318,15 +318,6 @@ static inline void region_reset(const struct runtime_state *rt, struct region *r
 	}
 }
 
-static inline void vec_reserve(uint32_t **v, uint32_t *cap, size_t need)
-{
-	if (need > *cap) {
-		size_t c = *cap;
-		XGROW(*v, c, need);
-		*cap = (uint32_t)c;
-	}
-}
-
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
