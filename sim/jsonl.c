@@ -96,6 +96,50 @@ static const char *fast_string(struct fp *f)
 	return NULL;
 }
 
+static int fast_value(struct fp *f, int depth);
+
+/* An array (members "key": value with `object`) at f->p, at its opening
+ * bracket. */
+static int fast_list(struct fp *f, int depth, bool object)
+{
+	const char close = object ? '}' : ']';
+	f->p++;
+	size_t base = f->d->n_stack;
+	ws(f);
+	if (f->p < f->end && *f->p == close) {
+		f->p++;
+		close_container(f->d, base, object ? JV_OBJECT : JV_ARRAY);
+		return 0;
+	}
+	for (;;) {
+		const char *key = NULL;
+		if (object) {
+			ws(f);
+			if (f->p >= f->end || *f->p != '"' || !(key = fast_string(f)))
+				return -1;
+			ws(f);
+			if (f->p >= f->end || *f->p != ':')
+				return -1;
+			f->p++;
+		}
+		if (fast_value(f, depth + 1))
+			return -1;
+		f->d->stack[f->d->n_stack - 1].key = key;
+		ws(f);
+		if (f->p >= f->end)
+			return -1;
+		if (*f->p == ',') {
+			f->p++;
+			continue;
+		}
+		if (*f->p != close)
+			return -1;
+		f->p++;
+		close_container(f->d, base, object ? JV_OBJECT : JV_ARRAY);
+		return 0;
+	}
+}
+
 static int fast_value(struct fp *f, int depth)
 {
 	ws(f);
@@ -127,69 +171,8 @@ static int fast_value(struct fp *f, int depth)
 		push(f->d, JV_INT)->u.i = neg ? -x : x;
 		return 0;
 	}
-	if (c == '[' && depth < 2) {
-		f->p++;
-		size_t base = f->d->n_stack;
-		ws(f);
-		if (f->p < f->end && *f->p == ']') {
-			f->p++;
-		} else {
-			for (;;) {
-				if (fast_value(f, depth + 1))
-					return -1;
-				ws(f);
-				if (f->p >= f->end)
-					return -1;
-				if (*f->p == ',') {
-					f->p++;
-					continue;
-				}
-				if (*f->p != ']')
-					return -1;
-				f->p++;
-				break;
-			}
-		}
-		close_container(f->d, base, JV_ARRAY);
-		return 0;
-	}
-	if (c == '{' && depth == 0) {
-		f->p++;
-		size_t base = f->d->n_stack;
-		ws(f);
-		if (f->p < f->end && *f->p == '}') {
-			f->p++;
-		} else {
-			for (;;) {
-				ws(f);
-				if (f->p >= f->end || *f->p != '"')
-					return -1;
-				const char *key = fast_string(f);
-				if (!key)
-					return -1;
-				ws(f);
-				if (f->p >= f->end || *f->p != ':')
-					return -1;
-				f->p++;
-				if (fast_value(f, depth + 1))
-					return -1;
-				f->d->stack[f->d->n_stack - 1].key = key;
-				ws(f);
-				if (f->p >= f->end)
-					return -1;
-				if (*f->p == ',') {
-					f->p++;
-					continue;
-				}
-				if (*f->p != '}')
-					return -1;
-				f->p++;
-				break;
-			}
-		}
-		close_container(f->d, base, JV_OBJECT);
-		return 0;
-	}
+	if ((c == '[' && depth < 2) || (c == '{' && depth == 0))
+		return fast_list(f, depth, c == '{');
 	return -1;
 }
 

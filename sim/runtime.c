@@ -918,27 +918,23 @@ static void evict(struct runtime_state *rt, uint32_t s)
 	rt->res->evictions++;
 
 	if (rt->regions) {
-		uint32_t lo = 0, hi = 0;
-		size_t b = push_frontier(rt, rev(rt, s));
-		if (rt->rw)
-			region_span(rt, fwd(rt, s), &lo, &hi);
-		for (size_t i = b; i < rt->stk_len; i++) {
+		/* Forward regions of s's reverse frontier absorb s's forward
+		 * region, and the other way round. */
+		for (int d = 0; d < 2; d++) {
+			struct region *reg = d ? rev(rt, s) : fwd(rt, s);
+			uint32_t lo = 0, hi = 0;
+			size_t b = push_frontier(rt, d ? fwd(rt, s) : rev(rt, s));
 			if (rt->rw)
-				region_absorb_bits(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s), lo, hi);
-			else
-				region_absorb(rt, fwd(rt, rt->stk[i]), s, fwd(rt, s));
+				region_span(rt, reg, &lo, &hi);
+			for (size_t i = b; i < rt->stk_len; i++) {
+				struct region *r = d ? rev(rt, rt->stk[i]) : fwd(rt, rt->stk[i]);
+				if (rt->rw)
+					region_absorb_bits(rt, r, s, reg, lo, hi);
+				else
+					region_absorb(rt, r, s, reg);
+			}
+			rt->stk_len = b;
 		}
-		rt->stk_len = b;
-		push_frontier(rt, fwd(rt, s));
-		if (rt->rw)
-			region_span(rt, rev(rt, s), &lo, &hi);
-		for (size_t i = b; i < rt->stk_len; i++) {
-			if (rt->rw)
-				region_absorb_bits(rt, rev(rt, rt->stk[i]), s, rev(rt, s), lo, hi);
-			else
-				region_absorb(rt, rev(rt, rt->stk[i]), s, rev(rt, s));
-		}
-		rt->stk_len = b;
 		region_reset(rt, fwd(rt, s));
 		region_reset(rt, rev(rt, s));
 	}

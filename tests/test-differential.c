@@ -129,6 +129,23 @@ static char *random_log(int steps, bool wild)
 	return t.p;
 }
 
+/* The random log of a seed (min + up to span steps), read, with its
+ * baseline. */
+static struct schedule *random_schedule(uint64_t seed, int min, uint32_t span, bool wild,
+					struct baseline *b)
+{
+	rng = seed;
+	char *text = random_log(min + (int)rnd(span), wild);
+	struct rs_error err;
+	struct read_options opt = {0};
+	struct schedule *s = parse_text(text, &opt, &err);
+	ck_assert_msg(s != NULL, "generated log (seed %llu) rejected: line %ld: %s",
+		      (unsigned long long)seed, err.line, err.msg);
+	free(text);
+	baseline_run(s, b);
+	return s;
+}
+
 START_TEST(memo_equals_walk)
 {
 	static const char *names[] = {
@@ -136,15 +153,10 @@ START_TEST(memo_equals_walk)
 	};
 	static const double ratios[] = {0.3, 0.5, 0.7, 0.9};
 	int compared = 0, broken = 0;
-	rng = 20261130u + (uint64_t)_i;
 	bool wild = _i % 4 == 3;
-	char *text = random_log(100 + (int)rnd(300), wild);
-	struct rs_error err;
-	struct read_options opt = {0};
-	struct schedule *s = parse_text(text, &opt, &err);
-	ck_assert_msg(s != NULL, "generated log %d rejected: line %ld: %s", _i, err.line, err.msg);
 	struct baseline b;
-	baseline_run(s, &b);
+	struct rs_error err;
+	struct schedule *s = random_schedule(20261130u + (uint64_t)_i, 100, 300, wild, &b);
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
 			for (int rt = 0; rt < 2; rt++) {
@@ -189,7 +201,6 @@ START_TEST(memo_equals_walk)
 		}
 	}
 	schedule_free(s);
-	free(text);
 	/* Most points of a tame log must run (the test must compare something). */
 	ck_assert_msg(wild || compared >= 48, "log %d: only %d points compared", _i, compared);
 	(void)broken;
@@ -203,14 +214,9 @@ END_TEST
 START_TEST(all_heuristics_hold)
 {
 	static const double ratios[] = {0.2, 0.6};
-	rng = 777u + (uint64_t)_i;
-	char *text = random_log(50 + (int)rnd(400), _i % 2 == 1);
-	struct rs_error err;
-	struct read_options opt = {0};
-	struct schedule *s = parse_text(text, &opt, &err);
-	ck_assert_msg(s != NULL, "generated log %d rejected: line %ld: %s", _i, err.line, err.msg);
 	struct baseline b;
-	baseline_run(s, &b);
+	struct rs_error err;
+	struct schedule *s = random_schedule(777u + (uint64_t)_i, 50, 400, _i % 2 == 1, &b);
 	int ran = 0;
 	size_t nh;
 	const struct heuristic *hs = heuristic_list(&nh);
@@ -240,7 +246,6 @@ START_TEST(all_heuristics_hold)
 	}
 	ck_assert_int_gt(ran, 200);
 	schedule_free(s);
-	free(text);
 }
 END_TEST
 
