@@ -568,11 +568,11 @@ RT_WIDE static void region_rebuild_batched(struct runtime_state *rt, struct regi
 	uint64_t acc = 0;
 	int64_t compute = 0;
 	uint32_t first = 1;
-	/* The first reach's sums are kept with it (computed once a batch and
-	 * shared by the regions that start from it); each further reach adds
-	 * only the members new to the region. */
-	/* The region's bits are copied from the first reach, so material
-	 * neighbours met before it wait on the stack. */
+	/* The region starts as a copy of the first reach, whose sums are kept
+	 * with it (computed once while it stays valid, shared by the regions
+	 * that start from it); each further reach adds only the members new
+	 * to the region. Material neighbours met before the first reach wait
+	 * on the stack. */
 	size_t b = rt->stk_len;
 	for (uint32_t j = 0; j < nl; j++) {
 		uint32_t y = list[j];

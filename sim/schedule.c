@@ -518,6 +518,25 @@ static bool lookup(struct builder *b, const struct rec *r, const char *name, con
 	return true;
 }
 
+/* The tensors of a record's ARGS into targs: false if one is unknown or
+ * its storage has no reference left (reported), *poisoned if one comes
+ * from a broken record. */
+static bool lookup_args(struct builder *b, const struct rec *r, const struct jv *args,
+			uint32_t *targs, bool *poisoned)
+{
+	bool ok = true;
+	for (size_t i = 0; i < jv_size(args) && !stop(b); i++) {
+		const char *an = jv_str(jv_at(args, i));
+		if (!lookup(b, r, an, "ARGS", &targs[i]))
+			ok = false;
+		else if (targs[i] == POISON)
+			*poisoned = true;
+		else if (!storage_live(b, r, targs[i], an, "ARGS use"))
+			ok = false;
+	}
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 /* The walk */
 
@@ -634,15 +653,8 @@ static void do_call(struct builder *b, const struct rec *r)
 		}
 		rec_drop(b, &a);
 	}
-	for (size_t i = 0; i < n_args && !stop(b); i++) {
-		const char *an = jv_str(jv_at(args, i));
-		if (!lookup(b, r, an, "ARGS", &targs[i]))
-			ok = false;
-		else if (targs[i] == POISON)
-			poisoned = true;
-		else if (!storage_live(b, r, targs[i], an, "ARGS use"))
-			ok = false;
-	}
+	if (!lookup_args(b, r, args, targs, &poisoned))
+		ok = false;
 	for (size_t i = 0; ok && i < n_res; i++) {
 		const char *rn = jv_str(jv_at(res, i));
 		struct handle *h = handle_find(b, rn);
@@ -710,15 +722,8 @@ static void do_mutate(struct builder *b, const struct rec *r)
 			idx[i] = (size_t)jv_int(v);
 		}
 	}
-	for (size_t i = 0; ok && i < n_args; i++) {
-		const char *an = jv_str(jv_at(args, i));
-		if (!lookup(b, r, an, "ARGS", &targs[i]))
-			ok = false;
-		else if (targs[i] == POISON)
-			poisoned = true;
-		else if (!storage_live(b, r, targs[i], an, "ARGS use"))
-			ok = false;
-	}
+	if (ok && !lookup_args(b, r, args, targs, &poisoned))
+		ok = false;
 	/* simrd names a mutated tensor's new version after it (x7 -> x7$), so a
 	 * tensor can be mutated once: a second MUTATE of it (through a copy of
 	 * a handle that was mutated since, or the same argument listed twice)
