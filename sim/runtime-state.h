@@ -75,15 +75,21 @@ struct runtime_state {
 	uint32_t *tag;
 	uint32_t tag_stamp;
 	uint8_t *defined;        /* per tensor */
-	/* Parents and children per tensor: offsets into par/chi, live lengths. */
-	uint32_t *par, *par_off, *n_par;
-	uint32_t *chi, *chi_off, *n_chi;
-	uint32_t *par_s, *chi_s;  /* the storages of par and chi, side by side */
+	const uint32_t *ts;      /* per tensor, its storage (the schedule's) */
+	/* Parents and children per tensor: offsets into par/chi, live lengths;
+	 * par_s and chi_s hold the storages of par and chi, side by side. */
+	const uint32_t *par, *par_off, *n_par, *par_s;
+	const uint32_t *chi, *chi_off, *chi_s;
+	uint32_t *n_chi;
 	/* Per storage, the storages of all its tensors' children (sfwd) and
-	 * parents (srev) so far, in no particular order: what regions and
-	 * evicted neighbours walk (sets and edge counts only). */
-	uint32_t *sfwd, *sfwd_off, *n_sfwd;
-	uint32_t *srev, *srev_off, *n_srev;
+	 * parents (srev) so far: what regions and evicted neighbours walk. */
+	const uint32_t *sfwd, *sfwd_off, *srev, *srev_off;
+	uint32_t *n_sfwd, *n_srev;
+	/* The lists above are the schedule's own (its edges so far are a
+	 * prefix of each list, the live lengths are ours), except on V1, whose
+	 * banishing deletes edges: there they are these copies, which the run
+	 * appends to as ops come and deletes from (NULL on other runtimes). */
+	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_chi_s, *w_sfwd, *w_srev;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
 	/* Reach memo for the rebuilds that follow one computation (runtime.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the
@@ -144,7 +150,7 @@ struct runtime_state {
 
 static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 {
-	return rt->s->tensors[t].storage;
+	return rt->ts[t];
 }
 
 /** Union-find root of node x, compressing the path; counts an access per node. */

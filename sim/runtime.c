@@ -1017,16 +1017,16 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 			if (ps == s)
 				continue;
 			dep_remove(rt, ps, t);
-			list_remove(rt, rt->chi + rt->chi_off[p], rt->chi_s + rt->chi_off[p], &rt->n_chi[p], t);
-			slist_remove(rt, rt->sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
+			list_remove(rt, rt->w_chi + rt->chi_off[p], rt->w_chi_s + rt->chi_off[p], &rt->n_chi[p], t);
+			slist_remove(rt, rt->w_sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
 		}
 		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
 			uint32_t c = rt->chi[rt->chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
-			list_remove(rt, rt->par + rt->par_off[c], rt->par_s + rt->par_off[c], &rt->n_par[c], t);
+			list_remove(rt, rt->w_par + rt->par_off[c], rt->w_par_s + rt->par_off[c], &rt->w_n_par[c], t);
 			uint32_t cs = rt_storage_of(rt, c);
-			slist_remove(rt, rt->srev + rt->srev_off[cs], &rt->n_srev[cs], s);
+			slist_remove(rt, rt->w_srev + rt->srev_off[cs], &rt->n_srev[cs], s);
 			pin_tensor(rt, c);
 		}
 	}
@@ -1270,21 +1270,31 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		x->n_tensors++;
 		x->ref_ext++;
 		/* the new tensor's parents join its storage's reverse list */
-		for (uint32_t a = 0; a < op->n_args; a++)
-			rt->srev[rt->srev_off[tt->storage] + rt->n_srev[tt->storage]++] =
-				sc->tensors[sc->op_args[op->args + a]].storage;
+		if (rt->w_srev) {
+			for (uint32_t a = 0; a < op->n_args; a++)
+				rt->w_srev[rt->srev_off[tt->storage] + rt->n_srev[tt->storage]++] =
+					sc->arg_storage[op->args + a];
+		} else {
+			rt->n_srev[tt->storage] += op->n_args;
+		}
 		rt->defined[t] = 0;
 		if (op->constant)
 			rt->res->const_memory += out_bytes(rt, t);
 	}
+	/* the outputs join their arguments' children and forward lists */
 	for (uint32_t a = 0; a < op->n_args; a++) {
 		uint32_t p = sc->op_args[op->args + a];
-		uint32_t ps = rt_storage_of(rt, p);
+		uint32_t ps = sc->arg_storage[op->args + a];
+		if (!rt->w_chi) {
+			rt->n_chi[p] += op->n_outs;
+			rt->n_sfwd[ps] += op->n_outs;
+			continue;
+		}
 		for (uint32_t k = 0; k < op->n_outs; k++) {
 			uint32_t os = rt_storage_of(rt, op->outs + k);
-			rt->chi_s[rt->chi_off[p] + rt->n_chi[p]] = os;
-			rt->chi[rt->chi_off[p] + rt->n_chi[p]++] = op->outs + k;
-			rt->sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = os;
+			rt->w_chi_s[rt->chi_off[p] + rt->n_chi[p]] = os;
+			rt->w_chi[rt->chi_off[p] + rt->n_chi[p]++] = op->outs + k;
+			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = os;
 		}
 	}
 	/* New edges (arguments to outputs) and computes: memoized reaches
@@ -1445,49 +1455,55 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	for (size_t i = 0; i < s->n_storages; i++)
 		rt->st[i].ecn = RT_NONE;
 	rt->defined = xcalloc(s->n_tensors + 1, 1);
-	rt->par_off = xmalloc((s->n_tensors + 1) * sizeof *rt->par_off);
-	rt->n_par = xmalloc((s->n_tensors + 1) * sizeof *rt->n_par);
-	rt->chi_off = xmalloc((s->n_tensors + 1) * sizeof *rt->chi_off);
+	rt->ts = s->tensor_storage;
+	rt->par = s->op_args;
+	rt->par_off = s->tensor_args;
+	rt->n_par = s->tensor_nargs;
+	rt->par_s = s->arg_storage;
+	rt->chi = s->tensor_children;
+	rt->chi_off = s->tensor_child_off;
+	rt->chi_s = s->child_storage;
+	rt->sfwd = s->storage_fwd;
+	rt->sfwd_off = s->storage_fwd_off;
+	rt->srev = s->storage_rev;
+	rt->srev_off = s->storage_rev_off;
 	rt->n_chi = xcalloc(s->n_tensors + 1, sizeof *rt->n_chi);
-	size_t npar = 0;
-	for (size_t t = 0; t < s->n_tensors; t++) {
-		const struct sched_op *op = &s->ops[s->tensors[t].op];
-		rt->par_off[t] = (uint32_t)npar;
-		rt->n_par[t] = op->n_args;
-		npar += op->n_args;
-		rt->chi_off[t] = s->tensors[t].children;
-	}
-	rt->par = xmalloc((npar + 1) * sizeof *rt->par);
-	rt->par_s = xmalloc((npar + 1) * sizeof *rt->par_s);
-	for (size_t t = 0; t < s->n_tensors; t++) {
-		const struct sched_op *op = &s->ops[s->tensors[t].op];
-		memcpy(rt->par + rt->par_off[t], s->op_args + op->args, op->n_args * sizeof *rt->par);
-		for (uint32_t a = 0; a < op->n_args; a++)
-			rt->par_s[rt->par_off[t] + a] = s->tensors[s->op_args[op->args + a]].storage;
-	}
-	size_t nchi = 0;
-	for (size_t t = 0; t < s->n_tensors; t++)
-		nchi += s->tensors[t].n_children;
-	rt->chi = xmalloc((nchi + 1) * sizeof *rt->chi);
-	/* Storage-level lists: room for all edges of all tensors of each. */
-	rt->sfwd_off = xmalloc((s->n_storages + 1) * sizeof *rt->sfwd_off);
-	rt->srev_off = xmalloc((s->n_storages + 1) * sizeof *rt->srev_off);
 	rt->n_sfwd = xcalloc(s->n_storages + 1, sizeof *rt->n_sfwd);
 	rt->n_srev = xcalloc(s->n_storages + 1, sizeof *rt->n_srev);
-	size_t nf = 0, nr = 0;
-	for (size_t x = 0; x < s->n_storages; x++) {
-		const struct sched_storage *ss = &s->storages[x];
-		rt->sfwd_off[x] = (uint32_t)nf;
-		rt->srev_off[x] = (uint32_t)nr;
-		for (uint32_t i = 0; i < ss->n_tensors; i++) {
-			uint32_t t = s->storage_tensors[ss->tensors + i];
-			nf += s->tensors[t].n_children;
-			nr += s->ops[s->tensors[t].op].n_args;
+	if (rt->v1) {
+		/* Banishing edits the lists: copies, appended to as ops come. */
+		size_t nchi = s->n_tensors ? s->tensor_child_off[s->n_tensors - 1] +
+						     s->tensors[s->n_tensors - 1].n_children : 0;
+		/* Each tensor has its own copy of its op's arguments (the
+		 * siblings' lists lose different parents). */
+		size_t npar = 0;
+		for (size_t t = 0; t < s->n_tensors; t++)
+			npar += s->tensor_nargs[t];
+		rt->w_par_off = xmalloc((s->n_tensors + 1) * sizeof *rt->w_par_off);
+		rt->w_par = xmalloc((npar + 1) * sizeof *rt->w_par);
+		rt->w_par_s = xmalloc((npar + 1) * sizeof *rt->w_par_s);
+		npar = 0;
+		for (size_t t = 0; t < s->n_tensors; t++) {
+			uint32_t a = s->tensor_args[t], n = s->tensor_nargs[t];
+			rt->w_par_off[t] = (uint32_t)npar;
+			memcpy(rt->w_par + npar, s->op_args + a, n * sizeof *rt->w_par);
+			memcpy(rt->w_par_s + npar, s->arg_storage + a, n * sizeof *rt->w_par_s);
+			npar += n;
 		}
+		rt->w_n_par = xmemdup(s->tensor_nargs, (s->n_tensors + 1) * sizeof *rt->w_n_par);
+		rt->par_off = rt->w_par_off;
+		rt->w_chi = xmalloc((nchi + 1) * sizeof *rt->w_chi);
+		rt->w_chi_s = xmalloc((nchi + 1) * sizeof *rt->w_chi_s);
+		rt->w_sfwd = xmalloc(((size_t)s->storage_fwd_off[s->n_storages] + 1) * sizeof *rt->w_sfwd);
+		rt->w_srev = xmalloc(((size_t)s->storage_rev_off[s->n_storages] + 1) * sizeof *rt->w_srev);
+		rt->par = rt->w_par;
+		rt->par_s = rt->w_par_s;
+		rt->n_par = rt->w_n_par;
+		rt->chi = rt->w_chi;
+		rt->chi_s = rt->w_chi_s;
+		rt->sfwd = rt->w_sfwd;
+		rt->srev = rt->w_srev;
 	}
-	rt->sfwd = xmalloc((nf + 1) * sizeof *rt->sfwd);
-	rt->srev = xmalloc((nr + 1) * sizeof *rt->srev);
-	rt->chi_s = xmalloc((nchi + 1) * sizeof *rt->chi_s);
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
@@ -1548,18 +1564,17 @@ static void state_free(struct runtime_state *rt)
 	u64set_free(&rt->deps);
 	free(rt->st);
 	free(rt->key);
-	free(rt->sfwd);
-	free(rt->srev);
-	free(rt->sfwd_off);
-	free(rt->srev_off);
+	free(rt->w_par);
+	free(rt->w_par_off);
+	free(rt->w_n_par);
+	free(rt->w_par_s);
+	free(rt->w_chi);
+	free(rt->w_chi_s);
+	free(rt->w_sfwd);
+	free(rt->w_srev);
 	free(rt->n_sfwd);
 	free(rt->n_srev);
 	free(rt->defined);
-	free(rt->par);
-	free(rt->par_off);
-	free(rt->n_par);
-	free(rt->chi);
-	free(rt->chi_off);
 	free(rt->n_chi);
 	free(rt->uf_parent);
 	free(rt->uf_value);
@@ -1570,8 +1585,6 @@ static void state_free(struct runtime_state *rt)
 	free(rt->mark_b);
 	free(rt->mark_c);
 	free(rt->tag);
-	free(rt->par_s);
-	free(rt->chi_s);
 }
 
 int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)

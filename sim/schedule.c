@@ -924,6 +924,67 @@ static void finish_outputs(struct builder *b)
 	free(seen);
 }
 
+/* The derived lists of struct schedule that replays read (see there):
+ * storage-level edges in the order runtime.c's cmd_compute meets them. */
+static void build_replay_lists(struct schedule *s, size_t n_children)
+{
+	const size_t nt = s->n_tensors, ns = s->n_storages;
+	s->tensor_storage = xmalloc((nt + 1) * sizeof *s->tensor_storage);
+	s->tensor_args = xmalloc((nt + 1) * sizeof *s->tensor_args);
+	s->tensor_nargs = xmalloc((nt + 1) * sizeof *s->tensor_nargs);
+	s->tensor_child_off = xmalloc((nt + 1) * sizeof *s->tensor_child_off);
+	for (size_t t = 0; t < nt; t++) {
+		s->tensor_storage[t] = s->tensors[t].storage;
+		s->tensor_args[t] = s->ops[s->tensors[t].op].args;
+		s->tensor_nargs[t] = s->ops[s->tensors[t].op].n_args;
+		s->tensor_child_off[t] = s->tensors[t].children;
+	}
+	s->arg_storage = xmalloc((s->n_op_args + 1) * sizeof *s->arg_storage);
+	for (size_t i = 0; i < s->n_op_args; i++)
+		s->arg_storage[i] = s->tensor_storage[s->op_args[i]];
+	s->child_storage = xmalloc((n_children + 1) * sizeof *s->child_storage);
+	for (size_t i = 0; i < n_children; i++)
+		s->child_storage[i] = s->tensor_storage[s->tensor_children[i]];
+
+	uint32_t *nf = xcalloc(ns + 1, sizeof *nf), *nr = xcalloc(ns + 1, sizeof *nr);
+	for (size_t o = 0; o < s->n_ops; o++) {
+		const struct sched_op *op = &s->ops[o];
+		for (uint32_t k = 0; k < op->n_outs; k++)
+			nr[s->tensor_storage[op->outs + k]] += op->n_args;
+		for (uint32_t a = 0; a < op->n_args; a++)
+			nf[s->arg_storage[op->args + a]] += op->n_outs;
+	}
+	s->storage_fwd_off = xmalloc((ns + 1) * sizeof *s->storage_fwd_off);
+	s->storage_rev_off = xmalloc((ns + 1) * sizeof *s->storage_rev_off);
+	uint32_t af = 0, ar = 0;
+	for (size_t x = 0; x < ns; x++) {
+		s->storage_fwd_off[x] = af;
+		s->storage_rev_off[x] = ar;
+		af += nf[x];
+		ar += nr[x];
+		nf[x] = nr[x] = 0;
+	}
+	s->storage_fwd_off[ns] = af;
+	s->storage_rev_off[ns] = ar;
+	s->storage_fwd = xmalloc(((size_t)af + 1) * sizeof *s->storage_fwd);
+	s->storage_rev = xmalloc(((size_t)ar + 1) * sizeof *s->storage_rev);
+	for (size_t o = 0; o < s->n_ops; o++) {
+		const struct sched_op *op = &s->ops[o];
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			uint32_t os = s->tensor_storage[op->outs + k];
+			for (uint32_t a = 0; a < op->n_args; a++)
+				s->storage_rev[s->storage_rev_off[os] + nr[os]++] = s->arg_storage[op->args + a];
+		}
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t ps = s->arg_storage[op->args + a];
+			for (uint32_t k = 0; k < op->n_outs; k++)
+				s->storage_fwd[s->storage_fwd_off[ps] + nf[ps]++] = s->tensor_storage[op->outs + k];
+		}
+	}
+	free(nf);
+	free(nr);
+}
+
 /* Children (one entry per argument slot) and storage members, as CSR. */
 static void build_lists(struct schedule *s)
 {
@@ -962,6 +1023,7 @@ static void build_lists(struct schedule *s)
 		struct sched_storage *st = &s->storages[s->tensors[t].storage];
 		s->storage_tensors[st->tensors + st->n_tensors++] = (uint32_t)t;
 	}
+	build_replay_lists(s, n_children);
 }
 
 static int build(const char *name, const char *data, size_t len, const struct read_options *opt,
@@ -1083,6 +1145,16 @@ void schedule_free(struct schedule *s)
 	free(s->op_args);
 	free(s->tensor_children);
 	free(s->storage_tensors);
+	free(s->tensor_storage);
+	free(s->tensor_args);
+	free(s->tensor_nargs);
+	free(s->tensor_child_off);
+	free(s->arg_storage);
+	free(s->child_storage);
+	free(s->storage_fwd);
+	free(s->storage_fwd_off);
+	free(s->storage_rev);
+	free(s->storage_rev_off);
 	free(s->strings);
 	free(s);
 }

@@ -47,6 +47,13 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+void *xmemdup(const void *p, size_t n)
+{
+	void *q = xmalloc(n);
+	memcpy(q, p, n);
+	return q;
+}
+
 void xgrow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)

@@ -29,6 +29,8 @@ void *xmalloc(size_t bytes);
 void *xcalloc(size_t n, size_t bytes);
 void *xrealloc(void *p, size_t bytes);
 char *xstrdup(const char *s);
+/** A new copy of the n bytes at p. */
+void *xmemdup(const void *p, size_t n);
 /** Grow *p (of *cap elements of elem bytes) to hold at least need elements. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
 #define XGROW(p, cap, need) xgrow((void **)&(p), &(cap), (need), sizeof(*(p)))
