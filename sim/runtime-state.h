@@ -120,9 +120,10 @@ struct runtime_state {
 	/* The members' keys in pool order (pkey[i] == key[pool[i]] for each
 	 * member; holes hold junk): what the scans read, sequentially. */
 	struct rt_key *pkey;
-	/* Some key left the range where the integer scans order and tie as
-	 * the reference's doubles do: a last access (RT_NEVER aside) outside
-	 * [0, RT_NARROW], a compute outside +-RT_NARROW, a size over it. */
+	/* Some key may leave the range where the integer scans order and tie
+	 * as the reference's doubles do (a compute outside +-RT_NARROW, a size
+	 * over it), known from the schedule when the run starts; the last
+	 * accesses are clock readings, which the scans check. */
 	bool wide;
 	uint32_t pool_end, pool_cap; /* slots used (members + holes), allocated */
 	size_t pool_len;             /* members */

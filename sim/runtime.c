@@ -173,13 +173,27 @@ static void pool_append(struct runtime_state *rt, uint32_t s)
 /* After key[s] changed: keep the pool-order copy in step. */
 static inline void key_sync(struct runtime_state *rt, uint32_t s)
 {
-	const struct rt_key *k = &rt->key[s];
-	const int64_t lim = RT_NARROW;
-	if ((k->last != RT_NEVER && (k->last > lim || k->last < 0)) || k->compute > lim ||
-	    k->compute < -lim || k->size > (uint64_t)lim)
-		rt->wide = true;
 	if (rt->st[s].in_pool)
-		rt->pkey[rt->st[s].pool_pos] = *k;
+		rt->pkey[rt->st[s].pool_pos] = rt->key[s];
+}
+
+/* Whether a key may ever be wide (runtime-state.h), known from the
+ * schedule: sizes are the storages' own, a storage's compute is a sum of
+ * distinct op costs (non-negative: the reader refuses others), so at most
+ * their total. Last accesses are clock readings, which the scans check
+ * themselves. */
+static bool keys_may_be_wide(const struct schedule *s)
+{
+	uint64_t total = 0;
+	for (size_t o = 0; o < s->n_ops; o++) {
+		if (s->ops[o].cost < 0 || (uint64_t)s->ops[o].cost > RT_NARROW - total)
+			return true;
+		total += (uint64_t)s->ops[o].cost;
+	}
+	for (size_t x = 0; x < s->n_storages; x++)
+		if (s->storages[x].size > (uint64_t)RT_NARROW)
+			return true;
+	return false;
 }
 
 static bool pool_remove(struct runtime_state *rt, uint32_t s)
@@ -1530,6 +1544,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
 	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
+	rt->wide = keys_may_be_wide(s);
 	rt->budget = cfg->budget;
 	rt->clock = 1;
 	rt->rng = cfg->seed;

@@ -22,6 +22,8 @@
 #include "test-common.h"
 
 static uint64_t rng;
+/* Sizes and op times are written shifted left by these (wide_keys_agree). */
+static unsigned size_shift, time_shift;
 
 static uint32_t rnd(uint32_t n)
 {
@@ -74,7 +76,8 @@ static char *random_log(int steps, bool wild)
 	for (int i = 0, nc = 2 + (int)rnd(4); i < nc; i++) {
 		uint32_t x = next++;
 		put(&t, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"x%u\"}\n", x);
-		put(&t, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"x%u\"}\n", 8 + rnd(64), x);
+		put(&t, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%llu\",\"NAME\":\"x%u\"}\n",
+		    (unsigned long long)(8 + rnd(64)) << size_shift, x);
 		live[n_live++] = x;
 	}
 	for (int i = 0; i < steps; i++) {
@@ -94,11 +97,11 @@ static char *random_log(int steps, bool wild)
 				res[r] = next++;
 				put(&t, "%s\"x%u\"", r ? "," : "", res[r]);
 			}
-			put(&t, "],\"TIME\":\"%u\"}\n", 1 + rnd(1000));
+			put(&t, "],\"TIME\":\"%llu\"}\n", (unsigned long long)(1 + rnd(1000)) << time_shift);
 			for (uint32_t r = 0; r < nr; r++) {
 				bool view = (wild || (na == 1 && nr == 1)) && rnd(5) == 0;
-				put(&t, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"x%u\"}\n",
-				    view ? 0 : 4 + rnd(200), res[r]);
+				put(&t, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%llu\",\"NAME\":\"x%u\"}\n",
+				    (unsigned long long)(view ? 0 : 4 + rnd(200)) << size_shift, res[r]);
 				put(&t, "{\"ALIAS\":\"%d\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"x%u\"}\n",
 				    view ? (int)rnd(na) : -1, res[r]);
 				live[n_live++] = res[r];
@@ -106,7 +109,8 @@ static char *random_log(int steps, bool wild)
 		} else if (k < 66 && n_live > 0 && !shared[live[0]]) {
 			uint32_t a = live[0], b = live[rnd(n_live)];
 			put(&t, "{\"ARGS\":[\"x%u\",\"x%u\"],\"INSTRUCTION\":\"MUTATE\",\"MUTATE\":[0],"
-				"\"NAME\":\"add_\",\"TIME\":\"%u\"}\n", a, b, 1 + rnd(300));
+				"\"NAME\":\"add_\",\"TIME\":\"%llu\"}\n", a, b,
+			    (unsigned long long)(1 + rnd(300)) << time_shift);
 		} else if (k < 71 && n_live > 0 && n_live < 500) {
 			uint32_t x = next++;
 			uint32_t src = live[rnd(n_live)];
@@ -249,6 +253,60 @@ START_TEST(all_heuristics_hold)
 }
 END_TEST
 
+/* Keys past 2^50 (sizes, computes) take the heuristics' double scans
+ * instead of their integer ones. Scaling every size by 2^44 and every op
+ * time by 2^40 scales each cost by a power of two, which doubles keep
+ * exactly, so both paths must make the same choices: the same outcome,
+ * evictions, remats, evaluations and accesses, with remat compute and
+ * clock scaled, for all 24 heuristics. */
+START_TEST(wide_keys_agree)
+{
+	static const double ratios[] = {0.3, 0.6, 0.9};
+	struct baseline bn, bw;
+	struct rs_error err;
+	struct schedule *narrow = random_schedule(4242u + (uint64_t)_i, 80, 250, false, &bn);
+	size_shift = 44;
+	time_shift = 40;
+	struct schedule *wide = random_schedule(4242u + (uint64_t)_i, 80, 250, false, &bw);
+	size_shift = time_shift = 0;
+	ck_assert_uint_eq(bw.memory, bn.memory << 44);
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	int compared = 0;
+	for (size_t h = 0; h < nh; h++) {
+		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+			struct point_config pc = {
+				.heuristic = &hs[h],
+				.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED : RUNTIME_V2_EAGER,
+				.budget = (uint64_t)((double)bn.memory * ratios[r]),
+				.overhead_limit = 2, .seed = 11,
+			};
+			struct point_result pn, pw;
+			if (point_run(narrow, &bn, &pc, &pn, &err))
+				continue; /* the region error: nothing to compare */
+			pc.budget <<= 44;
+			ck_assert_msg(point_run(wide, &bw, &pc, &pw, &err) == 0, "%s", err.msg);
+			const struct runtime_result *n = &pn.run, *w = &pw.run;
+			ck_assert_msg(n->outcome == w->outcome && n->evictions == w->evictions &&
+					      n->remats == w->remats && n->heuristic_evals == w->heuristic_evals &&
+					      n->heuristic_accesses == w->heuristic_accesses &&
+					      w->remat_compute == n->remat_compute << 40 &&
+					      w->clock - 1 == (n->clock - 1) << 40,
+				      "log %d, %s at %.1f: narrow %s %llu evictions %llu evals, "
+				      "wide %s %llu evictions %llu evals",
+				      _i, hs[h].name, ratios[r], outcome_name(n->outcome),
+				      (unsigned long long)n->evictions, (unsigned long long)n->heuristic_evals,
+				      outcome_name(w->outcome), (unsigned long long)w->evictions,
+				      (unsigned long long)w->heuristic_evals);
+			compared++;
+		}
+	}
+	ck_assert_int_gt(compared, 60);
+	schedule_free(narrow);
+	schedule_free(wide);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("differential");
@@ -256,6 +314,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, memo_equals_walk, 0, 60);
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
+	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	suite_add_tcase(su, tc);
 	return run_suite(su);
 }
