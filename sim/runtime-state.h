@@ -22,6 +22,14 @@
 #include "runtime.h"
 #include "schedule.h"
 
+/* Hot loops over bitsets and key arrays are also built for x86-64-v3
+ * (AVX2, BMI), the loader picking what the CPU has (runtime.c). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
+#define RT_WIDE __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define RT_WIDE
+#endif
+
 #define RT_NONE UINT32_MAX
 #define RT_BROKEN 100 /* a stop code beside OUTCOME_OOM, OUTCOME_THRASH */
 #define RT_NEVER INT64_MIN /* last access "-inf" */
@@ -29,8 +37,7 @@
  * orders and ties (a relative gap of over 2^-50 between 1/a and 1/b,
  * wider than an ulp): see the integer scans in heuristics.c. */
 #define RT_NARROW (INT64_C(1) << 50)
-/* A hole's key in rt->pkey: size 0, compute and last INT64_MAX, so that a
- * minimum over compute or last, or a maximum over size, passes it by. */
+
 
 /* The evicted neighbourhood of a storage in one direction (region.py). */
 struct region {
@@ -117,9 +124,12 @@ struct runtime_state {
 
 	/* The pool in joining order, with holes (RT_NONE) where members left. */
 	uint32_t *pool;
-	/* The members' keys in pool order (pkey[i] == key[pool[i]] for each
-	 * member; holes hold junk): what the scans read, sequentially. */
-	struct rt_key *pkey;
+	/* The members' keys in pool order, a field per array (pk_size[i] ==
+	 * key[pool[i]].size for each member, and so on): what the scans read,
+	 * sequentially. A hole holds size 0, compute and last INT64_MAX, which
+	 * a minimum over compute or last, or a maximum over size, passes by. */
+	uint64_t *pk_size;
+	int64_t *pk_compute, *pk_last;
 	/* Some key may leave the range where the integer scans order and tie
 	 * as the reference's doubles do (a compute outside +-RT_NARROW, a size
 	 * over it), known from the schedule when the run starts; the last

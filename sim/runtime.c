@@ -138,6 +138,14 @@ static uint32_t next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
  * transformer log over compacting as holes appear. Scans read the array
  * sequentially instead of chasing list links. */
 
+/* Slot i's keys become storage s's. */
+static inline void pk_put(struct runtime_state *rt, uint32_t i, uint32_t s)
+{
+	rt->pk_size[i] = rt->key[s].size;
+	rt->pk_compute[i] = rt->key[s].compute;
+	rt->pk_last[i] = rt->key[s].last;
+}
+
 static void pool_compact(struct runtime_state *rt)
 {
 	uint32_t n = 0;
@@ -146,7 +154,9 @@ static void pool_compact(struct runtime_state *rt)
 		if (s == RT_NONE)
 			continue;
 		rt->pool[n] = s;
-		rt->pkey[n] = rt->pkey[i];
+		rt->pk_size[n] = rt->pk_size[i];
+		rt->pk_compute[n] = rt->pk_compute[i];
+		rt->pk_last[n] = rt->pk_last[i];
 		rt->st[s].pool_pos = n++;
 	}
 	rt->pool_end = n;
@@ -161,15 +171,17 @@ static void pool_append(struct runtime_state *rt, uint32_t s)
 		if (rt->pool_end - rt->pool_len > rt->pool_len / 2) {
 			pool_compact(rt);
 		} else {
-			size_t cap = rt->pool_cap, kcap = rt->pool_cap;
+			size_t cap = rt->pool_cap, c1 = cap, c2 = cap, c3 = cap;
 			XGROW(rt->pool, cap, (size_t)rt->pool_end + 1);
-			XGROW(rt->pkey, kcap, cap);
+			XGROW(rt->pk_size, c1, cap);
+			XGROW(rt->pk_compute, c2, cap);
+			XGROW(rt->pk_last, c3, cap);
 			rt->pool_cap = (uint32_t)cap;
 		}
 	}
 	x->in_pool = true;
 	x->pool_pos = rt->pool_end;
-	rt->pkey[rt->pool_end] = rt->key[s];
+	pk_put(rt, rt->pool_end, s);
 	rt->pool[rt->pool_end++] = s;
 	rt->pool_len++;
 }
@@ -178,7 +190,7 @@ static void pool_append(struct runtime_state *rt, uint32_t s)
 static inline void key_sync(struct runtime_state *rt, uint32_t s)
 {
 	if (rt->st[s].in_pool)
-		rt->pkey[rt->st[s].pool_pos] = rt->key[s];
+		pk_put(rt, rt->st[s].pool_pos, s);
 }
 
 /* Whether a key may ever be wide (runtime-state.h), known from the
@@ -207,7 +219,9 @@ static bool pool_remove(struct runtime_state *rt, uint32_t s)
 		return false;
 	x->in_pool = false;
 	rt->pool[x->pool_pos] = RT_NONE;
-	rt->pkey[x->pool_pos] = (struct rt_key){0, INT64_MAX, INT64_MAX}; /* see RT_HOLE */
+	rt->pk_size[x->pool_pos] = 0; /* a hole's keys: see pk_size */
+	rt->pk_compute[x->pool_pos] = INT64_MAX;
+	rt->pk_last[x->pool_pos] = INT64_MAX;
 	rt->pool_len--;
 	return true;
 }
@@ -404,11 +418,6 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
  * glibc) they are also built for x86-64-v3 (AVX2, BMI: wider or-ing and
  * one-instruction bit walks), and the loader picks what the CPU has; 10-15%
  * on the region heuristics. Elsewhere: one portable build. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
-#define RT_WIDE __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define RT_WIDE
-#endif
 
 static inline void bits_clear(uint64_t *a, uint32_t w)
 {
@@ -1428,7 +1437,9 @@ static void check_state(struct runtime_state *rt)
 		 * rematerialized output; it then joins the pool unlocked, pin and
 		 * all, as in simrd (same numbers). */
 		bool should = (rt->tag[i] & 1) && x->ref_int == 0 && (!x->pinned || x->banished);
-		if (x->in_pool && memcmp(&rt->pkey[x->pool_pos], &rt->key[i], sizeof rt->key[i]))
+		if (x->in_pool && (rt->pk_size[x->pool_pos] != rt->key[i].size ||
+				   rt->pk_compute[x->pool_pos] != rt->key[i].compute ||
+				   rt->pk_last[x->pool_pos] != rt->key[i].last))
 			bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
 		if (should != x->in_pool)
 			bug_at(rt, should ? "a material unlocked storage is not in the pool"
@@ -1599,7 +1610,9 @@ static void state_free(struct runtime_state *rt)
 	free(rt->uf_value);
 	free(rt->stk);
 	free(rt->pool);
-	free(rt->pkey);
+	free(rt->pk_size);
+	free(rt->pk_compute);
+	free(rt->pk_last);
 	free(rt->mark_a);
 	free(rt->mark_b);
 	free(rt->mark_c);
