@@ -61,54 +61,42 @@ static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s, cons
 	return x->compute + r[0].compute + r[1].compute;
 }
 
-/* eq: compute plus the distinct classes of the evicted neighbours. As
- * rt_evicted_neighbors then rt_uf_find on each in turn, fused: each
- * distinct evicted neighbour's class is found as it is met (the same finds
- * in the same order, so the same path compression and access counts), the
- * distinct roots kept on the scratch stack. */
+/* eq: compute plus the distinct classes of the evicted neighbours: each
+ * distinct evicted neighbour's class is found in turn (the reference's
+ * order, so the same path compression and access counts), the distinct
+ * roots kept on the scratch stack. The neighbours come from the kept list
+ * (rt_evicted_list), but the accesses are the reference's: one per edge
+ * walked, plus the finds. */
 static int64_t num_eq(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
 	int64_t sum = x->compute;
-	uint32_t ns = rt->n_srev[s], nf = rt->n_sfwd[s];
-	uint64_t acc = (uint64_t)ns + nf;
-	if (++rt->stamp_a == 0) {
-		memset(rt->mark_a, 0, rt->s->n_storages * sizeof *rt->mark_a);
-		rt->stamp_a = 1;
-	}
-	const uint32_t stamp = rt->stamp_a;
-	if (rt->stk_cap - rt->stk_len < (size_t)ns + nf)
-		XGROW(rt->stk, rt->stk_cap, rt->stk_len + ns + nf);
+	uint64_t acc = (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
+	uint32_t n;
+	const uint32_t *nb = rt_evicted_list(rt, s, &n);
+	if (rt->stk_cap - rt->stk_len < n)
+		XGROW(rt->stk, rt->stk_cap, rt->stk_len + n);
 	uint32_t *roots = rt->stk + rt->stk_len, nr = 0;
-	uint32_t *mark = rt->mark_a, *parent = rt->uf_parent;
-	const uint32_t *tag = rt->tag;
+	uint32_t *parent = rt->uf_parent;
 	const struct rt_storage *st = rt->st;
-	for (int dir = 0; dir < 2; dir++) {
-		const uint32_t *list = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
-		uint32_t n = dir ? nf : ns;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t us = list[j];
-			if ((tag[us] & 1) || us == s || mark[us] == stamp)
-				continue;
-			mark[us] = stamp;
-			/* rt_uf_find, inlined: one access per node on the path */
-			uint32_t y = st[us].ecn, r = y;
+	for (uint32_t j = 0; j < n; j++) {
+		/* rt_uf_find, inlined: one access per node on the path */
+		uint32_t y = st[nb[j]].ecn, r = y;
+		acc++;
+		while (parent[r] != RT_NONE) {
+			r = parent[r];
 			acc++;
-			while (parent[r] != RT_NONE) {
-				r = parent[r];
-				acc++;
-			}
-			while (y != r && parent[y] != r) {
-				uint32_t next = parent[y];
-				parent[y] = r;
-				y = next;
-			}
-			bool seen = false;
-			for (uint32_t k = 0; k < nr && !seen; k++)
-				seen = roots[k] == r;
-			if (!seen) {
-				roots[nr++] = r;
-				sum += rt->uf_value[r];
-			}
+		}
+		while (y != r && parent[y] != r) {
+			uint32_t next = parent[y];
+			parent[y] = r;
+			y = next;
+		}
+		bool seen = false;
+		for (uint32_t k = 0; k < nr && !seen; k++)
+			seen = roots[k] == r;
+		if (!seen) {
+			roots[nr++] = r;
+			sum += rt->uf_value[r];
 		}
 	}
 	rt->res->heuristic_accesses += acc;

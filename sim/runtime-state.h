@@ -117,6 +117,13 @@ struct runtime_state {
 	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */
 	uint32_t *uf_parent;
 	int64_t *uf_value;
+	/* Per storage, its distinct evicted neighbours (itself aside) in the
+	 * order a walk of its reverse then forward list meets them, kept while
+	 * en_valid says so: a neighbour's materiality changing or an edge being
+	 * added clears it (rt_en_changed). At en_off[s], room for all of s's
+	 * edges; en_len[s] used. */
+	uint32_t *en, *en_off, *en_len;
+	uint8_t *en_valid;
 	size_t uf_len, uf_cap;
 
 	/* V1 evicted dependents: (storage << 32 | tensor) pairs. */
@@ -166,6 +173,8 @@ static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 
 /** Union-find root of node x, compressing the path; counts an access per node. */
 uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x);
+/** The distinct evicted neighbours of s (kept lists, see en): *n of them. */
+const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n);
 /** Push the distinct evicted neighbour storages of s on rt->stk (counts accesses). */
 void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s);
 /** Rebuild region r of base storage `base` (reverse: through parents). */

@@ -297,6 +297,41 @@ static void uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
 	rt->uf_value[r] = rt->uf_value[l] + rt->uf_value[r];
 }
 
+/* Storage v's materiality or edges changed: forget the kept evicted
+ * neighbour lists that may hold it (its neighbours', and its own). */
+static void en_changed(struct runtime_state *rt, uint32_t v)
+{
+	const uint32_t *l = rt->srev + rt->srev_off[v];
+	for (uint32_t j = 0, n = rt->n_srev[v]; j < n; j++)
+		rt->en_valid[l[j]] = 0;
+	l = rt->sfwd + rt->sfwd_off[v];
+	for (uint32_t j = 0, n = rt->n_sfwd[v]; j < n; j++)
+		rt->en_valid[l[j]] = 0;
+	rt->en_valid[v] = 0;
+}
+
+const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
+{
+	uint32_t *list = rt->en + rt->en_off[s];
+	if (!rt->en_valid[s]) {
+		uint32_t stamp = next_stamp(&rt->stamp_a, rt->mark_a, rt->s->n_storages), k = 0;
+		for (int dir = 0; dir < 2; dir++) {
+			const uint32_t *l = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
+			for (uint32_t j = 0, m = dir ? rt->n_sfwd[s] : rt->n_srev[s]; j < m; j++) {
+				uint32_t us = l[j];
+				if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
+					rt->mark_a[us] = stamp;
+					list[k++] = us;
+				}
+			}
+		}
+		rt->en_len[s] = k;
+		rt->en_valid[s] = 1;
+	}
+	*n = rt->en_len[s];
+	return list;
+}
+
 void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s)
 {
 	const struct schedule *sc = rt->s;
@@ -926,6 +961,8 @@ static void evict(struct runtime_state *rt, uint32_t s)
 		bug_at(rt, "evicting a locked storage", s);
 	rt->tag[s] &= ~1u;
 	reach_changed(rt, s);
+	if (rt->eqclass)
+		en_changed(rt, s);
 	rt->memory -= rt->key[s].size;
 	pool_remove(rt, s);
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
@@ -1139,6 +1176,9 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	rt->memory -= dup;
 	for (size_t i = bs; i < es; i++)
 		reach_changed(rt, rt->stk[i]);
+	if (rt->eqclass)
+		for (size_t i = bs; i < es; i++)
+			en_changed(rt, rt->stk[i]);
 	for (size_t i = bs; i < es; i++) {
 		if (rt->st[rt->stk[i]].ref_int)
 			bug_at(rt, "a new storage is locked", rt->stk[i]);
@@ -1332,6 +1372,13 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		for (uint32_t k = 0; k < op->n_outs; k++)
 			reach_changed(rt, rt_storage_of(rt, op->outs + k));
 	}
+	if (rt->eqclass) {
+		/* the outputs' lists grew, and so did the arguments' (which are
+		 * now in the outputs' lists, so en_changed on an output reaches
+		 * them) */
+		for (uint32_t k = 0; k < op->n_outs; k++)
+			en_changed(rt, rt_storage_of(rt, op->outs + k));
+	}
 	if (rt->v1) {
 		for (uint32_t k = 0; k < op->n_outs; k++) {
 			uint32_t t = op->outs + k;
@@ -1455,6 +1502,24 @@ static void check_state(struct runtime_state *rt)
 	if (rt->memory > rt->budget)
 		rs_bug("command %zu: memory in use %llu over the budget %llu", rt->cmd,
 		       (unsigned long long)rt->memory, (unsigned long long)rt->budget);
+	/* A few kept evicted-neighbour lists per command, against a fresh
+	 * walk (a stale list stays stale until cleared, so sampling finds it). */
+	if (rt->eqclass) {
+		for (uint32_t k = 0; k < 4; k++) {
+			uint32_t x = (uint32_t)((rt->cmd * 4 + k) * 7919u % sc->n_storages);
+			if (!rt->en_valid[x])
+				continue;
+			uint32_t n = rt->en_len[x];
+			uint32_t *kept = xmalloc((n + 1) * sizeof *kept);
+			memcpy(kept, rt->en + rt->en_off[x], n * sizeof *kept);
+			rt->en_valid[x] = 0;
+			uint32_t m;
+			const uint32_t *fresh = rt_evicted_list(rt, x, &m);
+			if (m != n || memcmp(kept, fresh, n * sizeof *kept))
+				bug_at(rt, "a kept evicted-neighbour list is stale", x);
+			free(kept);
+		}
+	}
 	/* A few memoized reaches per command (all of them would be quadratic):
 	 * a stale row stays stale until forgotten, so sampling finds it. */
 	if (rt->rw) {
@@ -1556,6 +1621,15 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->dfs_pos = xmalloc((n + 1) * sizeof *rt->dfs_pos);
 		rt->scc = xmalloc((n + 1) * sizeof *rt->scc);
 	}
+	if (rt->eqclass) {
+		size_t ne = (size_t)s->storage_fwd_off[s->n_storages] + s->storage_rev_off[s->n_storages];
+		rt->en = xmalloc((ne + 1) * sizeof *rt->en);
+		rt->en_off = xmalloc((s->n_storages + 1) * sizeof *rt->en_off);
+		rt->en_len = xcalloc(s->n_storages + 1, sizeof *rt->en_len);
+		rt->en_valid = xcalloc(s->n_storages + 1, sizeof *rt->en_valid);
+		for (size_t x = 0; x < s->n_storages; x++)
+			rt->en_off[x] = s->storage_fwd_off[x] + s->storage_rev_off[x];
+	}
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
 	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
@@ -1606,6 +1680,10 @@ static void state_free(struct runtime_state *rt)
 	free(rt->n_srev);
 	free(rt->defined);
 	free(rt->n_chi);
+	free(rt->en);
+	free(rt->en_off);
+	free(rt->en_len);
+	free(rt->en_valid);
 	free(rt->uf_parent);
 	free(rt->uf_value);
 	free(rt->stk);
