@@ -160,7 +160,7 @@ static int fast_value(struct fp *f, int depth)
 			q++;
 		const char *digits = q;
 		int64_t x = 0;
-		while (q < f->end && *q >= '0' && *q <= '9' && q - digits < 19)
+		while (q < f->end && *q >= '0' && *q <= '9' && q - digits < 18)
 			x = x * 10 + (*q++ - '0');
 		size_t nd = (size_t)(q - digits);
 		if (nd == 0 || nd > 18 || (nd > 1 && digits[0] == '0'))
