@@ -58,7 +58,7 @@ static inline struct frac whole(int64_t v)
 static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
 	const struct region *r = &rt->reg[2 * (size_t)s];
-	return x->compute + r[0].compute + r[1].compute;
+	return rt_wadd(rt_wadd(x->compute, r[0].compute), r[1].compute);
 }
 
 /* eq: compute plus the distinct classes of the evicted neighbours: each
@@ -126,7 +126,7 @@ static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s, cons
 
 static inline struct frac h_msps(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, x, x->compute + rt->reg[2 * (size_t)s + 1].compute, BY_SIZE);
+	return ratio(rt, x, rt_wadd(x->compute, rt->reg[2 * (size_t)s + 1].compute), BY_SIZE);
 }
 
 /* The last access itself (never: below every clock, like -inf). */

@@ -33,6 +33,18 @@
 #define RT_NONE UINT32_MAX
 #define RT_BROKEN 100 /* a stop code beside OUTCOME_OOM, OUTCOME_THRASH */
 #define RT_NEVER INT64_MIN /* last access "-inf" */
+/* A run whose remat compute passes this stops as thrash even with no
+ * overhead limit: with the reader's bound on a log's total time (2^60 ns)
+ * the clock then stays within 64 bits. */
+#define RT_REMAT_CAP (INT64_C(1) << 61)
+
+/* A region's compute can only grow by absorbs (the reference adds the
+ * absorbed storage even if it is already inside), without bound in
+ * principle: such sums wrap instead of overflowing (never in a real log). */
+static inline int64_t rt_wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
 /* Keys within 2^50 are exact as doubles, and so are their reciprocals'
  * orders and ties (a relative gap of over 2^-50 between 1/a and 1/b,
  * wider than an ulp): see the integer scans in heuristics.c. */

@@ -758,11 +758,11 @@ RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *
 			}
 		}
 		rt->res->heuristic_accesses += acc;
-		r->compute += compute;
+		r->compute = rt_wadd(r->compute, compute);
 	}
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
-	r->compute += rt->key[fs].compute;
+	r->compute = rt_wadd(r->compute, rt->key[fs].compute);
 	r->bin[fs >> 6] |= fsb;
 }
 
@@ -907,13 +907,13 @@ static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t f
 				continue;
 			index_put(r, v);
 			rt->res->heuristic_accesses++;
-			r->compute += rt->key[v].compute;
+			r->compute = rt_wadd(r->compute, rt->key[v].compute);
 			vec_push(&r->in, &r->n_in, &r->cap_in, v);
 		}
 	}
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
-	r->compute += rt->key[fs].compute;
+	r->compute = rt_wadd(r->compute, rt->key[fs].compute);
 	if (!index_has(r, fs)) {
 		index_put(r, fs);
 		vec_push(&r->in, &r->n_in, &r->cap_in, fs);
@@ -1302,12 +1302,15 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 	}
 	rt->stk_len = bsib;
 
-	if ((double)rt->res->remat_compute > rt->cfg->remat_limit)
+	if ((double)rt->res->remat_compute > rt->cfg->remat_limit || rt->res->remat_compute > RT_REMAT_CAP)
 		return OUTCOME_THRASH;
 
 	uint64_t need = op->total_size;
-	for (uint32_t j = 0; j < rt->n_par[t]; j++)
-		need += out_bytes(rt, rt->par[rt->par_off[t] + j]);
+	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+		uint64_t pb = out_bytes(rt, rt->par[rt->par_off[t] + j]);
+		/* saturating (a parent counts once per use): never in a real log */
+		need = pb > UINT64_MAX / 2 - need ? UINT64_MAX / 2 : need + pb;
+	}
 	if (need > rt->bottleneck)
 		rt->bottleneck = need;
 	return 0;

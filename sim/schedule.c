@@ -79,6 +79,8 @@ struct builder {
 	int64_t *srefs; /* external refs per storage (its tensors' together) */
 	size_t cap_srefs;
 	bool in_bwd;
+	uint64_t total_time;  /* ops' TIME, once per output (within_totals) */
+	uint64_t total_bytes; /* MEMORY of every storage made */
 
 	/* errors */
 	int max_errors; /* stop after this many (1 = read mode) */
@@ -586,6 +588,50 @@ static bool expect_follow(struct builder *b, const struct rec *owner, enum recor
 	return true;
 }
 
+/* Bounds on a log's totals that keep the simulator's 64-bit counters
+ * from overflowing (with room for remats, runtime.h's RT_REMAT_CAP, and
+ * for budgets up to 10x the peak): the ops' TIME, each counted once per
+ * result (a storage's compute is a sum of its ops' times), at most 2^60 ns
+ * (36 years); the storages' MEMORY at most 2^60 bytes (1 EiB). Only
+ * corrupt or adversarial logs come near them. */
+#define MAX_TOTAL_TIME (UINT64_C(1) << 60)
+#define MAX_TOTAL_BYTES (UINT64_C(1) << 60)
+
+/* Whether an op (taking `time`, with n_outs results) and its new storages
+ * (sizes[i] bytes each where alias is NULL or alias[i] < 0; their MEMORY
+ * records on lines[i], or all on `line` when lines is NULL) stay within
+ * the bounds; then they count towards them. Result i is named
+ * list[idx[i]] (list[i] without idx), or `name` without list. */
+static bool within_totals(struct builder *b, long line, uint64_t time, size_t n_outs,
+			  const uint64_t *sizes, const int32_t *alias, const long *lines,
+			  const struct jv *list, const size_t *idx, const char *name)
+{
+	uint64_t k = n_outs ? n_outs : 1; /* an op without results still takes time */
+	if (time > MAX_TOTAL_TIME || time > (MAX_TOTAL_TIME - b->total_time) / k) {
+		problem(b, EXIT_DATAERR, line,
+			"TIME %" PRIu64 " takes the ops' total time (each op's counted once per "
+			"result) past 2^60 ns: the simulator's counters would overflow",
+			time);
+		return false;
+	}
+	uint64_t bytes = b->total_bytes;
+	for (size_t i = 0; i < n_outs; i++) {
+		if (alias && alias[i] >= 0)
+			continue;
+		if (sizes[i] > MAX_TOTAL_BYTES - bytes) {
+			problem(b, EXIT_DATAERR, lines ? lines[i] : line,
+				"MEMORY of \"%s\" (%" PRIu64 " bytes) takes the storages' total past "
+				"2^60 bytes: the simulator's memory counters would overflow",
+				list ? jv_str(jv_at(list, idx ? idx[i] : i)) : name, sizes[i]);
+			return false;
+		}
+		bytes += sizes[i];
+	}
+	b->total_time += time * k;
+	b->total_bytes = bytes;
+	return true;
+}
+
 static void do_constant(struct builder *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
@@ -597,7 +643,8 @@ static void do_constant(struct builder *b, const struct rec *r)
 		handle_map(b, name, POISON);
 		return;
 	}
-	bool ok = get_count(b, &m, "MEMORY", &size);
+	bool ok = get_count(b, &m, "MEMORY", &size) &&
+		  within_totals(b, m.line, 0, 1, &size, NULL, NULL, NULL, NULL, name);
 	rec_drop(b, &m);
 	if (!ok) {
 		handle_map(b, name, POISON);
@@ -621,6 +668,7 @@ static void do_call(struct builder *b, const struct rec *r)
 	size_t n_args = args ? jv_size(args) : 0;
 	size_t n_res = res ? jv_size(res) : 0;
 	uint64_t *sizes = xcalloc(n_res + 1, sizeof *sizes);
+	long *mlines = xcalloc(n_res + 1, sizeof *mlines);
 	int32_t *alias = xcalloc(n_res + 1, sizeof *alias);
 	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
 	bool poisoned = false;
@@ -635,6 +683,7 @@ static void do_call(struct builder *b, const struct rec *r)
 		}
 		if (!get_count(b, &m, "MEMORY", &sizes[i]))
 			ok = false;
+		mlines[i] = m.line;
 		rec_drop(b, &m);
 		if (!expect_follow(b, r, REC_ALIAS, rn, &a)) {
 			ok = false;
@@ -668,7 +717,9 @@ static void do_call(struct builder *b, const struct rec *r)
 				ok = false;
 			}
 	}
-	if (!ok || poisoned || time > INT64_MAX) {
+	if (ok && !poisoned)
+		ok = within_totals(b, r->line, time, n_res, sizes, alias, mlines, res, NULL, NULL);
+	if (!ok || poisoned) {
 		poison_names(b, res);
 		goto out;
 	}
@@ -685,6 +736,7 @@ static void do_call(struct builder *b, const struct rec *r)
 	free(outs);
 out:
 	free(sizes);
+	free(mlines);
 	free(alias);
 	free(targs);
 }
@@ -748,7 +800,14 @@ static void do_mutate(struct builder *b, const struct rec *r)
 			twice = true;
 		}
 	}
-	if (!ok || poisoned || twice || time > INT64_MAX) {
+	if (ok && !poisoned && !twice) {
+		uint64_t *sizes = xcalloc(n_mut + 1, sizeof *sizes);
+		for (size_t i = 0; i < n_mut; i++)
+			sizes[i] = schedule_tensor_bytes(b->s, targs[idx[i]]);
+		ok = within_totals(b, r->line, time, n_mut, sizes, NULL, NULL, args, idx, NULL);
+		free(sizes);
+	}
+	if (!ok || poisoned || twice) {
 		for (size_t i = 0; i < n_mut && ok; i++)
 			handle_map(b, jv_str(jv_at(args, idx[i])), POISON);
 		goto out;

@@ -58,6 +58,12 @@ m=$("$R" replay region-drift.log --heuristic AbE --ratio 0.3 2>&1 >/dev/null); s
 case "$st:$m" in "65:rematsim: region-drift.log:"*"AbE cannot replay this log"*"DTREqClass"*) ok "region drift: 65 and why" ;;
 	*) no "region drift: status $st, '$m'" ;; esac
 expect_status 0 "region drift, a heuristic without regions" "$R" replay region-drift.log --heuristic DTREqClass --ratio 0.3 --check
+# Ops of 2^58 ns that a budget of 21 makes rematerialize in turn: with no
+# overhead limit the run still stops (as thrash) once remat compute passes
+# 2^61 ns, before the 64-bit clock could overflow.
+j=$("$R" replay remat-cap.log --heuristic LRU --budget 21 --overhead-limit inf --json --check)
+case "$j" in *'"outcome":"thrash"'*'"remat_compute":2594073385365405696,'*'"remats":9,'*)
+	ok "remat cap with no overhead limit" ;; *) no "remat cap: $j" ;; esac
 tl=${TMPDIR:-/tmp}/rematsim-timeline.$$
 "$R" replay tiny.log --heuristic DTR --ratio 1 --timeline "$tl" >/dev/null
 if [ -f "$tl" ] && [ ! -e "$tl.tmp" ] && head -1 "$tl" | grep -q '^clock	memory	event	op	storage	budget$' \
