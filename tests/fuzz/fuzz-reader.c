@@ -1,6 +1,9 @@
 /*
  * fuzz-reader.c: the log reader must never crash, hang or leak on any
- * bytes. LLVMFuzzerTestOneInput is the libFuzzer entry point:
+ * bytes; built with FUZZ_REPLAY, every log it accepts (up to 3000
+ * commands) is also replayed under all 24 heuristics at two budgets in
+ * check mode, which aborts on a broken invariant. LLVMFuzzerTestOneInput
+ * is the libFuzzer entry point:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address -D_GNU_SOURCE -Isim -Ibuild/sim $(pkg-config --cflags minizip) \
  *     tests/fuzz/fuzz-reader.c sim/{schedule,jsonl,source,util,sha256}.c \
@@ -16,6 +19,43 @@
 #include <string.h>
 
 #include "schedule.h"
+#ifdef FUZZ_REPLAY
+#include "heuristics.h"
+#include "runtime.h"
+
+/* Every heuristic on a runtime that serves it (the Optimized one where it
+ * needs regions or classes, else alternately V1 and V2Eager), at two
+ * budgets, with and without deallocation: a result or the region error,
+ * never an abort. */
+static long replayed;
+
+static void replay_all(const struct schedule *s)
+{
+	replayed++;
+	static const double ratios[] = {0.3, 0.8};
+	struct baseline b;
+	baseline_run(s, &b);
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	for (size_t h = 0; h < nh; h++) {
+		for (size_t r = 0; r < 2; r++) {
+			struct point_config pc = {
+				.heuristic = &hs[h],
+				.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED
+					 : (h + r) % 2 ? RUNTIME_V1 : RUNTIME_V2_EAGER,
+				.ratio = ratios[r], .overhead_limit = 2, .seed = 5,
+				.no_dealloc = h % 3 == 0, .check = true,
+			};
+			struct runtime_config probe = {.runtime = pc.runtime, .heuristic = pc.heuristic};
+			struct rs_error err;
+			struct point_result pr;
+			if (runtime_check_config(&probe, &err) == 0 && point_run(s, &b, &pc, &pr, &err) &&
+			    err.status != 65)
+				abort();
+		}
+	}
+}
+#endif
 
 static void noop(void *ctx, const struct rs_error *e)
 {
@@ -40,6 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t t = 0; t < s->n_tensors; t++)
 			if (s->tensors[t].storage >= s->n_storages)
 				abort();
+#ifdef FUZZ_REPLAY
+		if (s->n_cmds <= 3000)
+			replay_all(s);
+#endif
 		schedule_free(s);
 	}
 	opt.from_start = true;
@@ -77,7 +121,17 @@ int main(int argc, char **argv)
 			int edits = 1 + (int)(next() % 8);
 			for (int e = 0; e < edits && len; e++) {
 				size_t at = next() % len;
-				switch (next() % 5) {
+				size_t cap = n * 2 + 64, ls = at, le = at;
+				while (ls > 0 && m[ls - 1] != '\n')
+					ls--;
+				while (le < len && m[le++] != '\n')
+					;
+#ifdef FUZZ_REPLAY
+				unsigned op = 5 + (unsigned)(next() % 4); /* records only */
+#else
+				unsigned op = (unsigned)(next() % 9);
+#endif
+				switch (op) {
 				case 0: m[at] = (char)next(); break;              /* flip a byte */
 				case 1: len = at; break;                          /* truncate */
 				case 2: m[at] = "{}[]\":,\n-0123456789"[next() % 19]; break;
@@ -98,13 +152,69 @@ int main(int argc, char **argv)
 					len -= span;
 					break;
 				}
+				/* Whole records, which keep most logs readable (and so
+				 * replayed under FUZZ_REPLAY): */
+				case 5: /* drop a line */
+					memmove(m + ls, m + le, len - le);
+					len -= le - ls;
+					break;
+				case 6: { /* copy a line before another */
+					size_t span = le - ls, to = next() % len;
+					while (to > 0 && m[to - 1] != '\n')
+						to--;
+					if (len + span <= cap) {
+						char line[4096];
+						if (span > sizeof line) break;
+						memcpy(line, m + ls, span);
+						memmove(m + to + span, m + to, len - to);
+						memcpy(m + to, line, span);
+						len += span;
+					}
+					break;
+				}
+				case 7: { /* swap a line with the next one */
+					size_t e2 = le;
+					while (e2 < len && m[e2++] != '\n')
+						;
+					char tmp[8192];
+					if (e2 - ls > sizeof tmp || le == e2) break;
+					memcpy(tmp, m + le, e2 - le);
+					memcpy(tmp + (e2 - le), m + ls, le - ls);
+					memcpy(m + ls, tmp, e2 - ls);
+					break;
+				}
+				case 8: { /* a number of the line becomes another */
+					size_t d = ls;
+					while (d < le && (m[d] < '0' || m[d] > '9'))
+						d++;
+					size_t de = d;
+					while (de < le && m[de] >= '0' && m[de] <= '9')
+						de++;
+					if (d == le) break;
+					static const unsigned long long picks[] = {0, 1, 7, 4096, 1000000,
+										   1ULL << 40, 1ULL << 62};
+					char num[32];
+					int k = snprintf(num, sizeof num, "%llu",
+							 picks[next() % (sizeof picks / sizeof picks[0])] + next() % 3);
+					size_t nl = (size_t)k;
+					if (len - (de - d) + nl > cap) break;
+					memmove(m + d + nl, m + de, len - de);
+					memcpy(m + d, num, nl);
+					len = len - (de - d) + nl;
+					break;
+				}
 				}
 			}
 			LLVMFuzzerTestOneInput((const uint8_t *)m, len);
 		}
 		free(m);
 	}
+#ifdef FUZZ_REPLAY
+	printf("fuzz-replay: %d inputs x %ld mutations, %ld accepted and replayed, no crash\n",
+	       argc - 1, rounds, replayed);
+#else
 	printf("fuzz-reader: %d inputs x %ld mutations, no crash\n", argc - 1, rounds);
+#endif
 	return 0;
 }
 #endif
