@@ -78,6 +78,8 @@ struct builder {
 	size_t cap_mutated;
 	int64_t *srefs; /* external refs per storage (its tensors' together) */
 	size_t cap_srefs;
+	long *sgone; /* per storage: line of the release of its last reference */
+	size_t cap_sgone;
 	bool in_bwd;
 	uint64_t total_time;  /* ops' TIME, once per output (within_totals) */
 	uint64_t total_bytes; /* MEMORY of every storage made */
@@ -204,7 +206,9 @@ static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
 	struct schedule *s = b->s;
 	XGROW(s->storages, b->cap_storages, s->n_storages + 1);
 	XGROW(b->srefs, b->cap_srefs, s->n_storages + 1);
+	XGROW(b->sgone, b->cap_sgone, s->n_storages + 1);
 	b->srefs[s->n_storages] = 0;
+	b->sgone[s->n_storages] = 0;
 	struct sched_storage *st = &s->storages[s->n_storages];
 	memset(st, 0, sizeof *st);
 	st->size = size;
@@ -289,7 +293,8 @@ static void drop_ref(struct builder *b, const struct rec *r, uint32_t t, const c
 	if (!storage_live(b, r, t, name, r->kind == REC_RELEASE ? "RELEASE of" : "re-pointing"))
 		return;
 	b->refs[t]--;
-	b->srefs[b->s->tensors[t].storage]--;
+	if (--b->srefs[b->s->tensors[t].storage] == 0)
+		b->sgone[b->s->tensors[t].storage] = r->line;
 	emit(b, CMD_RELEASE, t);
 }
 
@@ -966,6 +971,21 @@ static void finish_outputs(struct builder *b)
 		uint32_t t = b->handles[i].tensor;
 		if (t == POISON || b->refs[t] <= 0)
 			continue;
+		uint32_t sid = s->tensors[t].storage;
+		if (!b->opt->preallocate && b->srefs[sid] <= 0) {
+			/* The release that emptied the storage left this handle's
+			 * tensor with a reference: the baseline replay has discarded
+			 * the storage, which its final pin would need, and simrd
+			 * asserts at that release (a storage banished with a live
+			 * tensor). Any later use of the handle is refused by
+			 * storage_live; this is the case of a handle never used again. */
+			problem(b, EXIT_DATAERR, b->sgone[sid],
+				"this drops the last reference to a storage that \"%s\" still holds at "
+				"the end (a tensor released through another handle to it or its views): "
+				"the baseline replay discards the storage, which that handle's final pin "
+				"needs, and the reference simulator stops here", schedule_str(s, b->handles[i].name));
+			continue;
+		}
 		if (!b->opt->preallocate) {
 			emit(b, CMD_PIN, t);
 			s->n_pins_final++;
@@ -1155,6 +1175,7 @@ static int build(const char *name, const char *data, size_t len, const struct re
 	free(b.refs);
 	free(b.mutated);
 	free(b.srefs);
+	free(b.sgone);
 	if (b.n_errors) {
 		schedule_free(s);
 		*out = NULL;
