@@ -98,11 +98,9 @@ struct runtime_state {
 	uint32_t tag_stamp;
 	uint8_t *defined;        /* per tensor */
 	const uint32_t *ts;      /* per tensor, its storage (the schedule's) */
-	/* Parents and children per tensor: offsets into par/chi, live lengths;
-	 * par_s and chi_s hold the storages of par and chi, side by side. */
+	/* Parents per tensor: offsets into par, counts; par_s holds the
+	 * storages of par, side by side. */
 	const uint32_t *par, *par_off, *n_par, *par_s;
-	const uint32_t *chi, *chi_off, *chi_s;
-	uint32_t *n_chi;
 	/* Per storage, the storages of all its tensors' children (sfwd) and
 	 * parents (srev) so far: what regions and evicted neighbours walk. */
 	const uint32_t *sfwd, *sfwd_off, *srev, *srev_off;
@@ -110,8 +108,11 @@ struct runtime_state {
 	/* The lists above are the schedule's own (its edges so far are a
 	 * prefix of each list, the live lengths are ours), except on V1, whose
 	 * banishing deletes edges: there they are these copies, which the run
-	 * appends to as ops come and deletes from (NULL on other runtimes). */
-	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_chi_s, *w_sfwd, *w_srev;
+	 * appends to as ops come and deletes from (NULL on other runtimes).
+	 * Only V1 reads a tensor's children: w_chi at tensors[t].children in
+	 * the schedule, n_chi[t] of them so far. */
+	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
+	uint32_t *n_chi;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
 	/* Reach memo for the rebuilds that follow one computation (runtime.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the

@@ -1005,7 +1005,7 @@ static int first_index(const uint32_t *list, uint32_t n, uint32_t v)
 	return -1;
 }
 
-/* Python's list.remove on an edge list and its storage twin. */
+/* Python's list.remove on an edge list and its storage twin (if any). */
 static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *twin, uint32_t *n, uint32_t v)
 {
 	int i = first_index(list, *n, v);
@@ -1013,7 +1013,8 @@ static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *twin
 		bug_at(rt, "removing an edge that is not there", v);
 	size_t tail = (size_t)(*n - (uint32_t)i - 1) * sizeof *list;
 	memmove(list + i, list + i + 1, tail);
-	memmove(twin + i, twin + i + 1, tail);
+	if (twin)
+		memmove(twin + i, twin + i + 1, tail);
 	(*n)--;
 }
 
@@ -1047,11 +1048,11 @@ static void try_banish(struct runtime_state *rt, uint32_t s)
 			if (ps == s)
 				continue;
 			dep_remove(rt, ps, t);
-			list_remove(rt, rt->w_chi + rt->chi_off[p], rt->w_chi_s + rt->chi_off[p], &rt->n_chi[p], t);
+			list_remove(rt, rt->w_chi + sc->tensors[p].children, NULL, &rt->n_chi[p], t);
 			slist_remove(rt, rt->w_sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
 		}
 		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
-			uint32_t c = rt->chi[rt->chi_off[t] + j];
+			uint32_t c = rt->w_chi[sc->tensors[t].children + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
 			list_remove(rt, rt->w_par + rt->par_off[c], rt->w_par_s + rt->par_off[c], &rt->w_n_par[c], t);
@@ -1324,15 +1325,12 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		uint32_t p = sc->op_args[op->args + a];
 		uint32_t ps = sc->arg_storage[op->args + a];
 		if (!rt->w_chi) {
-			rt->n_chi[p] += op->n_outs;
 			rt->n_sfwd[ps] += op->n_outs;
 			continue;
 		}
 		for (uint32_t k = 0; k < op->n_outs; k++) {
-			uint32_t os = rt_storage_of(rt, op->outs + k);
-			rt->w_chi_s[rt->chi_off[p] + rt->n_chi[p]] = os;
-			rt->w_chi[rt->chi_off[p] + rt->n_chi[p]++] = op->outs + k;
-			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = os;
+			rt->w_chi[sc->tensors[p].children + rt->n_chi[p]++] = op->outs + k;
+			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
 		}
 	}
 	/* New edges (arguments to outputs) and computes: memoized reaches
@@ -1525,19 +1523,15 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->par_off = s->tensor_args;
 	rt->n_par = s->tensor_nargs;
 	rt->par_s = s->arg_storage;
-	rt->chi = s->tensor_children;
-	rt->chi_off = s->tensor_child_off;
-	rt->chi_s = s->child_storage;
 	rt->sfwd = s->storage_fwd;
 	rt->sfwd_off = s->storage_fwd_off;
 	rt->srev = s->storage_rev;
 	rt->srev_off = s->storage_rev_off;
-	rt->n_chi = xcalloc(s->n_tensors + 1, sizeof *rt->n_chi);
 	rt->n_sfwd = xcalloc(s->n_storages + 1, sizeof *rt->n_sfwd);
 	rt->n_srev = xcalloc(s->n_storages + 1, sizeof *rt->n_srev);
 	if (rt->v1) {
 		/* Banishing edits the lists: copies, appended to as ops come. */
-		size_t nchi = s->n_tensors ? s->tensor_child_off[s->n_tensors - 1] +
+		size_t nchi = s->n_tensors ? s->tensors[s->n_tensors - 1].children +
 						     s->tensors[s->n_tensors - 1].n_children : 0;
 		/* Each tensor has its own copy of its op's arguments (the
 		 * siblings' lists lose different parents). */
@@ -1558,14 +1552,12 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->w_n_par = xmemdup(s->tensor_nargs, (s->n_tensors + 1) * sizeof *rt->w_n_par);
 		rt->par_off = rt->w_par_off;
 		rt->w_chi = xmalloc((nchi + 1) * sizeof *rt->w_chi);
-		rt->w_chi_s = xmalloc((nchi + 1) * sizeof *rt->w_chi_s);
+		rt->n_chi = xcalloc(s->n_tensors + 1, sizeof *rt->n_chi);
 		rt->w_sfwd = xmalloc(((size_t)s->storage_fwd_off[s->n_storages] + 1) * sizeof *rt->w_sfwd);
 		rt->w_srev = xmalloc(((size_t)s->storage_rev_off[s->n_storages] + 1) * sizeof *rt->w_srev);
 		rt->par = rt->w_par;
 		rt->par_s = rt->w_par_s;
 		rt->n_par = rt->w_n_par;
-		rt->chi = rt->w_chi;
-		rt->chi_s = rt->w_chi_s;
 		rt->sfwd = rt->w_sfwd;
 		rt->srev = rt->w_srev;
 	}
@@ -1644,7 +1636,6 @@ static void state_free(struct runtime_state *rt)
 	free(rt->w_n_par);
 	free(rt->w_par_s);
 	free(rt->w_chi);
-	free(rt->w_chi_s);
 	free(rt->w_sfwd);
 	free(rt->w_srev);
 	free(rt->n_sfwd);

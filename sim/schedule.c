@@ -1005,25 +1005,20 @@ static void finish_outputs(struct builder *b)
 
 /* The derived lists of struct schedule that replays read (see there):
  * storage-level edges in the order runtime.c's cmd_compute meets them. */
-static void build_replay_lists(struct schedule *s, size_t n_children)
+static void build_replay_lists(struct schedule *s)
 {
 	const size_t nt = s->n_tensors, ns = s->n_storages;
 	s->tensor_storage = xmalloc((nt + 1) * sizeof *s->tensor_storage);
 	s->tensor_args = xmalloc((nt + 1) * sizeof *s->tensor_args);
 	s->tensor_nargs = xmalloc((nt + 1) * sizeof *s->tensor_nargs);
-	s->tensor_child_off = xmalloc((nt + 1) * sizeof *s->tensor_child_off);
 	for (size_t t = 0; t < nt; t++) {
 		s->tensor_storage[t] = s->tensors[t].storage;
 		s->tensor_args[t] = s->ops[s->tensors[t].op].args;
 		s->tensor_nargs[t] = s->ops[s->tensors[t].op].n_args;
-		s->tensor_child_off[t] = s->tensors[t].children;
 	}
 	s->arg_storage = xmalloc((s->n_op_args + 1) * sizeof *s->arg_storage);
 	for (size_t i = 0; i < s->n_op_args; i++)
 		s->arg_storage[i] = s->tensor_storage[s->op_args[i]];
-	s->child_storage = xmalloc((n_children + 1) * sizeof *s->child_storage);
-	for (size_t i = 0; i < n_children; i++)
-		s->child_storage[i] = s->tensor_storage[s->tensor_children[i]];
 
 	uint32_t *nf = xcalloc(ns + 1, sizeof *nf), *nr = xcalloc(ns + 1, sizeof *nr);
 	for (size_t o = 0; o < s->n_ops; o++) {
@@ -1102,7 +1097,7 @@ static void build_lists(struct schedule *s)
 		struct sched_storage *st = &s->storages[s->tensors[t].storage];
 		s->storage_tensors[st->tensors + st->n_tensors++] = (uint32_t)t;
 	}
-	build_replay_lists(s, n_children);
+	build_replay_lists(s);
 }
 
 static int build(const char *name, const char *data, size_t len, const struct read_options *opt,
@@ -1228,9 +1223,7 @@ void schedule_free(struct schedule *s)
 	free(s->tensor_storage);
 	free(s->tensor_args);
 	free(s->tensor_nargs);
-	free(s->tensor_child_off);
 	free(s->arg_storage);
-	free(s->child_storage);
 	free(s->storage_fwd);
 	free(s->storage_fwd_off);
 	free(s->storage_rev);

@@ -107,19 +107,17 @@ struct schedule {
 	char *strings;             /* NUL-terminated names, referenced by offset */
 	size_t strings_len;
 
-	/* Derived lists for replays, read-only like the rest: the storage of
-	 * each tensor, of each op_args entry and of each tensor_children
-	 * entry; per tensor, where its op's arguments start in op_args, how
-	 * many there are and where its children start (tensors[t].children); per
-	 * storage (CSR by storage_fwd_off / storage_rev_off), the storages of
-	 * its tensors' children and parents, one entry per edge, in the order
-	 * a replay meets them (op by op: each output's parents, then each
-	 * argument's outputs), so that at any point a storage's edges so far
-	 * are a prefix of its list. */
+	/* Derived lists for replays, read-only like the rest, as flat arrays
+	 * for the hot loops: the storage of each tensor and of each op_args
+	 * entry; per tensor, where its op's arguments start in op_args and how
+	 * many there are; per storage (CSR by storage_fwd_off /
+	 * storage_rev_off), the storages of its tensors' children and parents,
+	 * one entry per edge, in the order a replay meets them (op by op: each
+	 * output's parents, then each argument's outputs), so that at any
+	 * point a storage's edges so far are a prefix of its list. */
 	uint32_t *tensor_storage;
-	uint32_t *tensor_args, *tensor_nargs, *tensor_child_off;
+	uint32_t *tensor_args, *tensor_nargs;
 	uint32_t *arg_storage;
-	uint32_t *child_storage;
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
 
