@@ -363,6 +363,24 @@ static inline __attribute__((always_inline)) bool any4(i64x4 h)
 
 #define IBLOCK 16
 
+/* The last slot of a[0..end) whose key capped at `cap` is b (there is one),
+ * from the end, a block at a time. */
+static inline __attribute__((always_inline)) uint32_t last_slot(const int64_t *a, uint32_t end,
+								 int64_t cap, int64_t b)
+{
+	const i64x4 c = splat4(cap), bb = splat4(b);
+	uint32_t k = end;
+	for (; k >= IBLOCK; k -= IBLOCK) {
+		const int64_t *p = a + k - IBLOCK;
+		if (any4((cap4(load4(p), c) == bb) | (cap4(load4(p + 4), c) == bb) |
+			 (cap4(load4(p + 8), c) == bb) | (cap4(load4(p + 12), c) == bb)))
+			break;
+	}
+	while (cap1(a[k - 1], cap) != b)
+		k--;
+	return k - 1;
+}
+
 /* The slot ISCAN chooses over keys a[0..end) capped at `cap` (INT64_MAX:
  * none); *stopped says whether it is the first `stop`. */
 RT_WIDE static uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
@@ -389,17 +407,7 @@ RT_WIDE static uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap, int64
 		}
 		b = v < b ? v : b;
 	}
-	const i64x4 bb = splat4(b);
-	uint32_t k = end;
-	for (; k >= IBLOCK; k -= IBLOCK) {
-		const int64_t *p = a + k - IBLOCK;
-		if (any4((cap4(load4(p), c) == bb) | (cap4(load4(p + 4), c) == bb) |
-			 (cap4(load4(p + 8), c) == bb) | (cap4(load4(p + 12), c) == bb)))
-			break;
-	}
-	while (cap1(a[k - 1], cap) != b)
-		k--;
-	return k - 1;
+	return last_slot(a, end, cap, b);
 }
 
 #define ISCAN(name, ARR, CAP, stop, generic)                                    \
@@ -566,17 +574,7 @@ RT_WIDE static uint32_t lscan(const int64_t *a, uint32_t end)
 		b = a[i] > b ? a[i] : b;
 	if (b == 0)
 		return RT_NONE;
-	const i64x4 bb = splat4(b);
-	uint32_t k = end;
-	for (; k >= IBLOCK; k -= IBLOCK) {
-		const int64_t *p = a + k - IBLOCK;
-		if (any4((load4(p) == bb) | (load4(p + 4) == bb) | (load4(p + 8) == bb) |
-			 (load4(p + 12) == bb)))
-			break;
-	}
-	while (a[k - 1] != b)
-		k--;
-	return k - 1;
+	return last_slot(a, end, INT64_MAX, b); /* sizes: no cap, holes 0 */
 }
 
 static uint32_t choose_largest(struct runtime_state *rt)
