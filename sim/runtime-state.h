@@ -135,8 +135,9 @@ struct runtime_state {
 	int64_t *uf_value;
 	/* Per storage, its distinct evicted neighbours (itself aside) in the
 	 * order a walk of its reverse then forward list meets them, kept while
-	 * en_valid says so: a neighbour's materiality changing or an edge being
-	 * added clears it (en_changed in runtime.c). At en_off[s], room for all
+	 * en_valid says so: a neighbour's materiality changing clears it
+	 * (en_changed in runtime.c; new edges need no clearing, see
+	 * cmd_compute). At en_off[s], room for all
 	 * of s's edges; en_len[s] used. Class merges on eviction and the eq
 	 * costs both read it (rt_evicted_list). */
 	uint32_t *en, *en_off, *en_len;

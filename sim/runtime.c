@@ -1341,13 +1341,11 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		for (uint32_t k = 0; k < op->n_outs; k++)
 			reach_changed(rt, rt_storage_of(rt, op->outs + k));
 	}
-	if (rt->eqclass) {
-		/* the outputs' lists grew, and so did the arguments' (which are
-		 * now in the outputs' lists, so en_changed on an output reaches
-		 * them) */
-		for (uint32_t k = 0; k < op->n_outs; k++)
-			en_changed(rt, rt_storage_of(rt, op->outs + k));
-	}
+	/* The kept evicted-neighbour lists need nothing here: each new edge
+	 * joins an argument (locked or rematerialized before any eviction of
+	 * this op) and an output, and the lists that gain an evicted member
+	 * through it are cleared when that member changes: an output when it
+	 * is computed, an evicted argument when it is rematerialized. */
 	if (rt->v1) {
 		for (uint32_t k = 0; k < op->n_outs; k++) {
 			uint32_t t = op->outs + k;
