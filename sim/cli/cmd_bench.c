@@ -3,23 +3,23 @@
  * simulator: for every (log, heuristic, runtime) of the reference files,
  * read the log, run the baseline and the file's ratios on one thread, and
  * compare with the reference's wall time (which also includes parsing).
- * Each row also says whether every point matched the reference's outcome,
- * overhead, remat compute and evaluations.
+ * Each row also says whether every point matched the reference by the
+ * rule of reference.h (the reference test's rule); any mismatch makes the
+ * command exit 70, since it is a bug of ours.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 
-#include <jansson.h>
-
 #include "cmd.h"
 #include "heuristics.h"
+#include "reference.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -33,18 +33,17 @@ static const char bench_help[] =
 	"read time is shown on its own line); per row: our wall and CPU time for the\n"
 	"baseline and all ratios on one thread (best of N repeats), the reference's\n"
 	"seconds (which include its parsing), the speedup without and with our read\n"
-	"time, and whether the numbers matched. Ends with the peak resident memory.\n";
+	"time, and whether the numbers matched. Ends with the peak resident memory.\n"
+	"\n"
+	"Exit status: 0 when every number matched the reference; 70 when some\n"
+	"differ (a bug: please report it); 64 for an unknown heuristic or a\n"
+	"selection that matches no reference run; 66 without the reference data.\n";
 
 static double cpu_seconds(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -88,101 +87,97 @@ int cmd_bench(int argc, char **argv)
 		fputs(bench_help, stderr);
 		return EXIT_USAGE;
 	}
+	if (only_h && !heuristic_find(only_h)) {
+		fprintf(stderr, "rematsim bench: unknown heuristic '%s' (rematsim replay --help lists them)\n",
+			only_h);
+		return EXIT_USAGE;
+	}
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s/reference", shared);
-	DIR *d = opendir(dir);
-	if (!d) {
+	char *files[256];
+	int n_files = reference_list(dir, files, 256);
+	if (n_files < 0) {
 		fprintf(stderr, "rematsim bench: cannot open %s: %s\n", dir, strerror(errno));
 		return EXIT_NOINPUT;
 	}
-	char *files[256];
-	size_t n_files = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && n_files < 256) {
-		size_t len = strlen(e->d_name);
-		if (len > 5 && !strcmp(e->d_name + len - 5, ".json")) {
-			files[n_files] = xmalloc(strlen(dir) + len + 2);
-			sprintf(files[n_files++], "%s/%s", dir, e->d_name);
-		}
-	}
-	closedir(d);
-	qsort(files, n_files, sizeof files[0], cmp_str);
 
 	printf("%-12s %-16s %-17s %9s %9s %9s %8s %8s %s\n", "log", "heuristic", "runtime", "ours_ms",
 	       "cpu_ms", "ref_s", "speedup", "+read", "numbers");
-	int status = 0;
+	int status = 0, n_rows = 0;
 	double worst = INFINITY;
-	for (size_t f = 0; f < n_files; f++) {
-		json_t *ref = json_load_file(files[f], 0, NULL);
-		json_t *runs = ref ? json_object_get(ref, "runs") : NULL;
-		const char *log = runs ? json_string_value(json_object_get(ref, "log")) : NULL;
-		if (!json_is_array(runs) || !log || (only_log && !strstr(log, only_log))) {
-			json_decref(ref);
+	char why[512];
+	for (int f = 0; f < n_files && !status; f++) {
+		struct ref_file *ref;
+		struct rs_error err;
+		int rc = reference_read(files[f], &ref, &err);
+		if (rc < 0) {
+			rs_error_print(&err);
+			status = err.status;
+			break;
+		}
+		if (rc > 0 || (only_log && !strstr(ref->log, only_log))) {
+			reference_free(ref);
 			continue;
 		}
 		char path[8192];
-		snprintf(path, sizeof path, "%s/dtr-logs/%s.gz", shared, log);
-		struct schedule *s;
-		struct rs_error err;
+		snprintf(path, sizeof path, "%s/dtr-logs/%s.gz", shared, ref->log);
+		struct schedule *s = NULL;
 		struct read_options ro = {0};
 		double read_s = INFINITY;
 		for (int r = 0; r < repeat; r++) {
+			if (s)
+				schedule_free(s);
 			double w0 = now_seconds();
 			if (schedule_read(path, &ro, &s, &err) < 0) {
 				rs_error_print(&err);
-				return err.status;
+				reference_free(ref);
+				status = err.status;
+				goto done;
 			}
 			double w = now_seconds() - w0;
 			if (w < read_s)
 				read_s = w;
-			if (r + 1 < repeat)
-				schedule_free(s);
 		}
 		char short_log[13];
-		snprintf(short_log, sizeof short_log, "%s", log);
+		snprintf(short_log, sizeof short_log, "%s", ref->log);
 		printf("%-12s %-16s %-17s %9.1f\n", short_log, "(read the log)", "", read_s * 1e3);
-		size_t i;
-		json_t *run;
-		json_array_foreach(runs, i, run) {
-			const char *hname = json_string_value(json_object_get(run, "heuristic"));
-			const char *rname = json_string_value(json_object_get(run, "runtime"));
-			const struct heuristic *h = heuristic_find(hname ? hname : "");
-			enum runtime_kind rk;
-			if (!h || runtime_kind_parse(rname ? rname : "", &rk)) {
-				fprintf(stderr, "rematsim bench: %s: unknown heuristic or runtime\n", files[f]);
+		for (size_t i = 0; i < ref->n_runs; i++) {
+			const struct ref_run *run = &ref->runs[i];
+			if (!run->heuristic || !run->runtime_known) {
+				fprintf(stderr, "rematsim bench: %s: unknown heuristic or runtime %s/%s\n",
+					files[f], run->heuristic_name, run->runtime_name);
 				status = EXIT_DATAERR;
 				continue;
 			}
-			if (only_h && strcmp(only_h, hname))
+			if (only_h && strcasecmp(only_h, run->heuristic_name))
 				continue;
-			double ref_s = json_number_value(json_object_get(run, "reference_seconds"));
-			double limit = json_number_value(json_object_get(run, "overhead_limit"));
-			json_t *points = json_object_get(run, "points");
 			double best_wall = INFINITY, best_cpu = INFINITY;
 			bool same = true;
 			for (int r = 0; r < repeat; r++) {
 				double w0 = now_seconds(), c0 = cpu_seconds();
 				struct baseline b;
 				baseline_run(s, &b);
-				size_t j;
-				json_t *pt;
-				json_array_foreach(points, j, pt) {
+				same &= reference_baseline_matches(ref, &b, why, sizeof why);
+				for (size_t j = 0; j < run->n_points; j++) {
 					struct point_config pc = {
-						.heuristic = h, .runtime = rk, .overhead_limit = limit,
-						.ratio = json_number_value(json_object_get(pt, "ratio")),
+						.heuristic = run->heuristic, .runtime = run->runtime,
+						.overhead_limit = run->overhead_limit,
+						.ratio = run->points[j].ratio,
 					};
 					struct point_result pr;
 					if (point_run(s, &b, &pc, &pr, &err)) {
-						fprintf(stderr, "rematsim bench: %s\n", err.msg);
-						return err.status;
+						rs_error_print(&err);
+						schedule_free(s);
+						reference_free(ref);
+						status = err.status;
+						goto done;
 					}
-					double ov = json_number_value(json_object_get(pt, "overhead"));
-					same &= !strcmp(outcome_name(pr.run.outcome),
-							json_string_value(json_object_get(pt, "outcome")));
-					same &= fabs(pr.overhead - ov) <= 1e-9 * fabs(ov);
-					same &= pr.run.remat_compute == json_integer_value(json_object_get(pt, "remat_compute"));
-					same &= pr.run.heuristic_evals ==
-						(uint64_t)json_integer_value(json_object_get(pt, "heuristic_evals"));
+					bool acc_differ;
+					if (!reference_point_matches(run, &run->points[j], &pr, &acc_differ,
+								     why, sizeof why) && same) {
+						fprintf(stderr, "rematsim bench: %s: %s\n", ref->log, why);
+						same = false;
+					}
 				}
 				double w = now_seconds() - w0, cp = cpu_seconds() - c0;
 				if (w < best_wall)
@@ -190,19 +185,30 @@ int cmd_bench(int argc, char **argv)
 				if (cp < best_cpu)
 					best_cpu = cp;
 			}
-			double speedup = ref_s / best_wall;
+			double ref_s = run->reference_seconds, speedup = ref_s / best_wall;
 			if (ref_s > 1 && speedup < worst)
 				worst = speedup;
-			printf("%-12s %-16s %-17s %9.1f %9.1f %9.3f %7.0fx %7.0fx %s\n", short_log, hname, rname,
-			       best_wall * 1e3, best_cpu * 1e3, ref_s, speedup, ref_s / (best_wall + read_s),
-			       same ? "same" : "DIFFERENT");
+			printf("%-12s %-16s %-17s %9.1f %9.1f %9.3f %7.0fx %7.0fx %s\n", short_log,
+			       run->heuristic_name, run->runtime_name, best_wall * 1e3, best_cpu * 1e3, ref_s,
+			       speedup, ref_s / (best_wall + read_s), same ? "same" : "DIFFERENT");
 			fflush(stdout);
+			n_rows++;
+			if (!same && !status)
+				status = EXIT_SOFTWARE;
 		}
 		schedule_free(s);
-		json_decref(ref);
+		reference_free(ref);
 	}
-	for (size_t f = 0; f < n_files; f++)
+done:
+	for (int f = 0; f < n_files; f++)
 		free(files[f]);
+	if (!status && !n_rows) {
+		fprintf(stderr, "rematsim bench: no reference run matched the selection\n");
+		status = EXIT_USAGE;
+	}
+	if (status == EXIT_SOFTWARE)
+		fprintf(stderr, "rematsim bench: numbers DIFFERENT from the reference simulator's: "
+			"a bug, please report it\n");
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	if (isfinite(worst))
