@@ -20,6 +20,7 @@
 
 #include "heuristics.h"
 #include "runtime.h"
+#include "sha256.h"
 #include "test-common.h"
 
 struct row {
@@ -36,12 +37,6 @@ static int parse_row(const char *line, struct row *r)
 		      r->log, r->sha, r->heuristic, &r->ratio, &r->budget, r->outcome, &r->overhead,
 		      &r->remat, &r->evals, &r->accesses, &r->const_memory, &r->peak, &r->base_memory,
 		      &r->base_compute) == 14 ? 0 : -1;
-}
-
-static void hex(const uint8_t *d, char *out)
-{
-	for (int i = 0; i < 32; i++)
-		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
 START_TEST(shipped)
@@ -76,7 +71,7 @@ START_TEST(shipped)
 			struct rs_error err;
 			ck_assert_msg(schedule_read(logpath, &opt, &s, &err) == 0, "%s: %s", logpath, err.msg);
 			char sha[65];
-			hex(s->sha256, sha);
+			sha256_hex(s->sha256, sha);
 			ck_assert_msg(!strcmp(sha, r.sha),
 				      "%s changed (sha256 %s, simrd's numbers are for %s): rerun simrd "
 				      "as the header of %s says", r.log, sha, r.sha, path);

@@ -2,6 +2,7 @@
  * models.c: the model registry, parameter creation from a seeded generator,
  * and the iteration driver shared by every model (backward, then SGD).
  */
+#include "hash.h"
 #include "models.h"
 
 #include <math.h>
@@ -23,10 +24,7 @@ const struct model_desc *model_find(const char *name)
 /* splitmix64: small, seedable, the same on every machine. */
 static uint64_t next_u64(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return splitmix64_next(s);
 }
 
 /* Uniform in [-1, 1). */

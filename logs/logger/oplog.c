@@ -8,6 +8,7 @@
  * constants, which the simulator pins for good. Keeping it beside the writer
  * means the peak we report is, by construction, the one the log replays to.
  */
+#include "hash.h"
 #include "oplog.h"
 
 #include <errno.h>
@@ -130,10 +131,7 @@ static void emit(struct oplog *log)
 
 static uint64_t hash_name(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return fnv1a64(FNV1A64_INIT, s, strlen(s));
 }
 
 static struct name_slot *find_slot(struct name_slot *slots, size_t nslots, const char *name)

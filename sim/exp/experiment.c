@@ -24,25 +24,7 @@
 #define DEFAULT_RANDOM_TRIALS 10u
 #define DEFAULT_OVERHEAD_LIMIT 2.0
 
-/* ---------------------------------------------------------------- hashing */
-
-uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-uint64_t splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
+/* ---------------------------------------------------------------- seeds */
 
 uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 			       const char *heuristic, unsigned trial)

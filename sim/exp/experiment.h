@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -98,10 +99,6 @@ void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 			       const char *heuristic, unsigned trial);
 
-/** 64-bit FNV-1a, continuing from h (start with FNV1A64_INIT). */
-#define FNV1A64_INIT 0xcbf29ce484222325ull
-uint64_t fnv1a64(uint64_t h, const void *data, size_t len);
-uint64_t splitmix64(uint64_t x);
 
 /** Write the shortest "%.*g" text that reads back as exactly x. */
 void format_double(char *buf, size_t size, double x);

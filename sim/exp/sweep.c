@@ -98,12 +98,6 @@ static bool row_matches(const struct experiment *e, size_t i, const char *row)
 	return ok;
 }
 
-static void hex(const uint8_t *b, size_t n, char *out)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-}
-
 /* A field of models.tsv: no tabs or newlines. */
 static void put_field(FILE *f, const char *s)
 {
@@ -119,7 +113,7 @@ static char *models_text(const struct experiment *e, size_t *len)
 	for (size_t i = 0; i < e->n_models; i++) {
 		const struct exp_model *m = &e->models[i];
 		char sha[65], cr[64], br[64];
-		hex(m->sched->sha256, 32, sha);
+		hex_encode(m->sched->sha256, 32, sha);
 		double mem = (double)m->base.memory;
 		format_double(cr, sizeof cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
 		format_double(br, sizeof br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
@@ -156,7 +150,7 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	points_header_add(t, "shard", buf);
 	for (size_t i = 0; i < e->n_models; i++) {
 		char sha[65];
-		hex(e->models[i].sched->sha256, 32, sha);
+		hex_encode(e->models[i].sched->sha256, 32, sha);
 		snprintf(buf, sizeof buf, "%s\t%s\t%s", e->models[i].name, sha,
 			 e->models[i].spec);
 		points_header_add(t, "log", buf);

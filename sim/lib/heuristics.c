@@ -17,6 +17,7 @@
  * neighbours and class look-ups for the EqClass family, region rebuilds for
  * DTRUnopt).
  */
+#include "hash.h"
 #include "heuristics.h"
 
 #include <float.h>
@@ -616,20 +617,12 @@ DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, choose_ab
 SCAN(choose_ab_stale_generic, h_ab_stale)
 ISCAN(choose_ab_stale, pk_last, rt->clock, RT_NEVER, choose_ab_stale_generic)
 
-static inline uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* h_rand: a uniformly random pool member (one evaluation, one access). */
 static uint32_t choose_random(struct runtime_state *rt)
 {
 	rt->res->heuristic_evals++;
 	rt->res->heuristic_accesses++;
-	uint64_t k = splitmix64(&rt->rng) % rt->pool_len;
+	uint64_t k = splitmix64_next(&rt->rng) % rt->pool_len;
 	for (uint32_t i = 0;; i++)
 		if (rt->pool[i] != RT_NONE && k-- == 0)
 			return rt->pool[i];

@@ -2,6 +2,7 @@
  * sha256.c: a plain implementation of FIPS 180-4 SHA-256, written from the
  * standard. Speed is not critical (logs are a few MB, hashed once).
  */
+#include "hash.h"
 #include "sha256.h"
 
 #include <stdio.h>
@@ -68,6 +69,5 @@ void sha256(const void *data, size_t len, uint8_t out[32])
 
 void sha256_hex(const uint8_t digest[32], char hex[65])
 {
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	hex_encode(digest, 32, hex);
 }
