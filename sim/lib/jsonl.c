@@ -238,6 +238,7 @@ int jv_parse(struct jv_doc *d, const char *p, size_t len, int *column, char *msg
 		ws(&f);
 		if (f.p == f.end) {
 			finish(d);
+			d->fast = true;
 			return 0;
 		}
 	}
@@ -258,6 +259,7 @@ int jv_parse_jansson(struct jv_doc *d, const char *p, size_t len, int *column, c
 	convert(d, j);
 	json_decref(j);
 	finish(d);
+	d->fast = false;
 	return 0;
 }
 

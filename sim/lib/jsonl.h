@@ -38,6 +38,7 @@ struct jv_doc {
 	struct jv *stack; /* scratch: children of open containers */
 	size_t n_stack, cap_stack;
 	const struct jv *root;
+	bool fast;        /* whether the last jv_parse took the fast path */
 };
 
 /**
