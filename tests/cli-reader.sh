@@ -1,8 +1,8 @@
 #!/bin/sh
 # cli-reader.sh REMATSIM: the info/check commands as a user meets them:
 # exit statuses, the FILE:LINE messages of tests/data/bad/*.log (golden
-# files *.expect beside each), --help, --version, and the paper's archive
-# when ../shared is there.
+# files *.expect beside each), --help and --version. The paper's archive
+# is cli-archive.sh's (skipped without ../shared).
 set -u
 R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/cli-lib.sh"
@@ -47,14 +47,4 @@ n=$("$R" check "$tmp" 2>&1 | grep -c ":[0-9][0-9]*: ")
 [ "$n" -ge 3 ] && ok "check lists $n problems" || no "check listed $n problems, wanted 3 or more"
 rm -f "$tmp"
 
-S=${REMATSIM_SHARED:-}
-if [ -n "$S" ] && [ -f "$S/dtr-logs/dev-logs.zip" ]; then
-	z="$S/dtr-logs/dev-logs.zip"
-	out=$("$R" info "$z") && case "$out" in *"U-Net (6)"*"416x608"*) ok "archive listing" ;; *) no "listing: $out" ;; esac
-	expect_status 0 "check a whole archive" "$R" check "$z"
-	expect_status 0 "model by name" "$R" info "$z:Transformer (10)"
-	expect_status 66 "missing model" "$R" info "$z:No Such Net"
-else
-	echo "# ../shared absent: archive checks skipped"
-fi
 exit $fail
