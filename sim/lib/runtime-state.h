@@ -25,9 +25,11 @@
 /* Hot loops over bitsets and key arrays: on x86-64 with GCC's function
  * multiversioning (ifunc, glibc) also built for x86-64-v3 (AVX2, BMI:
  * wider or-ing, one-instruction bit walks, 4-lane scans), the loader
- * picking what the CPU has; 10-15% on the region heuristics. Elsewhere:
- * one portable build. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
+ * picking what the CPU has; 10-15% on the region heuristics. Elsewhere,
+ * or with meson's -Dportable=true (which CI also tests): one portable
+ * build. A speed choice only: both builds give the same numbers. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
+	!defined(REMATSIM_PORTABLE)
 #define RT_WIDE __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define RT_WIDE
