@@ -268,7 +268,7 @@ int cmd_replay(int argc, char **argv)
 				return EXIT_CANTCREAT;
 			}
 			tl.s = s;
-			tl.budget = pc.budget ? pc.budget : (uint64_t)((double)base.memory * pc.ratio);
+			tl.budget = point_budget(&base, &pc);
 			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\n");
 			pc.on_event = on_event;
 			pc.ctx = &tl;

@@ -625,26 +625,10 @@ int experiment_parse(const char *name, const char *text, size_t len,
 int experiment_read(const char *path, struct experiment **out, struct rs_error *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s",
-				    strerror(errno));
-	size_t cap = 4096, len = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-		if (len == cap)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot read");
-	}
+	char *buf;
+	size_t len;
+	if (read_whole_file(path, &buf, &len, err))
+		return -1;
 	int rc = experiment_parse(path, buf, len, out, err);
 	free(buf);
 	return rc;

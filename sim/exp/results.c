@@ -102,34 +102,6 @@ void points_table_free(struct points_table *t)
 	memset(t, 0, sizeof *t);
 }
 
-int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s",
-				    strerror(errno));
-	size_t cap = 65536, n = 0;
-	char *buf = xmalloc(cap + 1);
-	for (;;) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (!got)
-			break;
-		if (n == cap)
-			buf = xrealloc(buf, (cap *= 2) + 1);
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot read");
-	}
-	buf[n] = 0;
-	*data = buf;
-	*len = n;
-	return 0;
-}
-
 int points_read(const char *path, bool missing_ok, struct points_table *t,
 		struct rs_error *err)
 {

@@ -108,9 +108,6 @@ int write_file_atomic(const char *dir, const char *name, const char *data,
 /** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
 int make_dirs(const char *dir, struct rs_error *err);
 
-/** Read a whole file (gives a NUL-terminated buffer). -1 with err (EXIT_NOINPUT). */
-int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err);
-
 /** "dir/name" (gives). */
 char *path_join(const char *dir, const char *name);
 

@@ -1752,7 +1752,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 	      struct rs_error *err)
 {
 	memset(pr, 0, sizeof *pr);
-	pr->budget = pc->budget ? pc->budget : (uint64_t)((double)b->memory * pc->ratio);
+	pr->budget = point_budget(b, pc);
 	double limit = pc->overhead_limit;
 	struct runtime_config cfg = {
 		.runtime = pc->runtime,

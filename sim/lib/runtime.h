@@ -124,6 +124,12 @@ struct point_result {
 	struct runtime_result run;
 	double wall_ms;
 };
+/** A point's budget in bytes: pc->budget, else floor(baseline memory * ratio). */
+static inline uint64_t point_budget(const struct baseline *b, const struct point_config *pc)
+{
+	return pc->budget ? pc->budget : (uint64_t)((double)b->memory * pc->ratio);
+}
+
 int point_run(const struct schedule *s, const struct baseline *b,
 	      const struct point_config *pc, struct point_result *pr,
 	      struct rs_error *err);

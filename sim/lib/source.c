@@ -35,22 +35,9 @@ static void buf_append(struct buf *b, const void *data, size_t n)
 
 static int read_file(const char *path, struct buf *out, struct rs_error *err)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "is a directory, not a log");
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s", strerror(errno));
-	char chunk[1 << 16];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(out, chunk, n);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad)
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error");
-	if (!out->p)
-		buf_append(out, "", 0);
+	if (read_whole_file(path, &out->p, &out->len, err))
+		return -1;
+	out->cap = out->len + 1;
 	return 0;
 }
 

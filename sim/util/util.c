@@ -4,10 +4,44 @@
  */
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+
+int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err)
+{
+	*data = NULL;
+	*len = 0;
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "is a directory, not a file");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s", strerror(errno));
+	size_t cap = 65536, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (!got)
+			break;
+		if (n == cap)
+			buf = xrealloc(buf, (cap *= 2) + 1);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error");
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return 0;
+}
 
 static _Noreturn void out_of_memory(size_t bytes)
 {

@@ -58,6 +58,13 @@ void rs_error_print(const struct rs_error *err);
 /** Abort: a broken invariant of ours, never the user's input. */
 _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/**
+ * Read a whole file into a NUL-terminated buffer (gives *data; *len bytes
+ * before the NUL). -1 with err filled (EXIT_NOINPUT: missing, unreadable,
+ * or a directory). The one whole-file reader of the project.
+ */
+int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err);
+
 /** Monotonic wall clock in seconds. */
 double now_seconds(void);
 
