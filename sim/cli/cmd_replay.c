@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "heuristics.h"
+#include "peak.h"
 #include "runtime.h"
 #include "scalar.h"
 #include "schedule.h"
@@ -47,7 +48,10 @@ static const char replay_help[] =
 	"  --check             verify the runtime's invariants after every command\n"
 	"  --json              one JSON object per budget and line\n"
 	"  --timeline FILE     write memory over simulated time of the last budget\n"
-	"                      as TSV: clock memory event op storage budget\n"
+	"                      as TSV: clock memory event op storage budget line\n"
+	"                      bytes (op: the op run, or that made the evicted\n"
+	"                      storage; storage: its handle in the log, or the\n"
+	"                      op's first result; line: the op's log line)\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
@@ -97,16 +101,22 @@ struct timeline {
 	const struct schedule *s;
 };
 
+/* One TSV row per event, naming things as the log does: the op (for an
+ * eviction, the op that made the evicted storage), the handle of the
+ * storage (an op's first result), the op's log line, and the bytes the op
+ * allocated or the eviction freed. */
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
+	const struct schedule *s = tl->s;
 	static const char *const names[] = {"compute", "remat", "evict"};
-	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
-	if (ev->kind == EV_EVICT)
-		fprintf(tl->f, "-\t%u", ev->storage);
-	else
-		fprintf(tl->f, "%s\t-", schedule_str(tl->s, tl->s->ops[ev->op].name));
-	fprintf(tl->f, "\t%" PRIu64 "\n", tl->budget);
+	uint32_t op = ev->kind == EV_EVICT ? storage_op(s, ev->storage) : ev->op;
+	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage)
+						  : s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
+	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
+	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\t%" PRIu64 "\t%u\t%" PRIu64 "\n", ev->clock,
+		ev->memory, names[ev->kind], schedule_str(s, s->ops[op].name), handle, tl->budget,
+		s->ops[op].line, bytes);
 }
 
 #define MAX_POINTS 1024
@@ -269,7 +279,7 @@ int cmd_replay(int argc, char **argv)
 			}
 			tl.s = s;
 			tl.budget = pc.budget ? pc.budget : (uint64_t)((double)base.memory * pc.ratio);
-			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\n");
+			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
 			pc.on_event = on_event;
 			pc.ctx = &tl;
 		}
