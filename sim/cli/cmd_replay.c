@@ -58,7 +58,7 @@ static const char replay_help[] =
 	"                      file (open it in ui.perfetto.dev or chrome://tracing):\n"
 	"                      memory against the budget, a slice per op on forward,\n"
 	"                      backward and rematerialization tracks, an instant per\n"
-	"                      eviction; about 400 bytes per op and per eviction\n"
+	"                      eviction; about 250 bytes per op, remat and eviction\n"
 	"  --trace-from LINE   trace only while the model's ops from this log line ...\n"
 	"  --trace-to LINE     ... to this one run (with the evictions and remats\n"
 	"                      that make room for them)\n"
