@@ -64,6 +64,16 @@ case "$m" in *"finer than one byte"*) ok "fit: the resolution message" ;; *) no 
 expect_status 64 "fit: no heuristic" "$R" fit tiny.log
 expect_status 66 "fit: missing log" "$R" fit no-such.log --heuristic DTR
 
+# fit in a sweep: one row per model and series, the same at any thread count
+printf 'experiment: fitexp\nmanifest: %s/manifest.json\nheuristics: [DTR, LRU]\nratios: [0.5]\n' "$PWD" > "$tmp/fit.yaml"
+expect_status 0 "sweep --fit" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s1" --fit 0.01 --jobs 2 --quiet
+expect_status 0 "sweep --fit, one thread" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s2" --fit 0.01 --jobs 1 --quiet
+cmp -s "$tmp/s1/fit.tsv" "$tmp/s2/fit.tsv" && ok "fit.tsv the same at any thread count" || no "fit.tsv differs by threads"
+[ "$(wc -l < "$tmp/s1/fit.tsv")" -eq 7 ] && grep -q "^chain12	LRU	LRU	.*	34816	.*	39423	39424	.*	no	" "$tmp/s1/fit.tsv" &&
+	ok "fit.tsv rows" || no "fit.tsv: $(cat "$tmp/s1/fit.tsv")"
+expect_status 64 "sweep --fit sharded" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s3" --fit 0.01 --shard 1/2
+expect_status 64 "sweep --fit 0" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s3" --fit 0
+
 # --- trace -------------------------------------------------------------------
 expect_status 0 "trace" "$R" replay chain12.log --heuristic DTR --ratio 0.5 --trace "$tmp/t.json"
 if [ -s "$tmp/t.json" ] && [ ! -e "$tmp/t.json.tmp" ] && head -c 40 "$tmp/t.json" | grep -q '^{"displayTimeUnit"' \

@@ -2,11 +2,15 @@
  * fit.c: the smallest passing budget, searched without assuming
  * monotone feasibility (fit.h).
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment.h"
 #include "fit.h"
+#include "heuristics.h"
 #include "pool.h"
 
 uint64_t fit_lower_bound(const struct schedule *s)
@@ -209,4 +213,67 @@ void fit_result_free(struct fit_result *r)
 {
 	free(r->probes);
 	memset(r, 0, sizeof *r);
+}
+
+/* A TSV field: no tabs or newlines. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+	fputc('\t', f);
+}
+
+int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
+		       char **text, size_t *len, struct rs_error *err)
+{
+	FILE *f = open_memstream(text, len);
+	if (!f)
+		rs_bug("fit: open_memstream failed");
+	fputs("model\tseries\theuristic\truntime\tseed\toverhead_limit\tresolution\tbaseline_memory"
+	      "\tlower_bound\tunbounded_peak\tstep\tsmallest_pass\tsmallest_pass_ratio"
+	      "\tlargest_fail_above\tall_pass_from\tall_pass_from_ratio\tmonotone\tprobes\n", f);
+	int rc = 0;
+	for (size_t m = 0; m < e->n_models && !rc; m++) {
+		const struct exp_model *em = &e->models[m];
+		for (size_t k = 0; k < e->n_series && !rc; k++) {
+			const struct exp_series *se = &e->series[k];
+			struct fit_config fc = {
+				.heuristic = se->heuristic, .runtime = se->runtime,
+				.overhead_limit = e->overhead_limit,
+				.seed = experiment_trial_seed(e->seed, em->name, se->heuristic->name, 0),
+				.no_dealloc = se->no_dealloc, .resolution = resolution, .jobs = jobs,
+			};
+			struct fit_result r;
+			if (fit_run(em->sched, &em->base, &fc, &r, err)) {
+				rc = -1;
+				break;
+			}
+			char lim[64], res[64], r1[64], r2[64];
+			double bm = em->base.memory ? (double)em->base.memory : 1;
+			format_double(lim, sizeof lim, e->overhead_limit);
+			format_double(res, sizeof res, resolution);
+			format_double(r1, sizeof r1, (double)r.smallest_pass / bm);
+			format_double(r2, sizeof r2, (double)r.all_pass_from / bm);
+			put_field(f, em->name);
+			put_field(f, se->name);
+			fprintf(f, "%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", se->heuristic->name,
+				runtime_kind_name(se->runtime), fc.seed, lim, res, em->base.memory, r.lower,
+				r.upper, r.step, r.smallest_pass, r1);
+			if (r.largest_fail)
+				fprintf(f, "%" PRIu64, r.largest_fail);
+			else
+				fputs("-", f);
+			fprintf(f, "\t%" PRIu64 "\t%s\t%s\t%zu\n", r.all_pass_from, r2,
+				r.largest_fail ? "no" : "yes", r.n_probes);
+			fit_result_free(&r);
+		}
+	}
+	if (fclose(f))
+		rs_bug("fit: memstream failed");
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
 }

@@ -83,4 +83,16 @@ void fit_result_free(struct fit_result *r);
 /** L of the search: the largest op's distinct input storages + its outputs. */
 uint64_t fit_lower_bound(const struct schedule *s);
 
+struct experiment; /* experiment.h */
+
+/**
+ * `rematsim sweep --fit X`: the search for each model and series of a
+ * loaded experiment (its overhead limit; a random heuristic with its first
+ * trial's seed), at resolution X, as the text of fit.tsv (gives *text):
+ * one header line, then one row per model and series in the experiment's
+ * order; the same bytes at any thread count. Returns 0, or -1 with err.
+ */
+int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
+		       char **text, size_t *len, struct rs_error *err);
+
 #endif
