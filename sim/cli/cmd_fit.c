@@ -55,6 +55,20 @@ static const char fit_help[] =
 	"Exit status: 0 ok, 64 usage (also an impossible --resolution), 65\n"
 	"malformed log, 66 missing input.\n";
 
+/* "3.27 GiB": for people; the exact bytes are printed beside it. */
+static const char *human(char *buf, size_t cap, uint64_t b)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
 static bool probed(const struct fit_result *r, uint64_t budget, enum outcome *o)
 {
 	for (size_t i = 0; i < r->n_probes; i++)
@@ -216,8 +230,9 @@ int cmd_fit(int argc, char **argv)
 	} else {
 		printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc.heuristic->name,
 		       runtime_kind_name(fc.runtime), fc.overhead_limit);
-		printf("  smallest passing budget found: %" PRIu64 " bytes (ratio %.6f)", r.smallest_pass,
-		       (double)r.smallest_pass / bm);
+		char hb[32];
+		printf("  smallest passing budget found: %" PRIu64 " bytes (%s, ratio %.6f)", r.smallest_pass,
+		       human(hb, sizeof hb, r.smallest_pass), (double)r.smallest_pass / bm);
 		if (r.exact)
 			printf(", the lower bound: no budget below it can pass\n");
 		else if (below_probed && below != OUTCOME_PASS)
@@ -227,14 +242,14 @@ int cmd_fit(int argc, char **argv)
 		if (r.largest_fail) {
 			enum outcome lo = OUTCOME_OOM;
 			probed(&r, r.largest_fail, &lo);
-			printf("  largest failing budget above it: %" PRIu64 " bytes (ratio %.6f, %s): "
-			       "feasibility is not monotone\n", r.largest_fail, (double)r.largest_fail / bm,
-			       outcome_name(lo));
+			printf("  largest failing budget above it: %" PRIu64 " bytes (%s, ratio %.6f, %s): "
+			       "feasibility is not monotone\n", r.largest_fail, human(hb, sizeof hb, r.largest_fail),
+			       (double)r.largest_fail / bm, outcome_name(lo));
 		} else {
 			printf("  no failing budget above it among the probes\n");
 		}
-		printf("  every probed budget from %" PRIu64 " bytes (ratio %.6f) up passes\n", r.all_pass_from,
-		       (double)r.all_pass_from / bm);
+		printf("  every probed budget from %" PRIu64 " bytes (%s, ratio %.6f) up passes\n", r.all_pass_from,
+		       human(hb, sizeof hb, r.all_pass_from), (double)r.all_pass_from / bm);
 		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
 		       " to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
 		       r.n_probes, r.n_grid, r.step, r.lower, r.upper, r.n_probes - r.n_grid, r.wall_ms);
