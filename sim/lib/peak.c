@@ -77,27 +77,35 @@ static void follow(void *ctx, const struct runtime_event *ev)
 void peak_classify(const struct schedule *s, size_t cmd, uint8_t *kind, uint8_t *pinned)
 {
 	/* Per storage, 1 + the last command that reads it (0: none; SIZE_MAX:
-	 * pinned at the end, kept), and the first command that pins it. */
-	size_t *last = xcalloc(s->n_storages, sizeof *last);
-	size_t *pin = xmalloc(s->n_storages * sizeof *pin);
+	 * kept, that is still referenced by the model after the last command),
+	 * and the first command that pins it. */
+	size_t *last = xcalloc(s->n_storages ? s->n_storages : 1, sizeof *last);
+	size_t *pin = xmalloc((s->n_storages ? s->n_storages : 1) * sizeof *pin);
+	int64_t *refs = xcalloc(s->n_storages ? s->n_storages : 1, sizeof *refs);
 	for (size_t i = 0; i < s->n_storages; i++)
 		pin[i] = SIZE_MAX;
-	bool ended = false; /* past the last op: the pins of kept outputs */
 	for (size_t i = 0; i < s->n_cmds; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		if (c->kind == CMD_COMPUTE) {
 			const struct sched_op *op = &s->ops[c->id];
 			for (uint32_t a = 0; a < op->n_args; a++)
 				last[s->arg_storage[op->args + a]] = i + 1;
-			ended = c->id + 1 == s->n_ops;
+			for (uint32_t k = 0; k < op->n_outs; k++)
+				refs[s->tensors[op->outs + k].storage]++;
+		} else if (c->kind == CMD_GET) {
+			refs[s->tensors[c->id].storage]++;
+		} else if (c->kind == CMD_RELEASE) {
+			refs[s->tensors[c->id].storage]--;
 		} else if (c->kind == CMD_PIN) {
 			uint32_t st = s->tensors[c->id].storage;
 			if (pin[st] == SIZE_MAX)
 				pin[st] = i;
-			if (ended)
-				last[st] = SIZE_MAX;
 		}
 	}
+	for (size_t st = 0; st < s->n_storages; st++)
+		if (refs[st] > 0)
+			last[st] = SIZE_MAX;
+	free(refs);
 	for (size_t st = 0; st < s->n_storages; st++) {
 		const struct sched_op *op = &s->ops[storage_op(s, (uint32_t)st)];
 		if (kind) {
