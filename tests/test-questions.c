@@ -55,11 +55,13 @@ static const struct peak_entry *entry(const struct schedule *s, const struct pea
 }
 
 /* tests/data/peak.log, by construction: w (100, constant), a = linear(w)
- * 1000, b = linear(a, w) 2000, c = relu(b) 500, t = scratch(w) 50 (never
- * read, released at the very end), d = dropout(c) 700 released at once;
- * backward: gc = linear_backward(c, b) 4000 at line 20 is the peak, with
- * w, a, b, c, t and gc live: 7650 bytes. d is gone; after gc, c and b are
- * released and ga (300) never brings memory back up. */
+ * 1000, b = linear(a, w) 2000, c = relu(b) 500, t = scratch(w) 50,
+ * d = dropout(c) 700 released at once, n = norm(t) 10, the last read of t,
+ * in the command just before the peak (t and n are released at the very
+ * end: both temporary at the peak); backward: gc = linear_backward(c, b)
+ * 4000 at line 23 is the peak, with w, a, b, c, t, n and gc live: 7660
+ * bytes. d is gone; after gc, c and b are released and ga (300) never
+ * brings memory back up. */
 START_TEST(peak_known_set)
 {
 	char p[4096];
@@ -69,14 +71,14 @@ START_TEST(peak_known_set)
 	ck_assert_int_eq(peak_find(s, &unbounded, &r, &err), 0);
 	struct baseline b;
 	baseline_run(s, &b);
-	ck_assert_uint_eq(r.peak_bytes, 7650);
+	ck_assert_uint_eq(r.peak_bytes, 7660);
 	ck_assert_uint_eq(r.peak_bytes, b.memory);
 	ck_assert_uint_eq(r.dup_bytes, 0);
 	ck_assert_str_eq(schedule_str(s, s->ops[r.op].name), "linear_backward");
-	ck_assert_uint_eq(s->ops[r.op].line, 20);
+	ck_assert_uint_eq(s->ops[r.op].line, 23);
 	ck_assert(!r.remat);
 	ck_assert_uint_eq(r.model_op, r.op);
-	ck_assert_uint_eq(r.n_entries, 6);
+	ck_assert_uint_eq(r.n_entries, 7);
 	struct {
 		const char *handle;
 		uint32_t line;
@@ -84,9 +86,10 @@ START_TEST(peak_known_set)
 		enum storage_kind kind;
 		bool pinned;
 	} want[] = {
-		{"gc", 20, 4000, SK_BACKWARD, false}, {"b", 6, 2000, SK_FORWARD, false},
+		{"gc", 23, 4000, SK_BACKWARD, false}, {"b", 6, 2000, SK_FORWARD, false},
 		{"a", 3, 1000, SK_FORWARD, false},    {"c", 9, 500, SK_FORWARD, false},
 		{"w", 1, 100, SK_CONSTANT, true},     {"t", 12, 50, SK_TEMPORARY, false},
+		{"n", 19, 10, SK_TEMPORARY, false},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		/* listed largest first */
@@ -101,14 +104,16 @@ START_TEST(peak_known_set)
 	ck_assert_uint_eq(r.by_kind[SK_FORWARD].bytes, 3500);
 	ck_assert_uint_eq(r.by_kind[SK_FORWARD].count, 3);
 	ck_assert_uint_eq(r.by_kind[SK_BACKWARD].bytes, 4000);
-	ck_assert_uint_eq(r.by_kind[SK_TEMPORARY].bytes, 50);
+	ck_assert_uint_eq(r.by_kind[SK_TEMPORARY].bytes, 60);
+	ck_assert_uint_eq(r.by_kind[SK_TEMPORARY].count, 2);
 	/* by op name: the two linear ops fold into one row */
-	ck_assert_uint_eq(r.n_by_op, 5);
+	ck_assert_uint_eq(r.n_by_op, 6);
 	ck_assert_str_eq(r.by_op[0].name, "linear_backward");
 	ck_assert_str_eq(r.by_op[1].name, "linear");
 	ck_assert_uint_eq(r.by_op[1].bytes, 3000);
 	ck_assert_uint_eq(r.by_op[1].count, 2);
 	ck_assert_str_eq(r.by_op[4].name, "scratch");
+	ck_assert_str_eq(r.by_op[5].name, "norm");
 	peak_report_free(&r);
 	schedule_free(s);
 }
