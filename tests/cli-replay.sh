@@ -66,7 +66,7 @@ case "$j" in *'"outcome":"thrash"'*'"remat_compute":2594073385365405696,'*'"rema
 	ok "remat cap with no overhead limit" ;; *) no "remat cap: $j" ;; esac
 tl=${TMPDIR:-/tmp}/rematsim-timeline.$$
 "$R" replay tiny.log --heuristic DTR --ratio 1 --timeline "$tl" >/dev/null
-if [ -f "$tl" ] && [ ! -e "$tl.tmp" ] && head -1 "$tl" | grep -q '^clock	memory	event	op	storage	budget$' \
+if [ -f "$tl" ] && [ ! -e "$tl.tmp" ] && head -1 "$tl" | grep -q '^clock	memory	event	op	storage	budget	line	bytes$' \
 	&& grep -q '	compute	mm	' "$tl"; then
 	ok "timeline TSV"
 else

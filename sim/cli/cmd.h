@@ -10,6 +10,9 @@ int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* Questions about one log (docs/questions.md). */
+int cmd_peak(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 /* The experiment layer (docs/experiments.md). */
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -15,9 +15,11 @@
 
 #include "cmd.h"
 #include "heuristics.h"
+#include "peak.h"
 #include "runtime.h"
 #include "scalar.h"
 #include "schedule.h"
+#include "trace.h"
 #include "util.h"
 
 static const char replay_help[] =
@@ -25,7 +27,8 @@ static const char replay_help[] =
 	"                       (--ratio X[,X...] | --budget BYTES[,BYTES...])\n"
 	"                       [--overhead-limit L] [--seed S] [--no-dealloc]\n"
 	"                       [--preallocate] [--from-start] [--check] [--json]\n"
-	"                       [--timeline FILE]\n"
+	"                       [--timeline FILE] [--trace FILE.json\n"
+	"                       [--trace-from LINE] [--trace-to LINE]]\n"
 	"\n"
 	"Replay an op log under memory budgets, evicting and rematerializing\n"
 	"tensors as the DTR paper's simulator does, and print one result per budget.\n"
@@ -47,11 +50,23 @@ static const char replay_help[] =
 	"  --check             verify the runtime's invariants after every command\n"
 	"  --json              one JSON object per budget and line\n"
 	"  --timeline FILE     write memory over simulated time of the last budget\n"
-	"                      as TSV: clock memory event op storage budget\n"
+	"                      as TSV: clock memory event op storage budget line\n"
+	"                      bytes (op: the op run, or that made the evicted\n"
+	"                      storage; storage: its handle in the log, or the\n"
+	"                      op's first result; line: the op's log line)\n"
+	"  --trace FILE.json   write the last budget's replay as a Chrome trace-event\n"
+	"                      file (open it in ui.perfetto.dev or chrome://tracing):\n"
+	"                      memory against the budget, a slice per op on forward,\n"
+	"                      backward and rematerialization tracks, an instant per\n"
+	"                      eviction; about 250 bytes per op, remat and eviction\n"
+	"  --trace-from LINE   trace only while the model's ops from this log line ...\n"
+	"  --trace-to LINE     ... to this one run (with the evictions and remats\n"
+	"                      that make room for them)\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
-	"73 cannot create the timeline file.\n";
+	"73 cannot create the timeline or trace file, 74 cannot write it (neither\n"
+	"is ever left half-written).\n";
 
 static void list_choices(FILE *f)
 {
@@ -97,16 +112,50 @@ struct timeline {
 	const struct schedule *s;
 };
 
+/* One TSV row per event, naming things as the log does: the op (for an
+ * eviction, the op that made the evicted storage), the handle of the
+ * storage (an op's first result), the op's log line, and the bytes the op
+ * allocated or the eviction freed. */
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
+	const struct schedule *s = tl->s;
 	static const char *const names[] = {"compute", "remat", "evict"};
-	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
-	if (ev->kind == EV_EVICT)
-		fprintf(tl->f, "-\t%u", ev->storage);
-	else
-		fprintf(tl->f, "%s\t-", schedule_str(tl->s, tl->s->ops[ev->op].name));
-	fprintf(tl->f, "\t%" PRIu64 "\n", tl->budget);
+	uint32_t op = ev->kind == EV_EVICT ? storage_op(s, ev->storage) : ev->op;
+	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage)
+						  : s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
+	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
+	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\t%" PRIu64 "\t%u\t%" PRIu64 "\n", ev->clock,
+		ev->memory, names[ev->kind], schedule_str(s, s->ops[op].name), handle, tl->budget,
+		s->ops[op].line, bytes);
+}
+
+/* The hooks of the last budget: the timeline, the trace, or both. */
+struct hooks {
+	struct timeline *tl;
+	struct trace_writer *tw;
+};
+
+static void on_event_all(void *ctx, const struct runtime_event *ev)
+{
+	struct hooks *hk = ctx;
+	if (hk->tl)
+		on_event(hk->tl, ev);
+	if (hk->tw)
+		trace_on_event(hk->tw, ev);
+}
+
+static int parse_line(const char *opt, const char *arg, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (end == arg || *end || errno || *arg == '-' || v > UINT32_MAX) {
+		fprintf(stderr, "rematsim replay: %s wants a log line number, not '%s'\n", opt, arg);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
 }
 
 #define MAX_POINTS 1024
@@ -126,10 +175,14 @@ int cmd_replay(int argc, char **argv)
 		{"check", no_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
 		{"timeline", required_argument, NULL, 't'},
+		{"trace", required_argument, NULL, 'T'},
+		{"trace-from", required_argument, NULL, 'F'},
+		{"trace-to", required_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *hname = NULL, *rname = "V2EagerOptimized", *timeline = NULL;
+	const char *hname = NULL, *rname = "V2EagerOptimized", *timeline = NULL, *trace = NULL;
+	uint32_t trace_from = 0, trace_to = UINT32_MAX;
 	static double ratios[MAX_POINTS];
 	static uint64_t budgets[MAX_POINTS];
 	const char *why = NULL;
@@ -189,6 +242,15 @@ int cmd_replay(int argc, char **argv)
 		case 'c': check = true; break;
 		case 'j': json = true; break;
 		case 't': timeline = optarg; break;
+		case 'T': trace = optarg; break;
+		case 'F':
+			if (parse_line("--trace-from", optarg, &trace_from))
+				return EXIT_USAGE;
+			break;
+		case 'U':
+			if (parse_line("--trace-to", optarg, &trace_to))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			fputs(replay_help, stdout);
 			list_choices(stdout);
@@ -219,6 +281,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if ((n_ratios > 0) == (n_budgets > 0)) {
 		fprintf(stderr, "rematsim replay: give either --ratio or --budget\n");
+		return EXIT_USAGE;
+	}
+	if (!trace && (trace_from || trace_to != UINT32_MAX)) {
+		fprintf(stderr, "rematsim replay: --trace-from and --trace-to need --trace FILE\n");
+		return EXIT_USAGE;
+	}
+	if (trace_from > trace_to) {
+		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", trace_from, trace_to);
 		return EXIT_USAGE;
 	}
 	struct rs_error err;
@@ -255,7 +325,9 @@ int cmd_replay(int argc, char **argv)
 		};
 		struct point_result pr;
 		struct timeline tl = {0};
+		struct hooks hk = {0};
 		char *tmp = NULL;
+		uint64_t last_budget = point_budget(&base, &pc);
 		if (timeline && i == n - 1) {
 			size_t len = strlen(timeline) + 5;
 			tmp = xmalloc(len);
@@ -268,10 +340,31 @@ int cmd_replay(int argc, char **argv)
 				return EXIT_CANTCREAT;
 			}
 			tl.s = s;
-			tl.budget = point_budget(&base, &pc);
-			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\n");
-			pc.on_event = on_event;
-			pc.ctx = &tl;
+			tl.budget = last_budget;
+			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
+			hk.tl = &tl;
+		}
+		if (trace && i == n - 1) {
+			char title[512];
+			snprintf(title, sizeof title, "%s: %s, %s, budget %" PRIu64, logname, h->name,
+				 runtime_kind_name(rk), last_budget);
+			struct trace_options to = {.title = title, .budget = last_budget,
+						   .from_line = trace_from, .to_line = trace_to};
+			hk.tw = trace_open(trace, s, &to, &err);
+			if (!hk.tw) {
+				fprintf(stderr, "rematsim replay: %s\n", err.msg);
+				if (tl.f) {
+					fclose(tl.f);
+					remove(tmp);
+					free(tmp);
+				}
+				schedule_free(s);
+				return err.status;
+			}
+		}
+		if (hk.tl || hk.tw) {
+			pc.on_event = on_event_all;
+			pc.ctx = &hk;
 		}
 		if (point_run(s, &base, &pc, &pr, &err)) {
 			if (err.file[0])
@@ -283,6 +376,8 @@ int cmd_replay(int argc, char **argv)
 				remove(tmp);
 				free(tmp);
 			}
+			if (hk.tw) /* nor trace */
+				trace_close(hk.tw, false, NULL);
 			schedule_free(s);
 			return err.status;
 		}
@@ -295,6 +390,10 @@ int cmd_replay(int argc, char **argv)
 				status = EXIT_IOERR;
 			}
 			free(tmp);
+		}
+		if (hk.tw && trace_close(hk.tw, true, &err)) {
+			fprintf(stderr, "rematsim replay: %s\n", err.msg);
+			status = err.status;
 		}
 		if (json) {
 			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:s, s:f, s:I, s:I, s:I, s:I, s:I}",

@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "experiment.h"
+#include "fit.h"
 #include "pool.h"
 #include "results.h"
 #include "scalar.h"
@@ -48,7 +49,7 @@ static void sweep_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rematsim sweep EXPERIMENT.yaml [--out DIR] [--jobs N] [--shard I/N]\n"
-		"                      [--dry-run] [--quiet]\n\n"
+		"                      [--dry-run] [--quiet] [--fit X]\n\n"
 		"Run every point of an experiment (models x series x trials x ratios) and\n"
 		"write points.tsv, models.tsv and frontier.tsv into DIR (default\n"
 		"out/EXPERIMENT). Rerunning into the same DIR resumes: points already there\n"
@@ -57,7 +58,9 @@ static void sweep_usage(FILE *f)
 		"  -j, --jobs N      worker threads (default: the number of processors)\n"
 		"  -s, --shard I/N   run only points p with p %% N == I-1 (I in 1..N)\n"
 		"  -n, --dry-run     print the number of points and exit\n"
-		"  -q, --quiet       no progress lines on stderr\n\n"
+		"  -q, --quiet       no progress lines on stderr\n"
+		"      --fit X       also find each model and series' smallest passing budget\n"
+		"                    (`rematsim fit`, resolution X) into DIR/fit.tsv; unsharded\n\n"
 		"Exit status: 0 done, 64 usage, 65 bad YAML or log, 66 missing file,\n"
 		"73 output folder not writable, 74 write error.\n");
 }
@@ -86,12 +89,14 @@ int cmd_sweep(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"stop-after", required_argument, NULL, 'S'}, /* testing: simulate a kill */
+		{"fit", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct sweep_options so = {.jobs = pool_default_jobs(), .shard = 1, .n_shards = 1};
 	const char *out = NULL;
 	bool dry_run = false;
+	double fit_res = 0; /* --fit: docs/questions.md */
 	int c;
 	const char *why;
 	uint64_t v;
@@ -129,6 +134,13 @@ int cmd_sweep(int argc, char **argv)
 			}
 			so.stop_after = (long)v;
 			break;
+		case 'F':
+			if (scalar_parse_double(optarg, &fit_res, &why) || !(fit_res > 0 && fit_res <= 1)) {
+				fprintf(stderr, "rematsim sweep: --fit: '%s': a resolution in (0,1] is expected\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			sweep_usage(stdout);
 			return 0;
@@ -139,6 +151,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		sweep_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (fit_res > 0 && so.n_shards > 1) {
+		fprintf(stderr, "rematsim sweep: --fit runs unsharded (or run `rematsim fit` per model)\n");
 		return EXIT_USAGE;
 	}
 
@@ -174,8 +190,20 @@ int cmd_sweep(int argc, char **argv)
 		status = err.status ? err.status : EXIT_SOFTWARE;
 		goto out;
 	}
+	if (fit_res > 0) {
+		char *text;
+		size_t len;
+		if (fit_experiment_tsv(e, fit_res, so.jobs, &text, &len, &err) ||
+		    write_file_atomic(out, "fit.tsv", text, len, true, &err)) {
+			rs_error_print(&err);
+			status = err.status ? err.status : EXIT_SOFTWARE;
+			goto out;
+		}
+		free(text);
+	}
 	if (!so.quiet)
-		fprintf(stderr, "rematsim: %s: results in %s/points.tsv\n", e->name, out);
+		fprintf(stderr, "rematsim: %s: results in %s/points.tsv%s\n", e->name, out,
+			fit_res > 0 ? " and fit.tsv" : "");
 out:
 	free(cmdline);
 	free(out_default);

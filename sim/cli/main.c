@@ -18,6 +18,8 @@ static const struct command commands[] = {
 	{"info", cmd_info, "counts, totals and sizes of op logs"},
 	{"check", cmd_check, "validate op logs, reporting every problem"},
 	{"replay", cmd_replay, "replay a log under memory budgets (DTR eviction)"},
+	{"peak", cmd_peak, "what is live when a replay's memory peaks"},
+	{"fit", cmd_fit, "the smallest budget at which a replay passes"},
 	{"bench", cmd_bench, "time replays against the reference simulator's"},
 	{"sweep", cmd_sweep, "run an experiment's points (YAML) into an output folder"},
 	{"merge", cmd_merge, "combine the output folders of sweep shards"},

@@ -896,6 +896,7 @@ static void emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_
 		return;
 	struct runtime_event ev = {
 		.kind = kind, .clock = rt->clock, .memory = rt->memory, .op = op, .storage = s,
+		.cmd = rt->cmd, /* peak.c, trace.c: where in the log */
 	};
 	rt->cfg->on_event(rt->cfg->ctx, &ev);
 }

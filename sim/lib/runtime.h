@@ -46,6 +46,7 @@ struct runtime_event {
 	uint64_t memory;   /* bytes in use after the event */
 	uint32_t op;       /* COMPUTE/REMAT: the op */
 	uint32_t storage;  /* EVICT: the storage */
+	size_t cmd;        /* index of the schedule command in progress */
 };
 
 struct runtime_config {

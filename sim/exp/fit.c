@@ -1,0 +1,279 @@
+/*
+ * fit.c: the smallest passing budget, searched without assuming
+ * monotone feasibility (fit.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "fit.h"
+#include "heuristics.h"
+#include "pool.h"
+
+uint64_t fit_lower_bound(const struct schedule *s)
+{
+	/* distinct storages per op through a stamp per storage */
+	uint32_t *seen = xcalloc(s->n_storages ? s->n_storages : 1, sizeof *seen);
+	uint64_t best = 0;
+	for (size_t i = 0; i < s->n_ops; i++) {
+		const struct sched_op *op = &s->ops[i];
+		uint64_t need = op->total_size;
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t st = s->arg_storage[op->args + a];
+			if (seen[st] != i + 1) {
+				seen[st] = (uint32_t)(i + 1);
+				need += s->storages[st].size;
+			}
+		}
+		if (need > best)
+			best = need;
+	}
+	free(seen);
+	return best;
+}
+
+static uint64_t unbounded_peak(const struct schedule *s, const struct fit_config *c, struct rs_error *err, int *rc)
+{
+	struct runtime_config cfg = {
+		.runtime = c->runtime, .heuristic = c->heuristic, .budget = UINT64_MAX / 2,
+		.remat_limit = INFINITY, .seed = c->seed, .no_dealloc = c->no_dealloc,
+	};
+	struct runtime_result res;
+	*rc = runtime_run(s, &cfg, &res, err);
+	return res.peak_memory;
+}
+
+int fit_plan(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+	     uint64_t *lower, uint64_t *upper, uint64_t *step, size_t *n_grid, struct rs_error *err)
+{
+	if (!(c->resolution > 0 && c->resolution <= 1))
+		return rs_error_set(err, EXIT_USAGE, NULL, 0,
+				    "resolution %g is outside (0, 1] (a fraction of the baseline memory)",
+				    c->resolution);
+	double st = ceil(c->resolution * (double)b->memory);
+	if (c->resolution * (double)b->memory < 1)
+		return rs_error_set(err, EXIT_USAGE, NULL, 0,
+				    "resolution %g is finer than one byte for a baseline memory of %llu bytes",
+				    c->resolution, (unsigned long long)b->memory);
+	int rc;
+	*upper = unbounded_peak(s, c, err, &rc);
+	if (rc)
+		return -1;
+	*lower = fit_lower_bound(s);
+	if (*lower > *upper) /* cannot be: the peak holds every op's inputs and outputs */
+		rs_bug("fit: lower bound %llu above the unbounded peak %llu",
+		       (unsigned long long)*lower, (unsigned long long)*upper);
+	*step = (uint64_t)st;
+	uint64_t span = *upper - *lower;
+	uint64_t n = span / *step + (span % *step ? 1 : 0) + 1; /* L + k step < U, then U */
+	if (span == 0)
+		n = 1;
+	if (n > FIT_MAX_GRID)
+		return rs_error_set(err, EXIT_USAGE, NULL, 0,
+				    "resolution %g makes %llu grid points between %llu and %llu bytes, more than %d: "
+				    "take a coarser one", c->resolution, (unsigned long long)n,
+				    (unsigned long long)*lower, (unsigned long long)*upper, FIT_MAX_GRID);
+	*n_grid = (size_t)n;
+	return 0;
+}
+
+struct probe_ctx {
+	const struct schedule *s;
+	const struct baseline *b;
+	const struct fit_config *c;
+	struct fit_probe *probes;
+};
+
+static void probe(const struct probe_ctx *pc, struct fit_probe *p)
+{
+	struct point_config cfg = {
+		.heuristic = pc->c->heuristic,
+		.runtime = pc->c->runtime,
+		.budget = p->budget,
+		.overhead_limit = pc->c->overhead_limit,
+		.seed = pc->c->seed,
+		.no_dealloc = pc->c->no_dealloc,
+	};
+	struct point_result pr;
+	struct rs_error err;
+	/* The configuration was accepted by the unbounded run already, and
+	 * a log a region heuristic cannot replay failed it there. */
+	if (point_run(pc->s, pc->b, &cfg, &pr, &err))
+		rs_bug("fit: a probe at %llu bytes failed after the unbounded run passed: %s",
+		       (unsigned long long)p->budget, err.msg);
+	p->outcome = pr.run.outcome;
+	p->overhead = pr.overhead;
+}
+
+static void grid_task(void *ctx, size_t i)
+{
+	struct probe_ctx *pc = ctx;
+	probe(pc, &pc->probes[i]);
+}
+
+static int by_budget(const void *a, const void *b)
+{
+	const struct fit_probe *x = a, *y = b;
+	return x->budget < y->budget ? -1 : x->budget > y->budget;
+}
+
+/* Bisect (lo fails, hi passes) to adjacent budgets; appends the probes.
+ * Returns the final hi: the byte below it fails, and every probe of
+ * this bisection at or above it passed. */
+static uint64_t bisect(const struct probe_ctx *pc, uint64_t lo, uint64_t hi, struct fit_probe **ps,
+		       size_t *n, size_t *cap)
+{
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		XGROW(*ps, *cap, *n + 1);
+		struct fit_probe *p = &(*ps)[(*n)++];
+		memset(p, 0, sizeof *p);
+		p->budget = mid;
+		probe(pc, p);
+		if (p->outcome == OUTCOME_PASS)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+int fit_run(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+	    struct fit_result *r, struct rs_error *err)
+{
+	memset(r, 0, sizeof *r);
+	double t0 = now_seconds();
+	size_t n;
+	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
+		return -1;
+	size_t cap = n + 128;
+	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
+	for (size_t i = 0; i < n; i++) {
+		ps[i].budget = i + 1 < n ? r->lower + i * r->step : r->upper;
+		ps[i].grid = true;
+	}
+	struct probe_ctx pc = {.s = s, .b = b, .c = c, .probes = ps};
+	pool_run(c->jobs ? c->jobs : pool_default_jobs(), n, grid_task, &pc, NULL, 1.0);
+	r->n_grid = n;
+
+	/* The smallest passing grid point (U passes: nothing is evicted). */
+	size_t lo_pass = 0;
+	while (lo_pass < n && ps[lo_pass].outcome != OUTCOME_PASS)
+		lo_pass++;
+	if (lo_pass == n)
+		rs_bug("fit: the unbounded peak %llu does not pass", (unsigned long long)r->upper);
+	size_t hi_fail = n; /* the largest failing grid point above it */
+	for (size_t i = n; i-- > lo_pass;)
+		if (ps[i].outcome != OUTCOME_PASS) {
+			hi_fail = i;
+			break;
+		}
+	uint64_t pass_b = ps[lo_pass].budget, fail_b = hi_fail < n ? ps[hi_fail].budget : 0;
+	uint64_t next_pass = hi_fail < n ? ps[hi_fail + 1].budget : 0;
+	size_t np = n;
+	pc.probes = NULL;
+	r->exact = lo_pass == 0;
+	r->smallest_pass = lo_pass ? bisect(&pc, ps[lo_pass - 1].budget, pass_b, &ps, &np, &cap) : pass_b;
+	if (hi_fail < n) {
+		r->all_pass_from = bisect(&pc, fail_b, next_pass, &ps, &np, &cap);
+		r->largest_fail = r->all_pass_from - 1;
+	} else {
+		r->all_pass_from = r->smallest_pass;
+	}
+	qsort(ps, np, sizeof *ps, by_budget);
+	/* What the probes say, recomputed from all of them: a bisection may
+	 * have met a pass below the grid's smallest, or a failure above the
+	 * grid's largest failing point. */
+	for (size_t i = 0; i < np; i++)
+		if (ps[i].outcome == OUTCOME_PASS) {
+			r->smallest_pass = ps[i].budget;
+			break;
+		}
+	r->largest_fail = 0;
+	for (size_t i = np; i-- > 0;)
+		if (ps[i].outcome != OUTCOME_PASS) {
+			if (ps[i].budget > r->smallest_pass)
+				r->largest_fail = ps[i].budget;
+			r->all_pass_from = i + 1 < np ? ps[i + 1].budget : r->upper;
+			break;
+		}
+	if (!r->largest_fail)
+		r->all_pass_from = r->smallest_pass;
+	r->exact = r->smallest_pass == r->lower;
+	r->probes = ps;
+	r->n_probes = np;
+	r->wall_ms = (now_seconds() - t0) * 1e3;
+	return 0;
+}
+
+void fit_result_free(struct fit_result *r)
+{
+	free(r->probes);
+	memset(r, 0, sizeof *r);
+}
+
+/* A TSV field: no tabs or newlines. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+	fputc('\t', f);
+}
+
+int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
+		       char **text, size_t *len, struct rs_error *err)
+{
+	FILE *f = open_memstream(text, len);
+	if (!f)
+		rs_bug("fit: open_memstream failed");
+	fputs("model\tseries\theuristic\truntime\tseed\toverhead_limit\tresolution\tbaseline_memory"
+	      "\tlower_bound\tunbounded_peak\tstep\tsmallest_pass\tsmallest_pass_ratio"
+	      "\tlargest_fail_above\tall_pass_from\tall_pass_from_ratio\tmonotone\tprobes\n", f);
+	int rc = 0;
+	for (size_t m = 0; m < e->n_models && !rc; m++) {
+		const struct exp_model *em = &e->models[m];
+		for (size_t k = 0; k < e->n_series && !rc; k++) {
+			const struct exp_series *se = &e->series[k];
+			struct fit_config fc = {
+				.heuristic = se->heuristic, .runtime = se->runtime,
+				.overhead_limit = e->overhead_limit,
+				.seed = experiment_trial_seed(e->seed, em->name, se->heuristic->name, 0),
+				.no_dealloc = se->no_dealloc, .resolution = resolution, .jobs = jobs,
+			};
+			struct fit_result r;
+			if (fit_run(em->sched, &em->base, &fc, &r, err)) {
+				rc = -1;
+				break;
+			}
+			char lim[64], res[64], r1[64], r2[64];
+			double bm = em->base.memory ? (double)em->base.memory : 1;
+			format_double(lim, sizeof lim, e->overhead_limit);
+			format_double(res, sizeof res, resolution);
+			format_double(r1, sizeof r1, (double)r.smallest_pass / bm);
+			format_double(r2, sizeof r2, (double)r.all_pass_from / bm);
+			put_field(f, em->name);
+			put_field(f, se->name);
+			fprintf(f, "%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", se->heuristic->name,
+				runtime_kind_name(se->runtime), fc.seed, lim, res, em->base.memory, r.lower,
+				r.upper, r.step, r.smallest_pass, r1);
+			if (r.largest_fail)
+				fprintf(f, "%" PRIu64, r.largest_fail);
+			else
+				fputs("-", f);
+			fprintf(f, "\t%" PRIu64 "\t%s\t%s\t%zu\n", r.all_pass_from, r2,
+				r.largest_fail ? "no" : "yes", r.n_probes);
+			fit_result_free(&r);
+		}
+	}
+	if (fclose(f))
+		rs_bug("fit: memstream failed");
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
+}

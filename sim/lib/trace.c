@@ -1,0 +1,221 @@
+/*
+ * trace.c: Chrome trace-event JSON from a replay's events (trace.h).
+ *
+ * Layout: one process (pid 1) named after the replay; threads 1 forward,
+ * 2 backward, 3 rematerialization, 4 evictions (named by "M" metadata
+ * events and kept in that order by thread_sort_index). Per runtime event
+ * the file gets one "C" sample of the "memory" counter (arg bytes: memory
+ * after the event) and then one "X" slice (a computation:
+ * ts = clock - cost, dur = cost) or one thread-scoped "i" instant (an
+ * eviction). A "budget" counter (arg bytes) has a sample at the first and
+ * the last memory sample's time. Names come from the log: op names,
+ * handles, log lines.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "peak.h"
+#include "trace.h"
+
+enum { TID_FORWARD = 1, TID_BACKWARD, TID_REMAT, TID_EVICT };
+
+struct trace_writer {
+	FILE *f;
+	char *path, *tmp;
+	const struct schedule *s;
+	struct trace_options opt;
+	uint64_t events;
+	size_t cursor;      /* commands up to here seen ... */
+	uint32_t line;      /* ... and the line of the last op among them */
+	uint64_t counted;   /* memory samples written */
+	int64_t last_clock; /* of the last one */
+};
+
+/* A JSON string: quotes, backslashes and control characters escaped;
+ * other bytes as they are (the reader took them from JSON text). */
+static void put_str(FILE *f, const char *p)
+{
+	putc('"', f);
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			putc(c, f);
+	}
+	putc('"', f);
+}
+
+/* Nanoseconds as microseconds, exactly: "12.345". */
+static void put_us(FILE *f, int64_t ns)
+{
+	if (ns < 0) {
+		putc('-', f);
+		ns = -ns;
+	}
+	fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+static void sep(struct trace_writer *w)
+{
+	fputs(w->events++ ? ",\n" : "\n", w->f);
+}
+
+static void meta(struct trace_writer *w, const char *what, int tid, const char *key, const char *name, int sort)
+{
+	sep(w);
+	fprintf(w->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"%s\":", what, tid, key);
+	if (name)
+		put_str(w->f, name);
+	else
+		fprintf(w->f, "%d", sort);
+	fputs("}}", w->f);
+}
+
+/* A sample of a counter (its own track: a viewer stacks the series of one
+ * counter, which would add the budget to the memory). */
+static void counter(struct trace_writer *w, const char *name, int64_t clock, uint64_t bytes)
+{
+	sep(w);
+	fprintf(w->f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":1,\"tid\":0,\"ts\":", name);
+	put_us(w->f, clock);
+	fprintf(w->f, ",\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+}
+
+static void budget(struct trace_writer *w, int64_t clock)
+{
+	if (w->opt.budget != UINT64_MAX)
+		counter(w, "budget", clock, w->opt.budget);
+}
+
+struct trace_writer *trace_open(const char *path, const struct schedule *s,
+				const struct trace_options *opt, struct rs_error *err)
+{
+	struct trace_writer *w = xcalloc(1, sizeof *w);
+	size_t len = strlen(path) + 5;
+	w->path = xstrdup(path);
+	w->tmp = xmalloc(len);
+	/* A device or pipe (/dev/stdout) is written as it is: renaming a
+	 * temporary file over it would replace the device node. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		snprintf(w->tmp, len, "%s", path);
+	else
+		snprintf(w->tmp, len, "%s.tmp", path);
+	w->f = fopen(w->tmp, "w");
+	if (!w->f) {
+		rs_error_set(err, EXIT_CANTCREAT, NULL, 0, "cannot create %s: %s", w->tmp, strerror(errno));
+		free(w->path);
+		free(w->tmp);
+		free(w);
+		return NULL;
+	}
+	w->s = s;
+	w->opt = *opt;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"rematsim\",\"log\":", w->f);
+	put_str(w->f, s->source);
+	fputs(",\"time\":\"simulated clock\"},\"traceEvents\":[", w->f);
+	meta(w, "process_name", 0, "name", opt->title ? opt->title : s->source, 0);
+	static const char *const tracks[] = {"forward", "backward", "rematerialization", "evictions"};
+	for (int i = 0; i < 4; i++) {
+		meta(w, "thread_name", i + 1, "name", tracks[i], 0);
+		meta(w, "thread_sort_index", i + 1, "sort_index", NULL, i + 1);
+	}
+	return w;
+}
+
+/* The line of the model's op in progress at command cmd (commands come in
+ * order, so a cursor walks them once in all). */
+static uint32_t position(struct trace_writer *w, size_t cmd)
+{
+	const struct schedule *s = w->s;
+	for (; w->cursor <= cmd && w->cursor < s->n_cmds; w->cursor++)
+		if (s->cmds[w->cursor].kind == CMD_COMPUTE)
+			w->line = s->ops[s->cmds[w->cursor].id].line;
+	return w->line;
+}
+
+void trace_on_event(void *ctx, const struct runtime_event *ev)
+{
+	struct trace_writer *w = ctx;
+	const struct schedule *s = w->s;
+	uint32_t at = position(w, ev->cmd);
+	if (at < w->opt.from_line || at > w->opt.to_line)
+		return;
+	FILE *f = w->f;
+
+	if (!w->counted++)
+		budget(w, ev->clock);
+	w->last_clock = ev->clock;
+	counter(w, "memory", ev->clock, ev->memory);
+
+	sep(w);
+	if (ev->kind == EV_EVICT) {
+		uint32_t op = storage_op(s, ev->storage);
+		fputs("{\"name\":", f);
+		put_str(f, schedule_str(s, s->ops[op].name));
+		fputs(",\"cat\":\"evict\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":4,\"ts\":", f);
+		put_us(f, ev->clock);
+		fputs(",\"args\":{\"handle\":", f);
+		put_str(f, storage_handle(s, ev->storage));
+		fprintf(f, ",\"line\":%u,\"bytes\":%" PRIu64 ",\"memory\":%" PRIu64 "}}", s->ops[op].line,
+			s->storages[ev->storage].size, ev->memory);
+		return;
+	}
+	const struct sched_op *op = &s->ops[ev->op];
+	int tid = ev->kind == EV_REMAT ? TID_REMAT : op->backward ? TID_BACKWARD : TID_FORWARD;
+	const char *cat = ev->kind == EV_REMAT ? "remat" : op->constant ? "constant" : op->backward ? "backward" : "forward";
+	fputs("{\"name\":", f);
+	put_str(f, schedule_str(s, op->name));
+	fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":", cat, tid);
+	put_us(f, ev->clock - op->cost);
+	fputs(",\"dur\":", f);
+	put_us(f, op->cost);
+	fputs(",\"args\":{\"handle\":", f);
+	put_str(f, op->n_outs ? schedule_str(s, s->tensors[op->outs].name) : "-");
+	fprintf(f, ",\"line\":%u,\"bytes\":%" PRIu64 ",\"memory\":%" PRIu64 "}}", op->line, op->total_size,
+		ev->memory);
+}
+
+uint64_t trace_events(const struct trace_writer *w)
+{
+	return w->events;
+}
+
+int trace_close(struct trace_writer *w, bool keep, struct rs_error *err)
+{
+	int rc = 0;
+	if (keep) {
+		if (w->counted) /* the budget's line spans the memory's */
+			budget(w, w->last_clock);
+		fputs("\n]}\n", w->f);
+		bool bad = ferror(w->f) != 0;
+		int e = errno;
+		if (fclose(w->f) != 0) {
+			bad = true;
+			e = errno;
+		}
+		bool direct = !strcmp(w->tmp, w->path);
+		if (bad || (!direct && rename(w->tmp, w->path))) {
+			if (!bad)
+				e = errno;
+			rc = rs_error_set(err, EXIT_IOERR, NULL, 0, "cannot write %s: %s", w->path, strerror(e));
+			if (!direct)
+				remove(w->tmp);
+		}
+	} else {
+		fclose(w->f);
+		if (strcmp(w->tmp, w->path))
+			remove(w->tmp);
+	}
+	free(w->path);
+	free(w->tmp);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# cli-questions.sh REMATSIM: `rematsim peak`, `fit` and `replay --trace`
+# and `--timeline` as a user meets them: answers that agree with `replay`,
+# names that are the log's, exit statuses of bad requests, and no
+# half-written files.
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+cd "$(dirname "$0")/data" || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rematsim-questions.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+field() { # JSON FIELD: an integer field of a one-line JSON object
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+# --- peak --------------------------------------------------------------------
+expect_status 0 "peak unbounded" "$R" peak tiny.log
+expect_status 0 "peak --help" "$R" peak --help
+expect_status 0 "peak budgeted" "$R" peak chain12.log --heuristic DTR --ratio 0.5 --top 3
+for log in tiny.log peak.log chain8.log chain16.log; do
+	p=$(field "$("$R" peak "$log" --json)" peak_memory)
+	b=$(field "$("$R" replay "$log" --heuristic DTR --ratio 1 --json)" baseline_memory)
+	[ -n "$p" ] && [ "$p" = "$b" ] && ok "peak of $log is the baseline memory ($p)" ||
+		no "peak of $log: $p, baseline memory $b"
+done
+for h in DTR LRU MSPS; do
+	p=$(field "$("$R" peak chain12.log --heuristic $h --ratio 0.6 --json)" peak_memory)
+	b=$(field "$("$R" replay chain12.log --heuristic $h --ratio 0.6 --json)" peak_memory)
+	[ -n "$p" ] && [ "$p" = "$b" ] && ok "peak under $h is the replay's peak_memory ($p)" ||
+		no "peak under $h: $p, replay $b"
+done
+out=$("$R" peak peak.log)
+case "$out" in *"7660 bytes"*"log line 23, op linear_backward"*"temporary                60    0.8%         2"*)
+	ok "peak table of peak.log" ;; *) no "peak table of peak.log: $out" ;; esac
+expect_status 64 "peak: budget below the bottleneck" "$R" peak tiny.log --heuristic DTR --budget 10
+m=$("$R" peak tiny.log --heuristic DTR --budget 10 2>&1)
+case "$m" in *"runs out of memory"*"below the log's bottleneck, 192 bytes"*) ok "peak: the bottleneck is named" ;;
+	*) no "peak below the bottleneck says: $m" ;; esac
+expect_status 64 "peak: budget without heuristic" "$R" peak tiny.log --budget 100
+expect_status 64 "peak: heuristic without budget" "$R" peak tiny.log --heuristic DTR
+expect_status 64 "peak: unknown heuristic" "$R" peak tiny.log --heuristic Nope --ratio 1
+expect_status 64 "peak: bad --top" "$R" peak tiny.log --top -1
+expect_status 66 "peak: missing log" "$R" peak no-such.log
+
+# --- fit ---------------------------------------------------------------------
+j=$("$R" fit chain12.log --heuristic LRU --json)
+case "$j" in *'"smallest_pass":34816,'*'"largest_fail_above":39423,'*'"all_pass_from":39424,'*'"monotone":false'*)
+	ok "fit: the non-monotone range of chain12 under LRU" ;; *) no "fit chain12 LRU: $j" ;; esac
+out=$("$R" fit chain12.log --heuristic LRU)
+case "$out" in *"34815 fails"*"39423 bytes"*"not monotone"*"from 39424 bytes"*) ok "fit: the table says so" ;;
+	*) no "fit table: $out" ;; esac
+s=$(field "$j" smallest_pass)
+o1=$("$R" replay chain12.log --heuristic LRU --budget "$s" --json)
+o0=$("$R" replay chain12.log --heuristic LRU --budget $((s - 1)) --json)
+case "$o1$o0" in *'"outcome":"pass"'*'"outcome":"'[ot]*) ok "fit: replay agrees at the boundary" ;;
+	*) no "fit boundary: $o1 $o0" ;; esac
+expect_status 64 "fit: resolution 0" "$R" fit tiny.log --heuristic DTR --resolution 0
+expect_status 64 "fit: resolution above 1" "$R" fit tiny.log --heuristic DTR --resolution 2
+expect_status 64 "fit: resolution below a byte" "$R" fit tiny.log --heuristic DTR --resolution 0.001
+expect_status 64 "fit: too many grid points" "$R" fit chain12.log --heuristic DTR --resolution 0.000001
+m=$("$R" fit tiny.log --heuristic DTR --resolution 0.001 2>&1)
+case "$m" in *"finer than one byte"*) ok "fit: the resolution message" ;; *) no "fit resolution says: $m" ;; esac
+expect_status 64 "fit: no heuristic" "$R" fit tiny.log
+expect_status 66 "fit: missing log" "$R" fit no-such.log --heuristic DTR
+
+# fit in a sweep: one row per model and series, the same at any thread count
+printf 'experiment: fitexp\nmanifest: %s/manifest.json\nheuristics: [DTR, LRU]\nratios: [0.5]\n' "$PWD" > "$tmp/fit.yaml"
+expect_status 0 "sweep --fit" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s1" --fit 0.01 --jobs 2 --quiet
+expect_status 0 "sweep --fit, one thread" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s2" --fit 0.01 --jobs 1 --quiet
+cmp -s "$tmp/s1/fit.tsv" "$tmp/s2/fit.tsv" && ok "fit.tsv the same at any thread count" || no "fit.tsv differs by threads"
+[ "$(wc -l < "$tmp/s1/fit.tsv")" -eq 7 ] && grep -q "^chain12	LRU	LRU	.*	34816	.*	39423	39424	.*	no	" "$tmp/s1/fit.tsv" &&
+	ok "fit.tsv rows" || no "fit.tsv: $(cat "$tmp/s1/fit.tsv")"
+expect_status 64 "sweep --fit sharded" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s3" --fit 0.01 --shard 1/2
+expect_status 64 "sweep --fit 0" "$R" sweep "$tmp/fit.yaml" --out "$tmp/s3" --fit 0
+
+# --- trace -------------------------------------------------------------------
+expect_status 0 "trace" "$R" replay chain12.log --heuristic DTR --ratio 0.5 --trace "$tmp/t.json"
+if [ -s "$tmp/t.json" ] && [ ! -e "$tmp/t.json.tmp" ] && head -c 40 "$tmp/t.json" | grep -q '^{"displayTimeUnit"' \
+	&& tail -c 4 "$tmp/t.json" | grep -q ']}'; then
+	ok "trace file complete"
+else
+	no "trace file missing or cut"
+fi
+expect_status 73 "trace: unwritable" "$R" replay tiny.log --heuristic DTR --ratio 1 --trace /nonexistent-dir/t.json
+if [ -c /dev/full ]; then
+	expect_status 74 "trace: full device" "$R" replay tiny.log --heuristic DTR --ratio 1 --trace /dev/full
+	[ -c /dev/full ] && ok "trace: /dev/full is still a device" || no "trace replaced /dev/full"
+fi
+expect_status 64 "trace window reversed" "$R" replay tiny.log --heuristic DTR --ratio 1 --trace "$tmp/w.json" \
+	--trace-from 20 --trace-to 10
+expect_status 64 "trace window without trace" "$R" replay tiny.log --heuristic DTR --ratio 1 --trace-from 1
+expect_status 64 "trace window not a line" "$R" replay tiny.log --heuristic DTR --ratio 1 --trace "$tmp/w.json" \
+	--trace-from x
+[ ! -e "$tmp/w.json" ] && ok "no trace from a refused request" || no "a refused request left a trace"
+# a replay the runtime refuses (region drift under DTR) leaves no trace
+expect_status 65 "trace of a refused replay" "$R" replay region-drift.log --heuristic DTR --ratio 0.3 --trace "$tmp/d.json"
+[ ! -e "$tmp/d.json" ] && [ ! -e "$tmp/d.json.tmp" ] && ok "no half-written trace" || no "half-written trace left"
+
+# --- timeline names ----------------------------------------------------------
+# Every row's op, handle and line are the log's: line LINE of the log is
+# the record of op OP (a CONSTANT for "constant") and names the handle.
+for log in tiny.log chain12.log peak.log; do
+	"$R" replay $log --heuristic DTR --ratio 0.6 --timeline "$tmp/tl.tsv" >/dev/null
+	bad=0 rows=0 evicts=0
+	tab=$(printf '\t')
+	while IFS="$tab" read -r clock memory event op handle budget line bytes; do
+		[ "$clock" = clock ] && continue
+		rows=$((rows + 1))
+		[ "$event" = evict ] && evicts=$((evicts + 1))
+		rec=$(sed -n "${line}p" $log)
+		if [ "$op" = constant ]; then
+			case "$rec" in *'"CONSTANT"'*"\"NAME\":\"$handle\""*) ;; *) bad=1 ;; esac
+		else
+			case "$rec" in *"\"NAME\":\"$op\""*) ;; *) bad=1 ;; esac
+			case "$rec" in *"\"$handle\""*) ;; *) bad=1 ;; esac
+		fi
+	done < "$tmp/tl.tsv"
+	[ $bad = 0 ] && [ $rows -gt 0 ] && ok "timeline names of $log are the log's ($rows rows, $evicts evictions)" ||
+		no "timeline of $log names something the log does not"
+done
+
+exit $fail
