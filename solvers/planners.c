@@ -124,23 +124,22 @@ void planner_names(char *buf, size_t size)
 					"%s%s", i ? ", " : "", planners[i].name);
 }
 
-int planner_run(const struct planner *pl, const uint64_t *a, size_t n, uint64_t param,
-		bool exact, struct reset_plan *plan, struct rs_error *err)
+int planner_check_param(const struct planner *pl, const uint64_t *a, size_t n, uint64_t param,
+			struct rs_error *err)
 {
-	memset(plan, 0, sizeof *plan);
-	if (pl->param == PLANNER_PARAM_BYTES) {
-		size_t big = 0;
-		for (size_t i = 1; i < n; i++)
-			if (a[i] > a[big])
-				big = i;
-		if (n && param < a[big])
-			return rs_error_set(err, EXIT_USAGE, NULL, 0,
-					    "%s %llu bytes is below the largest single activation, "
-					    "%llu bytes (forward op %zu): no segment can hold it",
-					    pl->param_name, (unsigned long long)param,
-					    (unsigned long long)a[big], big);
-	}
-	return pl->plan(a, n, param, exact, plan, err);
+	if (pl->param != PLANNER_PARAM_BYTES || !n)
+		return 0;
+	size_t big = 0;
+	for (size_t i = 1; i < n; i++)
+		if (a[i] > a[big])
+			big = i;
+	if (param < a[big])
+		return rs_error_set(err, EXIT_USAGE, NULL, 0,
+				    "%s %llu bytes is below the largest single activation, "
+				    "%llu bytes (forward op %zu): no segment can hold it",
+				    pl->param_name, (unsigned long long)param,
+				    (unsigned long long)a[big], big);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -149,7 +148,8 @@ int planner_replay(const struct planner *pl, const struct schedule *s, const str
 		   const struct profile *p, uint64_t param, bool exact, bool check,
 		   struct reset_plan *plan, struct plan_result *res, struct rs_error *err)
 {
-	if (planner_run(pl, p->bytes, p->n, param, exact, plan, err))
+	memset(plan, 0, sizeof *plan);
+	if (pl->plan(p->bytes, p->n, param, exact, plan, err))
 		return -1;
 	if (plan_replay(s, b, plan->splits, plan->n_splits, check, res, err)) {
 		reset_plan_free(plan);

@@ -50,14 +50,13 @@ void planner_names(char *buf, size_t size);
 uint64_t planner_max_chunk(const uint64_t *a, size_t n, const size_t *splits, size_t n_splits);
 
 /**
- * Run planner pl, with the checks every caller wants: a BYTES parameter
- * below the largest single activation is refused (EXIT_USAGE; the message
- * names the forward op index).
+ * What the command line refuses (a planner itself takes any parameter): a
+ * BYTES parameter below the largest single activation, with which greedy
+ * would split after every op it passes. 0, or -1 with err (EXIT_USAGE; the
+ * message names the forward op index).
  */
-int planner_run(const struct planner *pl, const uint64_t *a, size_t n, uint64_t param,
-		bool exact, struct reset_plan *plan, struct rs_error *err);
-
-#endif
+int planner_check_param(const struct planner *pl, const uint64_t *a, size_t n, uint64_t param,
+			struct rs_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Plans on a log: a planner's plan replayed, and the budget search.     */
@@ -88,3 +87,5 @@ struct planner_fit {
 int planner_fit(const struct planner *pl, const struct schedule *s, const struct baseline *b,
 		const struct profile *p, uint64_t budget, bool exact, struct planner_fit *fit,
 		struct rs_error *err);
+
+#endif

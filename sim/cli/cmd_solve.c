@@ -282,10 +282,12 @@ int cmd_solve(int argc, char **argv)
 		}
 		param = fit->param;
 	}
+	if (planner_check_param(pl, p.bytes, p.n, param, &err))
+		goto fail;
 	if (replay) {
 		if (planner_replay(pl, s, &base, &p, param, exact, check, &plan, &res, &err))
 			goto fail;
-	} else if (planner_run(pl, p.bytes, p.n, param, exact, &plan, &err)) {
+	} else if (pl->plan(p.bytes, p.n, param, exact, &plan, &err)) {
 		goto fail;
 	}
 	uint64_t chunk = planner_max_chunk(p.bytes, p.n, plan.splits, plan.n_splits);
