@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -173,7 +175,7 @@ void reset_points_exact_naive(const uint64_t *a, size_t n, size_t k, struct rese
 }
 
 /* Chunks needed when no chunk may exceed cap (every a[i] <= cap), counted
- * up to limit + 1. */
+ * up to limit + 1: a linear scan. */
 static size_t chunks_needed(const uint64_t *a, size_t n, uint64_t cap, size_t limit)
 {
 	size_t chunks = 1;
@@ -189,6 +191,37 @@ static size_t chunks_needed(const uint64_t *a, size_t n, uint64_t cap, size_t li
 	return chunks;
 }
 
+/* The same count from prefix sums (pre[i] = sum a[0..i-1]), each chunk's
+ * end found by binary search: O(limit log n) instead of O(n). */
+static size_t chunks_needed_jump(const uint64_t *pre, size_t n, uint64_t cap, size_t limit)
+{
+	size_t chunks = 0, pos = 0;
+	while (pos < n) {
+		if (++chunks > limit)
+			return chunks;
+		uint64_t target = pre[pos] + cap < pre[pos] ? UINT64_MAX : pre[pos] + cap;
+		/* the largest j in (pos, n] with pre[j] <= target (a[pos] <= cap) */
+		size_t lo = pos + 1, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo + 1) / 2;
+			if (pre[mid] <= target)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		pos = lo;
+	}
+	return chunks ? chunks : 1;
+}
+
+/*
+ * The answer lies in [max(max a, ceil(sum / (k+1))), that + max a]: with
+ * cap = ceil(sum / (k+1)) + max a, the greedy scan closes a chunk only
+ * when the next item would pass cap, so every closed chunk holds more
+ * than sum / (k+1), and there are at most k+1 chunks. So the binary search
+ * takes log2(max a) steps, not log2(sum); each step scans linearly, or,
+ * when k is small beside n, jumps chunk by chunk through prefix sums.
+ */
 void reset_points_fast(const uint64_t *a, size_t n, size_t k, struct reset_plan *plan)
 {
 	memset(plan, 0, sizeof *plan);
@@ -197,31 +230,76 @@ void reset_points_fast(const uint64_t *a, size_t n, size_t k, struct reset_plan 
 	plan->splits = xmalloc((k + 1) * sizeof *plan->splits);
 	if (n == 0)
 		return;
-	uint64_t lo = 0, hi = 0;
+	uint64_t amax = 0, sum = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (a[i] > lo)
-			lo = a[i];
-		hi += a[i];
+		if (a[i] > amax)
+			amax = a[i];
+		sum += a[i];
+	}
+	uint64_t avg = sum / (k + 1) + (sum % (k + 1) != 0);
+	uint64_t lo = avg > amax ? avg : amax;
+	uint64_t hi = avg + amax < avg || avg + amax > sum ? sum : avg + amax;
+	if (hi < lo)
+		hi = lo;
+	size_t log_n = 1;
+	while ((n >> log_n) > 0)
+		log_n++;
+	uint64_t *pre = NULL;
+	if ((k + 1) * log_n * 4 < n) {
+		pre = xmalloc((n + 1) * sizeof *pre);
+		pre[0] = 0;
+		for (size_t i = 0; i < n; i++)
+			pre[i + 1] = pre[i] + a[i];
 	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (chunks_needed(a, n, mid, k + 1) <= k + 1)
+		size_t c = pre ? chunks_needed_jump(pre, n, mid, k + 1) : chunks_needed(a, n, mid, k + 1);
+		if (c <= k + 1)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
+	free(pre);
 	plan->max_chunk = lo;
-	uint64_t sum = 0;
+	uint64_t run = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (sum + a[i] > lo && plan->n_splits < k) {
+		if (run + a[i] > lo && plan->n_splits < k) {
 			plan->splits[plan->n_splits++] = i;
-			sum = 0;
+			run = 0;
 		}
-		sum += a[i];
+		run += a[i];
 	}
 }
 
 /* ---------------------------------------------------------- size files */
+
+/* A large buffer (free with free): on Linux in huge pages where the kernel
+ * gives them on request, which turns a million-line file's thousands of
+ * page faults (most of its reading time) into a handful. */
+static void *big_alloc(size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	size_t huge = (size_t)2 << 20;
+	if (bytes >= huge) {
+		void *p = NULL;
+		if (posix_memalign(&p, huge, bytes))
+			rs_bug("out of memory (%zu bytes)", bytes);
+		madvise(p, bytes, MADV_HUGEPAGE);
+		return p;
+	}
+#endif
+	return xmalloc(bytes);
+}
+
+static int bad_size(struct rs_error *err, const char *path, long line, const char *p)
+{
+	int w = 0;
+	while (w < 40 && p[w] != '\n')
+		w++;
+	return rs_error_set(err, EXIT_DATAERR, path, line,
+			    "'%.*s' is not a whole number of bytes (one per line, '#' starts "
+			    "a comment)", w, p);
+}
 
 int reset_points_read_sizes(const char *path, uint64_t **out, size_t *n_out,
 			    struct rs_error *err)
@@ -231,8 +309,10 @@ int reset_points_read_sizes(const char *path, uint64_t **out, size_t *n_out,
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s", strerror(errno));
-	size_t cap = 1 << 16, len = 0;
-	char *buf = xmalloc(cap + 1);
+	struct stat st;
+	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
+	size_t len = 0;
+	char *buf = big_alloc(cap + 1);
 	for (;;) {
 		size_t got = fread(buf + len, 1, cap - len, f);
 		len += got;
@@ -248,49 +328,51 @@ int reset_points_read_sizes(const char *path, uint64_t **out, size_t *n_out,
 		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot read");
 	}
 	buf[len] = '\n';
-	size_t n = 0, cap_a = 0;
-	uint64_t *a = NULL, sum = 0;
+	/* at most one size per two bytes ("7\n"); pages never written cost nothing */
+	uint64_t *a = big_alloc((len / 2 + 1) * sizeof *a), sum = 0;
+	size_t n = 0;
 	long line = 0;
 	int rc = 0;
-	for (const char *p = buf, *end = buf + len; p < end && !rc;) {
+	const char *p = buf, *end = buf + len;
+	while (p < end && !rc) {
 		line++;
-		const char *eol = memchr(p, '\n', (size_t)(end + 1 - p));
-		while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r'))
+		while (*p == ' ' || *p == '\t' || *p == '\r')
 			p++;
-		if (p < eol && *p != '#') {
-			uint64_t v = 0;
+		if (*p >= '0' && *p <= '9') {
 			const char *q = p;
+			uint64_t v = 0;
 			bool overflow = false;
-			while (q < eol && *q >= '0' && *q <= '9') {
-				unsigned d = (unsigned)(*q++ - '0');
-				if (v > (UINT64_MAX - d) / 10)
+			/* 19 digits always fit in 64 bits; check only past them */
+			for (; *q >= '0' && *q <= '9' && q - p < 19; q++)
+				v = v * 10 + (unsigned)(*q - '0');
+			for (; *q >= '0' && *q <= '9'; q++) {
+				unsigned d = (unsigned)(*q - '0');
+				if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 					overflow = true;
 				v = v * 10 + d;
 			}
 			const char *r = q;
-			while (r < eol && (*r == ' ' || *r == '\t' || *r == '\r'))
+			while (*r == ' ' || *r == '\t' || *r == '\r')
 				r++;
-			if (*p == '-')
-				rc = rs_error_set(err, EXIT_DATAERR, path, line,
-						  "a negative size: sizes are bytes, 0 or more");
-			else if (q == p || (r < eol && *r != '#'))
-				rc = rs_error_set(err, EXIT_DATAERR, path, line,
-						  "'%.*s' is not a whole number of bytes "
-						  "(one per line, '#' starts a comment)",
-						  (int)((eol - p) > 40 ? 40 : (eol - p)), p);
+			if (*r != '\n' && *r != '#')
+				rc = bad_size(err, path, line, p);
 			else if (overflow)
 				rc = rs_error_set(err, EXIT_DATAERR, path, line,
 						  "%.*s does not fit in 64 bits", (int)(q - p), p);
 			else if (v > UINT64_MAX - sum)
 				rc = rs_error_set(err, EXIT_DATAERR, path, line,
 						  "the sizes' sum passes 2^64 - 1 bytes here");
-			else {
-				sum += v;
-				XGROW(a, cap_a, n + 1);
-				a[n++] = v;
-			}
+			sum += v;
+			a[n++] = v;
+			p = r;
+		} else if (*p == '-') {
+			rc = rs_error_set(err, EXIT_DATAERR, path, line,
+					  "a negative size: sizes are bytes, 0 or more");
+		} else if (*p != '\n' && *p != '#') {
+			rc = bad_size(err, path, line, p);
 		}
-		p = eol + 1;
+		if (!rc)
+			p = *p == '\n' ? p + 1 : (const char *)memchr(p, '\n', (size_t)(end + 1 - p)) + 1;
 	}
 	free(buf);
 	if (!rc && !n)
