@@ -51,11 +51,12 @@ set key top left
 set xrange [-0.5:n_ops - 0.5]
 set yrange [0:*]
 set style fill solid 0.6 noborder
+set boxwidth 0.8 relative
 do for [i = 1:words(SPLITS)] {
 	x = word(SPLITS, i) - 0.5
 	set arrow i from first x, graph 0 to first x, graph 1 nohead dt 2 lc rgb '#d62728' lw 1.2 back
 }
 plot DATA using 1:($4 / div) with boxes lc rgb '#9ecae1' title 'this op', \
-	'' using 1:($5 / div) with steps lc rgb '#1f77b4' lw 2 title 'running sum', \
+	'' using 1:($5 / div) with histeps lc rgb '#1f77b4' lw 2 title 'running sum', \
 	(words(SPLITS) > 0 ? NaN : NaN) with lines dt 2 lc rgb '#d62728' \
 	title (words(SPLITS) > 0 ? 'split points' : '')
