@@ -114,6 +114,30 @@ bad 64 "budget for sqrtn" "no parameter to search" "$R" solve $L --planner sqrtn
 bad 64 "budget with k" "without -k" "$R" solve $L --planner dp -k 1 --budget 2000
 bad 64 "sizes without k" "needs -k" "$R" solve --sizes "$S"
 bad 66 "missing log" "no-such.log" "$R" solve no-such.log --planner none
+# Planners in experiment files: their points, and refusals with the line.
+E="${TMPDIR:-/tmp}/exp.$$"
+mkdir -p "$E"
+ex() { printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\n%s\n' "$PWD" $L "$1" > "$E/e.yaml"; }
+ex "planners: {dp: {k: [1, 2]}, sqrtn: {}, greedy: {segment_budget: [450]}, none: }"
+has "planner points" "$("$R" sweep "$E/e.yaml" --dry-run)" "5"
+"$R" sweep "$E/e.yaml" --out "$E/out" --quiet --jobs 1 >/dev/null 2>&1 || no "planner sweep failed"
+rows=$(grep -v '^#' "$E/out/points.tsv" | cut -f1-10,14,18,19)
+has "planner rows" "$rows" \
+	"$(printf 'c\tdp:k=1\tV2Eager\t0\t0\t0.8473282442748091\t1110\tpass\t1.158421052631579\t1110\t2\tdp\t0')" \
+	"$(printf 'c\tdp:k=2\tV2Eager\t0\t0\t0.9236641221374046\t1210\tpass')" \
+	"$(printf 'c\tsqrtn\tV2Eager\t0\t0\t0.9236641221374046\t1210\tpass')" \
+	"$(printf 'c\tgreedy:segment_budget=450\tV2Eager\t0\t0\t0.8473282442748091\t1110')" \
+	"$(printf 'c\tnone\tV2Eager\t0\t0\t1\t1310\tpass\t1.0005263157894737\t1310\t0\tnone\t4')"
+ex "planners: {dq: {}}"
+bad 65 "unknown planner in YAML" "e.yaml:4:12: unknown planner 'dq'" "$R" sweep "$E/e.yaml" --dry-run
+ex "planners: {dp: {}}"
+bad 65 "dp without k in YAML" "planner 'dp' needs 'k'" "$R" sweep "$E/e.yaml" --dry-run
+ex "planners: {dp: {k: [-1]}}"
+bad 65 "negative k in YAML" "'k': '-1'" "$R" sweep "$E/e.yaml" --dry-run
+ex "planners: {sqrtn: {k: [1]}}"
+bad 65 "a parameter for sqrtn" "takes no parameters" "$R" sweep "$E/e.yaml" --dry-run
+rm -rf "$E"
+
 expect_status 0 "solve --help" "$R" solve --help
 expect_status 0 "profile --help" "$R" profile --help
 rm -f "$S" "$S.bad" "$S.log"

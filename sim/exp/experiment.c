@@ -428,6 +428,10 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 		yaml_node_t *pv[1] = {NULL};
 		char what[64];
 		snprintf(what, sizeof what, "planner '%s'", pl->name);
+		if (!pl->param_name && v->type == YAML_MAPPING_NODE &&
+		    v->data.mapping.pairs.top > v->data.mapping.pairs.start)
+			return node_error(w, v, "planner '%s' takes no parameters: give it as "
+					  "'%s: {}'", pl->name, pl->name);
 		if (!is_null(v) && want_mapping(w, v, what, keys, pl->param_name ? 1 : 0, pv))
 			return -1;
 		if (!pl->param_name) {
