@@ -1,8 +1,8 @@
 /*
  * test-solvers.c: the static planners. The reset-point DP: the exact mode
  * gives the tracker's value and split points on the 26 reference cases of
- * ../shared/reference/reset_points.json (`test-solvers reference`, skipped
- * without ../shared) and the split points of the tracker's own O(k n^2)
+ * ../shared/reference/reset_points.json (`test-solvers reference`, with the
+ * profiles and plans of the DTR paper's logs; skipped without ../shared) and the split points of the tracker's own O(k n^2)
  * recursion on random inputs; the fast mode the same value; split points
  * valid; more splits never a larger value. The profile and plan replay on
  * the test logs and the shipped ones: totals, no-split replays equal to
@@ -275,9 +275,29 @@ static struct schedule *load(const char *folder, const char *name)
 	return s;
 }
 
-/* Each log's profile: per-op bytes sum to the total, which an unbounded
- * replay's memory when the backward pass starts holds (with constants and
- * what no forward op made). */
+/* The runtime's memory just before the first backward op computes, in an
+ * unbounded eager replay (its first backward EV_COMPUTE, less that op's
+ * new outputs). */
+struct first_bwd {
+	const struct schedule *s;
+	bool seen;
+	uint64_t memory;
+};
+
+static void on_first_bwd(void *ctx, const struct runtime_event *ev)
+{
+	struct first_bwd *fb = ctx;
+	if (fb->seen || ev->kind != EV_COMPUTE || !fb->s->ops[ev->op].backward)
+		return;
+	fb->seen = true;
+	fb->memory = ev->memory - fb->s->ops[ev->op].total_size;
+}
+
+/* Each log's profile: per-op bytes sum to the total; and, against the
+ * runtime's own accounting, the memory when the backward pass starts is
+ * the profile's total plus the constants still held then (by a handle, or
+ * pinned: the paper's logs pin constants, which then outlive their
+ * handles). */
 static void check_profile(struct schedule *s)
 {
 	struct profile p;
@@ -299,6 +319,42 @@ static void check_profile(struct schedule *s)
 	struct baseline b;
 	baseline_run(s, &b);
 	ck_assert_uint_le(p.total, b.memory);
+	struct first_bwd fb = {.s = s};
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2_EAGER, .budget = UINT64_MAX / 2, .remat_limit = INFINITY,
+		.on_event = on_first_bwd, .ctx = &fb,
+	};
+	struct runtime_result res;
+	ck_assert_int_eq(runtime_run(s, &cfg, &res, NULL), 0);
+	if (fb.seen) {
+		/* constants held when the first backward op runs */
+		uint32_t *refs = xcalloc(s->n_storages + 1, sizeof *refs);
+		size_t i = 0;
+		for (; i < s->n_cmds; i++) {
+			const struct sched_cmd *c = &s->cmds[i];
+			if (c->kind == CMD_COMPUTE && s->ops[c->id].backward)
+				break;
+			if (c->kind == CMD_COMPUTE) {
+				const struct sched_op *op = &s->ops[c->id];
+				for (uint32_t k = 0; k < op->n_outs; k++)
+					refs[s->tensor_storage[op->outs + k]]++;
+			} else if (c->kind == CMD_GET) {
+				refs[s->tensor_storage[c->id]]++;
+			} else if (c->kind == CMD_RELEASE) {
+				refs[s->tensor_storage[c->id]]--;
+			} else if (c->kind == CMD_PIN) {
+				refs[s->tensor_storage[c->id]] = UINT32_MAX / 2; /* kept for good */
+			}
+		}
+		uint64_t consts = 0;
+		for (size_t st = 0; st < s->n_storages; st++)
+			if (refs[st] && s->ops[s->tensors[s->storages[st].root].op].constant)
+				consts += s->storages[st].size;
+		free(refs);
+		ck_assert_msg(fb.memory == p.total + consts, "%s: memory %llu, profile %llu + constants %llu",
+			      s->source, (unsigned long long)fb.memory, (unsigned long long)p.total,
+			      (unsigned long long)consts);
+	}
 	profile_free(&p);
 }
 
@@ -386,6 +442,25 @@ START_TEST(plan_replay_of_logs)
 }
 END_TEST
 
+/* The DTR paper's logs (../shared): profiles and plans as above. */
+START_TEST(paper_logs)
+{
+	static const char *const models[] = {"ResNet-32 (56)", "Transformer (10)", "U-Net (6)"};
+	char zip[4096], spec[4200];
+	shared_path(zip, sizeof zip, "dtr-logs/dev-logs.zip");
+	for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+		snprintf(spec, sizeof spec, "%s:%s", zip, models[i]);
+		struct read_options ro = {0};
+		struct schedule *s = NULL;
+		struct rs_error err = {0};
+		ck_assert_msg(schedule_read(spec, &ro, &s, &err) == 0, "%s: %s", spec, err.msg);
+		check_profile(s);
+		check_plans(s);
+		schedule_free(s);
+	}
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("solvers");
@@ -396,6 +471,8 @@ int main(int argc, char **argv)
 			return EXIT_SKIP;
 		}
 		tcase_add_test(tc, reference_cases);
+		tcase_add_test(tc, paper_logs);
+		tcase_set_timeout(tc, 300);
 		suite_add_tcase(s, tc);
 		return run_suite(s);
 	}
