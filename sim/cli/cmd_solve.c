@@ -34,8 +34,10 @@ static const char solve_help[] =
 	"chunks, and the split points (each the index where a chunk starts).\n"
 	"With a LOG, planner P splits the log's activation profile (`rematsim\n"
 	"profile`): the split points as forward-op indices, op names and log\n"
-	"lines (the checkpoint boundaries: wrap each segment before a split), and\n"
-	"the largest chunk of activations the plan predicts.\n"
+	"lines, and the segments they make: each segment before the last one is\n"
+	"checkpointed (run it under a checkpoint wrapper: its activations are\n"
+	"recomputed in the backward pass), the last one runs as usual; and the\n"
+	"largest chunk of activations the plan predicts.\n"
 	"\n"
 	"  --planner P           none, dp (-k), sqrtn, greedy (--segment-budget)\n"
 	"  -k K                  checkpoints for dp (a whole number >= 0)\n"
@@ -360,8 +362,7 @@ int cmd_solve(int argc, char **argv)
 			printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
 			       pl->param_name, fit->param);
 		}
-		printf("split points: %zu (a checkpointed segment starts at each; the last runs as usual)\n",
-		       plan.n_splits);
+		printf("split points: %zu (forward-op index where a segment starts)\n", plan.n_splits);
 		if (plan.n_splits)
 			printf("  %-6s %-8s %-8s %s\n", "split", "index", "line", "op");
 		for (size_t i = 0; i < plan.n_splits; i++) {
@@ -372,6 +373,23 @@ int cmd_solve(int argc, char **argv)
 				       schedule_str(s, op->name));
 			} else {
 				printf("  %-6zu %-8zu %-8s (past the last forward op)\n", i + 1, at, "-");
+			}
+		}
+		if (plan.n_splits) {
+			printf("segments:\n");
+			for (size_t g = 0; g <= plan.n_splits; g++) {
+				size_t from = g ? plan.splits[g - 1] : 0;
+				size_t to = g < plan.n_splits ? plan.splits[g] : p.n;
+				if (from >= to)
+					continue; /* a split at n: nothing after it */
+				uint64_t bytes = 0;
+				for (size_t i = from; i < to; i++)
+					bytes += p.bytes[i];
+				const struct sched_op *o1 = &s->ops[p.op[from]], *o2 = &s->ops[p.op[to - 1]];
+				printf("  ops %zu-%zu (line %u %s .. line %u %s): %" PRIu64 " bytes, %s\n",
+				       from, to - 1, o1->line, schedule_str(s, o1->name), o2->line,
+				       schedule_str(s, o2->name), bytes,
+				       g < plan.n_splits ? "checkpointed" : "runs as usual");
 			}
 		}
 		printf("predicted largest chunk: %" PRIu64 " bytes (%.1f%% of the activations)\n",
