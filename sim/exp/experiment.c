@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "planners.h"
 #include "pool.h"
 #include "scalar.h"
 #include "source.h"

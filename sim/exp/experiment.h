@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "planners.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -44,6 +43,8 @@ struct exp_series {
 	bool no_dealloc;
 	unsigned trials;   /* 1 for deterministic heuristics */
 };
+
+struct planner; /* planners.h */
 
 /* A planner and its parameters (`planners:`), after every heuristic series. */
 struct exp_plan {
