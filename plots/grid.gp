@@ -4,7 +4,9 @@
 #
 # Reads DATA/figure.gp (written by `rematsim plot`: panel titles, regions,
 # curve labels, failure lines) and DATA/pP-cC*.tsv, one set per panel P and
-# curve C. Expects from the caller: DATA, OUT, ylo, yhi, ylog, ylabel_text,
+# curve C (cmarked[C]: a static planner's plans, drawn as dashed marked
+# points instead of steps). Expects from the caller: DATA, OUT, ylo, yhi,
+# ylog, ylabel_text,
 # regions (shade impossible memory), baseline (dashed line at y = 1),
 # fail_lines (vertical lines where a curve starts). figure.gp gives
 # yrange_lo and yrange_hi for log scales (the data's positive range).
@@ -100,10 +102,13 @@ do for [p = 1:npanels] {
 		plot NaN notitle, \
 			for [i = 1:n] curve(p, cof(p, i), '-band') using 1:2:3 \
 				with filledcurves fc rgb colof(cof(p, i)) notitle, \
-			for [i = 1:n] curve(p, cof(p, i), '') using 1:2 with steps \
-				lc rgb colof(cof(p, i)) lw 2 notitle, \
-			for [i = 1:n] curve(p, cof(p, i), '-ends') using 1:2 with points \
-				lc rgb colof(cof(p, i)) pt ptof(cof(p, i)) ps 1.2 notitle
+			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? NaN : $2) \
+				with steps lc rgb colof(cof(p, i)) lw 2 notitle, \
+			for [i = 1:n] curve(p, cof(p, i), '-ends') using 1:(cmarked[cof(p, i)] ? NaN : $2) \
+				with points lc rgb colof(cof(p, i)) pt ptof(cof(p, i)) ps 1.2 notitle, \
+			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? $2 : NaN) \
+				with linespoints lc rgb colof(cof(p, i)) lw 1.5 dt 2 \
+				pt ptof(cof(p, i)) ps 1.1 notitle
 	} else {
 		# No curve passed anywhere in this panel: draw the frame and legend.
 		set label 998 'no ratio passed' at graph 0.5, graph 0.5 center
@@ -128,5 +133,8 @@ unset logscale y
 set xrange [0:1]
 set yrange [0:1]
 set key center center horizontal maxcols key_per_row samplen 2.5 width 2 font ',10'
-plot for [c = 1:ncurves] NaN with linespoints lc rgb colof(c) pt ptof(c) lw 2 title clabel[c]
+dtof(c) = cmarked[c] ? 2 : 1
+lwof(c) = cmarked[c] ? 1.5 : 2
+plot for [c = 1:ncurves] NaN with linespoints lc rgb colof(c) pt ptof(c) \
+	lw lwof(c) dt dtof(c) title clabel[c]
 unset multiplot

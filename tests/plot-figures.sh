@@ -52,6 +52,15 @@ gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.png" "chain12, DTR, 0.5" 
 [ -s "$tmp/tl.png" ] || fail "no timeline.png"
 [ ! -s "$tmp/tl.err" ] || { cat "$tmp/tl.err" >&2; fail "timeline.gp said something"; }
 
+# The profile script on a profile, with split points, and without.
+"$rematsim" profile "$data/solvers-chain.log" > "$tmp/prof.tsv"
+gnuplot -c "$plots/profile.gp" "$tmp/prof.tsv" "$tmp/prof.png" "chain" "3" 2> "$tmp/prof.err" ||
+	{ cat "$tmp/prof.err" >&2; fail "profile.gp"; }
+[ -s "$tmp/prof.png" ] || fail "no profile.png"
+[ ! -s "$tmp/prof.err" ] || { cat "$tmp/prof.err" >&2; fail "profile.gp said something"; }
+gnuplot -c "$plots/profile.gp" "$tmp/prof.tsv" "$tmp/prof.svg" 2> "$tmp/prof.err" &&
+	grep -q '<svg' "$tmp/prof.svg" || fail "profile.gp without splits"
+
 # Without gnuplot: a clear message and status 69.
 mkdir "$tmp/empty-path"
 st=0

@@ -1,35 +1,44 @@
 /*
- * test-solvers.c: the reset-point DP. The exact mode must give the
- * tracker's value and split points on the 26 reference cases of
- * ../shared/reference/reset_points.json; the fast mode the same value
- * there and on random inputs. Hand cases run without ../shared.
+ * test-solvers.c: the static planners. The reset-point DP: the exact mode
+ * gives the tracker's value and split points on the 26 reference cases of
+ * ../shared/reference/reset_points.json (`test-solvers reference`, with the
+ * profiles and plans of the DTR paper's logs; skipped without ../shared) and the split points of the tracker's own O(k n^2)
+ * recursion on random inputs; the fast mode the same value; split points
+ * valid; more splits never a larger value. The profile and plan replay on
+ * the test logs and the shipped ones: totals, no-split replays equal to
+ * unbounded ones, invariants under --check.
  */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "plan.h"
+#include "planners.h"
+#include "profile.h"
 #include "reset_points.h"
+#include "runtime.h"
 #include "test-common.h"
 
 START_TEST(hand_cases)
 {
 	const uint64_t a[] = {10, 8, 8, 9, 7, 7, 5, 4, 4};
 	struct reset_plan p;
-	reset_points_exact(a, 9, 2, &p);
+	ck_assert_int_eq(reset_points_exact(a, 9, 2, &p, NULL), 0);
 	ck_assert_uint_eq(p.max_chunk, 24);
 	ck_assert_uint_eq(p.n_splits, 2);
 	ck_assert_uint_eq(p.splits[0], 2);
 	ck_assert_uint_eq(p.splits[1], 5);
 	reset_plan_free(&p);
 	/* more checkpoints than useful: still placed, the last at n */
-	reset_points_exact(a, 9, 9, &p);
+	ck_assert_int_eq(reset_points_exact(a, 9, 9, &p, NULL), 0);
 	ck_assert_uint_eq(p.max_chunk, 10);
 	ck_assert_uint_eq(p.n_splits, 9);
 	ck_assert_uint_eq(p.splits[8], 9);
 	reset_plan_free(&p);
-	reset_points_exact(a, 9, 0, &p);
+	ck_assert_int_eq(reset_points_exact(a, 9, 0, &p, NULL), 0);
 	ck_assert_uint_eq(p.max_chunk, 62);
 	ck_assert_uint_eq(p.n_splits, 0);
 	reset_plan_free(&p);
@@ -43,8 +52,6 @@ END_TEST
 START_TEST(reference_cases)
 {
 	char path[4096];
-	if (!shared_dir())
-		return; /* covered by the skip in main */
 	shared_path(path, sizeof path, "reference/reset_points.json");
 	json_error_t je;
 	json_t *root = json_load_file(path, 0, &je);
@@ -62,7 +69,7 @@ START_TEST(reference_cases)
 		uint64_t want = (uint64_t)json_integer_value(json_object_get(o, "max_memory"));
 		json_t *splits = json_object_get(o, "split_points");
 		struct reset_plan p, f;
-		reset_points_exact(a, n, k, &p);
+		ck_assert_int_eq(reset_points_exact(a, n, k, &p, NULL), 0);
 		reset_points_fast(a, n, k, &f);
 		ck_assert_msg(p.max_chunk == want, "case %zu: exact %llu, want %llu", c,
 			      (unsigned long long)p.max_chunk, (unsigned long long)want);
@@ -98,41 +105,387 @@ static uint64_t plan_max(const uint64_t *a, size_t n, const struct reset_plan *p
 	return best;
 }
 
+/* Split points ascending, in 1..n, at most k. */
+static void assert_valid(const struct reset_plan *p, size_t n, size_t k)
+{
+	ck_assert_uint_le(p->n_splits, k);
+	for (size_t i = 0; i < p->n_splits; i++) {
+		ck_assert_uint_ge(p->splits[i], 1);
+		ck_assert_uint_le(p->splits[i], n);
+		if (i)
+			ck_assert_uint_gt(p->splits[i], p->splits[i - 1]);
+	}
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+/* Thousands of seeded inputs: small values (many ties), large ones, zeros. */
 START_TEST(fast_matches_exact_on_random_inputs)
 {
 	uint64_t x = 12345;
-	for (int round = 0; round < 400; round++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		size_t n = (size_t)(x >> 33) % 40;
-		size_t k = (size_t)(x >> 20) % 8;
-		uint64_t a[40];
-		for (size_t i = 0; i < n; i++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			a[i] = (x >> 40) % (round % 2 ? 1000 : 5);
-		}
-		struct reset_plan p, f;
-		reset_points_exact(a, n, k, &p);
+	for (int round = 0; round < 5000; round++) {
+		size_t n = lcg(&x) % 48;
+		size_t k = lcg(&x) % 12;
+		uint64_t a[48];
+		uint64_t range = round % 3 == 0 ? 5 : round % 3 == 1 ? 1000 : (UINT64_C(1) << 40);
+		for (size_t i = 0; i < n; i++)
+			a[i] = (lcg(&x) << 20 ^ lcg(&x)) % range;
+		struct reset_plan p, f, r;
+		ck_assert_int_eq(reset_points_exact(a, n, k, &p, NULL), 0);
 		reset_points_fast(a, n, k, &f);
+		reset_points_exact_naive(a, n, k, &r);
+		ck_assert_uint_eq(p.max_chunk, r.max_chunk);
 		ck_assert_uint_eq(p.max_chunk, f.max_chunk);
-		ck_assert_uint_le(f.n_splits, k);
+		/* the very split points of the tracker's recursion */
+		ck_assert_uint_eq(p.n_splits, r.n_splits);
+		for (size_t i = 0; i < p.n_splits; i++)
+			ck_assert_uint_eq(p.splits[i], r.splits[i]);
+		assert_valid(&p, n, k);
+		assert_valid(&f, n, k);
+		/* chunk sums consistent with the value */
 		ck_assert_uint_eq(plan_max(a, n, &f), f.max_chunk);
 		ck_assert_uint_eq(plan_max(a, n, &p), p.max_chunk);
+		ck_assert_uint_eq(planner_max_chunk(a, n, p.splits, p.n_splits), p.max_chunk);
 		reset_plan_free(&p);
 		reset_plan_free(&f);
+		reset_plan_free(&r);
 	}
 }
 END_TEST
 
-int main(void)
+/* More checkpoints never raise the DP's value. */
+START_TEST(more_splits_never_worse)
+{
+	uint64_t x = 777;
+	for (int round = 0; round < 300; round++) {
+		size_t n = 1 + lcg(&x) % 200;
+		uint64_t *a = xcalloc(n, sizeof *a);
+		for (size_t i = 0; i < n; i++)
+			a[i] = lcg(&x) % (round % 2 ? 7 : 100000);
+		uint64_t prev = UINT64_MAX;
+		for (size_t k = 0; k <= n + 1; k++) {
+			struct reset_plan p;
+			reset_points_fast(a, n, k, &p);
+			ck_assert_uint_le(p.max_chunk, prev);
+			prev = p.max_chunk;
+			reset_plan_free(&p);
+		}
+		free(a);
+	}
+}
+END_TEST
+
+/* Big inputs the tracker's recursion could not do: exact == fast. */
+START_TEST(exact_on_large_inputs)
+{
+	uint64_t x = 99;
+	size_t n = 20000;
+	uint64_t *a = xcalloc(n, sizeof *a);
+	for (size_t i = 0; i < n; i++)
+		a[i] = lcg(&x) % 1000000;
+	struct reset_plan p, f;
+	ck_assert_int_eq(reset_points_exact(a, n, 30, &p, NULL), 0);
+	reset_points_fast(a, n, 30, &f);
+	ck_assert_uint_eq(p.max_chunk, f.max_chunk);
+	assert_valid(&p, n, 30);
+	ck_assert_uint_eq(plan_max(a, n, &p), p.max_chunk);
+	reset_plan_free(&p);
+	reset_plan_free(&f);
+	/* k far beyond n: every item alone, no giant table */
+	ck_assert_int_eq(reset_points_exact(a, 100, SIZE_MAX / 2, &p, NULL), 0);
+	ck_assert_uint_eq(p.n_splits, 100);
+	reset_plan_free(&p);
+	/* a table over the limit is refused, not allocated */
+	struct rs_error err = {0};
+	ck_assert_int_eq(reset_points_exact(a, n, 20000, &p, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_USAGE);
+	free(a);
+}
+END_TEST
+
+/* The planners on a hand profile. */
+START_TEST(planners_by_hand)
+{
+	const uint64_t a[] = {100, 200, 300, 400};
+	struct reset_plan p;
+	const struct planner *pl = planner_find("sqrtn");
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_int_eq(pl->plan(a, 4, 0, false, &p, NULL), 0);
+	ck_assert_uint_eq(p.n_splits, 1);
+	ck_assert_uint_eq(p.splits[0], 2);
+	ck_assert_uint_eq(p.max_chunk, 700);
+	reset_plan_free(&p);
+	pl = planner_find("greedy");
+	ck_assert_int_eq(pl->plan(a, 4, 250, false, &p, NULL), 0);
+	ck_assert_uint_eq(p.n_splits, 2); /* passes 250 at 300 and at 300 */
+	ck_assert_uint_eq(p.splits[0], 2);
+	ck_assert_uint_eq(p.splits[1], 3);
+	reset_plan_free(&p);
+	struct rs_error err = {0};
+	ck_assert_int_eq(planner_check_param(pl, a, 4, 399, &err), -1);
+	ck_assert_int_eq(planner_check_param(pl, a, 4, 400, &err), 0);
+	pl = planner_find("DP"); /* case-insensitive */
+	ck_assert_int_eq(pl->plan(a, 4, 1, true, &p, NULL), 0);
+	ck_assert_uint_eq(p.max_chunk, 600);
+	ck_assert_uint_eq(p.splits[0], 3);
+	reset_plan_free(&p);
+	ck_assert_int_eq(planner_find("none")->plan(a, 4, 0, false, &p, NULL), 0);
+	ck_assert_uint_eq(p.n_splits, 0);
+	ck_assert_uint_eq(p.max_chunk, 1000);
+	reset_plan_free(&p);
+	ck_assert_ptr_null(planner_find("dtr"));
+	/* sqrt on perfect squares and around them */
+	uint64_t ones[101];
+	for (size_t i = 0; i < 101; i++)
+		ones[i] = 1;
+	size_t ns[] = {1, 3, 4, 99, 100, 101};
+	size_t want_step[] = {1, 1, 2, 9, 10, 10};
+	for (size_t c = 0; c < 6; c++) {
+		ck_assert_int_eq(planner_find("sqrtn")->plan(ones, ns[c], 0, false, &p, NULL), 0);
+		if (p.n_splits)
+			ck_assert_uint_eq(p.splits[0], want_step[c]);
+		ck_assert_uint_eq(p.n_splits, (ns[c] - 1) / want_step[c]);
+		reset_plan_free(&p);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------------- logs */
+
+static const char *const data_logs[] = {"solvers-chain.log", "tiny.log", "chain8.log",
+					 "chain12.log", "chain16.log", "region-drift.log"};
+static const char *const shipped_logs[] = {
+	"cnn-cpu.log.gz", "cnn-cuda-h200.log.gz", "lstm-cpu.log.gz", "lstm-cuda-h200.log.gz",
+	"mlp-cpu.log.gz", "mlp-cuda-h200.log.gz", "transformer-cpu.log.gz",
+	"transformer-cuda-h200.log.gz"};
+
+static struct schedule *load(const char *folder, const char *name)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s/%s", src ? src : "..", folder, name);
+	struct read_options ro = {0};
+	struct schedule *s = NULL;
+	struct rs_error err = {0};
+	ck_assert_msg(schedule_read(path, &ro, &s, &err) == 0, "%s: %s", path, err.msg);
+	return s;
+}
+
+/* The runtime's memory just before the first backward op computes, in an
+ * unbounded eager replay (its first backward EV_COMPUTE, less that op's
+ * new outputs). */
+struct first_bwd {
+	const struct schedule *s;
+	bool seen;
+	uint64_t memory;
+};
+
+static void on_first_bwd(void *ctx, const struct runtime_event *ev)
+{
+	struct first_bwd *fb = ctx;
+	if (fb->seen || ev->kind != EV_COMPUTE || !fb->s->ops[ev->op].backward)
+		return;
+	fb->seen = true;
+	fb->memory = ev->memory - fb->s->ops[ev->op].total_size;
+}
+
+/* Each log's profile: per-op bytes sum to the total; and, against the
+ * runtime's own accounting, the memory when the backward pass starts is
+ * the profile's total plus the constants still held then (by a handle, or
+ * pinned: the paper's logs pin constants, which then outlive their
+ * handles). */
+static void check_profile(struct schedule *s)
+{
+	struct profile p;
+	struct rs_error err = {0};
+	if (profile_build(s, &p, &err)) {
+		ck_assert_int_eq(err.status, EXIT_DATAERR);
+		ck_assert_uint_eq(s->n_forward_ops, 0);
+		return;
+	}
+	ck_assert_uint_eq(p.n, s->n_forward_ops);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < p.n; i++) {
+		sum += p.bytes[i];
+		ck_assert(!s->ops[p.op[i]].constant && !s->ops[p.op[i]].backward);
+		if (i)
+			ck_assert_uint_gt(p.op[i], p.op[i - 1]);
+	}
+	ck_assert_uint_eq(sum, p.total);
+	struct baseline b;
+	baseline_run(s, &b);
+	ck_assert_uint_le(p.total, b.memory);
+	struct first_bwd fb = {.s = s};
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2_EAGER, .budget = UINT64_MAX / 2, .remat_limit = INFINITY,
+		.on_event = on_first_bwd, .ctx = &fb,
+	};
+	struct runtime_result res;
+	ck_assert_int_eq(runtime_run(s, &cfg, &res, NULL), 0);
+	if (fb.seen) {
+		/* constants held when the first backward op runs */
+		uint32_t *refs = xcalloc(s->n_storages + 1, sizeof *refs);
+		size_t i = 0;
+		for (; i < s->n_cmds; i++) {
+			const struct sched_cmd *c = &s->cmds[i];
+			if (c->kind == CMD_COMPUTE && s->ops[c->id].backward)
+				break;
+			if (c->kind == CMD_COMPUTE) {
+				const struct sched_op *op = &s->ops[c->id];
+				for (uint32_t k = 0; k < op->n_outs; k++)
+					refs[s->tensor_storage[op->outs + k]]++;
+			} else if (c->kind == CMD_GET) {
+				refs[s->tensor_storage[c->id]]++;
+			} else if (c->kind == CMD_RELEASE) {
+				refs[s->tensor_storage[c->id]]--;
+			} else if (c->kind == CMD_PIN) {
+				refs[s->tensor_storage[c->id]] = UINT32_MAX / 2; /* kept for good */
+			}
+		}
+		uint64_t consts = 0;
+		for (size_t st = 0; st < s->n_storages; st++)
+			if (refs[st] && s->ops[s->tensors[s->storages[st].root].op].constant)
+				consts += s->storages[st].size;
+		free(refs);
+		ck_assert_msg(fb.memory == p.total + consts, "%s: memory %llu, profile %llu + constants %llu",
+			      s->source, (unsigned long long)fb.memory, (unsigned long long)p.total,
+			      (unsigned long long)consts);
+	}
+	profile_free(&p);
+}
+
+START_TEST(profile_of_logs)
+{
+	struct schedule *s = load("tests/data", "solvers-chain.log");
+	struct profile p;
+	ck_assert_int_eq(profile_build(s, &p, NULL), 0);
+	ck_assert_uint_eq(p.n, 4);
+	const uint64_t want[] = {100, 200, 300, 400};
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(p.bytes[i], want[i]);
+	ck_assert_uint_eq(p.total, 1000);
+	profile_free(&p);
+	schedule_free(s);
+	for (size_t i = 0; i < sizeof data_logs / sizeof *data_logs; i++) {
+		s = load("tests/data", data_logs[i]);
+		check_profile(s);
+		schedule_free(s);
+	}
+	for (size_t i = 0; i < sizeof shipped_logs / sizeof *shipped_logs; i++) {
+		s = load("logs", shipped_logs[i]);
+		check_profile(s);
+		schedule_free(s);
+	}
+}
+END_TEST
+
+/* A plan with no split points is an unbounded eager replay: the same peak
+ * and clock, no rematerialization; plans at many k keep the runtime's
+ * invariants (check mode) and pass. */
+static void check_plans(struct schedule *s)
+{
+	struct baseline b;
+	baseline_run(s, &b);
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2_EAGER, .budget = UINT64_MAX / 2, .remat_limit = INFINITY,
+	};
+	struct runtime_result un;
+	ck_assert_int_eq(runtime_run(s, &cfg, &un, NULL), 0);
+	struct plan_result r;
+	ck_assert_int_eq(plan_replay(s, &b, NULL, 0, true, &r, NULL), 0);
+	ck_assert_uint_eq(r.run.peak_memory, un.peak_memory);
+	ck_assert_int_eq(r.run.clock, un.clock);
+	ck_assert_uint_eq(r.run.remats, 0);
+	ck_assert_int_eq(r.run.remat_compute, 0);
+	ck_assert_int_eq(r.run.outcome, OUTCOME_PASS);
+	struct profile p;
+	if (profile_build(s, &p, NULL))
+		return;
+	const struct planner *dp = planner_find("dp");
+	for (uint64_t k = 0; k <= 64; k = k ? 2 * k : 1) {
+		for (int exact = 0; exact < 2; exact++) {
+			struct reset_plan plan;
+			ck_assert_int_eq(planner_replay(dp, s, &b, &p, k, exact, true, &plan, &r, NULL), 0);
+			ck_assert_int_eq(r.run.outcome, OUTCOME_PASS);
+			ck_assert_int_eq(r.run.model_compute, b.compute);
+			/* the plan only ever adds compute */
+			ck_assert_int_ge(r.run.clock, un.clock);
+			reset_plan_free(&plan);
+		}
+	}
+	profile_free(&p);
+	/* bad split points */
+	size_t bad[] = {3, 2};
+	struct rs_error err = {0};
+	ck_assert_int_eq(plan_replay(s, &b, bad, 2, false, &r, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_USAGE);
+	size_t past = s->n_forward_ops + 1;
+	ck_assert_int_eq(plan_replay(s, &b, &past, 1, false, &r, &err), -1);
+}
+
+START_TEST(plan_replay_of_logs)
+{
+	for (size_t i = 0; i < sizeof data_logs / sizeof *data_logs; i++) {
+		struct schedule *s = load("tests/data", data_logs[i]);
+		check_plans(s);
+		schedule_free(s);
+	}
+	for (size_t i = 0; i < sizeof shipped_logs / sizeof *shipped_logs; i++) {
+		struct schedule *s = load("logs", shipped_logs[i]);
+		check_plans(s);
+		schedule_free(s);
+	}
+}
+END_TEST
+
+/* The DTR paper's logs (../shared): profiles and plans as above. */
+START_TEST(paper_logs)
+{
+	static const char *const models[] = {"ResNet-32 (56)", "Transformer (10)", "U-Net (6)"};
+	char zip[4096], spec[4200];
+	shared_path(zip, sizeof zip, "dtr-logs/dev-logs.zip");
+	for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+		snprintf(spec, sizeof spec, "%s:%s", zip, models[i]);
+		struct read_options ro = {0};
+		struct schedule *s = NULL;
+		struct rs_error err = {0};
+		ck_assert_msg(schedule_read(spec, &ro, &s, &err) == 0, "%s: %s", spec, err.msg);
+		check_profile(s);
+		check_plans(s);
+		schedule_free(s);
+	}
+}
+END_TEST
+
+int main(int argc, char **argv)
 {
 	Suite *s = suite_create("solvers");
 	TCase *tc = tcase_create("reset_points");
+	if (argc > 1 && !strcmp(argv[1], "reference")) {
+		if (!shared_dir()) {
+			fprintf(stderr, "no ../shared data: reference cases skipped\n");
+			return EXIT_SKIP;
+		}
+		tcase_add_test(tc, reference_cases);
+		tcase_add_test(tc, paper_logs);
+		tcase_set_timeout(tc, 300);
+		suite_add_tcase(s, tc);
+		return run_suite(s);
+	}
 	tcase_add_test(tc, hand_cases);
 	tcase_add_test(tc, fast_matches_exact_on_random_inputs);
-	if (shared_dir())
-		tcase_add_test(tc, reference_cases);
-	else
-		fprintf(stderr, "no ../shared data: reference cases not run\n");
+	tcase_add_test(tc, more_splits_never_worse);
+	tcase_add_test(tc, exact_on_large_inputs);
+	tcase_add_test(tc, planners_by_hand);
 	suite_add_tcase(s, tc);
+	TCase *tl = tcase_create("logs");
+	tcase_set_timeout(tl, 120);
+	tcase_add_test(tl, profile_of_logs);
+	tcase_add_test(tl, plan_replay_of_logs);
+	suite_add_tcase(s, tl);
 	return run_suite(s);
 }

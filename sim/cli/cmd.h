@@ -17,5 +17,8 @@ int cmd_fit(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+/* Static checkpoint plans (docs/solvers.md). */
+int cmd_profile(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
 
 #endif

@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{"sweep", cmd_sweep, "run an experiment's points (YAML) into an output folder"},
 	{"merge", cmd_merge, "combine the output folders of sweep shards"},
 	{"plot", cmd_plot, "render the figures of a sweep's output folder"},
+	{"profile", cmd_profile, "the activation profile of a log's forward ops"},
+	{"solve", cmd_solve, "static checkpoint plans: split points, and their replay"},
 };
 
 static void usage(FILE *f)

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "planners.h"
 #include "pool.h"
 #include "scalar.h"
 #include "source.h"
@@ -260,11 +261,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_TOP_COUNT
+	K_PLANNERS, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
+	"planners",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -380,6 +382,66 @@ static void add_series(struct experiment *e, size_t *cap, struct exp_series s)
 {
 	XGROW(e->series, *cap, e->n_series + 1);
 	e->series[e->n_series++] = s;
+}
+
+/* `planners: {dp: {k: [1, 2, 4]}, greedy: {segment_budget: [1MiB]}, sqrtn: {}}` */
+static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return node_error(w, n, "'planners' must be a mapping (planner: its parameters), "
+				  "not %s", node_kind(n));
+	size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	e->plans = xcalloc(len ? len : 1, sizeof *e->plans);
+	for (yaml_node_pair_t *pair = n->data.mapping.pairs.start;
+	     pair < n->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, pair->value);
+		char names[256];
+		planner_names(names, sizeof names);
+		if (k->type != YAML_SCALAR_NODE || !planner_find(scalar(k)))
+			return node_error(w, k, "unknown planner '%s' (known: %s)",
+					  k->type == YAML_SCALAR_NODE ? scalar(k) : "?", names);
+		const struct planner *pl = planner_find(scalar(k));
+		for (size_t i = 0; i < e->n_plans; i++)
+			if (e->plans[i].planner == pl)
+				return node_error(w, k, "planner '%s' is listed twice", pl->name);
+		struct exp_plan *ep = &e->plans[e->n_plans++];
+		ep->planner = pl;
+		const char *keys[1] = {pl->param_name};
+		yaml_node_t *pv[1] = {NULL};
+		char what[64];
+		snprintf(what, sizeof what, "planner '%s'", pl->name);
+		if (!pl->param_name && v->type == YAML_MAPPING_NODE &&
+		    v->data.mapping.pairs.top > v->data.mapping.pairs.start)
+			return node_error(w, v, "planner '%s' takes no parameters: give it as "
+					  "'%s: {}'", pl->name, pl->name);
+		if (!is_null(v) && want_mapping(w, v, what, keys, pl->param_name ? 1 : 0, pv))
+			return -1;
+		if (!pl->param_name) {
+			ep->params = xcalloc(1, sizeof *ep->params);
+			ep->n_params = 1;
+			continue;
+		}
+		if (!pv[0])
+			return node_error(w, v, "planner '%s' needs '%s' (a list)", pl->name,
+					  pl->param_name);
+		if (want_list(w, pv[0], pl->param_name))
+			return -1;
+		ep->n_params = LIST_LEN(pv[0]);
+		ep->params = xcalloc(ep->n_params, sizeof *ep->params);
+		for (size_t i = 0; i < ep->n_params; i++) {
+			yaml_node_t *it = LIST_ITEM(w, pv[0], i);
+			if (want_u64(w, it, pl->param_name, &ep->params[i]))
+				return -1;
+			if (pl->param == PLANNER_PARAM_BYTES && !ep->params[i])
+				return node_error(w, it, "a segment budget must be positive");
+			for (size_t j = 0; j < i; j++)
+				if (ep->params[j] == ep->params[i])
+					return node_error(w, it, "this %s is listed twice",
+							  pl->param_name);
+		}
+	}
+	return 0;
 }
 
 static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
@@ -524,8 +586,10 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			}
 		}
 	}
-	if (!e->n_series) {
-		node_error(w, root, "no heuristics: give 'heuristics' or 'series'");
+	if (v[K_PLANNERS] && read_planners(w, e, v[K_PLANNERS]))
+		goto out;
+	if (!e->n_series && !e->n_plans) {
+		node_error(w, root, "no heuristics: give 'heuristics', 'series' or 'planners'");
 		goto out;
 	}
 	for (size_t i = 0; i < e->n_series; i++)
@@ -702,6 +766,15 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 	hash_str(&h, buf);
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->seed);
 	hash_str(&h, buf);
+	/* Planners only where there are some: older experiments keep their hash. */
+	for (size_t i = 0; i < e->n_plans; i++) {
+		hash_str(&h, "planner");
+		hash_str(&h, e->plans[i].planner->name);
+		for (size_t j = 0; j < e->plans[i].n_params; j++) {
+			snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->plans[i].params[j]);
+			hash_str(&h, buf);
+		}
+	}
 	snprintf(e->hash, sizeof e->hash, "%016llx", (unsigned long long)h);
 	return 0;
 }
@@ -721,6 +794,9 @@ void experiment_free(struct experiment *e)
 	}
 	for (size_t i = 0; i < e->n_series; i++)
 		free(e->series[i].name);
+	for (size_t i = 0; i < e->n_plans; i++)
+		free(e->plans[i].params);
+	free(e->plans);
 	free(e->models);
 	free(e->series);
 	free(e->ratios);
@@ -732,7 +808,8 @@ void experiment_free(struct experiment *e)
 
 /* ------------------------------------------------------------ points */
 
-size_t experiment_n_points(const struct experiment *e)
+/* Heuristic points, all models. */
+static size_t heuristic_points(const struct experiment *e)
 {
 	size_t per_model = 0;
 	for (size_t s = 0; s < e->n_series; s++)
@@ -740,9 +817,35 @@ size_t experiment_n_points(const struct experiment *e)
 	return per_model * e->n_models;
 }
 
+static size_t plan_points_per_model(const struct experiment *e)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < e->n_plans; i++)
+		n += e->plans[i].n_params;
+	return n;
+}
+
+size_t experiment_n_points(const struct experiment *e)
+{
+	return heuristic_points(e) + plan_points_per_model(e) * e->n_models;
+}
+
 void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 {
-	size_t per_model = experiment_n_points(e) / e->n_models;
+	size_t nh = heuristic_points(e);
+	if (i >= nh) {
+		size_t per_model = plan_points_per_model(e), r = (i - nh) % per_model;
+		p->model = (uint32_t)((i - nh) / per_model);
+		for (p->plan = 0; r >= e->plans[p->plan].n_params; p->plan++)
+			r -= e->plans[p->plan].n_params;
+		p->step = (uint32_t)r;
+		p->series = EXP_NONE;
+		p->trial = 0;
+		p->seed = 0;
+		return;
+	}
+	size_t per_model = nh / e->n_models;
+	p->plan = EXP_NONE;
 	p->model = (uint32_t)(i / per_model);
 	size_t r = i % per_model;
 	for (p->series = 0;; p->series++) {

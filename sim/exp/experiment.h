@@ -6,8 +6,11 @@
  * Invariants:
  *  - points are numbered in one canonical order: models (as listed), then
  *    series (heuristics first, then `series` entries), then trials, then
- *    ratios (as listed). Every output sorts rows by this number, so results
- *    never depend on thread timing, --jobs or --shard.
+ *    ratios (as listed); after all of them the planner points: models,
+ *    then planners (as listed), then their parameters (as listed), so
+ *    that adding planners leaves every heuristic point's number as it
+ *    was. Every output sorts rows by this number, so results never depend
+ *    on thread timing, --jobs or --shard.
  *  - after experiment_load, each model's schedule is only read (shared by
  *    all worker threads).
  */
@@ -42,6 +45,15 @@ struct exp_series {
 	unsigned trials;   /* 1 for deterministic heuristics */
 };
 
+struct planner; /* planners.h */
+
+/* A planner and its parameters (`planners:`), after every heuristic series. */
+struct exp_plan {
+	const struct planner *planner;
+	uint64_t *params;  /* n_params values; one 0 for a planner without one */
+	size_t n_params;
+};
+
 struct experiment {
 	char *file;        /* the YAML file, as named */
 	char *name;
@@ -49,6 +61,8 @@ struct experiment {
 	size_t n_models;
 	struct exp_series *series;
 	size_t n_series;
+	struct exp_plan *plans; /* static checkpoint planners (planners.h) */
+	size_t n_plans;
 	double *ratios;    /* n_steps ratios, or ... */
 	uint64_t *budgets; /* ... n_steps absolute budgets (bytes) */
 	size_t n_steps;
@@ -57,10 +71,14 @@ struct experiment {
 	char hash[17];     /* hex config hash; set by experiment_load */
 };
 
-/** One point: indices into the experiment's arrays. */
+/** One point: indices into the experiment's arrays. A planner point has
+ *  plan < n_plans (series EXP_NONE, step the index of its parameter,
+ *  trial and seed 0); a heuristic point has plan EXP_NONE. */
+#define EXP_NONE UINT32_MAX
 struct exp_point {
 	uint32_t model, series, trial, step;
 	uint64_t seed;
+	uint32_t plan;
 };
 
 /**

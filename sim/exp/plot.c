@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heuristics.h"
+#include "planners.h"
 #include "results.h"
 
 struct prow {
@@ -33,6 +35,7 @@ struct pseries {
 	char *name, *heuristic;
 	unsigned trials;
 	bool has_accesses;
+	const struct planner *planner; /* a planner's points (marked), or NULL */
 };
 
 struct pdata {
@@ -80,6 +83,8 @@ static size_t find_series(struct pdata *d, const char *name, const char *heurist
 	memset(s, 0, sizeof *s);
 	s->name = xstrdup(name);
 	s->heuristic = xstrdup(heuristic);
+	/* planner rows: series the planner's name, heuristic "dp:k=4" ... */
+	s->planner = heuristic_find(heuristic) ? NULL : planner_find(name);
 	return d->n_series++;
 }
 
@@ -300,7 +305,8 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 		fails[k] = worst;
 		/* Zero accesses cannot sit on a log axis: leave the point out. */
 		if (cl.n == total && total > 0 && !(accesses && cl.min <= 0)) {
-			cl.mean = sum / cl.n;
+			/* plans of one planner at the same peak: the best of them */
+			cl.mean = d->series[series].planner ? cl.min : sum / cl.n;
 			cells[nc++] = cl;
 			*ylo = fmin(*ylo, cl.min);
 			*yhi = fmax(*yhi, cl.max);
@@ -392,7 +398,9 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	FILE *f = open_memstream(&text, &len);
 	fprintf(f, "# written by `rematsim plot %s`: the panels and curves of this figure.\n"
 		   "# Panel p, curve c: pP-cC.tsv (ratio, mean, min, max, trials),\n"
-		   "# pP-cC-band.tsv (the min-max band as steps), pP-cC-ends.tsv.\n", dir);
+		   "# pP-cC-band.tsv (the min-max band as steps), pP-cC-ends.tsv.\n"
+		   "# cmarked: a static planner's plans (x: replayed peak / baseline;\n"
+		   "# mean: the best plan at that peak), drawn as marked points.\n", dir);
 	fputs("figtitle = ", f);
 	fputs(fs->title, f);
 	fprintf(f, "\nnpanels = %zu\nncurves = %zu\n", np, ncur);
@@ -413,18 +421,22 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 			p + 1, d->models[p].const_ratio, p + 1, d->models[p].bottleneck_ratio,
 			p + 1, pcurves[p]);
 	}
-	fprintf(f, "array clabel[%zu]\narray cband[%zu]\n", ncur, ncur);
+	fprintf(f, "array clabel[%zu]\narray cband[%zu]\narray cmarked[%zu]\n", ncur, ncur,
+		ncur);
 	for (size_t c = 0; c < ncur; c++) {
 		const struct pseries *s = &d->series[fs->series[c]];
 		fprintf(f, "clabel[%zu] = ", c + 1);
 		const char *kl = known_label(s->heuristic, s->name);
-		if (ablation_family(s->heuristic) != FAM_NONE)
+		if (s->planner)
+			put_enhanced(f, s->planner->label);
+		else if (ablation_family(s->heuristic) != FAM_NONE)
 			put_enhanced(f, ablation_label(s->heuristic));
 		else if (kl)
 			fprintf(f, "'%s'", kl);
 		else
 			put_enhanced(f, s->name);
-		fprintf(f, "; cband[%zu] = %d\n", c + 1, s->trials > 1);
+		fprintf(f, "; cband[%zu] = %d; cmarked[%zu] = %d\n", c + 1, s->trials > 1, c + 1,
+			s->planner != NULL);
 	}
 	fputs("# failure lines: at the smallest passing ratio; kind 1 OOM below it "
 	      "(dotted), 2 thrash (dashed)\n", f);

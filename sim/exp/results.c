@@ -197,7 +197,13 @@ struct fpoint {
 static int by_ratio(const void *a, const void *b)
 {
 	const struct fpoint *x = a, *y = b;
-	return (x->ratio > y->ratio) - (x->ratio < y->ratio);
+	if (x->ratio != y->ratio)
+		return x->ratio < y->ratio ? -1 : 1;
+	/* equal ratios (a planner's plans with the same peak): passing
+	 * first, then by overhead, so the order never depends on qsort */
+	if (x->pass != y->pass)
+		return x->pass ? -1 : 1;
+	return (x->overhead > y->overhead) - (x->overhead < y->overhead);
 }
 
 void frontier_write(FILE *f, const struct points_table *t)
@@ -229,7 +235,7 @@ void frontier_write(FILE *f, const struct points_table *t)
 			group[g].pass = !strcmp(fields[i][PC_OUTCOME], "pass");
 			group[g].ratio_text = fields[i][PC_RATIO];
 		}
-		/* qsort is not stable, but ratios within a group are distinct. */
+		/* qsort is not stable: by_ratio breaks ties. */
 		qsort(group, g, sizeof *group, by_ratio);
 		double best = INFINITY;
 		const char *best_ratio = NULL;

@@ -16,7 +16,10 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "plan.h"
+#include "planners.h"
 #include "pool.h"
+#include "profile.h"
 #include "results.h"
 
 #define JOURNAL "points.journal"
@@ -56,6 +59,49 @@ static void ratio_text(const struct experiment *e, const struct exp_point *p, ch
 					 (double)e->models[p->model].base.memory);
 }
 
+/*
+ * A planner point's `heuristic` column: the planner and its parameter
+ * ("dp:k=4", "greedy:segment_budget=1048576", "sqrtn"); its series is the
+ * planner's name, so that each planner is one curve.
+ */
+static void plan_text(const struct experiment *e, const struct exp_point *p, char *buf,
+		      size_t size)
+{
+	const struct exp_plan *ep = &e->plans[p->plan];
+	if (ep->planner->param_name)
+		snprintf(buf, size, "%s:%s=%llu", ep->planner->name, ep->planner->param_name,
+			 (unsigned long long)ep->params[p->step]);
+	else
+		snprintf(buf, size, "%s", ep->planner->name);
+}
+
+/*
+ * A planner point's row, in the same columns: runtime V2Eager (what plans
+ * replay on), trial and seed 0, ratio the replayed peak / baseline memory,
+ * budget the replayed peak (the budget the plan needs), no heuristic
+ * evaluations.
+ */
+static char *format_plan_row(const struct experiment *e, size_t i, const struct exp_point *p,
+			     const struct plan_result *pr)
+{
+	const struct runtime_result *r = &pr->run;
+	char ratio[64], what[128];
+	format_double(ratio, sizeof ratio, pr->ratio);
+	plan_text(e, p, what, sizeof what);
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&line, &n);
+	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
+		   "%llu\t%llu\t0\t0\t%.3f\t%s\t%zu",
+		e->models[p->model].name, what, runtime_kind_name(RUNTIME_V2_EAGER), ratio,
+		(unsigned long long)r->peak_memory, outcome_name(r->outcome), pr->overhead,
+		(unsigned long long)r->peak_memory, (long long)r->model_compute,
+		(long long)r->remat_compute, (unsigned long long)r->evictions,
+		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
+	fclose(f);
+	return line;
+}
+
 static char *format_row(const struct experiment *e, size_t i, const struct exp_point *p,
 			const struct point_result *pr)
 {
@@ -90,6 +136,15 @@ static bool row_matches(const struct experiment *e, size_t i, const char *row)
 	tsv_split(copy, f, PC_COUNT);
 	char trial[16], ratio[64];
 	snprintf(trial, sizeof trial, "%u", p.trial);
+	if (p.plan != EXP_NONE) {
+		/* the ratio is the replay's result, not the point's */
+		plan_text(e, &p, ratio, sizeof ratio);
+		bool ok = !strcmp(f[PC_MODEL], e->models[p.model].name) &&
+			  !strcmp(f[PC_SERIES], e->plans[p.plan].planner->name) &&
+			  !strcmp(f[PC_HEURISTIC], ratio);
+		free(copy);
+		return ok;
+	}
 	ratio_text(e, &p, ratio, sizeof ratio);
 	bool ok = !strcmp(f[PC_MODEL], e->models[p.model].name) &&
 		  !strcmp(f[PC_SERIES], e->series[p.series].name) &&
@@ -226,6 +281,52 @@ struct run_ctx {
 	bool progress_shown;
 };
 
+/* Hand a finished row (or an error) to the journal and table. */
+static void point_done(struct run_ctx *rc, size_t i, char *line, const struct rs_error *err)
+{
+	pthread_mutex_lock(&rc->lock);
+	if (!line) {
+		if (!rc->n_errors++)
+			rc->err = *err;
+	} else {
+		fprintf(rc->journal, "%s\n", line);
+		fflush(rc->journal);
+		points_table_put(rc->table, i, line);
+		rc->new_rows++;
+		if (rc->opt->stop_after && (long)rc->new_rows >= rc->opt->stop_after)
+			_exit(75); /* testing: a kill between two rows */
+	}
+	pthread_mutex_unlock(&rc->lock);
+}
+
+/* A planner point: the model's profile, the plan, its replay. */
+static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point *p)
+{
+	const struct experiment *e = rc->e;
+	const struct exp_model *m = &e->models[p->model];
+	const struct exp_plan *ep = &e->plans[p->plan];
+	struct rs_error err = {0};
+	struct profile prof;
+	struct reset_plan plan;
+	struct plan_result pr;
+	char *line = NULL;
+	if (!profile_build(m->sched, &prof, &err)) {
+		/* dp: the tracker's own split points where its table fits */
+		uint64_t k = ep->params[p->step];
+		bool exact = ep->planner->param != PLANNER_PARAM_K ||
+			     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
+		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[p->step],
+				    exact, false, &plan, &pr, &err)) {
+			line = format_plan_row(e, i, p, &pr);
+			reset_plan_free(&plan);
+		}
+		profile_free(&prof);
+	}
+	if (!line && !err.file[0])
+		snprintf(err.file, sizeof err.file, "%s", m->spec);
+	point_done(rc, i, line, &err);
+}
+
 static void run_point(void *ctx, size_t k)
 {
 	struct run_ctx *rc = ctx;
@@ -234,6 +335,10 @@ static void run_point(void *ctx, size_t k)
 	struct exp_point p;
 	experiment_point(e, i, &p);
 	const struct exp_model *m = &e->models[p.model];
+	if (p.plan != EXP_NONE) {
+		run_plan_point(rc, i, &p);
+		return;
+	}
 	const struct exp_series *s = &e->series[p.series];
 	struct point_config pc = {
 		.heuristic = s->heuristic,
@@ -252,20 +357,7 @@ static void run_point(void *ctx, size_t k)
 	if (!pr.wall_ms)
 		pr.wall_ms = (now_seconds() - t0) * 1e3;
 	char *line = failed ? NULL : format_row(e, i, &p, &pr);
-
-	pthread_mutex_lock(&rc->lock);
-	if (failed) {
-		if (!rc->n_errors++)
-			rc->err = err;
-	} else {
-		fprintf(rc->journal, "%s\n", line);
-		fflush(rc->journal);
-		points_table_put(rc->table, i, line);
-		rc->new_rows++;
-		if (rc->opt->stop_after && (long)rc->new_rows >= rc->opt->stop_after)
-			_exit(75); /* testing: a kill between two rows */
-	}
-	pthread_mutex_unlock(&rc->lock);
+	point_done(rc, i, line, &err);
 }
 
 /*
@@ -293,8 +385,9 @@ static void order_todo(const struct experiment *e, size_t *todo, size_t n)
 		struct exp_point p;
 		experiment_point(e, todo[k], &p);
 		const struct exp_model *m = &e->models[p.model];
-		double r = e->ratios ? e->ratios[p.step]
-				     : (double)e->budgets[p.step] / (double)(m->base.memory + 1);
+		double r = p.plan != EXP_NONE ? 1
+			   : e->ratios ? e->ratios[p.step]
+				       : (double)e->budgets[p.step] / (double)(m->base.memory + 1);
 		tc[k].point = todo[k];
 		tc[k].cost = (double)m->sched->n_cmds / (r > 0.05 ? r : 0.05);
 	}

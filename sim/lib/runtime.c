@@ -1213,6 +1213,8 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	return b;
 }
 
+static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done);
+
 static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 {
 	const struct schedule *sc = rt->s;
@@ -1271,6 +1273,8 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 			unlock(rt, rt_storage_of(rt, rt->par[rt->par_off[t] + j]));
 	}
 	rt->stk_len = bsib;
+	if (remat && rt->cfg->evict_after && (rc = cmd_evict_after(rt, rt->cmd, false)))
+		return rc;
 
 	if ((double)rt->res->remat_compute > rt->cfg->remat_limit || rt->res->remat_compute > RT_REMAT_CAP)
 		return OUTCOME_THRASH;
@@ -1658,6 +1662,23 @@ static void state_free(struct runtime_state *rt)
 	free(rt->tag);
 }
 
+/* The plan replay's hook (runtime_config.evict_after): evictions a static
+ * plan asks for after a command. */
+static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
+{
+	const uint32_t *list = NULL;
+	size_t n = rt->cfg->evict_after(rt->cfg->ctx, i, done, &list);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t s = list[k];
+		if ((rt->tag[s] & 1) && !rt->st[s].ref_int && !rt->st[s].pinned) {
+			evict(rt, s);
+			if (rt->broken)
+				return RT_BROKEN;
+		}
+	}
+	return 0;
+}
+
 int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 {
 	const struct heuristic *h = cfg->heuristic;
@@ -1700,6 +1721,8 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 				rc = cmd_release(&rt, c->id);
 			break;
 		}
+		if (!rc && cfg->evict_after)
+			rc = cmd_evict_after(&rt, i, true);
 		if (rc)
 			res->stopped_at = i;
 		else if (cfg->check)

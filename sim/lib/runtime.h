@@ -63,6 +63,11 @@ struct runtime_config {
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
+	/* Optional, for plan replay (plan.h): called after each command with
+	 * its index (done) and after each rematerialization within it (!done),
+	 * it may name storages (*list, returned count) to evict now; those
+	 * material, unlocked and not pinned are. Shares ctx. */
+	size_t (*evict_after)(void *ctx, size_t cmd, bool done, const uint32_t **list);
 };
 
 struct runtime_result {

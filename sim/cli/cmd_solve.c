@@ -1,0 +1,417 @@
+/*
+ * cmd_solve.c: `rematsim solve`, static checkpoint plans (SOLVERS.md): the
+ * reset-point DP on a plain list of sizes, or a planner on a log's
+ * activation profile, with the split points named as forward ops, the
+ * plan's predicted largest chunk and, with --replay or --budget, the
+ * plan replayed on the simulator.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "plan.h"
+#include "planners.h"
+#include "profile.h"
+#include "reset_points.h"
+#include "scalar.h"
+#include "schedule.h"
+#include "util.h"
+
+static const char solve_help[] =
+	"usage: rematsim solve --sizes FILE -k K [--exact] [--json]\n"
+	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
+	"                      [--exact] [--replay] [--check] [--from-start] [--json]\n"
+	"\n"
+	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
+	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
+	"comments): the largest chunk sum when the list is cut into at most K+1\n"
+	"chunks, and the split points (each the index where a chunk starts).\n"
+	"With a LOG, planner P splits the log's activation profile (`rematsim\n"
+	"profile`): the split points as forward-op indices, op names and log\n"
+	"lines, and the segments they make: each segment before the last one is\n"
+	"checkpointed (run it under a checkpoint wrapper: its activations are\n"
+	"recomputed in the backward pass), the last one runs as usual; and the\n"
+	"largest chunk of activations the plan predicts.\n"
+	"\n"
+	"  --planner P           none, dp (-k), sqrtn, greedy (--segment-budget)\n"
+	"  -k K                  checkpoints for dp (a whole number >= 0)\n"
+	"  --segment-budget B    greedy: split where the running sum passes B bytes\n"
+	"  --budget B            search for the plan with the fewest splits whose\n"
+	"                        replayed peak is at most B bytes: dp's smallest k,\n"
+	"                        greedy's largest segment budget (galloping, then\n"
+	"                        bisection; docs/solvers.md); implies --replay\n"
+	"  --exact               the DP's exact mode: the tracker's own split points\n"
+	"                        (default: the fast mode, the same largest chunk)\n"
+	"  --replay              replay the plan on the log: peak memory, compute\n"
+	"                        overhead, rematerializations\n"
+	"  --check               verify the runtime's invariants during the replay\n"
+	"  --from-start          use the log from its top, not from its START\n"
+	"  --json                one JSON object (--sizes: {\"max_memory\", \"split_points\"})\n"
+	"\n"
+	"Byte counts take 8e9, 6GiB and 6GB.\n"
+	"Exit status: 0 ok, 64 usage (a bad k, a budget below the largest single\n"
+	"activation), 65 malformed sizes or log, a log with no forward ops, or no\n"
+	"plan that fits the budget, 66 missing input.\n";
+
+/* A whole number >= 0, digits only (not 1e3: k counts checkpoints). */
+static int parse_count(const char *text, uint64_t *out)
+{
+	if (!*text)
+		return -1;
+	uint64_t v = 0;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static void print_json(json_t *o)
+{
+	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	puts(line);
+	free(line);
+	json_decref(o);
+}
+
+static int solve_sizes(const char *path, uint64_t k, bool exact, bool json)
+{
+	uint64_t *a;
+	size_t n;
+	struct rs_error err;
+	if (reset_points_read_sizes(path, &a, &n, &err)) {
+		rs_error_print(&err);
+		return err.status;
+	}
+	struct reset_plan plan;
+	size_t kk = k > n ? n + 1 : (size_t)k;
+	if (exact) {
+		if (reset_points_exact(a, n, kk, &plan, &err)) {
+			fprintf(stderr, "rematsim solve: %s\n", err.msg);
+			free(a);
+			return err.status;
+		}
+	} else {
+		reset_points_fast(a, n, kk, &plan);
+	}
+	if (json) {
+		json_t *o = json_object(), *sp = json_array();
+		json_object_set_new(o, "max_memory", json_integer((json_int_t)plan.max_chunk));
+		for (size_t i = 0; i < plan.n_splits; i++)
+			json_array_append_new(sp, json_integer((json_int_t)plan.splits[i]));
+		json_object_set_new(o, "split_points", sp);
+		print_json(o);
+	} else {
+		printf("max_memory: %" PRIu64 "\n", plan.max_chunk);
+		printf("split_points:");
+		for (size_t i = 0; i < plan.n_splits; i++)
+			printf(" %zu", plan.splits[i]);
+		printf("\n");
+		printf("# %zu sizes, k = %" PRIu64 ", %s mode\n", n, k, exact ? "exact" : "fast");
+	}
+	reset_plan_free(&plan);
+	free(a);
+	return 0;
+}
+
+static void param_text(const struct planner *pl, uint64_t param, char *buf, size_t size)
+{
+	if (pl->param == PLANNER_PARAM_NONE)
+		snprintf(buf, size, "%s", pl->name);
+	else
+		snprintf(buf, size, "%s, %s = %" PRIu64, pl->name, pl->param_name, param);
+}
+
+int cmd_solve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"sizes", required_argument, NULL, 'z'},
+		{"planner", required_argument, NULL, 'P'},
+		{"segment-budget", required_argument, NULL, 'B'},
+		{"budget", required_argument, NULL, 'b'},
+		{"exact", no_argument, NULL, 'e'},
+		{"replay", no_argument, NULL, 'r'},
+		{"check", no_argument, NULL, 'c'},
+		{"from-start", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *sizes = NULL, *pname = NULL, *why = NULL;
+	uint64_t k = 0, seg = 0, budget = 0;
+	bool have_k = false, have_seg = false, have_budget = false;
+	bool exact = false, replay = false, check = false, json = false;
+	struct read_options ropt = {0};
+	char names[256];
+	planner_names(names, sizeof names);
+
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "hk:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'z': sizes = optarg; break;
+		case 'P': pname = optarg; break;
+		case 'k':
+			if (parse_count(optarg, &k)) {
+				fprintf(stderr, "rematsim solve: -k wants a whole number of checkpoints "
+						"(0 or more), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			have_k = true;
+			break;
+		case 'B':
+		case 'b':
+			if (scalar_parse_u64(optarg, c == 'B' ? &seg : &budget, &why)) {
+				fprintf(stderr, "rematsim solve: --%s wants a byte count (e.g. 8e9 or "
+						"6GiB), not '%s' (%s)\n",
+					c == 'B' ? "segment-budget" : "budget", optarg, why);
+				return EXIT_USAGE;
+			}
+			*(c == 'B' ? &have_seg : &have_budget) = true;
+			break;
+		case 'e': exact = true; break;
+		case 'r': replay = true; break;
+		case 'c': check = true; break;
+		case 's': ropt.from_start = true; break;
+		case 'j': json = true; break;
+		case 'h':
+			fputs(solve_help, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "rematsim solve: bad option '%s'%s\n", argv[optind - 1],
+				optopt == 'k' ? " (-k wants a value)" : "");
+			fputs(solve_help, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (sizes) {
+		if (optind != argc || pname || have_seg || have_budget || replay || check) {
+			fprintf(stderr, "rematsim solve: --sizes takes only -k, --exact and --json\n");
+			return EXIT_USAGE;
+		}
+		if (!have_k) {
+			fprintf(stderr, "rematsim solve: --sizes needs -k K\n");
+			return EXIT_USAGE;
+		}
+		return solve_sizes(sizes, k, exact, json);
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "rematsim solve: give one LOG (or --sizes FILE)\n");
+		fputs(solve_help, stderr);
+		return EXIT_USAGE;
+	}
+	const struct planner *pl = pname ? planner_find(pname) : NULL;
+	if (!pl) {
+		if (pname)
+			fprintf(stderr, "rematsim solve: unknown planner '%s' (known: %s)\n", pname,
+				names);
+		else
+			fprintf(stderr, "rematsim solve: --planner is required (%s)\n", names);
+		return EXIT_USAGE;
+	}
+	if (have_budget && (have_k || have_seg)) {
+		fprintf(stderr, "rematsim solve: --budget searches the parameter: give it "
+				"without -k or --segment-budget\n");
+		return EXIT_USAGE;
+	}
+	if ((have_k && pl->param != PLANNER_PARAM_K) ||
+	    (have_seg && pl->param != PLANNER_PARAM_BYTES)) {
+		fprintf(stderr, "rematsim solve: planner %s takes %s\n", pl->name,
+			pl->param == PLANNER_PARAM_K ? "-k" :
+			pl->param == PLANNER_PARAM_BYTES ? "--segment-budget" : "no parameter");
+		return EXIT_USAGE;
+	}
+	if (!have_budget && ((pl->param == PLANNER_PARAM_K && !have_k) ||
+			     (pl->param == PLANNER_PARAM_BYTES && !have_seg))) {
+		fprintf(stderr, "rematsim solve: planner %s needs %s (or --budget)\n", pl->name,
+			pl->param == PLANNER_PARAM_K ? "-k K" : "--segment-budget BYTES");
+		return EXIT_USAGE;
+	}
+	if (have_budget && pl->param == PLANNER_PARAM_NONE) {
+		fprintf(stderr, "rematsim solve: planner %s has no parameter to search: "
+				"--budget needs dp or greedy\n", pl->name);
+		return EXIT_USAGE;
+	}
+	if (have_budget)
+		replay = true;
+
+	struct rs_error err = {0};
+	struct schedule *s;
+	if (schedule_read(argv[optind], &ropt, &s, &err) < 0) {
+		rs_error_print(&err);
+		return err.status;
+	}
+	int status = 0;
+	struct profile p;
+	struct baseline base = {0};
+	struct planner_fit *fit = NULL;
+	struct reset_plan plan = {0};
+	struct plan_result res = {0};
+	if (profile_build(s, &p, &err)) {
+		rs_error_print(&err);
+		schedule_free(s);
+		return err.status;
+	}
+	if (replay)
+		baseline_run(s, &base);
+	uint64_t param = pl->param == PLANNER_PARAM_K ? k : seg;
+	if (have_budget) {
+		fit = xcalloc(1, sizeof *fit);
+		if (planner_fit(pl, s, &base, &p, budget, exact, fit, &err))
+			goto fail;
+		if (!fit->found) {
+			uint64_t best = UINT64_MAX;
+			for (size_t i = 0; i < fit->n_tries; i++)
+				if (fit->tries[i].peak < best)
+					best = fit->tries[i].peak;
+			rs_error_set(&err, EXIT_DATAERR, s->source, 0,
+				     "no %s plan fits in %" PRIu64 " bytes: the smallest replayed "
+				     "peak found is %" PRIu64 " bytes",
+				     pl->name, budget, best);
+			goto fail;
+		}
+		param = fit->param;
+	}
+	if (planner_check_param(pl, p.bytes, p.n, param, &err))
+		goto fail;
+	if (replay) {
+		if (planner_replay(pl, s, &base, &p, param, exact, check, &plan, &res, &err))
+			goto fail;
+	} else if (pl->plan(p.bytes, p.n, param, exact, &plan, &err)) {
+		goto fail;
+	}
+	uint64_t chunk = planner_max_chunk(p.bytes, p.n, plan.splits, plan.n_splits);
+	char ptext[128];
+	param_text(pl, param, ptext, sizeof ptext);
+	bool is_dp = pl->param == PLANNER_PARAM_K;
+
+	if (json) {
+		json_t *o = json_object(), *sp = json_array(), *named = json_array();
+		json_object_set_new(o, "log", json_string(s->source));
+		json_object_set_new(o, "planner", json_string(pl->name));
+		if (pl->param_name)
+			json_object_set_new(o, pl->param_name, json_integer((json_int_t)param));
+		if (is_dp)
+			json_object_set_new(o, "mode", json_string(exact ? "exact" : "fast"));
+		json_object_set_new(o, "forward_ops", json_integer((json_int_t)p.n));
+		json_object_set_new(o, "activations", json_integer((json_int_t)p.total));
+		json_object_set_new(o, "max_memory", json_integer((json_int_t)chunk));
+		for (size_t i = 0; i < plan.n_splits; i++) {
+			size_t at = plan.splits[i];
+			json_array_append_new(sp, json_integer((json_int_t)at));
+			if (at < p.n) {
+				const struct sched_op *op = &s->ops[p.op[at]];
+				json_array_append_new(named, json_pack("{s:I, s:s, s:I}",
+					"index", (json_int_t)at, "op", schedule_str(s, op->name),
+					"line", (json_int_t)op->line));
+			} else {
+				json_array_append_new(named, json_pack("{s:I, s:n, s:n}",
+					"index", (json_int_t)at, "op", "line"));
+			}
+		}
+		json_object_set_new(o, "split_points", sp);
+		json_object_set_new(o, "splits", named);
+		if (replay) {
+			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+				"outcome", outcome_name(res.run.outcome),
+				"peak_memory", (json_int_t)res.run.peak_memory,
+				"baseline_memory", (json_int_t)base.memory,
+				"ratio", res.ratio, "overhead", res.overhead,
+				"model_compute", (json_int_t)res.run.model_compute,
+				"remat_compute", (json_int_t)res.run.remat_compute,
+				"baseline_compute", (json_int_t)base.compute,
+				"evictions", (json_int_t)res.run.evictions,
+				"remats", (json_int_t)res.run.remats);
+			json_object_set_new(r, "wall_ms", json_real(res.wall_ms));
+			json_object_set_new(o, "replay", r);
+		}
+		if (fit) {
+			json_t *f = json_object(), *tries = json_array();
+			json_object_set_new(f, "budget", json_integer((json_int_t)budget));
+			json_object_set_new(f, pl->param_name, json_integer((json_int_t)fit->param));
+			for (size_t i = 0; i < fit->n_tries; i++)
+				json_array_append_new(tries, json_pack("{s:I, s:I}",
+					pl->param_name, (json_int_t)fit->tries[i].param,
+					"peak_memory", (json_int_t)fit->tries[i].peak));
+			json_object_set_new(f, "tries", tries);
+			json_object_set_new(o, "search", f);
+		}
+		print_json(o);
+	} else {
+		printf("log: %s\n", s->source);
+		printf("planner: %s%s\n", ptext,
+		       is_dp ? (exact ? " (exact mode: the tracker's split points)" : " (fast mode)") : "");
+		printf("forward ops: %zu, activations: %" PRIu64 " bytes\n", p.n, p.total);
+		if (fit) {
+			printf("search for budget %" PRIu64 " bytes (%zu replays):", budget, fit->n_tries);
+			for (size_t i = 0; i < fit->n_tries; i++)
+				printf("%s %s=%" PRIu64 " peak %" PRIu64, i ? "," : "", pl->param_name,
+				       fit->tries[i].param, fit->tries[i].peak);
+			printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
+			       pl->param_name, fit->param);
+		}
+		printf("split points: %zu (forward-op index where a segment starts)\n", plan.n_splits);
+		if (plan.n_splits)
+			printf("  %-6s %-8s %-8s %s\n", "split", "index", "line", "op");
+		for (size_t i = 0; i < plan.n_splits; i++) {
+			size_t at = plan.splits[i];
+			if (at < p.n) {
+				const struct sched_op *op = &s->ops[p.op[at]];
+				printf("  %-6zu %-8zu %-8u %s\n", i + 1, at, op->line,
+				       schedule_str(s, op->name));
+			} else {
+				printf("  %-6zu %-8zu %-8s (past the last forward op)\n", i + 1, at, "-");
+			}
+		}
+		if (plan.n_splits) {
+			printf("segments:\n");
+			for (size_t g = 0; g <= plan.n_splits; g++) {
+				size_t from = g ? plan.splits[g - 1] : 0;
+				size_t to = g < plan.n_splits ? plan.splits[g] : p.n;
+				if (from >= to)
+					continue; /* a split at n: nothing after it */
+				uint64_t bytes = 0;
+				for (size_t i = from; i < to; i++)
+					bytes += p.bytes[i];
+				const struct sched_op *o1 = &s->ops[p.op[from]], *o2 = &s->ops[p.op[to - 1]];
+				printf("  ops %zu-%zu (line %u %s .. line %u %s): %" PRIu64 " bytes, %s\n",
+				       from, to - 1, o1->line, schedule_str(s, o1->name), o2->line,
+				       schedule_str(s, o2->name), bytes,
+				       g < plan.n_splits ? "checkpointed" : "runs as usual");
+			}
+		}
+		printf("predicted largest chunk: %" PRIu64 " bytes (%.1f%% of the activations)\n",
+		       chunk, p.total ? 100.0 * (double)chunk / (double)p.total : 0.0);
+		if (replay)
+			printf("replay: %s, peak %" PRIu64 " bytes (%.4g of the baseline %" PRIu64
+			       "), overhead %.6g, %" PRIu64 " remats (%" PRId64 " ns), %" PRIu64
+			       " evictions\n",
+			       outcome_name(res.run.outcome), res.run.peak_memory, res.ratio, base.memory,
+			       res.overhead, res.run.remats, res.run.remat_compute, res.run.evictions);
+	}
+	goto out;
+fail:
+	if (err.file[0])
+		rs_error_print(&err);
+	else
+		fprintf(stderr, "rematsim solve: %s\n", err.msg);
+	status = err.status;
+out:
+	reset_plan_free(&plan);
+	free(fit);
+	profile_free(&p);
+	schedule_free(s);
+	return status;
+}

@@ -1,0 +1,209 @@
+/*
+ * plan.c: see plan.h. The plan becomes, before the run, a list of storages
+ * to evict after each command (CSR by command index), which the runtime's
+ * evict_after hook hands over; rematerialized temporaries are added to it
+ * as the run goes, from the runtime's EV_REMAT events and a reference count
+ * kept here from the commands (the runtime's own count of handles).
+ */
+#include "plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+size_t plan_forward_ops(const struct schedule *s, uint32_t **ops)
+{
+	size_t n = 0;
+	*ops = NULL;
+	for (size_t i = 0; i < s->n_ops; i++)
+		n += !s->ops[i].constant && !s->ops[i].backward;
+	if (!n)
+		return 0;
+	*ops = xmalloc(n * sizeof **ops);
+	n = 0;
+	for (size_t i = 0; i < s->n_ops; i++)
+		if (!s->ops[i].constant && !s->ops[i].backward)
+			(*ops)[n++] = (uint32_t)i;
+	return n;
+}
+
+struct plan_run {
+	const struct schedule *s;
+	const uint32_t *forced, *forced_off; /* CSR by command */
+	uint32_t *refs;                      /* handles per storage */
+	uint32_t *remat;                     /* storages rematerialized this command */
+	size_t n_remat, cap_remat;
+	uint32_t *fresh;                     /* the latest remat's storages */
+	size_t n_fresh, cap_fresh;
+	uint32_t *list;                      /* what evict_after hands over */
+	size_t cap_list;
+};
+
+static void on_event(void *ctx, const struct runtime_event *ev)
+{
+	struct plan_run *pr = ctx;
+	if (ev->kind != EV_REMAT)
+		return;
+	const struct sched_op *op = &pr->s->ops[ev->op];
+	pr->n_fresh = 0;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		/* views too: the caller locks the storage of what it asked for */
+		uint32_t st = pr->s->tensor_storage[op->outs + k];
+		XGROW(pr->remat, pr->cap_remat, pr->n_remat + 1);
+		pr->remat[pr->n_remat++] = st;
+		XGROW(pr->fresh, pr->cap_fresh, pr->n_fresh + 1);
+		pr->fresh[pr->n_fresh++] = st;
+	}
+}
+
+static size_t evict_after(void *ctx, size_t i, bool done, const uint32_t **list)
+{
+	struct plan_run *pr = ctx;
+	const struct schedule *s = pr->s;
+	size_t n = 0, nf = 0;
+	if (done) {
+		const struct sched_cmd *c = &s->cmds[i];
+		if (c->kind == CMD_COMPUTE) {
+			const struct sched_op *op = &s->ops[c->id];
+			for (uint32_t k = 0; k < op->n_outs; k++)
+				pr->refs[s->tensor_storage[op->outs + k]]++;
+		} else if (c->kind == CMD_GET) {
+			pr->refs[s->tensor_storage[c->id]]++;
+		} else if (c->kind == CMD_RELEASE) {
+			pr->refs[s->tensor_storage[c->id]]--;
+		}
+		nf = pr->forced_off[i + 1] - pr->forced_off[i];
+	}
+	XGROW(pr->list, pr->cap_list, nf + pr->n_remat + 1);
+	memcpy(pr->list, pr->forced + pr->forced_off[i], nf * sizeof *pr->list);
+	n = nf;
+	/* Mid-command, the storages of the rematerialization just done are
+	 * not offered yet: its caller locks them as soon as it returns. */
+	size_t keep = 0;
+	for (size_t k = 0; k < pr->n_remat; k++) {
+		uint32_t st = pr->remat[k];
+		if (pr->refs[st])
+			continue;
+		bool fresh = false;
+		for (size_t q = 0; q < pr->n_fresh && !done && !fresh; q++)
+			fresh = pr->fresh[q] == st;
+		if (!fresh)
+			pr->list[n++] = st;
+		pr->remat[keep++] = st; /* offered again until the command ends */
+	}
+	pr->n_remat = done ? 0 : keep;
+	if (done)
+		pr->n_fresh = 0;
+	*list = pr->list;
+	return n;
+}
+
+int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
+		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err)
+{
+	memset(out, 0, sizeof *out);
+	uint32_t *fwd;
+	size_t n = plan_forward_ops(s, &fwd);
+	for (size_t k = 0; k < n_splits; k++)
+		if (splits[k] > n || (k && splits[k] <= splits[k - 1])) {
+			free(fwd);
+			return rs_error_set(err, EXIT_USAGE, s->source, 0,
+					    "split point %zu (%zu) is %s", k + 1, splits[k],
+					    splits[k] > n ? "past the last forward op"
+							  : "not above the one before it");
+		}
+	double t0 = now_seconds();
+
+	/* Per op: its segment (NONE: not a forward op) and command. */
+	uint32_t *seg = xmalloc((s->n_ops + 1) * sizeof *seg);
+	uint32_t *cmd_of = xmalloc((s->n_ops + 1) * sizeof *cmd_of);
+	for (size_t i = 0; i < s->n_ops; i++)
+		seg[i] = NONE;
+	for (size_t i = 0, k = 0; i < n; i++) {
+		while (k < n_splits && splits[k] <= i)
+			k++;
+		seg[fwd[i]] = (uint32_t)k;
+	}
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].kind == CMD_COMPUTE)
+			cmd_of[s->cmds[i].id] = (uint32_t)i;
+
+	/* Per storage: the last forward op that uses it, and the latest
+	 * segment of such a use. */
+	uint32_t *last = xmalloc((s->n_storages + 1) * sizeof *last);
+	uint32_t *last_seg = xmalloc((s->n_storages + 1) * sizeof *last_seg);
+	for (size_t st = 0; st < s->n_storages; st++)
+		last[st] = last_seg[st] = NONE;
+	for (size_t i = 0; i < n; i++) {
+		const struct sched_op *op = &s->ops[fwd[i]];
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t st = s->arg_storage[op->args + a];
+			last[st] = fwd[i];
+			if (last_seg[st] == NONE || seg[fwd[i]] > last_seg[st])
+				last_seg[st] = seg[fwd[i]];
+		}
+	}
+	/* The evictions the plan asks for, by command. */
+	uint32_t *off = xcalloc(s->n_cmds + 2, sizeof *off);
+	uint32_t *when = xmalloc((s->n_storages + 1) * sizeof *when);
+	for (size_t st = 0; st < s->n_storages; st++) {
+		when[st] = NONE;
+		uint32_t o = s->tensors[s->storages[st].root].op;
+		uint32_t c = seg[o];
+		if (c == NONE || c >= n_splits)
+			continue; /* not made by a checkpointed segment */
+		if (last_seg[st] != NONE && last_seg[st] > c)
+			continue; /* a later segment's input: a checkpoint */
+		uint32_t at = last[st] != NONE && last[st] > o ? last[st] : o;
+		when[st] = cmd_of[at];
+		off[when[st] + 1]++;
+	}
+	for (size_t i = 0; i < s->n_cmds; i++)
+		off[i + 1] += off[i];
+	uint32_t *forced = xmalloc((off[s->n_cmds] + 1) * sizeof *forced);
+	uint32_t *fill = xmemdup(off, (s->n_cmds + 1) * sizeof *off);
+	for (size_t st = 0; st < s->n_storages; st++)
+		if (when[st] != NONE)
+			forced[fill[when[st]]++] = (uint32_t)st;
+	free(fill);
+	free(when);
+	free(last);
+	free(last_seg);
+	free(seg);
+	free(cmd_of);
+	free(fwd);
+
+	struct plan_run pr = {
+		.s = s,
+		.forced = forced,
+		.forced_off = off,
+		.refs = xcalloc(s->n_storages + 1, sizeof *pr.refs),
+	};
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2_EAGER,
+		.heuristic = NULL,
+		.budget = UINT64_MAX / 2,
+		.remat_limit = INFINITY,
+		.check = check,
+		.on_event = on_event,
+		.evict_after = evict_after,
+		.ctx = &pr,
+	};
+	int rc = runtime_run(s, &cfg, &out->run, err);
+	free(pr.refs);
+	free(pr.remat);
+	free(pr.fresh);
+	free(pr.list);
+	free(forced);
+	free(off);
+	if (rc)
+		return -1;
+	out->overhead = b->compute > 0 ? (double)out->run.clock / (double)b->compute : INFINITY;
+	out->ratio = b->memory > 0 ? (double)out->run.peak_memory / (double)b->memory : INFINITY;
+	out->wall_ms = (now_seconds() - t0) * 1e3;
+	return 0;
+}

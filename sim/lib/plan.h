@@ -1,0 +1,53 @@
+/*
+ * plan.h: a static checkpoint plan replayed on the simulator (SOLVERS.md
+ * section 3). A plan is a list of split points p_1 < ... < p_k into the
+ * log's forward ops f_0 .. f_{n-1}; segments [0, p_1) ... [p_{k-1}, p_k)
+ * are checkpointed, the last one [p_k, n) runs as usual.
+ *
+ * The replay runs the schedule on the V2Eager runtime with no bound and no
+ * heuristic. A storage made by an op of a checkpointed segment is evicted
+ * right after its last use by a forward op (or right after it is made, if
+ * no forward op uses it), unless a forward op of a later segment uses it
+ * (a checkpoint: kept). The backward pass rematerializes evicted storages
+ * on demand, recursively, by the runtime's usual materialize step; a
+ * storage so rematerialized that no handle holds (a temporary of the
+ * segment) is evicted again right after the command that needed it, as a
+ * framework's recomputation frees its temporaries.
+ *
+ * Invariant: with no split points nothing is evicted but what an
+ * unbounded eager replay evicts, so the peak is the unbounded one and
+ * there are no rematerializations.
+ */
+#ifndef REMATSIM_PLAN_H
+#define REMATSIM_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+#include "schedule.h"
+
+/**
+ * The forward ops of s (non-constant ops before the first backward op), in
+ * log order. Gives *ops (free it); returns their number (0: *ops NULL).
+ */
+size_t plan_forward_ops(const struct schedule *s, uint32_t **ops);
+
+struct plan_result {
+	struct runtime_result run; /* peak_memory, remats, remat_compute, ... */
+	double overhead;           /* final clock / baseline compute */
+	double ratio;              /* peak memory / baseline memory */
+	double wall_ms;
+};
+
+/**
+ * Replay the plan `splits` (n_splits ascending forward-op indices, each at
+ * most the number of forward ops) on s, whose baseline is b; check: verify
+ * the runtime's invariants after every command. Returns 0 with *out
+ * filled, or -1 with err (EXIT_USAGE: split points out of order or range).
+ */
+int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
+		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err);
+
+#endif

@@ -1,0 +1,144 @@
+#!/bin/sh
+# cli-solvers.sh REMATSIM: `rematsim profile` and `solve` as a user meets
+# them, on tests/data/solvers-chain.log, a four-layer chain whose numbers
+# are derived by hand below, and their refusals of bad input.
+#
+# The chain: input x0 (10 bytes, a constant), forward f0..f3 making a0..a3
+# of 100, 200, 300, 400 bytes (times 100..400 ns), backward f3_backward
+# (a3, a2 -> g2, 300 bytes, 400 ns), f2_backward (g2, a1 -> g1, 200 bytes,
+# 300 ns), f1_backward (g1, a0 -> g0, 100 bytes, 200 ns), each input
+# released once the last backward op that reads it has run.
+#   profile: 100 200 300 400, running sums 100 300 600 1000.
+#   baseline: peak 10 + 1000 + g2 300 = 1310 at f3_backward; compute 1900.
+#   dp k=1: chunks [100 200 300 | 400], largest 600, split 3 (f3, line 12).
+#     a0, a1 evicted after their last forward use; a2 (read by f3, a
+#     later segment) kept. f2_backward needs a1: remat f0 (a0, +100, kept:
+#     a handle holds it) and f1 (+200): memory 610 + 300 + g1 200 = 1110
+#     (peak; forward peaks at 710, f3_backward at 1010). 2 remats, 300 ns,
+#     overhead (1 + 1900 + 300) / 1900.
+#   dp k=2 (fast and exact): [100 200 | 300 | 400], largest 400, splits 2 3;
+#     only a0 is evicted (a1 feeds f2 of the next segment): peak at
+#     f3_backward 10 + 200 + 300 + 400 + 300 = 1210; f1_backward remats f0:
+#     1 remat, 100 ns.
+#   sqrtn: floor(sqrt(4)) = 2: split 2, largest 700; the same replay as dp k=2.
+#   greedy B=450: running sum passes 450 at f2 (600): split 3, as dp k=1.
+#   none: no split, peak 1310, no remat.
+#   dp --budget 1150: k=0 peaks 1310, k=1 1110 fits: smallest k 1.
+#   dp --budget 1000: k = 0, 1, 2, 4 peak 1310, 1110, 1210, 1310: no plan.
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+cd "$(dirname "$0")/data" || exit 1
+L=solvers-chain.log
+
+has() { # DESC TEXT NEEDLE...
+	desc=$1 text=$2; shift 2
+	for n in "$@"; do
+		case "$text" in *"$n"*) ok "$desc has $n" ;; *) no "$desc lacks $n: $text" ;; esac
+	done
+}
+
+p=$("$R" profile $L)
+has "profile" "$p" "$(printf '0\tf0\t3\t100\t100')" "$(printf '1\tf1\t6\t200\t300')" \
+	"$(printf '2\tf2\t9\t300\t600')" "$(printf '3\tf3\t12\t400\t1000')" \
+	"1. index 3, f3 (line 12): 400 bytes" "# total: 1000 bytes"
+p=$("$R" profile $L --json)
+has "profile --json" "$p" '"forward_ops":4' '"total":1000' \
+	'{"index":3,"op":"f3","line":12,"bytes":400,"cumulative":1000}'
+
+j=$("$R" solve $L --planner dp -k 1 --replay --check --json)
+has "dp k=1" "$j" '"max_memory":600' '"split_points":[3]' '{"index":3,"op":"f3","line":12}' \
+	'"peak_memory":1110' '"baseline_memory":1310' '"remats":2' '"remat_compute":300' \
+	'"overhead":1.158421052631579'
+for mode in "" --exact; do
+	j=$("$R" solve $L --planner dp -k 2 $mode --replay --check --json)
+	has "dp k=2 $mode" "$j" '"max_memory":400' '"split_points":[2,3]' '"peak_memory":1210' \
+		'"remats":1' '"remat_compute":100'
+done
+j=$("$R" solve $L --planner sqrtn --replay --check --json)
+has "sqrtn" "$j" '"max_memory":700' '"split_points":[2]' '"peak_memory":1210' '"remats":1'
+j=$("$R" solve $L --planner greedy --segment-budget 450 --replay --check --json)
+has "greedy 450" "$j" '"split_points":[3]' '"peak_memory":1110' '"remats":2'
+j=$("$R" solve $L --planner none --replay --check --json)
+has "none" "$j" '"split_points":[]' '"peak_memory":1310' '"remats":0' '"remat_compute":0'
+t=$("$R" solve $L --planner dp -k 1)
+has "dp text" "$t" "predicted largest chunk: 600 bytes" "1      3        12       f3"
+t=$("$R" solve $L --planner dp --budget 1150)
+has "dp --budget" "$t" "k=0 peak 1310, k=1 peak 1110" "smallest k that fits: 1" \
+	"peak 1110 bytes"
+expect_status 65 "no dp plan fits 1000 bytes" "$R" solve $L --planner dp --budget 1000
+m=$("$R" solve $L --planner dp --budget 1000 2>&1)
+has "no-fit message" "$m" "no dp plan fits in 1000 bytes" "smallest replayed peak found is 1110"
+
+# The DP on a list of sizes (the tracker's own example).
+printf '# sizes\n10\n8\n8\n9  # a comment\n7\n\n7\n5\n4\n4\n' > "${TMPDIR:-/tmp}/sizes.$$"
+S="${TMPDIR:-/tmp}/sizes.$$"
+has "sizes exact" "$("$R" solve --sizes "$S" -k 2 --exact --json)" \
+	'{"max_memory":24,"split_points":[2,5]}'
+has "sizes k=9" "$("$R" solve --sizes "$S" -k 9 --exact --json)" \
+	'"split_points":[1,2,3,4,5,6,7,8,9]' '"max_memory":10'
+has "sizes fast" "$("$R" solve --sizes "$S" -k 3 --json)" '"max_memory":18'
+
+# Bad input: a clear message and 64 (usage) or 65 (data).
+bad() { # STATUS DESC NEEDLE CMD...
+	want=$1 desc=$2 needle=$3; shift 3
+	m=$("$@" 2>&1 >/dev/null); got=$?
+	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
+	case "$m" in *"$needle"*) ok "$desc says '$needle'" ;; *) no "$desc: message '$m'" ;; esac
+}
+bad 64 "k < 0" "-k wants a whole number" "$R" solve --sizes "$S" -k -1
+bad 64 "k not a number" "-k wants a whole number" "$R" solve $L --planner dp -k two
+printf '5\nfive\n' > "$S.bad"
+bad 65 "non-numeric size" ":2: 'five' is not a whole number" "$R" solve --sizes "$S.bad" -k 1
+printf '5\n-3\n' > "$S.bad"
+bad 65 "negative size" ":2: a negative size" "$R" solve --sizes "$S.bad" -k 1
+printf '18446744073709551615\n1\n' > "$S.bad"
+bad 65 "sum over 64 bits" ":2: the sizes' sum passes 2^64" "$R" solve --sizes "$S.bad" -k 1
+printf '18446744073709551616\n' > "$S.bad"
+bad 65 "size over 64 bits" "does not fit in 64 bits" "$R" solve --sizes "$S.bad" -k 1
+printf '# nothing\n' > "$S.bad"
+bad 65 "no sizes" "no sizes" "$R" solve --sizes "$S.bad" -k 1
+bad 66 "missing sizes file" "cannot open" "$R" solve --sizes "$S.none" -k 1
+bad 64 "budget below the largest activation" "below the largest single activation, 400 bytes" \
+	"$R" solve $L --planner dp --budget 399
+bad 64 "segment budget below the largest activation" "below the largest single activation" \
+	"$R" solve $L --planner greedy --segment-budget 250
+printf '{"INSTRUCTION":"CONSTANT","NAME":"x"}\n{"INSTRUCTION":"MEMORY","MEMORY":"8","NAME":"x"}\n' > "$S.log"
+bad 65 "no forward ops (solve)" "no forward ops" "$R" solve "$S.log" --planner dp -k 1
+bad 65 "no forward ops (profile)" "no forward ops" "$R" profile "$S.log"
+bad 64 "unknown planner" "unknown planner 'dq' (known: none, dp, sqrtn, greedy)" \
+	"$R" solve $L --planner dq -k 1
+bad 64 "dp without k" "needs -k K" "$R" solve $L --planner dp
+bad 64 "k for greedy" "takes --segment-budget" "$R" solve $L --planner greedy -k 2
+bad 64 "budget for sqrtn" "no parameter to search" "$R" solve $L --planner sqrtn --budget 2000
+bad 64 "budget with k" "without -k" "$R" solve $L --planner dp -k 1 --budget 2000
+bad 64 "sizes without k" "needs -k" "$R" solve --sizes "$S"
+bad 66 "missing log" "no-such.log" "$R" solve no-such.log --planner none
+# Planners in experiment files: their points, and refusals with the line.
+E="${TMPDIR:-/tmp}/exp.$$"
+mkdir -p "$E"
+ex() { printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\n%s\n' "$PWD" $L "$1" > "$E/e.yaml"; }
+ex "planners: {dp: {k: [1, 2]}, sqrtn: {}, greedy: {segment_budget: [450]}, none: }"
+has "planner points" "$("$R" sweep "$E/e.yaml" --dry-run)" "5"
+"$R" sweep "$E/e.yaml" --out "$E/out" --quiet --jobs 1 >/dev/null 2>&1 || no "planner sweep failed"
+rows=$(grep -v '^#' "$E/out/points.tsv" | cut -f1-10,14,18,19)
+has "planner rows" "$rows" \
+	"$(printf 'c\tdp:k=1\tV2Eager\t0\t0\t0.8473282442748091\t1110\tpass\t1.158421052631579\t1110\t2\tdp\t0')" \
+	"$(printf 'c\tdp:k=2\tV2Eager\t0\t0\t0.9236641221374046\t1210\tpass')" \
+	"$(printf 'c\tsqrtn\tV2Eager\t0\t0\t0.9236641221374046\t1210\tpass')" \
+	"$(printf 'c\tgreedy:segment_budget=450\tV2Eager\t0\t0\t0.8473282442748091\t1110')" \
+	"$(printf 'c\tnone\tV2Eager\t0\t0\t1\t1310\tpass\t1.0005263157894737\t1310\t0\tnone\t4')"
+ex "planners: {dq: {}}"
+bad 65 "unknown planner in YAML" "e.yaml:4:12: unknown planner 'dq'" "$R" sweep "$E/e.yaml" --dry-run
+ex "planners: {dp: {}}"
+bad 65 "dp without k in YAML" "planner 'dp' needs 'k'" "$R" sweep "$E/e.yaml" --dry-run
+ex "planners: {dp: {k: [-1]}}"
+bad 65 "negative k in YAML" "'k': '-1'" "$R" sweep "$E/e.yaml" --dry-run
+ex "planners: {sqrtn: {k: [1]}}"
+bad 65 "a parameter for sqrtn" "takes no parameters" "$R" sweep "$E/e.yaml" --dry-run
+rm -rf "$E"
+
+expect_status 0 "solve --help" "$R" solve --help
+expect_status 0 "profile --help" "$R" profile --help
+rm -f "$S" "$S.bad" "$S.log"
+exit $fail
