@@ -5,7 +5,7 @@
 # python3-torchvision). CPU times differ on every run, so the logs change;
 # they were committed once. Sizes are kept small so that the main job's
 # replays stay fast; log sizes do not grow with the batch, recording time
-# does (about 5 minutes for all five on the 2-core development machine).
+# does (8.5 minutes for all five on the loaded 2-core development machine).
 set -eu
 py=${1:-/usr/bin/python3}
 cd "$(dirname "$0")/../.."
