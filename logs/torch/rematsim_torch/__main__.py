@@ -90,6 +90,10 @@ def _fail(status, msg):
 
 
 def record(a, argv):
+    if not (a.model.startswith("torchvision:") or a.model in ("gpt2", "mlp")):
+        # Said before torch is imported (seconds): models.resolve says the same.
+        return _fail(USAGE_EXIT, "unknown model '%s': give torchvision:NAME (a torchvision "
+                     "classification model, e.g. torchvision:resnet50), gpt2 or mlp" % a.model)
     import torch
 
     from . import models
