@@ -11,8 +11,17 @@ writes model.log.gz and model.meta.json. `python3 -m rematsim_torch record
 --help` records torchvision models and a GPT-2-style decoder.
 """
 
-from .oplog import LogError, OpLog, meta_path_for
-from .recorder import SCHEMA_GAPS, VERSION, Recorder, RecorderError
+from .oplog import VERSION, LogError, OpLog, meta_path_for
+
+
+def __getattr__(name):
+    # The recorder imports torch (seconds): only when it is asked for, so
+    # that `python3 -m rematsim_torch` answers a bad command line at once.
+    if name in ("Recorder", "RecorderError", "SCHEMA_GAPS"):
+        from . import recorder
+        return getattr(recorder, name)
+    raise AttributeError("module 'rematsim_torch' has no attribute '%s'" % name)
+
 
 __all__ = ["Recorder", "RecorderError", "OpLog", "LogError", "meta_path_for",
            "SCHEMA_GAPS", "VERSION"]

@@ -28,6 +28,7 @@ import gzip
 import json
 import os
 
+VERSION = "0.1.0"  # of rematsim_torch
 NAME_MAX = 63  # the C logger's limit on a name's length
 
 

@@ -44,9 +44,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from .oplog import OpLog
-
-VERSION = "0.1.0"
+from .oplog import VERSION, OpLog
 
 # Ops whose schema (torch 1.13) does not mark an argument they write: the
 # batch-norm kernels update running_mean and running_var in place when
