@@ -22,13 +22,16 @@ models:
 
 The step: zero_grad(set_to_none=True), forward, loss, backward, SGD
 (plain, as the C logger's demos; --momentum adds a buffer per weight) or
-Adam. Every in-place update is a MUTATE, which a replay counts as a new
-storage while the old version, a constant, stays pinned: optimizer state
-multiplies the replay's memory at the end of the step. One warm-up iteration runs unrecorded, then the
-log gets START and the measured iteration, with BACKWARD before the
-backward pass. FILE gets the log (gzip if it ends in .gz) and FILE's
-.meta.json (FILE without .gz/.log): device, versions, arguments, loss,
-peak_live_bytes (the peak an unbounded rematsim replay reports).
+Adam. One warm-up iteration runs unrecorded, then the log gets START and
+the measured iteration, with BACKWARD before the backward pass. Every
+in-place update is a MUTATE, which a replay counts as a new storage while
+the old version, a constant, stays pinned: optimizer state adds to the
+replay's memory at the end of the step.
+
+FILE gets the log (gzip if it ends in .gz) and FILE's .meta.json (FILE
+without .gz/.log): device, versions, arguments, loss, peak_live_bytes and
+baseline_memory (the peaks an unbounded rematsim replay reports). What is
+recorded and what is not: logs/torch/README.md.
 
 exit statuses:
   0   success
@@ -79,8 +82,11 @@ def _parser():
     r.add_argument("--momentum", type=float, default=0.0, help="SGD momentum (0)")
     r.add_argument("--image", type=_positive, help="image side in pixels (torchvision)")
     r.add_argument("--classes", type=_positive, default=1000, help="classes (torchvision: 1000)")
-    for name in ("layers", "width", "heads", "seq", "vocab"):
-        r.add_argument("--" + name, type=_positive, help="size (gpt2, mlp)")
+    r.add_argument("--layers", type=_positive, help="layers (gpt2 12, mlp 3)")
+    r.add_argument("--width", type=_positive, help="units per layer (gpt2 256, mlp 64)")
+    r.add_argument("--heads", type=_positive, help="attention heads (gpt2 8)")
+    r.add_argument("--seq", type=_positive, help="tokens per sequence (gpt2 128)")
+    r.add_argument("--vocab", type=_positive, help="vocabulary (gpt2 8192)")
     return p
 
 
