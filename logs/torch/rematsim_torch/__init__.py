@@ -1,0 +1,28 @@
+"""rematsim_torch: record PyTorch training iterations as rematsim op logs.
+
+    import rematsim_torch
+    with rematsim_torch.Recorder("model.log.gz") as rec:
+        rec.start()                 # the measured iteration begins
+        loss = loss_fn(model(x), y)
+        rec.backward(loss)          # annotates BACKWARD, runs loss.backward()
+        optimizer.step()
+
+writes model.log.gz and model.meta.json. `python3 -m rematsim_torch record
+--help` records torchvision models and a GPT-2-style decoder.
+"""
+
+from .oplog import VERSION, LogError, OpLog, meta_path_for
+
+
+def __getattr__(name):
+    # The recorder imports torch (seconds): only when it is asked for, so
+    # that `python3 -m rematsim_torch` answers a bad command line at once.
+    if name in ("Recorder", "RecorderError", "SCHEMA_GAPS"):
+        from . import recorder
+        return getattr(recorder, name)
+    raise AttributeError("module 'rematsim_torch' has no attribute '%s'" % name)
+
+
+__all__ = ["Recorder", "RecorderError", "OpLog", "LogError", "meta_path_for",
+           "SCHEMA_GAPS", "VERSION"]
+__version__ = VERSION

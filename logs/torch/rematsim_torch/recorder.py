@@ -1,0 +1,597 @@
+"""recorder.py: record a PyTorch training iteration as a rematsim op log.
+
+A `Recorder` is a context manager. While it is active, every ATen op that
+reaches the Python dispatch key (a TorchDispatchMode, below autograd, so
+the backward pass's ops are seen too) is run, timed and written to the log:
+
+- a tensor first seen as an op's argument is a CONSTANT of its storage's
+  bytes, or a COPY of a live handle when it shares that handle's storage;
+- an op's results that share the storage of one of its arguments are
+  views of it (ALIAS k); every other result owns a new storage (ALIAS -1,
+  MEMORY its storage's bytes);
+- arguments the op writes (schema `alias_info.is_write`, plus the running
+  statistics of the batch-norm kernels in training, which torch 1.13's
+  schemas do not mark) are a MUTATE; other handles holding the same tensor
+  are then re-pointed at the new version (COPY_FROM);
+- each handle's death is a RELEASE. A handle is one TensorImpl (one Python
+  tensor object: torch keeps the object alive as long as C++ holds the
+  TensorImpl), watched with a weakref; deaths are queued by the weakref
+  callback and written, in the order they happened, before the next record.
+
+Storages are identified by their data pointer only while one of our live
+handles holds them (a live handle keeps the storage alive, so no other
+storage can have that address meanwhile); when the last one goes the
+storage is forgotten, so an address the allocator hands out again is a new
+storage.
+
+Autograd keeps the tensors it saves for backward in C++ (for an op's own
+output as a hidden shallow copy): a saved-tensors hook makes that copy
+visible, as a COPY handle released when autograd frees it.
+
+See logs/torch/README.md for what is and is not recorded.
+"""
+
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+import weakref
+from collections import deque
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from .oplog import VERSION, OpLog
+
+# Ops whose schema (torch 1.13) does not mark an argument they write: the
+# batch-norm kernels update running_mean and running_var in place when
+# training. Key: op name; value: the names of those arguments.
+SCHEMA_GAPS = {
+    "aten::native_batch_norm": ("running_mean", "running_var"),
+    "aten::cudnn_batch_norm": ("running_mean", "running_var"),
+    "aten::miopen_batch_norm": ("running_mean", "running_var"),
+    "aten::batch_norm_gather_stats": ("running_mean", "running_var"),
+    "aten::batch_norm_gather_stats_with_counts": ("running_mean", "running_var"),
+}
+
+# In-place ops that change a tensor's metadata (shape, strides, autograd
+# state) but no data: the schema marks `self` as written, the log records
+# nothing. resize_ and resize_as_ belong here only while the storage stays
+# (a storage that grows is handled as any changed storage, see _rebind).
+METADATA_INPLACE = frozenset(
+    "aten::" + n
+    for n in ("detach_", "squeeze_", "unsqueeze_", "transpose_", "t_", "as_strided_",
+              "swapaxes_", "swapdims_", "resize_", "resize_as_", "_coalesced_"))
+
+
+class RecorderError(Exception):
+    """A problem with the recording itself; `status` is the exit status."""
+
+    def __init__(self, message, status=70):
+        super().__init__(message)
+        self.status = status
+
+
+def _storage_of(t):
+    f = getattr(t, "untyped_storage", None) or t._storage
+    return f()
+
+
+class _Handle:
+    __slots__ = ("ref", "name", "key")
+
+    def __init__(self, ref, name, key):
+        self.ref = ref
+        self.name = name
+        self.key = key
+
+
+class _Mode(TorchDispatchMode):
+    def __init__(self, rec):
+        super().__init__()
+        self.rec = rec
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return self.rec._dispatch(func, args, kwargs or {})
+
+
+class Recorder:
+    """Record the ops run inside `with Recorder(path) as rec:` to PATH.
+
+    PATH ending in .gz is gzip-compressed. The log and PATH's meta file
+    (PATH without .gz/.log, plus .meta.json) are written under temporary
+    names and moved into place when the block ends without an exception;
+    if it raises, nothing is left under either name.
+
+    device: the device whose tensors are recorded ("cpu", "cuda", "cuda:1");
+        tensors elsewhere (a CPU scalar in a CUDA program) are not.
+    meta: extra fields for the meta file (also `rec.meta[...] = ...`).
+    """
+
+    def __init__(self, path, device="cpu", meta=None):
+        self.device = torch.device(device)
+        if self.device.type == "cuda":
+            if not torch.cuda.is_available():
+                raise RecorderError("CUDA is not available to this torch (%s)"
+                                    % torch.__version__, 69)
+            if self.device.index is None:
+                self.device = torch.device("cuda", torch.cuda.current_device())
+        elif self.device.type != "cpu":
+            raise RecorderError("device %s: only cpu and cuda are supported" % device, 64)
+        try:
+            self._log = OpLog(path)
+        except OSError as e:
+            raise RecorderError("%s: cannot create the log: %s" % (path, e.strerror or e), 73)
+        self.path = self._log.path
+        self.meta = dict(meta or {})
+        self._by_id = {}  # id(tensor) -> _Handle, live handles only
+        self._on_key = {}  # storage key -> names of live handles on it, oldest first
+        self._dead = deque()  # (id, name) of handles that died, not yet written
+        self._passthrough = 0  # > 0: ops run unrecorded
+        self._active = False
+        self._done = False
+        self._unpacked = None  # weakref to the tensor the unpack hook just gave
+        self._ops = 0  # ops recorded (CALL or MUTATE) since the last START
+        self._op_time = 0
+        self._skipped_ops = 0  # ops with no result or write on the device
+        self._skipped_time = 0
+        self.overhead_ns = 0
+        self._cuda = self.device.type == "cuda"
+        if self._cuda:
+            self._ev = (torch.cuda.Event(enable_timing=True),
+                        torch.cuda.Event(enable_timing=True))
+
+    # ---- the public API ----
+
+    def __enter__(self):
+        if self._done or self._active:
+            raise RecorderError("a Recorder records once")
+        self.overhead_ns = self._calibrate()
+        self._gc_was_enabled = gc.isenabled()
+        gc.collect()
+        gc.disable()  # deaths by reference count only: a deterministic order
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks.__enter__()
+        self._mode = _Mode(self)
+        self._mode.__enter__()
+        self._active = True
+        self._t_enter = time.perf_counter()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._stop()
+        if exc_type is not None:
+            self._log.abort()
+            return False
+        try:
+            self._finish()
+        except BaseException:
+            self._log.abort()
+            raise
+        return False
+
+    def start(self):
+        """Annotate START: the measured iteration begins. Everything alive is
+        forgotten: a tensor used after START is declared again when first
+        seen, as a replay skips what came before."""
+        self._flush_dead()
+        self._by_id.clear()  # dropping the weakrefs drops their callbacks
+        self._on_key.clear()
+        self._dead.clear()
+        self._ops = self._op_time = self._skipped_ops = self._skipped_time = 0
+        self._log.annotate("START")
+
+    def mark_backward(self):
+        """Annotate BACKWARD: the backward pass begins (call it just before
+        loss.backward(); `backward` does both)."""
+        self._flush_dead()
+        self._log.annotate("BACKWARD")
+
+    def backward(self, loss, *args, **kwargs):
+        """mark_backward(), then loss.backward(*args, **kwargs)."""
+        self.mark_backward()
+        loss.backward(*args, **kwargs)
+
+    def paused(self):
+        """A context in which ops run unrecorded (printing a loss, metrics).
+        Tensors made there and used later are first seen then."""
+        rec = self
+
+        class _Paused:
+            def __enter__(self):
+                rec._passthrough += 1
+
+            def __exit__(self, *exc):
+                rec._passthrough -= 1
+                return False
+
+        return _Paused()
+
+    def abort(self):
+        """Give up: stop recording and remove the unfinished log."""
+        self._stop()
+        self._log.abort()
+
+    @property
+    def peak_live_bytes(self):
+        return self._log.peak_live_bytes
+
+    @property
+    def records(self):
+        return self._log.records
+
+    @property
+    def counts(self):
+        return dict(self._log.counts, ops=self._ops, skipped_ops=self._skipped_ops)
+
+    # ---- lifetime ----
+
+    def _stop(self):
+        if self._active:
+            self._active = False
+            try:
+                self._mode.__exit__(None, None, None)
+            finally:
+                self._hooks.__exit__(None, None, None)
+                if self._gc_was_enabled:
+                    gc.enable()
+        self._done = True
+
+    def _finish(self):
+        self._flush_dead()
+        # Handles alive at the end stay alive: the replay pins them.
+        self._by_id.clear()
+        self._on_key.clear()
+        meta = {
+            "recorder": "rematsim_torch %s" % VERSION,
+            "device": self.device.type,
+            "device_name": _device_name(self.device),
+            "driver_version": _driver_version(self.device),
+            "runtime_version": _runtime_version(self.device),
+            "torch_version": torch.__version__,
+            "python_version": platform.python_version(),
+            "clock": ("CUDA events, synchronized per op" if self._cuda
+                      else "time.perf_counter_ns"),
+            "threads": torch.get_num_threads(),
+            "timer_overhead_ns": self.overhead_ns,
+            "measured_ops": self._ops,
+            "measured_op_time_ns": self._op_time,
+            "unrecorded_ops": self._skipped_ops,
+            "unrecorded_op_time_ns": self._skipped_time,
+            "has_start": self._log.counts["starts"] > 0,
+            "record_seconds": round(time.perf_counter() - self._t_enter, 3),
+        }
+        for k in ("mutates", "constants", "copies", "copy_froms", "releases"):
+            meta[k] = self._log.counts[k]
+        meta.update(self.meta)
+        try:
+            self.meta_written = self._log.close(meta)
+        except OSError as e:
+            raise RecorderError("%s: cannot write the log: %s" % (self.path, e), 74)
+
+    # ---- timing ----
+
+    def _timed(self, func, args, kwargs):
+        """Run FUNC; its time in ns, the recorder's overhead taken out."""
+        if self._cuda:
+            s = torch.cuda.current_stream(self.device)
+            self._ev[0].record(s)
+            out = func(*args, **kwargs)
+            self._ev[1].record(s)
+            self._ev[1].synchronize()
+            ns = round(self._ev[0].elapsed_time(self._ev[1]) * 1e6)
+        else:
+            t0 = time.perf_counter_ns()
+            out = func(*args, **kwargs)
+            ns = time.perf_counter_ns() - t0
+        return out, max(ns - self.overhead_ns, 0)
+
+    def _calibrate(self):
+        """The recorder's own share of a timed op: the median time of an op
+        that does no work (aten::is_same_size, a boolean answer from the
+        tensors' sizes), called through the same timing code. It is what
+        each measured time holds besides the kernel: reading the clock (or
+        recording the events) and calling the op from Python."""
+        op = torch.ops.aten.is_same_size.default
+        a = torch.zeros(1, device=self.device)
+        self.overhead_ns = 0
+        if self._cuda:
+            torch.cuda.synchronize(self.device)
+        samples = []
+        for _ in range(2000 if not self._cuda else 200):
+            samples.append(self._timed(op, (a, a), {})[1])
+        return int(statistics.median(samples[len(samples) // 10:]))
+
+    # ---- handles ----
+
+    def _on_device(self, t):
+        d = t.device
+        return d.type == self.device.type and (d.index == self.device.index
+                                               or self.device.index is None)
+
+    def _known(self, t):
+        h = self._by_id.get(id(t))
+        if h is not None and h.ref() is t:
+            return h.name
+        return None
+
+    def _storage_key(self, t):
+        """(key, bytes): key identifies the storage among live handles'
+        (None for a storage of 0 bytes or a tensor without one)."""
+        try:
+            st = _storage_of(t)
+            nbytes = st.nbytes()
+            ptr = st.data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return None, t.numel() * t.element_size()
+        return (ptr if nbytes and ptr else None), nbytes
+
+    def _register(self, t, name, key):
+        tid = id(t)
+        dead = self._dead
+
+        def died(_ref, tid=tid, name=name):
+            dead.append((tid, name))
+
+        self._by_id[tid] = _Handle(weakref.ref(t, died), name, key)
+        if key is not None:
+            self._on_key.setdefault(key, []).append(name)
+
+    def _flush_dead(self):
+        while self._dead:
+            tid, name = self._dead.popleft()
+            h = self._by_id.get(tid)
+            if h is None or h.name != name:
+                # Forgotten (START), or the id already belongs to a newer
+                # tensor, whose handle replaced this one: find the key by name.
+                h = None
+            else:
+                del self._by_id[tid]
+            key = h.key if h is not None else self._key_of_dead(name)
+            if key is not None:
+                names = self._on_key.get(key)
+                if names is not None and name in names:
+                    names.remove(name)
+                    if not names:
+                        del self._on_key[key]
+            if self._log.is_defined(name):
+                self._log.release(name)
+
+    def _key_of_dead(self, name):
+        for key, names in self._on_key.items():
+            if name in names:
+                return key
+        return None
+
+    def _declare(self, t):
+        """Name a tensor seen for the first time: a COPY of a live handle
+        on its storage, else a CONSTANT."""
+        key, nbytes = self._storage_key(t)
+        name = self._log.new_name()
+        live = self._on_key.get(key) if key is not None else None
+        if live:
+            self._log.copy(name, live[0])
+        else:
+            self._log.constant(name, nbytes)
+        self._register(t, name, key)
+        return name
+
+    # ---- saved tensors ----
+
+    def _pack(self, x):
+        """Autograd saves X for backward. A leaf (weights, inputs) or a
+        tensor outside autograd is kept as it is: the saved reference keeps
+        our handle alive. A tensor with history is kept as a detached
+        handle of its own (what autograd itself keeps is such a shallow
+        copy), a COPY of X's handle; keeping X itself would tie X to its
+        own grad_fn in a cycle that outlives a graph never run backward."""
+        if not self._active or self._passthrough or x.grad_fn is None:
+            return x
+        self._flush_dead()
+        self._passthrough += 1
+        try:
+            d = x.detach()
+        finally:
+            self._passthrough -= 1
+        name = self._known(x)
+        if name is not None and self._on_device(x):
+            dn = self._log.new_name()
+            self._log.copy(dn, name)
+            self._register(d, dn, self._by_id[id(x)].key)
+        return d
+
+    def _unpack(self, d):
+        # Autograd detaches what it unpacks: that detach is no op of the
+        # program (without the hook it makes the copy itself), so
+        # _dispatch records it as a COPY.
+        self._unpacked = weakref.ref(d)
+        return d
+
+    # ---- the ops ----
+
+    def _args(self, schema, args, kwargs):
+        """The op's tensor arguments in schema order, flattened (lists of
+        tensors), with whether each is written; and the argument values
+        by name."""
+        values = {}
+        pos = 0
+        for a in schema.arguments:
+            if not a.kwarg_only and pos < len(args):
+                values[a.name] = args[pos]
+                pos += 1
+            elif a.name in kwargs:
+                values[a.name] = kwargs[a.name]
+        gap = SCHEMA_GAPS.get(schema.name, ())
+        if gap and not values.get("training", False):
+            gap = ()
+        out = []
+        for a in schema.arguments:
+            v = values.get(a.name)
+            if v is None:
+                continue
+            w = (a.alias_info is not None and a.alias_info.is_write) or a.name in gap
+            if isinstance(v, torch.Tensor):
+                out.append((v, w))
+            elif isinstance(v, (list, tuple)):
+                out.extend((e, w) for e in v if isinstance(e, torch.Tensor))
+        return out
+
+    def _dispatch(self, func, args, kwargs):
+        if self._passthrough or not self._active or func.namespace == "profiler":
+            # profiler::_record_function_enter/_exit: the labels that
+            # torch.autograd.profiler.record_function puts around code (the
+            # optimizers use it), no computation of the program.
+            return _fix_scalar(func, args, func(*args, **kwargs))
+        self._flush_dead()
+        schema = func._schema
+        targs = [(t, w) for t, w in self._args(schema, args, kwargs) if self._on_device(t)]
+        meta_only = schema.name in METADATA_INPLACE
+        before = {id(t): self._storage_key(t) for t, w in targs if w}
+
+        if (self._unpacked is not None and schema.name == "aten::detach"
+                and args and self._unpacked() is args[0]):
+            self._unpacked = None
+            out = func(*args, **kwargs)
+            if not isinstance(out, torch.Tensor):
+                return _fix_scalar(func, args, out)  # a wrapped number: no tensor of ours
+            self._flush_dead()
+            if self._on_device(args[0]):
+                src = self._known(args[0]) or self._declare(args[0])
+                if self._known(out) is None:
+                    name = self._log.new_name()
+                    self._log.copy(name, src)
+                    self._register(out, name, self._storage_key(out)[0])
+            return out
+
+        out, ns = self._timed(func, args, kwargs)
+        out = _fix_scalar(func, args, out)
+        self._flush_dead()
+
+        names = [self._known(t) or self._declare(t) for t, _ in targs]
+
+        # Written arguments: a MUTATE, unless the op gave the tensor another
+        # storage (resize_, set_, an out= argument that had to grow): then
+        # a new tensor that the argument's handle takes over.
+        mutated, rebound, seen = [], [], set()
+        for i, (t, w) in enumerate(targs):
+            if not w or self._log.tensor_id(names[i]) in seen:
+                continue  # one tensor written through two arguments
+            seen.add(self._log.tensor_id(names[i]))
+            if self._storage_key(t) != before[id(t)]:
+                rebound.append(i)
+            elif not meta_only:
+                mutated.append(i)
+
+        # Results: new tensors only (an in-place op returns its argument).
+        results, copies, new, new_keys = [], [], [], {}
+        arg_keys = [self._storage_key(t)[0] for t, _ in targs]
+        for o in tree_flatten(out)[0]:
+            if not isinstance(o, torch.Tensor) or not self._on_device(o):
+                continue
+            if self._known(o) is not None or any(o is n for n, _, _ in new):
+                continue
+            key, nbytes = self._storage_key(o)
+            name = self._log.new_name()
+            new.append((o, name, key))
+            if key is not None and key in arg_keys:
+                results.append((name, nbytes, arg_keys.index(key)))
+            elif key is not None and key in new_keys:
+                copies.append((name, new_keys[key]))  # shares an earlier result's storage
+            elif key is not None and self._on_key.get(key):
+                copies.append((name, self._on_key[key][0]))  # a live handle's storage
+            else:
+                results.append((name, nbytes, -1))
+            if key is not None:
+                new_keys.setdefault(key, name)
+
+        op = _op_name(schema.name)
+        recorded = False
+        if results:
+            self._log.call(op, names, results, ns)
+            recorded = True
+        for i in rebound:
+            # The argument now holds another storage: a new tensor, which the
+            # argument's handle takes over.
+            t = targs[i][0]
+            key, nbytes = self._storage_key(t)
+            tmp = self._log.new_name()
+            alias = next((j for j, k in enumerate(arg_keys) if k == key and j != i
+                          and key is not None), -1)
+            self._log.call(op, names, [(tmp, nbytes, alias)], 0 if recorded else ns)
+            recorded = True
+            self._log.copy_from(names[i], tmp)
+            self._log.release(tmp)
+            self._move_key(names[i], before[id(t)][0], key)
+        if mutated:
+            others = {names[i]: self._log.same_tensor_names(names[i]) for i in mutated}
+            self._log.mutate(op, names, mutated, 0 if recorded else ns)
+            recorded = True
+            # Other handles of the tensor see the new contents too.
+            for i in mutated:
+                for n in others[names[i]]:
+                    if self._log.is_defined(n):
+                        self._log.copy_from(n, names[i])
+        for name, src in copies:
+            self._log.copy(name, src)
+        for o, name, key in new:
+            self._register(o, name, key)
+
+        if recorded:
+            self._ops += 1
+            self._op_time += ns
+        else:
+            self._skipped_ops += 1
+            self._skipped_time += ns
+        return out
+
+    def _move_key(self, name, old, new):
+        if old is not None and name in self._on_key.get(old, ()):
+            self._on_key[old].remove(name)
+            if not self._on_key[old]:
+                del self._on_key[old]
+        for h in self._by_id.values():
+            if h.name == name:
+                h.key = new
+        if new is not None:
+            self._on_key.setdefault(new, []).append(name)
+
+
+def _op_name(schema_name):
+    return schema_name[6:] if schema_name.startswith("aten::") else schema_name
+
+
+def _fix_scalar(func, args, out):
+    """torch 1.13 gives a Python number for detach/alias of a wrapped
+    number (a scalar autograd saved, unpacked by our hook): hand C++ the
+    tensor it expects."""
+    if (not isinstance(out, torch.Tensor) and args and isinstance(args[0], torch.Tensor)
+            and func._schema.name in ("aten::detach", "aten::alias")):
+        return torch.Tensor.detach(args[0])
+    return out
+
+
+def _device_name(device):
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return "cpu: %s %s, %d cores" % (platform.system(), platform.machine(), os.cpu_count() or 0)
+
+
+def _driver_version(device):
+    if device.type == "cuda":
+        try:
+            v = torch._C._cuda_getDriverVersion()
+            return "%d.%d" % (v // 1000, v % 1000 // 10)
+        except (AttributeError, RuntimeError):
+            return ""
+    return ""
+
+
+def _runtime_version(device):
+    if device.type == "cuda":
+        return "torch %s, CUDA %s, cuDNN %s" % (torch.__version__, torch.version.cuda,
+                                                torch.backends.cudnn.version())
+    return "torch %s, %d threads, Python %s" % (torch.__version__, torch.get_num_threads(),
+                                                sys.version.split()[0])
