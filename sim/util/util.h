@@ -61,4 +61,20 @@ _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 /** Monotonic wall clock in seconds. */
 double now_seconds(void);
 
+/**
+ * The name of names[0..n) nearest to name by edit distance, ignoring case,
+ * for "did you mean" hints; NULL when none is within a third of its length
+ * (at least 2 edits). Names up to 63 characters.
+ */
+const char *nearest_name(const char *name, const char *const *names, size_t n);
+
+/** The size of a buffer for fmt_double. */
+#define FMT_DOUBLE_LEN 32
+/**
+ * x as the shortest %g text that reads back (strtod) as exactly x: "0.7",
+ * not "0.69999999999999996"; "inf", "-inf", "nan" as printf writes them.
+ * Returns buf.
+ */
+char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
+
 #endif
