@@ -5,11 +5,12 @@
 #   gnuplot -c plots/ablation.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg [full|column]
 # DATA_DIR: DIR/plot-data/ablation-estar (-eq, -local, -nocost).
 if (ARGC < 2) {
-	print 'usage: gnuplot -c ablation.gp DATA_DIR OUT_FILE'
+	print 'usage: gnuplot -c ablation.gp DATA_DIR OUT_FILE [full|column]'
 	exit status 2
 }
 DATA = ARG1
 OUT = ARG2
+SIZE = (ARGC >= 3) ? ARG3 : 'full'
 ylabel_text = 'compute overhead (×)'
 regions = 1
 baseline = 1

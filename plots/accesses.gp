@@ -4,11 +4,12 @@
 #   gnuplot -c plots/accesses.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg [full|column]
 # DATA_DIR: DIR/plot-data/NAME-accesses.
 if (ARGC < 2) {
-	print 'usage: gnuplot -c accesses.gp DATA_DIR OUT_FILE'
+	print 'usage: gnuplot -c accesses.gp DATA_DIR OUT_FILE [full|column]'
 	exit status 2
 }
 DATA = ARG1
 OUT = ARG2
+SIZE = (ARGC >= 3) ? ARG3 : 'full'
 ylabel_text = 'metadata accesses'
 regions = 0
 baseline = 0

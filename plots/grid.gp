@@ -7,15 +7,16 @@
 # heuristics' registry rows, failure lines) and DATA/pP-cC*.tsv, one set per
 # panel P and curve C. Expects from the caller: DATA, OUT, ylabel_text,
 # regions (shade impossible memory), baseline (dashed line at y = 1),
-# fail_lines (vertical lines where a curve starts). The size: SIZE, or the
-# third argument of the script: 'full' (7 in wide, the default) or 'column'
+# fail_lines (vertical lines where a curve starts), SIZE (the third argument
+# of the script): 'full' (7 in wide, the default) or 'column'
 # (3.35 in) for PDF and SVG, with 8 pt text (9 pt titles) at that size; PNG
 # is a large figure for screens.
 
 load DATA.'/figure.gp'
 
 ext = OUT[strlen(OUT)-3:strlen(OUT)]
-if (!exists('SIZE')) { SIZE = (ARGC >= 3 ? ARG3 : 'full') }
+# (load resets ARGC: the calling script sets SIZE from its third argument)
+if (!exists('SIZE')) { SIZE = 'full' }
 if (SIZE ne 'full' && SIZE ne 'column') {
 	print 'grid.gp: the size must be full or column: '.SIZE
 	exit status 2
@@ -40,8 +41,17 @@ if (screen) {
 	W = (SIZE eq 'column') ? 241.0 : 504.0
 }
 pw_u = (W - left - right) / ncols
-# a panel: its plot, about 3:4, under a title of 1 + dlines lines
-ph_u = (screen ? 230 : pw_u * 0.72) + line * (1.4 + dlines) + line * 2.2
+# a panel: its plot, about 3:4, under a title of 1 + dlines lines (margins
+# in character heights, about one `line`)
+tm = 1.9 + 1.15 * dlines
+bm = 2.0
+ph_u = (screen ? 230 : pw_u * 0.72) + line * (tm + bm)
+# a title too long for the width breaks after its colon
+if (strlen(figtitle) * charw * 1.1 > W && strstrt(figtitle, ': ') > 0) {
+	i = strstrt(figtitle, ': ')
+	figtitle = figtitle[1:i]."\n".figtitle[i+2:strlen(figtitle)]
+}
+title_lines = 1 + (strstrt(figtitle, "\n") > 0)
 
 # about how many characters of text fit across the figure
 chars = int((W - 8) / charw)
@@ -79,7 +89,7 @@ if (chars >= 80 && strlen(caption) > chars) {
 	caption = caption[1:i-1]."\n".caption[i+2:strlen(caption)]
 }
 
-title_h = line * 1.8
+title_h = line * (0.8 + 1.2 * title_lines)
 legend_h = key_line * key_rows + line * 0.8
 xlab_h = line * 1.4
 cap_h = line * cap_lines + (cap_lines ? line * 0.4 : 0)
@@ -120,16 +130,17 @@ set label 996 xlabel_text at screen (left + (W - left - right) / 2) / W, \
 if (cap_lines > 0) {
 	set label 995 caption at screen 0.5, screen (cap_h - line * 0.5) / H center font sprintf(',%d', fsz - (screen ? 1 : 0))
 }
-set xrange [0:1.1]
-set xtics 0.2
+set xrange [0:xrange_hi]
+xtic_step = (xrange_hi > 2.2 || pw_u < 150) ? 0.5 : 0.2
+set xtics 0, xtic_step
 set mxtics 2
 unset xlabel
 unset ylabel
 set grid back lc rgb '#e0e0e0'
 set lmargin (screen ? 7 : 5.5)
 set rmargin 1
-set bmargin 1.6
-set tmargin 1.4 + dlines
+set bmargin bm
+set tmargin tm
 if (ylog) {
 	set logscale y
 	set format y '10^{%T}'

@@ -187,6 +187,10 @@ static int want_runtime(struct walk *w, yaml_node_t *n, const char *key,
 			strcat(known, k ? ", " : "");
 			strcat(known, runtime_kind_name((enum runtime_kind)k));
 		}
+		const char *near = runtime_suggest(scalar(n));
+		if (near)
+			return node_error(w, n, "unknown runtime '%s': did you mean %s? (known: %s)",
+					  scalar(n), near, known);
 		return node_error(w, n, "unknown runtime '%s' (known: %s)", scalar(n), known);
 	}
 	return 0;
@@ -207,6 +211,10 @@ static int want_heuristic(struct walk *w, yaml_node_t *n, const char *key,
 			strcat(known, i ? ", " : "");
 			strcat(known, list[i].name);
 		}
+		const char *near = heuristic_suggest(scalar(n));
+		if (near)
+			return node_error(w, n, "unknown heuristic '%s': did you mean %s? (known: %s)",
+					  scalar(n), near, known);
 		return node_error(w, n, "unknown heuristic '%s' (known: %s)", scalar(n), known);
 	}
 	return 0;
@@ -278,11 +286,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_TOP_COUNT
+	K_YRANGE, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
+	"yrange",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -440,6 +449,25 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			node_error(w, v[K_OVERHEAD_LIMIT], "'overhead_limit' must be at least 1");
 			goto out;
 		}
+	}
+
+	/* The figures' y range: how results are drawn, not which, so it is
+	 * not part of the config hash. */
+	e->yrange[0] = e->yrange[1] = NAN;
+	if (v[K_YRANGE]) {
+		if (want_list(w, v[K_YRANGE], "yrange"))
+			goto out;
+		double yr[2];
+		if (LIST_LEN(v[K_YRANGE]) != 2 ||
+		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
+		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 1), "yrange", &yr[1]) ||
+		    !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0])) {
+			if (!w->err->status)
+				node_error(w, v[K_YRANGE], "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
+			goto out;
+		}
+		e->yrange[0] = yr[0];
+		e->yrange[1] = yr[1];
 	}
 
 	if (v[K_RATIOS] && v[K_BUDGETS]) {

@@ -52,6 +52,7 @@ struct experiment {
 	uint64_t *budgets; /* ... n_steps absolute budgets (bytes) */
 	size_t n_steps;
 	double overhead_limit;
+	double yrange[2];  /* the figures' y range; NAN when not given */
 	uint64_t seed;
 	char hash[17];     /* hex config hash; set by experiment_load */
 };

@@ -431,7 +431,9 @@ static void linear_range(const struct pdata *d, double dlo, double dhi, double *
 		return;
 	}
 	bool data = isfinite(dlo) && isfinite(dhi);
-	double top = isfinite(d->overhead_limit) ? d->overhead_limit : data ? dhi : 2;
+	/* the paper's 2x, or the limit below it, or the data above it: a
+	 * limit far above the data would squash the curves to the floor */
+	double top = isfinite(d->overhead_limit) && d->overhead_limit < 2 ? d->overhead_limit : 2;
 	if (data && dhi > top)
 		top = dhi;
 	double bottom = 0.9;
@@ -526,6 +528,11 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	}
 	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
 		fmt_double(b1, ylo), fmt_double(b2, yhi));
+	/* x: 0 to 1.1 as the paper, wider when budgets go past it */
+	double xmax = 1.0;
+	for (size_t i = 0; i < d->n_rows; i++)
+		xmax = d->rows[i].ratio > xmax ? d->rows[i].ratio : xmax;
+	fprintf(f, "xrange_hi = %s\n", fmt_double(b1, xmax <= 1.0 ? 1.1 : ceil(xmax * 1.1 * 10) / 10));
 	fprintf(f, "ylog = %d\n", log_y);
 	fprintf(f, "yrange_lo = %s\n", fmt_double(b1, lo));
 	fprintf(f, "yrange_hi = %s\n", fmt_double(b1, hi));
@@ -533,9 +540,14 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		isfinite(d->overhead_limit) ? fmt_double(b1, d->overhead_limit) : "0 # none");
 	fputs("xlabel_text = ", f);
 	if (d->absolute) {
+		/* "2000,3000,6000": the first and last */
+		char first[64], last[64];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(d->budgets, ","), d->budgets);
+		const char *comma = strrchr(d->budgets, ',');
+		snprintf(last, sizeof last, "%s", comma ? comma + 1 : d->budgets);
 		char xl[600];
-		snprintf(xl, sizeof xl, "memory ratio of the absolute budgets %s (budget / baseline peak)",
-			 d->budgets);
+		snprintf(xl, sizeof xl, "memory ratio (budget / baseline peak) of absolute budgets %s%s%s B",
+			 first, comma ? " to " : "", comma ? last : "");
 		put_wrapped(f, xl, 0);
 	} else {
 		fputs("'memory ratio (budget / baseline peak)'", f);
@@ -566,8 +578,9 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	 * this figure moves a series to a spare style. */
 	fputs("# curves: legend (enhanced text), colour and gnuplot point type, from\n"
 	      "# the heuristic's registry row (sim/lib/heuristics.c)\n", f);
-	fprintf(f, "array clabel[%zu]\narray ccolor[%zu]\narray cmarker[%zu]\narray cband[%zu]\n",
-		ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1);
+	fprintf(f, "array cseries[%zu]\narray clabel[%zu]\narray ccolor[%zu]\narray cmarker[%zu]\n"
+		   "array cband[%zu]\n", ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1,
+		ncur ? ncur : 1, ncur ? ncur : 1);
 	for (size_t c = 0; c < ncur; c++) {
 		size_t si = fs->series[c];
 		struct style *st = &styles[si];
@@ -584,7 +597,9 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 				o = (size_t)-1; /* check the new colour against all again */
 			}
 		}
-		fprintf(f, "clabel[%zu] = %s; ccolor[%zu] = '%s'; cmarker[%zu] = %d; cband[%zu] = %d\n",
+		fprintf(f, "cseries[%zu] = ", c + 1);
+		put_wrapped(f, d->series[si].name, 0);
+		fprintf(f, "; clabel[%zu] = %s; ccolor[%zu] = '%s'; cmarker[%zu] = %d; cband[%zu] = %d\n",
 			c + 1, st->label, c + 1, st->color, c + 1, st->marker, c + 1,
 			d->series[si].trials > 1);
 	}

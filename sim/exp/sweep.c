@@ -162,6 +162,25 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 		points_header_add(t, "log", buf);
 	}
 	points_header_add(t, "seeds", "splitmix64(seed ^ fnv1a64(model \\x1f heuristic \\x1f trial))");
+	/* What the figures need to know (plot.c): the limit, absolute
+	 * budgets, a y range asked for. */
+	format_double(buf, sizeof buf, e->overhead_limit);
+	points_header_add(t, "overhead_limit", buf);
+	if (e->budgets) {
+		size_t len = 0;
+		buf[0] = 0;
+		for (size_t i = 0; i < e->n_steps && len + 32 < sizeof buf; i++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%llu", i ? "," : "",
+						(unsigned long long)e->budgets[i]);
+		points_header_add(t, "budgets", buf);
+	}
+	if (e->yrange[1] > e->yrange[0]) { /* NAN compares false */
+		char lo[64], hi[64];
+		format_double(lo, sizeof lo, e->yrange[0]);
+		format_double(hi, sizeof hi, e->yrange[1]);
+		snprintf(buf, sizeof buf, "%s:%s", lo, hi);
+		points_header_add(t, "yrange", buf);
+	}
 }
 
 /* Keep the rows of an old file or journal that belong to this experiment. */
