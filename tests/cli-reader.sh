@@ -47,6 +47,13 @@ n=$("$R" check "$tmp" 2>&1 | grep -c ":[0-9][0-9]*: ")
 [ "$n" -ge 3 ] && ok "check lists $n problems" || no "check listed $n problems, wanted 3 or more"
 rm -f "$tmp"
 
+# options anywhere: after the log too
+j=$("$R" info tiny.log --json) && case "$j" in '{"log":"tiny.log"'*) ok "info LOG --json" ;; *) no "info LOG --json: $j" ;; esac
+j=$("$R" check tiny.log --json) && case "$j" in *'"ok":true'*) ok "check LOG --json" ;; *) no "check LOG --json: $j" ;; esac
+j=$("$R" check bad/out-of-order.log --json); st=$?
+[ "$st" -eq 65 ] && case "$j" in *'"ok":false'*'"line":4'*) true ;; *) false ;; esac &&
+	ok "check --json lists problems" || no "check --json on a bad log: $st $j"
+
 S=${REMATSIM_SHARED:-}
 if [ -n "$S" ] && [ -f "$S/dtr-logs/dev-logs.zip" ]; then
 	z="$S/dtr-logs/dev-logs.zip"

@@ -15,4 +15,11 @@ int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
+/* Shared by the commands that take a LOG. */
+#include <stdbool.h>
+#include <stdio.h>
+/** List the models of a bare ARCHIVE.zip on out (one JSON object a line
+ * with json) as `rematsim info ARCHIVE.zip` does; 0 or an exit status. */
+int list_archive(const char *path, bool json, FILE *out);
+
 #endif

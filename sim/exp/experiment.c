@@ -60,15 +60,8 @@ uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 
 void format_double(char *buf, size_t size, double x)
 {
-	if (isinf(x)) {
-		snprintf(buf, size, x > 0 ? "inf" : "-inf");
-		return;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
+	char b[FMT_DOUBLE_LEN];
+	snprintf(buf, size, "%s", fmt_double(b, x)); /* util.h: the shortest exact text */
 }
 
 /* ------------------------------------------------------------ YAML walking */

@@ -61,17 +61,18 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 {
 	const struct exp_series *s = &e->series[p->series];
 	const struct runtime_result *r = &pr->run;
-	char ratio[64];
+	char ratio[64], overhead[FMT_DOUBLE_LEN];
 	ratio_text(e, p, ratio, sizeof ratio);
+	fmt_double(overhead, pr->overhead); /* shortest exact: 1.7, not 1.7000000000000002 */
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
 	/* Column order: POINTS_COLUMNS in results.h. */
-	fprintf(f, "%s\t%s\t%s\t%u\t%llu\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
+	fprintf(f, "%s\t%s\t%s\t%u\t%llu\t%s\t%llu\t%s\t%s\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t%llu\t%llu\t%.3f\t%s\t%zu",
 		e->models[p->model].name, s->heuristic->name,
 		runtime_kind_name(s->runtime), p->trial, (unsigned long long)p->seed, ratio,
-		(unsigned long long)pr->budget, outcome_name(r->outcome), pr->overhead,
+		(unsigned long long)pr->budget, outcome_name(r->outcome), overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, (unsigned long long)r->heuristic_evals,
