@@ -48,7 +48,8 @@ static void sweep_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rematsim sweep EXPERIMENT.yaml [--out DIR] [--jobs N] [--shard I/N]\n"
-		"                      [--dry-run] [--quiet]\n\n"
+		"                      [--manifest FILE | --models LOG,...] [--force]\n"
+		"                      [--format tsv,csv] [--dry-run] [--quiet]\n\n"
 		"Run every point of an experiment (models x series x trials x ratios) and\n"
 		"write points.tsv, models.tsv and frontier.tsv into DIR (default\n"
 		"out/EXPERIMENT). Rerunning into the same DIR resumes: points already there\n"
@@ -57,9 +58,19 @@ static void sweep_usage(FILE *f)
 		"  -j, --jobs N      worker threads (default: the number of processors)\n"
 		"  -s, --shard I/N   run only points p with p %% N == I-1 (I in 1..N)\n"
 		"  -n, --dry-run     print the number of points and exit\n"
-		"  -q, --quiet       no progress lines on stderr\n\n"
-		"Exit status: 0 done, 64 usage, 65 bad YAML or log, 66 missing file,\n"
-		"73 output folder not writable, 74 write error.\n");
+		"  -q, --quiet       no progress lines on stderr\n"
+		"  --manifest FILE   the models of this manifest instead of the file's: a\n"
+		"                    manifest.json or an ARCHIVE.zip holding one (the DTR\n"
+		"                    paper's logs.zip as it is)\n"
+		"  --models LOG,...  these logs instead, each a model named by its file\n"
+		"                    or archive member (ARCHIVE.zip:NAME)\n"
+		"  --force           replace the results of another experiment in DIR\n"
+		"                    (a different config hash); without it, refuse\n"
+		"  --format F,...    tsv (always written) and csv: also points.csv,\n"
+		"                    models.csv, frontier.csv (no '#' lines)\n\n"
+		"Options go anywhere. Exit status: 0 done, 64 usage, 65 bad YAML or log,\n"
+		"66 missing file, 73 output folder not writable or holding another\n"
+		"experiment's results, 74 write error.\n");
 }
 
 static int parse_shard(const char *s, unsigned *i, unsigned *n)
@@ -77,6 +88,110 @@ static int parse_shard(const char *s, unsigned *i, unsigned *n)
 	return 0;
 }
 
+static int parse_formats(const char *arg, bool *csv)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%s", arg);
+	*csv = false;
+	for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+		if (!strcmp(t, "csv"))
+			*csv = true;
+		else if (strcmp(t, "tsv"))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether out holds the results of another experiment (a points.tsv or
+ * journal with a different config hash): an error (EXIT_CANTCREAT) that
+ * says whose and how to go on, since the sweep would replace them.
+ * The same hash resumes.
+ */
+static int other_results(const char *out, const struct experiment *e, struct rs_error *err)
+{
+	const char *names[] = {"points.tsv", "points.journal"};
+	for (size_t i = 0; i < 2; i++) {
+		char *path = path_join(out, names[i]);
+		struct points_table t;
+		struct rs_error ignore;
+		int rc = 0;
+		if (!points_read(path, true, &t, &ignore)) {
+			const char *hash = points_header(&t, "config_hash");
+			const char *exp = points_header(&t, "experiment");
+			if (hash && strcmp(hash, e->hash))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
+						  "holds the results of %s%s%s (config hash %s, not %s's %s); "
+						  "give --force to replace them, or another --out",
+						  exp ? "experiment '" : "another experiment", exp ? exp : "",
+						  exp ? "'" : "", hash, e->name, e->hash);
+			points_table_free(&t);
+		}
+		free(path);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* points.csv, models.csv, frontier.csv beside the TSVs: the same rows, no
+ * '#' lines, fields quoted where they hold a comma or a quote (RFC 4180). */
+static int write_csvs(const char *out, struct rs_error *err)
+{
+	static const char *const names[] = {"points", "models", "frontier"};
+	for (size_t i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s.tsv", names[i]);
+		char *path = path_join(out, name);
+		char *text;
+		size_t len;
+		int rc = read_whole_file(path, &text, &len, err);
+		free(path);
+		if (rc)
+			return -1;
+		char *csv = NULL;
+		size_t clen = 0;
+		FILE *f = open_memstream(&csv, &clen);
+		for (char *line = text; *line;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			if (line[0] != '#') {
+				const char *field = line;
+				for (const char *end = line + n; field <= end;) {
+					size_t w = strcspn(field, "\t\n");
+					if (field + w > end)
+						w = (size_t)(end - field);
+					bool quote = memchr(field, ',', w) || memchr(field, '"', w);
+					if (quote) {
+						fputc('"', f);
+						for (size_t k = 0; k < w; k++) {
+							if (field[k] == '"')
+								fputc('"', f);
+							fputc(field[k], f);
+						}
+						fputc('"', f);
+					} else {
+						fwrite(field, 1, w, f);
+					}
+					field += w + 1;
+					if (field <= end)
+						fputc(',', f);
+				}
+				fputc('\n', f);
+			}
+			line += n + (nl != NULL);
+		}
+		fclose(f);
+		free(text);
+		snprintf(name, sizeof name, "%s.csv", names[i]);
+		rc = write_file_atomic(out, name, csv, clen, true, err);
+		free(csv);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -86,12 +201,16 @@ int cmd_sweep(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"stop-after", required_argument, NULL, 'S'}, /* testing: simulate a kill */
+		{"manifest", required_argument, NULL, 'M'},
+		{"models", required_argument, NULL, 'L'},
+		{"force", no_argument, NULL, 'F'},
+		{"format", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct sweep_options so = {.jobs = pool_default_jobs(), .shard = 1, .n_shards = 1};
-	const char *out = NULL;
-	bool dry_run = false;
+	const char *out = NULL, *manifest = NULL, *models = NULL;
+	bool dry_run = false, force = false, csv = false;
 	int c;
 	const char *why;
 	uint64_t v;
@@ -129,6 +248,22 @@ int cmd_sweep(int argc, char **argv)
 			}
 			so.stop_after = (long)v;
 			break;
+		case 'M':
+			manifest = optarg;
+			break;
+		case 'L':
+			models = optarg;
+			break;
+		case 'F':
+			force = true;
+			break;
+		case 'f':
+			if (parse_formats(optarg, &csv)) {
+				fprintf(stderr, "rematsim sweep: --format: '%s': tsv and csv expected\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			sweep_usage(stdout);
 			return 0;
@@ -141,14 +276,23 @@ int cmd_sweep(int argc, char **argv)
 		sweep_usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (manifest && models) {
+		fprintf(stderr, "rematsim sweep: give --manifest or --models, not both\n");
+		return EXIT_USAGE;
+	}
 
 	struct rs_error err = {0};
 	struct experiment *e = NULL;
 	char *out_default = NULL;
 	char *cmdline = NULL;
 	int status = 0;
-	if (experiment_read(argv[optind], &e, &err)) {
-		rs_error_print(&err);
+	if (experiment_read(argv[optind], &e, &err) ||
+	    ((manifest || models) && experiment_set_models(e, manifest, models, &err))) {
+		if (err.status == EXIT_USAGE && !err.file[0])
+			fprintf(stderr, "rematsim sweep: %s\n", err.msg);
+		else
+			rs_error_print(&err);
+		experiment_free(e);
 		return err.status ? err.status : EXIT_DATAERR;
 	}
 	size_t total = experiment_n_points(e);
@@ -169,7 +313,8 @@ int cmd_sweep(int argc, char **argv)
 	cmdline = command_line(argc, argv);
 	so.command_line = cmdline;
 	if (sweep_check_output(out, &err) || experiment_load(e, so.jobs, &err) ||
-	    sweep_run(e, &so, &err)) {
+	    (!force && other_results(out, e, &err)) || sweep_run(e, &so, &err) ||
+	    (csv && write_csvs(out, &err))) {
 		rs_error_print(&err);
 		status = err.status ? err.status : EXIT_SOFTWARE;
 		goto out;

@@ -812,3 +812,98 @@ void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 	p->seed = experiment_trial_seed(e->seed, e->models[p->model].name,
 					s->heuristic->name, p->trial);
 }
+
+/* ------------------------------------------------------------ overrides */
+
+static void free_models(struct experiment *e)
+{
+	for (size_t i = 0; i < e->n_models; i++) {
+		free(e->models[i].name);
+		free(e->models[i].title);
+		free(e->models[i].desc);
+		free(e->models[i].spec);
+	}
+	free(e->models);
+	e->models = NULL;
+	e->n_models = 0;
+}
+
+int experiment_set_models(struct experiment *e, const char *manifest, const char *logs,
+			  struct rs_error *err)
+{
+	if (e->models && e->models[0].sched)
+		rs_bug("experiment_set_models after experiment_load");
+	if (manifest) {
+		struct manifest *man = NULL;
+		if (manifest_read(manifest, &man, err))
+			return -1;
+		if (!man->n_models) {
+			manifest_free(man);
+			return rs_error_set(err, EXIT_DATAERR, manifest, 0, "the manifest lists no models");
+		}
+		free_models(e);
+		e->models = xcalloc(man->n_models, sizeof *e->models);
+		for (size_t i = 0; i < man->n_models; i++) {
+			const struct manifest_model *mm = &man->models[i];
+			struct exp_model *m = &e->models[e->n_models++];
+			m->name = xstrdup(mm->name);
+			m->title = xstrdup(mm->title ? mm->title : mm->name);
+			m->desc = xstrdup(mm->desc ? mm->desc : "");
+			m->spec = xstrdup(mm->spec);
+			m->has_start = mm->has_start;
+		}
+		manifest_free(man);
+		return 0;
+	}
+	/* LOG,LOG,...: each its own model, named by its file or member */
+	size_t n = 1;
+	for (const char *c = logs; *c; c++)
+		n += *c == ',';
+	struct exp_model *models = xcalloc(n, sizeof *models);
+	size_t k = 0;
+	const char *p = logs;
+	int rc = 0;
+	while (!rc) {
+		size_t len = strcspn(p, ",");
+		if (len == 0) {
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--models: an empty log name in '%s'", logs);
+			break;
+		}
+		struct exp_model *m = &models[k++];
+		m->spec = xmalloc(len + 1);
+		memcpy(m->spec, p, len);
+		m->spec[len] = 0;
+		const char *colon = strstr(m->spec, ".zip:");
+		const char *base = colon ? colon + 5 : strrchr(m->spec, '/') ? strrchr(m->spec, '/') + 1 : m->spec;
+		m->name = xstrdup(base);
+		char *ext = strstr(m->name, ".log");
+		if (!colon && ext)
+			*ext = 0; /* "mlp-cpu.log.gz" -> "mlp-cpu" */
+		if (strchr(m->name, '\t') || strchr(m->name, '\n'))
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--models: '%s': tabs or newlines", m->spec);
+		m->title = xstrdup(m->name);
+		m->desc = xstrdup("");
+		m->has_start = true;
+		for (size_t j = 0; j + 1 < k && !rc; j++)
+			if (!strcmp(models[j].name, m->name))
+				rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--models: model '%s' twice", m->name);
+		p += len;
+		if (!*p)
+			break;
+		p++;
+	}
+	if (rc) {
+		for (size_t i = 0; i < k; i++) {
+			free(models[i].name);
+			free(models[i].title);
+			free(models[i].desc);
+			free(models[i].spec);
+		}
+		free(models);
+		return -1;
+	}
+	free_models(e);
+	e->models = models;
+	e->n_models = k;
+	return 0;
+}
