@@ -47,6 +47,16 @@ n=$("$R" check "$tmp" 2>&1 | grep -c ":[0-9][0-9]*: ")
 [ "$n" -ge 3 ] && ok "check lists $n problems" || no "check listed $n problems, wanted 3 or more"
 rm -f "$tmp"
 
+# docs/log-format.md's example is a good log, as the page says
+doc="${REMATSIM_SOURCE:-$(dirname "$0")/..}/docs/log-format.md"
+ex=${TMPDIR:-/tmp}/rematsim-doc-example.$$.log
+sed -n '/^    {"INSTRUCTION":"ANNOTATE","ANNOTATION":"START"}/,/^    {"INSTRUCTION":"RELEASE","NAME":"x"}/p' "$doc" |
+	sed 's/^    //' > "$ex"
+[ "$(wc -l < "$ex")" -ge 20 ] && "$R" check "$ex" > /dev/null &&
+	"$R" replay "$ex" --heuristic DTR --ratio 1 --json | grep -q '"outcome":"pass"' &&
+	ok "the log-format example checks and replays" || no "docs/log-format.md's example"
+rm -f "$ex"
+
 # options anywhere: after the log too
 j=$("$R" info tiny.log --json) && case "$j" in '{"log":"tiny.log"'*) ok "info LOG --json" ;; *) no "info LOG --json: $j" ;; esac
 j=$("$R" check tiny.log --json) && case "$j" in *'"ok":true'*) ok "check LOG --json" ;; *) no "check LOG --json: $j" ;; esac
