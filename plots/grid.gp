@@ -57,7 +57,7 @@ title_lines = 1 + (strstrt(figtitle, "\n") > 0)
 chars = int((W - 8) / charw)
 # The legend: one entry per curve and per failure style shown, each a
 # sample line with the marker and up to about 22 characters of text.
-kc = (key_chars > 19) ? key_chars : 19
+kc = (key_chars > 21) ? key_chars : 21
 key_w = samp + 8 + kc * charw
 key_line = line * 1.45
 show_oom = fail_lines && any_oom
