@@ -28,7 +28,8 @@ if (screen) {
 	charw = 7.5; samp = 30; left = 26; right = 8
 } else {
 	maxcols = (SIZE eq 'column') ? 2 : 4; fsz = 8; line = 10; dlines = desc_lines_print
-	charw = 5.6; samp = 18; left = 12; right = 4
+	charw = 6.0; samp = 18; left = 12
+	right = (SIZE eq 'column') ? 10 : 4
 }
 ncols = (npanels < maxcols) ? npanels : maxcols
 ncols = (ncols < 1) ? 1 : ncols
@@ -56,16 +57,22 @@ title_lines = 1 + (strstrt(figtitle, "\n") > 0)
 # about how many characters of text fit across the figure
 chars = int((W - 8) / charw)
 # The legend: one entry per curve and per failure style shown, each a
-# sample line with the marker and up to about 22 characters of text.
-kc = (key_chars > 21) ? key_chars : 21
-key_w = samp + 8 + kc * charw
+# sample line (with the marker) and its text. Curves first, as wide as the
+# longest label, then the failure styles on rows of their own.
 key_line = line * 1.45
 show_oom = fail_lines && any_oom
 show_thrash = fail_lines && any_thrash
-nkey = ncurves + show_oom + show_thrash
-key_per_row = int((W - 10) / key_w)
-key_per_row = (key_per_row < 1) ? 1 : key_per_row
-key_rows = int((nkey + key_per_row - 1) / key_per_row)
+nfail = show_oom + show_thrash
+kcc = (key_chars > 6) ? key_chars : 6
+key_wc = samp + 8 + kcc * charw
+key_wf = samp + 8 + 21 * charw
+per_row_c = int((W - 10) / key_wc)
+per_row_c = (per_row_c < 1) ? 1 : per_row_c
+per_row_f = int((W - 10) / key_wf)
+per_row_f = (per_row_f < 1) ? 1 : per_row_f
+rows_c = int((ncurves + per_row_c - 1) / per_row_c)
+rows_f = int((nfail + per_row_f - 1) / per_row_f)
+key_rows = rows_c + rows_f
 
 # The caption: what the lines, regions and lone markers mean.
 sep = (chars < 80) ? "\n" : '; '
@@ -219,11 +226,17 @@ unset logscale y
 set xrange [0:1]
 set yrange [0:1]
 lim_text = (overhead_limit > 0) ? sprintf('thrash (> %g×) below', overhead_limit) : 'thrash below'
-per_row = (nkey < key_per_row) ? nkey : key_per_row
-key_x0 = (W - per_row * key_w) / 2
-do for [e = 1:nkey] {
-	kx = key_x0 + ((e - 1) % key_per_row) * key_w
-	ky = H - title_h - key_line * ((e - 1) / key_per_row + 0.5)
+nc_row = (ncurves < per_row_c) ? ncurves : per_row_c
+nf_row = (nfail < per_row_f) ? nfail : per_row_f
+do for [e = 1:ncurves + nfail] {
+	if (e <= ncurves) {
+		kx = (W - nc_row * key_wc) / 2 + ((e - 1) % per_row_c) * key_wc
+		krow = (e - 1) / per_row_c
+	} else {
+		kx = (W - nf_row * key_wf) / 2 + ((e - ncurves - 1) % per_row_f) * key_wf
+		krow = rows_c + (e - ncurves - 1) / per_row_f
+	}
+	ky = H - title_h - key_line * (krow + 0.5)
 	ta = 200 + e
 	tb = 400 + e
 	if (e <= ncurves) {
@@ -238,8 +251,7 @@ do for [e = 1:nkey] {
 		set arrow ta from screen kx / W, screen ky / H to screen (kx + samp) / W, \
 			screen ky / H nohead lc rgb '#505050' lw lw_curve dt kdash
 		ktext = oom ? 'out of memory below' : lim_text
-		set label tb ktext \
-			at screen (kx + samp + 4) / W, screen ky / H left
+		set label tb ktext at screen (kx + samp + 4) / W, screen ky / H left
 	}
 }
 plot NaN notitle
