@@ -60,7 +60,8 @@ gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.png" "chain12, DTR, 0.5" 
 # ---- What a reader sees, from the figures' data.
 # A model with a long description and a high overhead limit, as the paper's
 # LSTM and the issue's `overhead_limit: 10` were.
-sed 's|"desc": "16 layers"|"desc": "sixteen layers of a deep chain, recorded with a description long enough to overflow any panel"|; s|"log": "|"log": "'"$data"'/|' \
+# The shipped MLP log: LRU passes at 0.6 with an overhead near 8 there.
+sed 's|"desc": "16 layers"|"desc": "sixteen layers of a deep chain, recorded with a description long enough to overflow any panel"|; s|"log": "|"log": "'"$data"'/|; s|^]}$|, {"name": "mlp", "title": "MLP", "desc": "CPU", "log": "'"$src"'/logs/mlp-cpu.log.gz", "has_start": true}]}|' \
 	"$data/manifest.json" > "$tmp/long-manifest.json"
 printf '%s\n' "experiment: limit" "manifest: $tmp/long-manifest.json" \
 	"heuristics: [DTR, LRU, LargestStorage, RandomStorage]" \
@@ -160,8 +161,8 @@ grep -q "^LRU	#ffa500	9	" "$styles" || fail "LRU is not the paper's orange trian
 # the y range follows the data past 2, not 0.9 to 2.0 nor the far limit
 lf=$tmp/limit/plot-data/limit/figure.gp
 [ "$(gpval "$lf" ylog)" = 0 ] || fail "limit: a log axis"
-awk -v hi="$(gpval "$lf" yrange_hi)" 'BEGIN { exit !(hi >= 2 && hi < 10) }' ||
-	fail "limit: y range up to $(gpval "$lf" yrange_hi)"
+awk -v hi="$(gpval "$lf" yrange_hi)" 'BEGIN { exit !(hi >= 5 && hi < 10) }' ||
+	fail "limit: y range up to $(gpval "$lf" yrange_hi), not to the data's 8 or so"
 grep -q '\\n' "$lf" || fail "limit: the long description is not wrapped"
 # a PDF at paper size: full width by default, one column on request
 grep -aq 'MediaBox \[ 0 0 504 ' "$tmp/limit/limit.pdf" || fail "limit.pdf is not 7 in wide"
