@@ -46,7 +46,9 @@ pw_u = (W - left - right) / ncols
 # in character heights, about one `line`)
 tm = 1.9 + 1.15 * dlines
 bm = 2.0
-ph_u = (screen ? 230 : pw_u * 0.72) + line * (tm + bm)
+# (a character height is about 1.5 times the font size on the cairo terminals)
+chh = 1.5 * fsz
+ph_u = (screen ? 230 : pw_u * 0.72) + chh * (tm + bm)
 # a title too long for the width breaks after its colon
 if (strlen(figtitle) * charw * 1.1 > W && strstrt(figtitle, ': ') > 0) {
 	i = strstrt(figtitle, ': ')
