@@ -245,6 +245,15 @@ START_TEST(yaml_errors)
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "overhead_limit: 0.5\n",
 		     4, 17, "at least 1");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [3, 1]\n",
+		     4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [1]\n",
+		     4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "heuristics: [DTR, DTRLocl]\n",
+		     3, 19, "did you mean DTRLocal?");
 	/* A heuristic its runtime cannot serve: caught before any log is read. */
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
 		     "series:\n  - {name: s, heuristic: DTR, runtime: V1}\n",
@@ -275,6 +284,7 @@ START_TEST(yaml_good)
 		"trials: 4\n"
 		"seed: 1e3\n"
 		"overhead_limit: inf\n"
+		"yrange: [0.8, 4]\n"
 		"ratios: [0.5, 1]\n"
 		"series:\n"
 		"  - {name: banishing, heuristic: DTRUnopt, runtime: V1}\n"
@@ -297,6 +307,7 @@ START_TEST(yaml_good)
 	ck_assert(e->series[3].no_dealloc);
 	ck_assert_uint_eq(e->seed, 1000);
 	ck_assert(isinf(e->overhead_limit));
+	ck_assert(e->yrange[0] == 0.8 && e->yrange[1] == 4);
 	ck_assert_uint_eq(e->n_steps, 2);
 	/* (1 + 4 + 1 + 1) series-trials x 2 ratios x 2 models */
 	ck_assert_uint_eq(experiment_n_points(e), 28);
