@@ -166,6 +166,11 @@ const char *nearest_name(const char *name, const char *const *names, size_t n)
 
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x)
 {
+	/* whole numbers as such: 10, not 1e+01 */
+	if (x == floor(x) && fabs(x) < 1e15) {
+		snprintf(buf, FMT_DOUBLE_LEN, "%.0f", x);
+		return buf;
+	}
 	for (int p = 1; p <= 17; p++) {
 		snprintf(buf, FMT_DOUBLE_LEN, "%.*g", p, x);
 		if (!isfinite(x) || strtod(buf, NULL) == x)

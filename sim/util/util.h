@@ -72,7 +72,8 @@ const char *nearest_name(const char *name, const char *const *names, size_t n);
 #define FMT_DOUBLE_LEN 32
 /**
  * x as the shortest %g text that reads back (strtod) as exactly x: "0.7",
- * not "0.69999999999999996"; "inf", "-inf", "nan" as printf writes them.
+ * not "0.69999999999999996"; whole numbers below 1e15 in full ("10", not
+ * "1e+01"); "inf", "-inf", "nan" as printf writes them.
  * Returns buf.
  */
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
