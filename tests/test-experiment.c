@@ -482,6 +482,9 @@ START_TEST(sweep_models_csv)
 	/* 3 models x (DTR + LRU + 3 random trials) x 6 ratios */
 	ck_assert_int_eq(sh("test \"$(%s sweep %s/exp.yaml --dry-run --manifest %s/manifest.json)\" = 90",
 			    rematsim(), d, data_dir()), 0);
+	/* an archive as the paper's logs.zip is: logs/manifest.json inside */
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/exp.yaml --dry-run --manifest %s/chains.zip)\" = 90",
+			    rematsim(), d, data_dir()), 0);
 	ck_assert_int_eq(sh("%s sweep %s/exp.yaml -q --out %s/m --models %s/chain8.log,%s/chain12.log "
 			    "--format tsv,csv", rematsim(), d, d, data_dir(), data_dir()), 0);
 	ck_assert_int_eq(sh("test \"$(cut -f1 %s/m/models.tsv | tr '\\n' ' ')\" = 'model chain8 chain12 '", d), 0);
