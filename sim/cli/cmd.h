@@ -21,5 +21,7 @@ int cmd_plot(int argc, char **argv);
 /** List the models of a bare ARCHIVE.zip on out (one JSON object a line
  * with json) as `rematsim info ARCHIVE.zip` does; 0 or an exit status. */
 int list_archive(const char *path, bool json, FILE *out);
+/** Whether spec names a whole archive (ARCHIVE.zip), not one log. */
+bool log_is_archive(const char *spec);
 
 #endif

@@ -184,6 +184,11 @@ static void print_json_line(json_t *o)
 	json_decref(o);
 }
 
+bool log_is_archive(const char *spec)
+{
+	return source_is_bare_zip(spec);
+}
+
 /* List the models of a bare archive (cmd.h). */
 int list_archive(const char *path, bool json, FILE *out)
 {

@@ -19,7 +19,6 @@
 #include "runtime.h"
 #include "scalar.h"
 #include "schedule.h"
-#include "source.h"
 #include "util.h"
 
 static const char replay_help[] =
@@ -257,7 +256,7 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *log = argv[optind];
-	if (source_is_bare_zip(log)) {
+	if (log_is_archive(log)) {
 		/* an archive of models: say which there are and how to pick one */
 		fprintf(stderr, "rematsim replay: %s is an archive of models: replay one as "
 				"'%s:NAME'\n", log, log);

@@ -88,6 +88,8 @@ static int parse_shard(const char *s, unsigned *i, unsigned *n)
 	return 0;
 }
 
+enum { OPT_MANIFEST = 1000, OPT_MODELS, OPT_FORCE, OPT_FORMAT };
+
 static int parse_formats(const char *arg, bool *csv)
 {
 	char buf[64];
@@ -201,10 +203,11 @@ int cmd_sweep(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"stop-after", required_argument, NULL, 'S'}, /* testing: simulate a kill */
-		{"manifest", required_argument, NULL, 'M'},
-		{"models", required_argument, NULL, 'L'},
-		{"force", no_argument, NULL, 'F'},
-		{"format", required_argument, NULL, 'f'},
+		/* long only: codes past any letter */
+		{"manifest", required_argument, NULL, OPT_MANIFEST},
+		{"models", required_argument, NULL, OPT_MODELS},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"format", required_argument, NULL, OPT_FORMAT},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -248,16 +251,16 @@ int cmd_sweep(int argc, char **argv)
 			}
 			so.stop_after = (long)v;
 			break;
-		case 'M':
+		case OPT_MANIFEST:
 			manifest = optarg;
 			break;
-		case 'L':
+		case OPT_MODELS:
 			models = optarg;
 			break;
-		case 'F':
+		case OPT_FORCE:
 			force = true;
 			break;
-		case 'f':
+		case OPT_FORMAT:
 			if (parse_formats(optarg, &csv)) {
 				fprintf(stderr, "rematsim sweep: --format: '%s': tsv and csv expected\n",
 					optarg);
