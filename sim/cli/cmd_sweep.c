@@ -48,29 +48,27 @@ static void sweep_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rematsim sweep EXPERIMENT.yaml [--out DIR] [--jobs N] [--shard I/N]\n"
-		"                      [--manifest FILE | --models LOG,...] [--force]\n"
-		"                      [--format tsv,csv] [--dry-run] [--quiet]\n\n"
+		"                      [--dry-run] [--quiet]\n\n"
 		"Run every point of an experiment (models x series x trials x ratios) and\n"
 		"write points.tsv, models.tsv and frontier.tsv into DIR (default\n"
 		"out/EXPERIMENT). Rerunning into the same DIR resumes: points already there\n"
 		"with the same config hash are kept.\n\n"
-		"  -o, --out DIR     output folder\n"
+		"  -o, --out DIR     output folder; one that holds another experiment's\n"
+		"                    results (a different config hash) is refused (73)\n"
+		"      --force       replace such results instead\n"
+		"      --manifest F  the models of this manifest instead of the file's: a\n"
+		"                    manifest.json or an ARCHIVE.zip holding one (the DTR\n"
+		"                    paper's logs.zip as it is)\n"
+		"      --models L,.. these logs instead (LOG[,LOG...]), each a model named\n"
+		"                    by its file or archive member (ARCHIVE.zip:NAME)\n"
+		"      --format F,.. tsv (always written) and csv: also points.csv,\n"
+		"                    models.csv, frontier.csv (no '#' lines)\n"
 		"  -j, --jobs N      worker threads (default: the number of processors)\n"
 		"  -s, --shard I/N   run only points p with p %% N == I-1 (I in 1..N)\n"
 		"  -n, --dry-run     print the number of points and exit\n"
-		"  -q, --quiet       no progress lines on stderr\n"
-		"  --manifest FILE   the models of this manifest instead of the file's: a\n"
-		"                    manifest.json or an ARCHIVE.zip holding one (the DTR\n"
-		"                    paper's logs.zip as it is)\n"
-		"  --models LOG,...  these logs instead, each a model named by its file\n"
-		"                    or archive member (ARCHIVE.zip:NAME)\n"
-		"  --force           replace the results of another experiment in DIR\n"
-		"                    (a different config hash); without it, refuse\n"
-		"  --format F,...    tsv (always written) and csv: also points.csv,\n"
-		"                    models.csv, frontier.csv (no '#' lines)\n\n"
-		"Options go anywhere. Exit status: 0 done, 64 usage, 65 bad YAML or log,\n"
-		"66 missing file, 73 output folder not writable or holding another\n"
-		"experiment's results, 74 write error.\n");
+		"  -q, --quiet       no progress lines on stderr\n\n"
+		"Exit status: 0 done, 64 usage, 65 bad YAML or log, 66 missing file,\n"
+		"73 output folder not writable, 74 write error.\n");
 }
 
 static int parse_shard(const char *s, unsigned *i, unsigned *n)
@@ -197,23 +195,26 @@ static int write_csvs(const char *out, struct rs_error *err)
 int cmd_sweep(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		/* long only: codes past any letter */
+		{"manifest", required_argument, NULL, OPT_MANIFEST},
+		{"models", required_argument, NULL, OPT_MODELS},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"format", required_argument, NULL, OPT_FORMAT},
 		{"out", required_argument, NULL, 'o'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"shard", required_argument, NULL, 's'},
 		{"dry-run", no_argument, NULL, 'n'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"stop-after", required_argument, NULL, 'S'}, /* testing: simulate a kill */
-		/* long only: codes past any letter */
-		{"manifest", required_argument, NULL, OPT_MANIFEST},
-		{"models", required_argument, NULL, OPT_MODELS},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"format", required_argument, NULL, OPT_FORMAT},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct sweep_options so = {.jobs = pool_default_jobs(), .shard = 1, .n_shards = 1};
-	const char *out = NULL, *manifest = NULL, *models = NULL;
-	bool dry_run = false, force = false, csv = false;
+	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
+	bool force = false, csv = false;
+
+	const char *out = NULL;
+	bool dry_run = false;
 	int c;
 	const char *why;
 	uint64_t v;
@@ -222,6 +223,24 @@ int cmd_sweep(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case OPT_MANIFEST:
+		case OPT_MODELS:
+			if (c == OPT_MANIFEST ? models != NULL : manifest != NULL) {
+				fprintf(stderr, "rematsim sweep: give --manifest or --models, not both\n");
+				return EXIT_USAGE;
+			}
+			*(c == OPT_MANIFEST ? &manifest : &models) = optarg;
+			break;
+		case OPT_FORCE:
+			force = true;
+			break;
+		case OPT_FORMAT:
+			if (parse_formats(optarg, &csv)) {
+				fprintf(stderr, "rematsim sweep: --format: '%s': tsv and csv expected\n",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'j':
 			if (scalar_parse_u64(optarg, &v, &why) || v < 1 || v > 4096) {
@@ -251,22 +270,6 @@ int cmd_sweep(int argc, char **argv)
 			}
 			so.stop_after = (long)v;
 			break;
-		case OPT_MANIFEST:
-			manifest = optarg;
-			break;
-		case OPT_MODELS:
-			models = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_FORMAT:
-			if (parse_formats(optarg, &csv)) {
-				fprintf(stderr, "rematsim sweep: --format: '%s': tsv and csv expected\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
 		case 'h':
 			sweep_usage(stdout);
 			return 0;
@@ -277,10 +280,6 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		sweep_usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (manifest && models) {
-		fprintf(stderr, "rematsim sweep: give --manifest or --models, not both\n");
 		return EXIT_USAGE;
 	}
 
