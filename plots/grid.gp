@@ -120,6 +120,10 @@ if (ext eq '.png') {
 }
 set output OUT
 
+# The failure lines' styles, one pattern on every terminal (the
+# terminals' own dash types differ): dotted for OOM, dashed for thrash.
+set dashtype 11 (2, 5)
+set dashtype 12 (14, 8)
 colof(c) = ccolor[c]
 ptof(c) = cmarker[c]
 # (an empty list still evaluates the body of 'for [i = 1:0]' once)
@@ -182,7 +186,7 @@ do for [p = 1:npanels] {
 		do for [c = 1:ncurves] {
 			k = (p - 1) * ncurves + c
 			if (fail_kind[k] > 0) {
-				dash = (fail_kind[k] == 1 ? 3 : 2)
+				dash = (fail_kind[k] == 1 ? 11 : 12)
 				x = fail_x[k] + fail_shift[k]
 				set arrow c from first x, graph 0 to first x, graph 1 \
 					nohead lc rgb colof(c) lw (screen ? 1.5 : 1) dt dash front
@@ -249,9 +253,11 @@ do for [e = 1:ncurves + nfail] {
 		set label tb clabel[e] at screen (kx + samp + 4) / W, screen ky / H left
 	} else {
 		oom = (e == ncurves + 1 && show_oom)
-		kdash = oom ? 3 : 2
+		kdash = oom ? 11 : 12
+		# (two colours: the svg terminal would draw both samples as one
+		# path, with the first one's dashes)
 		set arrow ta from screen kx / W, screen ky / H to screen (kx + samp) / W, \
-			screen ky / H nohead lc rgb '#505050' lw lw_curve dt kdash
+			screen ky / H nohead lc rgb (oom ? '#505050' : '#404040') lw lw_curve dt kdash
 		ktext = oom ? 'out of memory below' : lim_text
 		set label tb ktext at screen (kx + samp + 4) / W, screen ky / H left
 	}
