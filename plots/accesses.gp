@@ -1,20 +1,18 @@
 # accesses.gp: metadata accesses (storages and tensors visited by the
 # heuristic and its bookkeeping) vs memory ratio, one panel per model, log y.
 #
-#   gnuplot -c plots/accesses.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg
+#   gnuplot -c plots/accesses.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg [full|column]
 # DATA_DIR: DIR/plot-data/NAME-accesses.
 if (ARGC < 2) {
-	print 'usage: gnuplot -c accesses.gp DATA_DIR OUT_FILE'
+	print 'usage: gnuplot -c accesses.gp DATA_DIR OUT_FILE [full|column]'
 	exit status 2
 }
 DATA = ARG1
 OUT = ARG2
-ylo = 0.9
-yhi = 2.0
-ylog = 1
+SIZE = (ARGC >= 3) ? ARG3 : 'full'
 ylabel_text = 'metadata accesses'
 regions = 0
 baseline = 0
-fail_lines = 0
+fail_lines = 1
 here = ARG0[1:strlen(ARG0) - strlen('accesses.gp')]
 load here.'grid.gp'

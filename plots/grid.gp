@@ -2,33 +2,117 @@
 # ablation.gp, banishing.gp, accesses.gp load it after setting their
 # style). Not run directly.
 #
-# Reads DATA/figure.gp (written by `rematsim plot`: panel titles, regions,
-# curve labels, failure lines) and DATA/pP-cC*.tsv, one set per panel P and
-# curve C (cmarked[C]: a static planner's plans, drawn as dashed marked
-# points instead of steps). Expects from the caller: DATA, OUT, ylo, yhi,
-# ylog, ylabel_text,
+# Reads DATA/figure.gp (written by `rematsim plot`: panel titles and
+# descriptions, regions, y range, curve labels, colours and markers from the
+# heuristics' registry rows, failure lines) and DATA/pP-cC*.tsv, one set per
+# panel P and curve C (cmarked[C]: a static planner's plans, drawn as
+# dashed marked points instead of steps). Expects from the caller: DATA, OUT, ylabel_text,
 # regions (shade impossible memory), baseline (dashed line at y = 1),
-# fail_lines (vertical lines where a curve starts). figure.gp gives
-# yrange_lo and yrange_hi for log scales (the data's positive range).
+# fail_lines (vertical lines where a curve starts), SIZE (the third argument
+# of the script): 'full' (7 in wide, the default) or 'column'
+# (3.35 in) for PDF and SVG, with 8 pt text (9 pt titles) at that size; PNG
+# is a large figure for screens.
 
 load DATA.'/figure.gp'
 
 ext = OUT[strlen(OUT)-3:strlen(OUT)]
-W = 360 * ncols + 40
-W = (W < 560) ? 560 : W
-# The legend: about 150 px per entry, as many rows as that takes.
-key_per_row = int((W - 40) / 150)
-key_per_row = (key_per_row < 1) ? 1 : key_per_row
-key_rows = int((ncurves + key_per_row - 1) / key_per_row)
-H = 330 * nrows + 80 + 17 * key_rows
+# (load resets ARGC: the calling script sets SIZE from its third argument)
+if (!exists('SIZE')) { SIZE = 'full' }
+if (SIZE ne 'full' && SIZE ne 'column') {
+	print 'grid.gp: the size must be full or column: '.SIZE
+	exit status 2
+}
+screen = (ext eq '.png')
+# Units: pixels for PNG, points (1/72 in) for PDF and SVG.
+if (screen) {
+	maxcols = 4; fsz = 10; line = 16; dlines = desc_lines
+	charw = 7.5; samp = 30; left = 26; right = 8
+} else {
+	maxcols = (SIZE eq 'column') ? 2 : 4; fsz = 8; line = 10; dlines = desc_lines_print
+	charw = 6.0; samp = 18; left = 12
+	right = (SIZE eq 'column') ? 10 : 4
+}
+ncols = (npanels < maxcols) ? npanels : maxcols
+ncols = (ncols < 1) ? 1 : ncols
+nrows = int((npanels + ncols - 1) / ncols)
+nrows = (nrows < 1) ? 1 : nrows
+if (screen) {
+	W = 360.0 * ncols + left + right
+	W = (W < 560) ? 560 : W
+} else {
+	W = (SIZE eq 'column') ? 241.0 : 504.0
+}
+pw_u = (W - left - right) / ncols
+# a panel: its plot, about 3:4, under a title of 1 + dlines lines (margins
+# in character heights, about one `line`)
+tm = 1.9 + 1.15 * dlines
+bm = 2.0
+# (a character height is about 1.5 times the font size on the cairo terminals)
+chh = 1.5 * fsz
+ph_u = (screen ? 230 : pw_u * 0.72) + chh * (tm + bm)
+# a title too long for the width breaks after its colon
+if (strlen(figtitle) * charw * 1.1 > W && strstrt(figtitle, ': ') > 0) {
+	i = strstrt(figtitle, ': ')
+	figtitle = figtitle[1:i]."\n".figtitle[i+2:strlen(figtitle)]
+}
+title_lines = 1 + (strstrt(figtitle, "\n") > 0)
+
+# about how many characters of text fit across the figure
+chars = int((W - 8) / charw)
+# The legend: one entry per curve and per failure style shown, each a
+# sample line (with the marker) and its text. Curves first, as wide as the
+# longest label, then the failure styles on rows of their own.
+key_line = line * 1.45
+show_oom = fail_lines && any_oom
+show_thrash = fail_lines && any_thrash
+nfail = show_oom + show_thrash
+kcc = (key_chars > 6) ? key_chars : 6
+key_wc = samp + 8 + kcc * charw
+key_wf = samp + 8 + 21 * charw
+per_row_c = int((W - 10) / key_wc)
+per_row_c = (per_row_c < 1) ? 1 : per_row_c
+per_row_f = int((W - 10) / key_wf)
+per_row_f = (per_row_f < 1) ? 1 : per_row_f
+rows_c = int((ncurves + per_row_c - 1) / per_row_c)
+rows_f = int((nfail + per_row_f - 1) / per_row_f)
+key_rows = rows_c + rows_f
+
+# The caption: what the lines, regions and lone markers mean.
+sep = (chars < 80) ? "\n" : '; '
+caption = ''
+ncap = 0
+if (fail_lines && (any_oom || any_thrash)) {
+	caption = 'vertical line: where a curve starts passing'; ncap = 1
+}
+if (regions) {
+	caption = caption.(ncap ? sep : '').'black: constants; grey: plus the largest op'
+	ncap = ncap + 1
+}
+if (any_lone) {
+	caption = caption.(ncap ? sep : '').'lone marker: passes at that ratio only'
+	ncap = ncap + 1
+}
+cap_lines = (ncap == 0) ? 0 : ((chars < 80) ? ncap : 1 + (strlen(caption) > chars))
+if (chars >= 80 && strlen(caption) > chars) {
+	# too long for one line: break after the first part
+	i = strstrt(caption, '; ')
+	caption = caption[1:i-1]."\n".caption[i+2:strlen(caption)]
+}
+
+title_h = line * (0.8 + 1.2 * title_lines)
+legend_h = key_line * key_rows + line * 0.8
+xlab_h = line * 1.4
+cap_h = line * cap_lines + (cap_lines ? line * 0.4 : 0)
+H = title_h + legend_h + nrows * ph_u + xlab_h + cap_h
+
 if (ext eq '.png') {
-	set terminal pngcairo size W, H enhanced font 'Sans,10'
+	set terminal pngcairo size W, H enhanced font 'Sans,10' fontscale 1.0
 } else {
 	if (ext eq '.pdf') {
-		set terminal pdfcairo size W / 110.0, H / 110.0 enhanced font 'Sans,7'
+		set terminal pdfcairo size W / 72.0, H / 72.0 enhanced font 'Sans,8' fontscale 1.0
 	} else {
 		if (ext eq '.svg') {
-			set terminal svg size W, H dynamic enhanced font 'Sans,10'
+			set terminal svg size W, H dynamic enhanced font 'Sans,8' fontscale 1.0
 		} else {
 			print 'grid.gp: the output must end in .png, .pdf or .svg: '.OUT
 			exit status 2
@@ -37,44 +121,56 @@ if (ext eq '.png') {
 }
 set output OUT
 
-array colors[16] = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', \
-	'#e377c2', '#17becf', '#7f7f7f', '#bcbd22', '#393b79', '#637939', '#8c6d31', \
-	'#843c39', '#7b4173', '#3182bd']
-array ptypes[16] = [7, 5, 9, 11, 13, 15, 4, 6, 8, 10, 12, 14, 1, 2, 3, 7]
-colof(c) = colors[(c - 1) % 16 + 1]
-ptof(c) = ptypes[(c - 1) % 16 + 1]
+# The failure lines' styles, one pattern on every terminal (the
+# terminals' own dash types differ): dotted for OOM, dashed for thrash.
+set dashtype 11 (2, 5)
+set dashtype 12 (14, 8)
+colof(c) = ccolor[c]
+ptof(c) = cmarker[c]
 # (an empty list still evaluates the body of 'for [i = 1:0]' once)
 cof(p, i) = (word(pcurves[p], i) eq '' ? 1 : word(pcurves[p], i) + 0)
 curve(p, c, kind) = sprintf('%s/p%d-c%d%s.tsv', DATA, p, c, kind)
+ps_end = screen ? 1.2 : 0.6
+lw_curve = screen ? 2 : 1.2
 
-# Panels are placed by hand (not `layout`) so that a last, full-width
-# plot can carry the legend, one row under the figure title.
-title_h = 28.0 / H
-legend_h = (14.0 + 17 * key_rows) / H
-pw = 1.0 / ncols
-ph = (1.0 - title_h - legend_h) / nrows
+# Panels are placed by hand (not `layout`) so that the legend runs under the
+# figure title and the axis labels are shared by all panels.
 set multiplot
-set label 999 figtitle at screen 0.5, screen 1 - 14.0 / H center font ',13'
-set xrange [0:1.1]
-set xtics 0.2
+set label 999 figtitle at screen 0.5, screen 1 - (line * 0.9) / H center font sprintf(',%d', fsz + 1)
+set label 997 ylabel_text at screen (left * 0.45) / W, \
+	screen (xlab_h + cap_h + nrows * ph_u / 2) / H center rotate by 90
+set label 996 xlabel_text at screen (left + (W - left - right) / 2) / W, \
+	screen (cap_h + xlab_h * 0.45) / H center
+if (cap_lines > 0) {
+	set label 995 caption at screen 0.5, screen (cap_h - line * 0.5) / H center font sprintf(',%d', fsz - (screen ? 1 : 0))
+}
+set xrange [0:xrange_hi]
+xtic_step = (xrange_hi > 2.2 || pw_u < 150) ? 0.5 : 0.2
+set xtics 0, xtic_step
 set mxtics 2
-set xlabel 'memory ratio (budget / baseline peak)'
-set ylabel ylabel_text
+unset xlabel
+unset ylabel
 set grid back lc rgb '#e0e0e0'
+set lmargin (screen ? 7 : 5.5)
+set rmargin 1
+set bmargin bm
+set tmargin tm
 if (ylog) {
 	set logscale y
 	set format y '10^{%T}'
-	set yrange [yrange_lo:yrange_hi]
 } else {
 	unset logscale y
-	set yrange [ylo:yhi]
+	set format y '%g'
 }
+set yrange [yrange_lo:yrange_hi]
 set style fill transparent solid 0.2 noborder
 
 do for [p = 1:npanels] {
-	set origin ((p - 1) % ncols) * pw, (nrows - 1 - (p - 1) / ncols) * ph
-	set size pw, ph
-	set title sprintf("%s\n{/*0.85 %s}", ptitle[p], pdesc[p])
+	col = (p - 1) % ncols
+	row = (p - 1) / ncols
+	set origin (left + col * pw_u) / W, (xlab_h + cap_h + (nrows - 1 - row) * ph_u) / H
+	set size pw_u / W, ph_u / H
+	set title sprintf("{/:Bold %s}\n%s", ptitle[p], screen ? pdesc[p] : pdescn[p])
 	unset key
 	unset object
 	unset arrow
@@ -91,9 +187,10 @@ do for [p = 1:npanels] {
 		do for [c = 1:ncurves] {
 			k = (p - 1) * ncurves + c
 			if (fail_kind[k] > 0) {
-				dash = (fail_kind[k] == 1 ? 3 : 2)
-				set arrow c from first fail_x[k], graph 0 to first fail_x[k], graph 1 \
-					nohead lc rgb colof(c) lw 1.5 dt dash front
+				dash = (fail_kind[k] == 1 ? 11 : 12)
+				x = fail_x[k] + fail_shift[k]
+				set arrow c from first x, graph 0 to first x, graph 1 \
+					nohead lc rgb colof(c) lw (screen ? 1.5 : 1) dt dash front
 			}
 		}
 	}
@@ -103,38 +200,72 @@ do for [p = 1:npanels] {
 			for [i = 1:n] curve(p, cof(p, i), '-band') using 1:2:3 \
 				with filledcurves fc rgb colof(cof(p, i)) notitle, \
 			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? NaN : $2) \
-				with steps lc rgb colof(cof(p, i)) lw 2 notitle, \
+				with steps lc rgb colof(cof(p, i)) lw lw_curve notitle, \
 			for [i = 1:n] curve(p, cof(p, i), '-ends') using 1:(cmarked[cof(p, i)] ? NaN : $2) \
-				with points lc rgb colof(cof(p, i)) pt ptof(cof(p, i)) ps 1.2 notitle, \
+				with points lc rgb colof(cof(p, i)) pt ptof(cof(p, i)) ps ps_end notitle, \
 			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? $2 : NaN) \
-				with linespoints lc rgb colof(cof(p, i)) lw 1.5 dt 2 \
-				pt ptof(cof(p, i)) ps 1.1 notitle
+				with linespoints lc rgb colof(cof(p, i)) lw lw_curve dt 12 \
+				pt ptof(cof(p, i)) ps ps_end notitle
 	} else {
-		# No curve passed anywhere in this panel: draw the frame and legend.
+		# No curve passed anywhere in this panel: draw the frame alone.
 		set label 998 'no ratio passed' at graph 0.5, graph 0.5 center
 		plot NaN notitle
 		unset label 998
 	}
 	unset label 999
+	unset label 997
+	unset label 996
+	unset label 995
 }
 
-# The legend: an empty full-width plot whose key lists every curve.
-set origin 0, 1 - title_h - legend_h
-set size 1, legend_h
+# The legend, drawn by hand (gnuplot's key packs entries by its own
+# estimate of their width): a row of entries under the figure title.
+set origin 0, 0
+set size 1, 1
+set lmargin 0
+set rmargin 0
+set tmargin 0
+set bmargin 0
 unset object
 unset arrow
 unset title
-unset xlabel
-unset ylabel
 unset tics
 unset grid
 set border 0
 unset logscale y
 set xrange [0:1]
 set yrange [0:1]
-set key center center horizontal maxcols key_per_row samplen 2.5 width 2 font ',10'
-dtof(c) = cmarked[c] ? 2 : 1
-lwof(c) = cmarked[c] ? 1.5 : 2
-plot for [c = 1:ncurves] NaN with linespoints lc rgb colof(c) pt ptof(c) \
-	lw lwof(c) dt dtof(c) title clabel[c]
+lim_text = (overhead_limit > 0) ? sprintf('thrash (> %g×) below', overhead_limit) : 'thrash below'
+nc_row = (ncurves < per_row_c) ? ncurves : per_row_c
+nf_row = (nfail < per_row_f) ? nfail : per_row_f
+do for [e = 1:ncurves + nfail] {
+	if (e <= ncurves) {
+		kx = (W - nc_row * key_wc) / 2 + ((e - 1) % per_row_c) * key_wc
+		krow = (e - 1) / per_row_c
+	} else {
+		kx = (W - nf_row * key_wf) / 2 + ((e - ncurves - 1) % per_row_f) * key_wf
+		krow = rows_c + (e - ncurves - 1) / per_row_f
+	}
+	ky = H - title_h - key_line * (krow + 0.5)
+	ta = 200 + e
+	tb = 400 + e
+	if (e <= ncurves) {
+		kdt = cmarked[e] ? 12 : 1
+		set arrow ta from screen kx / W, screen ky / H to screen (kx + samp) / W, \
+			screen ky / H nohead lc rgb colof(e) lw lw_curve dt kdt
+		set label ta '' at screen (kx + samp / 2) / W, screen ky / H \
+			point pt ptof(e) lc rgb colof(e) ps ps_end
+		set label tb clabel[e] at screen (kx + samp + 4) / W, screen ky / H left
+	} else {
+		oom = (e == ncurves + 1 && show_oom)
+		kdash = oom ? 11 : 12
+		# (two colours: the svg terminal would draw both samples as one
+		# path, with the first one's dashes)
+		set arrow ta from screen kx / W, screen ky / H to screen (kx + samp) / W, \
+			screen ky / H nohead lc rgb (oom ? '#505050' : '#404040') lw lw_curve dt kdash
+		ktext = oom ? 'out of memory below' : lim_text
+		set label tb ktext at screen (kx + samp + 4) / W, screen ky / H left
+	}
+}
+plot NaN notitle
 unset multiplot

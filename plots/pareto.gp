@@ -4,17 +4,15 @@
 # curve's first and last point, a vertical line where a curve starts
 # (dotted: OOM below it, dashed: thrash), black/grey impossible regions.
 #
-#   gnuplot -c plots/pareto.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg
+#   gnuplot -c plots/pareto.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg [full|column]
 # DATA_DIR: a folder written by `rematsim plot` (DIR/plot-data/pareto).
 if (ARGC < 2) {
-	print 'usage: gnuplot -c pareto.gp DATA_DIR OUT_FILE'
+	print 'usage: gnuplot -c pareto.gp DATA_DIR OUT_FILE [full|column]'
 	exit status 2
 }
 DATA = ARG1
 OUT = ARG2
-ylo = 0.9
-yhi = 2.0
-ylog = 0
+SIZE = (ARGC >= 3) ? ARG3 : 'full'
 ylabel_text = 'compute overhead (×)'
 regions = 1
 baseline = 1

@@ -18,10 +18,11 @@ if (ext eq '.png') {
 	set terminal pngcairo size 1000, 450 enhanced font 'Sans,10'
 } else {
 	if (ext eq '.pdf') {
-		set terminal pdfcairo size 9, 4 enhanced font 'Sans,8'
+		# print size: 7 in wide, 8 pt text (pdfcairo's fontscale is 0.5 unless set)
+		set terminal pdfcairo size 7, 3 enhanced font 'Sans,8' fontscale 1.0
 	} else {
 		if (ext eq '.svg') {
-			set terminal svg size 1000, 450 dynamic enhanced font 'Sans,10'
+			set terminal svg size 504, 216 dynamic enhanced font 'Sans,8' fontscale 1.0
 		} else {
 			print 'timeline.gp: the output must end in .png, .pdf or .svg: '.OUT
 			exit status 2
@@ -50,7 +51,7 @@ set ylabel sprintf('memory in use (%s)', mem_unit)
 set yrange [0:mem_max / mem_div * 1.08]
 set grid back lc rgb '#e0e0e0'
 set autoscale xfix
-set key outside right top vertical
+set key outside top center horizontal
 is(e) = (strcol(3) eq e)
 plot DATA skip 1 using ($1 / clk_div):($2 / mem_div) with steps lc rgb '#1f77b4' lw 1.5 \
 		title 'memory in use', \

@@ -22,6 +22,28 @@ expect_status 0 "check --help" "$R" check --help
 
 v=$("$R" --version) && case "$v" in "rematsim "[0-9]*) ok "--version: $v" ;; *) no "--version: $v" ;; esac
 
+# docs/log-format.md's example is a good log, as the page says
+doc="${REMATSIM_SOURCE:-$(dirname "$0")/..}/docs/log-format.md"
+ex=${TMPDIR:-/tmp}/rematsim-doc-example.$$.log
+sed -n '/^    {"INSTRUCTION":"ANNOTATE","ANNOTATION":"START"}/,/^    {"INSTRUCTION":"RELEASE","NAME":"x"}/p' "$doc" |
+	sed 's/^    //' > "$ex"
+[ "$(wc -l < "$ex")" -ge 20 ] && "$R" check "$ex" > /dev/null &&
+	"$R" replay "$ex" --heuristic DTR --ratio 1 --json | grep -q '"outcome":"pass"' &&
+	ok "the log-format example checks and replays" || no "docs/log-format.md's example"
+rm -f "$ex"
+
+# an archive's listing: one line a model, a description over two lines too
+out=$("$R" info chains.zip)
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 4 ] && case "$out" in *"16 layers of one chain logs/chain16.log"*) true ;; *) false ;; esac &&
+	ok "archive listing, multi-line description" || no "archive listing: $out"
+
+# options anywhere: after the log too
+j=$("$R" info tiny.log --json) && case "$j" in '{"log":"tiny.log"'*) ok "info LOG --json" ;; *) no "info LOG --json: $j" ;; esac
+j=$("$R" check tiny.log --json) && case "$j" in *'"ok":true'*) ok "check LOG --json" ;; *) no "check LOG --json: $j" ;; esac
+j=$("$R" check bad/out-of-order.log --json); st=$?
+[ "$st" -eq 65 ] && case "$j" in *'"ok":false'*'"line":4'*) true ;; *) false ;; esac &&
+	ok "check --json lists problems" || no "check --json on a bad log: $st $j"
+
 j=$("$R" info --json tiny.log)
 for key in '"log":"tiny.log"' '"CALL":5' '"MUTATE":1' '"ops":8' '"forward_ops":3' '"backward_ops":3' \
 	'"constants":2' '"tensors":8' '"storages":7' '"total_compute":2660' '"const_memory":80' \

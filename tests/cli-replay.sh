@@ -74,4 +74,24 @@ else
 fi
 rm -f "$tl"
 
+# Names in any case; the nearest name on a typo; options after the log.
+expect_status 0 "heuristic in lower case" "$R" replay tiny.log --heuristic dtreqclass --runtime v2eageroptimized --ratio 1
+m=$("$R" replay tiny.log --heuristic DTRLocl --ratio 1 2>&1)
+case "$m" in *"did you mean DTRLocal?"*) ok "suggests a heuristic" ;; *) no "no suggestion: $m" ;; esac
+m=$("$R" replay tiny.log --heuristic DTR --runtime V2Eagre --ratio 1 2>&1)
+case "$m" in *"did you mean V2Eager?"*) ok "suggests a runtime" ;; *) no "no runtime suggestion: $m" ;; esac
+# JSON: shortest exact reals, the version
+j=$("$R" replay tiny.log --heuristic DTR --ratio 0.7 --json)
+case "$j" in *'"ratio":0.7,'*) ok "ratio 0.7 printed short" ;; *) no "ratio not short: $j" ;; esac
+case "$j" in *'"version":"'*) ok "json has the version" ;; *) no "json lacks the version: $j" ;; esac
+# --help lists each heuristic with its cost formula
+h=$("$R" replay --help)
+case "$h" in *"DTR "*"e*(s) / (size(s) * staleness(s))"*"AbStale "*"1 / staleness(s)"*) ok "help has the costs" ;;
+	*) no "help lacks the costs" ;; esac
+# a bare archive (the artifact's layout: logs/manifest.json) lists its models
+m=$("$R" replay chains.zip --heuristic DTR --ratio 1 2>&1); st=$?
+[ "$st" -eq 64 ] && case "$m" in *"is an archive"*"'chains.zip:NAME'"*"chain16"*) true ;; *) false ;; esac &&
+	ok "replay of an archive lists its models" || no "replay ARCHIVE: $st $m"
+expect_status 0 "replay a model of an archive" "$R" replay chains.zip:chain8 --heuristic DTR --ratio 0.7
+
 exit $fail

@@ -1,8 +1,13 @@
 #!/bin/sh
 # plot-figures.sh REMATSIM: `rematsim plot` and every gnuplot script of
 # plots/ on sweeps of the test logs; exits 77 (skipped) without gnuplot.
-# Checks that each figure is written as PNG, PDF and SVG and that the
-# scripts run standalone on the data folders `rematsim plot` leaves.
+# Checks that each figure is written as PNG, PDF and SVG, that the scripts
+# run standalone on the data folders `rematsim plot` leaves, and what a
+# reader sees, from the figures' data (figure.gp, pP-cC.tsv) and the SVG
+# text: every plotted point inside the axes, one colour and marker per
+# series in every figure (the registry's), distinct within a figure,
+# failure styles in the legend, failure lines apart, print sizes and fonts,
+# wrapped descriptions, the y range following the overhead limit.
 set -eu
 rematsim=$1
 command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot: skipped"; exit 77; }
@@ -17,7 +22,7 @@ for e in pareto ablation banishing accesses; do
 	sed "s|^manifest: .*|manifest: $data/manifest.json|; s|^ratios: .*|ratios: [0.2, 0.4, 0.6, 0.8, 1.0]|; s|^trials: 10|trials: 3|" \
 		"$src/scripts/experiments/$e.yaml" > "$tmp/$e.yaml"
 	"$rematsim" sweep -q "$tmp/$e.yaml" --out "$tmp/$e"
-	"$rematsim" plot --plots "$plots" "$tmp/$e" > "$tmp/$e.list" 2> "$tmp/$e.err" ||
+	"$rematsim" plot --format png,pdf,svg --plots "$plots" "$tmp/$e" > "$tmp/$e.list" 2> "$tmp/$e.err" ||
 		{ cat "$tmp/$e.err" >&2; fail "rematsim plot $e"; }
 	# gnuplot warnings (empty files, bad ranges) are bugs of the scripts
 	[ ! -s "$tmp/$e.err" ] || { cat "$tmp/$e.err" >&2; fail "gnuplot said something for $e"; }
@@ -60,6 +65,124 @@ gnuplot -c "$plots/profile.gp" "$tmp/prof.tsv" "$tmp/prof.png" "chain" "3" 2> "$
 [ ! -s "$tmp/prof.err" ] || { cat "$tmp/prof.err" >&2; fail "profile.gp said something"; }
 gnuplot -c "$plots/profile.gp" "$tmp/prof.tsv" "$tmp/prof.svg" 2> "$tmp/prof.err" &&
 	grep -q '<svg' "$tmp/prof.svg" || fail "profile.gp without splits"
+
+# ---- What a reader sees, from the figures' data.
+# A model with a long description and a high overhead limit, as the paper's
+# LSTM and the issue's `overhead_limit: 10` were.
+# The shipped MLP log: LRU passes at 0.6 with an overhead near 8 there.
+sed 's|"desc": "16 layers"|"desc": "sixteen layers of a deep chain, recorded with a description long enough to overflow any panel"|; s|"log": "|"log": "'"$data"'/|; s|^]}$|, {"name": "mlp", "title": "MLP", "desc": "CPU", "log": "'"$src"'/logs/mlp-cpu.log.gz", "has_start": true}]}|' \
+	"$data/manifest.json" > "$tmp/long-manifest.json"
+printf '%s\n' "experiment: limit" "manifest: $tmp/long-manifest.json" \
+	"heuristics: [DTR, LRU, LargestStorage, RandomStorage]" \
+	"ratios: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]" \
+	"overhead_limit: 10" "trials: 2" > "$tmp/limit.yaml"
+"$rematsim" sweep -q "$tmp/limit.yaml" --out "$tmp/limit"
+"$rematsim" plot --format pdf,svg --plots "$plots" "$tmp/limit" > /dev/null 2> "$tmp/limit.err" ||
+	{ cat "$tmp/limit.err" >&2; fail "rematsim plot limit"; }
+[ ! -s "$tmp/limit.err" ] || { cat "$tmp/limit.err" >&2; fail "gnuplot said something for limit"; }
+
+# The value of `NAME = V` (or `NAME[I] = V`) in a figure.gp, quotes and
+# comments dropped.
+gpval() { # FILE NAME
+	awk -v k="$2" '{
+		n = split($0, a, /; /)
+		for (i = 1; i <= n; i++) {
+			split(a[i], kv, / = /)
+			if (kv[1] == k) {
+				v = kv[2]; sub(/ #.*/, "", v); gsub(/^["\047]|["\047]$/, "", v)
+				print v; exit
+			}
+		}
+	}' "$1"
+}
+styles=$tmp/styles.txt
+: > "$styles"
+for fig in "$tmp"/*/plot-data/*/figure.gp; do
+	fd=${fig%/figure.gp}
+	name=${fd##*/}
+	out=${fd%/plot-data/*}
+	lo=$(gpval "$fig" yrange_lo); hi=$(gpval "$fig" yrange_hi); xhi=$(gpval "$fig" xrange_hi)
+	[ -n "$lo" ] && [ -n "$hi" ] && [ -n "$xhi" ] || fail "$name: no axis ranges in figure.gp"
+	# every plotted point (mean, min, max) inside the axes
+	for t in "$fd"/p*-c*.tsv; do
+		case $t in *-band.tsv | *-ends.tsv) continue ;; esac
+		awk -v lo="$lo" -v hi="$hi" -v xhi="$xhi" -v f="$name/${t##*/}" '
+			/^#/ { next }
+			{
+				if ($1 < 0 || $1 > xhi + 0) { print f ": ratio " $1 " outside [0, " xhi "]"; bad = 1 }
+				for (i = 2; i <= 4; i++)
+					if ($i < lo + 0 || $i > hi + 0) { print f ": y " $i " outside [" lo ", " hi "]"; bad = 1 }
+			}
+			END { exit bad }' "$t" >&2 || fail "$name: a point outside the axes"
+	done
+	# styles: one per series in every figure, distinct within one
+	n=$(gpval "$fig" ncurves)
+	c=1
+	while [ "$c" -le "$n" ]; do
+		printf '%s\t%s\t%s\t%s\n' "$(gpval "$fig" "cseries[$c]")" "$(gpval "$fig" "ccolor[$c]")" \
+			"$(gpval "$fig" "cmarker[$c]")" "$out/$name" >> "$styles"
+		c=$((c + 1))
+	done
+	dup=$(awk -F '\t' -v f="$out/$name" '$4 == f { print $2 }' "$styles" | sort | uniq -d)
+	[ -z "$dup" ] || fail "$name: two curves share colour $dup"
+	# failure lines: no two drawn at one place in a panel
+	awk -v nc="$n" '/^fail_x\[/ {
+		split($0, a, /; /)
+		split(a[1], x, / = /); split(a[2], s, / = /); split(a[3], k, / = /)
+		id = x[1]; gsub(/[^0-9]/, "", id)
+		if (k[2] > 0) {
+			key = int((id - 1) / nc) ":" (x[2] + s[2])
+			if (key in seen) { print "two failure lines at " key; bad = 1 }
+			seen[key] = 1
+		}
+	} END { exit bad }' "$fig" >&2 || fail "$name: failure lines drawn over each other"
+	# descriptions wrapped for print: no line past 30 characters
+	grep -o 'pdescn\[[0-9]*\] = "[^"]*"' "$fig" | sed 's/^[^"]*"//; s/"$//; s/\\n/\n/g' |
+		awk 'length($0) > 30 { print "description line too long: " $0; bad = 1 } END { exit bad }' >&2 ||
+		fail "$name: a description overflows its panel"
+	# the legend explains the failure styles drawn (the SVG's text)
+	svg=$out/$name.svg
+	[ -f "$svg" ] || continue
+	if [ "$(gpval "$fig" any_oom)" = 1 ]; then
+		grep -q 'out of memory below' "$svg" || fail "$name: dotted OOM lines unexplained"
+	fi
+	if [ "$(gpval "$fig" any_thrash)" = 1 ]; then
+		grep -q 'thrash (&gt; [0-9.]*×) below\|thrash (> [0-9.]*×) below' "$svg" ||
+			fail "$name: dashed thrash lines unexplained"
+	fi
+	if grep -q 'lone\[[0-9]*\] = 1' "$fig"; then
+		grep -q 'lone marker' "$svg" || fail "$name: lone markers unexplained"
+	fi
+	# print size: 7 in (504 pt) wide, 8 pt text, nothing under 6 pt
+	# (sub- and superscripts are 0.8 of the text)
+	grep -q 'viewBox="0 0 504 ' "$svg" || fail "$name.svg is not 7 in wide"
+	grep -q 'font-size="8.00"' "$svg" || fail "$name.svg: no 8 pt text"
+	small=$(grep -o 'font-size="[0-9.]*"' "$svg" | tr -dc '0-9.\n' | awk '$1 < 6')
+	[ -z "$small" ] || fail "$name.svg: text at $small pt"
+done
+[ -s "$styles" ] || fail "no curves found in the figures' data"
+# one colour and marker per series in every figure
+bad=$(cut -f1-3 "$styles" | sort -u | cut -f1 | uniq -d)
+[ -z "$bad" ] || fail "series drawn in two styles: $bad"
+# the registry's styles, the DTR paper's
+grep -q "^DTR	#008000	3	" "$styles" || fail "DTR is not the paper's green star"
+grep -q "^LRU	#ffa500	9	" "$styles" || fail "LRU is not the paper's orange triangle"
+# the y range follows the data past 2, not 0.9 to 2.0 nor the far limit
+lf=$tmp/limit/plot-data/limit/figure.gp
+[ "$(gpval "$lf" ylog)" = 0 ] || fail "limit: a log axis"
+awk -v hi="$(gpval "$lf" yrange_hi)" 'BEGIN { exit !(hi >= 5 && hi < 10) }' ||
+	fail "limit: y range up to $(gpval "$lf" yrange_hi), not to the data's 8 or so"
+grep -q '\\n' "$lf" || fail "limit: the long description is not wrapped"
+# a PDF at paper size: full width by default, one column on request
+grep -aq 'MediaBox \[ 0 0 504 ' "$tmp/limit/limit.pdf" || fail "limit.pdf is not 7 in wide"
+"$rematsim" plot --format pdf --size column --plots "$plots" "$tmp/limit" > /dev/null
+grep -aq 'MediaBox \[ 0 0 241 ' "$tmp/limit/limit.pdf" || fail "--size column is not 3.35 in wide"
+# --yrange overrides, and is checked
+"$rematsim" plot --format svg --yrange 0.5:3 --plots "$plots" "$tmp/limit" > /dev/null
+[ "$(gpval "$lf" yrange_hi)" = 3 ] || fail "--yrange ignored"
+st=0
+"$rematsim" plot --yrange 3:1 --plots "$plots" "$tmp/limit" > /dev/null 2>&1 || st=$?
+[ "$st" -eq 64 ] || fail "--yrange 3:1: status $st, not 64"
 
 # Without gnuplot: a clear message and status 69.
 mkdir "$tmp/empty-path"

@@ -245,6 +245,15 @@ START_TEST(yaml_errors)
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "overhead_limit: 0.5\n",
 		     4, 17, "at least 1");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [3, 1]\n",
+		     4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [1]\n",
+		     4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
+		     "heuristics: [DTR, DTRLocl]\n",
+		     3, 19, "did you mean DTRLocal?");
 	/* A heuristic its runtime cannot serve: caught before any log is read. */
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
 		     "series:\n  - {name: s, heuristic: DTR, runtime: V1}\n",
@@ -275,6 +284,7 @@ START_TEST(yaml_good)
 		"trials: 4\n"
 		"seed: 1e3\n"
 		"overhead_limit: inf\n"
+		"yrange: [0.8, 4]\n"
 		"ratios: [0.5, 1]\n"
 		"series:\n"
 		"  - {name: banishing, heuristic: DTRUnopt, runtime: V1}\n"
@@ -297,6 +307,7 @@ START_TEST(yaml_good)
 	ck_assert(e->series[3].no_dealloc);
 	ck_assert_uint_eq(e->seed, 1000);
 	ck_assert(isinf(e->overhead_limit));
+	ck_assert(e->yrange[0] == 0.8 && e->yrange[1] == 4);
 	ck_assert_uint_eq(e->n_steps, 2);
 	/* (1 + 4 + 1 + 1) series-trials x 2 ratios x 2 models */
 	ck_assert_uint_eq(experiment_n_points(e), 28);
@@ -444,12 +455,47 @@ START_TEST(sweep_resume)
 	ck_assert_str_eq(got, want);
 	free(got);
 
-	/* A changed configuration starts over. */
+	/* A changed configuration is refused (it would replace the other
+	 * results), and starts over with --force. */
 	write_experiment(d, "exp", "overhead_limit: 1.5\n");
 	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/part 2>%s/log3", rematsim(), d, d, d),
+			 73);
+	ck_assert_int_eq(sh("grep -q 'give --force to replace them' %s/log3", d), 0);
+	got = rows_sans_wall(part);
+	ck_assert_str_eq(got, want); /* untouched */
+	free(got);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/part --force 2>%s/log3", rematsim(), d, d, d),
 			 0);
 	ck_assert_int_eq(sh("grep -q 'already in' %s/log3", d), 1);
 	free(want);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+/* The models from the command line (--manifest, --models), CSV copies,
+ * options after the experiment file. */
+START_TEST(sweep_models_csv)
+{
+	char *d = tmp_dir();
+	write_experiment(d, "exp", NULL);
+	/* 3 models x (DTR + LRU + 3 random trials) x 6 ratios */
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/exp.yaml --dry-run --manifest %s/manifest.json)\" = 90",
+			    rematsim(), d, data_dir()), 0);
+	/* an archive as the paper's logs.zip is: logs/manifest.json inside */
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/exp.yaml --dry-run --manifest %s/chains.zip)\" = 90",
+			    rematsim(), d, data_dir()), 0);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml -q --out %s/m --models %s/chain8.log,%s/chain12.log "
+			    "--format tsv,csv", rematsim(), d, d, data_dir(), data_dir()), 0);
+	ck_assert_int_eq(sh("test \"$(cut -f1 %s/m/models.tsv | tr '\\n' ' ')\" = 'model chain8 chain12 '", d), 0);
+	ck_assert_int_eq(sh("head -1 %s/m/points.csv | grep -q '^model,heuristic,runtime,'", d), 0);
+	ck_assert_int_eq(sh("! grep -q '^#' %s/m/points.csv", d), 0);
+	ck_assert_int_eq(sh("test $(wc -l < %s/m/points.csv) = $(grep -vc '^#' %s/m/points.tsv)", d, d), 0);
+	ck_assert_int_eq(sh("test -s %s/m/models.csv && test -s %s/m/frontier.csv", d, d), 0);
+	/* bad uses */
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml -q --manifest x --models y 2>/dev/null", rematsim(), d), 64);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml -q --format xls 2>/dev/null", rematsim(), d), 64);
+	ck_assert_int_eq(sh("%s sweep %s/exp.yaml -q --manifest %s/none.json 2>/dev/null", rematsim(), d, d), 66);
 	ck_assert_int_eq(sh("rm -rf %s", d), 0);
 	free(d);
 }
@@ -630,6 +676,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(sweep, sweep_jobs_identical);
 	tcase_add_test(sweep, sweep_resume);
 	tcase_add_test(sweep, sweep_shards_merge);
+	tcase_add_test(sweep, sweep_models_csv);
 	tcase_add_test(sweep, sweep_bad_input);
 	tcase_add_test(sweep, experiment_scripts);
 	suite_add_tcase(s, sweep);

@@ -1,47 +1,101 @@
 /*
- * test-heuristics.c: the registry (24 rows, names and needs as the
+ * test-heuristics.c: the registry (every row complete, names and needs as the
  * reference's), and the exact division every cost goes through.
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "heuristics.h"
+#include "runtime.h"
 #include "runtime-state.h"
 #include "test-common.h"
 
+/* Every row describes itself completely, and the properties the runtimes
+ * and the figures rely on hold for each row, however many there are. */
 START_TEST(registry)
 {
-	static const char *const names[] = {
-		"DTR", "DTREqClass", "DTRLocal", "MSPS", "LRU", "LargestStorage",
-		"RandomStorage", "DTRUnopt", "AbESizeStale", "AbESize", "AbEStale", "AbE",
-		"AbEqSizeStale", "AbEqSize", "AbEqStale", "AbEq", "AbLocalSizeStale",
-		"AbLocalSize", "AbLocalStale", "AbLocal", "AbSizeStale", "AbSize", "AbStale",
-		"AbRandom",
-	};
 	size_t n;
 	const struct heuristic *h = heuristic_list(&n);
-	ck_assert_uint_eq(n, 24);
-	for (size_t i = 0; i < 24; i++) {
-		const struct heuristic *f = heuristic_find(names[i]);
-		ck_assert_ptr_nonnull(f);
-		ck_assert_str_eq(f->name, names[i]);
-		ck_assert_ptr_nonnull(f->label);
-		ck_assert_ptr_nonnull(f->choose);
-		for (size_t j = 0; j < i; j++)
-			ck_assert_str_ne(h[i].name, h[j].name);
+	ck_assert_uint_ge(n, 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct heuristic *r = &h[i];
+		ck_assert_ptr_nonnull(r->name);
+		ck_assert_msg(r->label && *r->label, "%s: no label", r->name);
+		ck_assert_msg(r->tex_label && *r->tex_label, "%s: no tex_label", r->name);
+		ck_assert_msg(r->cost && *r->cost, "%s: no cost formula", r->name);
+		ck_assert_msg((unsigned)r->family < FAMILY_COUNT, "%s: family", r->name);
+		ck_assert_msg(r->color && strlen(r->color) == 7 && r->color[0] == '#' &&
+				      strspn(r->color + 1, "0123456789abcdef") == 6,
+			      "%s: colour '%s' is not #rrggbb", r->name, r->color);
+		ck_assert_msg(r->marker >= 1 && r->marker <= 15, "%s: marker %d", r->name, r->marker);
+		ck_assert_msg((r->needs & ~(unsigned)(NEEDS_REGIONS | NEEDS_EQCLASS | NEEDS_UNOPT)) == 0,
+			      "%s: needs", r->name);
+		ck_assert_ptr_nonnull(r->choose);
+		/* found by its name, in any case, and only by it */
+		ck_assert_ptr_eq(heuristic_find(r->name), r);
+		char lower[64];
+		size_t k = 0;
+		for (; r->name[k] && k < sizeof lower - 1; k++)
+			lower[k] = (char)(r->name[k] | 0x20);
+		lower[k] = 0;
+		ck_assert_ptr_eq(heuristic_find(lower), r);
+		ck_assert_str_eq(heuristic_suggest(lower), r->name);
+		for (size_t j = 0; j < i; j++) {
+			ck_assert_msg(strcasecmp(r->name, h[j].name), "%s twice", r->name);
+			/* one style per figure: rows drawn together differ */
+			if (h[j].family == r->family)
+				ck_assert_msg(strcmp(r->color, h[j].color) || r->marker != h[j].marker,
+					      "%s and %s look alike in one figure", r->name, h[j].name);
+		}
+		/* a name an edit away suggests the row */
+		char typo[64];
+		snprintf(typo, sizeof typo, "%sx", r->name);
+		ck_assert_str_eq(heuristic_suggest(typo), r->name);
 	}
-	ck_assert_ptr_null(heuristic_find("dtr"));
+	ck_assert_ptr_null(heuristic_find("DTRR"));
+	ck_assert_ptr_null(heuristic_suggest("completely-different"));
+	/* The reference's requirements, spot-checked (the exactness tests
+	 * cover every row's choices). */
 	ck_assert(heuristic_find("RandomStorage")->random);
-	ck_assert(heuristic_find("AbRandom")->random);
 	ck_assert(heuristic_find("DTR")->needs & NEEDS_REGIONS);
-	ck_assert(heuristic_find("MSPS")->needs & NEEDS_REGIONS);
-	ck_assert(heuristic_find("AbEStale")->needs & NEEDS_REGIONS);
-	ck_assert(heuristic_find("AbEq")->needs & NEEDS_EQCLASS);
 	ck_assert(heuristic_find("DTREqClass")->needs & NEEDS_EQCLASS);
 	ck_assert(heuristic_find("DTRUnopt")->needs & NEEDS_UNOPT);
 	ck_assert_uint_eq(heuristic_find("LRU")->needs, 0);
-	ck_assert_uint_eq(heuristic_find("AbLocalSize")->needs, 0);
+	ck_assert_int_eq(heuristic_find("AbEqSize")->family, FAMILY_EQ);
+	ck_assert_str_eq(heuristic_family_name(FAMILY_NOCOST), "nocost");
+	/* the DTR paper's styles where it has the series */
+	ck_assert_str_eq(heuristic_find("DTR")->color, "#008000");
+	ck_assert_str_eq(heuristic_find("LRU")->color, "#ffa500");
+}
+END_TEST
+
+/* The runtime table: every row named, parsed in any case, and the flags
+ * the reference's runtimes have. */
+START_TEST(runtime_table)
+{
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++) {
+		const struct runtime_desc *d = runtime_desc((enum runtime_kind)i);
+		ck_assert_ptr_nonnull(d->name);
+		ck_assert_ptr_nonnull(d->summary);
+		enum runtime_kind k;
+		char lower[64];
+		size_t j = 0;
+		for (; d->name[j] && j < sizeof lower - 1; j++)
+			lower[j] = (char)(d->name[j] | 0x20);
+		lower[j] = 0;
+		ck_assert_int_eq(runtime_kind_parse(lower, &k), 0);
+		ck_assert_int_eq(k, i);
+	}
+	ck_assert(runtime_desc(RUNTIME_V1)->banishing);
+	ck_assert(!runtime_desc(RUNTIME_V2)->banishing);
+	ck_assert(runtime_desc(RUNTIME_V2_EAGER)->eager);
+	ck_assert(!runtime_desc(RUNTIME_V2_OPTIMIZED)->eager);
+	ck_assert(runtime_desc(RUNTIME_V2_EAGER_OPTIMIZED)->maintains & NEEDS_REGIONS);
+	ck_assert_uint_eq(runtime_desc(RUNTIME_V2_EAGER)->maintains, 0);
+	ck_assert_str_eq(runtime_suggest("V2EagerOptimised"), "V2EagerOptimized");
 }
 END_TEST
 
@@ -83,6 +137,7 @@ int main(void)
 	Suite *s = suite_create("heuristics");
 	TCase *tc = tcase_create("heuristics");
 	tcase_add_test(tc, registry);
+	tcase_add_test(tc, runtime_table);
 	tcase_add_test(tc, exact_division);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -21,4 +21,13 @@ int cmd_plot(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 
+/* Shared by the commands that take a LOG. */
+#include <stdbool.h>
+#include <stdio.h>
+/** List the models of a bare ARCHIVE.zip on out (one JSON object a line
+ * with json) as `rematsim info ARCHIVE.zip` does; 0 or an exit status. */
+int list_archive(const char *path, bool json, FILE *out);
+/** Whether spec names a whole archive (ARCHIVE.zip), not one log. */
+bool log_is_archive(const char *spec);
+
 #endif

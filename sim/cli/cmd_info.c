@@ -28,6 +28,7 @@ static const char info_help[] =
 	"the baseline: peak memory and compute of an unbounded replay.\n"
 	"LOG is a .log, a .log.gz, or ARCHIVE.zip:MEMBER (a path in the archive\n"
 	"or a model name of its manifest.json); a bare ARCHIVE.zip lists its models.\n"
+	"Options go anywhere; '--' ends them.\n"
 	"\n"
 	"  --json         one JSON object per log (per model for a bare archive)\n"
 	"  --from-start   replay from the first record, not after the START annotation\n"
@@ -36,10 +37,14 @@ static const char info_help[] =
 	"Exit status: 0 ok, 64 usage, 65 malformed log, 66 missing input.\n";
 
 static const char check_help[] =
-	"usage: rematsim check [--from-start] [--max-problems N] LOG...\n"
+	"usage: rematsim check [--json] [--from-start] [--max-problems N] LOG...\n"
 	"\n"
 	"Validate op logs, printing every problem as FILE:LINE: message on stderr.\n"
-	"A bare ARCHIVE.zip checks every model of its manifest.\n"
+	"A bare ARCHIVE.zip checks every model of its manifest. Options go\n"
+	"anywhere; '--' ends them.\n"
+	"\n"
+	"  --json            one JSON object per log on stdout: log, ok, problems\n"
+	"                    (each line and message), stopped (at --max-problems)\n"
 	"\n"
 	"Exit status: 0 when every log is clean, 65 when a log has problems,\n"
 	"66 when an input is missing, 64 usage.\n";
@@ -67,11 +72,10 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	/* options anywhere (getopt permutes): `info LOG --json` */
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			if (check)
-				goto bad;
 			o->json = true;
 			break;
 		case 's':
@@ -93,7 +97,6 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 		case 'h':
 			return -2;
 		default:
-		bad:
 			fprintf(stderr, "rematsim %s: unknown option '%s'\n", argv[0], argv[optind - 1]);
 			return -1;
 		}
@@ -181,8 +184,13 @@ static void print_json_line(json_t *o)
 	json_decref(o);
 }
 
-/* List the models of a bare archive. */
-static int list_archive(const char *path, bool json)
+bool log_is_archive(const char *spec)
+{
+	return source_is_bare_zip(spec);
+}
+
+/* List the models of a bare archive (cmd.h). */
+int list_archive(const char *path, bool json, FILE *out)
 {
 	struct manifest *m;
 	struct rs_error err;
@@ -191,7 +199,7 @@ static int list_archive(const char *path, bool json)
 		return err.status;
 	}
 	if (!json)
-		printf("%s: %zu model%s (replay one as '%s:NAME')\n", path, m->n_models,
+		fprintf(out, "%s: %zu model%s (replay one as '%s:NAME')\n", path, m->n_models,
 		       m->n_models == 1 ? "" : "s", path);
 	for (size_t i = 0; i < m->n_models; i++) {
 		const struct manifest_model *mm = &m->models[i];
@@ -203,10 +211,19 @@ static int list_archive(const char *path, bool json)
 			json_object_set_new(o, "desc", json_string(mm->desc));
 			json_object_set_new(o, "log", json_string(mm->log));
 			json_object_set_new(o, "has_start", json_boolean(mm->has_start));
-			print_json_line(o);
+			char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			fprintf(out, "%s\n", text);
+			free(text);
+			json_decref(o);
 		} else {
-			printf("  %-24s %-12s %s%s\n", mm->name, mm->desc, mm->log,
+			/* a description over several lines stays on the model's line */
+			char *desc = xstrdup(mm->desc);
+			for (char *q = desc; *q; q++)
+				if (*q == '\n' || *q == '\r' || *q == '\t')
+					*q = ' ';
+			fprintf(out, "  %-24s %-12s %s%s\n", mm->name, desc, mm->log,
 			       mm->has_start ? "" : " (no START)");
+			free(desc);
 		}
 	}
 	manifest_free(m);
@@ -228,7 +245,7 @@ int cmd_info(int argc, char **argv)
 	int status = 0;
 	for (int i = first; i < argc; i++) {
 		if (source_is_bare_zip(argv[i])) {
-			int rc = list_archive(argv[i], o.json);
+			int rc = list_archive(argv[i], o.json, stdout);
 			if (rc && !status)
 				status = rc;
 			continue;
@@ -254,8 +271,17 @@ int cmd_info(int argc, char **argv)
 
 static void report_problem(void *ctx, const struct rs_error *e)
 {
-	(void)ctx;
-	rs_error_print(e);
+	json_t *list = ctx;
+	if (!list) {
+		rs_error_print(e);
+		return;
+	}
+	json_t *p = json_object();
+	json_object_set_new(p, "line", json_integer(e->line));
+	if (e->column)
+		json_object_set_new(p, "column", json_integer(e->column));
+	json_object_set_new(p, "message", json_string(e->msg));
+	json_array_append_new(list, p);
 }
 
 /* Check one loadable spec; returns 0 clean, else an exit status. */
@@ -268,8 +294,18 @@ static int check_one(const char *spec, const struct log_opts *o)
 		rs_error_print(&err);
 		return err.status;
 	}
-	int n = schedule_check(spec, data, len, &o->read, o->max_problems, report_problem, NULL);
+	json_t *list = o->json ? json_array() : NULL;
+	int n = schedule_check(spec, data, len, &o->read, o->max_problems, report_problem, list);
 	free(data);
+	if (list) {
+		json_t *obj = json_object();
+		json_object_set_new(obj, "log", json_string(spec));
+		json_object_set_new(obj, "ok", json_boolean(n == 0));
+		json_object_set_new(obj, "problems", list);
+		json_object_set_new(obj, "stopped", json_boolean(n >= o->max_problems));
+		print_json_line(obj);
+		return n ? EXIT_DATAERR : 0;
+	}
 	if (n) {
 		fprintf(stderr, "rematsim: %s: %d problem%s%s\n", spec, n, n == 1 ? "" : "s",
 			n >= o->max_problems ? " (stopped at --max-problems)" : "");

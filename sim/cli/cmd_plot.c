@@ -26,10 +26,20 @@ extern char **environ;
 static void plot_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rematsim plot DIR [--format png,pdf,svg] [--plots SCRIPTS_DIR]\n\n"
+		"usage: rematsim plot DIR [--format png,pdf,svg] [--size full|column]\n"
+		"                         [--yrange LO:HI] [--plots SCRIPTS_DIR]\n\n"
 		"Render every figure that the sweep results in DIR support (DIR/NAME.png\n"
 		"and DIR/NAME.pdf) with gnuplot, after writing their data files to\n"
 		"DIR/plot-data/NAME/. Prints the paths of the figures.\n\n"
+		"  --format F,...   any of png (large, for screens), pdf and svg (print size);\n"
+		"                   default png,pdf\n"
+		"  --size S         print size of PDF and SVG: full (7 in wide, 4 panels a\n"
+		"                   row; the default) or column (3.35 in, 2 a row); text\n"
+		"                   is 8-9 pt at that size\n"
+		"  --yrange LO:HI   y axis of the overhead figures (default: the data and\n"
+		"                   the overhead limit; the experiment's 'yrange' key)\n"
+		"  --plots DIR      the gnuplot scripts (default: beside the executable,\n"
+		"                   installed share/rematsim/plots, or $REMATSIM_PLOTS)\n\n"
 		"Exit status: 0 done, 64 usage, 65 bad result files, 66 no results in DIR,\n"
 		"69 gnuplot not found, 70 gnuplot failed, 73 cannot write.\n");
 }
@@ -71,10 +81,11 @@ static char *find_plots(const char *given)
 }
 
 /* Run gnuplot -c SCRIPT DATA OUT; returns its exit status, or -1 if absent. */
-static int run_gnuplot(const char *script, const char *data, const char *out)
+static int run_gnuplot(const char *script, const char *data, const char *out, const char *size)
 {
 	pid_t pid;
-	char *argv[] = {"gnuplot", "-c", (char *)script, (char *)data, (char *)out, NULL};
+	char *argv[] = {"gnuplot", "-c", (char *)script, (char *)data, (char *)out, (char *)size,
+			NULL};
 	int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
 	if (rc == ENOENT)
 		return -1;
@@ -94,19 +105,38 @@ int cmd_plot(int argc, char **argv)
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"plots", required_argument, NULL, 'p'},
+		{"size", required_argument, NULL, 's'},
+		{"yrange", required_argument, NULL, 'y'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *formats = "png,pdf", *plots_given = NULL;
+	const char *formats = "png,pdf", *plots_given = NULL, *size = "full";
+	struct plot_options popt = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:p:s:y:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			formats = optarg;
 			break;
 		case 'p':
 			plots_given = optarg;
+			break;
+		case 's':
+			if (strcmp(optarg, "full") && strcmp(optarg, "column")) {
+				fprintf(stderr, "rematsim plot: --size: 'full' or 'column', not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			size = optarg;
+			break;
+		case 'y':
+			if (plot_parse_yrange(optarg, &popt.ylo, &popt.yhi)) {
+				fprintf(stderr, "rematsim plot: --yrange wants LO:HI with LO < HI, "
+						"e.g. 0.9:3, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			popt.has_yrange = true;
 			break;
 		case 'h':
 			plot_usage(stdout);
@@ -147,7 +177,7 @@ int cmd_plot(int argc, char **argv)
 	struct rs_error err = {0};
 	struct plot_figure *figs;
 	size_t n_figs;
-	if (plot_prepare(dir, &figs, &n_figs, &err)) {
+	if (plot_prepare(dir, &popt, &figs, &n_figs, &err)) {
 		rs_error_print(&err);
 		free(plots);
 		return err.status ? err.status : EXIT_DATAERR;
@@ -168,7 +198,7 @@ int cmd_plot(int argc, char **argv)
 			snprintf(tmp_name, sizeof tmp_name, "%s.tmp-%ld.%s", figs[i].name, (long)getpid(),
 				 exts[e]);
 			char *tmp = path_join(dir, tmp_name);
-			int rc = run_gnuplot(script, figs[i].data_dir, tmp);
+			int rc = run_gnuplot(script, figs[i].data_dir, tmp, size);
 			if (rc == 0 && rename(tmp, out)) {
 				fprintf(stderr, "rematsim plot: cannot move %s into place: %s\n", out,
 					strerror(errno));

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "heuristics.h"
 #include "peak.h"
 #include "runtime.h"
@@ -33,7 +34,7 @@ static const char replay_help[] =
 	"Replay an op log under memory budgets, evicting and rematerializing\n"
 	"tensors as the DTR paper's simulator does, and print one result per budget.\n"
 	"\n"
-	"  --heuristic H       eviction heuristic (see the list below)\n"
+	"  --heuristic H       eviction heuristic (see the list below; any case)\n"
 	"  --runtime R         V1, V2, V2Eager, V2Optimized, V2EagerOptimized\n"
 	"                      (default V2EagerOptimized)\n"
 	"  --ratio X,...       budgets as fractions in (0,10] of the baseline peak memory\n"
@@ -79,6 +80,55 @@ static void list_choices(FILE *f)
 	for (int i = 0; i < RUNTIME_KIND_COUNT; i++)
 		fprintf(f, " %s", runtime_kind_name((enum runtime_kind)i));
 	fprintf(f, "\n");
+}
+
+/* --help: every heuristic with its cost, every runtime with its line,
+ * from their registry rows. */
+static void describe_choices(FILE *f)
+{
+	size_t n;
+	const struct heuristic *h = heuristic_list(&n);
+	fprintf(f, "Heuristics (names in any case): the storage of least cost is evicted;\n"
+		   "size(s) is its bytes, staleness(s) the clock minus its last access,\n"
+		   "compute(s) its op's time, e*(s) compute(s) plus its evicted\n"
+		   "neighbourhood's, eq(s) compute(s) plus its evicted neighbours' classes'\n"
+		   "(docs/heuristics.md).\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %-17s %s%s\n", h[i].name, h[i].cost,
+			h[i].needs & (NEEDS_REGIONS | NEEDS_EQCLASS) ? " [Optimized runtimes]" : "");
+	fprintf(f, "Runtimes:\n");
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++)
+		fprintf(f, "  %-17s %s\n", runtime_desc((enum runtime_kind)i)->name,
+			runtime_desc((enum runtime_kind)i)->summary);
+}
+
+/* One JSON object as a line, its reals in the shortest text that reads
+ * back exactly ("0.7", not "0.69999999999999996"), keys in order. */
+static void put_json_line(json_t *o)
+{
+	const char *key;
+	json_t *v;
+	char b[FMT_DOUBLE_LEN + 2];
+	fputc('{', stdout);
+	bool first = true;
+	json_object_foreach(o, key, v) {
+		json_t *k = json_string(key);
+		char *kt = json_dumps(k, JSON_ENCODE_ANY);
+		char *vt = NULL;
+		if (json_is_real(v)) {
+			fmt_double(b, json_real_value(v));
+			if (!strpbrk(b, ".eni")) /* a real stays one when read back */
+				strcat(b, ".0");
+		} else {
+			vt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		}
+		printf("%s%s:%s", first ? "" : ",", kt, vt ? vt : b);
+		first = false;
+		free(kt);
+		free(vt);
+		json_decref(k);
+	}
+	fputs("}\n", stdout);
 }
 
 /* Split a comma list of numbers (scalar.h's grammar: 0.25, 1e9, 2GiB, inf);
@@ -253,7 +303,8 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(replay_help, stdout);
-			list_choices(stdout);
+			fputc('\n', stdout);
+			describe_choices(stdout);
 			return 0;
 		default:
 			fprintf(stderr, "rematsim replay: bad option '%s'\n", argv[optind - 1]);
@@ -267,13 +318,26 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *log = argv[optind];
+	if (log_is_archive(log)) {
+		/* an archive of models: say which there are and how to pick one */
+		fprintf(stderr, "rematsim replay: %s is an archive of models: replay one as "
+				"'%s:NAME'\n", log, log);
+		int rc = list_archive(log, false, stderr);
+		return rc ? rc : EXIT_USAGE;
+	}
 	const struct heuristic *h = hname ? heuristic_find(hname) : NULL;
 	enum runtime_kind rk;
 	if (!h || runtime_kind_parse(rname, &rk)) {
 		if (!hname)
 			fprintf(stderr, "rematsim replay: --heuristic is required\n");
+		else if (!h && heuristic_suggest(hname))
+			fprintf(stderr, "rematsim replay: unknown heuristic '%s': did you mean %s?\n", hname,
+				heuristic_suggest(hname));
 		else if (!h)
 			fprintf(stderr, "rematsim replay: unknown heuristic '%s'\n", hname);
+		else if (runtime_suggest(rname))
+			fprintf(stderr, "rematsim replay: unknown runtime '%s': did you mean %s?\n", rname,
+				runtime_suggest(rname));
 		else
 			fprintf(stderr, "rematsim replay: unknown runtime '%s'\n", rname);
 		list_choices(stderr);
@@ -419,9 +483,8 @@ int cmd_replay(int argc, char **argv)
 			json_object_set_new(o, "overhead_limit", isinf(overhead_limit) ? json_string("inf") : json_real(overhead_limit));
 			json_object_set_new(o, "no_dealloc", json_boolean(no_dealloc));
 			json_object_set_new(o, "wall_ms", json_real(pr.wall_ms));
-			char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-			puts(line);
-			free(line);
+			json_object_set_new(o, "version", json_string(REMATSIM_VERSION));
+			put_json_line(o);
 			json_decref(o);
 		} else {
 			printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",

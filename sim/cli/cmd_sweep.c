@@ -54,7 +54,16 @@ static void sweep_usage(FILE *f)
 		"write points.tsv, models.tsv and frontier.tsv into DIR (default\n"
 		"out/EXPERIMENT). Rerunning into the same DIR resumes: points already there\n"
 		"with the same config hash are kept.\n\n"
-		"  -o, --out DIR     output folder\n"
+		"  -o, --out DIR     output folder; one that holds another experiment's\n"
+		"                    results (a different config hash) is refused (73)\n"
+		"      --force       replace such results instead\n"
+		"      --manifest F  the models of this manifest instead of the file's: a\n"
+		"                    manifest.json or an ARCHIVE.zip holding one (the DTR\n"
+		"                    paper's logs.zip as it is)\n"
+		"      --models L,.. these logs instead (LOG[,LOG...]), each a model named\n"
+		"                    by its file or archive member (ARCHIVE.zip:NAME)\n"
+		"      --format F,.. tsv (always written) and csv: also points.csv,\n"
+		"                    models.csv, frontier.csv (no '#' lines)\n"
 		"  -j, --jobs N      worker threads (default: the number of processors)\n"
 		"  -s, --shard I/N   run only points p with p %% N == I-1 (I in 1..N)\n"
 		"  -n, --dry-run     print the number of points and exit\n"
@@ -80,9 +89,120 @@ static int parse_shard(const char *s, unsigned *i, unsigned *n)
 	return 0;
 }
 
+enum { OPT_MANIFEST = 1000, OPT_MODELS, OPT_FORCE, OPT_FORMAT };
+
+static int parse_formats(const char *arg, bool *csv)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%s", arg);
+	*csv = false;
+	for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+		if (!strcmp(t, "csv"))
+			*csv = true;
+		else if (strcmp(t, "tsv"))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether out holds the results of another experiment (a points.tsv or
+ * journal with a different config hash): an error (EXIT_CANTCREAT) that
+ * says whose and how to go on, since the sweep would replace them.
+ * The same hash resumes.
+ */
+static int other_results(const char *out, const struct experiment *e, struct rs_error *err)
+{
+	const char *names[] = {"points.tsv", "points.journal"};
+	for (size_t i = 0; i < 2; i++) {
+		char *path = path_join(out, names[i]);
+		struct points_table t;
+		struct rs_error ignore;
+		int rc = 0;
+		if (!points_read(path, true, &t, &ignore)) {
+			const char *hash = points_header(&t, "config_hash");
+			const char *exp = points_header(&t, "experiment");
+			if (hash && strcmp(hash, e->hash))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
+						  "holds the results of %s%s%s (config hash %s, not %s's %s); "
+						  "give --force to replace them, or another --out",
+						  exp ? "experiment '" : "another experiment", exp ? exp : "",
+						  exp ? "'" : "", hash, e->name, e->hash);
+			points_table_free(&t);
+		}
+		free(path);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* points.csv, models.csv, frontier.csv beside the TSVs: the same rows, no
+ * '#' lines, fields quoted where they hold a comma or a quote (RFC 4180). */
+static int write_csvs(const char *out, struct rs_error *err)
+{
+	static const char *const names[] = {"points", "models", "frontier"};
+	for (size_t i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s.tsv", names[i]);
+		char *path = path_join(out, name);
+		char *text;
+		size_t len;
+		int rc = read_whole_file(path, &text, &len, err);
+		free(path);
+		if (rc)
+			return -1;
+		char *csv = NULL;
+		size_t clen = 0;
+		FILE *f = open_memstream(&csv, &clen);
+		for (char *line = text; *line;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			if (line[0] != '#') {
+				const char *field = line;
+				for (const char *end = line + n; field <= end;) {
+					size_t w = strcspn(field, "\t\n");
+					if (field + w > end)
+						w = (size_t)(end - field);
+					bool quote = memchr(field, ',', w) || memchr(field, '"', w);
+					if (quote) {
+						fputc('"', f);
+						for (size_t k = 0; k < w; k++) {
+							if (field[k] == '"')
+								fputc('"', f);
+							fputc(field[k], f);
+						}
+						fputc('"', f);
+					} else {
+						fwrite(field, 1, w, f);
+					}
+					field += w + 1;
+					if (field <= end)
+						fputc(',', f);
+				}
+				fputc('\n', f);
+			}
+			line += n + (nl != NULL);
+		}
+		fclose(f);
+		free(text);
+		snprintf(name, sizeof name, "%s.csv", names[i]);
+		rc = write_file_atomic(out, name, csv, clen, true, err);
+		free(csv);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		/* long only: codes past any letter */
+		{"manifest", required_argument, NULL, OPT_MANIFEST},
+		{"models", required_argument, NULL, OPT_MODELS},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"format", required_argument, NULL, OPT_FORMAT},
 		{"out", required_argument, NULL, 'o'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"shard", required_argument, NULL, 's'},
@@ -94,6 +214,9 @@ int cmd_sweep(int argc, char **argv)
 		{0},
 	};
 	struct sweep_options so = {.jobs = pool_default_jobs(), .shard = 1, .n_shards = 1};
+	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
+	bool force = false, csv = false;
+
 	const char *out = NULL;
 	bool dry_run = false;
 	double fit_res = 0; /* --fit: docs/questions.md */
@@ -105,6 +228,24 @@ int cmd_sweep(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case OPT_MANIFEST:
+		case OPT_MODELS:
+			if (c == OPT_MANIFEST ? models != NULL : manifest != NULL) {
+				fprintf(stderr, "rematsim sweep: give --manifest or --models, not both\n");
+				return EXIT_USAGE;
+			}
+			*(c == OPT_MANIFEST ? &manifest : &models) = optarg;
+			break;
+		case OPT_FORCE:
+			force = true;
+			break;
+		case OPT_FORMAT:
+			if (parse_formats(optarg, &csv)) {
+				fprintf(stderr, "rematsim sweep: --format: '%s': tsv and csv expected\n",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'j':
 			if (scalar_parse_u64(optarg, &v, &why) || v < 1 || v > 4096) {
@@ -163,8 +304,13 @@ int cmd_sweep(int argc, char **argv)
 	char *out_default = NULL;
 	char *cmdline = NULL;
 	int status = 0;
-	if (experiment_read(argv[optind], &e, &err)) {
-		rs_error_print(&err);
+	if (experiment_read(argv[optind], &e, &err) ||
+	    ((manifest || models) && experiment_set_models(e, manifest, models, &err))) {
+		if (err.status == EXIT_USAGE && !err.file[0])
+			fprintf(stderr, "rematsim sweep: %s\n", err.msg);
+		else
+			rs_error_print(&err);
+		experiment_free(e);
 		return err.status ? err.status : EXIT_DATAERR;
 	}
 	size_t total = experiment_n_points(e);
@@ -185,7 +331,8 @@ int cmd_sweep(int argc, char **argv)
 	cmdline = command_line(argc, argv);
 	so.command_line = cmdline;
 	if (sweep_check_output(out, &err) || experiment_load(e, so.jobs, &err) ||
-	    sweep_run(e, &so, &err)) {
+	    (!force && other_results(out, e, &err)) || sweep_run(e, &so, &err) ||
+	    (csv && write_csvs(out, &err))) {
 		rs_error_print(&err);
 		status = err.status ? err.status : EXIT_SOFTWARE;
 		goto out;

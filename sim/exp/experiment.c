@@ -43,15 +43,8 @@ uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 
 void format_double(char *buf, size_t size, double x)
 {
-	if (isinf(x)) {
-		snprintf(buf, size, x > 0 ? "inf" : "-inf");
-		return;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
+	char b[FMT_DOUBLE_LEN];
+	snprintf(buf, size, "%s", fmt_double(b, x)); /* util.h: the shortest exact text */
 }
 
 /* ------------------------------------------------------------ YAML walking */
@@ -170,6 +163,10 @@ static int want_runtime(struct walk *w, yaml_node_t *n, const char *key,
 			strcat(known, k ? ", " : "");
 			strcat(known, runtime_kind_name((enum runtime_kind)k));
 		}
+		const char *near = runtime_suggest(scalar(n));
+		if (near)
+			return node_error(w, n, "unknown runtime '%s': did you mean %s? (known: %s)",
+					  scalar(n), near, known);
 		return node_error(w, n, "unknown runtime '%s' (known: %s)", scalar(n), known);
 	}
 	return 0;
@@ -190,6 +187,10 @@ static int want_heuristic(struct walk *w, yaml_node_t *n, const char *key,
 			strcat(known, i ? ", " : "");
 			strcat(known, list[i].name);
 		}
+		const char *near = heuristic_suggest(scalar(n));
+		if (near)
+			return node_error(w, n, "unknown heuristic '%s': did you mean %s? (known: %s)",
+					  scalar(n), near, known);
 		return node_error(w, n, "unknown heuristic '%s' (known: %s)", scalar(n), known);
 	}
 	return 0;
@@ -261,12 +262,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_PLANNERS, K_TOP_COUNT
+	K_PLANNERS, K_YRANGE, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
-	"planners",
+	"planners", "yrange",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -484,6 +485,25 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			node_error(w, v[K_OVERHEAD_LIMIT], "'overhead_limit' must be at least 1");
 			goto out;
 		}
+	}
+
+	/* The figures' y range: how results are drawn, not which, so it is
+	 * not part of the config hash. */
+	e->yrange[0] = e->yrange[1] = NAN;
+	if (v[K_YRANGE]) {
+		if (want_list(w, v[K_YRANGE], "yrange"))
+			goto out;
+		double yr[2];
+		if (LIST_LEN(v[K_YRANGE]) != 2 ||
+		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
+		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 1), "yrange", &yr[1]) ||
+		    !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0])) {
+			if (!w->err->status)
+				node_error(w, v[K_YRANGE], "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
+			goto out;
+		}
+		e->yrange[0] = yr[0];
+		e->yrange[1] = yr[1];
 	}
 
 	if (v[K_RATIOS] && v[K_BUDGETS]) {
@@ -859,4 +879,99 @@ void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 	const struct exp_series *s = &e->series[p->series];
 	p->seed = experiment_trial_seed(e->seed, e->models[p->model].name,
 					s->heuristic->name, p->trial);
+}
+
+/* ------------------------------------------------------------ overrides */
+
+static void free_models(struct experiment *e)
+{
+	for (size_t i = 0; i < e->n_models; i++) {
+		free(e->models[i].name);
+		free(e->models[i].title);
+		free(e->models[i].desc);
+		free(e->models[i].spec);
+	}
+	free(e->models);
+	e->models = NULL;
+	e->n_models = 0;
+}
+
+int experiment_set_models(struct experiment *e, const char *manifest, const char *logs,
+			  struct rs_error *err)
+{
+	if (e->models && e->models[0].sched)
+		rs_bug("experiment_set_models after experiment_load");
+	if (manifest) {
+		struct manifest *man = NULL;
+		if (manifest_read(manifest, &man, err))
+			return -1;
+		if (!man->n_models) {
+			manifest_free(man);
+			return rs_error_set(err, EXIT_DATAERR, manifest, 0, "the manifest lists no models");
+		}
+		free_models(e);
+		e->models = xcalloc(man->n_models, sizeof *e->models);
+		for (size_t i = 0; i < man->n_models; i++) {
+			const struct manifest_model *mm = &man->models[i];
+			struct exp_model *m = &e->models[e->n_models++];
+			m->name = xstrdup(mm->name);
+			m->title = xstrdup(mm->title ? mm->title : mm->name);
+			m->desc = xstrdup(mm->desc ? mm->desc : "");
+			m->spec = xstrdup(mm->spec);
+			m->has_start = mm->has_start;
+		}
+		manifest_free(man);
+		return 0;
+	}
+	/* LOG,LOG,...: each its own model, named by its file or member */
+	size_t n = 1;
+	for (const char *c = logs; *c; c++)
+		n += *c == ',';
+	struct exp_model *models = xcalloc(n, sizeof *models);
+	size_t k = 0;
+	const char *p = logs;
+	int rc = 0;
+	while (!rc) {
+		size_t len = strcspn(p, ",");
+		if (len == 0) {
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--models: an empty log name in '%s'", logs);
+			break;
+		}
+		struct exp_model *m = &models[k++];
+		m->spec = xmalloc(len + 1);
+		memcpy(m->spec, p, len);
+		m->spec[len] = 0;
+		const char *colon = strstr(m->spec, ".zip:");
+		const char *base = colon ? colon + 5 : strrchr(m->spec, '/') ? strrchr(m->spec, '/') + 1 : m->spec;
+		m->name = xstrdup(base);
+		char *ext = strstr(m->name, ".log");
+		if (!colon && ext)
+			*ext = 0; /* "mlp-cpu.log.gz" -> "mlp-cpu" */
+		if (strchr(m->name, '\t') || strchr(m->name, '\n'))
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--models: '%s': tabs or newlines", m->spec);
+		m->title = xstrdup(m->name);
+		m->desc = xstrdup("");
+		m->has_start = true;
+		for (size_t j = 0; j + 1 < k && !rc; j++)
+			if (!strcmp(models[j].name, m->name))
+				rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--models: model '%s' twice", m->name);
+		p += len;
+		if (!*p)
+			break;
+		p++;
+	}
+	if (rc) {
+		for (size_t i = 0; i < k; i++) {
+			free(models[i].name);
+			free(models[i].title);
+			free(models[i].desc);
+			free(models[i].spec);
+		}
+		free(models);
+		return -1;
+	}
+	free_models(e);
+	e->models = models;
+	e->n_models = k;
+	return 0;
 }

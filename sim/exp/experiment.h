@@ -67,6 +67,7 @@ struct experiment {
 	uint64_t *budgets; /* ... n_steps absolute budgets (bytes) */
 	size_t n_steps;
 	double overhead_limit;
+	double yrange[2];  /* the figures' y range; NAN when not given */
 	uint64_t seed;
 	char hash[17];     /* hex config hash; set by experiment_load */
 };
@@ -100,6 +101,16 @@ int experiment_parse(const char *name, const char *text, size_t len,
  * whose log fails to read.
  */
 int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err);
+
+/**
+ * Replace the file's models before experiment_load (sweep --manifest,
+ * --models): those of a manifest (a manifest.json, or an ARCHIVE.zip
+ * holding one), or else logs, a comma list of LOGs, each a model named by
+ * its file (without .log...) or archive member. 0, or -1 with err
+ * (EXIT_NOINPUT, EXIT_DATAERR, EXIT_USAGE).
+ */
+int experiment_set_models(struct experiment *e, const char *manifest, const char *logs,
+			  struct rs_error *err);
 
 void experiment_free(struct experiment *e);
 

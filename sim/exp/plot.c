@@ -40,6 +40,10 @@ struct pseries {
 
 struct pdata {
 	char *experiment;
+	double overhead_limit;  /* from the points.tsv header; INFINITY: none */
+	bool absolute;          /* the sweep gave budgets in bytes, not ratios */
+	char *budgets;          /* their list, as the header says */
+	double ylo, yhi;        /* a y range asked for (experiment or --yrange); NAN: none */
 	struct pmodel *models;
 	size_t n_models, cap_models;
 	struct pseries *series;
@@ -63,6 +67,7 @@ static void pdata_free(struct pdata *d)
 	free(d->series);
 	free(d->rows);
 	free(d->experiment);
+	free(d->budgets);
 }
 
 static size_t find_model(struct pdata *d, const char *name)
@@ -136,6 +141,15 @@ static int read_points(const char *dir, struct pdata *d, struct rs_error *err)
 	}
 	const char *exp = points_header(&t, "experiment");
 	d->experiment = xstrdup(exp ? exp : "experiment");
+	/* Older folders lack these headers: the default limit, ratios. */
+	const char *lim = points_header(&t, "overhead_limit");
+	d->overhead_limit = lim ? strtod(lim, NULL) : 2;
+	const char *budgets = points_header(&t, "budgets");
+	d->absolute = budgets != NULL;
+	d->budgets = budgets ? xstrdup(budgets) : NULL;
+	const char *yr = points_header(&t, "yrange");
+	if (yr && isnan(d->ylo))
+		plot_parse_yrange(yr, &d->ylo, &d->yhi);
 	d->rows = xcalloc(t.n_rows ? t.n_rows : 1, sizeof *d->rows);
 	for (size_t i = 0; i < t.total; i++) {
 		if (!t.rows[i])
@@ -184,56 +198,114 @@ static void put_enhanced(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* A curve's legend, in enhanced markup (already escaped), or NULL. */
-static const char *known_label(const char *heuristic, const char *series)
+/* Text for gnuplot's enhanced mode inside double quotes, wrapped at
+ * spaces into lines of at most `width` characters (0: one line); returns
+ * the number of lines. */
+static int put_wrapped(FILE *f, const char *s, size_t width)
 {
-	static const struct {
-		const char *name, *label;
-	} labels[] = {
-		{"DTR", "h_{DTR}"},
-		{"DTREqClass", "h_{DTR}^{eq}"},
-		{"DTRLocal", "h_{DTR}^{local}"},
-		{"MSPS", "h_{MSPS}"},
-		{"LRU", "h_{LRU}"},
-		{"LargestStorage", "h_{size}"},
-		{"RandomStorage", "h_{rand}"},
-		{"DTRUnopt", "DTR-Full"},
-	};
-	if (strcmp(heuristic, series))
-		return NULL; /* a named series: its name is the label */
-	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
-		if (!strcmp(labels[i].name, heuristic))
-			return labels[i].label;
-	return NULL;
+	int lines = 1;
+	size_t col = 0;
+	fputc('"', f);
+	while (*s == ' ')
+		s++;
+	while (*s) {
+		size_t w = strcspn(s, " ");
+		if (width && col > 0 && col + 1 + w > width) {
+			fputs("\\n", f); /* a newline in the string */
+			lines++;
+			col = 0;
+		} else if (col > 0) {
+			fputc(' ', f);
+			col++;
+		}
+		for (size_t i = 0; i < w; i++) {
+			char c = s[i];
+			if (c == '"')
+				fputs("\\\"", f);
+			else if (c == '\\')
+				fputs("\\\\\\\\", f); /* enhanced text's escaped backslash */
+			else if (strchr("_^@&~{}", c))
+				fprintf(f, "\\\\%c", c); /* enhanced text's escape */
+			else
+				fputc(c, f);
+		}
+		col += w;
+		s += w;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('"', f);
+	return lines;
 }
 
-/* Ablation heuristics: AbE*, AbEq*, AbLocal*, and the cost-free rest. */
-enum family { FAM_ESTAR, FAM_EQ, FAM_LOCAL, FAM_NOCOST, FAM_NONE };
-static const char *const family_name[] = {"estar", "eq", "local", "nocost"};
-static const char *const family_title[] = {
-	"Ablation: e^{*} cost", "Ablation: eq-class cost",
-	"Ablation: local cost", "Ablation: no cost"};
+/*
+ * How a series is drawn: the registry row of its heuristic (label, colour,
+ * marker), so that a heuristic looks the same in every figure. A named
+ * series (banishing's "no deallocations") has its name as the label; one
+ * whose colour another curve of the same figure already has takes the
+ * next of the spare styles (banishing's two DTR series: the paper drew
+ * the second red with a plus).
+ *
+ * Planners take their registry row's label and a style of their own,
+ * by their registry order (planner_styles).
+ */
+struct style {
+	char *label;      /* enhanced markup, quoted */
+	const char *color;
+	int marker;
+	bool set;
+};
 
-static enum family ablation_family(const char *h)
-{
-	if (strncmp(h, "Ab", 2))
-		return FAM_NONE;
-	if (!strncmp(h, "AbEq", 4))
-		return FAM_EQ;
-	if (!strncmp(h, "AbLocal", 7))
-		return FAM_LOCAL;
-	if (!strncmp(h, "AbE", 3))
-		return FAM_ESTAR;
-	return FAM_NOCOST;
-}
+static const struct {
+	const char *color;
+	int marker;
+} spare_styles[] = {
+	{"#ff0000", 1}, {"#0000ff", 6}, {"#8c564b", 8}, {"#e377c2", 10},
+	{"#7f7f7f", 12}, {"#bcbd22", 14}, {"#17becf", 4}, {"#000000", 15},
+};
 
-static const char *ablation_label(const char *h)
+static char *quoted(const char *s);
+
+/* Planners, by their registry order: one style each, apart from the
+ * heuristics' (drawn dashed with markers: grid.gp, cmarked). */
+static const struct {
+	const char *color;
+	int marker;
+} planner_styles[] = {
+	{"#000000", 4}, {"#8c564b", 6}, {"#e377c2", 8}, {"#7f7f7f", 10}, {"#bcbd22", 12},
+};
+
+static void style_of(const struct pseries *s, struct style *st, bool ablation_fig)
 {
-	bool size = strstr(h, "Size") != NULL, stale = strstr(h, "Stale") != NULL;
-	if (!strcmp(h, "AbRandom"))
-		return "random";
-	return size && stale ? "size and staleness" : size ? "size" : stale ? "staleness"
-									  : "no size, no staleness";
+	if (s->planner) {
+		size_t n, k = 0;
+		const struct planner *list = planner_list(&n);
+		while (k < n && &list[k] != s->planner)
+			k++;
+		k %= sizeof planner_styles / sizeof planner_styles[0];
+		st->label = xmalloc(strlen(s->planner->label) + 3);
+		sprintf(st->label, "'%s'", s->planner->label);
+		st->color = planner_styles[k].color;
+		st->marker = planner_styles[k].marker;
+		st->set = true;
+		return;
+	}
+	const struct heuristic *h = heuristic_find(s->heuristic);
+	bool named = strcmp(s->heuristic, s->name) != 0;
+	if (h && !named) {
+		/* within an ablation family's figure the family is the title */
+		if (ablation_fig || h->family == FAMILY_PAPER) {
+			st->label = xmalloc(strlen(h->tex_label) + 3);
+			sprintf(st->label, "'%s'", h->tex_label);
+		} else {
+			st->label = quoted(h->label);
+		}
+	} else {
+		st->label = quoted(s->name);
+	}
+	st->color = h ? h->color : spare_styles[0].color;
+	st->marker = h ? h->marker : spare_styles[0].marker;
+	st->set = true;
 }
 
 /* ------------------------------------------------------------ figures */
@@ -243,6 +315,7 @@ struct figure_spec {
 	char *name;
 	char *title;      /* enhanced markup */
 	bool accesses;    /* y: metadata accesses, not overhead */
+	bool ablation;    /* one ablation family's figure */
 	size_t *series;
 	size_t n_series;
 };
@@ -251,6 +324,17 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* One TSV row of n doubles (shortest exact text), then the count if >= 0. */
+static void put_row(FILE *f, int n, const double *v, int count)
+{
+	char b[FMT_DOUBLE_LEN];
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "\t" : "", fmt_double(b, v[i]));
+	if (count >= 0)
+		fprintf(f, "\t%d", count);
+	fputc('\n', f);
 }
 
 struct cell {
@@ -264,8 +348,7 @@ struct cell {
  */
 static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_t c,
 			size_t model, size_t series, bool accesses, double *ylo, double *yhi,
-			double *fail_x,
-			int *fail_kind, struct rs_error *err, int *rc)
+			double *fail_x, int *fail_kind, size_t *npts, struct rs_error *err, int *rc)
 {
 	size_t n = 0;
 	double *ratios = xcalloc(d->n_rows ? d->n_rows : 1, sizeof *ratios);
@@ -333,23 +416,22 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 			fprintf(f, "# ratio\t%s_mean\tmin\tmax\ttrials (ratios where every trial passed)\n",
 				accesses ? "accesses" : "overhead");
 			for (size_t k = 0; k < nc; k++)
-				fprintf(f, "%.17g\t%.17g\t%.17g\t%.17g\t%u\n", cells[k].ratio,
-					cells[k].mean, cells[k].min, cells[k].max, cells[k].n);
+				put_row(f, 4, (double[]){cells[k].ratio, cells[k].mean, cells[k].min,
+							 cells[k].max}, (int)cells[k].n);
 		} else if (kind == 1) {
 			fputs("# ratio\tmin\tmax: the min-max band as steps\n", f);
 			for (size_t k = 0; k < nc; k++) {
-				fprintf(f, "%.17g\t%.17g\t%.17g\n", cells[k].ratio, cells[k].min,
-					cells[k].max);
+				put_row(f, 3, (double[]){cells[k].ratio, cells[k].min, cells[k].max}, -1);
 				if (k + 1 < nc)
-					fprintf(f, "%.17g\t%.17g\t%.17g\n", cells[k + 1].ratio,
-						cells[k].min, cells[k].max);
+					put_row(f, 3, (double[]){cells[k + 1].ratio, cells[k].min,
+								 cells[k].max}, -1);
 			}
 		} else {
 			fputs("# ratio\tmean: the first and last points of the curve\n", f);
 			if (nc)
-				fprintf(f, "%.17g\t%.17g\n", cells[0].ratio, cells[0].mean);
+				put_row(f, 2, (double[]){cells[0].ratio, cells[0].mean}, -1);
 			if (nc > 1)
-				fprintf(f, "%.17g\t%.17g\n", cells[nc - 1].ratio, cells[nc - 1].mean);
+				put_row(f, 2, (double[]){cells[nc - 1].ratio, cells[nc - 1].mean}, -1);
 		}
 		fclose(f);
 		if (write_file_atomic(fdir, name, text, len, false, err))
@@ -359,11 +441,43 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 	free(ratios);
 	free(cells);
 	free(fails);
+	*npts = nc;
 	return nc > 0;
 }
 
+/* A y range that holds every plotted point and the overhead limit, with a
+ * margin so that a curve at the limit is not drawn into the frame. */
+static void linear_range(const struct pdata *d, double dlo, double dhi, double *lo, double *hi,
+			 bool *log_y)
+{
+	*log_y = false;
+	if (!isnan(d->ylo)) {
+		*lo = d->ylo;
+		*hi = d->yhi;
+		return;
+	}
+	bool data = isfinite(dlo) && isfinite(dhi);
+	/* the paper's 2x, or the limit below it, or the data above it: a
+	 * limit far above the data would squash the curves to the floor */
+	double top = isfinite(d->overhead_limit) && d->overhead_limit < 2 ? d->overhead_limit : 2;
+	if (data && dhi > top)
+		top = dhi;
+	double bottom = 0.9;
+	if (data && dlo < 0.95)
+		bottom = dlo - 0.05 * (top - dlo);
+	if (bottom > 0 && top / bottom > 20) {
+		/* a range this wide squashes every curve to its floor: log y */
+		*log_y = true;
+		*lo = pow(10, floor(log10(bottom)));
+		*hi = pow(10, ceil(log10(top * 1.05)));
+		return;
+	}
+	*lo = bottom;
+	*hi = top + 0.04 * (top - bottom);
+}
+
 static int write_figure(const char *dir, const struct pdata *d, const struct figure_spec *fs,
-			struct plot_figure *out, struct rs_error *err)
+			struct style *styles, struct plot_figure *out, struct rs_error *err)
 {
 	char *pd = path_join(dir, "plot-data");
 	char *fdir = path_join(pd, fs->name);
@@ -374,8 +488,9 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		return -1;
 	}
 	size_t np = d->n_models, ncur = fs->n_series;
-	double *fail_x = xcalloc(np * ncur, sizeof *fail_x);
-	int *fail_kind = xcalloc(np * ncur, sizeof *fail_kind);
+	double *fail_x = xcalloc(np * ncur + 1, sizeof *fail_x);
+	int *fail_kind = xcalloc(np * ncur + 1, sizeof *fail_kind);
+	bool *lone = xcalloc(np * ncur + 1, sizeof *lone);
 	char **pcurves = xcalloc(np, sizeof *pcurves);
 	double ylo = INFINITY, yhi = -INFINITY;
 	for (size_t p = 0; p < np && !rc; p++) {
@@ -384,13 +499,35 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		FILE *lf = open_memstream(&list, &len);
 		for (size_t c = 0; c < ncur && !rc; c++) {
 			size_t k = p * ncur + c;
+			size_t npts = 0;
 			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, &ylo, &yhi,
-					&fail_x[k], &fail_kind[k], err, &rc))
+					&fail_x[k], &fail_kind[k], &npts, err, &rc))
 				fprintf(lf, "%s%zu", len ? " " : "", c + 1);
+			lone[k] = npts == 1;
 			fflush(lf);
 		}
 		fclose(lf);
 		pcurves[p] = list;
+	}
+	/* Failure lines at the same ratio in one panel would draw over each
+	 * other (a dotted and a dashed one look dash-dotted): spread them a
+	 * little, centred on the ratio, in curve order. */
+	double *fail_shift = xcalloc(np * ncur + 1, sizeof *fail_shift);
+	for (size_t p = 0; p < np; p++) {
+		for (size_t c = 0; c < ncur; c++) {
+			size_t k = p * ncur + c;
+			if (!fail_kind[k])
+				continue;
+			size_t same = 0, before = 0;
+			for (size_t o = 0; o < ncur; o++) {
+				size_t j = p * ncur + o;
+				if (fail_kind[j] && fail_x[j] == fail_x[k]) {
+					same++;
+					before += o < c;
+				}
+			}
+			fail_shift[k] = 0.012 * ((double)before - (double)(same - 1) / 2);
+		}
 	}
 
 	char *text = NULL;
@@ -404,47 +541,124 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	fputs("figtitle = ", f);
 	fputs(fs->title, f);
 	fprintf(f, "\nnpanels = %zu\nncurves = %zu\n", np, ncur);
-	/* Log axes: whole decades around the data (1 to 10 when there is none). */
-	double lo = isfinite(ylo) ? pow(10, floor(log10(ylo))) : 1;
-	double hi = isfinite(yhi) ? pow(10, ceil(log10(yhi))) : 10;
-	fprintf(f, "yrange_lo = %.17g\nyrange_hi = %.17g\n", lo, hi > lo ? hi : lo * 10);
-	size_t ncols = np < 4 ? np : 4;
-	fprintf(f, "ncols = %zu\nnrows = %zu\n", ncols ? ncols : 1, np ? (np + 3) / 4 : 1);
-	fprintf(f, "array ptitle[%zu]\narray pdesc[%zu]\narray pconst[%zu]\narray pbottle[%zu]\n"
-		   "array pcurves[%zu]\n", np, np, np, np, np);
+	/* y: log axes in whole decades around the data (1 to 10 when there is
+	 * none); linear ones hold the data and the overhead limit. */
+	double lo, hi;
+	bool log_y = fs->accesses;
+	char b1[FMT_DOUBLE_LEN], b2[FMT_DOUBLE_LEN];
+	if (fs->accesses) {
+		lo = isfinite(ylo) ? pow(10, floor(log10(ylo))) : 1;
+		hi = isfinite(yhi) ? pow(10, ceil(log10(yhi))) : 10;
+		if (!(hi > lo))
+			hi = lo * 10;
+	} else {
+		linear_range(d, ylo, yhi, &lo, &hi, &log_y);
+	}
+	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
+		fmt_double(b1, ylo), fmt_double(b2, yhi));
+	/* x: 0 to 1.1 as the paper, wider when budgets go past it */
+	double xmax = 1.0;
+	for (size_t i = 0; i < d->n_rows; i++)
+		xmax = d->rows[i].ratio > xmax ? d->rows[i].ratio : xmax;
+	fprintf(f, "xrange_hi = %s\n", fmt_double(b1, xmax <= 1.0 ? 1.1 : ceil(xmax * 1.1 * 10) / 10));
+	fprintf(f, "ylog = %d\n", log_y);
+	fprintf(f, "yrange_lo = %s\n", fmt_double(b1, lo));
+	fprintf(f, "yrange_hi = %s\n", fmt_double(b1, hi));
+	fprintf(f, "overhead_limit = %s\n",
+		isfinite(d->overhead_limit) ? fmt_double(b1, d->overhead_limit) : "0 # none");
+	fputs("xlabel_text = ", f);
+	if (d->absolute) {
+		/* "2000,3000,6000": the first and last */
+		char first[64], last[64];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(d->budgets, ","), d->budgets);
+		const char *comma = strrchr(d->budgets, ',');
+		snprintf(last, sizeof last, "%s", comma ? comma + 1 : d->budgets);
+		char xl[600];
+		snprintf(xl, sizeof xl, "memory ratio (budget / baseline peak) of absolute budgets %s%s%s B",
+			 first, comma ? " to " : "", comma ? last : "");
+		put_wrapped(f, xl, 0);
+	} else {
+		fputs("'memory ratio (budget / baseline peak)'", f);
+	}
+	fputc('\n', f);
+	fprintf(f, "array ptitle[%zu]\narray pdesc[%zu]\narray pdescn[%zu]\narray pconst[%zu]\n"
+		   "array pbottle[%zu]\narray pcurves[%zu]\n", np ? np : 1, np ? np : 1, np ? np : 1,
+		np ? np : 1, np ? np : 1, np ? np : 1);
+	int dl_screen = 1, dl_print = 1;
 	for (size_t p = 0; p < np; p++) {
 		fprintf(f, "ptitle[%zu] = ", p + 1);
 		put_enhanced(f, d->models[p].title);
+		/* model descriptions wrapped to the panel: for screens (pdesc)
+		 * and for print (pdescn, narrower panels) */
 		fprintf(f, "; pdesc[%zu] = ", p + 1);
-		put_enhanced(f, d->models[p].desc);
-		fprintf(f, "\npconst[%zu] = %.17g; pbottle[%zu] = %.17g; pcurves[%zu] = '%s'\n",
-			p + 1, d->models[p].const_ratio, p + 1, d->models[p].bottleneck_ratio,
-			p + 1, pcurves[p]);
+		int l = put_wrapped(f, d->models[p].desc, 52);
+		dl_screen = l > dl_screen ? l : dl_screen;
+		fprintf(f, "; pdescn[%zu] = ", p + 1);
+		l = put_wrapped(f, d->models[p].desc, 30);
+		dl_print = l > dl_print ? l : dl_print;
+		fprintf(f, "\npconst[%zu] = %s; ", p + 1, fmt_double(b1, d->models[p].const_ratio));
+		fprintf(f, "pbottle[%zu] = %s; pcurves[%zu] = '%s'\n", p + 1,
+			fmt_double(b1, d->models[p].bottleneck_ratio), p + 1, pcurves[p]);
 	}
-	fprintf(f, "array clabel[%zu]\narray cband[%zu]\narray cmarked[%zu]\n", ncur, ncur,
-		ncur);
+	fprintf(f, "desc_lines = %d\ndesc_lines_print = %d\n", dl_screen, dl_print);
+
+	/* Styles: each series keeps the one it first got; a colour already in
+	 * this figure moves a series to a spare style. */
+	fputs("# curves: legend (enhanced text), colour and gnuplot point type, from\n"
+	      "# the heuristic's registry row (sim/lib/heuristics.c)\n", f);
+	fprintf(f, "array cseries[%zu]\narray clabel[%zu]\narray ccolor[%zu]\narray cmarker[%zu]\n"
+		   "array cband[%zu]\narray cmarked[%zu]\n", ncur ? ncur : 1, ncur ? ncur : 1,
+		ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1);
 	for (size_t c = 0; c < ncur; c++) {
-		const struct pseries *s = &d->series[fs->series[c]];
-		fprintf(f, "clabel[%zu] = ", c + 1);
-		const char *kl = known_label(s->heuristic, s->name);
-		if (s->planner)
-			put_enhanced(f, s->planner->label);
-		else if (ablation_family(s->heuristic) != FAM_NONE)
-			put_enhanced(f, ablation_label(s->heuristic));
-		else if (kl)
-			fprintf(f, "'%s'", kl);
-		else
-			put_enhanced(f, s->name);
-		fprintf(f, "; cband[%zu] = %d; cmarked[%zu] = %d\n", c + 1, s->trials > 1, c + 1,
-			s->planner != NULL);
+		size_t si = fs->series[c];
+		struct style *st = &styles[si];
+		if (!st->set) {
+			style_of(&d->series[si], st, fs->ablation);
+			size_t spare = 0;
+			for (size_t o = 0; o < c; o++) {
+				const struct style *other = &styles[fs->series[o]];
+				if (strcmp(other->color, st->color))
+					continue;
+				st->color = spare_styles[spare].color;
+				st->marker = spare_styles[spare].marker;
+				spare = (spare + 1) % (sizeof spare_styles / sizeof spare_styles[0]);
+				o = (size_t)-1; /* check the new colour against all again */
+			}
+		}
+		fprintf(f, "cseries[%zu] = ", c + 1);
+		put_wrapped(f, d->series[si].name, 0);
+		fprintf(f, "; clabel[%zu] = %s; ccolor[%zu] = '%s'; cmarker[%zu] = %d; cband[%zu] = %d; "
+			   "cmarked[%zu] = %d\n",
+			c + 1, st->label, c + 1, st->color, c + 1, st->marker, c + 1,
+			d->series[si].trials > 1, c + 1, d->series[si].planner != NULL);
 	}
-	fputs("# failure lines: at the smallest passing ratio; kind 1 OOM below it "
-	      "(dotted), 2 thrash (dashed)\n", f);
+	/* the widest legend text, in characters shown (markup left out) */
+	size_t key_chars = 0;
+	for (size_t c = 0; c < ncur; c++) {
+		const char *l = styles[fs->series[c]].label;
+		size_t n = 0;
+		for (size_t i = 1; l[i] && l[i + 1]; i++) /* inside the quotes */
+			n += !strchr("{}_^\\", l[i]) && !(l[i] == '\'' && l[i + 1] == '\'');
+		key_chars = n > key_chars ? n : key_chars;
+	}
+	fprintf(f, "key_chars = %zu\n", key_chars);
+	fputs("# failure lines: at the smallest passing ratio fail_x (drawn at\n"
+	      "# fail_x + fail_shift, apart from others at the same ratio); kind 1: out\n"
+	      "# of memory just below it (dotted), 2: thrash (dashed). lone: the curve\n"
+	      "# has one point only.\n", f);
 	size_t n_fail = np * ncur > 0 ? np * ncur : 1;
-	fprintf(f, "array fail_x[%zu]\narray fail_kind[%zu]\n", n_fail, n_fail);
-	for (size_t k = 0; k < np * ncur; k++)
-		fprintf(f, "fail_x[%zu] = %.17g; fail_kind[%zu] = %d\n", k + 1, fail_x[k], k + 1,
-			fs->accesses ? 0 : fail_kind[k]);
+	fprintf(f, "array fail_x[%zu]\narray fail_shift[%zu]\narray fail_kind[%zu]\narray lone[%zu]\n",
+		n_fail, n_fail, n_fail, n_fail);
+	int any_oom = 0, any_thrash = 0, any_lone = 0;
+	for (size_t k = 0; k < n_fail; k++) {
+		fprintf(f, "fail_x[%zu] = %s; ", k + 1, fmt_double(b1, fail_x[k]));
+		fprintf(f, "fail_shift[%zu] = %s; fail_kind[%zu] = %d; lone[%zu] = %d\n", k + 1,
+			fmt_double(b1, fail_shift[k]), k + 1, fail_kind[k], k + 1, lone[k]);
+		any_oom |= fail_kind[k] == 1;
+		any_thrash |= fail_kind[k] == 2;
+		any_lone |= lone[k];
+	}
+	fprintf(f, "any_oom = %d\nany_thrash = %d\nany_lone = %d\n", any_oom, any_thrash, any_lone);
 	fclose(f);
 	if (!rc)
 		rc = write_file_atomic(fdir, "figure.gp", text, len, false, err);
@@ -453,7 +667,9 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		free(pcurves[p]);
 	free(pcurves);
 	free(fail_x);
+	free(fail_shift);
 	free(fail_kind);
+	free(lone);
 	if (rc) {
 		free(fdir);
 		return -1;
@@ -472,6 +688,7 @@ static void add_spec(struct figure_spec *specs, size_t *n, const char *script,
 	s->name = xstrdup(name);
 	s->title = xstrdup(title);
 	s->accesses = accesses;
+	s->ablation = false;
 	s->series = xcalloc(n_series ? n_series : 1, sizeof *s->series);
 	s->n_series = 0;
 }
@@ -486,10 +703,38 @@ static char *quoted(const char *s)
 	return buf;
 }
 
-int plot_prepare(const char *dir, struct plot_figure **figs, size_t *n_figs,
-		 struct rs_error *err)
+int plot_parse_yrange(const char *text, double *lo, double *hi)
+{
+	char *end;
+	double a = strtod(text, &end);
+	if (end == text || (*end != ':' && *end != ','))
+		return -1;
+	const char *q = end + 1;
+	double b = strtod(q, &end);
+	if (end == q || *end || !isfinite(a) || !isfinite(b) || !(b > a))
+		return -1;
+	*lo = a;
+	*hi = b;
+	return 0;
+}
+
+/* The family a series is drawn in: its heuristic's, the paper's for
+ * anything else (planners, named series of unknown heuristics). */
+static enum heuristic_family family_of(const struct pseries *s)
+{
+	const struct heuristic *h = heuristic_find(s->heuristic);
+	return h ? h->family : FAMILY_PAPER;
+}
+
+int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
+		 size_t *n_figs, struct rs_error *err)
 {
 	struct pdata d = {0};
+	d.ylo = d.yhi = NAN;
+	if (opt && opt->has_yrange) {
+		d.ylo = opt->ylo;
+		d.yhi = opt->yhi;
+	}
 	*figs = NULL;
 	*n_figs = 0;
 	if (read_models(dir, &d, err) || read_points(dir, &d, err)) {
@@ -500,22 +745,25 @@ int plot_prepare(const char *dir, struct plot_figure **figs, size_t *n_figs,
 		pdata_free(&d);
 		return rs_error_set(err, EXIT_DATAERR, dir, 0, "points.tsv has no rows to plot");
 	}
-	struct figure_spec specs[8];
+	struct figure_spec specs[FAMILY_COUNT + 2];
 	size_t ns = 0;
 	char name[512];
 	bool ablation = true;
 	for (size_t s = 0; s < d.n_series; s++)
-		ablation &= ablation_family(d.series[s].heuristic) != FAM_NONE;
+		ablation &= family_of(&d.series[s]) != FAMILY_PAPER;
 	char *qexp = quoted(d.experiment);
 
 	if (ablation) {
-		for (int fam = 0; fam < FAM_NONE; fam++) {
-			snprintf(name, sizeof name, "%s-%s", d.experiment, family_name[fam]);
+		for (int fam = FAMILY_PAPER + 1; fam < FAMILY_COUNT; fam++) {
+			snprintf(name, sizeof name, "%s-%s", d.experiment,
+				 heuristic_family_name((enum heuristic_family)fam));
 			char title[256];
-			snprintf(title, sizeof title, "'%s'", family_title[fam]);
+			snprintf(title, sizeof title, "'%s'",
+				 heuristic_family_title((enum heuristic_family)fam));
 			add_spec(specs, &ns, "ablation", name, title, false, d.n_series);
+			specs[ns - 1].ablation = true;
 			for (size_t s = 0; s < d.n_series; s++)
-				if ((int)ablation_family(d.series[s].heuristic) == fam)
+				if ((int)family_of(&d.series[s]) == fam)
 					specs[ns - 1].series[specs[ns - 1].n_series++] = s;
 			if (!specs[ns - 1].n_series) {
 				free(specs[ns - 1].name);
@@ -551,9 +799,10 @@ int plot_prepare(const char *dir, struct plot_figure **figs, size_t *n_figs,
 	free(qexp);
 
 	int rc = 0;
+	struct style *styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *styles);
 	*figs = xcalloc(ns ? ns : 1, sizeof **figs);
 	for (size_t i = 0; i < ns; i++) {
-		if (!rc && write_figure(dir, &d, &specs[i], &(*figs)[*n_figs], err) == 0)
+		if (!rc && write_figure(dir, &d, &specs[i], styles, &(*figs)[*n_figs], err) == 0)
 			(*n_figs)++;
 		else
 			rc = -1;
@@ -561,6 +810,9 @@ int plot_prepare(const char *dir, struct plot_figure **figs, size_t *n_figs,
 		free(specs[i].title);
 		free(specs[i].series);
 	}
+	for (size_t s = 0; s < d.n_series; s++)
+		free(styles[s].label);
+	free(styles);
 	pdata_free(&d);
 	if (rc) {
 		plot_figures_free(*figs, *n_figs);

@@ -10,6 +10,7 @@
 #ifndef REMATSIM_PLOT_H
 #define REMATSIM_PLOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -20,13 +21,22 @@ struct plot_figure {
 	char *data_dir; /* DIR/plot-data/NAME */
 };
 
+/* Choices of `rematsim plot` that change the data. */
+struct plot_options {
+	bool has_yrange; /* y axis of the overhead figures: [ylo, yhi] */
+	double ylo, yhi;
+};
+
+/** Parse "LO:HI" (or "LO,HI"), LO < HI, finite: 0, or -1. */
+int plot_parse_yrange(const char *text, double *lo, double *hi);
+
 /**
  * Write the data of every figure that dir's results support. Gives the
  * list in *figs (free with plot_figures_free). Errors: EXIT_NOINPUT (no
  * points.tsv or models.tsv), EXIT_DATAERR, EXIT_CANTCREAT.
  */
-int plot_prepare(const char *dir, struct plot_figure **figs, size_t *n_figs,
-		 struct rs_error *err);
+int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
+		 size_t *n_figs, struct rs_error *err);
 void plot_figures_free(struct plot_figure *figs, size_t n);
 
 #endif

@@ -246,10 +246,11 @@ void frontier_write(FILE *f, const struct points_table *t)
 			}
 			if (!best_ratio)
 				continue;
-			fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%.17g\t%s\n", fields[start][PC_MODEL],
+			char bt[FMT_DOUBLE_LEN];
+			fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", fields[start][PC_MODEL],
 				fields[start][PC_SERIES], fields[start][PC_HEURISTIC],
 				fields[start][PC_RUNTIME], fields[start][PC_TRIAL],
-				group[i].ratio_text, best, best_ratio);
+				group[i].ratio_text, fmt_double(bt, best), best_ratio);
 		}
 		start = end;
 	}

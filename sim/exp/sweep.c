@@ -107,17 +107,18 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 {
 	const struct exp_series *s = &e->series[p->series];
 	const struct runtime_result *r = &pr->run;
-	char ratio[64];
+	char ratio[64], overhead[FMT_DOUBLE_LEN];
 	ratio_text(e, p, ratio, sizeof ratio);
+	fmt_double(overhead, pr->overhead); /* shortest exact: 1.7, not 1.7000000000000002 */
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
 	/* Column order: POINTS_COLUMNS in results.h. */
-	fprintf(f, "%s\t%s\t%s\t%u\t%llu\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
+	fprintf(f, "%s\t%s\t%s\t%u\t%llu\t%s\t%llu\t%s\t%s\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t%llu\t%llu\t%.3f\t%s\t%zu",
 		e->models[p->model].name, s->heuristic->name,
 		runtime_kind_name(s->runtime), p->trial, (unsigned long long)p->seed, ratio,
-		(unsigned long long)pr->budget, outcome_name(r->outcome), pr->overhead,
+		(unsigned long long)pr->budget, outcome_name(r->outcome), overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, (unsigned long long)r->heuristic_evals,
@@ -211,6 +212,25 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 		points_header_add(t, "log", buf);
 	}
 	points_header_add(t, "seeds", "splitmix64(seed ^ fnv1a64(model \\x1f heuristic \\x1f trial))");
+	/* What the figures need to know (plot.c): the limit, absolute
+	 * budgets, a y range asked for. */
+	format_double(buf, sizeof buf, e->overhead_limit);
+	points_header_add(t, "overhead_limit", buf);
+	if (e->budgets) {
+		size_t len = 0;
+		buf[0] = 0;
+		for (size_t i = 0; i < e->n_steps && len + 32 < sizeof buf; i++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%llu", i ? "," : "",
+						(unsigned long long)e->budgets[i]);
+		points_header_add(t, "budgets", buf);
+	}
+	if (e->yrange[1] > e->yrange[0]) { /* NAN compares false */
+		char lo[64], hi[64];
+		format_double(lo, sizeof lo, e->yrange[0]);
+		format_double(hi, sizeof hi, e->yrange[1]);
+		snprintf(buf, sizeof buf, "%s:%s", lo, hi);
+		points_header_add(t, "yrange", buf);
+	}
 }
 
 /* Keep the rows of an old file or journal that belong to this experiment. */

@@ -23,6 +23,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "runtime-state.h"
 #include "util.h"
@@ -628,43 +629,307 @@ static uint32_t choose_random(struct runtime_state *rt)
 			return rt->pool[i];
 }
 
+/*
+ * The registry: one row per heuristic, read by everything that lists them
+ * (replay --help, sweeps, the figures, the tests). Colours and markers are
+ * the DTR paper's figures' (simrd's COLOR and MARKER; its cyan darkened to
+ * print), as gnuplot point types: 1 +, 2 x, 3 *, 5 square, 7 circle,
+ * 9 triangle, 11 triangle down, 13 diamond (filled).
+ *
+ * Cost words: size(s) its bytes; staleness(s) the clock minus its last
+ * access; compute(s) its op's time; e*(s) compute(s) plus the compute of its
+ * evicted neighbourhood in both directions (the regions the Optimized
+ * runtimes keep); eq(s) compute(s) plus the value of each distinct
+ * union-find class among its evicted neighbours. Lowest cost is evicted.
+ */
 #define R NEEDS_REGIONS
 #define Q NEEDS_EQCLASS
 static const struct heuristic registry[] = {
-	{"DTR", "h_DTR", R, false, 0, choose_dtr},
-	{"DTREqClass", "h_DTR^eq", Q, false, 1, choose_dtr_eqclass},
-	{"DTRLocal", "h_DTR^local", 0, false, 2, choose_dtr_local},
-	{"MSPS", "h_MSPS", R, false, 3, choose_msps},
-	{"LRU", "h_LRU", 0, false, 4, choose_lru},
-	{"LargestStorage", "h_size", 0, false, 5, choose_largest},
-	{"RandomStorage", "h_rand", 0, true, 6, choose_random},
-	{"DTRUnopt", "DTR-Full", NEEDS_UNOPT, false, 7, choose_dtr_unopt},
-	{"AbESizeStale", "e*, size, staleness", R, false, 8, choose_dtr},
-	{"AbESize", "e*, size, no staleness", R, false, 9, choose_ab_e_size},
-	{"AbEStale", "e*, no size, staleness", R, false, 10, choose_ab_e_stale},
-	{"AbE", "e*, no size, no staleness", R, false, 11, choose_ab_e},
-	{"AbEqSizeStale", "EqClass, size, staleness", Q, false, 12, choose_dtr_eqclass},
-	{"AbEqSize", "EqClass, size, no staleness", Q, false, 13, choose_ab_eq_size},
-	{"AbEqStale", "EqClass, no size, staleness", Q, false, 14, choose_ab_eq_stale},
-	{"AbEq", "EqClass, no size, no staleness", Q, false, 15, choose_ab_eq},
-	{"AbLocalSizeStale", "local, size, staleness", 0, false, 16, choose_dtr_local},
-	{"AbLocalSize", "local, size, no staleness", 0, false, 17, choose_ab_local_size},
-	{"AbLocalStale", "local, no size, staleness", 0, false, 18, choose_ab_local_stale},
-	{"AbLocal", "local, no size, no staleness", 0, false, 19, choose_ab_local},
-	{"AbSizeStale", "no cost, size, staleness", 0, false, 20, choose_ab_size_stale},
-	{"AbSize", "no cost, size, no staleness", 0, false, 21, choose_largest},
-	{"AbStale", "no cost, no size, staleness", 0, false, 22, choose_ab_stale},
-	{"AbRandom", "no cost, no size, no staleness (random)", 0, true, 23, choose_random},
+	{
+		.name = "DTR",
+		.label = "h_DTR",
+		.tex_label = "h_{DTR}",
+		.family = FAMILY_PAPER,
+		.cost = "e*(s) / (size(s) * staleness(s))",
+		.color = "#008000", .marker = 3,
+		.needs = R,
+		.choose = choose_dtr,
+	},
+	{
+		.name = "DTREqClass",
+		.label = "h_DTR^eq",
+		.tex_label = "h_{DTR}^{eq}",
+		.family = FAMILY_PAPER,
+		.cost = "eq(s) / (size(s) * staleness(s))",
+		.color = "#4169e1", .marker = 13,
+		.needs = Q,
+		.choose = choose_dtr_eqclass,
+	},
+	{
+		.name = "DTRLocal",
+		.label = "h_DTR^local",
+		.tex_label = "h_{DTR}^{local}",
+		.family = FAMILY_PAPER,
+		.cost = "compute(s) / (size(s) * staleness(s))",
+		.color = "#663399", .marker = 7,
+		.needs = 0,
+		.choose = choose_dtr_local,
+	},
+	{
+		.name = "MSPS",
+		.label = "h_MSPS",
+		.tex_label = "h_{MSPS}",
+		.family = FAMILY_PAPER,
+		.cost = "(compute(s) + compute of its evicted ancestors' region) / size(s)",
+		.color = "#00b3b3", .marker = 11,
+		.needs = R,
+		.choose = choose_msps,
+	},
+	{
+		.name = "LRU",
+		.label = "h_LRU",
+		.tex_label = "h_{LRU}",
+		.family = FAMILY_PAPER,
+		.cost = "last_access(s): the least recently used goes first",
+		.color = "#ffa500", .marker = 9,
+		.needs = 0,
+		.choose = choose_lru,
+	},
+	{
+		.name = "LargestStorage",
+		.label = "h_size",
+		.tex_label = "h_{size}",
+		.family = FAMILY_PAPER,
+		.cost = "1 / size(s): the largest goes first",
+		.color = "#ff0000", .marker = 5,
+		.needs = 0,
+		.choose = choose_largest,
+	},
+	{
+		.name = "RandomStorage",
+		.label = "h_rand",
+		.tex_label = "h_{rand}",
+		.family = FAMILY_PAPER,
+		.cost = "none: a uniformly random pool member (seeded)",
+		.color = "#800000", .marker = 2,
+		.needs = 0,
+		.random = true,
+		.choose = choose_random,
+	},
+	{
+		.name = "DTRUnopt",
+		.label = "DTR-Full",
+		.tex_label = "DTR-Full",
+		.family = FAMILY_PAPER,
+		.cost = "(compute(s) + compute of its evicted neighbourhood, rebuilt) / (size(s) * staleness of the neighbourhood's latest access)",
+		.color = "#ffa500", .marker = 2,
+		.needs = NEEDS_UNOPT,
+		.choose = choose_dtr_unopt,
+	},
+	{
+		.name = "AbESizeStale",
+		.label = "e*, size, staleness",
+		.tex_label = "size and staleness",
+		.family = FAMILY_ESTAR,
+		.cost = "e*(s) / (size(s) * staleness(s))",
+		.color = "#008000", .marker = 3,
+		.needs = R,
+		.choose = choose_dtr,
+	},
+	{
+		.name = "AbESize",
+		.label = "e*, size, no staleness",
+		.tex_label = "size",
+		.family = FAMILY_ESTAR,
+		.cost = "e*(s) / size(s)",
+		.color = "#0000ff", .marker = 13,
+		.needs = R,
+		.choose = choose_ab_e_size,
+	},
+	{
+		.name = "AbEStale",
+		.label = "e*, no size, staleness",
+		.tex_label = "staleness",
+		.family = FAMILY_ESTAR,
+		.cost = "e*(s) / staleness(s)",
+		.color = "#ffa500", .marker = 9,
+		.needs = R,
+		.choose = choose_ab_e_stale,
+	},
+	{
+		.name = "AbE",
+		.label = "e*, no size, no staleness",
+		.tex_label = "no size, no staleness",
+		.family = FAMILY_ESTAR,
+		.cost = "e*(s)",
+		.color = "#ff0000", .marker = 2,
+		.needs = R,
+		.choose = choose_ab_e,
+	},
+	{
+		.name = "AbEqSizeStale",
+		.label = "EqClass, size, staleness",
+		.tex_label = "size and staleness",
+		.family = FAMILY_EQ,
+		.cost = "eq(s) / (size(s) * staleness(s))",
+		.color = "#008000", .marker = 3,
+		.needs = Q,
+		.choose = choose_dtr_eqclass,
+	},
+	{
+		.name = "AbEqSize",
+		.label = "EqClass, size, no staleness",
+		.tex_label = "size",
+		.family = FAMILY_EQ,
+		.cost = "eq(s) / size(s)",
+		.color = "#0000ff", .marker = 13,
+		.needs = Q,
+		.choose = choose_ab_eq_size,
+	},
+	{
+		.name = "AbEqStale",
+		.label = "EqClass, no size, staleness",
+		.tex_label = "staleness",
+		.family = FAMILY_EQ,
+		.cost = "eq(s) / staleness(s)",
+		.color = "#ffa500", .marker = 9,
+		.needs = Q,
+		.choose = choose_ab_eq_stale,
+	},
+	{
+		.name = "AbEq",
+		.label = "EqClass, no size, no staleness",
+		.tex_label = "no size, no staleness",
+		.family = FAMILY_EQ,
+		.cost = "eq(s)",
+		.color = "#ff0000", .marker = 2,
+		.needs = Q,
+		.choose = choose_ab_eq,
+	},
+	{
+		.name = "AbLocalSizeStale",
+		.label = "local, size, staleness",
+		.tex_label = "size and staleness",
+		.family = FAMILY_LOCAL,
+		.cost = "compute(s) / (size(s) * staleness(s))",
+		.color = "#008000", .marker = 3,
+		.needs = 0,
+		.choose = choose_dtr_local,
+	},
+	{
+		.name = "AbLocalSize",
+		.label = "local, size, no staleness",
+		.tex_label = "size",
+		.family = FAMILY_LOCAL,
+		.cost = "compute(s) / size(s)",
+		.color = "#0000ff", .marker = 13,
+		.needs = 0,
+		.choose = choose_ab_local_size,
+	},
+	{
+		.name = "AbLocalStale",
+		.label = "local, no size, staleness",
+		.tex_label = "staleness",
+		.family = FAMILY_LOCAL,
+		.cost = "compute(s) / staleness(s)",
+		.color = "#ffa500", .marker = 9,
+		.needs = 0,
+		.choose = choose_ab_local_stale,
+	},
+	{
+		.name = "AbLocal",
+		.label = "local, no size, no staleness",
+		.tex_label = "no size, no staleness",
+		.family = FAMILY_LOCAL,
+		.cost = "compute(s)",
+		.color = "#ff0000", .marker = 2,
+		.needs = 0,
+		.choose = choose_ab_local,
+	},
+	{
+		.name = "AbSizeStale",
+		.label = "no cost, size, staleness",
+		.tex_label = "size and staleness",
+		.family = FAMILY_NOCOST,
+		.cost = "1 / (size(s) * staleness(s))",
+		.color = "#008000", .marker = 3,
+		.needs = 0,
+		.choose = choose_ab_size_stale,
+	},
+	{
+		.name = "AbSize",
+		.label = "no cost, size, no staleness",
+		.tex_label = "size",
+		.family = FAMILY_NOCOST,
+		.cost = "1 / size(s)",
+		.color = "#0000ff", .marker = 13,
+		.needs = 0,
+		.choose = choose_largest,
+	},
+	{
+		.name = "AbStale",
+		.label = "no cost, no size, staleness",
+		.tex_label = "staleness",
+		.family = FAMILY_NOCOST,
+		.cost = "1 / staleness(s)",
+		.color = "#ffa500", .marker = 9,
+		.needs = 0,
+		.choose = choose_ab_stale,
+	},
+	{
+		.name = "AbRandom",
+		.label = "no cost, no size, no staleness (random)",
+		.tex_label = "random",
+		.family = FAMILY_NOCOST,
+		.cost = "none: a uniformly random pool member (seeded)",
+		.color = "#ff0000", .marker = 2,
+		.needs = 0,
+		.random = true,
+		.choose = choose_random,
+	},
 };
 #undef R
 #undef Q
 
+static const char *const family_names[FAMILY_COUNT] = {
+	[FAMILY_PAPER] = "paper",
+	[FAMILY_ESTAR] = "estar",
+	[FAMILY_EQ] = "eq",
+	[FAMILY_LOCAL] = "local",
+	[FAMILY_NOCOST] = "nocost",
+};
+static const char *const family_titles[FAMILY_COUNT] = {
+	[FAMILY_PAPER] = "Eviction heuristics",
+	[FAMILY_ESTAR] = "Ablation: e^{*} cost",
+	[FAMILY_EQ] = "Ablation: eq-class cost",
+	[FAMILY_LOCAL] = "Ablation: local cost",
+	[FAMILY_NOCOST] = "Ablation: no cost",
+};
+
+const char *heuristic_family_name(enum heuristic_family f)
+{
+	return (unsigned)f < FAMILY_COUNT ? family_names[f] : "?";
+}
+
+const char *heuristic_family_title(enum heuristic_family f)
+{
+	return (unsigned)f < FAMILY_COUNT ? family_titles[f] : "?";
+}
+
 const struct heuristic *heuristic_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-		if (!strcmp(registry[i].name, name))
+		if (!strcasecmp(registry[i].name, name))
 			return &registry[i];
 	return NULL;
+}
+
+const char *heuristic_suggest(const char *name)
+{
+	const char *names[sizeof registry / sizeof registry[0]];
+	for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+		names[i] = registry[i].name;
+	return nearest_name(name, names, sizeof registry / sizeof registry[0]);
 }
 
 const struct heuristic *heuristic_list(size_t *n)

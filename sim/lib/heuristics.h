@@ -1,7 +1,10 @@
 /*
- * heuristics.h: the eviction policies, one registry row each (name, label,
- * what runtime state it needs, its choice). Adding a heuristic is
- * one row and one function in heuristics.c.
+ * heuristics.h: the eviction policies, one self-describing registry row
+ * each: its name, how figures label and draw it, its family, its cost in
+ * words, what runtime state it needs, and its choice. The figures
+ * (sim/exp/plot.c), `replay --help` and the tests read the rows; nothing
+ * else lists heuristics. Adding one is a cost function and a row in
+ * heuristics.c (docs/adding-a-heuristic.md).
  */
 #ifndef REMATSIM_HEURISTICS_H
 #define REMATSIM_HEURISTICS_H
@@ -20,20 +23,43 @@ enum heuristic_needs {
 	NEEDS_UNOPT = 1 << 2,   /* rebuilt from scratch (DTRUnopt, V1 only) */
 };
 
+/* The figures a heuristic is drawn in: the paper's main comparison, or one
+ * of the four ablation grids (one cost numerator each). */
+enum heuristic_family {
+	FAMILY_PAPER,   /* "paper": the Pareto comparison */
+	FAMILY_ESTAR,   /* "estar": ablation, e* numerator */
+	FAMILY_EQ,      /* "eq": ablation, eq-class numerator */
+	FAMILY_LOCAL,   /* "local": ablation, local numerator */
+	FAMILY_NOCOST,  /* "nocost": ablation, no numerator */
+	FAMILY_COUNT
+};
+/** "paper", "estar", "eq", "local", "nocost". */
+const char *heuristic_family_name(enum heuristic_family f);
+/** A figure title for the family, gnuplot enhanced text. */
+const char *heuristic_family_title(enum heuristic_family f);
+
 struct heuristic {
-	const char *name;   /* as the reference names it: "DTR", "AbEqSize", ... */
-	const char *label;  /* for figures: "h_DTR", ... */
-	unsigned needs;     /* enum heuristic_needs */
-	bool random;        /* draws from a seeded generator (trials) */
-	int kind;           /* private to heuristics.c/runtime.c */
+	const char *name;      /* as the reference names it: "DTR", "AbEqSize", ... */
+	const char *label;     /* plain text: "h_DTR", "e*, size, staleness" */
+	const char *tex_label; /* gnuplot enhanced text for legends, within the
+				* family's figure: "h_{DTR}", "size, staleness" */
+	enum heuristic_family family;
+	const char *cost;      /* the cost formula in words (replay --help) */
+	const char *color;     /* "#rrggbb", the DTR paper's where it has one */
+	int marker;            /* gnuplot point type (cairo terminals) */
+	unsigned needs;        /* enum heuristic_needs */
+	bool random;           /* draws from a seeded generator (trials) */
 	/* Choose the storage to evict from the runtime's (non-empty) pool:
 	 * the lowest cost, ties to the later one, a cost of 0 at once; the
 	 * random ones pick a member. Counts evaluations and accesses. */
 	uint32_t (*choose)(struct runtime_state *rt);
 };
 
-/** NULL when no heuristic has that name. */
+/** NULL when no heuristic has that name (in any case: "dtr" is DTR). */
 const struct heuristic *heuristic_find(const char *name);
+/** The registry's name nearest to name (edit distance, any case), or NULL
+ * when none is close enough to be a likely typo. */
+const char *heuristic_suggest(const char *name);
 /** The registry, in a stable order; *n is set to its length. */
 const struct heuristic *heuristic_list(size_t *n);
 

@@ -29,30 +29,6 @@
 #include "heuristics.h"
 #include "runtime-state.h"
 
-static const char *const kind_names[RUNTIME_KIND_COUNT] = {
-	[RUNTIME_V1] = "V1",
-	[RUNTIME_V2] = "V2",
-	[RUNTIME_V2_EAGER] = "V2Eager",
-	[RUNTIME_V2_OPTIMIZED] = "V2Optimized",
-	[RUNTIME_V2_EAGER_OPTIMIZED] = "V2EagerOptimized",
-};
-
-const char *runtime_kind_name(enum runtime_kind k)
-{
-	return (unsigned)k < RUNTIME_KIND_COUNT ? kind_names[k] : "?";
-}
-
-int runtime_kind_parse(const char *name, enum runtime_kind *k)
-{
-	for (int i = 0; i < RUNTIME_KIND_COUNT; i++) {
-		if (!strcmp(name, kind_names[i])) {
-			*k = (enum runtime_kind)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *outcome_name(enum outcome o)
 {
 	switch (o) {
@@ -1511,11 +1487,11 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->cfg = cfg;
 	rt->h = cfg->heuristic;
 	rt->res = res;
-	rt->v1 = cfg->runtime == RUNTIME_V1;
-	rt->eager = cfg->runtime == RUNTIME_V2_EAGER || cfg->runtime == RUNTIME_V2_EAGER_OPTIMIZED;
-	bool opt = cfg->runtime == RUNTIME_V2_OPTIMIZED || cfg->runtime == RUNTIME_V2_EAGER_OPTIMIZED;
-	rt->regions = opt && rt->h && (rt->h->needs & NEEDS_REGIONS);
-	rt->eqclass = opt && rt->h && (rt->h->needs & NEEDS_EQCLASS);
+	const struct runtime_desc *rd = runtime_desc(cfg->runtime);
+	rt->v1 = rd->banishing;
+	rt->eager = rd->eager;
+	rt->regions = rt->h && (rt->h->needs & rd->maintains & NEEDS_REGIONS);
+	rt->eqclass = rt->h && (rt->h->needs & rd->maintains & NEEDS_EQCLASS);
 	rt->st = xcalloc(s->n_storages + 1, sizeof *rt->st);
 	rt->key = xcalloc(s->n_storages + 1, sizeof *rt->key);
 	for (size_t i = 0; i < s->n_storages; i++)
@@ -1682,10 +1658,10 @@ static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
 int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 {
 	const struct heuristic *h = cfg->heuristic;
-	bool opt = cfg->runtime == RUNTIME_V2_OPTIMIZED || cfg->runtime == RUNTIME_V2_EAGER_OPTIMIZED;
 	if ((unsigned)cfg->runtime >= RUNTIME_KIND_COUNT)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown runtime");
-	if (h && (h->needs & (NEEDS_REGIONS | NEEDS_EQCLASS)) && !opt)
+	unsigned kept = runtime_desc(cfg->runtime)->maintains;
+	if (h && (h->needs & (NEEDS_REGIONS | NEEDS_EQCLASS) & ~kept))
 		return rs_error_set(err, EXIT_USAGE, NULL, 0,
 				    "heuristic %s needs %s, which only the V2Optimized and "
 				    "V2EagerOptimized runtimes keep (runtime %s)",

@@ -23,10 +23,25 @@ enum runtime_kind {
 	RUNTIME_KIND_COUNT
 };
 
-/** "V1", "V2", "V2Eager", "V2Optimized", "V2EagerOptimized". */
+/*
+ * The runtimes as a table (runtimes.c), one row each: what sets one apart
+ * is read from its row, never from its name.
+ */
+struct runtime_desc {
+	const char *name;    /* "V1", "V2", "V2Eager", "V2Optimized", "V2EagerOptimized" */
+	bool banishing;      /* V1: an evicted storage is banished for good */
+	bool eager;          /* evicts a storage as soon as only the pool holds it */
+	unsigned maintains;  /* enum heuristic_needs it keeps up to date */
+	const char *summary; /* one line for --help */
+};
+/** The row of k (k < RUNTIME_KIND_COUNT). */
+const struct runtime_desc *runtime_desc(enum runtime_kind k);
+/** The row's name, "?" out of range. */
 const char *runtime_kind_name(enum runtime_kind k);
-/** Returns 0 and sets *k, or -1 for an unknown name. */
+/** Returns 0 and sets *k, or -1 for an unknown name (any case: "v2" is V2). */
 int runtime_kind_parse(const char *name, enum runtime_kind *k);
+/** The runtime name nearest to name, or NULL (util.h, nearest_name). */
+const char *runtime_suggest(const char *name);
 
 enum outcome { OUTCOME_PASS, OUTCOME_OOM, OUTCOME_THRASH };
 /** "pass", "oom", "thrash". */

@@ -68,4 +68,21 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 /** Monotonic wall clock in seconds. */
 double now_seconds(void);
 
+/**
+ * The name of names[0..n) nearest to name by edit distance, ignoring case,
+ * for "did you mean" hints; NULL when none is within a third of its length
+ * (at least 2 edits). Names up to 63 characters.
+ */
+const char *nearest_name(const char *name, const char *const *names, size_t n);
+
+/** The size of a buffer for fmt_double. */
+#define FMT_DOUBLE_LEN 32
+/**
+ * x as the shortest %g text that reads back (strtod) as exactly x: "0.7",
+ * not "0.69999999999999996"; whole numbers below 1e15 in full ("10", not
+ * "1e+01"); "inf", "-inf", "nan" as printf writes them.
+ * Returns buf.
+ */
+char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
+
 #endif

@@ -1,0 +1,70 @@
+/*
+ * text.c: numbers and names as text (util.h): the shortest exact text of a
+ * double (JSON, TSV, figure data), and the nearest name of a list for "did
+ * you mean" hints (heuristics, runtimes).
+ */
+#include "util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *nearest_name(const char *name, const char *const *names, size_t n)
+{
+	enum { MAXLEN = 64 };
+	size_t la = strlen(name);
+	if (la >= MAXLEN)
+		return NULL;
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		size_t lb = strlen(names[k]);
+		if (lb >= MAXLEN)
+			continue;
+		/* Levenshtein distance, one row at a time */
+		size_t row[MAXLEN + 1];
+		for (size_t j = 0; j <= lb; j++)
+			row[j] = j;
+		for (size_t i = 1; i <= la; i++) {
+			size_t diag = row[0];
+			row[0] = i;
+			for (size_t j = 1; j <= lb; j++) {
+				size_t up = row[j];
+				bool same = tolower((unsigned char)name[i - 1]) ==
+					    tolower((unsigned char)names[k][j - 1]);
+				size_t v = diag + !same;
+				if (up + 1 < v)
+					v = up + 1;
+				if (row[j - 1] + 1 < v)
+					v = row[j - 1] + 1;
+				row[j] = v;
+				diag = up;
+			}
+		}
+		if (row[lb] < best_d) {
+			best_d = row[lb];
+			best = names[k];
+		}
+	}
+	size_t limit = la / 3 > 2 ? la / 3 : 2;
+	return best_d <= limit ? best : NULL;
+}
+
+char *fmt_double(char buf[FMT_DOUBLE_LEN], double x)
+{
+	/* whole numbers as such: 10, not 1e+01 */
+	if (x == floor(x) && fabs(x) < 1e15) {
+		snprintf(buf, FMT_DOUBLE_LEN, "%.0f", x);
+		return buf;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, FMT_DOUBLE_LEN, "%.*g", p, x);
+		if (!isfinite(x) || strtod(buf, NULL) == x)
+			break;
+	}
+	return buf;
+}
