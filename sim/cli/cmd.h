@@ -14,5 +14,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"sweep", cmd_sweep, "run an experiment's points (YAML) into an output folder"},
 	{"merge", cmd_merge, "combine the output folders of sweep shards"},
 	{"plot", cmd_plot, "render the figures of a sweep's output folder"},
+	{"slurm", cmd_slurm, "run a sweep on a Slurm cluster: job array, then merge"},
 };
 
 static void usage(FILE *f)
