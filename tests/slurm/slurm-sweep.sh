@@ -1,0 +1,209 @@
+#!/bin/sh
+# tests/slurm/slurm-sweep.sh REMATSIM: `rematsim slurm` on a real Slurm.
+#
+# Starts a single-node Slurm cluster on this machine (cluster.sh), then:
+#  1. submits a sweep of the shipped logs as an array of 4 shards plus the
+#     dependent merge, and checks that the merged points.tsv equals an
+#     unsharded `rematsim sweep` of the same experiment (wall_ms aside);
+#  2. submits it again, stops two running shards midway through Slurm (one
+#     requeued while running, as preemption does; one cancelled with scancel,
+#     then requeued and the merge's dependency repointed as docs/slurm.md
+#     says), and checks that both resumed and the merged result is the same;
+#  3. checks that a merge over a missing shard fails with status 65 and a
+#     message naming the shard and its points.
+# Exits 77 (skip) only when Slurm or munge is missing or cannot start here.
+set -u
+rematsim=${1:-${REMATSIM:-build/rematsim}}
+src=${REMATSIM_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/cluster.sh"
+
+t0=$(date +%s)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rematsim-slurm.XXXXXX") || exit 99
+cleanup() {
+	status=$?
+	trap - EXIT INT TERM HUP
+	cluster_stop
+	if [ "$status" -ne 0 ] && [ "$status" -ne 77 ] && [ -z "${KEEP:-}" ]; then
+		for f in "$tmp"/run*/logs/*.out "$tmp"/cluster/log/*.log; do
+			[ -s "$f" ] || continue
+			echo "--- $f (last lines):"
+			tail -n 20 "$f"
+		done
+	fi
+	[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+elapsed() { echo $(($(date +%s) - t0)); }
+
+case $rematsim in /*) ;; *) rematsim=$(pwd)/$rematsim ;; esac
+[ -x "$rematsim" ] || fail "no rematsim at $rematsim"
+
+mkdir "$tmp/cluster"
+if ! cluster_start "$tmp/cluster"; then
+	echo "SKIP: cannot run a Slurm cluster here: $cluster_why"
+	exit 77
+fi
+echo "cluster up after $(elapsed) s (SLURM_CONF=$SLURM_CONF)"
+
+# The shipped logs, so that the test needs nothing outside the repository:
+# 8 small logs, about 9000 points; the random heuristic's trials make each
+# shard a few thousand short points, so that a task can be stopped midway.
+cat >"$tmp/exp.yaml" <<EOF
+experiment: slurmtest
+manifest: $src/logs/manifest.json
+heuristics: [DTR, DTREqClass, MSPS, LRU, RandomStorage]
+trials: 40
+ratios: [0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.22, 0.24, 0.26, 0.28, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
+EOF
+points=$("$rematsim" sweep "$tmp/exp.yaml" --dry-run) || fail "dry run"
+
+# Rows without wall_ms (column 17) and without header lines.
+rows() { grep -v '^#' "$1" | cut -f 1-16,18-; }
+# Data rows in a shard's journal (header lines and the column line aside).
+journal_rows() {
+	n=$(grep -vc '^#' "$1/points.journal" 2>/dev/null) || n=0
+	echo $((n > 0 ? n - 1 : 0))
+}
+# Wait until none of the jobs is queued or running, at most $2 seconds.
+wait_jobs() {
+	n=0
+	while [ -n "$(squeue -h -j "$1" 2>/dev/null)" ]; do
+		n=$((n + 1))
+		[ $n -le $(($2 * 5)) ] || fail "jobs $1 still queued after $2 s: $(squeue -j "$1")"
+		sleep 0.2
+	done
+}
+state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1; }
+submit() {
+	"$rematsim" slurm "$tmp/exp.yaml" --shards 4 --out "$1" >"$1.ids" 2>"$1.err" ||
+		fail "rematsim slurm: $(cat "$1.err")"
+	array=$(awk '$1 == "shards" { print $2 }' "$1.ids")
+	merge=$(awk '$1 == "merge" { print $2 }' "$1.ids")
+	[ -n "$array" ] && [ -n "$merge" ] || fail "no job ids in: $(cat "$1.ids")"
+}
+
+# The reference: one unsharded sweep, run while Slurm works.
+"$rematsim" sweep "$tmp/exp.yaml" --out "$tmp/ref" --quiet --jobs 2 &
+ref_pid=$!
+
+# --- 1. Four shards and the merge, untouched. ---
+submit "$tmp/run1"
+echo "run 1: array $array, merge $merge ($points points)"
+wait_jobs "$array,$merge" 120
+[ "$(state "$merge")" = COMPLETED ] || fail "merge job $merge ended $(state "$merge")"
+wait "$ref_pid" || fail "the unsharded sweep failed"
+rows "$tmp/ref/points.tsv" >"$tmp/ref.rows"
+[ "$(wc -l <"$tmp/ref.rows")" -eq $((points + 1)) ] || fail "reference: wrong row count"
+rows "$tmp/run1/points.tsv" >"$tmp/run1.rows"
+cmp -s "$tmp/ref.rows" "$tmp/run1.rows" || fail "run 1: merged points.tsv differs from the unsharded sweep"
+grep -q '^# shard: 1/1$' "$tmp/run1/points.tsv" || fail "run 1: merged header"
+cmp -s "$tmp/ref/models.tsv" "$tmp/run1/models.tsv" || fail "run 1: models.tsv differs"
+if command -v gnuplot >/dev/null 2>&1; then
+	[ -s "$tmp/run1/slurmtest.png" ] || fail "run 1: the merge job drew no figure"
+fi
+for i in 1 2 3 4; do
+	grep -q "shard $i/4: sweep exited with status 0" "$tmp/run1/logs/shard-$i.out" ||
+		fail "run 1: shard $i's log"
+done
+echo "run 1: merged result equals the unsharded sweep ($(elapsed) s)"
+
+# --- 2. Stop two running tasks midway, requeue them, resume. ---
+submit "$tmp/run2"
+echo "run 2: array $array, merge $merge"
+# A task is caught when its journal holds some rows but at most a third of
+# its shard: `scontrol suspend` freezes it there (SIGSTOP, through slurmd)
+# until the test has caught two, so that a fast machine cannot finish them
+# first; then the test ends them as Slurm does on preemption or scancel.
+totals=
+for i in 1 2 3 4; do
+	totals="$totals $("$rematsim" sweep "$tmp/exp.yaml" --dry-run --shard "$i/4" 2>/dev/null)"
+done
+caught=
+n=0
+while [ "$(echo $caught | wc -w)" -lt 2 ]; do
+	n=$((n + 1))
+	[ $n -le 2400 ] || fail "run 2: could not catch two tasks midway in 120 s (caught: $caught)"
+	for i in 1 2 3 4; do
+		case " $caught " in *" $i "*) continue ;; esac
+		[ -f "$tmp/run2/shard-$i/points.tsv" ] && continue
+		total=$(echo $totals | cut -d' ' -f "$i")
+		k=$(journal_rows "$tmp/run2/shard-$i")
+		[ "$k" -ge 1 ] && [ "$k" -le $((total / 3)) ] || continue
+		scontrol suspend "${array}_$i" || continue
+		if [ -f "$tmp/run2/shard-$i/points.tsv" ]; then
+			scontrol resume "${array}_$i"
+			continue
+		fi
+		caught="$caught $i"
+		echo "run 2: task ${array}_$i suspended at $(journal_rows "$tmp/run2/shard-$i") of $total rows"
+	done
+	sleep 0.05
+done
+first=$(echo $caught | cut -d' ' -f1)
+second=$(echo $caught | cut -d' ' -f2)
+# Let them run again (a requeued suspended job would be held), and end
+# them at once, as running tasks.
+scontrol resume "${array}_$first" || fail "scontrol resume ${array}_$first"
+scontrol resume "${array}_$second" || fail "scontrol resume ${array}_$second"
+# Preemption-like: requeue the running task; the merge's dependency holds.
+scontrol requeue "${array}_$first" || fail "scontrol requeue ${array}_$first"
+# A user's scancel: the task ends CANCELLED, which fails the merge's afterok.
+scancel "${array}_$second" || fail "scancel ${array}_$second"
+n=0
+until [ "$(state "${array}_$second")" = CANCELLED ]; do
+	n=$((n + 1))
+	[ $n -le 150 ] || fail "task ${array}_$second not cancelled: $(state "${array}_$second")"
+	sleep 0.2
+done
+scontrol requeue "${array}_$second" || fail "scontrol requeue ${array}_$second"
+# Slurm holds a requeued job for two minutes (BeginTime); start them now.
+for i in $first $second; do
+	n=0
+	until [ "$(state "${array}_$i")" = PENDING ]; do
+		n=$((n + 1))
+		[ $n -le 150 ] || fail "task ${array}_$i not pending after requeue: $(state "${array}_$i")"
+		sleep 0.2
+	done
+	scontrol update "jobid=${array}_$i" StartTime=now || fail "StartTime=now for ${array}_$i"
+done
+# The recovery docs/slurm.md gives: point the merge at the tasks one by one.
+scontrol update "jobid=$merge" "dependency=afterok:${array}_1:${array}_2:${array}_3:${array}_4" ||
+	fail "repointing the merge's dependency"
+wait_jobs "$array,$merge" 150
+[ "$(state "$merge")" = COMPLETED ] || fail "run 2: merge job $merge ended $(state "$merge")"
+for i in $first $second; do
+	log=$tmp/run2/logs/shard-$i.out
+	grep -q "shard $i/4, job ${array}_$i, try 2" "$log" || fail "run 2: shard $i did not run a second try"
+	line=$(grep 'points already in' "$log") || fail "run 2: shard $i did not resume"
+	kept=$(echo "$line" | sed 's/.*: \([0-9]*\) points already in.*/\1/')
+	left=$(echo "$line" | sed 's/.*, \([0-9]*\) to run.*/\1/')
+	[ "$kept" -ge 1 ] && [ "$left" -ge 1 ] || fail "run 2: shard $i resumed oddly: $line"
+	echo "run 2: shard $i resumed: $kept points kept, $left run again"
+	grep -q "shard $i/4: sweep exited with status 0" "$log" || fail "run 2: shard $i's second try"
+done
+rows "$tmp/run2/points.tsv" >"$tmp/run2.rows"
+cmp -s "$tmp/ref.rows" "$tmp/run2.rows" || fail "run 2: merged points.tsv differs from the unsharded sweep"
+echo "run 2: merged result equals the unsharded sweep ($(elapsed) s)"
+
+# --- 3. A merge over a missing shard. ---
+mv "$tmp/run2/shard-3" "$tmp/run2/away"
+"$rematsim" merge "$tmp/run2/shard-1" "$tmp/run2/shard-2" "$tmp/run2/shard-4" \
+	--out "$tmp/m3" 2>"$tmp/m3.err"
+status=$?
+[ "$status" -eq 65 ] || fail "merge over a missing shard: status $status, not 65"
+missing=$("$rematsim" sweep "$tmp/exp.yaml" --dry-run --shard 3/4 2>/dev/null)
+grep -q "^rematsim: merge: $missing of $points points are missing; rerun 1 shard" "$tmp/m3.err" &&
+	grep -q "^  shard 3/4, $missing points (2, 6, 10, 14, 18, 22, 26, \.\.\.): none of the folders" "$tmp/m3.err" &&
+	grep -q "^  with Slurm: sbatch --array=3 $tmp/run2/slurm/shards.sbatch" "$tmp/m3.err" ||
+	fail "merge over a missing shard: unexpected message: $(cat "$tmp/m3.err")"
+[ ! -e "$tmp/m3/points.tsv" ] || fail "merge over a missing shard wrote points.tsv"
+echo "merge over a missing shard: status 65, names shard 3/4 and its $missing points"
+echo "done in $(elapsed) s"
