@@ -12,8 +12,9 @@
 # are two free ones picked from /proc/net/tcp. munged, slurmctld and slurmd
 # run in the foreground as our children, so cluster_stop ends them by the
 # process ids recorded here; job processes that outlive slurmd are found by
-# the SLURM_CONF=DIR/slurm.conf in their environment, which only this
-# cluster's processes have. Needs root (slurmd starts jobs as their user).
+# the SLURM_CONF=DIR/slurm.conf in their environment (as exec'd: a shell
+# that exported it later does not show it), which only this cluster's
+# processes and the commands of its caller have. Needs root (slurmd starts jobs as their user).
 #
 # cluster_start returns 1 with the reason in $cluster_why when Slurm or
 # munge is not installed or does not come up (their logs are printed).
@@ -175,14 +176,12 @@ EOF
 # slurmstepd which slurmd started with its own environment).
 cluster_job_pids() {
 	[ -n "$cluster_dir" ] || return 0
-	for env in /proc/[0-9]*/environ; do
-		pid=${env#/proc/}
-		pid=${pid%/environ}
-		[ "$pid" != $$ ] || continue
-		if { tr '\0' '\n' <"$env"; } 2>/dev/null | grep -qxF "SLURM_CONF=$cluster_dir/slurm.conf"; then
-			echo "$pid"
-		fi
-	done
+	(
+		# Not in the environment of the grep and sed below, which would match.
+		unset SLURM_CONF
+		grep -lzxF "SLURM_CONF=$cluster_dir/slurm.conf" /proc/[0-9]*/environ 2>/dev/null |
+			sed -n 's#^/proc/\([0-9]*\)/environ$#\1#p'
+	)
 }
 
 cluster_stop() {

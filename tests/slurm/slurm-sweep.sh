@@ -10,7 +10,9 @@
 #     then requeued and the merge's dependency repointed as docs/slurm.md
 #     says), and checks that both resumed and the merged result is the same;
 #  3. checks that a merge over a missing shard fails with status 65 and a
-#     message naming the shard and its points.
+#     message naming the shard and its points;
+#  4. runs the by-hand template scripts/slurm/sweep.sbatch (3 shards, then
+#     the merge) and checks its result the same way.
 # Exits 77 (skip) only when Slurm or munge is missing or cannot start here.
 set -u
 rematsim=${1:-${REMATSIM:-build/rematsim}}
@@ -132,6 +134,7 @@ while [ "$(echo $caught | wc -w)" -lt 2 ]; do
 	n=$((n + 1))
 	[ $n -le 2400 ] || fail "run 2: could not catch two tasks midway in 120 s (caught: $caught)"
 	for i in 1 2 3 4; do
+		[ "$(echo $caught | wc -w)" -lt 2 ] || break
 		case " $caught " in *" $i "*) continue ;; esac
 		[ -f "$tmp/run2/shard-$i/points.tsv" ] && continue
 		total=$(echo $totals | cut -d' ' -f "$i")
@@ -206,4 +209,26 @@ grep -q "^rematsim: merge: $missing of $points points are missing; rerun 1 shard
 	fail "merge over a missing shard: unexpected message: $(cat "$tmp/m3.err")"
 [ ! -e "$tmp/m3/points.tsv" ] || fail "merge over a missing shard wrote points.tsv"
 echo "merge over a missing shard: status 65, names shard 3/4 and its $missing points"
+# --- 4. The by-hand template, scripts/slurm/sweep.sbatch: 3 shards + merge. ---
+cat >"$tmp/small.yaml" <<EOF
+experiment: small
+manifest: $src/logs/manifest.json
+heuristics: [DTR, LRU]
+ratios: [0.2, 0.5, 0.8]
+EOF
+"$rematsim" sweep "$tmp/small.yaml" --out "$tmp/small-ref" --quiet --jobs 1 || fail "small sweep"
+mkdir "$tmp/run4"
+export REMATSIM="$rematsim"
+array=$(sbatch --parsable -D "$tmp/run4" --array=1-3 "$src/scripts/slurm/sweep.sbatch" \
+	"$tmp/small.yaml" "$tmp/run4" 3) || fail "sbatch of the template's array"
+merge=$(sbatch --parsable -D "$tmp/run4" "--dependency=afterok:$array" \
+	"$src/scripts/slurm/sweep.sbatch" "$tmp/small.yaml" "$tmp/run4" 3) ||
+	fail "sbatch of the template's merge"
+wait_jobs "$array,$merge" 60
+[ "$(state "$merge")" = COMPLETED ] || fail "template: merge job $merge ended $(state "$merge")"
+rows "$tmp/small-ref/points.tsv" >"$tmp/small.rows"
+rows "$tmp/run4/points.tsv" | cmp -s "$tmp/small.rows" - ||
+	fail "template: merged points.tsv differs from the unsharded sweep"
+[ -s "$tmp/run4/slurm-${array}_2.out" ] || fail "template: no log slurm-${array}_2.out"
+echo "template: 3 shards + merge equal the unsharded sweep"
 echo "done in $(elapsed) s"
