@@ -8,7 +8,9 @@
 #  2. submits it again, stops two running shards midway through Slurm (one
 #     requeued while running, as preemption does; one cancelled with scancel,
 #     then requeued and the merge's dependency repointed as docs/slurm.md
-#     says), and checks that both resumed and the merged result is the same;
+#     says), then sends the first one's second try the SIGUSR1 of a near
+#     time limit (it requeues itself), and checks that every try resumed
+#     and the merged result is the same;
 #  3. checks that a merge over a missing shard fails with status 65 and a
 #     message naming the shard and its points;
 #  4. runs the by-hand template scripts/slurm/sweep.sbatch (3 shards, then
@@ -85,7 +87,7 @@ wait_jobs() {
 }
 state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1; }
 submit() {
-	"$rematsim" slurm "$tmp/exp.yaml" --shards 4 --out "$1" >"$1.ids" 2>"$1.err" ||
+	"$rematsim" slurm "$tmp/exp.yaml" --shards 4 --out "$@" >"$1.ids" 2>"$1.err" ||
 		fail "rematsim slurm: $(cat "$1.err")"
 	array=$(awk '$1 == "shards" { print $2 }' "$1.ids")
 	merge=$(awk '$1 == "merge" { print $2 }' "$1.ids")
@@ -118,7 +120,7 @@ done
 echo "run 1: merged result equals the unsharded sweep ($(elapsed) s)"
 
 # --- 2. Stop two running tasks midway, requeue them, resume. ---
-submit "$tmp/run2"
+submit "$tmp/run2" --time 10
 echo "run 2: array $array, merge $merge"
 # A task is caught when its journal holds some rows but at most a third of
 # its shard: `scontrol suspend` freezes it there (SIGSTOP, through slurmd)
@@ -180,18 +182,66 @@ done
 # The recovery docs/slurm.md gives: point the merge at the tasks one by one.
 scontrol update "jobid=$merge" "dependency=afterok:${array}_1:${array}_2:${array}_3:${array}_4" ||
 	fail "repointing the merge's dependency"
+# Near a time limit: run 2 has --time 10, so its tasks trap the SIGUSR1
+# that Slurm sends their shell 90 s before it (--signal=B:USR1@90). Catch
+# the first task's second try midway and send that signal now: the task
+# made progress, so it requeues itself, and its third try resumes.
+log=$tmp/run2/logs/shard-$first.out
+total=$(echo $totals | cut -d' ' -f "$first")
+n=0
+while :; do
+	n=$((n + 1))
+	[ $n -le 2400 ] || fail "run 2: could not catch task ${array}_$first's second try midway"
+	line=$(grep 'points already in' "$log" | head -n 1)
+	if [ -n "$line" ] && [ ! -f "$tmp/run2/shard-$first/points.tsv" ]; then
+		kept=$(echo "$line" | sed 's/.*: \([0-9]*\) points already in.*/\1/')
+		k=$(journal_rows "$tmp/run2/shard-$first")
+		if [ "$k" -gt "$kept" ] && [ "$k" -le $((kept + (total - kept) / 2)) ] &&
+			scontrol suspend "${array}_$first"; then
+			[ ! -f "$tmp/run2/shard-$first/points.tsv" ] ||
+				fail "run 2: task ${array}_$first's second try ended before it was suspended"
+			break
+		fi
+	fi
+	sleep 0.05
+done
+echo "run 2: task ${array}_$first (try 2) suspended at $(journal_rows "$tmp/run2/shard-$first") of $total rows"
+scontrol resume "${array}_$first" || fail "scontrol resume ${array}_$first"
+# slurmd drops a signal that reaches a step before the resume does: resend
+# until the task's log shows the trap ran.
+n=0
+until grep -q 'time limit near' "$log"; do
+	n=$((n + 1))
+	[ $n -le 20 ] || fail "run 2: task ${array}_$first's shell never ran its SIGUSR1 trap"
+	scancel --batch --signal=USR1 "${array}_$first" || fail "scancel --signal=USR1 ${array}_$first"
+	sleep 0.5
+done
+n=0
+until [ "$(state "${array}_$first")" = PENDING ]; do
+	n=$((n + 1))
+	[ $n -le 150 ] || fail "task ${array}_$first did not requeue itself: $(state "${array}_$first")"
+	sleep 0.2
+done
+scontrol update "jobid=${array}_$first" StartTime=now || fail "StartTime=now for ${array}_$first"
 wait_jobs "$array,$merge" 150
 [ "$(state "$merge")" = COMPLETED ] || fail "run 2: merge job $merge ended $(state "$merge")"
 for i in $first $second; do
 	log=$tmp/run2/logs/shard-$i.out
 	grep -q "shard $i/4, job ${array}_$i, try 2" "$log" || fail "run 2: shard $i did not run a second try"
-	line=$(grep 'points already in' "$log") || fail "run 2: shard $i did not resume"
+	line=$(grep 'points already in' "$log" | head -n 1)
+	[ -n "$line" ] || fail "run 2: shard $i did not resume"
 	kept=$(echo "$line" | sed 's/.*: \([0-9]*\) points already in.*/\1/')
 	left=$(echo "$line" | sed 's/.*, \([0-9]*\) to run.*/\1/')
 	[ "$kept" -ge 1 ] && [ "$left" -ge 1 ] || fail "run 2: shard $i resumed oddly: $line"
 	echo "run 2: shard $i resumed: $kept points kept, $left run again"
 	grep -q "shard $i/4: sweep exited with status 0" "$log" || fail "run 2: shard $i's second try"
 done
+log=$tmp/run2/logs/shard-$first.out
+grep -q "time limit near; [0-9]* points done in this try; requeueing shard $first" "$log" &&
+	grep -q "shard $first/4, job ${array}_$first, try 3" "$log" ||
+	fail "run 2: shard $first did not requeue itself on SIGUSR1"
+line=$(grep 'points already in' "$log" | tail -n 1)
+echo "run 2: shard $first requeued itself on SIGUSR1 and resumed: ${line#*: }"
 rows "$tmp/run2/points.tsv" >"$tmp/run2.rows"
 cmp -s "$tmp/ref.rows" "$tmp/run2.rows" || fail "run 2: merged points.tsv differs from the unsharded sweep"
 echo "run 2: merged result equals the unsharded sweep ($(elapsed) s)"
