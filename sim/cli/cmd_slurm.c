@@ -582,9 +582,11 @@ int cmd_slurm(int argc, char **argv)
 	char *array_argv[] = {"sbatch", "--parsable", shards_path, NULL};
 	array_id = submit(array_argv, &err);
 	if (!array_id) {
+		rs_error_print(&err);
 		fprintf(stderr, "rematsim slurm: nothing was submitted; the scripts are in %s/slurm/\n",
 			o.dir);
-		goto fail;
+		status = err.status;
+		goto out;
 	}
 	printf("shards %s\n", array_id);
 	fflush(stdout);
@@ -593,10 +595,12 @@ int cmd_slurm(int argc, char **argv)
 	char *merge_argv[] = {"sbatch", "--parsable", dep, merge_path, NULL};
 	merge_id = submit(merge_argv, &err);
 	if (!merge_id) {
+		rs_error_print(&err);
 		fprintf(stderr, "rematsim slurm: the shards are job array %s, but the merge job was "
 				"not submitted; submit it with: sbatch %s %s\n",
 			array_id, dep, merge_path);
-		goto fail;
+		status = err.status;
+		goto out;
 	}
 	printf("merge %s\n", merge_id);
 	fprintf(stderr,
