@@ -5,12 +5,12 @@
 #  1. submits a sweep of the shipped logs as an array of 4 shards plus the
 #     dependent merge, and checks that the merged points.tsv equals an
 #     unsharded `rematsim sweep` of the same experiment (wall_ms aside);
-#  2. submits it again, stops two running shards midway through Slurm (one
-#     requeued while running, as preemption does; one cancelled with scancel,
-#     then requeued and the merge's dependency repointed as docs/slurm.md
-#     says), then sends the first one's second try the SIGUSR1 of a near
-#     time limit (it requeues itself), and checks that every try resumed
-#     and the merged result is the same;
+#  2. submits it again, held, starts the tasks one by one and stops three
+#     of them midway through Slurm: task 1 requeued while running, as
+#     preemption does; task 2 cancelled with scancel, then requeued and the
+#     merge's dependency repointed as docs/slurm.md says; task 3 sent the
+#     SIGUSR1 of a near time limit, on which it requeues itself; checks that
+#     each resumed and that the merged result is the same;
 #  3. checks that a merge over a missing shard fails with status 65 and a
 #     message naming the shard and its points;
 #  4. runs the by-hand template scripts/slurm/sweep.sbatch (3 shards, then
@@ -121,122 +121,94 @@ for i in 1 2 3 4; do
 done
 echo "run 1: merged result equals the unsharded sweep ($(elapsed) s)"
 
-# --- 2. Stop two running tasks midway, requeue them, resume. ---
-submit "$tmp/run2" --time 10
-echo "run 2: array $array, merge $merge"
-# A task is caught when its journal holds some rows but at most half of
-# its shard: `scontrol suspend` freezes it there (SIGSTOP, through slurmd)
-# until the test has caught two, so that a fast machine cannot finish them
-# first; then the test ends them as Slurm does on preemption or scancel.
-totals=
-for i in 1 2 3 4; do
-	totals="$totals $("$rematsim" sweep "$tmp/exp.yaml" --dry-run --shard "$i/4" 2>/dev/null)"
-done
-caught=
-deadline 120
-while [ "$(echo $caught | wc -w)" -lt 2 ]; do
-	in_time || fail "run 2: could not catch two tasks midway in 120 s (caught: $caught)"
-	for i in 1 2 3 4; do
-		[ "$(echo $caught | wc -w)" -lt 2 ] || break
-		case " $caught " in *" $i "*) continue ;; esac
-		[ -f "$tmp/run2/shard-$i/points.tsv" ] && continue
-		total=$(echo $totals | cut -d' ' -f "$i")
-		k=$(journal_rows "$tmp/run2/shard-$i")
-		[ "$k" -ge 1 ] && [ "$k" -le $((total / 2)) ] || continue
-		scontrol suspend "${array}_$i" || continue
-		if [ -f "$tmp/run2/shard-$i/points.tsv" ]; then
-			scontrol resume "${array}_$i"
-			continue
-		fi
-		caught="$caught $i"
-		echo "run 2: task ${array}_$i suspended at $(journal_rows "$tmp/run2/shard-$i") of $total rows"
-	done
-	sleep 0.05
-done
-first=$(echo $caught | cut -d' ' -f1)
-second=$(echo $caught | cut -d' ' -f2)
-# Let them run again (a requeued suspended job would be held), and end
-# them at once, as running tasks.
-scontrol resume "${array}_$first" || fail "scontrol resume ${array}_$first"
-scontrol resume "${array}_$second" || fail "scontrol resume ${array}_$second"
-# Preemption-like: requeue the running task; the merge's dependency holds.
-scontrol requeue "${array}_$first" || fail "scontrol requeue ${array}_$first"
-# A user's scancel: the task ends CANCELLED, which fails the merge's afterok.
-scancel "${array}_$second" || fail "scancel ${array}_$second"
-deadline 30
-until [ "$(state "${array}_$second")" = CANCELLED ]; do
-	in_time || fail "task ${array}_$second not cancelled: $(state "${array}_$second")"
-	sleep 0.2
-done
-scontrol requeue "${array}_$second" || fail "scontrol requeue ${array}_$second"
-# Slurm holds a requeued job for two minutes (BeginTime); start them now.
-for i in $first $second; do
-	deadline 30
-	until [ "$(state "${array}_$i")" = PENDING ]; do
-		in_time || fail "task ${array}_$i not pending after requeue: $(state "${array}_$i")"
-		sleep 0.2
-	done
-	scontrol update "jobid=${array}_$i" StartTime=now || fail "StartTime=now for ${array}_$i"
-done
-# The recovery docs/slurm.md gives: point the merge at the tasks one by one.
-scontrol update "jobid=$merge" "dependency=afterok:${array}_1:${array}_2:${array}_3:${array}_4" ||
-	fail "repointing the merge's dependency"
-# Near a time limit: run 2 has --time 10, so its tasks trap the SIGUSR1
-# that Slurm sends their shell 90 s before it (--signal=B:USR1@90). Catch
-# the first task's second try midway and send that signal now: the task
-# made progress, so it requeues itself, and its third try resumes.
-log=$tmp/run2/logs/shard-$first.out
-total=$(echo $totals | cut -d' ' -f "$first")
-deadline 120
-while :; do
-	in_time || fail "run 2: could not catch task ${array}_$first's second try midway"
-	line=$(grep 'points already in' "$log" | head -n 1)
-	if [ -n "$line" ] && [ ! -f "$tmp/run2/shard-$first/points.tsv" ]; then
-		kept=$(echo "$line" | sed 's/.*: \([0-9]*\) points already in.*/\1/')
-		k=$(journal_rows "$tmp/run2/shard-$first")
-		if [ "$k" -gt "$kept" ] && scontrol suspend "${array}_$first"; then
-			[ ! -f "$tmp/run2/shard-$first/points.tsv" ] ||
-				fail "run 2: task ${array}_$first's second try ended before it was suspended"
+# --- 2. Stop three running tasks midway in three ways; they resume. ---
+# Submitted held (--sbatch=--hold), so that the test starts the tasks one at
+# a time and catches each midway: when its journal holds some rows but at
+# most half of its shard, `scontrol suspend` freezes it (SIGSTOP, through
+# slurmd), so that a fast machine cannot finish it before the test ends it
+# as Slurm does on preemption, scancel or a near time limit.
+submit "$tmp/run2" --time 10 --sbatch=--hold
+echo "run 2: array $array, merge $merge (held)"
+catch() {
+	total=$("$rematsim" sweep "$tmp/exp.yaml" --dry-run --shard "$1/4" 2>/dev/null)
+	scontrol release "${array}_$1" || fail "scontrol release ${array}_$1"
+	deadline 120
+	while :; do
+		in_time || fail "run 2: task ${array}_$1 did not get midway in 120 s: $(state "${array}_$1")"
+		[ ! -f "$tmp/run2/shard-$1/points.tsv" ] ||
+			fail "run 2: task ${array}_$1 finished before the test could stop it midway"
+		k=$(journal_rows "$tmp/run2/shard-$1")
+		if [ "$k" -ge 1 ] && [ "$k" -le $((total / 2)) ] &&
+			scontrol suspend "${array}_$1" 2>/dev/null; then
+			[ ! -f "$tmp/run2/shard-$1/points.tsv" ] ||
+				fail "run 2: task ${array}_$1 finished before it was suspended"
 			break
 		fi
-	fi
-	sleep 0.05
-done
-echo "run 2: task ${array}_$first (try 2) suspended at $(journal_rows "$tmp/run2/shard-$first") of $total rows"
-scontrol resume "${array}_$first" || fail "scontrol resume ${array}_$first"
-# slurmd drops a signal that reaches a step before the resume does: resend
-# until the task's log shows the trap ran.
-deadline 15
-until grep -q 'time limit near' "$log"; do
-	in_time || fail "run 2: task ${array}_$first's shell never ran its SIGUSR1 trap"
-	scancel --batch --signal=USR1 "${array}_$first" || fail "scancel --signal=USR1 ${array}_$first"
-	sleep 0.5
-done
+		sleep 0.02
+	done
+	echo "run 2: task ${array}_$1 suspended at $(journal_rows "$tmp/run2/shard-$1") of $total rows"
+	# Resumed before it is ended: a requeued suspended job would be held.
+	scontrol resume "${array}_$1" || fail "scontrol resume ${array}_$1"
+}
+wait_pending() {
+	deadline 30
+	until [ "$(state "${array}_$1")" = PENDING ]; do
+		in_time || fail "task ${array}_$1 not pending after requeue: $(state "${array}_$1")"
+		sleep 0.2
+	done
+}
+# Task 1, preemption-like: requeued while running. The merge's dependency
+# holds. Slurm keeps a requeued task pending for two minutes (BeginTime).
+catch 1
+scontrol requeue "${array}_1" || fail "scontrol requeue ${array}_1"
+wait_pending 1
+# Task 2, a user's scancel: the task ends CANCELLED, which fails the merge's
+# afterok for good; requeue it and repoint the merge as docs/slurm.md says.
+catch 2
+scancel "${array}_2" || fail "scancel ${array}_2"
 deadline 30
-until [ "$(state "${array}_$first")" = PENDING ]; do
-	in_time || fail "task ${array}_$first did not requeue itself: $(state "${array}_$first")"
+until [ "$(state "${array}_2")" = CANCELLED ]; do
+	in_time || fail "task ${array}_2 not cancelled: $(state "${array}_2")"
 	sleep 0.2
 done
-scontrol update "jobid=${array}_$first" StartTime=now || fail "StartTime=now for ${array}_$first"
+scontrol requeue "${array}_2" || fail "scontrol requeue ${array}_2"
+wait_pending 2
+scontrol update "jobid=$merge" "dependency=afterok:${array}_1:${array}_2:${array}_3:${array}_4" ||
+	fail "repointing the merge's dependency"
+# Task 3, near a time limit: run 2 has --time 10, so its tasks trap the
+# SIGUSR1 that Slurm sends their shell 90 s before it (--signal=B:USR1@90).
+# Sent now, the task made progress, so it requeues itself. slurmd drops a
+# signal that reaches a step before the resume does: resend until the
+# task's log shows the trap ran.
+catch 3
+deadline 15
+until grep -q 'time limit near' "$tmp/run2/logs/shard-3.out"; do
+	in_time || fail "run 2: task ${array}_3's shell never ran its SIGUSR1 trap"
+	scancel --batch --signal=USR1 "${array}_3" || fail "scancel --signal=USR1 ${array}_3"
+	sleep 0.5
+done
+wait_pending 3
+# Let everything run: task 4, the merge, and the requeued tasks now.
+scontrol release "${array}_4" || fail "scontrol release ${array}_4"
+scontrol release "$merge" || fail "scontrol release $merge"
+for i in 1 2 3; do
+	scontrol update "jobid=${array}_$i" StartTime=now || fail "StartTime=now for ${array}_$i"
+done
 wait_jobs "$array,$merge" 150
 [ "$(state "$merge")" = COMPLETED ] || fail "run 2: merge job $merge ended $(state "$merge")"
-for i in $first $second; do
+for i in 1 2 3; do
 	log=$tmp/run2/logs/shard-$i.out
 	grep -q "shard $i/4, job ${array}_$i, try 2" "$log" || fail "run 2: shard $i did not run a second try"
-	line=$(grep 'points already in' "$log" | head -n 1)
+	line=$(grep 'points already in' "$log")
 	[ -n "$line" ] || fail "run 2: shard $i did not resume"
 	kept=$(echo "$line" | sed 's/.*: \([0-9]*\) points already in.*/\1/')
 	left=$(echo "$line" | sed 's/.*, \([0-9]*\) to run.*/\1/')
 	[ "$kept" -ge 1 ] && [ "$left" -ge 1 ] || fail "run 2: shard $i resumed oddly: $line"
-	echo "run 2: shard $i resumed: $kept points kept, $left run again"
 	grep -q "shard $i/4: sweep exited with status 0" "$log" || fail "run 2: shard $i's second try"
+	echo "run 2: shard $i resumed: $kept points kept, $left run again"
 done
-log=$tmp/run2/logs/shard-$first.out
-grep -q "time limit near; [0-9]* points done in this try; requeueing shard $first" "$log" &&
-	grep -q "shard $first/4, job ${array}_$first, try 3" "$log" ||
-	fail "run 2: shard $first did not requeue itself on SIGUSR1"
-line=$(grep 'points already in' "$log" | tail -n 1)
-echo "run 2: shard $first requeued itself on SIGUSR1 and resumed: ${line#*: }"
+grep -q "time limit near; [0-9]* points done in this try; requeueing shard 3" \
+	"$tmp/run2/logs/shard-3.out" || fail "run 2: shard 3 did not requeue itself on SIGUSR1"
 rows "$tmp/run2/points.tsv" >"$tmp/run2.rows"
 cmp -s "$tmp/ref.rows" "$tmp/run2.rows" || fail "run 2: merged points.tsv differs from the unsharded sweep"
 echo "run 2: merged result equals the unsharded sweep ($(elapsed) s)"
