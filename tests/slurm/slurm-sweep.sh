@@ -125,8 +125,10 @@ echo "run 1: merged result equals the unsharded sweep ($(elapsed) s)"
 # Submitted held (--sbatch=--hold), so that the test starts the tasks one at
 # a time and catches each midway: when its journal holds some rows but at
 # most half of its shard, `scontrol suspend` freezes it (SIGSTOP, through
-# slurmd), so that a fast machine cannot finish it before the test ends it
-# as Slurm does on preemption, scancel or a near time limit.
+# slurmd), so that it cannot finish before the test ends it as Slurm does
+# on preemption, scancel or a near time limit. (One suspend and one resume
+# only: after quick suspend/resume cycles slurmstepd drops the signals of a
+# requeue or scancel for a while.)
 submit "$tmp/run2" --time 10 --sbatch=--hold
 echo "run 2: array $array, merge $merge (held)"
 catch() {
@@ -138,17 +140,16 @@ catch() {
 		[ ! -f "$tmp/run2/shard-$1/points.tsv" ] ||
 			fail "run 2: task ${array}_$1 finished before the test could stop it midway"
 		k=$(journal_rows "$tmp/run2/shard-$1")
-		if [ "$k" -ge 1 ] && [ "$k" -le $((total / 2)) ] &&
-			scontrol suspend "${array}_$1" 2>/dev/null; then
-			[ ! -f "$tmp/run2/shard-$1/points.tsv" ] ||
-				fail "run 2: task ${array}_$1 finished before it was suspended"
+		if [ "$k" -ge 1 ] && [ "$k" -le $((total / 2)) ]; then
+			scontrol suspend "${array}_$1" || fail "scontrol suspend ${array}_$1"
 			break
 		fi
 		sleep 0.02
 	done
-	echo "run 2: task ${array}_$1 suspended at $(journal_rows "$tmp/run2/shard-$1") of $total rows"
-	# Resumed before it is ended: a requeued suspended job would be held.
-	scontrol resume "${array}_$1" || fail "scontrol resume ${array}_$1"
+	k=$(journal_rows "$tmp/run2/shard-$1")
+	[ ! -f "$tmp/run2/shard-$1/points.tsv" ] && [ "$k" -lt "$total" ] ||
+		fail "run 2: task ${array}_$1 finished before it was suspended"
+	echo "run 2: task ${array}_$1 suspended at $k of $total rows"
 }
 wait_pending() {
 	deadline 30
@@ -160,11 +161,14 @@ wait_pending() {
 # Task 1, preemption-like: requeued while running. The merge's dependency
 # holds. Slurm keeps a requeued task pending for two minutes (BeginTime).
 catch 1
+# (Resumed before it is ended: a requeued suspended job would be held.)
+scontrol resume "${array}_1" || fail "scontrol resume ${array}_1"
 scontrol requeue "${array}_1" || fail "scontrol requeue ${array}_1"
 wait_pending 1
 # Task 2, a user's scancel: the task ends CANCELLED, which fails the merge's
 # afterok for good; requeue it and repoint the merge as docs/slurm.md says.
 catch 2
+scontrol resume "${array}_2" || fail "scontrol resume ${array}_2"
 scancel "${array}_2" || fail "scancel ${array}_2"
 deadline 30
 until [ "$(state "${array}_2")" = CANCELLED ]; do
@@ -176,16 +180,30 @@ wait_pending 2
 scontrol update "jobid=$merge" "dependency=afterok:${array}_1:${array}_2:${array}_3:${array}_4" ||
 	fail "repointing the merge's dependency"
 # Task 3, near a time limit: run 2 has --time 10, so its tasks trap the
-# SIGUSR1 that Slurm sends their shell 90 s before it (--signal=B:USR1@90).
-# Sent now, the task made progress, so it requeues itself. slurmd drops a
-# signal that reaches a step before the resume does: resend until the
-# task's log shows the trap ran.
+# SIGUSR1 that Slurm sends their batch shell 90 s before it
+# (--signal=B:USR1@90). The test sends it now, to that shell (found by its
+# script in this cluster's spool folder), while the task is suspended; on
+# resuming, the shell runs its trap: the try made progress, so the task
+# requeues itself. (scancel --batch --signal=USR1 would do the same, but
+# slurmd drops signals for a step it still counts as suspended.)
 catch 3
-deadline 15
+jobid=$(scontrol show job "${array}_3" | sed -n 's/^JobId=\([0-9]*\).*/\1/p')
+script="$tmp/cluster/spool/job$(printf %05d "$jobid")/slurm_script"
+shell=
+for f in /proc/[0-9]*/cmdline; do
+	if tr '\0' ' ' <"$f" 2>/dev/null | grep -qF "$script"; then
+		shell=${f#/proc/}
+		shell=${shell%/cmdline}
+		break
+	fi
+done
+[ -n "$shell" ] || fail "run 2: no batch shell running $script"
+kill -USR1 "$shell" || fail "kill -USR1 $shell"
+scontrol resume "${array}_3" || fail "scontrol resume ${array}_3"
+deadline 30
 until grep -q 'time limit near' "$tmp/run2/logs/shard-3.out"; do
 	in_time || fail "run 2: task ${array}_3's shell never ran its SIGUSR1 trap"
-	scancel --batch --signal=USR1 "${array}_3" || fail "scancel --signal=USR1 ${array}_3"
-	sleep 0.5
+	sleep 0.2
 done
 wait_pending 3
 # Let everything run: task 4, the merge, and the requeued tasks now.
