@@ -515,9 +515,23 @@ START_TEST(sweep_shards_merge)
 	char s1[4096];
 	snprintf(s1, sizeof s1, "%s/s1/points.tsv", d);
 	ck_assert_uint_eq(count_rows(s1), 30);
-	/* Missing a shard is an error. */
-	ck_assert_int_eq(sh("%s merge %s/s1 %s/s3 --out %s/m 2>/dev/null", rematsim(), d, d, d),
+	/* Missing a shard is an error that names the shard and its points. */
+	ck_assert_int_eq(sh("%s merge %s/s1 %s/s3 --out %s/m 2>%s/err", rematsim(), d, d, d, d),
 			 65);
+	ck_assert_int_eq(sh("grep -q '^rematsim: merge: 30 of 90 points are missing; rerun 1 shard' "
+			    "%s/err && grep -q '^  shard 2/3, 30 points (1, 4, 7, 10, 13, 16, 19, "
+			    "\\.\\.\\.): none of the folders' %s/err", d, d), 0);
+	/* An unfinished shard (a killed sweep's journal) is named as such ... */
+	ck_assert_int_eq(sh("%s sweep -q %s/exp.yaml --out %s/s2k --shard 2/3 --stop-after 10",
+			    rematsim(), d, d), 75);
+	ck_assert_int_eq(sh("%s merge %s/s1 %s/s2k %s/s3 --out %s/m 2>%s/err", rematsim(), d, d,
+			    d, d, d), 65);
+	ck_assert_int_eq(sh("grep -q '^  shard 2/3, 20 points (.*): %s/s2k is unfinished' %s/err",
+			    d, d), 0);
+	/* ... and a folder without results makes it 66. */
+	ck_assert_int_eq(sh("mkdir %s/empty && %s merge %s/s1 %s/empty %s/s3 --out %s/m 2>%s/err",
+			    d, rematsim(), d, d, d, d, d), 66);
+	ck_assert_int_eq(sh("grep -q '^  %s/empty holds no results' %s/err", d, d), 0);
 	ck_assert_int_eq(sh("%s merge %s/s3 %s/s1 %s/s2 --out %s/m", rematsim(), d, d, d, d), 0);
 	char full[4096], merged[4096];
 	snprintf(full, sizeof full, "%s/full/points.tsv", d);

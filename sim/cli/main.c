@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{"plot", cmd_plot, "render the figures of a sweep's output folder"},
 	{"profile", cmd_profile, "the activation profile of a log's forward ops"},
 	{"solve", cmd_solve, "static checkpoint plans: split points, and their replay"},
+	{"slurm", cmd_slurm, "run a sweep on a Slurm cluster: job array, then merge"},
 };
 
 static void usage(FILE *f)

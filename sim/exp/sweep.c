@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,6 +521,173 @@ out:
 	return rc;
 }
 
+/*
+ * Merge's view of one folder: its finished points.tsv, else the journal a
+ * killed sweep left (an unfinished shard), else nothing (a shard that never
+ * ran). *kind says which; t is empty (no header) for nothing.
+ */
+enum merge_kind { MERGE_DONE, MERGE_JOURNAL, MERGE_NOTHING };
+
+static int merge_read(const char *dir, struct points_table *t, enum merge_kind *kind,
+		      struct rs_error *err)
+{
+	char *path = path_join(dir, "points.tsv");
+	char *journal = path_join(dir, JOURNAL);
+	int rc;
+	*kind = MERGE_DONE;
+	if (access(path, F_OK) && errno == ENOENT && !access(journal, F_OK)) {
+		*kind = MERGE_JOURNAL;
+		rc = points_read(journal, false, t, err);
+	} else {
+		rc = points_read(path, true, t, err);
+		if (!rc && !t->n_header)
+			*kind = MERGE_NOTHING;
+	}
+	if (!rc && *kind != MERGE_NOTHING && !points_header(t, "config_hash"))
+		rc = rs_error_set(err, EXIT_DATAERR, *kind == MERGE_JOURNAL ? journal : path, 0,
+				  "no config_hash header");
+	free(path);
+	free(journal);
+	return rc;
+}
+
+/* "I/N" of a folder's `shard` header; 0 when absent or malformed. */
+static unsigned shard_of(const struct points_table *t, unsigned *n)
+{
+	const char *s = points_header(t, "shard");
+	unsigned i = 0;
+	*n = 0;
+	if (!s || sscanf(s, "%u/%u", &i, n) != 2 || !i || i > *n)
+		i = *n = 0;
+	return i;
+}
+
+/* Append to buf (of size, holding *len bytes) without overrunning it. */
+static void bprintf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void bprintf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	if (*len >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	*len = n < 0 ? size : *len + (size_t)n;
+}
+
+/* Up to 8 of the missing points p with p % step == first (step 1: all). */
+static void list_missing(char *buf, size_t size, size_t *len, const struct points_table *t,
+			 size_t first, size_t step, size_t count)
+{
+	size_t shown = 0;
+	for (size_t p = first; p < t->total && shown < count; p += step)
+		if (!t->rows[p]) {
+			if (shown == 7 && count > 8) {
+				bprintf(buf, size, len, ", ...");
+				break;
+			}
+			bprintf(buf, size, len, "%s%zu", shown ? ", " : "", p);
+			shown++;
+		}
+}
+
+/*
+ * The error for a merge that lacks points: how many, which, and, when the
+ * folders are shards of one --shard I/N split, which shards to rerun and
+ * where their folders are (or that none was given). Status: EXIT_NOINPUT
+ * when a named folder holds no results at all, else EXIT_DATAERR.
+ */
+static void report_missing(const struct points_table *t, const char *const *dirs,
+			   const enum merge_kind *kinds, const unsigned *shards, unsigned n_shards,
+			   size_t n_dirs, size_t first, const char *made_by, struct rs_error *err)
+{
+	char msg[sizeof err->msg];
+	size_t len = 0, missing = t->total - t->n_rows;
+	int status = EXIT_DATAERR;
+	for (size_t d = 0; d < n_dirs; d++)
+		if (kinds[d] == MERGE_NOTHING)
+			status = EXIT_NOINPUT;
+	bprintf(msg, sizeof msg, &len, "merge: %zu of %zu points are missing", missing,
+		t->total);
+	if (!n_shards) {
+		/* Not one --shard split: partial runs, or folders of different splits. */
+		bprintf(msg, sizeof msg, &len, " (points ");
+		list_missing(msg, sizeof msg, &len, t, 0, 1, missing);
+		bprintf(msg, sizeof msg, &len,
+			"); rerun the sweep into one of the folders (it resumes), then merge again");
+		rs_error_set(err, status, NULL, 0, "%s", msg);
+		return;
+	}
+	size_t to_rerun = 0, listed = 0;
+	for (unsigned s = 1; s <= n_shards; s++) {
+		size_t count = 0;
+		for (size_t p = s - 1; p < t->total; p += n_shards)
+			count += !t->rows[p];
+		to_rerun += count > 0;
+	}
+	bprintf(msg, sizeof msg, &len, "; rerun %zu shard%s (a rerun into the same folder "
+		"resumes), then merge again:", to_rerun, to_rerun == 1 ? "" : "s");
+	for (unsigned s = 1; s <= n_shards; s++) {
+		size_t count = 0;
+		for (size_t p = s - 1; p < t->total; p += n_shards)
+			count += !t->rows[p];
+		if (!count)
+			continue;
+		if (listed++ == 6) {
+			bprintf(msg, sizeof msg, &len, "\n  ... and %zu more shards", to_rerun - 6);
+			break;
+		}
+		const char *dir = NULL;
+		enum merge_kind kind = MERGE_DONE;
+		for (size_t d = 0; d < n_dirs; d++)
+			if (kinds[d] != MERGE_NOTHING && shards[d] == s) {
+				dir = dirs[d];
+				kind = kinds[d];
+			}
+		bprintf(msg, sizeof msg, &len, "\n  shard %u/%u, %zu point%s (", s, n_shards, count,
+			count == 1 ? "" : "s");
+		list_missing(msg, sizeof msg, &len, t, s - 1, n_shards, count);
+		if (!dir)
+			bprintf(msg, sizeof msg, &len, "): none of the folders is this shard's");
+		else
+			bprintf(msg, sizeof msg, &len, "): %s %s", dir,
+				kind == MERGE_JOURNAL ? "is unfinished (points.journal, no points.tsv)"
+						      : "is incomplete");
+	}
+	for (size_t d = 0; d < n_dirs; d++)
+		if (kinds[d] == MERGE_NOTHING)
+			bprintf(msg, sizeof msg, &len,
+				"\n  %s holds no results (no points.tsv or points.journal)", dirs[d]);
+	if (made_by)
+		bprintf(msg, sizeof msg, &len, "\n  (%s was made by: %s)", dirs[first], made_by);
+	/* Shards that `rematsim slurm` submitted: its script reruns them. */
+	char *parent = xstrdup(dirs[first]);
+	char *slash = strrchr(parent, '/');
+	if (slash)
+		*slash = 0;
+	char *script = path_join(slash ? parent : ".", "slurm/shards.sbatch");
+	if (!access(script, R_OK)) {
+		bprintf(msg, sizeof msg, &len, "\n  with Slurm: sbatch --array=");
+		const char *sep = "";
+		for (unsigned s = 1; s <= n_shards; s++) {
+			bool lacks = false;
+			for (size_t p = s - 1; p < t->total && !lacks; p += n_shards)
+				lacks = !t->rows[p];
+			if (lacks) {
+				bprintf(msg, sizeof msg, &len, "%s%u", sep, s);
+				sep = ",";
+			}
+		}
+		bprintf(msg, sizeof msg, &len, " %s", script);
+	}
+	free(script);
+	free(parent);
+	if (len >= sizeof msg)
+		memcpy(msg + sizeof msg - 5, "...", 4);
+	rs_error_set(err, status, NULL, 0, "%s", msg);
+}
+
 int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		const char *command_line, struct rs_error *err)
 {
@@ -526,26 +695,46 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 	char *models = NULL;
 	size_t models_len = 0;
 	int rc = -1;
+	size_t first = n_dirs; /* the first folder with results: header and models.tsv */
+	enum merge_kind *kinds = xcalloc(n_dirs, sizeof *kinds);
+	unsigned *shards = xcalloc(n_dirs, sizeof *shards);
+	unsigned n_shards = 0; /* the N all folders share, else 0 */
+	bool one_split = true;
+	char *made_by = NULL; /* the first folder's command line */
 	for (size_t d = 0; d < n_dirs; d++) {
-		char *path = path_join(dirs[d], "points.tsv");
 		struct points_table t;
-		if (points_read(path, false, &t, err)) {
-			free(path);
+		if (merge_read(dirs[d], &t, &kinds[d], err))
 			goto out;
-		}
-		const char *hash = points_header(&t, "config_hash");
-		if (!hash) {
-			rs_error_set(err, EXIT_DATAERR, path, 0, "no config_hash header");
+		if (kinds[d] == MERGE_NOTHING) {
 			points_table_free(&t);
-			free(path);
-			goto out;
+			continue;
 		}
-		if (d == 0) {
+		char *path = path_join(dirs[d], kinds[d] == MERGE_JOURNAL ? JOURNAL : "points.tsv");
+		const char *hash = points_header(&t, "config_hash");
+		unsigned n;
+		shards[d] = shard_of(&t, &n);
+		if (!shards[d] || n < 2 || (n_shards && n != n_shards))
+			one_split = false;
+		n_shards = n;
+		if (first == n_dirs) {
+			first = d;
+			const char *cmd = points_header(&t, "command");
+			made_by = cmd && *cmd ? xstrdup(cmd) : NULL;
 			for (size_t i = 0; i < t.n_header; i++)
 				points_header_add(&merged, t.keys[i], t.values[i]);
 			points_header_set(&merged, "command", command_line ? command_line : "");
 			points_header_set(&merged, "shard", "1/1");
 			points_table_size(&merged, t.total);
+		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
+			   t.total != merged.total) {
+			rs_error_set(err, EXIT_DATAERR, path, 0,
+				     "config hash %s differs from %s's (%s): not the same experiment",
+				     hash, dirs[first], points_header(&merged, "config_hash"));
+			points_table_free(&t);
+			free(path);
+			goto out;
+		}
+		if (!models && kinds[d] == MERGE_DONE) {
 			char *mpath = path_join(dirs[d], "models.tsv");
 			int mrc = read_whole_file(mpath, &models, &models_len, err);
 			free(mpath);
@@ -554,14 +743,6 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 				free(path);
 				goto out;
 			}
-		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
-			   t.total != merged.total) {
-			rs_error_set(err, EXIT_DATAERR, path, 0,
-				     "config hash %s differs from %s's (%s): not the same experiment",
-				     hash, dirs[0], points_header(&merged, "config_hash"));
-			points_table_free(&t);
-			free(path);
-			goto out;
 		}
 		for (size_t i = 0; i < t.total; i++)
 			if (t.rows[i] && !merged.rows[i]) {
@@ -571,14 +752,20 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		points_table_free(&t);
 		free(path);
 	}
+	if (first == n_dirs) {
+		rs_error_set(err, EXIT_NOINPUT, dirs[0], 0,
+			     "no points.tsv (nor points.journal): not the output folder of a sweep%s",
+			     n_dirs > 1 ? ", nor are the others" : "");
+		goto out;
+	}
 	if (merged.n_rows < merged.total) {
-		size_t first = 0;
-		while (merged.rows[first])
-			first++;
-		rs_error_set(err, EXIT_DATAERR, NULL, 0,
-			     "the folders hold %zu of %zu points (point %zu is missing): "
-			     "a shard is missing or unfinished",
-			     merged.n_rows, merged.total, first);
+		report_missing(&merged, dirs, kinds, shards, one_split ? n_shards : 0, n_dirs,
+			       first, made_by, err);
+		goto out;
+	}
+	if (!models) {
+		rs_error_set(err, EXIT_NOINPUT, dirs[first], 0,
+			     "no models.tsv in any folder with a finished points.tsv");
 		goto out;
 	}
 	if (make_dirs(out_dir, err) ||
@@ -586,6 +773,9 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		goto out;
 	rc = 0;
 out:
+	free(made_by);
+	free(kinds);
+	free(shards);
 	free(models);
 	points_table_free(&merged);
 	return rc;
