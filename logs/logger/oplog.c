@@ -444,6 +444,8 @@ int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *cons
 	       size_t nres, const char *const *results, const uint64_t *bytes,
 	       const int *alias, uint64_t time_ns)
 {
+	if (!nres) /* the simulator replays an op through its outputs */
+		return bad(log, "CALL %s: an op with no results cannot be replayed%s", op, "");
 	long argt[nargs ? nargs : 1];
 	for (size_t i = 0; i < nargs; i++) {
 		if (check_name(log, args[i]))
@@ -499,6 +501,8 @@ int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *cons
 int oplog_mutate(struct oplog *log, const char *op, size_t nargs, const char *const *args,
 		 size_t nmutated, const int *mutated, uint64_t time_ns)
 {
+	if (!nmutated)
+		return bad(log, "MUTATE %s: an op that changes no argument cannot be replayed%s", op, "");
 	long argt[nargs ? nargs : 1];
 	for (size_t i = 0; i < nargs; i++) {
 		if (check_name(log, args[i]))

@@ -672,6 +672,16 @@ static void do_call(struct builder *b, const struct rec *r)
 	bool ok = name && args && res && get_count(b, r, "TIME", &time);
 	size_t n_args = args ? jv_size(args) : 0;
 	size_t n_res = res ? jv_size(res) : 0;
+	if (res && !n_res) {
+		/* The reference simulator cannot parse such a record (its CALL
+		 * reader unpacks the MEMORY/ALIAS pairs of at least one result),
+		 * and its runtime materializes an op through its first output. */
+		problem(b, EXIT_DATAERR, r->line,
+			"CALL \"%s\" has an empty RESULT list: an op with no outputs cannot be "
+			"replayed (the reference simulator rejects it too)", name ? name : "?");
+		ok = false;
+		res = NULL;
+	}
 	uint64_t *sizes = xcalloc(n_res + 1, sizeof *sizes);
 	long *mlines = xcalloc(n_res + 1, sizeof *mlines);
 	int32_t *alias = xcalloc(n_res + 1, sizeof *alias);
@@ -761,6 +771,15 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	if (!ok)
 		return;
 	size_t n_args = jv_size(args), n_mut = jv_size(mut);
+	if (!n_mut) {
+		/* simrd builds an op with no outputs from it, then fails to
+		 * materialize it (its runtime computes an op through its first
+		 * output): refuse it here, with the line. */
+		problem(b, EXIT_DATAERR, r->line,
+			"MUTATE \"%s\" has an empty MUTATE list: an op that changes no argument "
+			"cannot be replayed (the reference simulator rejects it too)", name);
+		return;
+	}
 	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
 	size_t *idx = xcalloc(n_mut + 1, sizeof *idx);
 	bool poisoned = false;
