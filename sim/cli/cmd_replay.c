@@ -109,6 +109,12 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 	fprintf(tl->f, "\t%" PRIu64 "\n", tl->budget);
 }
 
+/* A JSON number, or null for an infinite or NaN value (which JSON lacks). */
+static json_t *json_finite(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
 #define MAX_POINTS 1024
 
 int cmd_replay(int argc, char **argv)
@@ -297,11 +303,12 @@ int cmd_replay(int argc, char **argv)
 			free(tmp);
 		}
 		if (json) {
-			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:s, s:f, s:I, s:I, s:I, s:I, s:I}",
+			/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
+			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
 					      "log", logname, "heuristic", h->name, "runtime", runtime_kind_name(rk),
-					      "seed", (json_int_t)seed, "ratio", n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory,
+					      "seed", (json_int_t)seed, "ratio", json_finite(n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory),
 					      "budget", (json_int_t)pr.budget, "outcome", outcome_name(pr.run.outcome),
-					      "overhead", pr.overhead,
+					      "overhead", json_finite(pr.overhead),
 					      "baseline_memory", (json_int_t)base.memory,
 					      "baseline_compute", (json_int_t)base.compute,
 					      "model_compute", (json_int_t)pr.run.model_compute,

@@ -23,7 +23,54 @@
 struct buf {
 	char *p;
 	size_t len, cap;
+	/* Limits on what is read into it (docs/limits.md): total bytes, and
+	 * bytes of one line when line_limit (logs: a file that never ends a
+	 * line, /dev/zero, is refused early); 0 = not yet set. */
+	uint64_t limit, line_limit;
+	uint64_t line_len; /* bytes of the current (last, unfinished) line */
+	long lines;        /* newlines seen */
+	size_t scanned;    /* bytes already checked */
+	bool gz_lines;     /* gzip data: check the lines of what it inflates to */
 };
+
+static void buf_limits(struct buf *b, bool lines)
+{
+	b->limit = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
+	b->line_limit = lines ? rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT) : 0;
+}
+
+/* Check the bytes added since the last call against the limits. */
+static int buf_check(struct buf *b, const char *name, struct rs_error *err)
+{
+	char t[32];
+	if (b->limit && b->len > b->limit)
+		return rs_error_set(err, EXIT_DATAERR, name, 0,
+				    "more than %s of data (decompressed): over the input size limit; "
+				    "set %s to raise it (docs/limits.md)",
+				    rs_bytes_text(b->limit, t, sizeof t), RS_MAX_INPUT_ENV);
+	if (!b->line_limit) {
+		b->scanned = b->len;
+		return 0;
+	}
+	const char *p = b->p + b->scanned, *end = b->p + b->len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		b->line_len += n;
+		if (b->line_len > b->line_limit)
+			return rs_error_set(err, EXIT_DATAERR, name, b->lines + 1,
+					    "line longer than %s: over the line length limit "
+					    "(not an op log?); set %s to raise it (docs/limits.md)",
+					    rs_bytes_text(b->line_limit, t, sizeof t), RS_MAX_LINE_ENV);
+		if (!nl)
+			break;
+		b->lines++;
+		b->line_len = 0;
+		p = nl + 1;
+	}
+	b->scanned = b->len;
+	return 0;
+}
 
 static void buf_append(struct buf *b, const void *data, size_t n)
 {
@@ -31,6 +78,18 @@ static void buf_append(struct buf *b, const void *data, size_t n)
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
 	b->p[b->len] = '\0';
+}
+
+/* Append n bytes read from name and check them against the limits; the
+ * lines of gzip data are checked once decompressed (maybe_gunzip). */
+static int buf_put(struct buf *b, const void *data, size_t n, const char *name,
+		   struct rs_error *err)
+{
+	if (!b->len && n >= 2 && ((const unsigned char *)data)[0] == 0x1f &&
+	    ((const unsigned char *)data)[1] == 0x8b)
+		b->line_limit = 0, b->gz_lines = true;
+	buf_append(b, data, n);
+	return buf_check(b, name, err);
 }
 
 static int read_file(const char *path, struct buf *out, struct rs_error *err)
@@ -44,11 +103,14 @@ static int read_file(const char *path, struct buf *out, struct rs_error *err)
 	char chunk[1 << 16];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(out, chunk, n);
+		if (buf_put(out, chunk, n, path, err)) {
+			fclose(f);
+			return -1;
+		}
 	int bad = ferror(f);
 	fclose(f);
 	if (bad)
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error");
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error: %s", strerror(errno));
 	if (!out->p)
 		buf_append(out, "", 0);
 	return 0;
@@ -67,8 +129,12 @@ static int gunzip(const char *name, const struct buf *in, struct buf *out,
 	memset(&z, 0, sizeof z);
 	if (inflateInit2(&z, 15 + 16) != Z_OK)
 		rs_bug("inflateInit2 failed");
-	z.next_in = (Bytef *)in->p;
-	z.avail_in = (uInt)in->len;
+	/* zlib counts in 32 bits (uInt): the input and output are handed over
+	 * in windows of at most 1 GiB, so inputs of 4 GiB and more inflate. */
+	const size_t window = (size_t)1 << 30;
+	const unsigned char *in_next = (const unsigned char *)in->p, *in_end = in_next + in->len;
+	z.next_in = (Bytef *)in_next;
+	z.avail_in = (uInt)(in->len < window ? in->len : window);
 	/* The trailer's ISIZE (size mod 2^32) sizes the buffer in one go. */
 	size_t guess = in->len * 8;
 	if (in->len >= 18) {
@@ -78,27 +144,52 @@ static int gunzip(const char *name, const struct buf *in, struct buf *out,
 		if (isize > guess / 64 && isize / 1032 <= in->len)
 			guess = isize + 65536;
 	}
+	if (out->limit && guess > out->limit)
+		guess = (size_t)out->limit + 65536;
 	XGROW(out->p, out->cap, guess + 1);
 	int rc;
 	for (;;) {
 		if (out->cap - out->len < 65536)
 			XGROW(out->p, out->cap, out->cap * 2);
+		/* refill the input window */
+		in_next = z.next_in;
+		if (z.avail_in == 0 && in_next < in_end) {
+			size_t left = (size_t)(in_end - in_next);
+			z.avail_in = (uInt)(left < window ? left : window);
+		}
 		z.next_out = (Bytef *)out->p + out->len;
-		z.avail_out = (uInt)(out->cap - out->len - 1);
+		size_t room = out->cap - out->len - 1;
+		z.avail_out = (uInt)(room < window ? room : window);
 		uInt before = z.avail_out;
 		rc = inflate(&z, Z_NO_FLUSH);
 		out->len += before - z.avail_out;
+		out->p[out->len] = '\0';
+		if (buf_check(out, name, err)) {
+			inflateEnd(&z);
+			return -1;
+		}
+		size_t in_left = (size_t)(in_end - (const unsigned char *)z.next_in);
 		if (rc == Z_STREAM_END) {
 			/* Another member may follow (gzip allows concatenation). */
-			if (z.avail_in >= 2 && z.next_in[0] == 0x1f && z.next_in[1] == 0x8b) {
+			if (in_left >= 2 && z.next_in[0] == 0x1f && z.next_in[1] == 0x8b) {
 				inflateReset(&z);
 				continue;
 			}
+			/* Zero padding (tape blocks) is harmless; anything else after
+			 * the last member is not ours to ignore. */
+			for (size_t i = 0; i < in_left; i++)
+				if (z.next_in[i]) {
+					inflateEnd(&z);
+					return rs_error_set(err, EXIT_DATAERR, name, 0,
+							    "%zu bytes of trailing garbage after the gzip stream "
+							    "(at byte %zu)", in_left - i,
+							    (size_t)(in_end - in_left - (const unsigned char *)in->p) + i);
+				}
 			break;
 		}
-		if (rc == Z_OK)
-			continue;
-		if (rc == Z_BUF_ERROR && z.avail_in == 0) {
+		if (rc == Z_OK || (rc == Z_BUF_ERROR && z.avail_in == 0 && in_left > 0))
+			continue; /* (the next input window) */
+		if (rc == Z_BUF_ERROR && in_left == 0) {
 			inflateEnd(&z);
 			return rs_error_set(err, EXIT_DATAERR, name, 0,
 					    "truncated gzip stream (ends after %zu decompressed bytes)",
@@ -120,6 +211,7 @@ static int maybe_gunzip(const char *name, struct buf *b, struct rs_error *err)
 	if (!is_gzip(b))
 		return 0;
 	struct buf plain = {0};
+	buf_limits(&plain, b->gz_lines);
 	if (gunzip(name, b, &plain, err) < 0) {
 		free(plain.p);
 		return -1;
@@ -162,15 +254,68 @@ static int zip_open(const char *archive, unzFile *zf, struct rs_error *err)
 	return 0;
 }
 
+/* The longest member name looked up (docs/limits.md); the zip format's own
+ * bound is 65535 bytes. */
+#define ZIP_MAX_NAME 4096
+
+/* The name of the current member of zf (gives), read into a buffer of its
+ * own size (minizip leaves a name that fills the buffer unterminated);
+ * NULL when unreadable. */
+static char *zip_current_name(unzFile zf, unz_file_info64 *info)
+{
+	if (unzGetCurrentFileInfo64(zf, info, NULL, 0, NULL, 0, NULL, 0) != UNZ_OK)
+		return NULL;
+	size_t n = (size_t)info->size_filename;
+	char *name = xmalloc(n + 1);
+	if (unzGetCurrentFileInfo64(zf, info, name, (uLong)n + 1, NULL, 0, NULL, 0) != UNZ_OK) {
+		free(name);
+		return NULL;
+	}
+	name[n] = '\0';
+	return name;
+}
+
+/* Make the member named `member` current (an exact, case-sensitive match of
+ * the whole name, at any length: minizip's own lookup stops at 256 bytes). */
+static bool zip_locate(unzFile zf, const char *member)
+{
+	size_t want = strlen(member);
+	for (int rc = unzGoToFirstFile(zf); rc == UNZ_OK; rc = unzGoToNextFile(zf)) {
+		unz_file_info64 info;
+		if (unzGetCurrentFileInfo64(zf, &info, NULL, 0, NULL, 0, NULL, 0) != UNZ_OK ||
+		    info.size_filename != want)
+			continue;
+		char *name = zip_current_name(zf, &info);
+		bool hit = name && !strcmp(name, member);
+		free(name);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
 /* Read the current member of zf (already located) into out. */
 static int zip_read_current(unzFile zf, const char *what, struct buf *out, struct rs_error *err)
 {
+	unz_file_info64 info;
+	if (unzGetCurrentFileInfo64(zf, &info, NULL, 0, NULL, 0, NULL, 0) != UNZ_OK)
+		return rs_error_set(err, EXIT_DATAERR, what, 0, "cannot read the zip member's header");
+	if (info.flag & 1)
+		return rs_error_set(err, EXIT_DATAERR, what, 0,
+				    "the zip member is encrypted (not supported: unpack it with its password)");
+	if (info.compression_method != 0 && info.compression_method != Z_DEFLATED)
+		return rs_error_set(err, EXIT_DATAERR, what, 0,
+				    "the zip member uses compression method %lu (only stored and "
+				    "deflated members are supported)", (unsigned long)info.compression_method);
 	if (unzOpenCurrentFile(zf) != UNZ_OK)
 		return rs_error_set(err, EXIT_DATAERR, what, 0, "cannot open zip member");
 	char chunk[1 << 16];
 	int n;
 	while ((n = unzReadCurrentFile(zf, chunk, sizeof chunk)) > 0)
-		buf_append(out, chunk, (size_t)n);
+		if (buf_put(out, chunk, (size_t)n, what, err)) {
+			unzCloseCurrentFile(zf);
+			return -1;
+		}
 	int close_rc = unzCloseCurrentFile(zf);
 	if (n < 0)
 		return rs_error_set(err, EXIT_DATAERR, what, 0, "corrupt zip member (error %d)", n);
@@ -181,24 +326,23 @@ static int zip_read_current(unzFile zf, const char *what, struct buf *out, struc
 	return 0;
 }
 
-/* Find the manifest member of an open archive: "manifest.json" or "X/manifest.json". */
-static bool zip_find_manifest(unzFile zf, char *name, size_t cap)
+/* Make the manifest member of an open archive current: "manifest.json" or
+ * "X/manifest.json". */
+static bool zip_find_manifest(unzFile zf)
 {
-	if (unzLocateFile(zf, "manifest.json", 0) == UNZ_OK) {
-		snprintf(name, cap, "manifest.json");
+	if (zip_locate(zf, "manifest.json"))
 		return true;
-	}
 	for (int rc = unzGoToFirstFile(zf); rc == UNZ_OK; rc = unzGoToNextFile(zf)) {
-		char member[1024];
 		unz_file_info64 info;
-		if (unzGetCurrentFileInfo64(zf, &info, member, sizeof member, NULL, 0, NULL, 0) != UNZ_OK)
+		char *member = zip_current_name(zf, &info);
+		if (!member)
 			continue;
 		const char *slash = strrchr(member, '/');
 		/* One folder down only: "logs/manifest.json", as in the artifact. */
-		if (slash && !strcmp(slash + 1, "manifest.json") && strchr(member, '/') == slash) {
-			snprintf(name, cap, "%s", member);
-			return unzLocateFile(zf, name, 0) == UNZ_OK;
-		}
+		bool hit = slash && !strcmp(slash + 1, "manifest.json") && strchr(member, '/') == slash;
+		free(member);
+		if (hit)
+			return true; /* and current */
 	}
 	return false;
 }
@@ -270,8 +414,8 @@ int manifest_read(const char *path, struct manifest **out, struct rs_error *err)
 		unzFile zf;
 		if (zip_open(path, &zf, err) < 0)
 			return -1;
-		char name[1024];
-		if (!zip_find_manifest(zf, name, sizeof name)) {
+		buf_limits(&b, false);
+		if (!zip_find_manifest(zf)) {
 			unzClose(zf);
 			return rs_error_set(err, EXIT_DATAERR, path, 0, "archive holds no manifest.json");
 		}
@@ -280,6 +424,7 @@ int manifest_read(const char *path, struct manifest **out, struct rs_error *err)
 		if (rc == 0)
 			rc = manifest_parse(path, b.p, b.len, path, "", out, err);
 	} else {
+		buf_limits(&b, false);
 		rc = read_file(path, &b, err);
 		if (rc == 0) {
 			char *dir = xstrdup(path);
@@ -320,7 +465,13 @@ static int load_zip_member(const char *spec, const char *archive, const char *me
 	if (zip_open(archive, &zf, err) < 0)
 		return -1;
 	int rc;
-	if (member[0] && unzLocateFile(zf, member, 0) == UNZ_OK) {
+	if (strlen(member) > ZIP_MAX_NAME) {
+		unzClose(zf);
+		return rs_error_set(err, EXIT_NOINPUT, archive, 0,
+				    "a member name of %zu bytes is longer than the limit of %d",
+				    strlen(member), ZIP_MAX_NAME);
+	}
+	if (member[0] && zip_locate(zf, member)) {
 		rc = zip_read_current(zf, spec, out, err);
 		unzClose(zf);
 		return rc;
@@ -338,7 +489,7 @@ static int load_zip_member(const char *spec, const char *archive, const char *me
 				free(log);
 				return -1;
 			}
-			if (unzLocateFile(zf, log, 0) != UNZ_OK) {
+			if (!zip_locate(zf, log)) {
 				unzClose(zf);
 				rs_error_set(err, EXIT_DATAERR, archive, 0,
 					     "manifest names log '%s' for model '%s', but the archive has no such member",
@@ -361,6 +512,7 @@ static int load_zip_member(const char *spec, const char *archive, const char *me
 int source_load(const char *spec, char **data, size_t *len, struct rs_error *err)
 {
 	struct buf b = {0};
+	buf_limits(&b, true);
 	char *archive;
 	const char *member = split_zip_spec(spec, &archive);
 	int rc;
