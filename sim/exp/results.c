@@ -130,6 +130,60 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 	return 0;
 }
 
+/* What is wrong with a split row (nf fields) of a table of `total` points,
+ * or NULL: the column count, the point number, and every number column. */
+static const char *row_problem(char **f, size_t nf, size_t total)
+{
+	static char why[160];
+	if (nf != PC_COUNT) {
+		snprintf(why, sizeof why, "%zu columns, not %d", nf, PC_COUNT);
+		return why;
+	}
+	static const int whole[] = {PC_TRIAL, PC_SEED, PC_BUDGET, PC_PEAK_MEMORY,
+				    PC_MODEL_COMPUTE, PC_REMAT_COMPUTE, PC_EVICTIONS, PC_REMATS,
+				    PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_POINT};
+	static const int real[] = {PC_RATIO, PC_OVERHEAD, PC_WALL_MS};
+	static const char *const names[PC_COUNT] = {
+		"model", "heuristic", "runtime", "trial", "seed", "ratio", "budget", "outcome",
+		"overhead", "peak_memory", "model_compute", "remat_compute", "evictions",
+		"remats", "heuristic_evals", "heuristic_accesses", "wall_ms", "series", "point"};
+	for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+		const char *v = f[whole[i]];
+		char *e;
+		errno = 0;
+		unsigned long long n = strtoull(v, &e, 10);
+		bool neg_ok = whole[i] == PC_REMAT_COMPUTE || whole[i] == PC_MODEL_COMPUTE;
+		if (!*v || *e || errno || (*v == '-' && !neg_ok) || *v == '+' || *v == ' ' ||
+		    (whole[i] == PC_POINT && n >= total)) {
+			snprintf(why, sizeof why, "%s '%.40s' is not %s", names[whole[i]], v,
+				 whole[i] == PC_POINT ? "a point number of this experiment"
+						      : "a whole number");
+			return why;
+		}
+	}
+	for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+		const char *v = f[real[i]];
+		char *e;
+		strtod(v, &e);
+		if (!*v || *e || *v == ' ') {
+			snprintf(why, sizeof why, "%s '%.40s' is not a number", names[real[i]], v);
+			return why;
+		}
+	}
+	static const int text[] = {PC_MODEL, PC_HEURISTIC, PC_RUNTIME, PC_OUTCOME, PC_SERIES};
+	for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+		if (!*f[text[i]]) {
+			snprintf(why, sizeof why, "empty %s", names[text[i]]);
+			return why;
+		}
+	const char *o = f[PC_OUTCOME];
+	if (strcmp(o, "pass") && strcmp(o, "oom") && strcmp(o, "thrash")) {
+		snprintf(why, sizeof why, "outcome '%.40s' is not pass, oom or thrash", o);
+		return why;
+	}
+	return NULL;
+}
+
 int points_read(const char *path, bool missing_ok, struct points_table *t,
 		struct rs_error *err)
 {
@@ -141,7 +195,7 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 	if (read_whole_file(path, &data, &len, err))
 		return -1;
 	char *p = data, *end = data + len;
-	long lineno = 0;
+	long lineno = 0, points_line = 0;
 	bool columns_seen = false;
 	int rc = 0;
 	while (p < end) {
@@ -161,6 +215,8 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 				continue;
 			}
 			*colon = 0;
+			if (!strcmp(key, "points") && !points_line)
+				points_line = lineno;
 			points_header_add(t, key, colon + 2);
 			continue;
 		}
@@ -173,10 +229,18 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			columns_seen = true;
 			const char *total = points_header(t, "points");
 			char *e;
+			errno = 0;
 			unsigned long long n = total ? strtoull(total, &e, 10) : 0;
-			if (!total || *e || !n || n > (1ull << 32)) {
-				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+			if (!total || *e || !n || errno || *total == '-') {
+				rc = rs_error_set(err, EXIT_DATAERR, path, points_line ? points_line : lineno,
 						  "missing or bad '# points:' header line");
+				goto out;
+			}
+			/* The count sizes the table: never past what an experiment may have. */
+			if (n > EXPERIMENT_MAX_POINTS) {
+				rc = rs_error_set(err, EXIT_DATAERR, path, points_line,
+						  "'# points: %s' is more than an experiment may have (%u)",
+						  total, EXPERIMENT_MAX_POINTS);
 				goto out;
 			}
 			points_table_size(t, (size_t)n);
@@ -185,13 +249,14 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 		char *copy = xstrdup(line);
 		char *f[PC_COUNT + 1];
 		size_t nf = tsv_split(line, f, PC_COUNT + 1);
-		char *e = "";
-		unsigned long long point = nf == PC_COUNT ? strtoull(f[PC_POINT], &e, 10) : 0;
-		if (nf != PC_COUNT || *e || !*f[PC_POINT] || point >= t->total) {
+		const char *why = row_problem(f, nf, t->total);
+		if (why) {
+			/* Complete rows are written whole: a bad one is damage, not a kill. */
 			free(copy);
-			continue;
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno, "malformed row: %s", why);
+			goto out;
 		}
-		points_table_put(t, (size_t)point, copy);
+		points_table_put(t, (size_t)strtoull(f[PC_POINT], NULL, 10), copy);
 	}
 	if (!columns_seen)
 		rc = rs_error_set(err, EXIT_DATAERR, path, 0,

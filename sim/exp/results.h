@@ -72,11 +72,13 @@ void points_header_set(struct points_table *t, const char *key, const char *valu
 
 /**
  * Read a points file or journal into *t (zeroed first). A missing file is
- * not an error when missing_ok (t stays empty, returns 0). Rows that are
- * torn (no newline), have the wrong number of columns, or a point number
- * outside the header's `points` are skipped; when two rows have the same
- * point number the later one wins. Errors: EXIT_NOINPUT, EXIT_DATAERR
- * (no header or no `points` header).
+ * not an error when missing_ok (t stays empty, returns 0). A torn last row
+ * (no newline: the writer was killed) is skipped; when two rows have the
+ * same point number the later one wins. Errors: EXIT_NOINPUT, EXIT_DATAERR
+ * (no header, no or bad `points` header, a count above
+ * EXPERIMENT_MAX_POINTS, or a complete row with the wrong number of
+ * columns, a point number outside the count, or a number column that is
+ * not one: all with the line).
  */
 int points_read(const char *path, bool missing_ok, struct points_table *t,
 		struct rs_error *err);

@@ -164,15 +164,16 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	points_header_add(t, "seeds", "splitmix64(seed ^ fnv1a64(model \\x1f heuristic \\x1f trial))");
 }
 
-/* Keep the rows of an old file or journal that belong to this experiment. */
-static size_t adopt_rows(const struct experiment *e, const char *path,
-			 struct points_table *t)
+/* Keep the rows of an old file or journal that belong to this experiment.
+ * A damaged file (a bad header count or row) is an error, not a reason to
+ * silently run everything again: -1 with err. */
+static long adopt_rows(const struct experiment *e, const char *path,
+		       struct points_table *t, struct rs_error *err)
 {
 	struct points_table old;
-	struct rs_error ignore;
 	size_t n = 0;
-	if (points_read(path, true, &old, &ignore))
-		return 0; /* unreadable: run everything again */
+	if (points_read(path, true, &old, err))
+		return err && err->status == EXIT_DATAERR ? -1 : 0;
 	const char *hash = points_header(&old, "config_hash");
 	if (!old.rows || !hash || strcmp(hash, e->hash) || old.total != t->total) {
 		points_table_free(&old);
@@ -185,7 +186,7 @@ static size_t adopt_rows(const struct experiment *e, const char *path,
 			n++;
 		}
 	points_table_free(&old);
-	return n;
+	return (long)n;
 }
 
 static char *table_text(const struct points_table *t, size_t *len)
@@ -351,8 +352,16 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
 	char *journal_path = path_join(opt->out_dir, JOURNAL);
-	adopt_rows(e, points_path, &table);
-	adopt_rows(e, journal_path, &table);
+	if (adopt_rows(e, points_path, &table, err) < 0 ||
+	    adopt_rows(e, journal_path, &table, err) < 0) {
+		if (err)
+			snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+				 " (move the file away to start over)");
+		free(points_path);
+		free(journal_path);
+		points_table_free(&table);
+		return -1;
+	}
 	size_t resumed = table.n_rows;
 
 	size_t n_todo = 0;
