@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idset.h"
 #include "jsonl.h"
 #include "sha256.h"
 #include "source.h"
@@ -663,6 +664,11 @@ static void do_constant(struct builder *b, const struct rec *r)
 	handle_map(b, name, t);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void do_call(struct builder *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
@@ -726,11 +732,21 @@ static void do_call(struct builder *b, const struct rec *r)
 			problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is already defined", rn);
 			ok = false;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(rn, jv_str(jv_at(res, j)))) {
-				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice", rn);
+	}
+	if (ok && n_res > 1) {
+		/* A name listed twice, found by sorting (n log n: a crafted
+		 * record may list a million results). */
+		const char **names = xcalloc(n_res, sizeof *names);
+		for (size_t i = 0; i < n_res; i++)
+			names[i] = jv_str(jv_at(res, i));
+		qsort(names, n_res, sizeof *names, by_name);
+		for (size_t i = 1; i < n_res && ok; i++)
+			if (!strcmp(names[i - 1], names[i])) {
+				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice",
+					names[i]);
 				ok = false;
 			}
+		free(names);
 	}
 	if (ok && !poisoned)
 		ok = within_totals(b, r->line, time, n_res, sizes, alias, mlines, res, NULL, NULL);
@@ -805,12 +821,11 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	 * a handle that was mutated since, or the same argument listed twice)
 	 * is a duplicate name there. */
 	bool twice = false;
-	for (size_t i = 0; ok && !poisoned && i < n_mut; i++) {
+	struct u64set seen = {0}; /* tensors met so far in this record: linear time */
+	for (size_t i = 0; ok && !poisoned && !twice && i < n_mut; i++) {
 		uint32_t t = targs[idx[i]];
 		const char *an = jv_str(jv_at(args, idx[i]));
-		bool again = false;
-		for (size_t j = 0; j < i; j++)
-			again |= targs[idx[j]] == t;
+		bool again = !u64set_add(&seen, t);
 		if (again || b->mutated[t]) {
 			if (again)
 				problem(b, EXIT_DATAERR, r->line,
@@ -824,6 +839,7 @@ static void do_mutate(struct builder *b, const struct rec *r)
 			twice = true;
 		}
 	}
+	u64set_free(&seen);
 	if (ok && !poisoned && !twice) {
 		uint64_t *sizes = xcalloc(n_mut + 1, sizeof *sizes);
 		for (size_t i = 0; i < n_mut; i++)
