@@ -224,10 +224,14 @@ struct run_ctx {
 	size_t *todo;
 	struct points_table *table;
 	FILE *journal;
+	const char *journal_path;
 	pthread_mutex_t lock;
 	size_t new_rows;
 	struct rs_error err; /* the first point that could not run */
 	size_t n_errors;
+	/* The first failed journal write (a full disk): no point starts after it. */
+	bool journal_failed;
+	struct rs_error journal_err;
 	double start_s;
 	bool tty;
 	bool progress_shown;
@@ -238,6 +242,11 @@ static void run_point(void *ctx, size_t k)
 	struct run_ctx *rc = ctx;
 	const struct experiment *e = rc->e;
 	size_t i = rc->todo[k];
+	pthread_mutex_lock(&rc->lock);
+	bool stop = rc->journal_failed;
+	pthread_mutex_unlock(&rc->lock);
+	if (stop)
+		return;
 	struct exp_point p;
 	experiment_point(e, i, &p);
 	const struct exp_model *m = &e->models[p.model];
@@ -264,9 +273,18 @@ static void run_point(void *ctx, size_t k)
 	if (failed) {
 		if (!rc->n_errors++)
 			rc->err = err;
+	} else if (rc->journal_failed) {
+		free(line); /* run while the failure happened: rerun on resume */
+	} else if (fprintf(rc->journal, "%s\n", line) < 0 || fflush(rc->journal)) {
+		/* Stop at the first failed write: the rows before it are whole
+		 * in the journal (a torn last line is ignored on resume). */
+		rc->journal_failed = true;
+		rs_error_set(&rc->journal_err, EXIT_IOERR, rc->journal_path, 0,
+			     "cannot append to the journal: %s; the sweep stops, keeping the %zu "
+			     "rows written (rerun it to resume)", strerror(errno),
+			     rc->table->n_rows);
+		free(line);
 	} else {
-		fprintf(rc->journal, "%s\n", line);
-		fflush(rc->journal);
 		points_table_put(rc->table, i, line);
 		rc->new_rows++;
 		if (rc->opt->stop_after && (long)rc->new_rows >= rc->opt->stop_after)
@@ -397,8 +415,19 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 
 	ctx.tty = isatty(STDERR_FILENO);
 	ctx.start_s = now_seconds();
+	ctx.journal_path = journal_path;
 	pool_run(opt->jobs, n_todo, run_point, &ctx, progress, ctx.tty ? 0.5 : 10);
-	fclose(ctx.journal);
+	if (fclose(ctx.journal) && !ctx.journal_failed) {
+		ctx.journal_failed = true;
+		rs_error_set(&ctx.journal_err, EXIT_IOERR, journal_path, 0,
+			     "cannot write the journal: %s", strerror(errno));
+	}
+	if (ctx.journal_failed) {
+		/* The earlier points.tsv stays as it was; the journal has the rest. */
+		if (err)
+			*err = ctx.journal_err;
+		goto out;
+	}
 
 	if (write_outputs(opt->out_dir, &table, models, models_len, err))
 		goto out;
