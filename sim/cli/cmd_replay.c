@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "runtime.h"
 #include "scalar.h"
 #include "schedule.h"
@@ -51,7 +52,7 @@ static const char replay_help[] =
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
-	"73 cannot create the timeline file.\n";
+	"73 cannot create the timeline file, 74 cannot write it or the results.\n";
 
 static void list_choices(FILE *f)
 {
@@ -261,18 +262,14 @@ int cmd_replay(int argc, char **argv)
 		};
 		struct point_result pr;
 		struct timeline tl = {0};
-		char *tmp = NULL;
+		struct outfile tout = {0}; /* a unique temporary name, renamed when whole */
 		if (timeline && i == n - 1) {
-			size_t len = strlen(timeline) + 5;
-			tmp = xmalloc(len);
-			snprintf(tmp, len, "%s.tmp", timeline);
-			tl.f = fopen(tmp, "w");
-			if (!tl.f) {
-				fprintf(stderr, "rematsim replay: cannot create %s: %s\n", tmp, strerror(errno));
-				free(tmp);
+			if (outfile_open(&tout, timeline, &err)) {
+				rs_error_print(&err);
 				schedule_free(s);
-				return EXIT_CANTCREAT;
+				return err.status;
 			}
+			tl.f = tout.f;
 			tl.s = s;
 			tl.budget = pc.budget ? pc.budget : (uint64_t)((double)base.memory * pc.ratio);
 			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\n");
@@ -284,23 +281,14 @@ int cmd_replay(int argc, char **argv)
 				rs_error_print(&err);
 			else
 				fprintf(stderr, "rematsim replay: %s\n", err.msg);
-			if (tl.f) { /* no half-written timeline */
-				fclose(tl.f);
-				remove(tmp);
-				free(tmp);
-			}
+			if (tl.f) /* no half-written timeline */
+				outfile_abort(&tout);
 			schedule_free(s);
 			return err.status;
 		}
-		if (tl.f) {
-			bool bad = ferror(tl.f) != 0;
-			bad |= fclose(tl.f) != 0;
-			if (bad || rename(tmp, timeline)) {
-				fprintf(stderr, "rematsim replay: cannot write %s: %s\n", timeline, strerror(errno));
-				remove(tmp);
-				status = EXIT_IOERR;
-			}
-			free(tmp);
+		if (tl.f && outfile_commit(&tout, false, &err)) {
+			rs_error_print(&err);
+			status = EXIT_IOERR;
 		}
 		if (json) {
 			/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */

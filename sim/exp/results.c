@@ -12,6 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/file.h>
+
+#include "outfile.h"
 
 #include "experiment.h"
 
@@ -382,41 +386,70 @@ int write_file_atomic(const char *dir, const char *name, const char *data,
 		      size_t len, bool durable, struct rs_error *err)
 {
 	char *path = path_join(dir, name);
-	size_t tn = strlen(path) + 32;
-	char *tmp = xmalloc(tn);
-	snprintf(tmp, tn, "%s.tmp.%ld", path, (long)getpid());
-	int rc = -1;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0) {
-		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create: %s", strerror(errno));
-		goto out;
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rs_error_set(err, EXIT_IOERR, path, 0, "cannot write: %s", strerror(errno));
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	if ((durable && fsync(fd)) || close(fd)) {
-		rs_error_set(err, EXIT_IOERR, path, 0, "cannot write: %s", strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		rs_error_set(err, EXIT_IOERR, path, 0, "cannot rename into place: %s",
-			     strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
+	struct outfile o;
+	int rc = outfile_open(&o, path, err);
 	free(path);
-	return rc;
+	if (rc)
+		return -1;
+	if (len && fwrite(data, 1, len, o.f) != len) {
+		/* (commit reports the error and removes the temporary file) */
+	}
+	return outfile_commit(&o, durable, err);
+}
+
+int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		for (size_t i = 0; i < n_bases; i++)
+			if (outfile_is_tmp_of(de->d_name, bases[i])) {
+				char *p = path_join(dir, de->d_name);
+				struct stat st;
+				if (!lstat(p, &st) && S_ISREG(st.st_mode) && !unlink(p))
+					n++;
+				free(p);
+				break;
+			}
+	closedir(d);
+	return n;
+}
+
+int sweep_lock(const char *dir, int *fd_out, struct rs_error *err)
+{
+	char *path = path_join(dir, ".lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0) {
+		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create the lock file: %s",
+			     strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+		char pid[32] = "";
+		ssize_t r = pread(fd, pid, sizeof pid - 1, 0);
+		pid[r > 0 ? r : 0] = 0;
+		pid[strcspn(pid, "\n")] = 0;
+		if (e == EWOULDBLOCK)
+			rs_error_set(err, EXIT_CANTCREAT, dir, 0,
+				     "another sweep%s%s is writing into this folder (it holds %s); "
+				     "wait for it to finish or give another --out",
+				     pid[0] ? " (process " : "", pid[0] ? pid : "", path);
+		else
+			rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot lock: %s", strerror(e));
+		close(fd);
+		free(path);
+		return -1;
+	}
+	char buf[32];
+	int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) == n) {
+		/* (the process number is only a hint for the message above) */
+	}
+	free(path);
+	*fd_out = fd;
+	return 0;
 }

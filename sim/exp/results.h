@@ -98,14 +98,29 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
- * Write `len` bytes to dir/name through a temporary file and rename (so a
- * kill leaves the old file or the new one, never half of one). durable:
+ * Write `len` bytes to dir/name through a unique temporary file and rename
+ * (outfile.h: so a kill leaves the old file or the new one, never half of
+ * one; a non-regular dir/name is written in place). durable:
  * also fsync before the rename, so that a power loss does too (results;
  * not the regenerable figure data). Returns 0, or -1 with err
  * (EXIT_CANTCREAT / EXIT_IOERR).
  */
 int write_file_atomic(const char *dir, const char *name, const char *data,
 		      size_t len, bool durable, struct rs_error *err);
+
+/**
+ * Remove the leftover temporary files (outfile.h) of the named outputs in
+ * dir, as a killed writer leaves them. Call only while holding dir's sweep
+ * lock. Returns how many were removed.
+ */
+int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases);
+
+/**
+ * Take dir's sweep lock (dir/.lock, flock: released when the process
+ * ends, even by a kill). *fd holds it; close(*fd) releases it. -1 with err
+ * (EXIT_CANTCREAT) when another sweep holds it.
+ */
+int sweep_lock(const char *dir, int *fd, struct rs_error *err);
 
 /** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
 int make_dirs(const char *dir, struct rs_error *err);

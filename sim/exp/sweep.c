@@ -360,8 +360,25 @@ static void progress(void *ctx, size_t done, size_t n)
 	}
 }
 
+static int sweep_run_locked(const struct experiment *e, const struct sweep_options *opt,
+			    struct rs_error *err);
+
 int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	      struct rs_error *err)
+{
+	/* One sweep at a time per folder; then what killed ones left is ours to clean. */
+	int lock_fd;
+	if (sweep_lock(opt->out_dir, &lock_fd, err))
+		return -1;
+	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL};
+	clean_stale_tmp(opt->out_dir, outputs, sizeof outputs / sizeof *outputs);
+	int rc = sweep_run_locked(e, opt, err);
+	close(lock_fd);
+	return rc;
+}
+
+static int sweep_run_locked(const struct experiment *e, const struct sweep_options *opt,
+			    struct rs_error *err)
 {
 	size_t total = experiment_n_points(e);
 	struct points_table table = {0};
