@@ -150,8 +150,12 @@ int cmd_replay(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
+		case ':':
+			fprintf(stderr, "rematsim replay: option '%s' needs a value\n", argv[optind - 1]);
+			fputs(replay_help, stderr);
+			return EXIT_USAGE;
 		case 'H': hname = optarg; break;
 		case 'r': rname = optarg; break;
 		case 'x':
@@ -163,7 +167,8 @@ int cmd_replay(int argc, char **argv)
 			}
 			for (int i = 0; i < n_ratios; i++) {
 				if (!(ratios[i] > 0 && ratios[i] <= 10)) {
-					fprintf(stderr, "rematsim replay: ratio %g is outside (0,10]\n", ratios[i]);
+					fprintf(stderr, "rematsim replay: --ratio '%s': every ratio must be "
+						"in (0,10], a fraction of the baseline peak memory\n", optarg);
 					return EXIT_USAGE;
 				}
 			}

@@ -933,7 +933,12 @@ static void do_record(struct builder *b, struct rec *r)
 		const char *a = get_str(b, r, "ANNOTATION");
 		if (a && !strcmp(a, "BACKWARD"))
 			b->in_bwd = true;
-		break; /* START (a later one) and other notes change nothing */
+		else if (a && strcmp(a, "START"))
+			/* LOG-FORMAT.md knows two; a typo would silently lose the
+			 * backward marker or the warm-up split. */
+			problem(b, EXIT_DATAERR, r->line,
+				"unknown ANNOTATION \"%s\": START or BACKWARD is expected", a);
+		break; /* START (a later one) changes nothing */
 	}
 	case REC_CONSTANT:
 		do_constant(b, r);
