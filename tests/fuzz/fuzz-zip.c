@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!zip_path[0]) {
 		snprintf(zip_path, sizeof zip_path, "/tmp/fuzz-zip-%ld.zip", (long)getpid());
-		setenv("REMATSIM_MAX_INPUT", "64MiB", 1); /* a bomb stops early */
+		setenv("REMATSIM_MAX_INPUT", "1MiB", 1); /* a bomb stops early */
 	}
 	FILE *f = fopen(zip_path, "wb");
 	if (!f)
