@@ -105,8 +105,8 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
 	if (ev->kind == EV_EVICT)
 		fprintf(tl->f, "-\t%u", ev->storage);
-	else
-		fprintf(tl->f, "%s\t-", schedule_str(tl->s, tl->s->ops[ev->op].name));
+	else if (rs_tsv_field(tl->f, schedule_str(tl->s, tl->s->ops[ev->op].name)) != EOF)
+		fputs("\t-", tl->f); /* (the name's tabs and newlines escaped) */
 	fprintf(tl->f, "\t%" PRIu64 "\n", tl->budget);
 }
 

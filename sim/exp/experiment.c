@@ -620,6 +620,7 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		const char *what = strpbrk(m->name, "\t\n\r")	 ? "names"
 				   : strpbrk(m->title, "\t\n\r") ? "titles"
 				   : strpbrk(m->desc, "\t\n\r")  ? "descriptions"
+				   : strpbrk(m->spec, "\t\n\r")  ? "log paths"
 								   : NULL;
 		if (what) {
 			node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],

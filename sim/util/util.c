@@ -169,3 +169,21 @@ const char *rs_bytes_text(uint64_t bytes, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 " %s", v, units[u]);
 	return buf;
 }
+
+int rs_tsv_field(FILE *f, const char *s)
+{
+	int rc = 0;
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\t\n\r\\");
+		if (n && fwrite(p, 1, n, f) != n)
+			rc = EOF;
+		p += n;
+		if (!*p)
+			break;
+		const char *esc = *p == '\t' ? "\\t" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : "\\\\";
+		if (fputs(esc, f) == EOF)
+			rc = EOF;
+		p++;
+	}
+	return rc;
+}

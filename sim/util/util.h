@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit statuses, from sysexits(3). */
 enum {
@@ -72,6 +73,13 @@ _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 uint64_t rs_limit(const char *env, uint64_t dflt);
 /** "1 GiB"-style text of a byte count into buf. */
 const char *rs_bytes_text(uint64_t bytes, char *buf, size_t size);
+
+/**
+ * Write s to f as one TSV field: a tab, newline, carriage return or
+ * backslash in it becomes \t, \n, \r or \\ (names from logs may hold
+ * them). Returns what fputs returns for the last piece (EOF on error).
+ */
+int rs_tsv_field(FILE *f, const char *s);
 
 /** Monotonic wall clock in seconds. */
 double now_seconds(void);
