@@ -9,7 +9,7 @@ B=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind is not installed (skipped)"; exit 77; }
 fail=0
-meson test -C "$B" --setup valgrind --print-errorlogs reader jsonl runtime heuristics || fail=1
+meson test -C "$B" --setup valgrind --print-errorlogs reader runtime heuristics || fail=1
 R="$B/rematsim"
 VG="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet"
 T=$(mktemp -d)
