@@ -39,7 +39,8 @@ static void usage(FILE *f)
 }
 
 /* Flush and close standard output, so that a failed write (a full disk,
- * /dev/full, a closed pipe end) is reported instead of lost: status 74. */
+ * /dev/full) is reported instead of lost: status 74. (A closed pipe ends
+ * the process by SIGPIPE, as for any filter.) */
 static int close_stdout(int status)
 {
 	errno = 0;
