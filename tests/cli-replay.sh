@@ -27,6 +27,22 @@ expect_status 64 "bad overhead limit" "$R" replay tiny.log --heuristic DTR --rat
 expect_status 66 "missing log" "$R" replay no-such.log --heuristic DTR --ratio 1
 expect_status 66 "bench without data" "$R" bench --shared /nonexistent
 
+# Op names holding a tab or newline are escaped in the timeline: eight fields a line.
+t=$(mktemp)
+"$R" replay opname-tab2.log --heuristic DTR --ratio 1 --timeline "$t" >/dev/null || no "timeline of opname-tab2.log"
+bad=$(awk -F'\t' 'NF != 8' "$t" | wc -l)
+[ "$bad" -eq 0 ] && grep -q 're\\tlu\\nX' "$t" && ok "op names escaped in the timeline" ||
+	no "timeline with tabs in op names: $bad bad lines"
+rm -f "$t"
+
+# JSON has no infinity: a ratio or overhead over a baseline of 0 prints null.
+j=$("$R" replay zero-time.log --heuristic DTR --ratio 0.5 --json) &&
+	case "$j" in *'"overhead":null'*) ok "overhead over zero compute is null" ;; *) no "zero compute: $j" ;; esac ||
+	no "replay --json on zero compute failed"
+j=$("$R" replay zero-mem.log --heuristic DTR --budget 100 --json) &&
+	case "$j" in *'"ratio":null'*'"outcome":"pass"'*) ok "ratio over zero memory is null" ;; *) no "zero memory: $j" ;; esac ||
+	no "replay --json on zero memory failed"
+
 m=$("$R" replay tiny.log --heuristic Nope --ratio 1 2>&1)
 case "$m" in *"AbRandom"*"V2EagerOptimized"*) ok "lists the choices" ;; *) no "no list of choices: $m" ;; esac
 

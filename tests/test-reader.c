@@ -273,6 +273,11 @@ START_TEST(bad_inputs)
 	expect_bad(CONST("a", "4") CALL1("f", "\"nope\"", "b", "\"1\"") MEM("b", "4") ALIAS("b", "-1"), 3,
 		   "\"nope\", which was never defined");
 	expect_bad(COPY("x", "nope"), 1, "never defined");
+	/* ops with no outputs: neither counted nor replayed (the reference rejects them) */
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"noop\",\"ARGS\":[],\"RESULT\":[],\"TIME\":\"5\"}\n",
+		   3, "empty RESULT list");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"MUTATE\",\"NAME\":\"m_\",\"ARGS\":[\"a\"],\"MUTATE\":[],\"TIME\":\"1\"}\n",
+		   3, "empty MUTATE list");
 	expect_bad(CONST("a", "4") COPY("a", "a"), 3, "already defined");
 	/* indices out of range */
 	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "\"1\"") MEM("b", "0") ALIAS("b", "1"), 5,

@@ -12,13 +12,18 @@
 #include "oplog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
+
+#include "outfile.h"
 
 struct shadow_storage {
 	uint64_t bytes;
@@ -220,19 +225,45 @@ static void shadow_reset(struct oplog *log)
 
 /* ---- API ---- */
 
+int oplog_check_path(const char *path, struct rs_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return rs_error_set(err, EXIT_CANTCREAT, path, 0,
+				    "not a regular file: a log is written under a temporary name "
+				    "and renamed into place, which would replace it");
+	char *tmp;
+	int fd = outfile_create_tmp(path, &tmp);
+	if (fd < 0)
+		return rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create the log: %s",
+				    strerror(errno));
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
 struct oplog *oplog_open(const char *path, struct rs_error *err)
 {
 	size_t n = strlen(path);
 	bool gz = n >= 3 && !strcmp(path + n - 3, ".gz");
 	/* Written under a temporary name and renamed by oplog_close, so that a
 	 * recording that dies half-way never leaves a half log under PATH. */
-	char *tmp = xmalloc(n + 32);
-	snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
+	if (oplog_check_path(path, err))
+		return NULL;
+	char *tmp;
+	int fd = outfile_create_tmp(path, &tmp); /* unique, O_EXCL: no planted link followed */
+	if (fd < 0) {
+		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create the log: %s", strerror(errno));
+		return NULL;
+	}
 	/* "T": zlib writes plain bytes, so both kinds share one code path. */
-	gzFile f = gzopen(tmp, gz ? "wb6" : "wbT");
+	gzFile f = gzdopen(fd, gz ? "wb6" : "wbT");
 	if (!f) {
 		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create the log: %s",
 			     errno ? strerror(errno) : "zlib error");
+		close(fd);
+		unlink(tmp);
 		free(tmp);
 		return NULL;
 	}
@@ -335,14 +366,11 @@ static int cmp_field(const void *a, const void *b)
 
 static int write_meta(struct oplog *log, const char *path)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = xmalloc(n);
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		free(tmp);
+	struct outfile o;
+	struct rs_error ignore;
+	if (outfile_open(&o, path, &ignore))
 		return -1;
-	}
+	FILE *f = o.f;
 	qsort(log->meta, log->nmeta, sizeof *log->meta, cmp_field);
 	fprintf(f, "{\n");
 	for (size_t i = 0; i < log->nmeta; i++) {
@@ -351,15 +379,7 @@ static int write_meta(struct oplog *log, const char *path)
 		free(k);
 	}
 	fprintf(f, "}\n");
-	int rc = ferror(f) | fclose(f);
-	if (rc || rename(tmp, path)) {
-		int saved = errno;
-		unlink(tmp);
-		errno = saved;
-		rc = -1;
-	}
-	free(tmp);
-	return rc ? -1 : 0;
+	return outfile_commit(&o, false, &ignore);
 }
 
 int oplog_close(struct oplog *log, struct rs_error *err)
@@ -373,16 +393,20 @@ int oplog_close(struct oplog *log, struct rs_error *err)
 	oplog_meta_int(log, "calls", (int64_t)log->calls);
 	oplog_meta_int(log, "peak_live_bytes", (int64_t)log->peak_bytes);
 	oplog_meta_str(log, "time_unit", "ns");
+	/* The meta file first, the log last: a kill between the two renames
+	 * leaves no log without its meta file. */
+	char *meta_path = oplog_meta_path(log->path);
+	if (rc == 0 && write_meta(log, meta_path))
+		rc = rs_error_set(err, EXIT_IOERR, meta_path, 0, "cannot write the meta file: %s",
+				  strerror(errno));
+	free(meta_path);
+	if (rc == 0 && getenv("OPLOG_TEST_KILL_BETWEEN_RENAMES"))
+		raise(SIGKILL); /* testing: a kill between the two renames */
 	if (rc == 0 && rename(log->tmp_path, log->path))
 		rc = rs_error_set(err, EXIT_CANTCREAT, log->path, 0, "cannot move the log into place: %s",
 				  strerror(errno));
 	if (rc)
 		unlink(log->tmp_path); /* no half log left behind */
-	char *meta_path = oplog_meta_path(log->path);
-	if (rc == 0 && write_meta(log, meta_path))
-		rc = rs_error_set(err, EXIT_CANTCREAT, meta_path, 0, "cannot write the meta file: %s",
-				  strerror(errno));
-	free(meta_path);
 	free(log->tmp_path);
 
 	shadow_reset(log);
@@ -442,6 +466,8 @@ int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *cons
 	       size_t nres, const char *const *results, const uint64_t *bytes,
 	       const int *alias, uint64_t time_ns)
 {
+	if (!nres) /* the simulator replays an op through its outputs */
+		return bad(log, "CALL %s: an op with no results cannot be replayed%s", op, "");
 	long argt[nargs ? nargs : 1];
 	for (size_t i = 0; i < nargs; i++) {
 		if (check_name(log, args[i]))
@@ -497,6 +523,8 @@ int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *cons
 int oplog_mutate(struct oplog *log, const char *op, size_t nargs, const char *const *args,
 		 size_t nmutated, const int *mutated, uint64_t time_ns)
 {
+	if (!nmutated)
+		return bad(log, "MUTATE %s: an op that changes no argument cannot be replayed%s", op, "");
 	long argt[nargs ? nargs : 1];
 	for (size_t i = 0; i < nargs; i++) {
 		if (check_name(log, args[i]))

@@ -84,6 +84,13 @@ void oplog_new_name(struct oplog *log, char *buf);
 int oplog_constant(struct oplog *log, const char *name, uint64_t bytes);
 
 /**
+ * Whether a log can be written to path (a regular file or a new one, in a
+ * writable folder): 0, or -1 with err (EXIT_CANTCREAT). oplog_open checks
+ * it too; a recorder calls it before its (long) work.
+ */
+int oplog_check_path(const char *path, struct rs_error *err);
+
+/**
  * CALL OP(ARGS) -> RESULTS, then MEMORY and ALIAS for each result.
  * bytes[i]: size of result i's storage (for a view, the viewed storage's
  * size, as the reference writes it); alias[i]: -1 for new storage, k for a

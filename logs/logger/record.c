@@ -135,8 +135,9 @@ int main(int argc, char **argv)
 			char *end;
 			errno = 0;
 			seed = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end) {
-				fprintf(stderr, "rematsim-record: bad --seed '%s'\n", optarg);
+			if (errno || end == optarg || *end || strchr(optarg, '-')) {
+				fprintf(stderr, "rematsim-record: --seed wants a non-negative integer, "
+						"not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -155,6 +156,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rematsim-record: --model and --out are required "
 				"(see rematsim-record --help)\n");
 		return EXIT_USAGE;
+	}
+	{ /* --out before any work: a recording is long to lose */
+		struct rs_error oerr = {0};
+		if (oplog_check_path(out, &oerr)) {
+			fprintf(stderr, "rematsim-record: %s: %s\n", oerr.file, oerr.msg);
+			return oerr.status;
+		}
 	}
 	const struct model_desc *desc = model_find(model_name);
 	if (!desc) {

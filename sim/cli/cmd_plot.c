@@ -5,6 +5,7 @@
  * $REMATSIM_PLOTS, or given with --plots.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
@@ -198,6 +199,19 @@ int cmd_plot(int argc, char **argv)
 			snprintf(tmp_name, sizeof tmp_name, "%s.tmp-%ld.%s", figs[i].name, (long)getpid(),
 				 exts[e]);
 			char *tmp = path_join(dir, tmp_name);
+			/* Claim the name first, exclusively (a planted file or link of
+			 * that name is removed, never followed): gnuplot then writes
+			 * into a file of ours. */
+			unlink(tmp);
+			int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+			if (fd < 0) {
+				fprintf(stderr, "rematsim plot: cannot create %s: %s\n", tmp, strerror(errno));
+				free(tmp);
+				free(out);
+				status = EXIT_CANTCREAT;
+				break;
+			}
+			close(fd);
 			int rc = run_gnuplot(script, figs[i].data_dir, tmp, size);
 			if (rc == 0 && rename(tmp, out)) {
 				fprintf(stderr, "rematsim plot: cannot move %s into place: %s\n", out,

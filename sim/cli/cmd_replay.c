@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "peak.h"
 #include "runtime.h"
 #include "scalar.h"
@@ -66,8 +67,8 @@ static const char replay_help[] =
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
-	"73 cannot create the timeline or trace file, 74 cannot write it (neither\n"
-	"is ever left half-written).\n";
+	"73 cannot create the timeline or trace file, 74 cannot write it or the\n"
+	"results (neither file is ever left half-written).\n";
 
 static void list_choices(FILE *f)
 {
@@ -175,9 +176,12 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage)
 						  : s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
 	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
-	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\t%" PRIu64 "\t%u\t%" PRIu64 "\n", ev->clock,
-		ev->memory, names[ev->kind], schedule_str(s, s->ops[op].name), handle, tl->budget,
-		s->ops[op].line, bytes);
+	/* names from the log may hold tabs or newlines: escaped */
+	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
+	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
+	fputc('\t', tl->f);
+	rs_tsv_field(tl->f, handle);
+	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
 }
 
 /* The hooks of the last budget: the timeline, the trace, or both. */
@@ -206,6 +210,12 @@ static int parse_line(const char *opt, const char *arg, uint32_t *out)
 	}
 	*out = (uint32_t)v;
 	return 0;
+}
+
+/* A JSON number, or null for an infinite or NaN value (which JSON lacks). */
+static json_t *json_finite(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
 }
 
 #define MAX_POINTS 1024
@@ -246,8 +256,12 @@ int cmd_replay(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
+		case ':':
+			fprintf(stderr, "rematsim replay: option '%s' needs a value\n", argv[optind - 1]);
+			fputs(replay_help, stderr);
+			return EXIT_USAGE;
 		case 'H': hname = optarg; break;
 		case 'r': rname = optarg; break;
 		case 'x':
@@ -259,7 +273,8 @@ int cmd_replay(int argc, char **argv)
 			}
 			for (int i = 0; i < n_ratios; i++) {
 				if (!(ratios[i] > 0 && ratios[i] <= 10)) {
-					fprintf(stderr, "rematsim replay: ratio %g is outside (0,10]\n", ratios[i]);
+					fprintf(stderr, "rematsim replay: --ratio '%s': every ratio must be "
+						"in (0,10], a fraction of the baseline peak memory\n", optarg);
 					return EXIT_USAGE;
 				}
 			}
@@ -390,19 +405,15 @@ int cmd_replay(int argc, char **argv)
 		struct point_result pr;
 		struct timeline tl = {0};
 		struct hooks hk = {0};
-		char *tmp = NULL;
 		uint64_t last_budget = point_budget(&base, &pc);
+		struct outfile tout = {0}; /* a unique temporary name, renamed when whole */
 		if (timeline && i == n - 1) {
-			size_t len = strlen(timeline) + 5;
-			tmp = xmalloc(len);
-			snprintf(tmp, len, "%s.tmp", timeline);
-			tl.f = fopen(tmp, "w");
-			if (!tl.f) {
-				fprintf(stderr, "rematsim replay: cannot create %s: %s\n", tmp, strerror(errno));
-				free(tmp);
+			if (outfile_open(&tout, timeline, &err)) {
+				rs_error_print(&err);
 				schedule_free(s);
-				return EXIT_CANTCREAT;
+				return err.status;
 			}
+			tl.f = tout.f;
 			tl.s = s;
 			tl.budget = last_budget;
 			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
@@ -417,11 +428,8 @@ int cmd_replay(int argc, char **argv)
 			hk.tw = trace_open(trace, s, &to, &err);
 			if (!hk.tw) {
 				fprintf(stderr, "rematsim replay: %s\n", err.msg);
-				if (tl.f) {
-					fclose(tl.f);
-					remove(tmp);
-					free(tmp);
-				}
+				if (tl.f)
+					outfile_abort(&tout);
 				schedule_free(s);
 				return err.status;
 			}
@@ -435,36 +443,28 @@ int cmd_replay(int argc, char **argv)
 				rs_error_print(&err);
 			else
 				fprintf(stderr, "rematsim replay: %s\n", err.msg);
-			if (tl.f) { /* no half-written timeline */
-				fclose(tl.f);
-				remove(tmp);
-				free(tmp);
-			}
+			if (tl.f) /* no half-written timeline */
+				outfile_abort(&tout);
 			if (hk.tw) /* nor trace */
 				trace_close(hk.tw, false, NULL);
 			schedule_free(s);
 			return err.status;
 		}
-		if (tl.f) {
-			bool bad = ferror(tl.f) != 0;
-			bad |= fclose(tl.f) != 0;
-			if (bad || rename(tmp, timeline)) {
-				fprintf(stderr, "rematsim replay: cannot write %s: %s\n", timeline, strerror(errno));
-				remove(tmp);
-				status = EXIT_IOERR;
-			}
-			free(tmp);
+		if (tl.f && outfile_commit(&tout, false, &err)) {
+			rs_error_print(&err);
+			status = EXIT_IOERR;
 		}
 		if (hk.tw && trace_close(hk.tw, true, &err)) {
 			fprintf(stderr, "rematsim replay: %s\n", err.msg);
 			status = err.status;
 		}
 		if (json) {
-			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:s, s:f, s:I, s:I, s:I, s:I, s:I}",
+			/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
+			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
 					      "log", logname, "heuristic", h->name, "runtime", runtime_kind_name(rk),
-					      "seed", (json_int_t)seed, "ratio", n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory,
+					      "seed", (json_int_t)seed, "ratio", json_finite(n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory),
 					      "budget", (json_int_t)pr.budget, "outcome", outcome_name(pr.run.outcome),
-					      "overhead", pr.overhead,
+					      "overhead", json_finite(pr.overhead),
 					      "baseline_memory", (json_int_t)base.memory,
 					      "baseline_compute", (json_int_t)base.compute,
 					      "model_compute", (json_int_t)pr.run.model_compute,

@@ -77,10 +77,14 @@ static void sweep_usage(FILE *f)
 static int parse_shard(const char *s, unsigned *i, unsigned *n)
 {
 	char *e;
+	if (*s < '0' || *s > '9') /* digits only: no sign, no space */
+		return -1;
 	unsigned long a = strtoul(s, &e, 10);
 	if (e == s || *e != '/')
 		return -1;
 	const char *t = e + 1;
+	if (*t < '0' || *t > '9')
+		return -1;
 	unsigned long b = strtoul(t, &e, 10);
 	if (e == t || *e || b < 1 || a < 1 || a > b || b > 1000000)
 		return -1;

@@ -1,6 +1,8 @@
 /*
  * main.c: `rematsim COMMAND [ARGS...]`, a table of subcommands.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +43,26 @@ static void usage(FILE *f)
 		   "73 cannot create output, 74 I/O error, 70 internal error.\n");
 }
 
-int main(int argc, char **argv)
+/* Flush and close standard output, so that a failed write (a full disk,
+ * /dev/full) is reported instead of lost: status 74. (A closed pipe ends
+ * the process by SIGPIPE, as for any filter.) */
+static int close_stdout(int status)
+{
+	errno = 0;
+	bool bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+	if (fclose(stdout) != 0 && !bad) {
+		bad = true;
+		e = errno;
+	}
+	if (!bad)
+		return status;
+	fprintf(stderr, "rematsim: cannot write the results to standard output: %s\n",
+		e ? strerror(e) : "write error");
+	return status ? status : EXIT_IOERR;
+}
+
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -61,4 +82,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, "rematsim: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

@@ -445,6 +445,19 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 	return 0;
 }
 
+/* Order of step indices by ratio or budget (qsort has no context argument;
+ * the experiment reader runs on one thread). */
+static const struct experiment *sort_steps;
+static int by_step(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	if (sort_steps->ratios)
+		return (sort_steps->ratios[i] > sort_steps->ratios[j]) -
+		       (sort_steps->ratios[i] < sort_steps->ratios[j]);
+	return (sort_steps->budgets[i] > sort_steps->budgets[j]) -
+	       (sort_steps->budgets[i] < sort_steps->budgets[j]);
+}
+
 static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 {
 	yaml_node_t *v[K_TOP_COUNT];
@@ -459,8 +472,9 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 	}
 	if (want_string(w, v[K_EXPERIMENT], "experiment", &e->name))
 		goto out;
-	if (!*e->name || strchr(e->name, '/')) {
-		node_error(w, v[K_EXPERIMENT], "'experiment' must be a non-empty name without '/'");
+	if (!*e->name || strpbrk(e->name, "/\t\n\r")) {
+		node_error(w, v[K_EXPERIMENT], "'experiment' must be a non-empty name without '/', "
+			   "tabs or newlines (it names a folder and heads the TSV files)");
 		goto out;
 	}
 
@@ -533,8 +547,9 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			yaml_node_t *it = LIST_ITEM(w, v[K_RATIOS], i);
 			if (want_double(w, it, "ratios", &e->ratios[i]))
 				goto out;
-			if (!(e->ratios[i] > 0) || isinf(e->ratios[i])) {
-				node_error(w, it, "a ratio must be positive and finite");
+			if (!(e->ratios[i] > 0 && e->ratios[i] <= 10)) {
+				/* as `replay --ratio`: a fraction of the baseline peak memory */
+				node_error(w, it, "a ratio must be in (0, 10], not %s", scalar(it));
 				goto out;
 			}
 		}
@@ -544,14 +559,31 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		for (size_t i = 0; i < e->n_steps; i++)
 			e->ratios[i] = (double)(i + 1) / 10; /* 0.1 ... 1.0 */
 	}
-	for (size_t i = 0; i < e->n_steps; i++)
-		for (size_t j = 0; j < i; j++)
-			if (e->ratios ? e->ratios[i] == e->ratios[j]
-				      : e->budgets[i] == e->budgets[j]) {
-				node_error(w, LIST_ITEM(w, v[e->ratios ? K_RATIOS : K_BUDGETS], i),
-					   "this %s is listed twice", e->ratios ? "ratio" : "budget");
-				goto out;
+	if (e->n_steps > EXPERIMENT_MAX_STEPS) {
+		node_error(w, v[e->ratios ? K_RATIOS : K_BUDGETS], "%zu %s, more than the limit of %u "
+			   "(docs/limits.md)", e->n_steps, e->ratios ? "ratios" : "budgets",
+			   EXPERIMENT_MAX_STEPS);
+		goto out;
+	}
+	{ /* A repeat, found in n log n (sorted indices): the first one listed twice. */
+		size_t *order = xcalloc(e->n_steps + 1, sizeof *order), dup = SIZE_MAX;
+		for (size_t i = 0; i < e->n_steps; i++)
+			order[i] = i;
+		sort_steps = e;
+		qsort(order, e->n_steps, sizeof *order, by_step);
+		for (size_t i = 1; i < e->n_steps; i++)
+			if (!by_step(&order[i - 1], &order[i])) {
+				size_t later = order[i - 1] > order[i] ? order[i - 1] : order[i];
+				if (later < dup)
+					dup = later;
 			}
+		free(order);
+		if (dup != SIZE_MAX) {
+			node_error(w, LIST_ITEM(w, v[e->ratios ? K_RATIOS : K_BUDGETS], dup),
+				   "this %s is listed twice", e->ratios ? "ratio" : "budget");
+			goto out;
+		}
+	}
 
 	size_t cap = 0;
 	if (v[K_HEURISTICS]) {
@@ -612,6 +644,11 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		node_error(w, root, "no heuristics: give 'heuristics', 'series' or 'planners'");
 		goto out;
 	}
+	if (e->n_series > EXPERIMENT_MAX_SERIES) {
+		node_error(w, root, "%zu series, more than the limit of %u (docs/limits.md)",
+			   e->n_series, EXPERIMENT_MAX_SERIES);
+		goto out;
+	}
 	for (size_t i = 0; i < e->n_series; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(e->series[i].name, e->series[j].name)) {
@@ -620,7 +657,7 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			}
 	for (size_t i = 0; i < e->n_series; i++)
 		for (const char *c = e->series[i].name; *c; c++)
-			if (*c == '\t' || *c == '\n') {
+			if (*c == '\t' || *c == '\n' || *c == '\r') {
 				node_error(w, root, "series names cannot hold tabs or newlines");
 				goto out;
 			}
@@ -645,16 +682,69 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			m->title = xstrdup(m->name);
 		if (!m->desc)
 			m->desc = xstrdup("");
-		for (char *c = m->name; *c; c++)
-			if (*c == '\t' || *c == '\n') {
-				node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],
-					   "model names cannot hold tabs or newlines");
-				goto out;
-			}
+		/* They are fields of models.tsv and points.tsv. */
+		const char *what = strpbrk(m->name, "\t\n\r")	 ? "names"
+				   : strpbrk(m->title, "\t\n\r") ? "titles"
+				   : strpbrk(m->desc, "\t\n\r")  ? "descriptions"
+				   : strpbrk(m->spec, "\t\n\r")  ? "log paths"
+								   : NULL;
+		if (what) {
+			node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],
+				   "model %s cannot hold tabs or newlines (model '%s')", what, m->name);
+			goto out;
+		}
+	}
+	{ /* models x series x trials x steps, without overflowing */
+		long double n = 0;
+		for (size_t i = 0; i < e->n_series; i++)
+			n += (long double)e->series[i].trials * (long double)e->n_steps;
+		n *= (long double)e->n_models;
+		if (n > EXPERIMENT_MAX_POINTS) {
+			node_error(w, root, "the experiment has %.0Lf points, more than the limit of %u "
+				   "(docs/limits.md)", n, EXPERIMENT_MAX_POINTS);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
 	free(dir);
+	return rc;
+}
+
+/* Refuse YAML nested deeper than EXPERIMENT_MAX_DEPTH, reading events
+ * only up to the first too deep one: libyaml's cost per token grows with
+ * the nesting (its simple-key stack), so a million levels would take hours
+ * to load; this stops after a bounded amount of work. Syntax errors are
+ * left to the loader, which reports them the same way. */
+static int yaml_depth_check(const char *name, const char *text, size_t len, struct rs_error *err)
+{
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		rs_bug("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int rc = 0, depth = 0;
+	for (;;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev))
+			break;
+		yaml_event_type_t type = ev.type;
+		if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+			if (++depth > EXPERIMENT_MAX_DEPTH) {
+				rs_error_set(err, EXIT_DATAERR, name, (long)ev.start_mark.line + 1,
+					     "YAML nested deeper than %d levels (docs/limits.md)",
+					     EXPERIMENT_MAX_DEPTH);
+				if (err)
+					err->column = (long)ev.start_mark.column + 1;
+				rc = -1;
+			}
+		} else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (rc || type == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&parser);
 	return rc;
 }
 
@@ -664,6 +754,8 @@ int experiment_parse(const char *name, const char *text, size_t len,
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	*out = NULL;
+	if (yaml_depth_check(name, text, len, err))
+		return -1;
 	if (!yaml_parser_initialize(&parser))
 		rs_bug("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

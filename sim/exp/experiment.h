@@ -114,6 +114,14 @@ int experiment_set_models(struct experiment *e, const char *manifest, const char
 
 void experiment_free(struct experiment *e);
 
+/** The most points an experiment (and a points file's `# points:` header) may have. */
+#define EXPERIMENT_MAX_POINTS (1u << 24)
+/** The most ratios (or budgets), and series, an experiment may list. */
+#define EXPERIMENT_MAX_STEPS 100000u
+#define EXPERIMENT_MAX_SERIES 1024u
+/** The deepest nesting of sequences and mappings an experiment file may have. */
+#define EXPERIMENT_MAX_DEPTH 64
+
 /** The number of points (all shards). */
 size_t experiment_n_points(const struct experiment *e);
 

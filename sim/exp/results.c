@@ -12,6 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/file.h>
+
+#include "outfile.h"
 
 #include "experiment.h"
 
@@ -102,6 +106,60 @@ void points_table_free(struct points_table *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* What is wrong with a split row (nf fields) of a table of `total` points,
+ * or NULL: the column count, the point number, and every number column. */
+static const char *row_problem(char **f, size_t nf, size_t total)
+{
+	static char why[160];
+	if (nf != PC_COUNT) {
+		snprintf(why, sizeof why, "%zu columns, not %d", nf, PC_COUNT);
+		return why;
+	}
+	static const int whole[] = {PC_TRIAL, PC_SEED, PC_BUDGET, PC_PEAK_MEMORY,
+				    PC_MODEL_COMPUTE, PC_REMAT_COMPUTE, PC_EVICTIONS, PC_REMATS,
+				    PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_POINT};
+	static const int real[] = {PC_RATIO, PC_OVERHEAD, PC_WALL_MS};
+	static const char *const names[PC_COUNT] = {
+		"model", "heuristic", "runtime", "trial", "seed", "ratio", "budget", "outcome",
+		"overhead", "peak_memory", "model_compute", "remat_compute", "evictions",
+		"remats", "heuristic_evals", "heuristic_accesses", "wall_ms", "series", "point"};
+	for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+		const char *v = f[whole[i]];
+		char *e;
+		errno = 0;
+		unsigned long long n = strtoull(v, &e, 10);
+		bool neg_ok = whole[i] == PC_REMAT_COMPUTE || whole[i] == PC_MODEL_COMPUTE;
+		if (!*v || *e || errno || (*v == '-' && !neg_ok) || *v == '+' || *v == ' ' ||
+		    (whole[i] == PC_POINT && n >= total)) {
+			snprintf(why, sizeof why, "%s '%.40s' is not %s", names[whole[i]], v,
+				 whole[i] == PC_POINT ? "a point number of this experiment"
+						      : "a whole number");
+			return why;
+		}
+	}
+	for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+		const char *v = f[real[i]];
+		char *e;
+		strtod(v, &e);
+		if (!*v || *e || *v == ' ') {
+			snprintf(why, sizeof why, "%s '%.40s' is not a number", names[real[i]], v);
+			return why;
+		}
+	}
+	static const int text[] = {PC_MODEL, PC_HEURISTIC, PC_RUNTIME, PC_OUTCOME, PC_SERIES};
+	for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+		if (!*f[text[i]]) {
+			snprintf(why, sizeof why, "empty %s", names[text[i]]);
+			return why;
+		}
+	const char *o = f[PC_OUTCOME];
+	if (strcmp(o, "pass") && strcmp(o, "oom") && strcmp(o, "thrash")) {
+		snprintf(why, sizeof why, "outcome '%.40s' is not pass, oom or thrash", o);
+		return why;
+	}
+	return NULL;
+}
+
 int points_read(const char *path, bool missing_ok, struct points_table *t,
 		struct rs_error *err)
 {
@@ -113,7 +171,7 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 	if (read_whole_file(path, &data, &len, err))
 		return -1;
 	char *p = data, *end = data + len;
-	long lineno = 0;
+	long lineno = 0, points_line = 0;
 	bool columns_seen = false;
 	int rc = 0;
 	while (p < end) {
@@ -133,6 +191,8 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 				continue;
 			}
 			*colon = 0;
+			if (!strcmp(key, "points") && !points_line)
+				points_line = lineno;
 			points_header_add(t, key, colon + 2);
 			continue;
 		}
@@ -145,10 +205,18 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			columns_seen = true;
 			const char *total = points_header(t, "points");
 			char *e;
+			errno = 0;
 			unsigned long long n = total ? strtoull(total, &e, 10) : 0;
-			if (!total || *e || !n || n > (1ull << 32)) {
-				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+			if (!total || *e || !n || errno || *total == '-') {
+				rc = rs_error_set(err, EXIT_DATAERR, path, points_line ? points_line : lineno,
 						  "missing or bad '# points:' header line");
+				goto out;
+			}
+			/* The count sizes the table: never past what an experiment may have. */
+			if (n > EXPERIMENT_MAX_POINTS) {
+				rc = rs_error_set(err, EXIT_DATAERR, path, points_line,
+						  "'# points: %s' is more than an experiment may have (%u)",
+						  total, EXPERIMENT_MAX_POINTS);
 				goto out;
 			}
 			points_table_size(t, (size_t)n);
@@ -157,13 +225,14 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 		char *copy = xstrdup(line);
 		char *f[PC_COUNT + 1];
 		size_t nf = tsv_split(line, f, PC_COUNT + 1);
-		char *e = "";
-		unsigned long long point = nf == PC_COUNT ? strtoull(f[PC_POINT], &e, 10) : 0;
-		if (nf != PC_COUNT || *e || !*f[PC_POINT] || point >= t->total) {
+		const char *why = row_problem(f, nf, t->total);
+		if (why) {
+			/* Complete rows are written whole: a bad one is damage, not a kill. */
 			free(copy);
-			continue;
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno, "malformed row: %s", why);
+			goto out;
 		}
-		points_table_put(t, (size_t)point, copy);
+		points_table_put(t, (size_t)strtoull(f[PC_POINT], NULL, 10), copy);
 	}
 	if (!columns_seen)
 		rc = rs_error_set(err, EXIT_DATAERR, path, 0,
@@ -296,41 +365,70 @@ int write_file_atomic(const char *dir, const char *name, const char *data,
 		      size_t len, bool durable, struct rs_error *err)
 {
 	char *path = path_join(dir, name);
-	size_t tn = strlen(path) + 32;
-	char *tmp = xmalloc(tn);
-	snprintf(tmp, tn, "%s.tmp.%ld", path, (long)getpid());
-	int rc = -1;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0) {
-		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create: %s", strerror(errno));
-		goto out;
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rs_error_set(err, EXIT_IOERR, path, 0, "cannot write: %s", strerror(errno));
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	if ((durable && fsync(fd)) || close(fd)) {
-		rs_error_set(err, EXIT_IOERR, path, 0, "cannot write: %s", strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		rs_error_set(err, EXIT_IOERR, path, 0, "cannot rename into place: %s",
-			     strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
+	struct outfile o;
+	int rc = outfile_open(&o, path, err);
 	free(path);
-	return rc;
+	if (rc)
+		return -1;
+	if (len && fwrite(data, 1, len, o.f) != len) {
+		/* (commit reports the error and removes the temporary file) */
+	}
+	return outfile_commit(&o, durable, err);
+}
+
+int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		for (size_t i = 0; i < n_bases; i++)
+			if (outfile_is_tmp_of(de->d_name, bases[i])) {
+				char *p = path_join(dir, de->d_name);
+				struct stat st;
+				if (!lstat(p, &st) && S_ISREG(st.st_mode) && !unlink(p))
+					n++;
+				free(p);
+				break;
+			}
+	closedir(d);
+	return n;
+}
+
+int sweep_lock(const char *dir, int *fd_out, struct rs_error *err)
+{
+	char *path = path_join(dir, ".lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0) {
+		rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create the lock file: %s",
+			     strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+		char pid[32] = "";
+		ssize_t r = pread(fd, pid, sizeof pid - 1, 0);
+		pid[r > 0 ? r : 0] = 0;
+		pid[strcspn(pid, "\n")] = 0;
+		if (e == EWOULDBLOCK)
+			rs_error_set(err, EXIT_CANTCREAT, dir, 0,
+				     "another sweep%s%s is writing into this folder (it holds %s); "
+				     "wait for it to finish or give another --out",
+				     pid[0] ? " (process " : "", pid[0] ? pid : "", path);
+		else
+			rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot lock: %s", strerror(e));
+		close(fd);
+		free(path);
+		return -1;
+	}
+	char buf[32];
+	int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) == n) {
+		/* (the process number is only a hint for the message above) */
+	}
+	free(path);
+	*fd_out = fd;
+	return 0;
 }

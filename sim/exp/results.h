@@ -72,11 +72,13 @@ void points_header_set(struct points_table *t, const char *key, const char *valu
 
 /**
  * Read a points file or journal into *t (zeroed first). A missing file is
- * not an error when missing_ok (t stays empty, returns 0). Rows that are
- * torn (no newline), have the wrong number of columns, or a point number
- * outside the header's `points` are skipped; when two rows have the same
- * point number the later one wins. Errors: EXIT_NOINPUT, EXIT_DATAERR
- * (no header or no `points` header).
+ * not an error when missing_ok (t stays empty, returns 0). A torn last row
+ * (no newline: the writer was killed) is skipped; when two rows have the
+ * same point number the later one wins. Errors: EXIT_NOINPUT, EXIT_DATAERR
+ * (no header, no or bad `points` header, a count above
+ * EXPERIMENT_MAX_POINTS, or a complete row with the wrong number of
+ * columns, a point number outside the count, or a number column that is
+ * not one: all with the line).
  */
 int points_read(const char *path, bool missing_ok, struct points_table *t,
 		struct rs_error *err);
@@ -96,14 +98,29 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
- * Write `len` bytes to dir/name through a temporary file and rename (so a
- * kill leaves the old file or the new one, never half of one). durable:
+ * Write `len` bytes to dir/name through a unique temporary file and rename
+ * (outfile.h: so a kill leaves the old file or the new one, never half of
+ * one; a non-regular dir/name is written in place). durable:
  * also fsync before the rename, so that a power loss does too (results;
  * not the regenerable figure data). Returns 0, or -1 with err
  * (EXIT_CANTCREAT / EXIT_IOERR).
  */
 int write_file_atomic(const char *dir, const char *name, const char *data,
 		      size_t len, bool durable, struct rs_error *err);
+
+/**
+ * Remove the leftover temporary files (outfile.h) of the named outputs in
+ * dir, as a killed writer leaves them. Call only while holding dir's sweep
+ * lock. Returns how many were removed.
+ */
+int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases);
+
+/**
+ * Take dir's sweep lock (dir/.lock, flock: released when the process
+ * ends, even by a kill). *fd holds it; close(*fd) releases it. -1 with err
+ * (EXIT_CANTCREAT) when another sweep holds it.
+ */
+int sweep_lock(const char *dir, int *fd, struct rs_error *err);
 
 /** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
 int make_dirs(const char *dir, struct rs_error *err);

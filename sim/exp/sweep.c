@@ -235,15 +235,16 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	}
 }
 
-/* Keep the rows of an old file or journal that belong to this experiment. */
-static size_t adopt_rows(const struct experiment *e, const char *path,
-			 struct points_table *t)
+/* Keep the rows of an old file or journal that belong to this experiment.
+ * A damaged file (a bad header count or row) is an error, not a reason to
+ * silently run everything again: -1 with err. */
+static long adopt_rows(const struct experiment *e, const char *path,
+		       struct points_table *t, struct rs_error *err)
 {
 	struct points_table old;
-	struct rs_error ignore;
 	size_t n = 0;
-	if (points_read(path, true, &old, &ignore))
-		return 0; /* unreadable: run everything again */
+	if (points_read(path, true, &old, err))
+		return err && err->status == EXIT_DATAERR ? -1 : 0;
 	const char *hash = points_header(&old, "config_hash");
 	if (!old.rows || !hash || strcmp(hash, e->hash) || old.total != t->total) {
 		points_table_free(&old);
@@ -256,7 +257,7 @@ static size_t adopt_rows(const struct experiment *e, const char *path,
 			n++;
 		}
 	points_table_free(&old);
-	return n;
+	return (long)n;
 }
 
 static char *table_text(const struct points_table *t, size_t *len)
@@ -294,10 +295,14 @@ struct run_ctx {
 	size_t *todo;
 	struct points_table *table;
 	FILE *journal;
+	const char *journal_path;
 	pthread_mutex_t lock;
 	size_t new_rows;
 	struct rs_error err; /* the first point that could not run */
 	size_t n_errors;
+	/* The first failed journal write (a full disk): no point starts after it. */
+	bool journal_failed;
+	struct rs_error journal_err;
 	double start_s;
 	bool tty;
 	bool progress_shown;
@@ -310,9 +315,18 @@ static void point_done(struct run_ctx *rc, size_t i, char *line, const struct rs
 	if (!line) {
 		if (!rc->n_errors++)
 			rc->err = *err;
+	} else if (rc->journal_failed) {
+		free(line); /* run while the failure happened: rerun on resume */
+	} else if (fprintf(rc->journal, "%s\n", line) < 0 || fflush(rc->journal)) {
+		/* Stop at the first failed write: the rows before it are whole
+		 * in the journal (a torn last line is ignored on resume). */
+		rc->journal_failed = true;
+		rs_error_set(&rc->journal_err, EXIT_IOERR, rc->journal_path, 0,
+			     "cannot append to the journal: %s; the sweep stops, keeping the %zu "
+			     "rows written (rerun it to resume)", strerror(errno),
+			     rc->table->n_rows);
+		free(line);
 	} else {
-		fprintf(rc->journal, "%s\n", line);
-		fflush(rc->journal);
 		points_table_put(rc->table, i, line);
 		rc->new_rows++;
 		if (rc->opt->stop_after && (long)rc->new_rows >= rc->opt->stop_after)
@@ -354,6 +368,11 @@ static void run_point(void *ctx, size_t k)
 	struct run_ctx *rc = ctx;
 	const struct experiment *e = rc->e;
 	size_t i = rc->todo[k];
+	pthread_mutex_lock(&rc->lock);
+	bool stop = rc->journal_failed;
+	pthread_mutex_unlock(&rc->lock);
+	if (stop)
+		return;
 	struct exp_point p;
 	experiment_point(e, i, &p);
 	const struct exp_model *m = &e->models[p.model];
@@ -450,8 +469,25 @@ static void progress(void *ctx, size_t done, size_t n)
 	}
 }
 
+static int sweep_run_locked(const struct experiment *e, const struct sweep_options *opt,
+			    struct rs_error *err);
+
 int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	      struct rs_error *err)
+{
+	/* One sweep at a time per folder; then what killed ones left is ours to clean. */
+	int lock_fd;
+	if (sweep_lock(opt->out_dir, &lock_fd, err))
+		return -1;
+	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL};
+	clean_stale_tmp(opt->out_dir, outputs, sizeof outputs / sizeof *outputs);
+	int rc = sweep_run_locked(e, opt, err);
+	close(lock_fd);
+	return rc;
+}
+
+static int sweep_run_locked(const struct experiment *e, const struct sweep_options *opt,
+			    struct rs_error *err)
 {
 	size_t total = experiment_n_points(e);
 	struct points_table table = {0};
@@ -460,8 +496,16 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
 	char *journal_path = path_join(opt->out_dir, JOURNAL);
-	adopt_rows(e, points_path, &table);
-	adopt_rows(e, journal_path, &table);
+	if (adopt_rows(e, points_path, &table, err) < 0 ||
+	    adopt_rows(e, journal_path, &table, err) < 0) {
+		if (err)
+			snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+				 " (move the file away to start over)");
+		free(points_path);
+		free(journal_path);
+		points_table_free(&table);
+		return -1;
+	}
 	size_t resumed = table.n_rows;
 
 	size_t n_todo = 0;
@@ -497,8 +541,19 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 
 	ctx.tty = isatty(STDERR_FILENO);
 	ctx.start_s = now_seconds();
+	ctx.journal_path = journal_path;
 	pool_run(opt->jobs, n_todo, run_point, &ctx, progress, ctx.tty ? 0.5 : 10);
-	fclose(ctx.journal);
+	if (fclose(ctx.journal) && !ctx.journal_failed) {
+		ctx.journal_failed = true;
+		rs_error_set(&ctx.journal_err, EXIT_IOERR, journal_path, 0,
+			     "cannot write the journal: %s", strerror(errno));
+	}
+	if (ctx.journal_failed) {
+		/* The earlier points.tsv stays as it was; the journal has the rest. */
+		if (err)
+			*err = ctx.journal_err;
+		goto out;
+	}
 
 	if (write_outputs(opt->out_dir, &table, models, models_len, err))
 		goto out;

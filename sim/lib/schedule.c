@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idset.h"
 #include "jsonl.h"
 #include "sha256.h"
 #include "source.h"
@@ -663,6 +664,11 @@ static void do_constant(struct builder *b, const struct rec *r)
 	handle_map(b, name, t);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void do_call(struct builder *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
@@ -672,6 +678,16 @@ static void do_call(struct builder *b, const struct rec *r)
 	bool ok = name && args && res && get_count(b, r, "TIME", &time);
 	size_t n_args = args ? jv_size(args) : 0;
 	size_t n_res = res ? jv_size(res) : 0;
+	if (res && !n_res) {
+		/* The reference simulator cannot parse such a record (its CALL
+		 * reader unpacks the MEMORY/ALIAS pairs of at least one result),
+		 * and its runtime materializes an op through its first output. */
+		problem(b, EXIT_DATAERR, r->line,
+			"CALL \"%s\" has an empty RESULT list: an op with no outputs cannot be "
+			"replayed (the reference simulator rejects it too)", name ? name : "?");
+		ok = false;
+		res = NULL;
+	}
 	uint64_t *sizes = xcalloc(n_res + 1, sizeof *sizes);
 	long *mlines = xcalloc(n_res + 1, sizeof *mlines);
 	int32_t *alias = xcalloc(n_res + 1, sizeof *alias);
@@ -716,11 +732,21 @@ static void do_call(struct builder *b, const struct rec *r)
 			problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is already defined", rn);
 			ok = false;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(rn, jv_str(jv_at(res, j)))) {
-				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice", rn);
+	}
+	if (ok && n_res > 1) {
+		/* A name listed twice, found by sorting (n log n: a crafted
+		 * record may list a million results). */
+		const char **names = xcalloc(n_res, sizeof *names);
+		for (size_t i = 0; i < n_res; i++)
+			names[i] = jv_str(jv_at(res, i));
+		qsort(names, n_res, sizeof *names, by_name);
+		for (size_t i = 1; i < n_res && ok; i++)
+			if (!strcmp(names[i - 1], names[i])) {
+				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice",
+					names[i]);
 				ok = false;
 			}
+		free(names);
 	}
 	if (ok && !poisoned)
 		ok = within_totals(b, r->line, time, n_res, sizes, alias, mlines, res, NULL, NULL);
@@ -761,6 +787,15 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	if (!ok)
 		return;
 	size_t n_args = jv_size(args), n_mut = jv_size(mut);
+	if (!n_mut) {
+		/* simrd builds an op with no outputs from it, then fails to
+		 * materialize it (its runtime computes an op through its first
+		 * output): refuse it here, with the line. */
+		problem(b, EXIT_DATAERR, r->line,
+			"MUTATE \"%s\" has an empty MUTATE list: an op that changes no argument "
+			"cannot be replayed (the reference simulator rejects it too)", name);
+		return;
+	}
 	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
 	size_t *idx = xcalloc(n_mut + 1, sizeof *idx);
 	bool poisoned = false;
@@ -786,12 +821,11 @@ static void do_mutate(struct builder *b, const struct rec *r)
 	 * a handle that was mutated since, or the same argument listed twice)
 	 * is a duplicate name there. */
 	bool twice = false;
-	for (size_t i = 0; ok && !poisoned && i < n_mut; i++) {
+	struct u64set seen = {0}; /* tensors met so far in this record: linear time */
+	for (size_t i = 0; ok && !poisoned && !twice && i < n_mut; i++) {
 		uint32_t t = targs[idx[i]];
 		const char *an = jv_str(jv_at(args, idx[i]));
-		bool again = false;
-		for (size_t j = 0; j < i; j++)
-			again |= targs[idx[j]] == t;
+		bool again = !u64set_add(&seen, t);
 		if (again || b->mutated[t]) {
 			if (again)
 				problem(b, EXIT_DATAERR, r->line,
@@ -805,6 +839,7 @@ static void do_mutate(struct builder *b, const struct rec *r)
 			twice = true;
 		}
 	}
+	u64set_free(&seen);
 	if (ok && !poisoned && !twice) {
 		uint64_t *sizes = xcalloc(n_mut + 1, sizeof *sizes);
 		for (size_t i = 0; i < n_mut; i++)
@@ -898,7 +933,12 @@ static void do_record(struct builder *b, struct rec *r)
 		const char *a = get_str(b, r, "ANNOTATION");
 		if (a && !strcmp(a, "BACKWARD"))
 			b->in_bwd = true;
-		break; /* START (a later one) and other notes change nothing */
+		else if (a && strcmp(a, "START"))
+			/* LOG-FORMAT.md knows two; a typo would silently lose the
+			 * backward marker or the warm-up split. */
+			problem(b, EXIT_DATAERR, r->line,
+				"unknown ANNOTATION \"%s\": START or BACKWARD is expected", a);
+		break; /* START (a later one) changes nothing */
 	}
 	case REC_CONSTANT:
 		do_constant(b, r);

@@ -16,16 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "outfile.h"
 #include "peak.h"
 #include "trace.h"
 
 enum { TID_FORWARD = 1, TID_BACKWARD, TID_REMAT, TID_EVICT };
 
 struct trace_writer {
-	FILE *f;
-	char *path, *tmp;
+	FILE *f;            /* out.f */
+	struct outfile out; /* written whole or not at all (outfile.h) */
 	const struct schedule *s;
 	struct trace_options opt;
 	uint64_t events;
@@ -98,24 +98,13 @@ struct trace_writer *trace_open(const char *path, const struct schedule *s,
 				const struct trace_options *opt, struct rs_error *err)
 {
 	struct trace_writer *w = xcalloc(1, sizeof *w);
-	size_t len = strlen(path) + 5;
-	w->path = xstrdup(path);
-	w->tmp = xmalloc(len);
-	/* A device or pipe (/dev/stdout) is written as it is: renaming a
-	 * temporary file over it would replace the device node. */
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		snprintf(w->tmp, len, "%s", path);
-	else
-		snprintf(w->tmp, len, "%s.tmp", path);
-	w->f = fopen(w->tmp, "w");
-	if (!w->f) {
-		rs_error_set(err, EXIT_CANTCREAT, NULL, 0, "cannot create %s: %s", w->tmp, strerror(errno));
-		free(w->path);
-		free(w->tmp);
+	/* A unique temporary name renamed into place; a device or pipe
+	 * (/dev/stdout) is written as it is (outfile.h). */
+	if (outfile_open(&w->out, path, err)) {
 		free(w);
 		return NULL;
 	}
+	w->f = w->out.f;
 	w->s = s;
 	w->opt = *opt;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"rematsim\",\"log\":", w->f);
@@ -195,27 +184,10 @@ int trace_close(struct trace_writer *w, bool keep, struct rs_error *err)
 		if (w->counted) /* the budget's line spans the memory's */
 			budget(w, w->last_clock);
 		fputs("\n]}\n", w->f);
-		bool bad = ferror(w->f) != 0;
-		int e = errno;
-		if (fclose(w->f) != 0) {
-			bad = true;
-			e = errno;
-		}
-		bool direct = !strcmp(w->tmp, w->path);
-		if (bad || (!direct && rename(w->tmp, w->path))) {
-			if (!bad)
-				e = errno;
-			rc = rs_error_set(err, EXIT_IOERR, NULL, 0, "cannot write %s: %s", w->path, strerror(e));
-			if (!direct)
-				remove(w->tmp);
-		}
+		rc = outfile_commit(&w->out, false, err);
 	} else {
-		fclose(w->f);
-		if (strcmp(w->tmp, w->path))
-			remove(w->tmp);
+		outfile_abort(&w->out);
 	}
-	free(w->path);
-	free(w->tmp);
 	free(w);
 	return rc;
 }

@@ -1,15 +1,20 @@
 /*
- * util.c: see util.h. Allocation aborts on failure so that no caller ever
- * handles NULL; errors are values filled into struct rs_error.
+ * util.c: see util.h. Allocation exits (70) on failure so that no caller ever
+ * handles NULL (and an internal error or exhausted memory exits 70, as
+ * the README documents); errors are values filled into struct rs_error.
  */
 #include "util.h"
 
 #include <errno.h>
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <strings.h>
 
 int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err)
 {
@@ -45,8 +50,8 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 
 static _Noreturn void out_of_memory(size_t bytes)
 {
-	fprintf(stderr, "rematsim: out of memory (asked for %zu bytes)\n", bytes);
-	abort();
+	fprintf(stderr, "rematsim: internal error: out of memory (asked for %zu bytes)\n", bytes);
+	exit(EXIT_SOFTWARE);
 }
 
 void *xmalloc(size_t bytes)
@@ -143,7 +148,9 @@ _Noreturn void rs_bug(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	abort();
+	/* The documented status of an internal error, not abort()'s 134; a
+	 * fuzzer still sees the exit as a crash and keeps the input. */
+	exit(EXIT_SOFTWARE);
 }
 
 double now_seconds(void)
@@ -151,4 +158,66 @@ double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t rs_limit(const char *env, uint64_t dflt)
+{
+	const char *v = getenv(env);
+	if (!v || !*v)
+		return dflt;
+	if (!strcasecmp(v, "inf") || !strcmp(v, "0"))
+		return UINT64_MAX;
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (end == v || *v == '-')
+		return dflt;
+	static const char *const units[] = {"k", "M", "G", "T"};
+	uint64_t mul = 1;
+	if (*end) {
+		int u;
+		for (u = 0; u < 4; u++)
+			if (tolower((unsigned char)*end) == tolower((unsigned char)units[u][0]))
+				break;
+		if (u == 4)
+			return dflt;
+		bool binary = !strcasecmp(end + 1, "iB");
+		if (!binary && end[1] && strcasecmp(end + 1, "B"))
+			return dflt;
+		for (int i = 0; i <= u; i++)
+			mul *= binary ? 1024 : 1000;
+	}
+	if (n > UINT64_MAX / mul)
+		return UINT64_MAX;
+	return (uint64_t)n * mul;
+}
+
+const char *rs_bytes_text(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int u = 0;
+	uint64_t v = bytes;
+	while (v >= 1024 && v % 1024 == 0 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%" PRIu64 " %s", v, units[u]);
+	return buf;
+}
+
+int rs_tsv_field(FILE *f, const char *s)
+{
+	int rc = 0;
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\t\n\r\\");
+		if (n && fwrite(p, 1, n, f) != n)
+			rc = EOF;
+		p += n;
+		if (!*p)
+			break;
+		const char *esc = *p == '\t' ? "\\t" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : "\\\\";
+		if (fputs(esc, f) == EOF)
+			rc = EOF;
+		p++;
+	}
+	return rc;
 }

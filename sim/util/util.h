@@ -4,7 +4,8 @@
  *
  * Ownership rule for the project: a function that returns a pointer the
  * caller must free says "takes"/"gives" in its comment; `*_new` pairs with
- * `*_free`. Allocation failure is not an input error: it aborts.
+ * `*_free`. Allocation failure is not an input error: it exits 70 (internal
+ * error) with a message.
  */
 #ifndef REMATSIM_UTIL_H
 #define REMATSIM_UTIL_H
@@ -12,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit statuses, from sysexits(3). */
 enum {
@@ -24,7 +26,7 @@ enum {
 	EXIT_IOERR = 74,    /* an I/O error while writing */
 };
 
-/** Allocation wrappers: abort with a message on failure. */
+/** Allocation wrappers: exit 70 with a message on failure. */
 void *xmalloc(size_t bytes);
 void *xcalloc(size_t n, size_t bytes);
 void *xrealloc(void *p, size_t bytes);
@@ -55,7 +57,7 @@ int rs_error_vset(struct rs_error *err, int status, const char *file, long line,
 /** Print "FILE:LINE: msg" (or "FILE: msg") on stderr, prefixed by "rematsim: ". */
 void rs_error_print(const struct rs_error *err);
 
-/** Abort: a broken invariant of ours, never the user's input. */
+/** Exit 70 with "internal error: ...": a broken invariant of ours, never the user's input. */
 _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
@@ -64,6 +66,27 @@ _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2))
  * or a directory). The one whole-file reader of the project.
  */
 int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err);
+
+/*
+ * Input limits (docs/limits.md): a limit is its default unless the named
+ * environment variable holds a byte count (digits, optionally followed by
+ * k, M, G, T or KiB, MiB, GiB, TiB; "inf" or 0 for none).
+ */
+#define RS_MAX_INPUT_ENV "REMATSIM_MAX_INPUT"   /* bytes of one input, decompressed */
+#define RS_MAX_INPUT_DEFAULT (UINT64_C(1) << 30) /* 1 GiB */
+#define RS_MAX_LINE_ENV "REMATSIM_MAX_LINE"     /* bytes of one line of a log */
+#define RS_MAX_LINE_DEFAULT (UINT64_C(16) << 20) /* 16 MiB */
+/** The limit set by env (UINT64_MAX for none), else dflt; a malformed value is dflt. */
+uint64_t rs_limit(const char *env, uint64_t dflt);
+/** "1 GiB"-style text of a byte count into buf. */
+const char *rs_bytes_text(uint64_t bytes, char *buf, size_t size);
+
+/**
+ * Write s to f as one TSV field: a tab, newline, carriage return or
+ * backslash in it becomes \t, \n, \r or \\ (names from logs may hold
+ * them). Returns what fputs returns for the last piece (EOF on error).
+ */
+int rs_tsv_field(FILE *f, const char *s);
 
 /** Monotonic wall clock in seconds. */
 double now_seconds(void);

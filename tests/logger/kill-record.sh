@@ -1,8 +1,10 @@
 #!/bin/sh
 # kill-record.sh RECORD: a recording killed half-way leaves no log under
-# the name asked for (the logger writes NAME.tmp.PID and renames it only
-# when the log is complete), and a finished one leaves exactly the log and
-# its meta file.
+# the name asked for (the logger writes a unique NAME.tmp.XXXXXXXX and
+# renames it only when the log is complete, after its meta file), a kill
+# between the two renames leaves no log without its meta file, and a
+# finished one leaves exactly the log and its meta file. --out is checked
+# before any work and never replaces a special file; --seed is >= 0.
 set -u
 record=$1
 dir=$(mktemp -d)
@@ -30,3 +32,19 @@ if [ "$left" != "done.log.gz done.meta.json " ]; then
 	exit 1
 fi
 echo "ok finished recording left exactly: $left"
+OPLOG_TEST_KILL_BETWEEN_RENAMES=1 "$record" --model mlp --batch 8 --width 32 --depth 2 \
+	--out "$dir/between.log.gz" 2>/dev/null
+if [ -e "$dir/between.log.gz" ] && [ ! -e "$dir/between.meta.json" ]; then
+	echo "FAIL a kill between the renames left a log without its meta file"
+	exit 1
+fi
+echo "ok a kill between the renames left: $(ls "$dir" | grep '^between' | tr '\n' ' ')"
+"$record" --model mlp --out /dev/full 2>"$dir/err"; st=$?
+if [ $st -ne 73 ] || ! grep -q "not a regular file" "$dir/err" || [ ! -c /dev/full ]; then
+	echo "FAIL --out /dev/full: status $st, $(cat "$dir/err")"
+	exit 1
+fi
+echo "ok --out /dev/full refused (73) before recording"
+"$record" --model mlp --seed -1 --out "$dir/s.log" 2>/dev/null; st=$?
+[ $st -eq 64 ] || { echo "FAIL --seed -1: status $st"; exit 1; }
+echo "ok --seed -1 refused (64)"

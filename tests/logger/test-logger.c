@@ -92,6 +92,11 @@ START_TEST(oplog_records_and_peak)
 	ck_assert_int_eq(oplog_call(log, "g", 1, bad, 1, r1, (uint64_t[]){1}, (int[]){-1}, 1), -1);
 	ck_assert_ptr_nonnull(strstr(oplog_error(log)->msg, "ghost"));
 	ck_assert_int_eq(oplog_call(log, "g", 1, a1, 1, r1, (uint64_t[]){1}, (int[]){1}, 1), -1);
+	/* An op with no outputs: the simulator cannot replay it. */
+	ck_assert_int_eq(oplog_call(log, "noop", 0, NULL, 0, NULL, NULL, NULL, 1), -1);
+	ck_assert_ptr_nonnull(strstr(oplog_error(log)->msg, "no results"));
+	ck_assert_int_eq(oplog_mutate(log, "nop_", 1, a1, 0, NULL, 1), -1);
+	ck_assert_ptr_nonnull(strstr(oplog_error(log)->msg, "changes no argument"));
 	ck_assert_int_eq(oplog_close(log, &err), 0);
 
 	struct logcheck c;

@@ -1,0 +1,51 @@
+/*
+ * outfile.h: writing an output file whole or not at all, safely.
+ *
+ * A regular file (or a new one) is written under a unique temporary name
+ * in the same folder, created exclusively (O_EXCL|O_NOFOLLOW: a planted
+ * name or symlink is never followed nor reused), and renamed over PATH
+ * only once every byte is written and the file closed without error; so a
+ * kill, a full disk or a concurrent writer leaves the old file or the new
+ * one, never half of one, and two writers never swap data. An output that
+ * exists and is not a regular file (a FIFO, a terminal, /dev/stdout, a
+ * device node) is written in place: it is never replaced by a file.
+ */
+#ifndef REMATSIM_OUTFILE_H
+#define REMATSIM_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* Temporary names are PATH + OUTFILE_TMP_MARK + a unique suffix. */
+#define OUTFILE_TMP_MARK ".tmp."
+
+struct outfile {
+	FILE *f;     /* write here */
+	char *path;  /* the output */
+	char *tmp;   /* the temporary name, or NULL when written in place */
+};
+
+/** Open path for writing (see above). -1 with err (EXIT_CANTCREAT). */
+int outfile_open(struct outfile *o, const char *path, struct rs_error *err);
+/**
+ * Flush, check every write, (durable: fsync,) close and rename into place.
+ * On failure the temporary file is removed and the old output kept: -1
+ * with err (EXIT_IOERR). Always releases o.
+ */
+int outfile_commit(struct outfile *o, bool durable, struct rs_error *err);
+/** Give up: close and remove the temporary file (the old output stays). */
+void outfile_abort(struct outfile *o);
+
+/**
+ * Create a fresh temporary file PATH.tmp.XXXXXXXX exclusively (O_EXCL,
+ * O_NOFOLLOW, mode 0666 less the umask); gives its name in *tmp and
+ * returns its descriptor, or -1 with errno.
+ */
+int outfile_create_tmp(const char *path, char **tmp);
+
+/** Whether name (a file name, no folder) is a temporary of outfile_open for `base`. */
+bool outfile_is_tmp_of(const char *name, const char *base);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * fuzz-zip.c: zip archives a user downloads (member names of any length,
+ * manifests, bombs, encryption, corruption) must give a log or a message,
+ * never a crash, hang or leak. The input is written to a file NAME.zip
+ * (minizip reads paths); then its manifest is read, every model and
+ * member it names is loaded, and so is a member named by a long path.
+ * libFuzzer entry point LLVMFuzzerTestOneInput; FUZZ_STANDALONE adds the
+ * mutation driver of fuzz-main.h (what `meson test` runs).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "schedule.h"
+#include "source.h"
+
+static char zip_path[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!zip_path[0]) {
+		snprintf(zip_path, sizeof zip_path, "/tmp/fuzz-zip-%ld.zip", (long)getpid());
+		setenv("REMATSIM_MAX_INPUT", "1MiB", 1); /* a bomb stops early */
+	}
+	FILE *f = fopen(zip_path, "wb");
+	if (!f)
+		abort();
+	fwrite(data, 1, size, f);
+	fclose(f);
+	struct rs_error err;
+	struct manifest *m;
+	if (manifest_read(zip_path, &m, &err) == 0) {
+		for (size_t i = 0; i < m->n_models && i < 8; i++) {
+			char spec[4200];
+			snprintf(spec, sizeof spec, "%s:%s", zip_path, m->models[i].name);
+			struct schedule *s;
+			struct read_options opt = {0};
+			if (schedule_read(spec, &opt, &s, &err) == 0)
+				schedule_free(s);
+			char *d;
+			size_t n;
+			if (source_load(m->models[i].spec, &d, &n, &err) == 0)
+				free(d);
+		}
+		manifest_free(m);
+	}
+	static const char *const members[] = {"logs/manifest.json", "a.log", "logs/x.log.gz", ""};
+	for (size_t i = 0; i < sizeof members / sizeof *members; i++) {
+		char spec[256];
+		snprintf(spec, sizeof spec, "%s:%s", zip_path, members[i]);
+		char *d;
+		size_t n;
+		if (source_load(spec, &d, &n, &err) == 0)
+			free(d);
+	}
+	return 0;
+}
+
+#ifdef FUZZ_STANDALONE
+#define FUZZ_DICT "PK\x03\x04\x01\x02\x05\x06/.:{}[]\"ab\xff\x00"
+#include "fuzz-main.h"
+#endif
