@@ -40,7 +40,7 @@ nrows = int((npanels + ncols - 1) / ncols)
 nrows = (nrows < 1) ? 1 : nrows
 if (screen) {
 	W = 360.0 * ncols + left + right
-	W = (W < 560) ? 560 : W
+	W = (W < 560) ? 560.0 : W  # (a float: pw_u / W below must not divide integers)
 } else {
 	W = (SIZE eq 'column') ? 241.0 : 504.0
 }
@@ -140,7 +140,7 @@ ps_end = screen ? 1.2 : 0.6
 lw_curve = screen ? 2 : 1.2
 # a lane of fit marks: 14 px or 7 pt of the plot's height, in graph units
 lane_h = screen ? 14.0 / 230 : 7.0 / (pw_u * 0.72)
-lw_tick = screen ? 3 : 1.8
+lw_tick = screen ? 3 : 2.5
 
 # Panels are placed by hand (not `layout`) so that the legend runs under the
 # figure title and the axis labels are shared by all panels.

@@ -92,6 +92,15 @@ printf '%s\n' "experiment: fitexp" "manifest: $data/manifest.json" \
 	{ cat "$tmp/fitexp.err" >&2; fail "rematsim plot fitexp"; }
 [ ! -s "$tmp/fitexp.err" ] || { cat "$tmp/fitexp.err" >&2; fail "gnuplot said something for fitexp"; }
 
+# One panel alone: a PNG at the least width (integer sizes once made gnuplot
+# refuse the panel's size).
+printf '%s\n' "experiment: one" "models:" \
+	"  - {name: chain8, log: $data/chain8.log, title: Chain, desc: '8 layers', has_start: true}" \
+	"heuristics: [DTR]" "ratios: [0.5, 1.0]" > "$tmp/one.yaml"
+"$rematsim" sweep -q "$tmp/one.yaml" --out "$tmp/one" --fit 0.05
+"$rematsim" plot --format png --plots "$plots" "$tmp/one" > /dev/null 2> "$tmp/one.err" ||
+	{ cat "$tmp/one.err" >&2; fail "rematsim plot of one panel"; }
+
 # The value of `NAME = V` (or `NAME[I] = V`) in a figure.gp, quotes and
 # comments dropped.
 gpval() { # FILE NAME
