@@ -11,7 +11,9 @@
 # fail_lines (vertical lines where a curve starts), SIZE (the third argument
 # of the script): 'full' (7 in wide, the default) or 'column'
 # (3.35 in) for PDF and SVG, with 8 pt text (9 pt titles) at that size; PNG
-# is a large figure for screens.
+# is a large figure for screens. When the sweep ran with --fit, figure.gp
+# also has fit.tsv's marks (fit_x, fit_to, fit_lane, any_fit), drawn on the
+# x axis of every panel and explained in the legend.
 
 load DATA.'/figure.gp'
 
@@ -38,7 +40,7 @@ nrows = int((npanels + ncols - 1) / ncols)
 nrows = (nrows < 1) ? 1 : nrows
 if (screen) {
 	W = 360.0 * ncols + left + right
-	W = (W < 560) ? 560 : W
+	W = (W < 560) ? 560.0 : W  # (a float: pw_u / W below must not divide integers)
 } else {
 	W = (SIZE eq 'column') ? 241.0 : 504.0
 }
@@ -65,7 +67,11 @@ chars = int((W - 8) / charw)
 key_line = line * 1.45
 show_oom = fail_lines && any_oom
 show_thrash = fail_lines && any_thrash
-nfail = show_oom + show_thrash
+# fit.tsv's marks: a tick at the smallest passing ratio, a hatched bar
+# where feasibility is not monotone
+show_fit = exists('any_fit') ? any_fit : 0
+show_fitr = exists('any_fit_range') ? any_fit_range : 0
+nfail = show_oom + show_thrash + show_fit + show_fitr
 kcc = (key_chars > 6) ? key_chars : 6
 key_wc = samp + 8 + kcc * charw
 key_wf = samp + 8 + 21 * charw
@@ -132,6 +138,9 @@ cof(p, i) = (word(pcurves[p], i) eq '' ? 1 : word(pcurves[p], i) + 0)
 curve(p, c, kind) = sprintf('%s/p%d-c%d%s.tsv', DATA, p, c, kind)
 ps_end = screen ? 1.2 : 0.6
 lw_curve = screen ? 2 : 1.2
+# a lane of fit marks: 14 px or 7 pt of the plot's height, in graph units
+lane_h = screen ? 14.0 / 230 : 7.0 / (pw_u * 0.72)
+lw_tick = screen ? 3 : 2.5
 
 # Panels are placed by hand (not `layout`) so that the legend runs under the
 # figure title and the axis labels are shared by all panels.
@@ -194,6 +203,21 @@ do for [p = 1:npanels] {
 			}
 		}
 	}
+	if (show_fit) {
+		do for [c = 1:ncurves] {
+			k = (p - 1) * ncurves + c
+			if (fit_x[k] > 0) {
+				y0 = fit_lane[k] * lane_h
+				if (fit_to[k] > 0) {
+					set object 300 + c rect from first fit_x[k], graph y0 + 0.15 * lane_h \
+						to first fit_to[k], graph y0 + 0.85 * lane_h front \
+						fc rgb colof(c) fs transparent pattern 5 border lc rgb colof(c) lw 1
+				}
+				set arrow 300 + c from first fit_x[k], graph y0 to first fit_x[k], \
+					graph y0 + lane_h nohead lc rgb colof(c) lw lw_tick front
+			}
+		}
+	}
 	n = words(pcurves[p])
 	if (n > 0) {
 		plot NaN notitle, \
@@ -248,6 +272,7 @@ do for [e = 1:ncurves + nfail] {
 	}
 	ky = H - title_h - key_line * (krow + 0.5)
 	ta = 200 + e
+	which = 0
 	tb = 400 + e
 	if (e <= ncurves) {
 		kdt = cmarked[e] ? 12 : 1
@@ -257,7 +282,31 @@ do for [e = 1:ncurves + nfail] {
 			point pt ptof(e) lc rgb colof(e) ps ps_end
 		set label tb clabel[e] at screen (kx + samp + 4) / W, screen ky / H left
 	} else {
-		oom = (e == ncurves + 1 && show_oom)
+		# which: 1 out of memory, 2 thrash, 3 fit tick, 4 fit bar (those shown)
+		j = e - ncurves
+		which = 0
+		cnt = 0
+		do for [q = 1:4] {
+			shown = (q == 1) ? show_oom : (q == 2) ? show_thrash : (q == 3) ? show_fit : show_fitr
+			cnt = cnt + shown
+			if (which == 0 && shown && cnt == j) { which = q }
+		}
+	}
+	if (e > ncurves && which >= 3) {
+		if (which == 3) {
+			set arrow ta from screen (kx + samp / 2) / W, screen (ky - line * 0.45) / H \
+				to screen (kx + samp / 2) / W, screen (ky + line * 0.45) / H \
+				nohead lc rgb '#404040' lw lw_tick
+			set label tb 'smallest pass (fit)' at screen (kx + samp + 4) / W, screen ky / H left
+		} else {
+			set object ta rect from screen (kx + 2) / W, screen (ky - line * 0.3) / H \
+				to screen (kx + samp - 2) / W, screen (ky + line * 0.3) / H \
+				fc rgb '#404040' fs transparent pattern 5 border lc rgb '#404040' lw 1
+			set label tb 'fails again (fit)' at screen (kx + samp + 4) / W, screen ky / H left
+		}
+	}
+	if (e > ncurves && which <= 2) {
+		oom = (which == 1)
 		kdash = oom ? 11 : 12
 		# (two colours: the svg terminal would draw both samples as one
 		# path, with the first one's dashes)

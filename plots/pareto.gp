@@ -2,7 +2,8 @@
 # model, compute overhead vs memory ratio, one step curve per heuristic
 # (random ones: mean over trials with a min-max band), markers at each
 # curve's first and last point, a vertical line where a curve starts
-# (dotted: OOM below it, dashed: thrash), black/grey impossible regions.
+# (dotted: OOM below it, dashed: thrash), black/grey impossible regions;
+# with `sweep --fit`, ticks at the smallest passing ratios (grid.gp).
 #
 #   gnuplot -c plots/pareto.gp DATA_DIR OUT.png|OUT.pdf|OUT.svg [full|column]
 # DATA_DIR: a folder written by `rematsim plot` (DIR/plot-data/pareto).

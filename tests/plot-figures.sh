@@ -7,7 +7,8 @@
 # text: every plotted point inside the axes, one colour and marker per
 # series in every figure (the registry's), distinct within a figure,
 # failure styles in the legend, failure lines apart, print sizes and fonts,
-# wrapped descriptions, the y range following the overhead limit.
+# wrapped descriptions, the y range following the overhead limit, and the
+# marks of `sweep --fit` (fit.tsv) at the ratios fit.tsv gives.
 set -eu
 rematsim=$1
 command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot: skipped"; exit 77; }
@@ -80,6 +81,25 @@ printf '%s\n' "experiment: limit" "manifest: $tmp/long-manifest.json" \
 "$rematsim" plot --format pdf,svg --plots "$plots" "$tmp/limit" > /dev/null 2> "$tmp/limit.err" ||
 	{ cat "$tmp/limit.err" >&2; fail "rematsim plot limit"; }
 [ ! -s "$tmp/limit.err" ] || { cat "$tmp/limit.err" >&2; fail "gnuplot said something for limit"; }
+
+# A sweep with --fit: chain12 and chain16 under LRU are not monotone (a
+# failing budget above the smallest pass), so both kinds of mark are drawn.
+printf '%s\n' "experiment: fitexp" "manifest: $data/manifest.json" \
+	"heuristics: [DTR, LRU, RandomStorage]" \
+	"ratios: [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]" "trials: 2" > "$tmp/fitexp.yaml"
+"$rematsim" sweep -q "$tmp/fitexp.yaml" --out "$tmp/fitexp" --fit 0.01
+"$rematsim" plot --format png,pdf,svg --plots "$plots" "$tmp/fitexp" > /dev/null 2> "$tmp/fitexp.err" ||
+	{ cat "$tmp/fitexp.err" >&2; fail "rematsim plot fitexp"; }
+[ ! -s "$tmp/fitexp.err" ] || { cat "$tmp/fitexp.err" >&2; fail "gnuplot said something for fitexp"; }
+
+# One panel alone: a PNG at the least width (integer sizes once made gnuplot
+# refuse the panel's size).
+printf '%s\n' "experiment: one" "models:" \
+	"  - {name: chain8, log: $data/chain8.log, title: Chain, desc: '8 layers', has_start: true}" \
+	"heuristics: [DTR]" "ratios: [0.5, 1.0]" > "$tmp/one.yaml"
+"$rematsim" sweep -q "$tmp/one.yaml" --out "$tmp/one" --fit 0.05
+"$rematsim" plot --format png --plots "$plots" "$tmp/one" > /dev/null 2> "$tmp/one.err" ||
+	{ cat "$tmp/one.err" >&2; fail "rematsim plot of one panel"; }
 
 # The value of `NAME = V` (or `NAME[I] = V`) in a figure.gp, quotes and
 # comments dropped.
@@ -183,6 +203,85 @@ grep -aq 'MediaBox \[ 0 0 241 ' "$tmp/limit/limit.pdf" || fail "--size column is
 st=0
 "$rematsim" plot --yrange 3:1 --plots "$plots" "$tmp/limit" > /dev/null 2>&1 || st=$?
 [ "$st" -eq 64 ] || fail "--yrange 3:1: status $st, not 64"
+
+# The fit marks: for panel P (models.tsv's row P) and curve C (series
+# cseries[C]), fit_x is fit.tsv's smallest_pass / baseline_memory and fit_to
+# its all_pass_from / baseline_memory where monotone is "no" (else 0), each
+# inside the x axis; marks in one lane of a panel do not overlap; a curve's
+# first plotted ratio is not below its smallest pass (on these logs no
+# budget below it passes); the legend explains both marks.
+fd=$tmp/fitexp/plot-data/fitexp
+ff=$fd/figure.gp
+[ "$(gpval "$ff" any_fit)" = 1 ] && [ "$(gpval "$ff" any_fit_range)" = 1 ] ||
+	fail "fitexp: no fit marks, or no non-monotone range, in figure.gp"
+n=$(gpval "$ff" ncurves)
+np=$(gpval "$ff" npanels)
+[ "$np" = 3 ] && [ "$n" = 3 ] || fail "fitexp: $np panels and $n curves, not 3 and 3"
+xhi=$(gpval "$ff" xrange_hi)
+lanes=$tmp/lanes.txt
+: > "$lanes"
+p=1
+while [ "$p" -le "$np" ]; do
+	model=$(awk -F '\t' -v p="$p" 'NR == p + 1 { print $1 }' "$tmp/fitexp/models.tsv")
+	c=1
+	while [ "$c" -le "$n" ]; do
+		k=$(((p - 1) * n + c))
+		series=$(gpval "$ff" "cseries[$c]")
+		x=$(gpval "$ff" "fit_x[$k]"); to=$(gpval "$ff" "fit_to[$k]"); lane=$(gpval "$ff" "fit_lane[$k]")
+		first=$(awk '!/^#/ { print $1; exit }' "$fd/p$p-c$c.tsv")
+		awk -F '\t' -v m="$model" -v s="$series" -v x="$x" -v to="$to" -v xhi="$xhi" \
+			-v first="$first" -v w="$model/$series" '
+			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+			$col["model"] == m && $col["series"] == s {
+				found = 1
+				b = $col["baseline_memory"]
+				ex = $col["smallest_pass"] / b
+				et = $col["monotone"] == "no" ? $col["all_pass_from"] / b : 0
+				if (x - ex > 1e-12 || ex - x > 1e-12) { print w ": tick at " x ", fit.tsv says " ex; bad = 1 }
+				if (to - et > 1e-12 || et - to > 1e-12) { print w ": range to " to ", fit.tsv says " et; bad = 1 }
+				if (!(x > 0 && x <= xhi + 0 && to <= xhi + 0)) { print w ": mark outside [0, " xhi "]"; bad = 1 }
+				if (first != "" && first + 0 < x - 1e-12) { print w ": curve starts at " first ", below the smallest pass " x; bad = 1 }
+			}
+			END { if (!found) { print w ": no row in fit.tsv"; bad = 1 }; exit bad }' \
+			"$tmp/fitexp/fit.tsv" >&2 || fail "fitexp: a fit mark at the wrong ratio"
+		printf '%s %s %s %s\n' "$p" "$lane" "$x" "$to" >> "$lanes"
+		c=$((c + 1))
+	done
+	p=$((p + 1))
+done
+# chain12 under LRU: the range found in fit.tsv by tests/cli-questions.sh
+grep -q "^2 [0-9]* 0.3617021276595745 0.409574468085106[0-9]*$" "$lanes" ||
+	fail "fitexp: chain12 LRU not marked from 34816 / 96256 to 39424 / 96256"
+awk '{ hi = ($4 > 0 ? $4 : $3); key = $1 " " $2
+	for (i = 1; i <= cnt[key]; i++)
+		if ($3 < his[key, i] && los[key, i] < hi) { print "panel " $1 " lane " $2 ": marks overlap at " $3; bad = 1 }
+	cnt[key]++; los[key, cnt[key]] = $3; his[key, cnt[key]] = hi
+} END { exit bad }' "$lanes" >&2 || fail "fitexp: fit marks drawn over each other"
+grep -q 'smallest pass (fit)' "$tmp/fitexp/fitexp.svg" || fail "fitexp: fit ticks unexplained"
+grep -q 'fails again (fit)' "$tmp/fitexp/fitexp.svg" || fail "fitexp: fit ranges unexplained"
+# only the overhead figures are marked; figures of sweeps without --fit
+# have no mark and keep their data: without fit.tsv the figure's data is
+# the marked one less the marks
+! grep -q 'fit_x' "$fd-accesses/figure.gp" || fail "fitexp-accesses: fit marks"
+! grep -q 'fit_x\|any_fit' "$tmp/pareto/plot-data/pareto/figure.gp" || fail "pareto without --fit: fit marks"
+cp "$ff" "$tmp/fit-marked.gp"
+mv "$tmp/fitexp/fit.tsv" "$tmp/fit.tsv"
+"$rematsim" plot --format svg --plots "$plots" "$tmp/fitexp" > /dev/null
+grep -q 'fit_x\|any_fit' "$ff" && fail "fitexp without fit.tsv: fit marks"
+grep -v '^array fit_\|^fit_x\[\|^any_fit\|^# fit marks\|^# passing ratio found\|^# feasibility is not\|^# (a hatched bar\|^# up from the axis' "$tmp/fit-marked.gp" |
+	cmp -s - "$ff" || fail "fitexp: without fit.tsv the figure data differs by more than the marks"
+grep -q 'smallest pass (fit)' "$tmp/fitexp/fitexp.svg" && fail "fitexp without fit.tsv: the legend explains marks"
+# a fit.tsv of another sweep, or a broken one: status 65, named
+sed '2s/^chain8\tDTR/chain8\tNoSuch/' "$tmp/fit.tsv" > "$tmp/fitexp/fit.tsv"
+st=0
+"$rematsim" plot --format svg --plots "$plots" "$tmp/fitexp" > /dev/null 2> "$tmp/fit.err" || st=$?
+[ "$st" -eq 65 ] && grep -q "fit.tsv:2: .*series 'NoSuch'" "$tmp/fit.err" ||
+	fail "a fit.tsv of another sweep: status $st, $(cat "$tmp/fit.err")"
+cut -f1-5 "$tmp/fit.tsv" > "$tmp/fitexp/fit.tsv"
+st=0
+"$rematsim" plot --format svg --plots "$plots" "$tmp/fitexp" > /dev/null 2> "$tmp/fit.err" || st=$?
+[ "$st" -eq 65 ] && grep -q "fit.tsv:1: no column 'smallest_pass_ratio'" "$tmp/fit.err" ||
+	fail "a fit.tsv without its columns: status $st, $(cat "$tmp/fit.err")"
 
 # Without gnuplot: a clear message and status 69.
 mkdir "$tmp/empty-path"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "heuristics.h"
 #include "planners.h"
@@ -50,6 +51,11 @@ struct pdata {
 	size_t n_series, cap_series;
 	struct prow *rows;
 	size_t n_rows;
+	/* fit.tsv (`sweep --fit`), when the folder has one: per model m and
+	 * series s (m * n_series + s), the smallest passing ratio and, where
+	 * feasibility is not monotone, the ratio from which every probe
+	 * passed; NAN: no row. */
+	double *fit_x, *fit_to;
 };
 
 static void pdata_free(struct pdata *d)
@@ -66,6 +72,8 @@ static void pdata_free(struct pdata *d)
 	free(d->models);
 	free(d->series);
 	free(d->rows);
+	free(d->fit_x);
+	free(d->fit_to);
 	free(d->experiment);
 	free(d->budgets);
 }
@@ -177,6 +185,97 @@ static int read_points(const char *dir, struct pdata *d, struct rs_error *err)
 			s->has_accesses = true;
 	}
 	points_table_free(&t);
+	free(path);
+	return rc;
+}
+
+/* The column of fit.tsv's header named `name`, or -1. */
+static int fit_column(char **cols, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cols[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* DIR/fit.tsv (docs/questions.md, "In sweeps"), if there is one: its rows
+ * by model and series into d->fit_x, d->fit_to. */
+static int read_fit(const char *dir, struct pdata *d, struct rs_error *err)
+{
+	char *path = path_join(dir, "fit.tsv");
+	if (access(path, F_OK) != 0) {
+		free(path);
+		return 0;
+	}
+	char *text;
+	size_t len;
+	if (read_whole_file(path, &text, &len, err)) {
+		free(path);
+		return -1;
+	}
+	size_t n = d->n_models * d->n_series;
+	d->fit_x = xcalloc(n ? n : 1, sizeof *d->fit_x);
+	d->fit_to = xcalloc(n ? n : 1, sizeof *d->fit_to);
+	for (size_t i = 0; i < n; i++)
+		d->fit_x[i] = d->fit_to[i] = NAN;
+	enum { F_MODEL, F_SERIES, F_PASS, F_FROM, F_MONO, F_N };
+	static const char *const names[F_N] = {"model", "series", "smallest_pass_ratio",
+					       "all_pass_from_ratio", "monotone"};
+	int col[F_N];
+	size_t ncols = 0;
+	int rc = 0;
+	long lineno = 0;
+	char *next = text;
+	while (next && *next && !rc) {
+		char *line = next;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		char *f[64];
+		size_t nf = tsv_split(line, f, 64);
+		if (lineno == 1) {
+			ncols = nf;
+			for (int k = 0; k < F_N && !rc; k++)
+				if ((col[k] = fit_column(f, nf, names[k])) < 0)
+					rc = rs_error_set(err, EXIT_DATAERR, path, 1,
+							  "no column '%s' (not a fit.tsv of `rematsim sweep --fit`)",
+							  names[k]);
+			continue;
+		}
+		if (nf != ncols) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "expected %zu tab-separated columns, found %zu", ncols, nf);
+			break;
+		}
+		size_t m = find_model(d, f[col[F_MODEL]]);
+		size_t s = 0;
+		while (s < d->n_series && strcmp(d->series[s].name, f[col[F_SERIES]]))
+			s++;
+		if (m == (size_t)-1 || s == d->n_series) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "%s '%s' is not in this sweep's points (a fit.tsv of another "
+					  "sweep? rerun it with --fit, or remove fit.tsv)",
+					  m == (size_t)-1 ? "model" : "series",
+					  f[col[m == (size_t)-1 ? F_MODEL : F_SERIES]]);
+			break;
+		}
+		char *e1, *e2;
+		double x = strtod(f[col[F_PASS]], &e1), to = strtod(f[col[F_FROM]], &e2);
+		bool mono = !strcmp(f[col[F_MONO]], "yes");
+		if (*e1 || *e2 || !(x > 0) || !(to >= x) || !isfinite(to) ||
+		    (!mono && strcmp(f[col[F_MONO]], "no"))) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "bad ratios or monotone flag (%s, %s, %s)", f[col[F_PASS]],
+					  f[col[F_FROM]], f[col[F_MONO]]);
+			break;
+		}
+		d->fit_x[m * d->n_series + s] = x;
+		d->fit_to[m * d->n_series + s] = mono ? NAN : to;
+	}
+	if (!rc && lineno == 0)
+		rc = rs_error_set(err, EXIT_DATAERR, path, 0, "empty (no column line)");
+	free(text);
 	free(path);
 	return rc;
 }
@@ -319,6 +418,8 @@ struct figure_spec {
 	size_t *series;
 	size_t n_series;
 };
+
+static void put_fit_marks(FILE *f, const struct pdata *d, const struct figure_spec *fs);
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -560,6 +661,13 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	double xmax = 1.0;
 	for (size_t i = 0; i < d->n_rows; i++)
 		xmax = d->rows[i].ratio > xmax ? d->rows[i].ratio : xmax;
+	bool fit_marks = d->fit_x && !fs->accesses;
+	for (size_t p = 0; fit_marks && p < np; p++)
+		for (size_t c = 0; c < ncur; c++) {
+			size_t j = p * d->n_series + fs->series[c];
+			double x = isnan(d->fit_to[j]) ? d->fit_x[j] : d->fit_to[j];
+			xmax = x > xmax ? x : xmax; /* (NAN compares false) */
+		}
 	fprintf(f, "xrange_hi = %s\n", fmt_double(b1, xmax <= 1.0 ? 1.1 : ceil(xmax * 1.1 * 10) / 10));
 	fprintf(f, "ylog = %d\n", log_y);
 	fprintf(f, "yrange_lo = %s\n", fmt_double(b1, lo));
@@ -659,6 +767,8 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		any_lone |= lone[k];
 	}
 	fprintf(f, "any_oom = %d\nany_thrash = %d\nany_lone = %d\n", any_oom, any_thrash, any_lone);
+	if (fit_marks)
+		put_fit_marks(f, d, fs);
 	fclose(f);
 	if (!rc)
 		rc = write_file_atomic(fdir, "figure.gp", text, len, false, err);
@@ -678,6 +788,63 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	out->script = xstrdup(fs->script);
 	out->data_dir = fdir;
 	return 0;
+}
+
+/*
+ * The marks of fit.tsv (only when the folder has one, so that figures
+ * without it keep their data): per panel and curve the smallest passing
+ * ratio (0: none) and, where feasibility is not monotone, the ratio from
+ * which every probe passed (0: monotone). Marks whose spans (with a little
+ * room) overlap in a panel go into lanes stacked up from the x axis, the
+ * first free one in curve order, so that none hides another and each
+ * stays at its exact x.
+ */
+static void put_fit_marks(FILE *f, const struct pdata *d, const struct figure_spec *fs)
+{
+	size_t np = d->n_models, ncur = fs->n_series, n = np * ncur > 0 ? np * ncur : 1;
+	double *lo = xcalloc(n, sizeof *lo), *hi = xcalloc(n, sizeof *hi);
+	int *lane = xcalloc(n, sizeof *lane);
+	int any_fit = 0, any_range = 0;
+	const double room = 0.01; /* in ratio: about a tick's width and a gap */
+	for (size_t p = 0; p < np; p++)
+		for (size_t c = 0; c < ncur; c++) {
+			size_t k = p * ncur + c, j = p * d->n_series + fs->series[c];
+			lane[k] = -1;
+			if (isnan(d->fit_x[j]))
+				continue;
+			any_fit = 1;
+			any_range |= !isnan(d->fit_to[j]);
+			lo[k] = d->fit_x[j] - room;
+			hi[k] = (isnan(d->fit_to[j]) ? d->fit_x[j] : d->fit_to[j]) + room;
+			for (int l = 0; lane[k] < 0; l++) {
+				bool taken = false;
+				for (size_t o = 0; o < c && !taken; o++) {
+					size_t q = p * ncur + o;
+					taken = lane[q] == l && lo[q] < hi[k] && lo[k] < hi[q];
+				}
+				if (!taken)
+					lane[k] = l;
+			}
+		}
+	fputs("# fit marks (DIR/fit.tsv, `rematsim sweep --fit`): fit_x, the smallest\n"
+	      "# passing ratio found (a tick on the x axis; 0: no row); fit_to, where\n"
+	      "# feasibility is not monotone, the ratio from which every probe passed\n"
+	      "# (a hatched bar from fit_x; 0: monotone); fit_lane, the mark's lane\n"
+	      "# up from the axis (marks that would overlap stack).\n", f);
+	fprintf(f, "array fit_x[%zu]\narray fit_to[%zu]\narray fit_lane[%zu]\n", n, n, n);
+	char b1[FMT_DOUBLE_LEN], b2[FMT_DOUBLE_LEN];
+	for (size_t p = 0; p < np; p++)
+		for (size_t c = 0; c < ncur; c++) {
+			size_t k = p * ncur + c, j = p * d->n_series + fs->series[c];
+			bool has = !isnan(d->fit_x[j]), range = has && !isnan(d->fit_to[j]);
+			fprintf(f, "fit_x[%zu] = %s; fit_to[%zu] = %s; fit_lane[%zu] = %d\n", k + 1,
+				has ? fmt_double(b1, d->fit_x[j]) : "0", k + 1,
+				range ? fmt_double(b2, d->fit_to[j]) : "0", k + 1, has ? lane[k] : 0);
+		}
+	fprintf(f, "any_fit = %d\nany_fit_range = %d\n", any_fit, any_range);
+	free(lo);
+	free(hi);
+	free(lane);
 }
 
 static void add_spec(struct figure_spec *specs, size_t *n, const char *script,
@@ -737,7 +904,7 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	*figs = NULL;
 	*n_figs = 0;
-	if (read_models(dir, &d, err) || read_points(dir, &d, err)) {
+	if (read_models(dir, &d, err) || read_points(dir, &d, err) || read_fit(dir, &d, err)) {
 		pdata_free(&d);
 		return -1;
 	}
