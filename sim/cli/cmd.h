@@ -14,5 +14,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+/* Synthetic logs (docs/gen.md). */
+int cmd_gen(int argc, char **argv);
 
 #endif

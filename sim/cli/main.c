@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"sweep", cmd_sweep, "run an experiment's points (YAML) into an output folder"},
 	{"merge", cmd_merge, "combine the output folders of sweep shards"},
 	{"plot", cmd_plot, "render the figures of a sweep's output folder"},
+	{"gen", cmd_gen, "write a synthetic op log (chain, residual, U-Net, transformer)"},
 };
 
 static void usage(FILE *f)
