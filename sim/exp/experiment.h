@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formula.h"
+#include "gen.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -26,8 +28,10 @@ struct exp_model {
 	char *name;
 	char *title;
 	char *desc;
-	char *spec;        /* what schedule_read takes, resolved */
+	char *spec;        /* what schedule_read takes, resolved; for a
+			      generated model its description ("gen:linear n=8 ...") */
 	bool has_start;
+	struct gen_params *gen; /* a generated model (`gen:` entry), or NULL */
 	/* Filled by experiment_load: */
 	struct schedule *sched;
 	struct baseline base;
@@ -49,8 +53,14 @@ struct experiment {
 	struct exp_series *series;
 	size_t n_series;
 	double *ratios;    /* n_steps ratios, or ... */
-	uint64_t *budgets; /* ... n_steps absolute budgets (bytes) */
+	uint64_t *budgets; /* ... n_steps absolute budgets (bytes), ... */
+	struct formula **formulas; /* ... where formulas[i] is not NULL, a
+				      formula of n (set with budgets) */
+	uint64_t *model_budgets; /* [model * n_steps + step]: each model's
+				    budgets, formulas evaluated (experiment_load) */
 	size_t n_steps;
+	bool gen_columns;  /* points.tsv has the n and budget_formula columns:
+			      an experiment with generated models or formulas */
 	double overhead_limit;
 	uint64_t seed;
 	char hash[17];     /* hex config hash; set by experiment_load */
@@ -83,6 +93,18 @@ int experiment_parse(const char *name, const char *text, size_t len,
 int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err);
 
 void experiment_free(struct experiment *e);
+
+/**
+ * The budget in bytes of a model's step: the configured budget, or the
+ * formula's value at the model's n; 0 for ratio experiments.
+ */
+uint64_t experiment_budget(const struct experiment *e, size_t model, size_t step);
+
+/** A model's n for budget formulas: its forward (non-constant) op count. */
+uint64_t experiment_model_n(const struct experiment *e, size_t model);
+
+/** The step as the YAML gave it (ratio, budget or formula text) into buf. */
+void experiment_step_text(const struct experiment *e, size_t step, char *buf, size_t size);
 
 /** The number of points (all shards). */
 size_t experiment_n_points(const struct experiment *e);

@@ -165,7 +165,8 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		if (!columns_seen) {
-			if (strcmp(line, POINTS_COLUMNS)) {
+			t->gen_columns = !strcmp(line, POINTS_COLUMNS POINTS_GEN_COLUMNS);
+			if (strcmp(line, POINTS_COLUMNS) && !t->gen_columns) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -183,11 +184,12 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + 1];
-		size_t nf = tsv_split(line, f, PC_COUNT + 1);
+		char *f[PC_COUNT + PC_GEN_COUNT + 1];
+		size_t want = PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0);
+		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + 1);
 		char *e = "";
-		unsigned long long point = nf == PC_COUNT ? strtoull(f[PC_POINT], &e, 10) : 0;
-		if (nf != PC_COUNT || *e || !*f[PC_POINT] || point >= t->total) {
+		unsigned long long point = nf == want ? strtoull(f[PC_POINT], &e, 10) : 0;
+		if (nf != want || *e || !*f[PC_POINT] || point >= t->total) {
 			free(copy);
 			continue;
 		}
@@ -207,7 +209,7 @@ void points_write(FILE *f, const struct points_table *t)
 {
 	for (size_t i = 0; i < t->n_header; i++)
 		fprintf(f, "# %s: %s\n", t->keys[i], t->values[i]);
-	fputs(POINTS_COLUMNS "\n", f);
+	fputs(t->gen_columns ? POINTS_COLUMNS POINTS_GEN_COLUMNS "\n" : POINTS_COLUMNS "\n", f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])
 			fprintf(f, "%s\n", t->rows[i]);
