@@ -41,8 +41,8 @@ colof(c) = colors[(c - 1) % 8 + 1]
 ptof(c) = ptypes[(c - 1) % 8 + 1]
 # Later curves drawn thinner and smaller, so that equal curves (DTR and
 # DTREqClass often coincide) still show both colours.
-lwof(c) = 5.5 - 4.5 * (c - 1) / (ncurves > 1 ? ncurves - 1 : 1)
-psof(c) = 2.0 - 1.5 * (c - 1) / (ncurves > 1 ? ncurves - 1 : 1)
+lwof(c) = 4.0 - 2.8 * (c - 1) / (ncurves > 1 ? ncurves - 1 : 1)
+psof(c) = 1.7 - 1.1 * (c - 1) / (ncurves > 1 ? ncurves - 1 : 1)
 curve(p, c, kind) = sprintf('%s/p%d-c%d%s.tsv', DATA, p, c, kind)
 
 # Whole decades around the data; failures sit on the foot row (ylo).
