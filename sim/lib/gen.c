@@ -369,7 +369,7 @@ static tid fresh(struct em *e)
 static void add_total(struct em *e, uint64_t *total, uint64_t v, const char *what)
 {
 	if (v > GEN_MAX_VALUE || *total + v > GEN_MAX_TOTAL)
-		em_fail(e, EXIT_USAGE, "the log's total %s passes 2^60 (the reader's bound): "
+		em_fail(e, EXIT_USAGE, "the log's total %s would pass 2^60 (the reader's bound): "
 			"choose smaller parameters", what);
 	else
 		*total += v;
