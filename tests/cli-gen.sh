@@ -120,8 +120,14 @@ expect_status 65 "n = 0 in a generated model" "$R" sweep "$T/bad2.yaml" --out "$
 sed -i 's/n: \[8, 0\]/blocks: 3/' "$T/bad2.yaml"
 expect_status 65 "a parameter of another shape" "$R" sweep "$T/bad2.yaml" --out "$T/bad" --quiet
 
+src=${REMATSIM_SOURCE:-$(dirname "$0")/..}
+d=$("$R" sweep "$src/scripts/experiments/asymptotics.yaml" --dry-run 2>&1)
+[ "$d" = 810 ] && ok "asymptotics.yaml: 27 n x 6 heuristics x 5 budgets" || no "asymptotics.yaml: $d"
+
 if command -v gnuplot >/dev/null 2>&1; then
 	expect_status 0 "plot the asymptotics figure" "$R" plot "$T/out"
+	"$R" plot "$T/out" >/dev/null 2>"$T/plot.err"
+	[ ! -s "$T/plot.err" ] && ok "gnuplot says nothing" || no "gnuplot: $(cat "$T/plot.err")"
 	[ -s "$T/out/asym.png" ] && [ -s "$T/out/asym.pdf" ] && ok "asym.png and .pdf" || no "no figure"
 	[ -s "$T/out/plot-data/asym/p1-c1.tsv" ] && [ -s "$T/out/plot-data/asym/treeverse.tsv" ] \
 		&& ok "figure data kept" || no "no figure data"
