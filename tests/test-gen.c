@@ -11,6 +11,10 @@
  *    evaluations, accesses, peak memory) for every deterministic heuristic
  *    of the reference tests, n = 1..16 and up to 1024, budgets 2*sqrt(n),
  *    sqrt(n), log2(n), 4*sqrt(n) and 3; its header says how they were made;
+ *  - tests/data/simrd-gen-shapes.tsv: simrd's numbers on generated logs of
+ *    every shape (residual, U-Net with its two-result backward ops,
+ *    heterogeneous chains, a transformer with views and three-result layer
+ *    norms), replayed as its pareto driver replays a log;
  *  - seeds: the same parameters give the same bytes; distributions parse
  *    and their bad forms are refused.
  */
@@ -224,6 +228,90 @@ START_TEST(chain_simrd)
 		schedule_free(s);
 	ck_assert_int_ge(rows, 1500);
 	printf("simrd-chain: %d points match simrd in every counter\n", rows);
+}
+END_TEST
+
+/* simrd's numbers on generated logs of every shape (tests/data/simrd-gen-shapes.tsv). */
+START_TEST(shapes_simrd)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-gen-shapes.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[1024], cur[256] = "";
+	struct schedule *s = NULL;
+	struct baseline b;
+	int rows = 0, acc_diff = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		char args[256], h[32], rt[32], outcome[8];
+		double ratio;
+		unsigned long long budget, evals, accesses, peak, bmem;
+		long long clock, remat, bcomp;
+		int got = sscanf(line, "%255[^\t]\t%31[^\t]\t%31[^\t]\t%lf\t%llu\t%7[^\t]\t%lld\t%lld\t"
+				 "%llu\t%llu\t%llu\t%llu\t%lld", args, h, rt, &ratio, &budget, outcome,
+				 &clock, &remat, &evals, &accesses, &peak, &bmem, &bcomp);
+		ck_assert_msg(got == 13, "bad line: %s", line);
+		if (strcmp(args, cur)) {
+			/* "SHAPE --key value ..." */
+			char words[256], *w[32] = {0};
+			int nw = 0;
+			snprintf(words, sizeof words, "%s", args);
+			for (char *t = strtok(words, " "); t && nw < 32; t = strtok(NULL, " "))
+				w[nw++] = t;
+			struct gen_params p;
+			enum gen_shape shape;
+			ck_assert_msg(nw > 0 && gen_shape_parse(w[0], &shape) == 0, "%s", args);
+			gen_params_default(&p, shape);
+			struct rs_error err;
+			for (int i = 1; i + 1 < nw; i += 2)
+				ck_assert_msg(gen_params_set(&p, w[i], w[i + 1], &err) == 0, "%s", err.msg);
+			if (s)
+				schedule_free(s);
+			s = make(&p);
+			baseline_run(s, &b);
+			snprintf(cur, sizeof cur, "%s", args);
+		}
+		ck_assert_uint_eq(b.memory, bmem);
+		ck_assert_int_eq(b.compute, bcomp);
+		struct point_config pc = {.heuristic = heuristic_find(h), .ratio = ratio,
+					  .overhead_limit = 2, .check = true};
+		ck_assert_ptr_nonnull(pc.heuristic);
+		ck_assert_int_eq(runtime_kind_parse(rt, &pc.runtime), 0);
+		struct point_result pr;
+		struct rs_error err = {0};
+		ck_assert_msg(point_run(s, &b, &pc, &pr, &err) == 0, "%s", err.msg);
+		const char *what = line;
+		ck_assert_msg(pr.budget == budget, "%s: budget %llu", what, (unsigned long long)pr.budget);
+		ck_assert_msg(!strcmp(outcome_name(pr.run.outcome), outcome), "%s: outcome %s", what,
+			      outcome_name(pr.run.outcome));
+		ck_assert_msg(pr.run.clock == clock, "%s: clock %lld", what, (long long)pr.run.clock);
+		ck_assert_msg(pr.run.remat_compute == remat, "%s: remat %lld", what,
+			      (long long)pr.run.remat_compute);
+		ck_assert_msg(pr.run.heuristic_evals == evals, "%s: evaluations %llu", what,
+			      (unsigned long long)pr.run.heuristic_evals);
+		ck_assert_msg(pr.run.peak_memory == peak, "%s: peak %llu", what,
+			      (unsigned long long)pr.run.peak_memory);
+		if (pr.run.heuristic_accesses != accesses) {
+			ck_assert_msg(pc.heuristic->needs & NEEDS_EQCLASS, "%s: accesses %llu", what,
+				      (unsigned long long)pr.run.heuristic_accesses);
+			ck_assert_msg(fabs((double)pr.run.heuristic_accesses - (double)accesses) <=
+					      0.01 * (double)accesses,
+				      "%s: accesses %llu (over 1%%)", what,
+				      (unsigned long long)pr.run.heuristic_accesses);
+			acc_diff++;
+		}
+		rows++;
+	}
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 300);
+	printf("simrd-gen-shapes: %d points match simrd (union-find accesses differ at %d, "
+	       "within 1%%)\n", rows, acc_diff);
 }
 END_TEST
 
@@ -442,6 +530,7 @@ int main(void)
 	tcase_add_test(tc, chain_no_pressure);
 	tcase_add_test(tc, chain_by_hand);
 	tcase_add_test(tc, chain_simrd);
+	tcase_add_test(tc, shapes_simrd);
 	tcase_add_test(tc, shapes_totals);
 	tcase_add_test(tc, transformer_sizes);
 	tcase_add_test(tc, seeds);
