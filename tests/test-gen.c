@@ -10,7 +10,7 @@
  *    the chain (outcome, clock, remat compute, evictions, remats,
  *    evaluations, accesses, peak memory) for every deterministic heuristic
  *    of the reference tests, n = 1..16 and up to 1024, budgets 2*sqrt(n),
- *    sqrt(n), log2(n), 4*sqrt(n) and 3; its header says how they were made;
+ *    sqrt(n), log2(n), 4*sqrt(n) and 3 (n <= 128); its header says how;
  *  - tests/data/simrd-gen-shapes.tsv: simrd's numbers on generated logs of
  *    every shape (residual, U-Net with its two-result backward ops,
  *    heterogeneous chains, a transformer with views and three-result layer
@@ -226,7 +226,7 @@ START_TEST(chain_simrd)
 	fclose(f);
 	if (s)
 		schedule_free(s);
-	ck_assert_int_ge(rows, 1500);
+	ck_assert_int_ge(rows, 1900);
 	printf("simrd-chain: %d points match simrd in every counter\n", rows);
 }
 END_TEST
