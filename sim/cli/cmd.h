@@ -20,6 +20,8 @@ int cmd_plot(int argc, char **argv);
 /* Static checkpoint plans (docs/solvers.md). */
 int cmd_profile(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+/* Synthetic logs (docs/gen.md). */
+int cmd_gen(int argc, char **argv);
 /* Sweeps on a Slurm cluster (docs/slurm.md). */
 int cmd_slurm(int argc, char **argv);
 

@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{"profile", cmd_profile, "the activation profile of a log's forward ops"},
 	{"solve", cmd_solve, "static checkpoint plans: split points, and their replay"},
 	{"slurm", cmd_slurm, "run a sweep on a Slurm cluster: job array, then merge"},
+	{"gen", cmd_gen, "write a synthetic op log (chain, residual, U-Net, transformer)"},
 };
 
 static void usage(FILE *f)

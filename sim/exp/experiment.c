@@ -305,36 +305,204 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+/*
+ * A generated model: `{gen: SHAPE, name, title, desc, PARAM: VALUE or
+ * [VALUES...], ...}`; PARAM is any option of `rematsim gen SHAPE` (without
+ * the dashes, '_' or '-'). A list makes one model per value (the cross
+ * product over listed parameters, the first listed outermost), named
+ * "NAME PARAM=VALUE..." (NAME defaults to the shape).
+ */
+static int read_gen_model(struct walk *w, struct experiment *e, size_t *cap, yaml_node_t *item)
+{
+	enum gen_shape shape;
+	yaml_node_t *shape_node = NULL, *name_node = NULL, *title_node = NULL, *desc_node = NULL;
+	for (yaml_node_pair_t *pair = item->data.mapping.pairs.start;
+	     pair < item->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, pair->value);
+		if (k->type != YAML_SCALAR_NODE)
+			return node_error(w, k, "keys of a model must be strings");
+		for (yaml_node_pair_t *q = item->data.mapping.pairs.start; q < pair; q++)
+			if (!strcmp(scalar(yaml_document_get_node(w->doc, q->key)), scalar(k)))
+				return node_error(w, k, "duplicate key '%s' in a model", scalar(k));
+		if (!strcmp(scalar(k), "gen"))
+			shape_node = v;
+		else if (!strcmp(scalar(k), "name"))
+			name_node = v;
+		else if (!strcmp(scalar(k), "title"))
+			title_node = v;
+		else if (!strcmp(scalar(k), "desc"))
+			desc_node = v;
+		else if (!strcmp(scalar(k), "log") || !strcmp(scalar(k), "has_start"))
+			return node_error(w, k, "a generated model takes no '%s'", scalar(k));
+	}
+	if (shape_node->type != YAML_SCALAR_NODE || gen_shape_parse(scalar(shape_node), &shape))
+		return node_error(w, shape_node, "'gen' must be a shape: linear, residual, unet "
+				  "or transformer");
+	char *base = NULL, *title = NULL, *desc = NULL;
+	int rc = -1;
+	if ((name_node && want_string(w, name_node, "name", &base)) ||
+	    (title_node && want_string(w, title_node, "title", &title)) ||
+	    (desc_node && want_string(w, desc_node, "desc", &desc)))
+		goto out;
+	if (!base)
+		base = xstrdup(scalar(shape_node));
+
+	/* Expand: params[k] for k < count, each with the name suffix of its lists. */
+	size_t count = 1;
+	struct gen_params *params = xcalloc(1, sizeof *params);
+	char **suffix = xcalloc(1, sizeof *suffix);
+	gen_params_default(&params[0], shape);
+	suffix[0] = xstrdup("");
+	for (yaml_node_pair_t *pair = item->data.mapping.pairs.start;
+	     pair < item->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, pair->value);
+		const char *key = scalar(k);
+		if (!strcmp(key, "gen") || !strcmp(key, "name") || !strcmp(key, "title") ||
+		    !strcmp(key, "desc"))
+			continue;
+		bool list = v->type == YAML_SEQUENCE_NODE;
+		if (list && want_list(w, v, key))
+			goto expand_fail;
+		size_t nv = list ? LIST_LEN(v) : 1;
+		if (count * nv > 100000) {
+			node_error(w, v, "more than 100000 generated models");
+			goto expand_fail;
+		}
+		struct gen_params *np = xcalloc(count * nv, sizeof *np);
+		char **ns = xcalloc(count * nv, sizeof *ns);
+		for (size_t c = 0; c < count; c++)
+			for (size_t j = 0; j < nv; j++) {
+				yaml_node_t *it = list ? LIST_ITEM(w, v, j) : v;
+				size_t o = c * nv + j;
+				np[o] = params[c];
+				if (it->type != YAML_SCALAR_NODE || is_null(it)) {
+					node_error(w, it, "'%s' must be a value%s, not %s", key,
+						   list ? "" : " or a list of values",
+						   is_null(it) ? "null" : node_kind(it));
+					goto inner_fail;
+				}
+				struct rs_error gerr = {0};
+				if (gen_params_set(&np[o], key, scalar(it), &gerr)) {
+					node_error(w, it, "%s", gerr.msg);
+					goto inner_fail;
+				}
+				size_t sl = strlen(suffix[c]) + strlen(key) + strlen(scalar(it)) + 3;
+				ns[o] = xmalloc(sl);
+				snprintf(ns[o], sl, "%s%s%s%s%s", suffix[c], list ? " " : "",
+					 list ? key : "", list ? "=" : "", list ? scalar(it) : "");
+				continue;
+			inner_fail:
+				for (size_t q = 0; q < count * nv; q++)
+					free(ns[q]);
+				free(ns);
+				free(np);
+				goto expand_fail;
+			}
+		for (size_t c = 0; c < count; c++)
+			free(suffix[c]);
+		free(suffix);
+		free(params);
+		params = np;
+		suffix = ns;
+		count *= nv;
+	}
+	for (size_t c = 0; c < count; c++) {
+		struct rs_error gerr = {0};
+		if (gen_check(&params[c], &gerr)) {
+			node_error(w, item, "%s", gerr.msg);
+			goto expand_fail;
+		}
+	}
+	XGROW(e->models, *cap, e->n_models + count);
+	for (size_t c = 0; c < count; c++) {
+		struct exp_model *m = &e->models[e->n_models++];
+		memset(m, 0, sizeof *m);
+		size_t nl = strlen(base) + strlen(suffix[c]) + 1;
+		m->name = xmalloc(nl);
+		snprintf(m->name, nl, "%s%s", base, suffix[c]);
+		if (title) {
+			nl = strlen(title) + strlen(suffix[c]) + 1;
+			m->title = xmalloc(nl);
+			snprintf(m->title, nl, "%s%s", title, suffix[c]);
+		}
+		char d[512];
+		gen_describe(&params[c], d, sizeof d);
+		m->desc = xstrdup(desc ? desc : d);
+		size_t sl = strlen(d) + 5;
+		m->spec = xmalloc(sl);
+		snprintf(m->spec, sl, "gen:%s", d);
+		m->gen = xmemdup(&params[c], sizeof params[c]);
+		m->has_start = true;
+	}
+	e->gen_columns = true;
+	rc = 0;
+expand_fail:
+	for (size_t c = 0; c < count; c++)
+		free(suffix[c]);
+	free(suffix);
+	free(params);
+out:
+	free(base);
+	free(title);
+	free(desc);
+	return rc;
+}
+
+static bool has_key(struct walk *w, yaml_node_t *map, const char *key)
+{
+	if (map->type != YAML_MAPPING_NODE)
+		return false;
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, pair->key);
+		if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
+			return true;
+	}
+	return false;
+}
+
 static int read_models(struct walk *w, struct experiment *e, yaml_node_t *n,
 		       const char *dir)
 {
 	if (want_list(w, n, "models"))
 		return -1;
-	size_t len = LIST_LEN(n);
-	e->models = xcalloc(len, sizeof *e->models);
+	size_t len = LIST_LEN(n), cap = 0;
 	for (size_t i = 0; i < len; i++) {
 		yaml_node_t *item = LIST_ITEM(w, n, i), *v[M_COUNT];
-		struct exp_model *m = &e->models[e->n_models++];
-		m->has_start = true;
-		if (want_mapping(w, item, "a model", model_keys, M_COUNT, v))
-			return -1;
-		if (!v[M_NAME] || !v[M_LOG])
-			return node_error(w, item, "a model needs 'name' and 'log'");
-		char *log = NULL;
-		if (want_string(w, v[M_NAME], "name", &m->name) ||
-		    want_string(w, v[M_LOG], "log", &log))
-			return -1;
-		m->spec = resolve(dir, log);
-		free(log);
-		if (v[M_TITLE] && want_string(w, v[M_TITLE], "title", &m->title))
-			return -1;
-		if (v[M_DESC] && want_string(w, v[M_DESC], "desc", &m->desc))
-			return -1;
-		if (v[M_HAS_START] && want_bool(w, v[M_HAS_START], "has_start", &m->has_start))
-			return -1;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(e->models[j].name, m->name))
-				return node_error(w, v[M_NAME], "model '%s' is listed twice", m->name);
+		size_t first = e->n_models;
+		if (has_key(w, item, "gen")) {
+			if (read_gen_model(w, e, &cap, item))
+				return -1;
+		} else {
+			XGROW(e->models, cap, e->n_models + 1);
+			struct exp_model *m = &e->models[e->n_models++];
+			memset(m, 0, sizeof *m);
+			m->has_start = true;
+			if (want_mapping(w, item, "a model", model_keys, M_COUNT, v))
+				return -1;
+			if (!v[M_NAME] || !v[M_LOG])
+				return node_error(w, item, "a model needs 'name' and 'log' "
+						  "(or 'gen': a generated model)");
+			char *log = NULL;
+			if (want_string(w, v[M_NAME], "name", &m->name) ||
+			    want_string(w, v[M_LOG], "log", &log))
+				return -1;
+			m->spec = resolve(dir, log);
+			free(log);
+			if (v[M_TITLE] && want_string(w, v[M_TITLE], "title", &m->title))
+				return -1;
+			if (v[M_DESC] && want_string(w, v[M_DESC], "desc", &m->desc))
+				return -1;
+			if (v[M_HAS_START] && want_bool(w, v[M_HAS_START], "has_start", &m->has_start))
+				return -1;
+		}
+		for (size_t k = first; k < e->n_models; k++)
+			for (size_t j = 0; j < k; j++)
+				if (!strcmp(e->models[j].name, e->models[k].name))
+					return node_error(w, item, "model '%s' is listed twice",
+							  e->models[k].name);
 	}
 	return 0;
 }
@@ -454,6 +622,11 @@ static int by_step(const void *a, const void *b)
 	if (sort_steps->ratios)
 		return (sort_steps->ratios[i] > sort_steps->ratios[j]) -
 		       (sort_steps->ratios[i] < sort_steps->ratios[j]);
+	/* budget formulas of n (docs/gen.md): after plain budgets, by text */
+	const struct formula *fi = sort_steps->formulas ? sort_steps->formulas[i] : NULL;
+	const struct formula *fj = sort_steps->formulas ? sort_steps->formulas[j] : NULL;
+	if (fi || fj)
+		return !fi ? -1 : !fj ? 1 : strcmp(fi->text, fj->text);
 	return (sort_steps->budgets[i] > sort_steps->budgets[j]) -
 	       (sort_steps->budgets[i] < sort_steps->budgets[j]);
 }
@@ -531,6 +704,25 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		e->budgets = xcalloc(e->n_steps, sizeof *e->budgets);
 		for (size_t i = 0; i < e->n_steps; i++) {
 			yaml_node_t *it = LIST_ITEM(w, v[K_BUDGETS], i);
+			const char *why;
+			/* A budget in bytes, or a formula of n (formula.h). */
+			if (it->type == YAML_SCALAR_NODE && !is_null(it) &&
+			    scalar_parse_u64(scalar(it), &e->budgets[i], &why)) {
+				struct formula f;
+				const char *fwhy;
+				int at;
+				if (formula_parse(scalar(it), &f, &fwhy, &at)) {
+					node_error(w, it, "budgets: '%s' is neither a whole number of "
+						   "bytes (%s) nor a formula of n (column %d: %s)",
+						   scalar(it), why, at + 1, fwhy);
+					goto out;
+				}
+				if (!e->formulas)
+					e->formulas = xcalloc(e->n_steps, sizeof *e->formulas);
+				e->formulas[i] = xmemdup(&f, sizeof f);
+				e->gen_columns = true;
+				continue;
+			}
 			if (want_u64(w, it, "budgets", &e->budgets[i]))
 				goto out;
 			if (!e->budgets[i]) {
@@ -822,7 +1014,20 @@ static void load_one(void *ctx, size_t i)
 	struct load_ctx *lc = ctx;
 	struct exp_model *m = &lc->e->models[i];
 	struct read_options ro = {.from_start = !m->has_start, .digest = true};
-	if (schedule_read(m->spec, &ro, &m->sched, &lc->errs[i]))
+	if (m->gen) {
+		char *text;
+		size_t len;
+		int rc = gen_text(m->gen, &text, &len, &lc->errs[i]) ||
+			 schedule_parse(m->spec, text, len, &ro, &m->sched, &lc->errs[i]);
+		free(text);
+		if (rc) {
+			m->sched = NULL;
+			if (!lc->errs[i].file[0])
+				snprintf(lc->errs[i].file, sizeof lc->errs[i].file, "%s", m->name);
+			lc->errs[i].status = EXIT_DATAERR;
+			return;
+		}
+	} else if (schedule_read(m->spec, &ro, &m->sched, &lc->errs[i]))
 		return;
 	baseline_run(m->sched, &m->base);
 }
@@ -844,6 +1049,24 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 			return -1;
 		}
 	free(lc.errs);
+
+	/* Each model's budgets: formulas at the model's n. */
+	if (e->budgets) {
+		e->model_budgets = xcalloc(e->n_models * e->n_steps, sizeof *e->model_budgets);
+		for (size_t m = 0; m < e->n_models; m++)
+			for (size_t i = 0; i < e->n_steps; i++) {
+				uint64_t *b = &e->model_budgets[m * e->n_steps + i];
+				const char *why;
+				uint64_t n = experiment_model_n(e, m);
+				if (!e->formulas || !e->formulas[i])
+					*b = e->budgets[i];
+				else if (formula_budget(e->formulas[i], (double)n, b, &why))
+					return rs_error_set(err, EXIT_DATAERR, e->file, 0,
+							    "budget formula '%s' %s (model '%s', "
+							    "n = %llu)", e->formulas[i]->text, why,
+							    e->models[m].name, (unsigned long long)n);
+			}
+	}
 
 	/*
 	 * The config hash covers everything that decides a row's numbers: the
@@ -870,7 +1093,11 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 	for (size_t i = 0; i < e->n_steps; i++) {
 		if (e->ratios)
 			format_double(buf, sizeof buf, e->ratios[i]);
-		else
+		else if (e->formulas && e->formulas[i]) {
+			hash_str(&h, "F");
+			snprintf(buf, sizeof buf, "%.60s", e->formulas[i]->text);
+			hash_str(&h, e->formulas[i]->text);
+		} else
 			snprintf(buf, sizeof buf, "B%llu", (unsigned long long)e->budgets[i]);
 		hash_str(&h, buf);
 	}
@@ -901,6 +1128,7 @@ void experiment_free(struct experiment *e)
 		free(m->title);
 		free(m->desc);
 		free(m->spec);
+		free(m->gen);
 		if (m->sched)
 			schedule_free(m->sched);
 	}
@@ -913,12 +1141,41 @@ void experiment_free(struct experiment *e)
 	free(e->series);
 	free(e->ratios);
 	free(e->budgets);
+	for (size_t i = 0; e->formulas && i < e->n_steps; i++)
+		free(e->formulas[i]);
+	free(e->formulas);
+	free(e->model_budgets);
 	free(e->name);
 	free(e->file);
 	free(e);
 }
 
 /* ------------------------------------------------------------ points */
+
+uint64_t experiment_model_n(const struct experiment *e, size_t model)
+{
+	const struct schedule *s = e->models[model].sched;
+	return s ? s->n_forward_ops : 0;
+}
+
+uint64_t experiment_budget(const struct experiment *e, size_t model, size_t step)
+{
+	if (!e->budgets)
+		return 0;
+	if (e->model_budgets)
+		return e->model_budgets[model * e->n_steps + step];
+	return e->budgets[step];
+}
+
+void experiment_step_text(const struct experiment *e, size_t step, char *buf, size_t size)
+{
+	if (e->ratios)
+		format_double(buf, size, e->ratios[step]);
+	else if (e->formulas && e->formulas[step])
+		snprintf(buf, size, "%s", e->formulas[step]->text);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)e->budgets[step]);
+}
 
 /* Heuristic points, all models. */
 static size_t heuristic_points(const struct experiment *e)

@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "formula.h"
+#include "gen.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -30,8 +32,10 @@ struct exp_model {
 	char *name;
 	char *title;
 	char *desc;
-	char *spec;        /* what schedule_read takes, resolved */
+	char *spec;        /* what schedule_read takes, resolved; for a
+			      generated model its description ("gen:linear n=8 ...") */
 	bool has_start;
+	struct gen_params *gen; /* a generated model (`gen:` entry), or NULL */
 	/* Filled by experiment_load: */
 	struct schedule *sched;
 	struct baseline base;
@@ -64,8 +68,14 @@ struct experiment {
 	struct exp_plan *plans; /* static checkpoint planners (planners.h) */
 	size_t n_plans;
 	double *ratios;    /* n_steps ratios, or ... */
-	uint64_t *budgets; /* ... n_steps absolute budgets (bytes) */
+	uint64_t *budgets; /* ... n_steps absolute budgets (bytes), ... */
+	struct formula **formulas; /* ... where formulas[i] is not NULL, a
+				      formula of n (set with budgets) */
+	uint64_t *model_budgets; /* [model * n_steps + step]: each model's
+				    budgets, formulas evaluated (experiment_load) */
 	size_t n_steps;
+	bool gen_columns;  /* points.tsv has the n and budget_formula columns:
+			      an experiment with generated models or formulas */
 	double overhead_limit;
 	double yrange[2];  /* the figures' y range; NAN when not given */
 	uint64_t seed;
@@ -121,6 +131,17 @@ void experiment_free(struct experiment *e);
 #define EXPERIMENT_MAX_SERIES 1024u
 /** The deepest nesting of sequences and mappings an experiment file may have. */
 #define EXPERIMENT_MAX_DEPTH 64
+/**
+ * The budget in bytes of a model's step: the configured budget, or the
+ * formula's value at the model's n; 0 for ratio experiments.
+ */
+uint64_t experiment_budget(const struct experiment *e, size_t model, size_t step);
+
+/** A model's n for budget formulas: its forward (non-constant) op count. */
+uint64_t experiment_model_n(const struct experiment *e, size_t model);
+
+/** The step as the YAML gave it (ratio, budget or formula text) into buf. */
+void experiment_step_text(const struct experiment *e, size_t step, char *buf, size_t size);
 
 /** The number of points (all shards). */
 size_t experiment_n_points(const struct experiment *e);

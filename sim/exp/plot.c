@@ -908,6 +908,33 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 		pdata_free(&d);
 		return -1;
 	}
+	/* Budgets given as formulas of n: the asymptotic study's figure alone. */
+	char *ppath = path_join(dir, "points.tsv");
+	struct points_table pt;
+	bool done = false;
+	int arc = points_read(ppath, false, &pt, err);
+	free(ppath);
+	if (!arc) {
+		*figs = xcalloc(1, sizeof **figs);
+		arc = plot_asymptotics(dir, &pt, &done, &(*figs)[0], err);
+		points_table_free(&pt);
+		if (done && !arc)
+			*n_figs = 1;
+		if (arc || done) {
+			if (arc) {
+				free(*figs);
+				*figs = NULL;
+			}
+			pdata_free(&d);
+			return arc ? -1 : 0;
+		}
+		free(*figs);
+		*figs = NULL;
+	}
+	if (arc) {
+		pdata_free(&d);
+		return -1;
+	}
 	if (!d.n_rows) {
 		pdata_free(&d);
 		return rs_error_set(err, EXIT_DATAERR, dir, 0, "points.tsv has no rows to plot");

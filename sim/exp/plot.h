@@ -39,4 +39,13 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 		 size_t *n_figs, struct rs_error *err);
 void plot_figures_free(struct plot_figure *figs, size_t n);
 
+struct points_table;
+/**
+ * The asymptotic study's figure (plot-asymptotics.c): when t (dir's
+ * points) has budget formulas of n, write its data, fill *out and set
+ * *done; otherwise leave *done false. -1 with err on a write error.
+ */
+int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
+		     struct plot_figure *out, struct rs_error *err);
+
 #endif

@@ -108,11 +108,11 @@ void points_table_free(struct points_table *t)
 
 /* What is wrong with a split row (nf fields) of a table of `total` points,
  * or NULL: the column count, the point number, and every number column. */
-static const char *row_problem(char **f, size_t nf, size_t total)
+static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 {
 	static char why[160];
-	if (nf != PC_COUNT) {
-		snprintf(why, sizeof why, "%zu columns, not %d", nf, PC_COUNT);
+	if (nf != want) {
+		snprintf(why, sizeof why, "%zu columns, not %zu", nf, want);
 		return why;
 	}
 	static const int whole[] = {PC_TRIAL, PC_SEED, PC_BUDGET, PC_PEAK_MEMORY,
@@ -197,7 +197,8 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		if (!columns_seen) {
-			if (strcmp(line, POINTS_COLUMNS)) {
+			t->gen_columns = !strcmp(line, POINTS_COLUMNS POINTS_GEN_COLUMNS);
+			if (strcmp(line, POINTS_COLUMNS) && !t->gen_columns) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -223,9 +224,10 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + 1];
-		size_t nf = tsv_split(line, f, PC_COUNT + 1);
-		const char *why = row_problem(f, nf, t->total);
+		char *f[PC_COUNT + PC_GEN_COUNT + 1];
+		size_t want = PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0);
+		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + 1);
+		const char *why = row_problem(f, nf, want, t->total);
 		if (why) {
 			/* Complete rows are written whole: a bad one is damage, not a kill. */
 			free(copy);
@@ -248,7 +250,7 @@ void points_write(FILE *f, const struct points_table *t)
 {
 	for (size_t i = 0; i < t->n_header; i++)
 		fprintf(f, "# %s: %s\n", t->keys[i], t->values[i]);
-	fputs(POINTS_COLUMNS "\n", f);
+	fputs(t->gen_columns ? POINTS_COLUMNS POINTS_GEN_COLUMNS "\n" : POINTS_COLUMNS "\n", f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])
 			fprintf(f, "%s\n", t->rows[i]);

@@ -41,6 +41,16 @@ enum points_col {
 	PC_COUNT
 };
 
+/*
+ * Experiments with generated models or budget formulas (docs/gen.md) add
+ * two columns after `point`: the model's `n` (its forward op count, the
+ * chain length of `gen: linear`) and `budget_formula` (the step as the
+ * YAML gave it). Readers that split on tabs see the usual columns first.
+ */
+#define POINTS_GEN_COLUMNS "\tn\tbudget_formula"
+#define PC_GEN_COUNT 2
+enum points_gen_col { PC_N = PC_COUNT, PC_BUDGET_FORMULA };
+
 #define MODELS_COLUMNS \
 	"model\ttitle\tdesc\tlog\tsha256\tops\ttensors\tbaseline_memory\t" \
 	"baseline_compute\tconst_memory\tbottleneck_memory\tconst_ratio\t" \
@@ -62,6 +72,7 @@ struct points_table {
 	size_t total;      /* the `points` header: points in the experiment */
 	char **rows;       /* [total]: the row line (no newline), or NULL */
 	size_t n_rows;     /* rows present */
+	bool gen_columns;  /* rows end with POINTS_GEN_COLUMNS' fields */
 };
 
 /** The value of the first header `key`, or NULL. */

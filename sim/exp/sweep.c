@@ -57,7 +57,7 @@ static void ratio_text(const struct experiment *e, const struct exp_point *p, ch
 	if (e->ratios)
 		format_double(buf, size, e->ratios[p->step]);
 	else
-		format_double(buf, size, (double)e->budgets[p->step] /
+		format_double(buf, size, (double)experiment_budget(e, p->model, p->step) /
 					 (double)e->models[p->model].base.memory);
 }
 
@@ -125,6 +125,11 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, (unsigned long long)r->heuristic_evals,
 		(unsigned long long)r->heuristic_accesses, pr->wall_ms, s->name, i);
+	if (e->gen_columns) {
+		char step[160];
+		experiment_step_text(e, p->step, step, sizeof step);
+		fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), step);
+	}
 	fclose(f);
 	return line;
 }
@@ -385,7 +390,7 @@ static void run_point(void *ctx, size_t k)
 		.heuristic = s->heuristic,
 		.runtime = s->runtime,
 		.ratio = e->ratios ? e->ratios[p.step] : 0,
-		.budget = e->budgets ? e->budgets[p.step] : 0,
+		.budget = experiment_budget(e, p.model, p.step),
 		.overhead_limit = e->overhead_limit,
 		.seed = p.seed,
 		.no_dealloc = s->no_dealloc,
@@ -428,7 +433,8 @@ static void order_todo(const struct experiment *e, size_t *todo, size_t n)
 		const struct exp_model *m = &e->models[p.model];
 		double r = p.plan != EXP_NONE ? 1
 			   : e->ratios ? e->ratios[p.step]
-				       : (double)e->budgets[p.step] / (double)(m->base.memory + 1);
+				       : (double)experiment_budget(e, p.model, p.step) /
+					 (double)(m->base.memory + 1);
 		tc[k].point = todo[k];
 		tc[k].cost = (double)m->sched->n_cmds / (r > 0.05 ? r : 0.05);
 	}
@@ -493,6 +499,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	struct points_table table = {0};
 	fill_header(e, opt, &table);
 	points_table_size(&table, total);
+	table.gen_columns = e->gen_columns;
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
 	char *journal_path = path_join(opt->out_dir, JOURNAL);
@@ -780,6 +787,7 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_header_set(&merged, "command", command_line ? command_line : "");
 			points_header_set(&merged, "shard", "1/1");
 			points_table_size(&merged, t.total);
+			merged.gen_columns = t.gen_columns;
 		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
 			   t.total != merged.total) {
 			rs_error_set(err, EXIT_DATAERR, path, 0,

@@ -1,0 +1,541 @@
+/*
+ * test-gen.c: the synthetic logs of sim/lib/gen.c and the budget formulas
+ * of sim/exp/formula.c.
+ *
+ *  - every shape's log passes check mode and has the op, tensor and
+ *    compute totals its graph (docs/gen.md) says;
+ *  - the chain: baseline compute 2n and memory n, nothing rematerialized
+ *    without budget pressure, hand-computed runs of tiny chains;
+ *  - tests/data/simrd-chain.tsv: the reference simulator's own numbers on
+ *    the chain (outcome, clock, remat compute, evictions, remats,
+ *    evaluations, accesses, peak memory) for every deterministic heuristic
+ *    of the reference tests, n = 1..16 and up to 1024, budgets 2*sqrt(n),
+ *    sqrt(n), log2(n), 4*sqrt(n) and 3 (n <= 128); its header says how;
+ *  - tests/data/simrd-gen-shapes.tsv: simrd's numbers on generated logs of
+ *    every shape (residual, U-Net with its two-result backward ops,
+ *    heterogeneous chains, a transformer with views and three-result layer
+ *    norms), replayed as its pareto driver replays a log;
+ *  - seeds: the same parameters give the same bytes; distributions parse
+ *    and their bad forms are refused.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formula.h"
+#include "gen.h"
+#include "heuristics.h"
+#include "runtime.h"
+#include "test-common.h"
+
+static void ignore(void *ctx, const struct rs_error *e)
+{
+	(void)ctx;
+	fprintf(stderr, "check mode: %ld: %s\n", e->line, e->msg);
+}
+
+static struct schedule *make(const struct gen_params *p)
+{
+	char *text;
+	size_t len;
+	struct rs_error err = {0};
+	ck_assert_msg(gen_text(p, &text, &len, &err) == 0, "gen: %s", err.msg);
+	struct read_options ro = {0};
+	int n = schedule_check("gen.log", text, len, &ro, 32, ignore, NULL);
+	ck_assert_msg(n == 0, "check mode finds %d problems in the generated log", n);
+	struct schedule *s = NULL;
+	ck_assert_msg(schedule_parse("gen.log", text, len, &ro, &s, &err) == 0, "%s", err.msg);
+	free(text);
+	return s;
+}
+
+static struct gen_params chain(uint64_t n)
+{
+	struct gen_params p;
+	gen_params_default(&p, GEN_LINEAR);
+	p.n = n;
+	return p;
+}
+
+static struct runtime_result run(const struct schedule *s, const char *h, enum runtime_kind rk,
+				 uint64_t budget)
+{
+	struct runtime_config cfg = {
+		.runtime = rk, .heuristic = heuristic_find(h), .budget = budget,
+		.remat_limit = INFINITY, .check = true,
+	};
+	ck_assert_ptr_nonnull(cfg.heuristic);
+	struct runtime_result r;
+	struct rs_error err = {0};
+	ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+	return r;
+}
+
+START_TEST(chain_totals)
+{
+	for (uint64_t n = 1; n <= 40; n += 3) {
+		struct gen_params p = chain(n);
+		struct schedule *s = make(&p);
+		ck_assert_uint_eq(s->n_ops, 2 * n);
+		ck_assert_uint_eq(s->n_forward_ops, n);
+		ck_assert_uint_eq(s->n_backward_ops, n);
+		ck_assert_uint_eq(s->n_constants, 0);
+		ck_assert_uint_eq(s->n_tensors, 2 * n);
+		ck_assert_int_eq(s->total_compute, (int64_t)(2 * n));
+		ck_assert_uint_eq(s->n_pins_final, 1); /* b0 */
+		struct baseline b;
+		baseline_run(s, &b);
+		ck_assert_int_eq(b.compute, (int64_t)(2 * n));
+		ck_assert_uint_eq(b.memory, n);
+		schedule_free(s);
+	}
+}
+END_TEST
+
+/* With the baseline's memory as budget nothing is ever rematerialized. */
+START_TEST(chain_no_pressure)
+{
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	struct gen_params p = chain(50);
+	struct schedule *s = make(&p);
+	for (size_t i = 0; i < nh; i++) {
+		if (hs[i].random)
+			continue;
+		enum runtime_kind rk = !strcmp(hs[i].name, "DTRUnopt") ? RUNTIME_V1
+								       : RUNTIME_V2_EAGER_OPTIMIZED;
+		struct runtime_result r = run(s, hs[i].name, rk, 50);
+		ck_assert_msg(r.outcome == OUTCOME_PASS && r.remat_compute == 0 && r.remats == 0,
+			      "%s: remat %lld", hs[i].name, (long long)r.remat_compute);
+		ck_assert_int_eq(r.clock, 1 + 100);
+	}
+	schedule_free(s);
+}
+END_TEST
+
+/*
+ * Tiny chains by hand (unit ops; clock starts at 1; V2EagerOptimized).
+ *
+ * n = 3, budget 2: f0 f1 f2: f2 needs a third byte, f1 is locked (f2's
+ * input), so f0 goes (1 evaluation). Release f2 (evicted at once), b2 from
+ * nothing, release f1 (evicted). b1 needs f0 back: remat f0 (clock 6,
+ * memory 2: b2, f0), then b1 needs a third byte with both in memory locked
+ * as its inputs: the pool is empty, OOM. Any heuristic.
+ *
+ * n = 4, budget 3, LRU: f3 needs room; pool {f0 (last access 2), f1 (3)}
+ * (f2 locked): f0 goes. f3 is released and evicted, b3, release f2, b2
+ * (from f1, b3), release b3, release f1, b1 needs f0: remat f0 (clock 8),
+ * b1 (9), release b2 and f0, b0 (10), release b1. 8 evictions (1 by the
+ * budget, 7 eager), 1 remat, 2 evaluations, peak 3.
+ */
+START_TEST(chain_by_hand)
+{
+	struct gen_params p = chain(3);
+	struct schedule *s = make(&p);
+	static const char *const hs[] = {"DTR", "DTREqClass", "DTRLocal", "MSPS", "LRU",
+					 "LargestStorage"};
+	for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++) {
+		struct runtime_result r = run(s, hs[i], RUNTIME_V2_EAGER_OPTIMIZED, 2);
+		ck_assert_msg(r.outcome == OUTCOME_OOM, "%s", hs[i]);
+		ck_assert_int_eq(r.clock, 6);
+		ck_assert_int_eq(r.remat_compute, 1);
+		ck_assert_uint_eq(r.evictions, 3);
+		ck_assert_uint_eq(r.heuristic_evals, 1);
+	}
+	schedule_free(s);
+
+	p = chain(4);
+	s = make(&p);
+	struct runtime_result r = run(s, "LRU", RUNTIME_V2_EAGER_OPTIMIZED, 3);
+	ck_assert(r.outcome == OUTCOME_PASS);
+	ck_assert_int_eq(r.clock, 10);
+	ck_assert_int_eq(r.model_compute, 8);
+	ck_assert_int_eq(r.remat_compute, 1);
+	ck_assert_uint_eq(r.evictions, 8);
+	ck_assert_uint_eq(r.remats, 1);
+	ck_assert_uint_eq(r.heuristic_evals, 2);
+	ck_assert_uint_eq(r.peak_memory, 3);
+	/* Budget 4 = n: the baseline's memory, no remat. */
+	r = run(s, "LRU", RUNTIME_V2_EAGER_OPTIMIZED, 4);
+	ck_assert(r.outcome == OUTCOME_PASS && r.remat_compute == 0 && r.clock == 9);
+	schedule_free(s);
+}
+END_TEST
+
+/* simrd's numbers on the chain (tests/data/simrd-chain.tsv). */
+START_TEST(chain_simrd)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-chain.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[512];
+	struct schedule *s = NULL;
+	unsigned long long cur_n = 0;
+	int rows = 0;
+	bool header = true;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		if (header) { /* the column line */
+			header = false;
+			continue;
+		}
+		unsigned long long n, budget, evictions, remats, evals, accesses, peak;
+		long long clock, model, remat;
+		char bound[32], h[32], rt[32], outcome[8];
+		int got = sscanf(line, "%llu\t%31[^\t]\t%llu\t%31[^\t]\t%31[^\t]\t%7[^\t]\t%lld\t%lld\t"
+				 "%lld\t%llu\t%llu\t%llu\t%llu\t%llu",
+				 &n, bound, &budget, h, rt, outcome, &clock, &model, &remat,
+				 &evictions, &remats, &evals, &accesses, &peak);
+		ck_assert_msg(got == 14, "bad line: %s", line);
+		if (n != cur_n) {
+			if (s)
+				schedule_free(s);
+			struct gen_params p = chain(n);
+			s = make(&p);
+			cur_n = n;
+		}
+		enum runtime_kind rk;
+		ck_assert_int_eq(runtime_kind_parse(rt, &rk), 0);
+		struct runtime_result r = run(s, h, rk, budget);
+		const char *what = line;
+		ck_assert_msg(!strcmp(outcome_name(r.outcome), outcome), "%s: outcome %s", what,
+			      outcome_name(r.outcome));
+		ck_assert_msg(r.clock == clock, "%s: clock %lld", what, (long long)r.clock);
+		ck_assert_msg(r.model_compute == model, "%s: model compute %lld", what,
+			      (long long)r.model_compute);
+		ck_assert_msg(r.remat_compute == remat, "%s: remat compute %lld", what,
+			      (long long)r.remat_compute);
+		ck_assert_msg(r.evictions == evictions, "%s: evictions %llu", what,
+			      (unsigned long long)r.evictions);
+		ck_assert_msg(r.remats == remats, "%s: remats %llu", what,
+			      (unsigned long long)r.remats);
+		ck_assert_msg(r.heuristic_evals == evals, "%s: evaluations %llu", what,
+			      (unsigned long long)r.heuristic_evals);
+		ck_assert_msg(r.heuristic_accesses == accesses, "%s: accesses %llu", what,
+			      (unsigned long long)r.heuristic_accesses);
+		ck_assert_msg(r.peak_memory == peak, "%s: peak %llu", what,
+			      (unsigned long long)r.peak_memory);
+		rows++;
+	}
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 1900);
+	printf("simrd-chain: %d points match simrd in every counter\n", rows);
+}
+END_TEST
+
+/* simrd's numbers on generated logs of every shape (tests/data/simrd-gen-shapes.tsv). */
+START_TEST(shapes_simrd)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-gen-shapes.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[1024], cur[256] = "";
+	struct schedule *s = NULL;
+	struct baseline b;
+	int rows = 0, acc_diff = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		char args[256], h[32], rt[32], outcome[8];
+		double ratio;
+		unsigned long long budget, evals, accesses, peak, bmem;
+		long long clock, remat, bcomp;
+		int got = sscanf(line, "%255[^\t]\t%31[^\t]\t%31[^\t]\t%lf\t%llu\t%7[^\t]\t%lld\t%lld\t"
+				 "%llu\t%llu\t%llu\t%llu\t%lld", args, h, rt, &ratio, &budget, outcome,
+				 &clock, &remat, &evals, &accesses, &peak, &bmem, &bcomp);
+		ck_assert_msg(got == 13, "bad line: %s", line);
+		if (strcmp(args, cur)) {
+			/* "SHAPE --key value ..." */
+			char words[256], *w[32] = {0};
+			int nw = 0;
+			snprintf(words, sizeof words, "%s", args);
+			for (char *t = strtok(words, " "); t && nw < 32; t = strtok(NULL, " "))
+				w[nw++] = t;
+			struct gen_params p;
+			enum gen_shape shape;
+			ck_assert_msg(nw > 0 && gen_shape_parse(w[0], &shape) == 0, "%s", args);
+			gen_params_default(&p, shape);
+			struct rs_error err;
+			for (int i = 1; i + 1 < nw; i += 2)
+				ck_assert_msg(gen_params_set(&p, w[i], w[i + 1], &err) == 0, "%s", err.msg);
+			if (s)
+				schedule_free(s);
+			s = make(&p);
+			baseline_run(s, &b);
+			snprintf(cur, sizeof cur, "%s", args);
+		}
+		ck_assert_uint_eq(b.memory, bmem);
+		ck_assert_int_eq(b.compute, bcomp);
+		struct point_config pc = {.heuristic = heuristic_find(h), .ratio = ratio,
+					  .overhead_limit = 2, .check = true};
+		ck_assert_ptr_nonnull(pc.heuristic);
+		ck_assert_int_eq(runtime_kind_parse(rt, &pc.runtime), 0);
+		struct point_result pr;
+		struct rs_error err = {0};
+		ck_assert_msg(point_run(s, &b, &pc, &pr, &err) == 0, "%s", err.msg);
+		const char *what = line;
+		ck_assert_msg(pr.budget == budget, "%s: budget %llu", what, (unsigned long long)pr.budget);
+		ck_assert_msg(!strcmp(outcome_name(pr.run.outcome), outcome), "%s: outcome %s", what,
+			      outcome_name(pr.run.outcome));
+		ck_assert_msg(pr.run.clock == clock, "%s: clock %lld", what, (long long)pr.run.clock);
+		ck_assert_msg(pr.run.remat_compute == remat, "%s: remat %lld", what,
+			      (long long)pr.run.remat_compute);
+		ck_assert_msg(pr.run.heuristic_evals == evals, "%s: evaluations %llu", what,
+			      (unsigned long long)pr.run.heuristic_evals);
+		ck_assert_msg(pr.run.peak_memory == peak, "%s: peak %llu", what,
+			      (unsigned long long)pr.run.peak_memory);
+		if (pr.run.heuristic_accesses != accesses) {
+			ck_assert_msg(pc.heuristic->needs & NEEDS_EQCLASS, "%s: accesses %llu", what,
+				      (unsigned long long)pr.run.heuristic_accesses);
+			ck_assert_msg(fabs((double)pr.run.heuristic_accesses - (double)accesses) <=
+					      0.01 * (double)accesses,
+				      "%s: accesses %llu (over 1%%)", what,
+				      (unsigned long long)pr.run.heuristic_accesses);
+			acc_diff++;
+		}
+		rows++;
+	}
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 300);
+	printf("simrd-gen-shapes: %d points match simrd (union-find accesses differ at %d, "
+	       "within 1%%)\n", rows, acc_diff);
+}
+END_TEST
+
+START_TEST(shapes_totals)
+{
+	/* residual: 5 ops a block forward and back, plus input and seed */
+	for (uint64_t B = 1; B <= 9; B += 4) {
+		struct gen_params p;
+		gen_params_default(&p, GEN_RESIDUAL);
+		p.blocks = B;
+		struct schedule *s = make(&p);
+		ck_assert_uint_eq(s->n_ops, 10 * B + 2);
+		ck_assert_uint_eq(s->n_forward_ops, 5 * B + 1);
+		ck_assert_uint_eq(s->n_tensors, 10 * B + 2);
+		ck_assert_int_eq(s->total_compute, (int64_t)(10 * B + 2));
+		ck_assert_uint_eq(s->n_pins_final, 1);
+		schedule_free(s);
+	}
+	/* unet: forward 2D + 3, backward 3D + 4 (up_backward has two results) */
+	for (uint64_t D = 1; D <= 7; D += 3) {
+		struct gen_params p;
+		gen_params_default(&p, GEN_UNET);
+		p.depth = D;
+		struct schedule *s = make(&p);
+		ck_assert_uint_eq(s->n_forward_ops, 2 * D + 3);
+		ck_assert_uint_eq(s->n_backward_ops, 3 * D + 4);
+		ck_assert_uint_eq(s->n_tensors, 5 * D + 7 + D + 1);
+		ck_assert_int_eq(s->total_compute, (int64_t)(5 * D + 7));
+		schedule_free(s);
+	}
+	/* transformer: 10 + 7H forward and 18 + 6H backward ops a layer,
+	 * 12 weights a layer; 1 ns per op at a tiny size */
+	struct gen_params p;
+	gen_params_default(&p, GEN_TRANSFORMER);
+	p.layers = 3, p.heads = 4, p.width = 32, p.seq = 8, p.batch = 1, p.vocab = 20;
+	struct schedule *s = make(&p);
+	ck_assert_uint_eq(s->n_constants, 4 + 12 * 3);
+	ck_assert_uint_eq(s->n_forward_ops, 1 + 3 * (10 + 7 * 4) + 3);
+	ck_assert_uint_eq(s->n_backward_ops, 5 + 3 * (18 + 6 * 4));
+	ck_assert_uint_eq(s->n_aliases, 3 * (4 * 4 + 4));
+	ck_assert_int_eq(s->total_compute, (int64_t)(s->n_ops - s->n_constants));
+	schedule_free(s);
+}
+END_TEST
+
+/* Sizes from shapes, times from FLOPs at 1e9 FLOP/s (1 FLOP = 1 ns). */
+START_TEST(transformer_sizes)
+{
+	struct gen_params p;
+	gen_params_default(&p, GEN_TRANSFORMER);
+	p.layers = 1, p.heads = 2, p.width = 64, p.seq = 8, p.batch = 2, p.vocab = 16;
+	p.flops = 1e9;
+	p.dtype_bytes = 4;
+	struct schedule *s = make(&p);
+	/* op 0: tokens (2*8 int64), op 1: the embedding table (16 x 64 fp32) */
+	ck_assert_uint_eq(s->ops[0].total_size, 2 * 8 * 8);
+	ck_assert_uint_eq(s->ops[1].total_size, 16 * 64 * 4);
+	size_t k = 2 + 12 + 2; /* after the weights: the embedding lookup */
+	ck_assert_str_eq(schedule_str(s, s->ops[k].name), "embedding");
+	ck_assert_int_eq(s->ops[k].cost, 2 * 8 * 64);
+	ck_assert_uint_eq(s->ops[k].total_size, 2 * 8 * 64 * 4);
+	/* layer norm: y [B,S,W] and fp32 mean, rstd [B,S] */
+	ck_assert_uint_eq(s->ops[k + 1].n_outs, 3);
+	ck_assert_uint_eq(s->ops[k + 1].total_size, 2 * 8 * 64 * 4 + 2 * 2 * 8 * 4);
+	/* fused q/k/v projection: 2 * tokens * W * 3W FLOPs */
+	ck_assert_str_eq(schedule_str(s, s->ops[k + 2].name), "addmm");
+	ck_assert_int_eq(s->ops[k + 2].cost, 2 * 16 * 64 * 192);
+	ck_assert_uint_eq(s->ops[k + 2].total_size, 16 * 192 * 4);
+	schedule_free(s);
+
+	/* --layers 96 at the default dimensions: about 1.2e5 ops */
+	gen_params_default(&p, GEN_TRANSFORMER);
+	p.layers = 96;
+	s = make(&p);
+	ck_assert_uint_eq(s->n_ops, 1156 + 65476 + 57029);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(seeds)
+{
+	struct gen_params p = chain(300);
+	const char *why;
+	ck_assert_int_eq(gen_dist_parse("lognormal:3:1", &p.time, &why), 0);
+	ck_assert_int_eq(gen_dist_parse("uniform:10:1000", &p.size, &why), 0);
+	p.seed = 42;
+	char *a, *b, *c;
+	size_t la, lb, lc;
+	struct rs_error err;
+	ck_assert_int_eq(gen_text(&p, &a, &la, &err), 0);
+	ck_assert_int_eq(gen_text(&p, &b, &lb, &err), 0);
+	p.seed = 43;
+	ck_assert_int_eq(gen_text(&p, &c, &lc, &err), 0);
+	ck_assert(la == lb && !memcmp(a, b, la));
+	ck_assert(la != lc || memcmp(a, c, la));
+	free(a);
+	free(b);
+	free(c);
+	/* const draws take no randomness: the seed does not matter */
+	p = chain(20);
+	p.seed = 7;
+	ck_assert_int_eq(gen_text(&p, &a, &la, &err), 0);
+	p.seed = 8;
+	ck_assert_int_eq(gen_text(&p, &b, &lb, &err), 0);
+	ck_assert(la == lb && !memcmp(a, b, la));
+	free(a);
+	free(b);
+
+	/* heterogeneous chains: sizes and times within their bounds */
+	p = chain(500);
+	ck_assert_int_eq(gen_dist_parse("uniform:10:20", &p.size, &why), 0);
+	ck_assert_int_eq(gen_dist_parse("const:7", &p.time, &why), 0);
+	struct schedule *s = make(&p);
+	for (size_t i = 0; i < s->n_storages; i++)
+		ck_assert(s->storages[i].size >= 10 && s->storages[i].size <= 20);
+	ck_assert_int_eq(s->total_compute, 7 * 1000);
+	schedule_free(s);
+}
+END_TEST
+
+START_TEST(distributions)
+{
+	struct gen_dist d;
+	const char *why;
+	ck_assert_int_eq(gen_dist_parse("const:3", &d, &why), 0);
+	ck_assert(d.kind == DIST_CONST && d.a == 3);
+	ck_assert_int_eq(gen_dist_parse("uniform:1:2.5", &d, &why), 0);
+	ck_assert(d.kind == DIST_UNIFORM && d.a == 1 && d.b == 2.5);
+	ck_assert_int_eq(gen_dist_parse("lognormal:-1:0.5", &d, &why), 0);
+	ck_assert(d.kind == DIST_LOGNORMAL && d.a == -1 && d.b == 0.5);
+	ck_assert_int_eq(gen_dist_parse("uniform:4:4", &d, &why), 0);
+	static const char *const bad[] = {
+		"", "const", "const:", "const:0", "const:-1", "const:1:2", "const:x",
+		"const:nan", "const:inf", "const:0x10", "uniform:1", "uniform:2:1",
+		"uniform:0:1", "uniform:-1:1", "lognormal:1:0", "lognormal:1:-1",
+		"lognormal:100:1", "normal:1:1", "Const:1", "const:1e30", "const: 1",
+		"uniform:1:2:3",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(gen_dist_parse(bad[i], &d, &why) == -1, "'%s' accepted", bad[i]);
+
+	struct gen_params p;
+	struct rs_error err;
+	gen_params_default(&p, GEN_LINEAR);
+	ck_assert_int_eq(gen_check(&p, &err), -1); /* no n */
+	ck_assert_int_eq(gen_params_set(&p, "n", "0", &err), -1);
+	ck_assert_int_eq(gen_params_set(&p, "n", "-3", &err), -1);
+	ck_assert_int_eq(gen_params_set(&p, "n", "2.5", &err), -1);
+	ck_assert_int_eq(gen_params_set(&p, "blocks", "3", &err), -1); /* not linear's */
+	ck_assert_int_eq(gen_params_set(&p, "nope", "3", &err), -1);
+	ck_assert_int_eq(gen_params_set(&p, "--n", "8", &err), 0);
+	ck_assert_int_eq(gen_params_set(&p, "size_dist", "const:2", &err), 0);
+	ck_assert_int_eq(gen_check(&p, &err), 0);
+	/* a total past the reader's 2^60 bytes: refused, nothing half written */
+	ck_assert_int_eq(gen_params_set(&p, "size-dist", "const:1e17", &err), 0);
+	char *t;
+	size_t l;
+	ck_assert_int_eq(gen_text(&p, &t, &l, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_USAGE);
+	ck_assert_ptr_null(t);
+	gen_params_default(&p, GEN_TRANSFORMER);
+	ck_assert_int_eq(gen_params_set(&p, "heads", "7", &err), 0);
+	ck_assert_int_eq(gen_check(&p, &err), -1); /* 12288 % 7 */
+}
+END_TEST
+
+START_TEST(formulas)
+{
+	struct formula f;
+	const char *why;
+	int at;
+	uint64_t b;
+	static const struct {
+		const char *text;
+		double n;
+		uint64_t want;
+	} ok[] = {
+		{"2*sqrt(n)", 8, 6}, {"sqrt(n)", 65536, 256}, {"log2(n)", 1024, 10},
+		{"log2(n)", 1000, 10}, {"4*sqrt(n)", 10, 13}, {"64", 5, 64},
+		{"n/2", 7, 4}, {"2^3 + n", 1, 9}, {"-(1-n)", 5, 4}, {"ceil(n/3)*2", 7, 6},
+		{" 3 * log(exp(2)) ", 1, 6}, {"floor(1.5e1)", 0, 15}, {"2^2^3", 0, 256},
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		ck_assert_msg(formula_parse(ok[i].text, &f, &why, &at) == 0, "%s: %s", ok[i].text, why);
+		ck_assert_int_eq(formula_budget(&f, ok[i].n, &b, &why), 0);
+		ck_assert_msg(b == ok[i].want, "%s at %g: %llu", ok[i].text, ok[i].n,
+			      (unsigned long long)b);
+	}
+	/* simrd's bounds: ceil(2 sqrt n), ceil(sqrt n), ceil(log2 n) for every n */
+	struct formula tq, sq, lg;
+	formula_parse("2*sqrt(n)", &tq, &why, &at);
+	formula_parse("sqrt(n)", &sq, &why, &at);
+	formula_parse("log2(n)", &lg, &why, &at);
+	for (double n = 1; n <= 70000; n++) {
+		ck_assert_double_eq(ceil(formula_eval(&tq, n)), ceil(2 * sqrt(n)));
+		ck_assert_double_eq(ceil(formula_eval(&sq, n)), ceil(sqrt(n)));
+		ck_assert_double_eq(ceil(formula_eval(&lg, n)), ceil(log2(n)));
+	}
+	static const char *const bad[] = {"", "2*", "sqrt n", "sqrt(n", "m", "2n", "(n))",
+					  "0x10", "nan", "inf*n", "n**2", "n,2"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(formula_parse(bad[i], &f, &why, &at) == -1, "'%s' accepted", bad[i]);
+	formula_parse("n-10", &f, &why, &at);
+	ck_assert_int_eq(formula_budget(&f, 3, &b, &why), -1);
+	formula_parse("log2(n)", &f, &why, &at);
+	ck_assert_int_eq(formula_budget(&f, 0, &b, &why), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("gen");
+	TCase *tc = tcase_create("gen");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, chain_totals);
+	tcase_add_test(tc, chain_no_pressure);
+	tcase_add_test(tc, chain_by_hand);
+	tcase_add_test(tc, chain_simrd);
+	tcase_add_test(tc, shapes_simrd);
+	tcase_add_test(tc, shapes_totals);
+	tcase_add_test(tc, transformer_sizes);
+	tcase_add_test(tc, seeds);
+	tcase_add_test(tc, distributions);
+	tcase_add_test(tc, formulas);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
