@@ -25,7 +25,7 @@ struct heuristic {
 	const char *label;  /* for figures: "h_DTR", ... */
 	unsigned needs;     /* enum heuristic_needs */
 	bool random;        /* draws from a seeded generator (trials) */
-	int kind;           /* private to heuristics.c/runtime.c */
+	int kind;           /* private to heuristics.c and the runtime */
 	/* Choose the storage to evict from the runtime's (non-empty) pool:
 	 * the lowest cost, ties to the later one, a cost of 0 at once; the
 	 * random ones pick a member. Counts evaluations and accesses. */

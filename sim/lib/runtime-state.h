@@ -1,6 +1,6 @@
 /*
- * runtime-state.h: the state of one replay, shared by runtime.c (which
- * drives it) and heuristics.c (whose cost functions read it). Private to
+ * runtime-state.h: the state of one replay, shared by the runtime*.c files
+ * (which drive it) and heuristics.c (whose cost functions read it). Private to
  * the simulator: users go through runtime.h.
  *
  * Invariants (checked after every command in check mode):
@@ -17,10 +17,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "idset.h"
 #include "runtime.h"
 #include "schedule.h"
+#include "util.h"
 
 /* Hot loops over bitsets and key arrays: on x86-64 with GCC's function
  * multiversioning (ifunc, glibc) also built for x86-64-v3 (AVX2, BMI:
@@ -114,7 +116,7 @@ struct runtime_state {
 	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
 	uint32_t *n_chi;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
-	/* Reach memo for the rebuilds that follow one computation (runtime.c),
+	/* Reach memo for the rebuilds that follow one computation (runtime-memo.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the
 	 * evicted storages reachable from x through evicted ones (x included)
 	 * and the material ones at their edge, as bitsets of rw words each.
@@ -136,7 +138,7 @@ struct runtime_state {
 	/* Per storage, its distinct evicted neighbours (itself aside) in the
 	 * order a walk of its reverse then forward list meets them, kept while
 	 * en_valid says so: a neighbour's materiality changing clears it
-	 * (en_changed in runtime.c; new edges need no clearing, see
+	 * (rt_en_changed in runtime-classes.c; new edges need no clearing, see
 	 * cmd_compute). At en_off[s], room for all
 	 * of s's edges; en_len[s] used. Class merges on eviction and the eq
 	 * costs both read it (rt_evicted_list). */
@@ -198,5 +200,118 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 
 /** Correctly rounded num / den (as Python's int / int). den > 0. */
 double rt_div(int64_t num, unsigned __int128 den);
+
+/* ---- shared between the runtime's files ----------------------------------
+ * runtime.c         public API: runtime_run, baseline_run, point_run; state
+ *                   init and free
+ * runtime-commands.c  commands, materialize/compute, eviction, the pool, locks
+ * runtime-regions.c evicted regions (region.py): rebuilds and absorbs
+ * runtime-memo.c    the reach memo behind batched rebuilds (Tarjan)
+ * runtime-classes.c union-find classes and kept evicted-neighbour lists
+ * runtime-banish.c  V1's evicted dependents and banishing
+ * runtime-check.c   check mode (invariants after every command)
+ * runtime-arith.c   exact division (rt_div, declared above)
+ */
+
+/* Regions are bitsets with memoized reaches up to this many storages. */
+#define RMEMO_MAX_STORAGES 8192
+
+/* runtime-commands.c */
+void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s) __attribute__((noreturn));
+int rt_cmd_compute(struct runtime_state *rt, uint32_t opi);
+int rt_cmd_release(struct runtime_state *rt, uint32_t t);
+int rt_cmd_pin(struct runtime_state *rt, uint32_t t);
+void rt_evict(struct runtime_state *rt, uint32_t s);
+void rt_pin_tensor(struct runtime_state *rt, uint32_t t);
+
+/* runtime-classes.c */
+uint32_t rt_uf_new(struct runtime_state *rt, int64_t value);
+void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs);
+void rt_en_changed(struct runtime_state *rt, uint32_t v);
+
+/* runtime-regions.c */
+void rt_region_reset(const struct runtime_state *rt, struct region *r);
+void rt_region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+size_t rt_push_frontier(struct runtime_state *rt, const struct region *r);
+void rt_region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo, uint32_t *hi);
+void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
+			   const struct region *reg, uint32_t lo, uint32_t hi);
+void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs, const struct region *reg);
+
+/* runtime-memo.c */
+void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d);
+void rt_region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+
+/* runtime-banish.c */
+void rt_dep_add(struct runtime_state *rt, uint32_t s, uint32_t t);
+void rt_dep_remove(struct runtime_state *rt, uint32_t s, uint32_t t);
+void rt_try_banish(struct runtime_state *rt, uint32_t s);
+
+/* runtime-check.c */
+void rt_check_state(struct runtime_state *rt);
+
+/* ---- scratch stack and stamps (shared by every walk) ---------------- */
+
+static inline void rt_push(struct runtime_state *rt, uint32_t v)
+{
+	if (rt->stk_len == rt->stk_cap)
+		XGROW(rt->stk, rt->stk_cap, rt->stk_len + 1);
+	rt->stk[rt->stk_len++] = v;
+}
+
+static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
+{
+	if (++*stamp == 0) {
+		memset(marks, 0, n * sizeof *marks);
+		*stamp = 1;
+	}
+	return *stamp;
+}
+
+static inline struct region *rt_fwd(struct runtime_state *rt, uint32_t s)
+{
+	return &rt->reg[2 * (size_t)s];
+}
+
+static inline struct region *rt_rev(struct runtime_state *rt, uint32_t s)
+{
+	return &rt->reg[2 * (size_t)s + 1];
+}
+
+static inline void rt_bits_clear(uint64_t *a, uint32_t w)
+{
+	for (uint32_t i = 0; i < w; i++)
+		a[i] = 0;
+}
+
+static inline void rt_bits_or(uint64_t *restrict a, const uint64_t *restrict b, uint32_t w)
+{
+	for (uint32_t i = 0; i < w; i++)
+		a[i] |= b[i];
+}
+
+static inline bool rt_bit_has(const uint64_t *a, uint32_t x)
+{
+	return a[x >> 6] >> (x & 63) & 1;
+}
+
+static inline void rt_bit_set(uint64_t *a, uint32_t x)
+{
+	a[x >> 6] |= 1ULL << (x & 63);
+}
+
+/* Start a batch of rebuilds (the walk-or-memo accounting is per batch). */
+static inline void rt_reach_batch(struct runtime_state *rt)
+{
+	rt->bwalked[0] = rt->bwalked[1] = rt->bwalk_max[0] = rt->bwalk_max[1] = 0;
+}
+
+static inline void rt_reach_changed(struct runtime_state *rt, uint32_t v)
+{
+	if (rt->rw) {
+		rt_reach_forget(rt, v, 0);
+		rt_reach_forget(rt, v, 1);
+	}
+}
 
 #endif

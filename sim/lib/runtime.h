@@ -1,7 +1,7 @@
 /*
  * runtime.h: replaying a schedule under a memory budget (SIMULATION.md
  * sections 2-7). This header is the contract between the simulator and its
- * users (replay, sweeps, solvers); the state lives in runtime.c.
+ * users (replay, sweeps, solvers); the state lives in runtime-state.h.
  *
  * A run never touches the schedule (read-only, shared by threads) and keeps
  * no global state: any number of runs may go at once on different threads.
