@@ -361,12 +361,11 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	return b;
 }
 
-static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
+/* materialize's first half for tensor t: its parents' last accesses, the
+ * defined parents locked, the undefined ones left on the id stack for the
+ * frame to rematerialize and lock in turn. Pushes t's frame. */
+static void mat_enter(struct runtime_state *rt, uint32_t t, bool remat)
 {
-	const struct schedule *sc = rt->s;
-	const struct sched_op *op = &sc->ops[sc->tensors[t].op];
-	int rc;
-
 	if (rt->v1 && rt->st[rt_storage_of(rt, t)].banished)
 		rt_bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
 	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
@@ -387,14 +386,20 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 		else
 			rt_push(rt, p);
 	}
-	size_t n_undef = rt->stk_len - b;
-	for (size_t i = 0; i < n_undef; i++) {
-		uint32_t p = rt->stk[b + i];
-		if (!rt->defined[p] && (rc = materialize(rt, p, true)))
-			return rc;
-		rt_lock(rt, rt_storage_of(rt, p));
-	}
-	rt->stk_len = b;
+	if (rt->mf_len == rt->mf_cap)
+		XGROW(rt->mf, rt->mf_cap, rt->mf_len + 1);
+	rt->mf[rt->mf_len++] = (struct rt_frame){
+		.t = t, .remat = remat, .b = b, .n_undef = rt->stk_len - b,
+	};
+}
+
+/* materialize's second half, once t's parents are material and locked:
+ * free memory, run t's op, unlock the parents (V1: banish them). */
+static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[sc->tensors[t].op];
+	int rc;
 
 	if (rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
 		return rc;
@@ -431,6 +436,40 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 	}
 	if (need > rt->bottleneck)
 		rt->bottleneck = need;
+	return 0;
+}
+
+/* Make t defined: its evicted ancestors first, depth first as the
+ * reference recurses, on an explicit stack of frames (rt->mf) so that a
+ * chain of a million evicted ancestors needs no deep C stack. */
+static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
+{
+	const size_t base = rt->mf_len;
+	mat_enter(rt, t, remat);
+	while (rt->mf_len > base) {
+		struct rt_frame *f = &rt->mf[rt->mf_len - 1];
+		if (f->i < f->n_undef) {
+			uint32_t p = rt->stk[f->b + f->i];
+			if (!f->waiting && !rt->defined[p]) {
+				f->waiting = true;
+				mat_enter(rt, p, true); /* may move rt->mf */
+				continue;
+			}
+			f->waiting = false;
+			f->i++;
+			rt_lock(rt, rt_storage_of(rt, p));
+			continue;
+		}
+		uint32_t ft = f->t;
+		bool fremat = f->remat;
+		rt->stk_len = f->b;
+		rt->mf_len--;
+		int rc = mat_finish(rt, ft, fremat);
+		if (rc) {
+			rt->mf_len = base;
+			return rc;
+		}
+	}
 	return 0;
 }
 

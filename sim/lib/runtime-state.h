@@ -87,6 +87,15 @@ struct rt_storage {
 	bool pinned, in_pool, banished;
 };
 
+/* One pending materialize (runtime-commands.c): tensor t, whose n_undef
+ * undefined parents wait on the id stack from b; the first i of them are
+ * done, the i-th is being rematerialized while waiting. */
+struct rt_frame {
+	uint32_t t;
+	bool remat, waiting;
+	size_t b, n_undef, i;
+};
+
 struct runtime_state {
 	const struct schedule *s;
 	const struct runtime_config *cfg;
@@ -168,6 +177,8 @@ struct runtime_state {
 	/* Scratch: a stack of ids shared by recursion levels, and stamps. */
 	uint32_t *stk;
 	size_t stk_len, stk_cap;
+	struct rt_frame *mf; /* materialize's frames (its depth first walk) */
+	size_t mf_len, mf_cap;
 	uint32_t *mark_a, *mark_b, *mark_c, stamp_a, stamp_b, stamp_c;
 	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
 

@@ -226,6 +226,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->uf_parent);
 	free(rt->uf_value);
 	free(rt->stk);
+	free(rt->mf);
 	free(rt->pool);
 	free(rt->pk_size);
 	free(rt->pk_compute);
