@@ -174,7 +174,9 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 				rt_region_span(rt, reg, &lo, &hi);
 			for (size_t i = b; i < rt->stk_len; i++) {
 				struct region *r = d ? rt_rev(rt, rt->stk[i]) : rt_fwd(rt, rt->stk[i]);
-				if (rt->rw)
+				if (rt->runs)
+					rt_region_absorb_runs(rt, r, s, reg);
+				else if (rt->rw)
 					rt_region_absorb_bits(rt, r, s, reg, lo, hi);
 				else
 					rt_region_absorb(rt, r, s, reg);

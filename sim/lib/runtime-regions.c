@@ -5,16 +5,19 @@
  * after a computation (rt_region_rebuild_after) and absorbed into on an
  * eviction (rt_region_absorb, rt_region_absorb_bits). Two
  * representations: bitsets up to RMEMO_MAX_STORAGES storages (rebuilt from
- * the reach memo of runtime-memo.c), id lists with a hash index beyond.
+ * the reach memo of runtime-memo.c), compressed sets (CRoaring bitmaps, run
+ * containers for the runs of consecutive ids that regions mostly are)
+ * beyond, rebuilt by a walk. A third, id lists with a hash index, each
+ * rebuild a walk (runtime_config.plain_regions), is the plain reference
+ * the tests hold the other two to.
  */
+#include <roaring/roaring.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime-state.h"
 
 /* ---- regions (region.py) ------------------------------------------------ */
-
-
 
 static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
 {
@@ -34,6 +37,13 @@ void rt_region_reset(const struct runtime_state *rt, struct region *r)
 	if (rt->rw) {
 		memset(r->bin, 0, rt->rw * sizeof *r->bin);
 		memset(r->bfr, 0, rt->rw * sizeof *r->bfr);
+	}
+	/* An evicted storage's regions are empty until it is material again:
+	 * their memory goes back, so that only live regions hold any. */
+	if (r->rin) {
+		roaring_bitmap_free(r->rin);
+		roaring_bitmap_free(r->rfr);
+		r->rin = r->rfr = NULL;
 	}
 }
 
@@ -85,11 +95,20 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	rt->res->heuristic_accesses += acc;
 }
 
-/* Push the members of a frontier (list or bitset) on the stack. */
+static bool push_one(uint32_t v, void *ctx)
+{
+	rt_push(ctx, v);
+	return true;
+}
+
+/* Push the members of a frontier (list, bitset or compressed) on the stack. */
 size_t rt_push_frontier(struct runtime_state *rt, const struct region *r)
 {
 	size_t b = rt->stk_len;
-	if (rt->rw) {
+	if (rt->runs) {
+		if (r->rfr)
+			roaring_iterate(r->rfr, push_one, rt);
+	} else if (rt->rw) {
 		for (uint32_t i = 0; i < rt->rw; i++)
 			for (uint64_t m = r->bfr[i]; m; m &= m - 1)
 				rt_push(rt, i << 6 | (uint32_t)__builtin_ctzll(m));
@@ -207,7 +226,9 @@ RT_WIDE static void region_walk_bits(struct runtime_state *rt, struct region *r,
  * on the ResNet log, 1-3% on U-Net. */
 void rt_region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
-	if (!rt->rw)
+	if (rt->runs)
+		rt_region_rebuild_runs(rt, r, base, reverse);
+	else if (!rt->rw)
 		rt_region_rebuild(rt, r, base, reverse);
 	else if (rt->rw > 16 && rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
 		uint64_t a0 = rt->res->heuristic_accesses;
@@ -315,3 +336,114 @@ void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
 	}
 }
 
+
+/* ---- compressed regions --------------------------------------------------
+ * Past RMEMO_MAX_STORAGES storages a bitset per region (and a memo row per
+ * storage) would take memory quadratic in the log; id lists with a hash
+ * index, which only grow, took 512 MB at 8,194 storages on the uniform
+ * chain. Here a region's interior and frontier are CRoaring bitmaps: a run
+ * of consecutive ids (the chain's regions are a few such runs) costs a few
+ * bytes, and an evicted storage's regions are freed. A rebuild is a walk
+ * (its cost is the accesses it counts); an absorb costs the runs of the
+ * two regions plus the new members it counts. */
+
+/* A walk from base as rt_region_rebuild's (same sets, counts and sums),
+ * its interior and frontier gathered on the scratch stack, then stored
+ * compressed. */
+void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	const struct schedule *sc = rt->s;
+	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
+	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
+	const uint32_t *lens = reverse ? rt->n_srev : rt->n_sfwd;
+	const struct rt_key *key = rt->key;
+	uint32_t *tag = rt->tag;
+	if (++rt->tag_stamp >= (1u << 31)) {
+		for (size_t i = 0; i < sc->n_storages; i++)
+			tag[i] &= 1;
+		rt->tag_stamp = 1;
+	}
+	const uint32_t st2 = rt->tag_stamp << 1;
+	uint64_t acc = 0;
+	int64_t compute = 0;
+	/* interior ids from b (also the work list), frontier ids in rt->fr2 */
+	size_t b = rt->stk_len, w = b;
+	rt->fr2_len = 0;
+	tag[base] = st2 | (tag[base] & 1);
+	for (uint32_t x = base;; x = rt->stk[w++]) {
+		const uint32_t *list = lists + offs[x];
+		uint32_t n = lens[x];
+		acc += n;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t us = list[j];
+			uint32_t v = tag[us];
+			if ((v & ~1u) == st2)
+				continue;
+			tag[us] = st2 | (v & 1);
+			if (v & 1) {
+				if (rt->fr2_len == rt->fr2_cap)
+					XGROW(rt->fr2, rt->fr2_cap, rt->fr2_len + 1);
+				rt->fr2[rt->fr2_len++] = us;
+			} else {
+				compute += key[us].compute;
+				rt_push(rt, us);
+			}
+		}
+		if (w == rt->stk_len)
+			break;
+	}
+	if (!r->rin) {
+		r->rin = roaring_bitmap_create();
+		r->rfr = roaring_bitmap_create();
+	} else {
+		roaring_bitmap_clear(r->rin);
+		roaring_bitmap_clear(r->rfr);
+	}
+	roaring_bitmap_add_many(r->rin, rt->stk_len - b, rt->stk + b);
+	roaring_bitmap_add_many(r->rfr, rt->fr2_len, rt->fr2);
+	roaring_bitmap_run_optimize(r->rin);
+	rt->stk_len = b;
+	r->compute = compute;
+	rt->res->heuristic_accesses += acc;
+}
+
+/* region_absorb on compressed sets: the same sets, counts and sums. */
+void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs,
+			   const struct region *reg)
+{
+	if (!r->rfr || !roaring_bitmap_contains(r->rfr, fs)) {
+		region_broken(rt, fs);
+		return;
+	}
+	roaring_bitmap_remove(r->rfr, fs);
+	if (r != reg && reg->rin) {
+		uint64_t k = roaring_bitmap_andnot_cardinality(reg->rin, r->rin);
+		if (k) {
+			/* the new members, decoded in bulk (a callback per member
+			 * cost 5x more) and summed sequentially */
+			roaring_bitmap_t *nw = roaring_bitmap_andnot(reg->rin, r->rin);
+			if (rt->fr2_cap < k)
+				XGROW(rt->fr2, rt->fr2_cap, k);
+			roaring_bitmap_to_uint32_array(nw, rt->fr2);
+			uint64_t acc = 0;
+			int64_t compute = 0;
+			for (uint64_t i = 0; i < k; i++) {
+				uint32_t v = rt->fr2[i];
+				if (v != fs) {
+					acc++;
+					compute += rt->key[v].compute;
+				}
+			}
+			rt->res->heuristic_accesses += acc;
+			r->compute = rt_wadd(r->compute, compute);
+			roaring_bitmap_or_inplace(r->rin, nw);
+			roaring_bitmap_free(nw);
+			roaring_bitmap_run_optimize(r->rin);
+		}
+		roaring_bitmap_or_inplace(r->rfr, reg->rfr);
+	}
+	/* fs itself is counted and summed even if already inside. */
+	rt->res->heuristic_accesses++;
+	r->compute = rt_wadd(r->compute, rt->key[fs].compute);
+	roaring_bitmap_add(r->rin, fs);
+}

@@ -68,6 +68,9 @@ struct region {
 	/* Where the runtime keeps the reach memo (rw > 0), the interior and
 	 * frontier are these bitsets of rw words instead of the lists. */
 	uint64_t *bin, *bfr;
+	/* Where regions are compressed (runs), these CRoaring bitmaps instead
+	 * (NULL while the region is empty, its storage evicted). */
+	struct roaring_bitmap_s *rin, *rfr;
 };
 
 /* What costs read, apart from the rest for a compact scan. */
@@ -101,6 +104,11 @@ struct runtime_state {
 	const struct runtime_config *cfg;
 	const struct heuristic *h;
 	bool v1, eager, regions, eqclass;
+	/* Regions as compressed sets (runtime-regions.c): past
+	 * RMEMO_MAX_STORAGES storages, or forced by runtime_config.run_regions. */
+	bool runs;
+	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
+	size_t fr2_len, fr2_cap;
 
 	struct rt_storage *st;
 	struct rt_key *key;
@@ -248,6 +256,8 @@ void rt_region_span(const struct runtime_state *rt, const struct region *reg, ui
 void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
 			   const struct region *reg, uint32_t lo, uint32_t hi);
 void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs, const struct region *reg);
+void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs, const struct region *reg);
 
 /* runtime-memo.c */
 void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d);

@@ -26,6 +26,7 @@
 #include "runtime.h"
 
 #include <math.h>
+#include <roaring/roaring.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,9 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
-	if (rt->regions && !cfg->plain_regions && s->n_storages <= RMEMO_MAX_STORAGES) {
+	rt->runs = rt->regions && !cfg->plain_regions &&
+		   (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	if (rt->regions && !cfg->plain_regions && !rt->runs) {
 		size_t n = s->n_storages;
 		rt->rw = (uint32_t)((n + 63) / 64);
 		rt->rrow = xmalloc((4 * n * rt->rw + 1) * sizeof *rt->rrow);
@@ -186,6 +189,10 @@ static void state_free(struct runtime_state *rt)
 			free(rt->reg[i].in);
 			free(rt->reg[i].fr);
 			free(rt->reg[i].hs);
+			if (rt->reg[i].rin) {
+				roaring_bitmap_free(rt->reg[i].rin);
+				roaring_bitmap_free(rt->reg[i].rfr);
+			}
 		}
 		free(rt->reg);
 	}
@@ -227,6 +234,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->uf_value);
 	free(rt->stk);
 	free(rt->mf);
+	free(rt->fr2);
 	free(rt->pool);
 	free(rt->pk_size);
 	free(rt->pk_compute);
@@ -343,6 +351,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.no_dealloc = pc->no_dealloc,
 		.check = pc->check,
 		.plain_regions = pc->plain_regions,
+		.run_regions = pc->run_regions,
 		.on_event = pc->on_event,
 		.ctx = pc->ctx,
 	};

@@ -59,6 +59,9 @@ struct runtime_config {
 	/* Keep regions as lists and walk each one (the path taken above
 	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
 	bool plain_regions;
+	/* Keep regions as compressed sets (the path taken above
+	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
+	bool run_regions;
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
@@ -114,6 +117,7 @@ struct point_config {
 	bool no_dealloc;
 	bool check;
 	bool plain_regions;    /* as in runtime_config */
+	bool run_regions;      /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
