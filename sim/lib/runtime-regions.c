@@ -395,6 +395,8 @@ void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t
 	if (!r->rin) {
 		r->rin = roaring_bitmap_create();
 		r->rfr = roaring_bitmap_create();
+		if (!r->rin || !r->rfr)
+			rs_out_of_memory(sizeof(roaring_bitmap_t));
 	} else {
 		roaring_bitmap_clear(r->rin);
 		roaring_bitmap_clear(r->rfr);
@@ -422,6 +424,8 @@ void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t 
 			/* the new members, decoded in bulk (a callback per member
 			 * cost 5x more) and summed sequentially */
 			roaring_bitmap_t *nw = roaring_bitmap_andnot(reg->rin, r->rin);
+			if (!nw)
+				rs_out_of_memory(k * sizeof(uint32_t));
 			if (rt->fr2_cap < k)
 				XGROW(rt->fr2, rt->fr2_cap, k);
 			roaring_bitmap_to_uint32_array(nw, rt->fr2);
