@@ -10,6 +10,8 @@ int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* `bench --scale` (cmd_bench_scale.c), which cmd_bench hands over to. */
+int bench_scale(int argc, char **argv);
 /* The experiment layer (docs/experiments.md). */
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
