@@ -10,23 +10,6 @@
 
 /* ---- V1 evicted dependents ---------------------------------------------- */
 
-static inline uint64_t dep_key(uint32_t s, uint32_t t)
-{
-	return (uint64_t)s << 32 | t;
-}
-
-void rt_dep_add(struct runtime_state *rt, uint32_t s, uint32_t t)
-{
-	if (u64set_add(&rt->deps, dep_key(s, t)))
-		rt->st[s].deps++;
-}
-
-void rt_dep_remove(struct runtime_state *rt, uint32_t s, uint32_t t)
-{
-	if (u64set_remove(&rt->deps, dep_key(s, t)))
-		rt->st[s].deps--;
-}
-
 static int first_index(const uint32_t *list, uint32_t n, uint32_t v)
 {
 	for (uint32_t i = 0; i < n; i++)

@@ -10,19 +10,6 @@
 
 /* ---- union-find classes (eqclass.py) ----------------------------------- */
 
-uint32_t rt_uf_new(struct runtime_state *rt, int64_t value)
-{
-	if (rt->uf_len == rt->uf_cap) {
-		size_t cap = rt->uf_cap;
-		XGROW(rt->uf_parent, cap, rt->uf_len + 1);
-		cap = rt->uf_cap;
-		XGROW(rt->uf_value, cap, rt->uf_len + 1);
-		rt->uf_cap = cap;
-	}
-	rt->uf_parent[rt->uf_len] = RT_NONE;
-	rt->uf_value[rt->uf_len] = value;
-	return (uint32_t)rt->uf_len++;
-}
 
 uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x)
 {

@@ -3,7 +3,7 @@
  * get, pin, release) and what they do: materializing a tensor (locking its
  * parents, rematerializing the evicted ones, freeing memory by evicting the
  * heuristic's choice, running its op), eviction, and the pool of evictable
- * storages with its locks. Start at rt_cmd_compute; the maintained state
+ * storages with its locks. Start at rt_replay and cmd_compute; the maintained state
  * (regions, reach memo, classes, V1's banishing) lives in the other
  * runtime-*.c files, reached through runtime-state.h.
  */
@@ -203,7 +203,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 	rt_emit(rt, EV_EVICT, RT_NONE, s);
 }
 
-void rt_pin_tensor(struct runtime_state *rt, uint32_t t)
+static void pin_tensor(struct runtime_state *rt, uint32_t t)
 {
 	uint32_t s = rt_storage_of(rt, t);
 	struct rt_storage *x = &rt->st[s];
@@ -366,7 +366,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 /* materialize's first half for tensor t: its parents' last accesses, the
  * defined parents locked, the undefined ones left on the id stack for the
  * frame to rematerialize and lock in turn. Pushes t's frame. */
-static void mat_enter(struct runtime_state *rt, uint32_t t, bool remat)
+static inline __attribute__((always_inline)) void mat_enter(struct runtime_state *rt, uint32_t t, bool remat)
 {
 	if (rt->v1 && rt->st[rt_storage_of(rt, t)].banished)
 		rt_bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
@@ -477,7 +477,7 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 
 /* ---- commands --------------------------------------------------------------- */
 
-int rt_cmd_compute(struct runtime_state *rt, uint32_t opi)
+static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 {
 	const struct schedule *sc = rt->s;
 	const struct sched_op *op = &sc->ops[opi];
@@ -557,7 +557,7 @@ int rt_cmd_compute(struct runtime_state *rt, uint32_t opi)
 	return 0;
 }
 
-int rt_cmd_release(struct runtime_state *rt, uint32_t t)
+static int cmd_release(struct runtime_state *rt, uint32_t t)
 {
 	uint32_t s = rt_storage_of(rt, t);
 	struct rt_storage *x = &rt->st[s];
@@ -577,13 +577,51 @@ int rt_cmd_release(struct runtime_state *rt, uint32_t t)
 	return 0;
 }
 
-int rt_cmd_pin(struct runtime_state *rt, uint32_t t)
+static int cmd_pin(struct runtime_state *rt, uint32_t t)
 {
 	if (!rt->defined[t]) {
 		int rc = materialize(rt, t, true);
 		if (rc)
 			return rc;
 	}
-	rt_pin_tensor(rt, t);
+	pin_tensor(rt, t);
 	return 0;
+}
+
+void rt_pin_tensor(struct runtime_state *rt, uint32_t t)
+{
+	pin_tensor(rt, t);
+}
+
+/* Replay every command of the schedule (stopping at the first OOM, thrash
+ * or broken region): 0 or that stop code, res->stopped_at set. */
+int rt_replay(struct runtime_state *rt)
+{
+	const struct schedule *s = rt->s;
+	const struct runtime_config *cfg = rt->cfg;
+	int rc = 0;
+	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
+		const struct sched_cmd *c = &s->cmds[i];
+		rt->cmd = i;
+		switch (c->kind) {
+		case CMD_COMPUTE:
+			rc = cmd_compute(rt, c->id);
+			break;
+		case CMD_GET:
+			rt->st[rt_storage_of(rt, c->id)].ref_ext++;
+			break;
+		case CMD_PIN:
+			rc = cmd_pin(rt, c->id);
+			break;
+		case CMD_RELEASE:
+			if (!cfg->no_dealloc)
+				rc = cmd_release(rt, c->id);
+			break;
+		}
+		if (rc)
+			rt->res->stopped_at = i;
+		else if (cfg->check)
+			rt_check_state(rt);
+	}
+	return rc;
 }

@@ -29,23 +29,6 @@ static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x
 	(*v)[(*n)++] = x;
 }
 
-void rt_region_reset(const struct runtime_state *rt, struct region *r)
-{
-	r->n_in = r->n_fr = 0;
-	r->compute = 0;
-	r->hvalid = false;
-	if (rt->rw) {
-		memset(r->bin, 0, rt->rw * sizeof *r->bin);
-		memset(r->bfr, 0, rt->rw * sizeof *r->bfr);
-	}
-	/* An evicted storage's regions are empty until it is material again:
-	 * their memory goes back, so that only live regions hold any. */
-	if (r->rin) {
-		roaring_bitmap_free(r->rin);
-		roaring_bitmap_free(r->rfr);
-		r->rin = r->rfr = NULL;
-	}
-}
 
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
@@ -134,17 +117,6 @@ static void region_broken(struct runtime_state *rt, uint32_t fs)
 
 /* region_absorb on bitsets: the same sets, counts and sums. */
 /* The words [*lo, *hi) outside which both of reg's bitsets are zero. */
-void rt_region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo,
-			uint32_t *hi)
-{
-	uint32_t a = 0, b = rt->rw;
-	while (a < b && !(reg->bin[a] | reg->bfr[a]))
-		a++;
-	while (b > a && !(reg->bin[b - 1] | reg->bfr[b - 1]))
-		b--;
-	*lo = a;
-	*hi = b;
-}
 
 /* Only the words [lo, hi) of reg can hold bits (region_span): one span
  * serves every absorber of an eviction. */
@@ -182,7 +154,7 @@ RT_WIDE void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, u
 
 /* rt_region_rebuild's walk into the region's bitsets (same sets and
  * counts), the work list on the stack. */
-RT_WIDE static void region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+RT_WIDE void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
 	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
@@ -216,31 +188,6 @@ RT_WIDE static void region_walk_bits(struct runtime_state *rt, struct region *r,
 	rt->res->heuristic_accesses += acc;
 }
 
-/* A rebuild after a computation. Where the memo is kept, a batch's regions
- * of one direction are walked until the walks have cost (in edges) twice
- * the largest of them, then built from memoized reaches: the memo costs a
- * few walks of the batch's evicted subgraph, which batches of few regions
- * (at high budgets, most of them) do not repay (ski rental). Up to 1024
- * storages (16 words a bitset) memoized reaches are kept across batches
- * and rows are short, so the memo is used at once: 5% fewer instructions
- * on the ResNet log, 1-3% on U-Net. */
-void rt_region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
-{
-	if (rt->runs)
-		rt_region_rebuild_runs(rt, r, base, reverse);
-	else if (!rt->rw)
-		rt_region_rebuild(rt, r, base, reverse);
-	else if (rt->rw > 16 && rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
-		uint64_t a0 = rt->res->heuristic_accesses;
-		region_walk_bits(rt, r, base, reverse);
-		uint64_t cost = rt->res->heuristic_accesses - a0;
-		rt->bwalked[reverse] += cost;
-		if (cost > rt->bwalk_max[reverse])
-			rt->bwalk_max[reverse] = cost;
-	} else {
-		rt_region_rebuild_batched(rt, r, base, reverse);
-	}
-}
 
 /* The interior's membership index, built on the first absorb after a
  * rebuild (most regions are absorbed into many times per rebuild; marking
@@ -450,4 +397,11 @@ void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t 
 	rt->res->heuristic_accesses++;
 	r->compute = rt_wadd(r->compute, rt->key[fs].compute);
 	roaring_bitmap_add(r->rin, fs);
+}
+
+void rt_region_free_runs(struct region *r)
+{
+	roaring_bitmap_free(r->rin);
+	roaring_bitmap_free(r->rfr);
+	r->rin = r->rfr = NULL;
 }

@@ -21,7 +21,7 @@
  *
  * This file holds the public API (runtime_run, baseline_run, point_run)
  * and the state's allocation; runtime-state.h lists where the rest lives
- * (start reading at rt_cmd_compute in runtime-commands.c).
+ * (start reading at rt_replay in runtime-commands.c).
  */
 #include "runtime.h"
 
@@ -268,30 +268,7 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 	memset(res, 0, sizeof *res);
 	struct runtime_state rt;
 	state_init(&rt, s, cfg, res);
-	int rc = 0;
-	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
-		const struct sched_cmd *c = &s->cmds[i];
-		rt.cmd = i;
-		switch (c->kind) {
-		case CMD_COMPUTE:
-			rc = rt_cmd_compute(&rt, c->id);
-			break;
-		case CMD_GET:
-			rt.st[rt_storage_of(&rt, c->id)].ref_ext++;
-			break;
-		case CMD_PIN:
-			rc = rt_cmd_pin(&rt, c->id);
-			break;
-		case CMD_RELEASE:
-			if (!cfg->no_dealloc)
-				rc = rt_cmd_release(&rt, c->id);
-			break;
-		}
-		if (rc)
-			res->stopped_at = i;
-		else if (cfg->check)
-			rt_check_state(&rt);
-	}
+	int rc = rt_replay(&rt);
 	if (rc == RT_BROKEN) {
 		uint32_t bs = rt.broken_storage;
 		uint32_t root = s->storages[bs].root;
