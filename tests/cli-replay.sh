@@ -109,5 +109,22 @@ m=$("$R" replay chains.zip --heuristic DTR --ratio 1 2>&1); st=$?
 [ "$st" -eq 64 ] && case "$m" in *"is an archive"*"'chains.zip:NAME'"*"chain16"*) true ;; *) false ;; esac &&
 	ok "replay of an archive lists its models" || no "replay ARCHIVE: $st $m"
 expect_status 0 "replay a model of an archive" "$R" replay chains.zip:chain8 --heuristic DTR --ratio 0.7
+# A replay past --memory-limit stops with status 71 and a message, not a
+# kill by the kernel; 'none' lifts the limit.
+big=${TMPDIR:-/tmp}/rematsim-chain.$$.log
+awk -v n=20000 'BEGIN {
+  print "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"x0\"}"
+  print "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"1\",\"NAME\":\"x0\"}"
+  for (i = 1; i <= n; i++) {
+    printf "{\"ARGS\":[\"x%d\"],\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"RESULT\":[\"x%d\"],\"TIME\":\"1\"}\n", i-1, i
+    printf "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"1\",\"NAME\":\"x%d\"}\n", i
+    printf "{\"ALIAS\":\"-1\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"x%d\"}\n", i
+  } }' > "$big"
+expect_status 71 "past --memory-limit" "$R" replay "$big" --heuristic DTR --budget 300 --memory-limit 4MiB
+msg=$("$R" replay "$big" --heuristic DTR --budget 300 --memory-limit 4MiB 2>&1 >/dev/null)
+case "$msg" in *"memory limit of 4.0 MiB was reached"*) ok "memory limit message" ;; *) no "memory limit message: $msg" ;; esac
+expect_status 0 "--memory-limit=none" "$R" replay "$big" --heuristic LRU --budget 300 --memory-limit=none
+expect_status 64 "bad --memory-limit" "$R" replay tiny.log --heuristic DTR --ratio 1 --memory-limit 12
+rm -f "$big"
 
 exit $fail

@@ -3,7 +3,8 @@
  * to the last access. Small logs (up to 8192 storages) keep regions as
  * bitsets built from memoized reaches that live across batches and are
  * forgotten when a storage they may hold changes; `plain_regions` forces
- * the simple path (id lists, one walk per rebuild) that large logs take.
+ * the plain path (id lists, one walk per rebuild), `run_regions` the
+ * compressed sets (CRoaring) that logs past 8192 storages take.
  * On random op logs (seeded, so every run sees the same ones: views,
  * in-place mutations, copies, re-pointed handles, releases, constants),
  * every region and class heuristic at several budgets must give the same
@@ -70,8 +71,9 @@ static char *random_log(int steps, bool wild)
 	/* Handles that share their tensor with another (COPY): mutating one
 	 * would leave the other on the old version, and a second MUTATE of
 	 * that version is rejected (as simrd does), so neither is mutated. */
-	static uint8_t shared[4096];
+	static uint8_t shared[1 << 16];
 	memset(shared, 0, sizeof shared);
+	ck_assert(steps < (1 << 16) - 64);
 	put(&t, "{\"ANNOTATION\":\"START\",\"INSTRUCTION\":\"ANNOTATE\"}\n");
 	for (int i = 0, nc = 2 + (int)rnd(4); i < nc; i++) {
 		uint32_t x = next++;
@@ -150,6 +152,22 @@ static struct schedule *random_schedule(uint64_t seed, int min, uint32_t span, b
 	return s;
 }
 
+/* A region representation's numbers against the plain walk's. */
+static void same_numbers(const struct runtime_result *m, const struct runtime_result *w, const char *what,
+			 int log, const char *h, enum runtime_kind rt, double ratio)
+{
+	ck_assert_msg(m->outcome == w->outcome && m->clock == w->clock &&
+			      m->remat_compute == w->remat_compute && m->evictions == w->evictions &&
+			      m->remats == w->remats && m->heuristic_evals == w->heuristic_evals &&
+			      m->heuristic_accesses == w->heuristic_accesses && m->peak_memory == w->peak_memory,
+		      "log %d, %s on %s at %.2f: %s %s clock %lld evals %llu accesses %llu, "
+		      "walk %s clock %lld evals %llu accesses %llu",
+		      log, h, runtime_kind_name(rt), ratio, what, outcome_name(m->outcome), (long long)m->clock,
+		      (unsigned long long)m->heuristic_evals, (unsigned long long)m->heuristic_accesses,
+		      outcome_name(w->outcome), (long long)w->clock, (unsigned long long)w->heuristic_evals,
+		      (unsigned long long)w->heuristic_accesses);
+}
+
 START_TEST(memo_equals_walk)
 {
 	static const char *names[] = {
@@ -169,38 +187,29 @@ START_TEST(memo_equals_walk)
 					.runtime = rt ? RUNTIME_V2_OPTIMIZED : RUNTIME_V2_EAGER_OPTIMIZED,
 					.ratio = ratios[r], .overhead_limit = 3, .check = true,
 				};
-				struct point_result memo, walk;
-				struct rs_error err2;
+				struct point_result memo, walk, runs;
+				struct rs_error err2, err3;
 				int rm = point_run(s, &b, &pc, &memo, &err);
 				pc.plain_regions = true;
 				int rw = point_run(s, &b, &pc, &walk, &err2);
-				/* Both stop, at the same command, or neither. */
-				ck_assert_msg(rm == rw, "log %d, %s at %.1f: memo %d, walk %d", _i, names[h],
-					      ratios[r], rm, rw);
+				pc.plain_regions = false;
+				pc.run_regions = true;
+				int rr = point_run(s, &b, &pc, &runs, &err3);
+				/* All stop, at the same command, or none. */
+				ck_assert_msg(rm == rw && rr == rw, "log %d, %s at %.1f: memo %d, walk %d, runs %d",
+					      _i, names[h], ratios[r], rm, rw, rr);
 				if (rm) {
 					ck_assert_msg(wild, "log %d (tame), %s at %.1f: %s", _i, names[h], ratios[r],
 						      err.msg);
 					ck_assert_str_eq(err.msg, err2.msg);
+					ck_assert_str_eq(err3.msg, err2.msg);
 					ck_assert_int_eq(err.status, 65);
 					broken++;
 					continue;
 				}
 				compared++;
-				const struct runtime_result *m = &memo.run, *w = &walk.run;
-				ck_assert_msg(m->outcome == w->outcome && m->clock == w->clock &&
-						      m->remat_compute == w->remat_compute &&
-						      m->evictions == w->evictions && m->remats == w->remats &&
-						      m->heuristic_evals == w->heuristic_evals &&
-						      m->heuristic_accesses == w->heuristic_accesses &&
-						      m->peak_memory == w->peak_memory,
-					      "log %d, %s on %s at %.1f: memo %s clock %lld evals %llu accesses %llu, "
-					      "walk %s clock %lld evals %llu accesses %llu",
-					      _i, names[h], runtime_kind_name(pc.runtime), ratios[r],
-					      outcome_name(m->outcome), (long long)m->clock,
-					      (unsigned long long)m->heuristic_evals,
-					      (unsigned long long)m->heuristic_accesses, outcome_name(w->outcome),
-					      (long long)w->clock, (unsigned long long)w->heuristic_evals,
-					      (unsigned long long)w->heuristic_accesses);
+				same_numbers(&memo.run, &walk.run, "memo", _i, names[h], pc.runtime, ratios[r]);
+				same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, ratios[r]);
 			}
 		}
 	}
@@ -208,6 +217,32 @@ START_TEST(memo_equals_walk)
 	/* Most points of a tame log must run (the test must compare something). */
 	ck_assert_msg(wild || compared >= 48, "log %d: only %d points compared", _i, compared);
 	(void)broken;
+}
+END_TEST
+
+/* Past the bitsets' threshold (RMEMO_MAX_STORAGES, 8192 storages) regions
+ * are compressed sets by default: on random logs of about 9,000-10,000
+ * storages, in check mode, the same numbers as the plain walk. */
+START_TEST(large_runs_equal_walk)
+{
+	static const char *names[] = {"DTR", "AbESize"};
+	struct baseline b;
+	struct rs_error err, err2;
+	struct schedule *s = random_schedule(20261201u + (uint64_t)_i, 18500, 1000, false, &b);
+	ck_assert_uint_gt(s->n_storages, 8192);
+	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
+		struct point_config pc = {
+			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.ratio = 0.4, .overhead_limit = 3, .check = true,
+		};
+		struct point_result runs, walk;
+		ck_assert_int_eq(point_run(s, &b, &pc, &runs, &err), 0);
+		pc.plain_regions = true;
+		ck_assert_int_eq(point_run(s, &b, &pc, &walk, &err2), 0);
+		ck_assert_uint_gt(walk.run.evictions, 100);
+		same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, pc.ratio);
+	}
+	schedule_free(s);
 }
 END_TEST
 
@@ -313,6 +348,7 @@ int main(void)
 	TCase *tc = tcase_create("differential");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, memo_equals_walk, 0, 60);
+	tcase_add_loop_test(tc, large_runs_equal_walk, 0, 2);
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	suite_add_tcase(su, tc);

@@ -13,6 +13,8 @@ int cmd_bench(int argc, char **argv);
 /* Questions about one log (docs/questions.md). */
 int cmd_peak(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+/* `bench --scale` (cmd_bench_scale.c), which cmd_bench hands over to. */
+int bench_scale(int argc, char **argv);
 /* The experiment layer (docs/experiments.md). */
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -26,6 +26,7 @@
 
 static const char bench_help[] =
 	"usage: rematsim bench [--shared DIR] [--heuristic H] [--log SUBSTRING] [--repeat N]\n"
+	"       rematsim bench --scale [...]   (log sizes: see rematsim bench --scale --help)\n"
 	"\n"
 	"Time the replay of each reference log at the reference ratios for each\n"
 	"(heuristic, runtime) of DIR/reference/*.json (logs in DIR/dtr-logs; DIR\n"
@@ -56,6 +57,9 @@ int cmd_bench(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--scale"))
+			return bench_scale(argc, argv);
 	const char *shared = getenv("REMATSIM_SHARED");
 	const char *only_h = NULL, *only_log = NULL;
 	int repeat = 1;

@@ -67,6 +67,7 @@ static const char replay_help[] =
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
+	"71 past --memory-limit BYTES (default 3/4 of physical memory; 'none'),\n"
 	"73 cannot create the timeline or trace file, 74 cannot write it or the\n"
 	"results (neither file is ever left half-written).\n";
 

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "scalar.h"
 #include "util.h"
 
 struct command {
@@ -40,8 +41,54 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'rematsim COMMAND --help' describes each command.\n"
+		   "Every command takes --memory-limit BYTES (2GiB, 8e9, 'none'): past it a\n"
+		   "run stops with status 71 instead of being killed (default: 3/4 of the\n"
+		   "machine's physical memory).\n"
 		   "Exit status: 0 success, 64 usage, 65 bad data, 66 missing input,\n"
-		   "73 cannot create output, 74 I/O error, 70 internal error.\n");
+		   "71 memory limit reached, 73 cannot create output, 74 I/O error,\n"
+		   "70 internal error.\n");
+}
+
+/* Take --memory-limit BYTES (or =BYTES) out of a command's arguments and
+ * set the limit (by default 3/4 of physical memory): 0, or EXIT_USAGE. */
+static int take_memory_limit(int *argc, char **argv)
+{
+	uint64_t phys = rs_physical_memory();
+	uint64_t limit = phys == UINT64_MAX ? UINT64_MAX : phys / 4 * 3;
+	int n = 1;
+	for (int i = 1; i < *argc; i++) {
+		const char *v = NULL;
+		if (!strcmp(argv[i], "--")) {
+			while (i < *argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (!strncmp(argv[i], "--memory-limit=", 15)) {
+			v = argv[i] + 15;
+		} else if (!strcmp(argv[i], "--memory-limit")) {
+			if (i + 1 == *argc) {
+				fprintf(stderr, "rematsim: --memory-limit wants a size in bytes (2GiB, 8e9) or 'none'\n");
+				return EXIT_USAGE;
+			}
+			v = argv[++i];
+		} else {
+			argv[n++] = argv[i];
+			continue;
+		}
+		const char *why = NULL;
+		if (!strcmp(v, "none") || !strcmp(v, "inf")) {
+			limit = UINT64_MAX;
+		} else if (scalar_parse_u64(v, &limit, &why) || limit < (1u << 20)) {
+			fprintf(stderr, "rematsim: --memory-limit wants a size in bytes of at least 1MiB "
+					"(2GiB, 8e9) or 'none', not '%s'%s%s\n", v, why ? ": " : "", why ? why : "");
+			return EXIT_USAGE;
+		}
+	}
+	argv[n] = NULL;
+	*argc = n;
+	if (rs_memory_limit_set(limit))
+		fprintf(stderr, "rematsim: warning: the memory limit could not be set\n");
+	return 0;
 }
 
 /* Flush and close standard output, so that a failed write (a full disk,
@@ -77,9 +124,12 @@ static int run(int argc, char **argv)
 		printf("rematsim %s\n", REMATSIM_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			int sub_argc = argc - 1, rc = take_memory_limit(&sub_argc, argv + 1);
+			return rc ? rc : commands[i].run(sub_argc, argv + 1);
+		}
+	}
 	fprintf(stderr, "rematsim: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

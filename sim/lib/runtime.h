@@ -1,7 +1,7 @@
 /*
  * runtime.h: replaying a schedule under a memory budget (SIMULATION.md
  * sections 2-7). This header is the contract between the simulator and its
- * users (replay, sweeps, solvers); the state lives in runtime.c.
+ * users (replay, sweeps, solvers); the state lives in runtime-state.h.
  *
  * A run never touches the schedule (read-only, shared by threads) and keeps
  * no global state: any number of runs may go at once on different threads.
@@ -75,6 +75,9 @@ struct runtime_config {
 	/* Keep regions as lists and walk each one (the path taken above
 	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
 	bool plain_regions;
+	/* Keep regions as compressed sets (the path taken above
+	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
+	bool run_regions;
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
@@ -135,6 +138,7 @@ struct point_config {
 	bool no_dealloc;
 	bool check;
 	bool plain_regions;    /* as in runtime_config */
+	bool run_regions;      /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;

@@ -1044,7 +1044,7 @@ static void finish_outputs(struct builder *b)
 }
 
 /* The derived lists of struct schedule that replays read (see there):
- * storage-level edges in the order runtime.c's cmd_compute meets them. */
+ * storage-level edges in the order runtime-commands.c's rt_cmd_compute meets them. */
 static void build_replay_lists(struct schedule *s)
 {
 	const size_t nt = s->n_tensors, ns = s->n_storages;

@@ -1,7 +1,7 @@
 /*
- * util.c: see util.h. Allocation exits (70) on failure so that no caller ever
- * handles NULL (and an internal error or exhausted memory exits 70, as
- * the README documents); errors are values filled into struct rs_error.
+ * util.c: see util.h. Allocation stops the process on failure (EXIT_NOMEM)
+ * so that no caller ever handles NULL; errors are values filled into
+ * struct rs_error.
  */
 #include "util.h"
 
@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <strings.h>
+#include <unistd.h>
 
 int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err)
 {
@@ -48,10 +50,60 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 	return 0;
 }
 
+static uint64_t memory_limit = UINT64_MAX;
+
+uint64_t rs_physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RS_ASAN 1
+#endif
+#endif
+
+int rs_memory_limit_set(uint64_t bytes)
+{
+	memory_limit = bytes;
+#ifndef RS_ASAN
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_DATA, &rl))
+		return -1;
+	rlim_t want = bytes >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)bytes;
+	if (rl.rlim_max != RLIM_INFINITY && (want == RLIM_INFINITY || want > rl.rlim_max))
+		want = rl.rlim_max; /* an outer limit stays the tighter one */
+	rl.rlim_cur = want;
+	if (setrlimit(RLIMIT_DATA, &rl))
+		return -1;
+#endif
+	return 0;
+}
+
+uint64_t rs_memory_limit(void)
+{
+	return memory_limit;
+}
+
+_Noreturn void rs_out_of_memory(size_t bytes)
+{
+	if (memory_limit != UINT64_MAX)
+		fprintf(stderr, "rematsim: the memory limit of %.1f MiB was reached (asking for %zu bytes "
+				"more); raise it with --memory-limit BYTES (default: 3/4 of physical "
+				"memory), or replay a smaller log or fewer points at once\n",
+			(double)memory_limit / 1048576.0, bytes);
+	else
+		fprintf(stderr, "rematsim: out of memory (asking for %zu bytes more)\n", bytes);
+	fflush(stdout);
+	_exit(EXIT_NOMEM);
+}
+
 static _Noreturn void out_of_memory(size_t bytes)
 {
-	fprintf(stderr, "rematsim: internal error: out of memory (asked for %zu bytes)\n", bytes);
-	exit(EXIT_SOFTWARE);
+	rs_out_of_memory(bytes);
 }
 
 void *xmalloc(size_t bytes)

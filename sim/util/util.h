@@ -4,8 +4,8 @@
  *
  * Ownership rule for the project: a function that returns a pointer the
  * caller must free says "takes"/"gives" in its comment; `*_new` pairs with
- * `*_free`. Allocation failure is not an input error: it exits 70 (internal
- * error) with a message.
+ * `*_free`. Allocation failure is not an input error: the process stops
+ * with a message and EXIT_NOMEM (the memory limit, rs_memory_limit_set).
  */
 #ifndef REMATSIM_UTIL_H
 #define REMATSIM_UTIL_H
@@ -22,11 +22,26 @@ enum {
 	EXIT_NOINPUT = 66,  /* an input file is missing or unreadable */
 	EXIT_UNAVAILABLE = 69, /* a program or device we need is missing (gnuplot, CUDA) */
 	EXIT_SOFTWARE = 70, /* internal error (a broken invariant of ours) */
+	EXIT_NOMEM = 71,    /* the memory limit was reached (sysexits' EX_OSERR) */
 	EXIT_CANTCREAT = 73,/* an output file cannot be created */
 	EXIT_IOERR = 74,    /* an I/O error while writing */
 };
 
-/** Allocation wrappers: exit 70 with a message on failure. */
+/**
+ * Limit the process's data memory (heap and private mappings: RLIMIT_DATA)
+ * to bytes, so that a run that would pass it stops with a message and
+ * EXIT_NOMEM instead of being killed by the kernel; UINT64_MAX: no limit of
+ * ours. Not applied under AddressSanitizer (its shadow memory counts).
+ * Returns 0, or -1 if the kernel refused.
+ */
+int rs_memory_limit_set(uint64_t bytes);
+/** The limit set (UINT64_MAX: none); the machine's physical memory. */
+uint64_t rs_memory_limit(void);
+uint64_t rs_physical_memory(void);
+/** Stop: an allocation of `bytes` failed (message, EXIT_NOMEM). */
+_Noreturn void rs_out_of_memory(size_t bytes);
+
+/** Allocation wrappers: rs_out_of_memory on failure. */
 void *xmalloc(size_t bytes);
 void *xcalloc(size_t n, size_t bytes);
 void *xrealloc(void *p, size_t bytes);

@@ -1,0 +1,651 @@
+/*
+ * runtime-commands.c: the heart of a replay, the four commands (compute,
+ * get, pin, release) and what they do: materializing a tensor (locking its
+ * parents, rematerializing the evicted ones, freeing memory by evicting the
+ * heuristic's choice, running its op), eviction, and the pool of evictable
+ * storages with its locks. Start at rt_replay and cmd_compute; the maintained state
+ * (regions, reach memo, classes, V1's banishing) lives in the other
+ * runtime-*.c files, reached through runtime-state.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heuristics.h"
+#include "runtime-state.h"
+
+/* ---- the pool: an ordered list, appended on joining -------------------
+ * An array in joining order; a member that leaves becomes a hole (RT_NONE).
+ * Scans pass every slot, so before one the array is compacted, order kept,
+ * if holes exceed a quarter of the members; appending to a full array
+ * compacts it if holes are over half, else grows it. Most members leave and
+ * come back without any scan between (every op locks its inputs), so
+ * compacting only for scans saves 5% of the instructions of LRU on the
+ * transformer log over compacting as holes appear. Scans read the array
+ * sequentially instead of chasing list links. */
+
+/* Slot i's keys become storage s's. */
+static inline void pk_put(struct runtime_state *rt, uint32_t i, uint32_t s)
+{
+	rt->pk_size[i] = rt->key[s].size;
+	rt->pk_compute[i] = rt->key[s].compute;
+	rt->pk_last[i] = rt->key[s].last;
+}
+
+static void rt_pool_compact(struct runtime_state *rt)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < rt->pool_end; i++) {
+		uint32_t s = rt->pool[i];
+		if (s == RT_NONE)
+			continue;
+		rt->pool[n] = s;
+		rt->pk_size[n] = rt->pk_size[i];
+		rt->pk_compute[n] = rt->pk_compute[i];
+		rt->pk_last[n] = rt->pk_last[i];
+		rt->st[s].pool_pos = n++;
+	}
+	rt->pool_end = n;
+}
+
+static void rt_pool_append(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (x->in_pool)
+		return;
+	if (rt->pool_end == rt->pool_cap) {
+		if (rt->pool_end - rt->pool_len > rt->pool_len / 2) {
+			rt_pool_compact(rt);
+		} else {
+			size_t cap = rt->pool_cap, c1 = cap, c2 = cap, c3 = cap;
+			XGROW(rt->pool, cap, (size_t)rt->pool_end + 1);
+			XGROW(rt->pk_size, c1, cap);
+			XGROW(rt->pk_compute, c2, cap);
+			XGROW(rt->pk_last, c3, cap);
+			rt->pool_cap = (uint32_t)cap;
+		}
+	}
+	x->in_pool = true;
+	x->pool_pos = rt->pool_end;
+	pk_put(rt, rt->pool_end, s);
+	rt->pool[rt->pool_end++] = s;
+	rt->pool_len++;
+}
+
+/* After key[s] changed: keep the pool-order copy in step. */
+static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->st[s].in_pool)
+		pk_put(rt, rt->st[s].pool_pos, s);
+}
+
+
+static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (!x->in_pool)
+		return false;
+	x->in_pool = false;
+	rt->pool[x->pool_pos] = RT_NONE;
+	rt->pk_size[x->pool_pos] = 0; /* a hole's keys: see pk_size */
+	rt->pk_compute[x->pool_pos] = INT64_MAX;
+	rt->pk_last[x->pool_pos] = INT64_MAX;
+	rt->pool_len--;
+	return true;
+}
+
+/* ---- locks ------------------------------------------------------------- */
+
+void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
+{
+	rs_bug("command %zu: %s (storage %u)", rt->cmd, what, s);
+}
+
+static void rt_lock(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (!(rt->tag[s] & 1) || x->banished)
+		rt_bug_at(rt, "locking an evicted or banished storage", s);
+	if (x->ref_int == 0 && !rt_pool_remove(rt, s))
+		rt_bug_at(rt, "an unlocked storage was not in the pool", s);
+	x->ref_int++;
+}
+
+static void rt_unlock(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_storage *x = &rt->st[s];
+	if (!(rt->tag[s] & 1) || x->ref_int == 0)
+		rt_bug_at(rt, "unlocking an evicted or unlocked storage", s);
+	if (--x->ref_int == 0) {
+		if (x->in_pool)
+			rt_bug_at(rt, "a locked storage was in the pool", s);
+		rt_pool_append(rt, s);
+	}
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s)
+{
+	if (!rt->cfg->on_event)
+		return;
+	struct runtime_event ev = {
+		.kind = kind, .clock = rt->clock, .memory = rt->memory, .op = op, .storage = s,
+		.cmd = rt->cmd, /* peak.c, trace.c: where in the log */
+	};
+	rt->cfg->on_event(rt->cfg->ctx, &ev);
+}
+
+/* ---- eviction ----------------------------------------------------------- */
+
+void rt_evict(struct runtime_state *rt, uint32_t s)
+{
+	const struct schedule *sc = rt->s;
+	struct rt_storage *x = &rt->st[s];
+	if (x->ref_int)
+		rt_bug_at(rt, "evicting a locked storage", s);
+	rt->tag[s] &= ~1u;
+	rt_reach_changed(rt, s);
+	if (rt->eqclass)
+		rt_en_changed(rt, s);
+	rt->memory -= rt->key[s].size;
+	rt_pool_remove(rt, s);
+	for (uint32_t i = 0; i < x->n_tensors; i++) {
+		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
+		rt->defined[t] = 0;
+		if (rt->v1) {
+			const uint32_t *ps = rt->par + rt->par_off[t];
+			for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+				uint32_t p = rt_storage_of(rt, ps[j]);
+				if (p != s)
+					rt_dep_add(rt, p, t);
+			}
+		}
+	}
+	rt->res->evictions++;
+
+	if (rt->regions) {
+		/* Forward regions of s's reverse frontier absorb s's forward
+		 * region, and the other way round. */
+		for (int d = 0; d < 2; d++) {
+			struct region *reg = d ? rt_rev(rt, s) : rt_fwd(rt, s);
+			uint32_t lo = 0, hi = 0;
+			size_t b = rt_push_frontier(rt, d ? rt_fwd(rt, s) : rt_rev(rt, s));
+			if (rt->rw)
+				rt_region_span(rt, reg, &lo, &hi);
+			for (size_t i = b; i < rt->stk_len; i++) {
+				struct region *r = d ? rt_rev(rt, rt->stk[i]) : rt_fwd(rt, rt->stk[i]);
+				if (rt->runs)
+					rt_region_absorb_runs(rt, r, s, reg);
+				else if (rt->rw)
+					rt_region_absorb_bits(rt, r, s, reg, lo, hi);
+				else
+					rt_region_absorb(rt, r, s, reg);
+			}
+			rt->stk_len = b;
+		}
+		rt_region_reset(rt, rt_fwd(rt, s));
+		rt_region_reset(rt, rt_rev(rt, s));
+	}
+	if (rt->eqclass) {
+		if (x->ecn != RT_NONE)
+			rt_bug_at(rt, "an evicted storage already has a class", s);
+		x->ecn = rt_uf_new(rt, rt->key[s].compute);
+		/* its distinct evicted neighbours, walking all its edges */
+		rt->res->heuristic_accesses += (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
+		uint32_t nn;
+		const uint32_t *nb = rt_evicted_list(rt, s, &nn);
+		for (uint32_t i = 0; i < nn; i++) {
+			if (rt->st[nb[i]].ecn == RT_NONE)
+				rt_bug_at(rt, "an evicted neighbour has no class", nb[i]);
+			rt_uf_merge(rt, rt->st[nb[i]].ecn, x->ecn);
+		}
+	}
+	rt_emit(rt, EV_EVICT, RT_NONE, s);
+}
+
+static void pin_tensor(struct runtime_state *rt, uint32_t t)
+{
+	uint32_t s = rt_storage_of(rt, t);
+	struct rt_storage *x = &rt->st[s];
+	if (!(rt->tag[s] & 1))
+		rt_bug_at(rt, "pinning an evicted storage", s);
+	if (x->pinned)
+		return;
+	rt_lock(rt, s);
+	x->pinned = true;
+}
+
+/* ---- choosing ------------------------------------------------------------ */
+
+static int free_memory(struct runtime_state *rt, uint64_t bytes)
+{
+	while (rt->memory + bytes > rt->budget) {
+		if (rt->pool_len == 0 || !rt->h)
+			return OUTCOME_OOM;
+		if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
+			rt_pool_compact(rt);
+		rt_evict(rt, rt->h->choose(rt));
+		if (rt->broken)
+			return RT_BROKEN;
+	}
+	return 0;
+}
+
+/* ---- materializing --------------------------------------------------------- */
+
+static inline uint64_t out_bytes(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->s->tensors[t].alias >= 0 ? 0 : rt->key[rt_storage_of(rt, t)].size;
+}
+
+/* The op of t runs: t and its undefined siblings become defined. Leaves on
+ * the stack (from the returned base) the undefined siblings, then sets
+ * *n_sib to their number. */
+static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *n_sib)
+{
+	const struct schedule *sc = rt->s;
+	uint32_t opi = sc->tensors[t].op;
+	const struct sched_op *op = &sc->ops[opi];
+	size_t b = rt->stk_len;
+
+	if (rt->cfg->check) {
+		const uint32_t *ps = rt->par + rt->par_off[t];
+		for (uint32_t j = 0; j < rt->n_par[t]; j++)
+			if (!rt->defined[ps[j]] || !(rt->tag[rt_storage_of(rt, ps[j])] & 1))
+				rt_bug_at(rt, "an op ran with an input not material", rt_storage_of(rt, ps[j]));
+	}
+
+	uint64_t dup = 0;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t u = op->outs + k;
+		if (u == t)
+			continue;
+		if (rt->defined[u])
+			dup += out_bytes(rt, u);
+		else
+			rt_push(rt, u);
+	}
+	*n_sib = rt->stk_len - b;
+	size_t bs = rt->stk_len;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t u = op->outs + k;
+		if (u != t && !(rt->tag[rt_storage_of(rt, u)] & 1))
+			rt_push(rt, rt_storage_of(rt, u));
+	}
+	if (!(rt->tag[rt_storage_of(rt, t)] & 1))
+		rt_push(rt, rt_storage_of(rt, t));
+	size_t es = rt->stk_len;
+
+	rt->clock += op->cost;
+	rt->memory += op->total_size;
+	if (rt->memory > rt->res->peak_memory)
+		rt->res->peak_memory = rt->memory;
+	if (remat) {
+		rt->res->remat_compute += op->cost;
+		rt->res->remats++;
+	} else {
+		rt->res->model_compute += op->cost;
+	}
+	rt->tag[rt_storage_of(rt, t)] |= 1;
+	rt->defined[t] = 1;
+	for (size_t i = b; i < b + *n_sib; i++) {
+		uint32_t u = rt->stk[i];
+		rt->tag[rt_storage_of(rt, u)] |= 1;
+		rt->defined[u] = 1;
+	}
+	rt->memory -= dup;
+	for (size_t i = bs; i < es; i++)
+		rt_reach_changed(rt, rt->stk[i]);
+	if (rt->eqclass)
+		for (size_t i = bs; i < es; i++)
+			rt_en_changed(rt, rt->stk[i]);
+	for (size_t i = bs; i < es; i++) {
+		if (rt->st[rt->stk[i]].ref_int)
+			rt_bug_at(rt, "a new storage is locked", rt->stk[i]);
+		rt_pool_append(rt, rt->stk[i]);
+	}
+
+	if (rt->regions && es > bs) {
+		if (rt->rw)
+			rt_reach_batch(rt);
+		for (size_t i = bs; i < es; i++) {
+			uint32_t us = rt->stk[i];
+			rt_region_rebuild_after(rt, rt_fwd(rt, us), us, false);
+			rt_region_rebuild_after(rt, rt_rev(rt, us), us, true);
+		}
+		/* Regions whose frontier the new storages are on: forward regions of
+		 * their reverse frontiers, reverse regions of their forward ones. */
+		uint32_t sa = rt_next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
+		uint32_t sb = rt_next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
+		size_t ba = rt->stk_len;
+		for (size_t i = bs; i < es; i++) {
+			size_t f = rt_push_frontier(rt, rt_rev(rt, rt->stk[i])), e = rt->stk_len;
+			rt->stk_len = f;
+			for (size_t j = f; j < e; j++) {
+				uint32_t v = rt->stk[j];
+				if (rt->mark_a[v] != sa) {
+					rt->mark_a[v] = sa;
+					rt->stk[rt->stk_len++] = v;
+				}
+			}
+		}
+		size_t bb = rt->stk_len;
+		for (size_t i = bs; i < es; i++) {
+			size_t f = rt_push_frontier(rt, rt_fwd(rt, rt->stk[i])), e = rt->stk_len;
+			rt->stk_len = f;
+			for (size_t j = f; j < e; j++) {
+				uint32_t v = rt->stk[j];
+				if (rt->mark_b[v] != sb) {
+					rt->mark_b[v] = sb;
+					rt->stk[rt->stk_len++] = v;
+				}
+			}
+		}
+		size_t eb = rt->stk_len;
+		for (size_t i = ba; i < bb; i++)
+			rt_region_rebuild_after(rt, rt_fwd(rt, rt->stk[i]), rt->stk[i], false);
+		for (size_t i = bb; i < eb; i++)
+			rt_region_rebuild_after(rt, rt_rev(rt, rt->stk[i]), rt->stk[i], true);
+		rt->stk_len = es;
+	}
+	if (rt->eqclass) {
+		for (size_t i = bs; i < es; i++) {
+			struct rt_storage *x = &rt->st[rt->stk[i]];
+			if (x->ecn == RT_NONE)
+				rt_bug_at(rt, "a rematerialized storage has no class", rt->stk[i]);
+			int64_t pre = rt->uf_value[rt_uf_find(rt, x->ecn)];
+			rt->uf_value[rt_uf_find(rt, x->ecn)] = pre - rt->key[rt->stk[i]].compute;
+			x->ecn = RT_NONE;
+		}
+	}
+	rt->stk_len = bs;
+	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE);
+	return b;
+}
+
+/* materialize's first half for tensor t: its parents' last accesses, the
+ * defined parents locked, the undefined ones left on the id stack for the
+ * frame to rematerialize and lock in turn. Pushes t's frame. */
+static inline __attribute__((always_inline)) void mat_enter(struct runtime_state *rt, uint32_t t, bool remat)
+{
+	if (rt->v1 && rt->st[rt_storage_of(rt, t)].banished)
+		rt_bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
+	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+		uint32_t ps = rt->par_s[rt->par_off[t] + j];
+		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
+			rt->key[ps].last = rt->clock;
+			rt_key_sync(rt, ps);
+		}
+	}
+
+	/* Lock the defined parents, then rematerialize and lock the others
+	 * (a sibling's remat may define some meanwhile). */
+	size_t b = rt->stk_len;
+	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+		uint32_t p = rt->par[rt->par_off[t] + j];
+		if (rt->defined[p])
+			rt_lock(rt, rt_storage_of(rt, p));
+		else
+			rt_push(rt, p);
+	}
+	if (rt->mf_len == rt->mf_cap)
+		XGROW(rt->mf, rt->mf_cap, rt->mf_len + 1);
+	rt->mf[rt->mf_len++] = (struct rt_frame){
+		.t = t, .remat = remat, .b = b, .n_undef = rt->stk_len - b,
+	};
+}
+
+/* materialize's second half, once t's parents are material and locked:
+ * free memory, run t's op, unlock the parents (V1: banish them). */
+static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done);
+
+static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[sc->tensors[t].op];
+	int rc;
+
+	if (rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
+		return rc;
+
+	size_t n_sib;
+	size_t bsib = compute(rt, t, remat, &n_sib);
+
+	if (rt->v1) {
+		/* Python list iteration over a list that banishing may shrink. */
+		for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+			uint32_t ps = rt_storage_of(rt, rt->par[rt->par_off[t] + j]);
+			rt_unlock(rt, ps);
+			for (size_t i = bsib; i <= bsib + n_sib; i++) {
+				uint32_t u = i < bsib + n_sib ? rt->stk[i] : t;
+				if (rt_storage_of(rt, u) != ps)
+					rt_dep_remove(rt, ps, u);
+			}
+			rt_try_banish(rt, ps);
+		}
+	} else {
+		for (uint32_t j = 0; j < rt->n_par[t]; j++)
+			rt_unlock(rt, rt_storage_of(rt, rt->par[rt->par_off[t] + j]));
+	}
+	rt->stk_len = bsib;
+	if (remat && rt->cfg->evict_after && (rc = cmd_evict_after(rt, rt->cmd, false)))
+		return rc;
+
+	if ((double)rt->res->remat_compute > rt->cfg->remat_limit || rt->res->remat_compute > RT_REMAT_CAP)
+		return OUTCOME_THRASH;
+
+	uint64_t need = op->total_size;
+	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+		uint64_t pb = out_bytes(rt, rt->par[rt->par_off[t] + j]);
+		/* saturating (a parent counts once per use): never in a real log */
+		need = pb > UINT64_MAX / 2 - need ? UINT64_MAX / 2 : need + pb;
+	}
+	if (need > rt->bottleneck)
+		rt->bottleneck = need;
+	return 0;
+}
+
+/* Make t defined: its evicted ancestors first, depth first as the
+ * reference recurses, on an explicit stack of frames (rt->mf) so that a
+ * chain of a million evicted ancestors needs no deep C stack. */
+static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
+{
+	const size_t base = rt->mf_len;
+	mat_enter(rt, t, remat);
+	while (rt->mf_len > base) {
+		struct rt_frame *f = &rt->mf[rt->mf_len - 1];
+		if (f->i < f->n_undef) {
+			uint32_t p = rt->stk[f->b + f->i];
+			if (!f->waiting && !rt->defined[p]) {
+				f->waiting = true;
+				mat_enter(rt, p, true); /* may move rt->mf */
+				continue;
+			}
+			f->waiting = false;
+			f->i++;
+			rt_lock(rt, rt_storage_of(rt, p));
+			continue;
+		}
+		uint32_t ft = f->t;
+		bool fremat = f->remat;
+		rt->stk_len = f->b;
+		rt->mf_len--;
+		int rc = mat_finish(rt, ft, fremat);
+		if (rc) {
+			rt->mf_len = base;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- commands --------------------------------------------------------------- */
+
+static int cmd_compute(struct runtime_state *rt, uint32_t opi)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[opi];
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t t = op->outs + k;
+		const struct sched_tensor *tt = &sc->tensors[t];
+		struct rt_storage *x = &rt->st[tt->storage];
+		if (tt->alias < 0) {
+			rt->key[tt->storage].size = sc->storages[tt->storage].size;
+			rt->key[tt->storage].last = RT_NEVER;
+			x->ecn = rt->eqclass ? rt_uf_new(rt, 0) : RT_NONE;
+		}
+		/* A storage's compute counts each distinct op once; an op's outputs
+		 * are consecutive, so only the last tensor can share this op. */
+		uint32_t last = x->n_tensors ? sc->storage_tensors[sc->storages[tt->storage].tensors + x->n_tensors - 1] : RT_NONE;
+		if (last == RT_NONE || sc->tensors[last].op != opi)
+			rt->key[tt->storage].compute += op->cost;
+		rt_key_sync(rt, tt->storage);
+		x->n_tensors++;
+		x->ref_ext++;
+		/* the new tensor's parents join its storage's reverse list */
+		if (rt->w_srev) {
+			for (uint32_t a = 0; a < op->n_args; a++)
+				rt->w_srev[rt->srev_off[tt->storage] + rt->n_srev[tt->storage]++] =
+					sc->arg_storage[op->args + a];
+		} else {
+			rt->n_srev[tt->storage] += op->n_args;
+		}
+		rt->defined[t] = 0;
+		if (op->constant)
+			rt->res->const_memory += out_bytes(rt, t);
+	}
+	/* the outputs join their arguments' children and forward lists */
+	for (uint32_t a = 0; a < op->n_args; a++) {
+		uint32_t p = sc->op_args[op->args + a];
+		uint32_t ps = sc->arg_storage[op->args + a];
+		if (!rt->w_chi) {
+			rt->n_sfwd[ps] += op->n_outs;
+			continue;
+		}
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			rt->w_chi[sc->tensors[p].children + rt->n_chi[p]++] = op->outs + k;
+			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
+		}
+	}
+	/* New edges (arguments to outputs) and computes: memoized reaches
+	 * through the outputs are stale, and so are the forward reaches through
+	 * the arguments, which the forward walk from each output (over its
+	 * parents, the arguments now) forgets too. */
+	if (rt->rw) {
+		for (uint32_t k = 0; k < op->n_outs; k++)
+			rt_reach_changed(rt, rt_storage_of(rt, op->outs + k));
+	}
+	/* The kept evicted-neighbour lists need nothing here: each new edge
+	 * joins an argument (locked or rematerialized before any eviction of
+	 * this op) and an output, and the lists that gain an evicted member
+	 * through it are cleared when that member changes: an output when it
+	 * is computed, an evicted argument when it is rematerialized. */
+	if (rt->v1) {
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			uint32_t t = op->outs + k;
+			for (uint32_t a = 0; a < op->n_args; a++) {
+				uint32_t ps = rt_storage_of(rt, sc->op_args[op->args + a]);
+				if (ps != rt_storage_of(rt, t))
+					rt_dep_add(rt, ps, t);
+			}
+		}
+	}
+	int rc = materialize(rt, op->outs, false);
+	if (rc)
+		return rc;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t os = rt_storage_of(rt, op->outs + k);
+		rt->key[os].last = rt->clock;
+		rt_key_sync(rt, os);
+	}
+	return 0;
+}
+
+static int cmd_release(struct runtime_state *rt, uint32_t t)
+{
+	uint32_t s = rt_storage_of(rt, t);
+	struct rt_storage *x = &rt->st[s];
+	if (x->ref_ext == 0)
+		rt_bug_at(rt, "releasing a storage without references", s);
+	x->ref_ext--;
+	if (rt->v1) {
+		if (x->ref_ext == 0)
+			rt_try_banish(rt, s);
+	} else if (rt->eager && x->ref_ext == 0 && (rt->tag[s] & 1) && !x->pinned) {
+		if (x->ref_int)
+			rt_bug_at(rt, "eagerly evicting a locked storage", s);
+		rt_evict(rt, s);
+		if (rt->broken)
+			return RT_BROKEN;
+	}
+	return 0;
+}
+
+static int cmd_pin(struct runtime_state *rt, uint32_t t)
+{
+	if (!rt->defined[t]) {
+		int rc = materialize(rt, t, true);
+		if (rc)
+			return rc;
+	}
+	pin_tensor(rt, t);
+	return 0;
+}
+
+void rt_pin_tensor(struct runtime_state *rt, uint32_t t)
+{
+	pin_tensor(rt, t);
+}
+
+/* The plan replay's hook (runtime_config.evict_after, sim/lib/plan.c):
+ * evictions a static plan asks for after a command. */
+static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
+{
+	const uint32_t *list = NULL;
+	size_t n = rt->cfg->evict_after(rt->cfg->ctx, i, done, &list);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t s = list[k];
+		if ((rt->tag[s] & 1) && !rt->st[s].ref_int && !rt->st[s].pinned) {
+			rt_evict(rt, s);
+			if (rt->broken)
+				return RT_BROKEN;
+		}
+	}
+	return 0;
+}
+
+/* Replay every command of the schedule (stopping at the first OOM, thrash
+ * or broken region): 0 or that stop code, res->stopped_at set. */
+int rt_replay(struct runtime_state *rt)
+{
+	const struct schedule *s = rt->s;
+	const struct runtime_config *cfg = rt->cfg;
+	int rc = 0;
+	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
+		const struct sched_cmd *c = &s->cmds[i];
+		rt->cmd = i;
+		switch (c->kind) {
+		case CMD_COMPUTE:
+			rc = cmd_compute(rt, c->id);
+			break;
+		case CMD_GET:
+			rt->st[rt_storage_of(rt, c->id)].ref_ext++;
+			break;
+		case CMD_PIN:
+			rc = cmd_pin(rt, c->id);
+			break;
+		case CMD_RELEASE:
+			if (!cfg->no_dealloc)
+				rc = cmd_release(rt, c->id);
+			break;
+		}
+		if (!rc && cfg->evict_after)
+			rc = cmd_evict_after(rt, i, true);
+		if (rc)
+			rt->res->stopped_at = i;
+		else if (cfg->check)
+			rt_check_state(rt);
+	}
+	return rc;
+}
