@@ -24,7 +24,7 @@
 #include "schedule.h"
 #include "util.h"
 
-/* Hot loops over bitsets and key arrays: on x86-64 with GCC's function
+/* SPEED-ONLY (docs/architecture.md). Hot loops over bitsets and key arrays: on x86-64 with GCC's function
  * multiversioning (ifunc, glibc) also built for x86-64-v3 (AVX2, BMI:
  * wider or-ing, one-instruction bit walks, 4-lane scans), the loader
  * picking what the CPU has; 10-15% on the region heuristics. Elsewhere,
@@ -407,6 +407,8 @@ static inline void rt_region_rebuild_after(struct runtime_state *rt, struct regi
 	else if (!rt->rw)
 		rt_region_rebuild(rt, r, base, reverse);
 	else if (rt->rw > 16 && rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
+		/* SPEED-ONLY: a walk or the memo build the same region with the
+		 * same counts (check mode compares memo rows with walks). */
 		uint64_t a0 = rt->res->heuristic_accesses;
 		rt_region_walk_bits(rt, r, base, reverse);
 		uint64_t cost = rt->res->heuristic_accesses - a0;

@@ -118,6 +118,9 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
 	if (rt->regions)
 		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
+	/* SPEED-ONLY (docs/architecture.md): walks, bitsets or compressed
+	 * sets keep the same regions and counts; test-differential compares
+	 * all three, the reference test runs plain walks too. */
 	rt->runs = rt->regions && !cfg->plain_regions &&
 		   (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
 	if (rt->regions && !cfg->plain_regions && !rt->runs) {
@@ -152,6 +155,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
 	rt->mark_c = xcalloc(s->n_storages + 1, sizeof *rt->mark_c);
+	/* SPEED-ONLY: integer scans while no key can pass 2^50, else the
+	 * double ones (test-differential's wide_keys_agree forces them). */
 	rt->wide = keys_may_be_wide(s);
 	rt->budget = cfg->budget;
 	rt->clock = 1;
