@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heuristics.h"
 #include "plot.h"
 #include "results.h"
 
@@ -197,10 +198,15 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 			put_q(f, pt);
 			fputc('\n', f);
 		}
+		/* Each heuristic's label, colour and marker from its registry
+		 * row, as in every other figure. */
+		fprintf(f, "array ccolor[%zu]\narray cmarker[%zu]\n", nc, nc);
 		for (size_t c = 0; c < nc; c++) {
+			const struct heuristic *h = heuristic_find(curves[c]);
 			fprintf(f, "clabel[%zu] = ", c + 1);
-			put_q(f, curves[c]);
-			fputc('\n', f);
+			put_q(f, h ? h->tex_label : curves[c]);
+			fprintf(f, "\nccolor[%zu] = '%s'\ncmarker[%zu] = %d\n", c + 1,
+				h ? h->color : "#555555", c + 1, h ? h->marker : 1);
 		}
 		fclose(f);
 		rc = write_text(fdir, "figure.gp", buf, len, err);
