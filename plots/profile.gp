@@ -22,10 +22,10 @@ if (ext eq '.png') {
 	set terminal pngcairo size 900, 450 enhanced font 'Sans,10'
 } else {
 	if (ext eq '.pdf') {
-		set terminal pdfcairo size 8, 4 enhanced font 'Sans,8'
+		set terminal pdfcairo size 7, 3.2 enhanced font 'Sans,8' fontscale 1.0
 	} else {
 		if (ext eq '.svg') {
-			set terminal svg size 900, 450 dynamic enhanced font 'Sans,10'
+			set terminal svg size 504, 230 dynamic enhanced font 'Sans,8' fontscale 1.0
 		} else {
 			print 'profile.gp: the output must end in .png, .pdf or .svg: '.OUT
 			exit status 2
