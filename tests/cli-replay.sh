@@ -120,9 +120,15 @@ awk -v n=20000 'BEGIN {
     printf "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"1\",\"NAME\":\"x%d\"}\n", i
     printf "{\"ALIAS\":\"-1\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"x%d\"}\n", i
   } }' > "$big"
-expect_status 71 "past --memory-limit" "$R" replay "$big" --heuristic DTR --budget 300 --memory-limit 4MiB
-msg=$("$R" replay "$big" --heuristic DTR --budget 300 --memory-limit 4MiB 2>&1 >/dev/null)
-case "$msg" in *"memory limit of 4.0 MiB was reached"*) ok "memory limit message" ;; *) no "memory limit message: $msg" ;; esac
+if ldd "$R" 2>/dev/null | grep -q libasan; then
+	# AddressSanitizer's shadow memory counts against a data limit, so the
+	# limit is not applied there (util.h, rs_memory_limit_set).
+	echo "ok - # SKIP past --memory-limit (AddressSanitizer build)"
+else
+	expect_status 71 "past --memory-limit" "$R" replay "$big" --heuristic DTR --budget 300 --memory-limit 4MiB
+	msg=$("$R" replay "$big" --heuristic DTR --budget 300 --memory-limit 4MiB 2>&1 >/dev/null)
+	case "$msg" in *"memory limit of 4.0 MiB was reached"*) ok "memory limit message" ;; *) no "memory limit message: $msg" ;; esac
+fi
 expect_status 0 "--memory-limit=none" "$R" replay "$big" --heuristic LRU --budget 300 --memory-limit=none
 expect_status 64 "bad --memory-limit" "$R" replay tiny.log --heuristic DTR --ratio 1 --memory-limit 12
 rm -f "$big"
