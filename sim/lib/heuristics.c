@@ -16,6 +16,10 @@
  * functions count the further accesses the reference counts (evicted
  * neighbours and class look-ups for the EqClass family, region rebuilds for
  * DTRUnopt).
+ *
+ * Everything here reads the runtime through policy.h's queries (the pool,
+ * its key arrays, a storage's key, the clock, region and class sums,
+ * counters), never struct runtime_state's fields.
  */
 #include "hash.h"
 #include "heuristics.h"
@@ -25,8 +29,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "runtime-state.h"
 #include "util.h"
+/* The runtime as a policy sees it: the queries of policy.h, the state's
+ * fields poisoned from here on. */
+#define POLICY_ONLY
+#include "policy.h"
 
 /* A cost as a fraction; den == 0 means +inf. */
 struct frac {
@@ -45,7 +52,7 @@ static inline struct frac ratio(const struct runtime_state *rt, const struct rt_
 	if (by & BY_STALE) {
 		if (x->last == RT_NEVER) /* infinitely stale: num / inf = 0 */
 			return (struct frac){0, den > 0 ? 1 : 0};
-		int64_t stale = rt->clock - x->last;
+		int64_t stale = pol_clock(rt) - x->last;
 		den *= (uint64_t)(stale > 0 ? stale : 0);
 	}
 	return (struct frac){num, den};
@@ -59,50 +66,14 @@ static inline struct frac whole(int64_t v)
 /* e*: the storage's compute plus its evicted regions' (both directions). */
 static inline int64_t num_estar(const struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	const struct region *r = &rt->reg[2 * (size_t)s];
-	return rt_wadd(rt_wadd(x->compute, r[0].compute), r[1].compute);
+	return rt_wadd(rt_wadd(x->compute, pol_region_compute(rt, s, false)), pol_region_compute(rt, s, true));
 }
 
-/* eq: compute plus the distinct classes of the evicted neighbours: each
- * distinct evicted neighbour's class is found in turn (the reference's
- * order, so the same path compression and access counts), the distinct
- * roots kept on the scratch stack. The neighbours come from the kept list
- * (rt_evicted_list), but the accesses are the reference's: one per edge
- * walked, plus the finds. */
+/* eq: compute plus the values of the distinct classes of the evicted
+ * neighbours, with the reference's accesses (pol_class_sum). */
 static int64_t num_eq(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	int64_t sum = x->compute;
-	uint64_t acc = (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
-	uint32_t n;
-	const uint32_t *nb = rt_evicted_list(rt, s, &n);
-	if (rt->stk_cap - rt->stk_len < n)
-		XGROW(rt->stk, rt->stk_cap, rt->stk_len + n);
-	uint32_t *roots = rt->stk + rt->stk_len, nr = 0;
-	uint32_t *parent = rt->uf_parent;
-	const struct rt_storage *st = rt->st;
-	for (uint32_t j = 0; j < n; j++) {
-		/* rt_uf_find, inlined: one access per node on the path */
-		uint32_t y = st[nb[j]].ecn, r = y;
-		acc++;
-		while (parent[r] != RT_NONE) {
-			r = parent[r];
-			acc++;
-		}
-		while (y != r && parent[y] != r) {
-			uint32_t next = parent[y];
-			parent[y] = r;
-			y = next;
-		}
-		bool seen = false;
-		for (uint32_t k = 0; k < nr && !seen; k++)
-			seen = roots[k] == r;
-		if (!seen) {
-			roots[nr++] = r;
-			sum += rt->uf_value[r];
-		}
-	}
-	rt->res->heuristic_accesses += acc;
-	return sum;
+	return pol_class_sum(rt, s, x->compute);
 }
 
 static inline int64_t num_local(const struct rt_key *x)
@@ -128,7 +99,7 @@ static inline struct frac h_dtr_local(struct runtime_state *rt, uint32_t s, cons
 
 static inline struct frac h_msps(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	return ratio(rt, x, rt_wadd(x->compute, rt->reg[2 * (size_t)s + 1].compute), BY_SIZE);
+	return ratio(rt, x, rt_wadd(x->compute, pol_region_compute(rt, s, true)), BY_SIZE);
 }
 
 /* The last access itself (never: below every clock, like -inf). */
@@ -148,31 +119,11 @@ static inline struct frac h_largest(struct runtime_state *rt, uint32_t s, const 
  * access stands for the staleness. */
 static struct frac h_dtr_unopt(struct runtime_state *rt, uint32_t s, const struct rt_key *x)
 {
-	(void)rt, (void)s;
-	struct region *f = &rt->scratch_fwd, *r = &rt->scratch_rev;
-	rt_region_rebuild(rt, f, s, false);
-	rt_region_rebuild(rt, r, s, true);
 	int64_t compute = x->compute, last = x->last;
-	uint32_t stamp = ++rt->stamp_c;
-	if (stamp == 0) {
-		memset(rt->mark_c, 0, rt->s->n_storages * sizeof *rt->mark_c);
-		stamp = rt->stamp_c = 1;
-	}
-	for (int k = 0; k < 2; k++) {
-		const struct region *g = k ? r : f;
-		for (uint32_t i = 0; i < g->n_in; i++) {
-			uint32_t v = g->in[i];
-			if (rt->mark_c[v] == stamp)
-				continue;
-			rt->mark_c[v] = stamp;
-			compute += rt->key[v].compute;
-			if (rt->key[v].last > last)
-				last = rt->key[v].last;
-		}
-	}
+	pol_unopt_neighbourhood(rt, s, &compute, &last);
 	if (last == RT_NEVER)
 		return (struct frac){0, x->size > 0 ? 1 : 0};
-	int64_t stale = rt->clock - last;
+	int64_t stale = pol_clock(rt) - last;
 	return (struct frac){compute, (unsigned __int128)x->size * (uint64_t)(stale > 0 ? stale : 0)};
 }
 
@@ -267,12 +218,12 @@ static inline bool surely_above(struct frac c, double best)
 		double best = INFINITY;                                         \
 		uint32_t best_s = RT_NONE;                                      \
 		uint64_t n = 0;                                                 \
-		for (uint32_t i = 0; i < rt->pool_end; i++) {                   \
-			uint32_t s = rt->pool[i];                               \
-			if (s == RT_NONE)                                       \
+		for (uint32_t i = 0; i < pol_pool_end(rt); i++) {               \
+			uint32_t s = pol_pool_member(rt, i);                    \
+			if (s == POL_HOLE)                                      \
 				continue;                                       \
 			n++;                                                    \
-			struct frac c = costfn(rt, s, &rt->key[s]);             \
+			struct frac c = costfn(rt, s, pol_key(rt, s));          \
 			if (surely_above(c, best))                              \
 				continue;                                       \
 			double v = frac_value(c);                               \
@@ -283,19 +234,9 @@ static inline bool surely_above(struct frac c, double best)
 			if (v == 0)                                             \
 				break;                                          \
 		}                                                               \
-		rt->res->heuristic_evals += n;                                  \
-		rt->res->heuristic_accesses += n;                               \
+		pol_count(rt, n, n);                                            \
 		return best_s;                                                  \
 	}
-
-/* The evaluations of a scan that stopped at slot i: members up to it. */
-static uint64_t members_upto(const struct runtime_state *rt, uint32_t i)
-{
-	uint64_t n = 0;
-	for (uint32_t j = 0; j <= i; j++)
-		n += rt->pool[j] != RT_NONE;
-	return n;
-}
 
 /*
  * The choice of a heuristic whose cost orders as one integer key of the
@@ -387,14 +328,14 @@ static inline __attribute__((always_inline)) uint32_t last_slot(const int64_t *a
  * none); *stopped says whether it is the first `stop`. */
 RT_WIDE static uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
 {
-	const i64x4 c = splat4(cap), st = splat4(stop);
+	const i64x4 c = splat4(cap), sk = splat4(stop);
 	i64x4 best = splat4(INT64_MAX);
 	uint32_t i = 0;
 	*stopped = false;
 	for (; i + IBLOCK <= end; i += IBLOCK) {
 		i64x4 k0 = cap4(load4(a + i), c), k1 = cap4(load4(a + i + 4), c);
 		i64x4 k2 = cap4(load4(a + i + 8), c), k3 = cap4(load4(a + i + 12), c);
-		if (any4((k0 == st) | (k1 == st) | (k2 == st) | (k3 == st)))
+		if (any4((k0 == sk) | (k1 == sk) | (k2 == sk) | (k3 == sk)))
 			break;
 		best = min4(best, min4(min4(k0, k1), min4(k2, k3)));
 	}
@@ -415,14 +356,14 @@ RT_WIDE static uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap, int64
 #define ISCAN(name, ARR, CAP, stop, generic)                                    \
 	static uint32_t name(struct runtime_state *rt)                          \
 	{                                                                       \
-		if (rt->wide || rt->clock < 0 || rt->clock > RT_NARROW)         \
+		if (!pol_keys_narrow(rt))                                       \
 			return generic(rt);                                     \
 		bool stopped;                                                   \
-		uint32_t i = iscan(rt->ARR, rt->pool_end, CAP, stop, &stopped); \
-		uint64_t n = stopped ? members_upto(rt, i) : rt->pool_len;      \
-		rt->res->heuristic_evals += n;                                  \
-		rt->res->heuristic_accesses += n;                               \
-		return rt->pool[i];                                             \
+		uint32_t end = pol_pool_end(rt);                                \
+		uint32_t i = iscan(pol_pool_keys(rt).ARR, end, CAP, stop, &stopped); \
+		uint64_t n = stopped ? pol_pool_members_upto(rt, i) : pol_pool_len(rt); \
+		pol_count(rt, n, n);                                            \
+		return pol_pool_member(rt, i);                                  \
 	}
 
 /*
@@ -496,13 +437,14 @@ static inline __attribute__((always_inline)) f64x4 dbl4(i64x4 x)
 #define DSCAN(name, VAL, VNUM, VDEN, generic)                                   \
 	RT_WIDE static uint32_t name##_fast(struct runtime_state *rt)           \
 	{                                                                       \
-		const uint64_t *ps = rt->pk_size;                               \
-		const int64_t *pc = rt->pk_compute, *pl = rt->pk_last;          \
-		const int64_t clock = rt->clock;                                \
+		const struct pol_keys pk = pol_pool_keys(rt);                   \
+		const uint64_t *ps = pk.size;                                   \
+		const int64_t *pc = pk.compute, *pl = pk.last;                  \
+		const int64_t clock = pol_clock(rt);                            \
 		const i64x4 clk = splat4(clock);                                \
 		double best = INFINITY;                                         \
-		uint32_t bi = RT_NONE, end = rt->pool_end, i = 0;               \
-		uint64_t n = rt->pool_len;                                      \
+		uint32_t bi = RT_NONE, end = pol_pool_end(rt), i = 0;           \
+		uint64_t n = pol_pool_len(rt);                                  \
 		for (;;) {                                                      \
 			uint32_t lim = end;                                     \
 			if (i + 4 <= end) {                                     \
@@ -534,19 +476,18 @@ static inline __attribute__((always_inline)) f64x4 dbl4(i64x4 x)
 					bi = i;                                 \
 				}                                               \
 				if (v == 0) {                                   \
-					n = members_upto(rt, i);                \
+					n = pol_pool_members_upto(rt, i);       \
 					goto done;                              \
 				}                                               \
 			}                                                       \
 		}                                                               \
 	done:                                                                   \
-		rt->res->heuristic_evals += n;                                  \
-		rt->res->heuristic_accesses += n;                               \
-		return rt->pool[bi];                                            \
+		pol_count(rt, n, n);                                            \
+		return pol_pool_member(rt, bi);                                 \
 	}                                                                       \
 	static uint32_t name(struct runtime_state *rt)                          \
 	{                                                                       \
-		if (rt->wide || rt->clock < 0 || rt->clock > RT_NARROW)         \
+		if (!pol_keys_narrow(rt))                                       \
 			return generic(rt);                                     \
 		return name##_fast(rt);                                         \
 	}
@@ -581,15 +522,14 @@ RT_WIDE static uint32_t lscan(const int64_t *a, uint32_t end)
 
 static uint32_t choose_largest(struct runtime_state *rt)
 {
-	if (rt->wide)
+	if (pol_keys_wide(rt))
 		return choose_largest_generic(rt);
 	/* sizes are at most 2^50 here: as int64 they order the same */
-	uint32_t i = lscan((const int64_t *)rt->pk_size, rt->pool_end);
+	uint32_t i = lscan((const int64_t *)pol_pool_keys(rt).size, pol_pool_end(rt));
 	if (i == RT_NONE)
 		return choose_largest_generic(rt);
-	rt->res->heuristic_evals += rt->pool_len;
-	rt->res->heuristic_accesses += rt->pool_len;
-	return rt->pool[i];
+	pol_count(rt, pol_pool_len(rt), pol_pool_len(rt));
+	return pol_pool_member(rt, i);
 }
 
 SCAN(choose_dtr, h_dtr)
@@ -598,7 +538,7 @@ SCAN(choose_dtr_local_generic, h_dtr_local)
 DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
-ISCAN(choose_lru, pk_last, INT64_MAX, 0, choose_lru_generic)
+ISCAN(choose_lru, last, INT64_MAX, 0, choose_lru_generic)
 SCAN(choose_largest_generic, h_largest)
 SCAN(choose_dtr_unopt, h_dtr_unopt)
 SCAN(choose_ab_e_size, h_ab_e_size)
@@ -612,21 +552,18 @@ DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, choose_ab_l
 SCAN(choose_ab_local_stale_generic, h_ab_local_stale)
 DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, choose_ab_local_stale_generic)
 SCAN(choose_ab_local_generic, h_ab_local)
-ISCAN(choose_ab_local, pk_compute, INT64_MAX, 0, choose_ab_local_generic)
+ISCAN(choose_ab_local, compute, INT64_MAX, 0, choose_ab_local_generic)
 SCAN(choose_ab_size_stale_generic, h_ab_size_stale)
 DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, choose_ab_size_stale_generic)
 SCAN(choose_ab_stale_generic, h_ab_stale)
-ISCAN(choose_ab_stale, pk_last, rt->clock, RT_NEVER, choose_ab_stale_generic)
+ISCAN(choose_ab_stale, last, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
 
 /* h_rand: a uniformly random pool member (one evaluation, one access). */
 static uint32_t choose_random(struct runtime_state *rt)
 {
-	rt->res->heuristic_evals++;
-	rt->res->heuristic_accesses++;
-	uint64_t k = splitmix64_next(&rt->rng) % rt->pool_len;
-	for (uint32_t i = 0;; i++)
-		if (rt->pool[i] != RT_NONE && k-- == 0)
-			return rt->pool[i];
+	pol_count(rt, 1, 1);
+	uint64_t k = splitmix64_next(pol_rng(rt)) % pol_pool_len(rt);
+	return pol_pool_nth(rt, k);
 }
 
 /*
