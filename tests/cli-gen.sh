@@ -136,4 +136,25 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	echo "ok - # SKIP gnuplot not installed"
 fi
+# bench --scale replays the generator's logs: its counts are those of a
+# replay of `rematsim gen`'s file (the chain at n = 16, the 8-layer
+# transformer at batch 32), and its bad options exit 64.
+"$R" gen linear --n 16 --out "$T/bs-chain.log"
+"$R" gen transformer --layers 8 --batch 32 --out "$T/bs-tfm.log"
+want=$("$R" replay "$T/bs-chain.log" --budget 8 --heuristic LRU --runtime V2EagerOptimized \
+	--overhead-limit inf | awk 'NR == 2 { print $7, $8 }')
+got=$("$R" bench --scale --shape chain --min-log2 4 --max-log2 4 --budget 2sqrt --heuristic LRU \
+	| awk '$1 == "chain-16" { print $13, $14 }')
+[ -n "$want" ] && [ "$want" = "$got" ] && ok "bench --scale chain-16: evaluations and accesses of a replay of gen linear" \
+	|| no "bench --scale chain-16: '$got', replay: '$want'"
+want=$("$R" replay "$T/bs-tfm.log" --ratio 0.9 --heuristic LRU --runtime V2EagerOptimized \
+	--overhead-limit inf | awk 'NR == 2 { print $2, $7, $8 }')
+got=$("$R" bench --scale --shape transformer --ratio 0.9 --heuristic LRU \
+	| awk '$1 == "transformer-8" { print $4, $13, $14 }')
+[ -n "$want" ] && [ "$want" = "$got" ] && ok "bench --scale transformer-8: budget, evaluations, accesses of a replay of gen transformer" \
+	|| no "bench --scale transformer-8: '$got', replay: '$want'"
+expect_status 64 "bench --scale --shape ring" "$R" bench --scale --shape ring
+expect_status 64 "bench --scale --ratio 1.5" "$R" bench --scale --ratio 1.5
+expect_status 64 "bench --scale --max-log10 7" "$R" bench --scale --max-log10 7
+
 exit $fail

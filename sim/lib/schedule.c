@@ -67,6 +67,11 @@ struct builder {
 	struct jv_doc *spare[8];
 	int n_spare;
 
+	/* strings: table of offset+1 (0 = empty), keyed by the text, so
+	 * that each distinct name is stored once (op names repeat, and a
+	 * tensor's name is its handle's) */
+	uint32_t *stable;
+	size_t stable_size, n_strs;
 	/* handles: table of slot+1 (0 = empty), keyed by name */
 	struct handle *handles;
 	size_t n_handles, cap_handles;
@@ -121,23 +126,52 @@ static bool stop(const struct builder *b)
 /* ------------------------------------------------------------------ */
 /* Strings and handles */
 
-static uint32_t add_string(struct builder *b, const char *str)
-{
-	struct schedule *s = b->s;
-	size_t n = strlen(str) + 1;
-	XGROW(s->strings, b->cap_strings, s->strings_len + n);
-	uint32_t off = (uint32_t)s->strings_len;
-	memcpy(s->strings + off, str, n);
-	s->strings_len += n;
-	return off;
-}
-
 static uint64_t hash_str(const char *str)
 {
 	uint64_t h = 1469598103934665603ULL;
 	for (; *str; str++)
 		h = (h ^ (unsigned char)*str) * 1099511628211ULL;
 	return h;
+}
+
+static void stable_rehash(struct builder *b)
+{
+	size_t size = b->stable_size ? b->stable_size * 2 : 1024;
+	uint32_t *t = xcalloc(size, sizeof *t);
+	for (size_t i = 0; i < b->stable_size; i++) {
+		if (!b->stable[i])
+			continue;
+		size_t k = hash_str(b->s->strings + b->stable[i] - 1) & (size - 1);
+		while (t[k])
+			k = (k + 1) & (size - 1);
+		t[k] = b->stable[i];
+	}
+	free(b->stable);
+	b->stable = t;
+	b->stable_size = size;
+}
+
+/* The offset of str in s->strings, added if new: equal names share one
+ * copy (readers take names as read-only C strings by offset). */
+static uint32_t add_string(struct builder *b, const char *str)
+{
+	struct schedule *s = b->s;
+	if ((b->n_strs + 1) * 2 > b->stable_size)
+		stable_rehash(b);
+	size_t k = hash_str(str) & (b->stable_size - 1);
+	while (b->stable[k]) {
+		if (!strcmp(s->strings + b->stable[k] - 1, str))
+			return b->stable[k] - 1;
+		k = (k + 1) & (b->stable_size - 1);
+	}
+	size_t n = strlen(str) + 1;
+	XGROW(s->strings, b->cap_strings, s->strings_len + n);
+	uint32_t off = (uint32_t)s->strings_len;
+	memcpy(s->strings + off, str, n);
+	s->strings_len += n;
+	b->stable[k] = off + 1;
+	b->n_strs++;
+	return off;
 }
 
 static void table_rehash(struct builder *b)
@@ -1207,6 +1241,7 @@ static int build(const char *name, const char *data, size_t len, const struct re
 	}
 	free(b.handles);
 	free(b.table);
+	free(b.stable);
 	free(b.refs);
 	free(b.mutated);
 	free(b.srefs);
