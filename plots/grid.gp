@@ -179,7 +179,10 @@ do for [p = 1:npanels] {
 	row = (p - 1) / ncols
 	set origin (left + col * pw_u) / W, (xlab_h + cap_h + (nrows - 1 - row) * ph_u) / H
 	set size pw_u / W, ph_u / H
-	set title sprintf("{/:Bold %s}\n%s", ptitle[p], screen ? pdesc[p] : pdescn[p])
+	# (print: 7 pt panel titles, so that four panels a row keep their
+	# titles apart on a 7 in page)
+	set title sprintf("{/:Bold %s}\n%s", ptitle[p], screen ? pdesc[p] : pdescn[p]) \
+		font (screen ? '' : ',7')
 	unset key
 	unset object
 	unset arrow

@@ -702,7 +702,7 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		int l = put_wrapped(f, d->models[p].desc, 52);
 		dl_screen = l > dl_screen ? l : dl_screen;
 		fprintf(f, "; pdescn[%zu] = ", p + 1);
-		l = put_wrapped(f, d->models[p].desc, 30);
+		l = put_wrapped(f, d->models[p].desc, 22);
 		dl_print = l > dl_print ? l : dl_print;
 		fprintf(f, "\npconst[%zu] = %s; ", p + 1, fmt_double(b1, d->models[p].const_ratio));
 		fprintf(f, "pbottle[%zu] = %s; pcurves[%zu] = '%s'\n", p + 1,
