@@ -110,10 +110,8 @@ int cmd_fit(int argc, char **argv)
 		case 'H': hname = optarg; break;
 		case 'r': rname = optarg; break;
 		case 'l':
-			if (scalar_parse_double(optarg, &fc.overhead_limit, &why) || !(fc.overhead_limit >= 1)) {
-				fprintf(stderr, "rematsim fit: --overhead-limit wants a number >= 1 or 'inf', not '%s'\n", optarg);
+			if (opt_overhead_limit("fit", optarg, &fc.overhead_limit))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'R':
 			if (scalar_parse_double(optarg, &fc.resolution, &why) || !(fc.resolution > 0 && fc.resolution <= 1)) {
@@ -123,12 +121,8 @@ int cmd_fit(int argc, char **argv)
 			}
 			break;
 		case 'S':
-			errno = 0;
-			fc.seed = strtoull(optarg, &end, 0);
-			if (end == optarg || *end || errno || *optarg == '-') {
-				fprintf(stderr, "rematsim fit: --seed wants a non-negative integer, not '%s'\n", optarg);
+			if (opt_whole("fit", "--seed", optarg, 0, &fc.seed))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'J': {
 			errno = 0;

@@ -204,7 +204,6 @@ int cmd_peak(int argc, char **argv)
 	uint64_t budget = 0, seed = 0, top = 0;
 	bool have_ratio = false, have_budget = false, have_top = false, json = false;
 	struct read_options ropt = {0};
-	char *end;
 
 	optind = 1;
 	opterr = 0;
@@ -229,26 +228,16 @@ int cmd_peak(int argc, char **argv)
 			have_budget = true;
 			break;
 		case 'l':
-			if (scalar_parse_double(optarg, &overhead_limit, &why) || !(overhead_limit >= 1)) {
-				fprintf(stderr, "rematsim peak: --overhead-limit wants a number >= 1 or 'inf', not '%s'\n", optarg);
+			if (opt_overhead_limit("peak", optarg, &overhead_limit))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'S':
-			errno = 0;
-			seed = strtoull(optarg, &end, 0);
-			if (end == optarg || *end || errno || *optarg == '-') {
-				fprintf(stderr, "rematsim peak: --seed wants a non-negative integer, not '%s'\n", optarg);
+			if (opt_whole("peak", "--seed", optarg, 0, &seed))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'T':
-			errno = 0;
-			top = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || errno || *optarg == '-') {
-				fprintf(stderr, "rematsim peak: --top wants a non-negative integer, not '%s'\n", optarg);
+			if (opt_whole("peak", "--top", optarg, 10, &top))
 				return EXIT_USAGE;
-			}
 			have_top = true;
 			break;
 		case 's': ropt.from_start = true; break;

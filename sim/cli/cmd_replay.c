@@ -252,7 +252,6 @@ int cmd_replay(int argc, char **argv)
 	uint64_t seed = 0;
 	bool no_dealloc = false, check = false, json = false;
 	struct read_options ropt = {0};
-	char *end;
 
 	optind = 1;
 	opterr = 0;
@@ -289,18 +288,12 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case 'l':
-			if (scalar_parse_double(optarg, &overhead_limit, &why) || !(overhead_limit >= 1)) {
-				fprintf(stderr, "rematsim replay: --overhead-limit wants a number >= 1 or 'inf', not '%s'\n", optarg);
+			if (opt_overhead_limit("replay", optarg, &overhead_limit))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'S':
-			errno = 0;
-			seed = strtoull(optarg, &end, 0);
-			if (end == optarg || *end || errno || *optarg == '-') {
-				fprintf(stderr, "rematsim replay: --seed wants a non-negative integer, not '%s'\n", optarg);
+			if (opt_whole("replay", "--seed", optarg, 0, &seed))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'n': no_dealloc = true; break;
 		case 'p': ropt.preallocate = true; break;
