@@ -242,6 +242,246 @@ START_TEST(chain_simrd)
 }
 END_TEST
 
+/*
+ * The random heuristics against simrd (tests/data/simrd-chain-random.tsv).
+ * simrd's chain driver never seeds Python's random, and rematsim draws from
+ * its own seeded splitmix64, so single runs cannot be compared; samples can.
+ * Each row holds simrd's sample over S seeds (random.seed(k) first) of one
+ * (n, budget, heuristic) point as histograms; rematsim runs the point with
+ * its seeds 0..S-1 and must give:
+ *  - on every run, the counters no draw can change: accesses = evaluations
+ *    (a choice is one of each), remats = remat compute (unit ops), clock =
+ *    1 + model + remat compute, peak <= budget; and the same counters under
+ *    RandomStorage and AbRandom (one class in simrd, one chooser here);
+ *  - for an outcome or counter on which all of simrd's seeds agree: that
+ *    value on every one of its own seeds;
+ *  - for the others, the same distribution: the two-sample Kolmogorov-
+ *    Smirnov distance D <= 2.23 sqrt(2/S) (level 1e-4 per comparison: a
+ *    rematsim right in distribution fails one of the file's comparisons
+ *    with odds under 1%) and means within 4.5 standard errors.
+ * Fixed seeds on both sides: the test is deterministic and cannot flake.
+ */
+#define HIST_MAX 4096
+
+struct hist {
+	int n, total;
+	int64_t v[HIST_MAX];
+	int c[HIST_MAX];
+};
+
+static int outcome_index(const char *name, size_t len)
+{
+	static const char *const names[] = {"pass", "oom", "thrash"};
+	for (int i = 0; i < 3; i++)
+		if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+			return i;
+	ck_abort_msg("unknown outcome %.*s", (int)len, name);
+	return -1;
+}
+
+/* "v:c,v:c,..." (values ascending; outcome names for the outcome column). */
+static void hist_parse(const char *text, struct hist *h, bool outcome)
+{
+	h->n = h->total = 0;
+	const char *p = text;
+	while (*p) {
+		ck_assert_int_lt(h->n, HIST_MAX);
+		const char *colon = strchr(p, ':');
+		ck_assert_msg(colon != NULL, "bad histogram %s", text);
+		char *end;
+		if (outcome) {
+			h->v[h->n] = outcome_index(p, (size_t)(colon - p));
+		} else {
+			h->v[h->n] = strtoll(p, &end, 10);
+			ck_assert_msg(end == colon, "bad histogram %s", text);
+		}
+		h->c[h->n] = (int)strtol(colon + 1, &end, 10);
+		ck_assert_msg(h->c[h->n] > 0 && (*end == ',' || *end == '\0'), "bad histogram %s",
+			      text);
+		ck_assert_msg(h->n == 0 || h->v[h->n] > h->v[h->n - 1], "unsorted histogram %s",
+			      text);
+		h->total += h->c[h->n++];
+		p = *end ? end + 1 : end;
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Largest |F_simrd - F_ours| over all values, ours sorted. */
+static double ks_distance(const struct hist *h, const int64_t *ours, int m)
+{
+	double d = 0;
+	int i = 0, j = 0, cs = 0;
+	while (i < h->n || j < m) {
+		int64_t x = i < h->n && (j >= m || h->v[i] <= ours[j]) ? h->v[i] : ours[j];
+		while (i < h->n && h->v[i] == x)
+			cs += h->c[i++];
+		while (j < m && ours[j] == x)
+			j++;
+		d = fmax(d, fabs((double)cs / h->total - (double)j / m));
+	}
+	return d;
+}
+
+struct chain_random_stats {
+	int exact, dist;
+	double worst_ks, worst_z; /* as fractions of their limits */
+};
+
+/* Compare our sample (m values) of one counter with simrd's histogram. */
+static void compare_sample(const char *what, const char *counter, const struct hist *h,
+			   int64_t *ours, int m, struct chain_random_stats *st)
+{
+	if (h->n == 1) { /* all of simrd's seeds agree: so must all of ours */
+		for (int k = 0; k < m; k++)
+			ck_assert_msg(ours[k] == h->v[0], "%s: %s seed %d: %lld, simrd always %lld",
+				      what, counter, k, (long long)ours[k], (long long)h->v[0]);
+		st->exact++;
+		return;
+	}
+	qsort(ours, (size_t)m, sizeof *ours, cmp_i64);
+	double d = ks_distance(h, ours, m);
+	double dmax = 2.23 * sqrt((double)(h->total + m) / ((double)h->total * m));
+	double ms = 0, vs = 0, mr = 0, vr = 0;
+	for (int i = 0; i < h->n; i++)
+		ms += (double)h->v[i] * h->c[i];
+	ms /= h->total;
+	for (int i = 0; i < h->n; i++)
+		vs += h->c[i] * ((double)h->v[i] - ms) * ((double)h->v[i] - ms);
+	vs /= h->total - 1;
+	for (int k = 0; k < m; k++)
+		mr += (double)ours[k];
+	mr /= m;
+	for (int k = 0; k < m; k++)
+		vr += ((double)ours[k] - mr) * ((double)ours[k] - mr);
+	vr /= m - 1;
+	double se = sqrt(vs / h->total + vr / m);
+	double z = se > 0 ? fabs(ms - mr) / se : (ms == mr ? 0 : INFINITY);
+	ck_assert_msg(d <= dmax, "%s: %s: KS distance %.3f > %.3f (simrd mean %.2f, ours %.2f)",
+		      what, counter, d, dmax, ms, mr);
+	ck_assert_msg(z <= 4.5, "%s: %s: means %.2f (simrd) and %.2f (ours) %.1f standard errors apart",
+		      what, counter, ms, mr, z);
+	st->worst_ks = fmax(st->worst_ks, d / dmax);
+	st->worst_z = fmax(st->worst_z, z / 4.5);
+	st->dist++;
+}
+
+static struct runtime_result run_seed(const struct schedule *s, const char *h, uint64_t budget,
+				      uint64_t seed)
+{
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
+		.budget = budget, .remat_limit = INFINITY, .seed = seed,
+	};
+	ck_assert_ptr_nonnull(cfg.heuristic);
+	struct runtime_result r;
+	struct rs_error err = {0};
+	ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+	return r;
+}
+
+START_TEST(chain_random)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-chain-random.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	enum { NC = 6 }; /* outcome, model, remat, evictions, evaluations, peak */
+	static const char *const counters[NC] = {"outcome", "model compute", "remat compute",
+						 "evictions", "evaluations", "peak"};
+	static struct hist hs[NC];
+	char *line = NULL;
+	size_t cap = 0;
+	struct schedule *s = NULL;
+	unsigned long long cur_n = 0;
+	int rows = 0;
+	bool header = true;
+	struct chain_random_stats st = {0};
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] == '#')
+			continue;
+		if (header) {
+			header = false;
+			continue;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		char *field[12];
+		int nf = 0;
+		for (char *p = line, *tab; nf < 12; p = tab + 1) {
+			field[nf++] = p;
+			if (!(tab = strchr(p, '\t')))
+				break;
+			*tab = '\0';
+		}
+		ck_assert_msg(nf == 12, "%d fields in a row of %s", nf, path);
+		unsigned long long n = strtoull(field[0], NULL, 10);
+		uint64_t budget = strtoull(field[2], NULL, 10);
+		const char *h = field[3];
+		int seeds = atoi(field[5]);
+		ck_assert_msg(!strcmp(field[4], "V2EagerOptimized"), "runtime %s", field[4]);
+		ck_assert_msg(heuristic_find(h) && heuristic_find(h)->random, "%s is not random", h);
+		ck_assert_int_ge(seeds, 2);
+		for (int c = 0; c < NC; c++) {
+			hist_parse(field[6 + c], &hs[c], c == 0);
+			ck_assert_int_eq(hs[c].total, seeds);
+		}
+		if (n != cur_n) {
+			if (s)
+				schedule_free(s);
+			struct gen_params p = chain(n);
+			s = make(&p);
+			cur_n = n;
+		}
+		const char *other = !strcmp(h, "RandomStorage") ? "AbRandom" : "RandomStorage";
+		char what[128];
+		snprintf(what, sizeof what, "n=%llu budget=%llu %s", n, (unsigned long long)budget, h);
+		int64_t *vals = malloc(sizeof *vals * NC * (size_t)seeds);
+		ck_assert_ptr_nonnull(vals);
+		for (int k = 0; k < seeds; k++) {
+			struct runtime_result r = run_seed(s, h, budget, (uint64_t)k);
+			struct runtime_result o = run_seed(s, other, budget, (uint64_t)k);
+			ck_assert_msg(r.heuristic_accesses == r.heuristic_evals &&
+					      r.remats == (uint64_t)r.remat_compute &&
+					      r.clock == 1 + r.model_compute + r.remat_compute &&
+					      r.peak_memory <= budget,
+				      "%s seed %d: a draw-independent identity fails", what, k);
+			ck_assert_msg(r.outcome == o.outcome && r.clock == o.clock &&
+					      r.evictions == o.evictions &&
+					      r.heuristic_evals == o.heuristic_evals &&
+					      r.peak_memory == o.peak_memory,
+				      "%s seed %d: %s differs", what, k, other);
+			int64_t v[NC] = {r.outcome,
+					 r.model_compute,
+					 r.remat_compute,
+					 (int64_t)r.evictions,
+					 (int64_t)r.heuristic_evals,
+					 (int64_t)r.peak_memory};
+			for (int c = 0; c < NC; c++)
+				vals[c * seeds + k] = v[c];
+		}
+		for (int c = 0; c < NC; c++)
+			compare_sample(what, counters[c], &hs[c], vals + c * seeds, seeds, &st);
+		free(vals);
+		rows++;
+	}
+	free(line);
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 40);
+	ck_assert_int_ge(st.dist, 40);
+	printf("simrd-chain-random: %d samples: %d counters equal on every seed, %d agree in "
+	       "distribution (worst KS distance %.2f, worst mean gap %.2f of the limit)\n",
+	       rows, st.exact, st.dist, st.worst_ks, st.worst_z);
+}
+END_TEST
+
 /* simrd's numbers on generated logs of every shape (tests/data/simrd-gen-shapes.tsv). */
 START_TEST(shapes_simrd)
 {
@@ -541,6 +781,7 @@ int main(void)
 	tcase_add_test(tc, chain_no_pressure);
 	tcase_add_test(tc, chain_by_hand);
 	tcase_add_test(tc, chain_simrd);
+	tcase_add_test(tc, chain_random);
 	tcase_add_test(tc, shapes_simrd);
 	tcase_add_test(tc, shapes_totals);
 	tcase_add_test(tc, transformer_sizes);
