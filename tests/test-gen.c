@@ -29,6 +29,7 @@
 #include "formula.h"
 #include "gen.h"
 #include "heuristics.h"
+#include "pyrandom.h"
 #include "runtime.h"
 #include "test-common.h"
 
@@ -484,6 +485,115 @@ START_TEST(chain_random)
 }
 END_TEST
 
+/* pyrandom.c against Python 3.11's own outputs (python3 -c 'import random;
+ * random.seed(0); print([random.getrandbits(32) for _ in range(3)])' etc.). */
+START_TEST(py_random_matches_python)
+{
+	struct py_random r;
+	py_random_seed(&r, 0);
+	static const uint64_t bits0[] = {3626764237u, 1654615998u, 3255389356u};
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(py_random_bits(&r, 32), bits0[i]);
+	for (int i = 3; i < 700; i++) /* past the first refill of the state */
+		py_random_bits(&r, 32);
+	ck_assert_uint_eq(py_random_bits(&r, 32), 2140787315u);
+	ck_assert_uint_eq(py_random_below(&r, 1ull << 40), 1099503824002ull);
+	static const uint64_t ns[] = {1, 2, 3, 7, 100, 1000, 5};
+	static const uint64_t below1[] = {0, 0, 1, 0, 63, 779, 3};
+	static const uint64_t below_big[] = {0, 0, 2, 6, 97, 912, 0};
+	py_random_seed(&r, 1);
+	for (int i = 0; i < 7; i++)
+		ck_assert_uint_eq(py_random_below(&r, ns[i]), below1[i]);
+	py_random_seed(&r, (1ull << 40) + 5); /* a two-word key */
+	for (int i = 0; i < 7; i++)
+		ck_assert_uint_eq(py_random_below(&r, ns[i]), below_big[i]);
+	static const uint64_t below199[] = {0, 1, 1, 2, 0,  3,  5,  5, 4,  3,  9,  5,  12, 8, 6,
+					    0, 16, 12, 15, 16, 7, 15, 4, 19, 22, 16, 10, 12, 26};
+	py_random_seed(&r, 199);
+	for (uint64_t n = 1; n < 30; n++)
+		ck_assert_uint_eq(py_random_below(&r, n), below199[n - 1]);
+}
+END_TEST
+
+/*
+ * The random heuristics draw for draw (tests/data/simrd-chain-random-seeds.tsv):
+ * simrd's runs after random.seed(k), 10 seeds per point of chain_random's
+ * file, replayed with python_random (Python's generator, seeded alike).
+ * Both pools list storages in the order they became evictable, so equal
+ * draws pick equal storages, and every counter must be equal.
+ */
+START_TEST(chain_random_python_seeds)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-chain-random-seeds.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[512];
+	struct schedule *s = NULL;
+	unsigned long long cur_n = 0;
+	int rows = 0, choices = 0;
+	bool header = true;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		if (header) {
+			header = false;
+			continue;
+		}
+		unsigned long long n, budget, seed, evictions, remats, evals, accesses, peak;
+		long long clock, model, remat;
+		char bound[32], h[32], rt[32], outcome[8];
+		int got = sscanf(line, "%llu\t%31[^\t]\t%llu\t%31[^\t]\t%31[^\t]\t%llu\t%7[^\t]\t%lld\t%lld\t"
+				 "%lld\t%llu\t%llu\t%llu\t%llu\t%llu",
+				 &n, bound, &budget, h, rt, &seed, outcome, &clock, &model, &remat,
+				 &evictions, &remats, &evals, &accesses, &peak);
+		ck_assert_msg(got == 15, "bad line: %s", line);
+		ck_assert_msg(!strcmp(rt, "V2EagerOptimized"), "runtime %s", rt);
+		if (n != cur_n) {
+			if (s)
+				schedule_free(s);
+			struct gen_params p = chain(n);
+			s = make(&p);
+			cur_n = n;
+		}
+		struct runtime_config cfg = {
+			.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
+			.budget = budget, .remat_limit = INFINITY, .seed = seed,
+			.python_random = true, .check = true,
+		};
+		ck_assert_msg(cfg.heuristic && cfg.heuristic->random, "%s", h);
+		struct runtime_result r;
+		struct rs_error err = {0};
+		ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+		const char *what = line;
+		ck_assert_msg(!strcmp(outcome_name(r.outcome), outcome), "%s: outcome %s", what,
+			      outcome_name(r.outcome));
+		ck_assert_msg(r.clock == clock && r.model_compute == model && r.remat_compute == remat,
+			      "%s: clock %lld model %lld remat %lld", what, (long long)r.clock,
+			      (long long)r.model_compute, (long long)r.remat_compute);
+		ck_assert_msg(r.evictions == evictions && r.remats == remats &&
+				      r.heuristic_evals == evals && r.heuristic_accesses == accesses &&
+				      r.peak_memory == peak,
+			      "%s: evictions %llu remats %llu evaluations %llu accesses %llu peak %llu",
+			      what, (unsigned long long)r.evictions, (unsigned long long)r.remats,
+			      (unsigned long long)r.heuristic_evals,
+			      (unsigned long long)r.heuristic_accesses,
+			      (unsigned long long)r.peak_memory);
+		choices += (int)evals;
+		rows++;
+	}
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 520);
+	printf("simrd-chain-random-seeds: %d seeded runs (%d random choices) match simrd in "
+	       "every counter\n",
+	       rows, choices);
+}
+END_TEST
+
 /* simrd's numbers on generated logs of every shape (tests/data/simrd-gen-shapes.tsv). */
 START_TEST(shapes_simrd)
 {
@@ -784,6 +894,8 @@ int main(void)
 	tcase_add_test(tc, chain_by_hand);
 	tcase_add_test(tc, chain_simrd);
 	tcase_add_test(tc, chain_random);
+	tcase_add_test(tc, py_random_matches_python);
+	tcase_add_test(tc, chain_random_python_seeds);
 	tcase_add_test(tc, shapes_simrd);
 	tcase_add_test(tc, shapes_totals);
 	tcase_add_test(tc, transformer_sizes);
