@@ -261,7 +261,9 @@ END_TEST
  *  - for the others, the same distribution: the two-sample Kolmogorov-
  *    Smirnov distance D <= 2.23 sqrt(2/S) (level 1e-4 per comparison: a
  *    rematsim right in distribution fails one of the file's comparisons
- *    with odds under 1%) and means within 4.5 standard errors.
+ *    with odds under 1%) and means within 4.5 standard errors;
+ *  - drawing as Python does (python_random) from simrd's own seeds
+ *    (first_seed ...): simrd's sample of every counter exactly.
  * Fixed seeds on both sides: the test is deterministic and cannot flake.
  */
 #define HIST_MAX 4096
@@ -331,7 +333,7 @@ static double ks_distance(const struct hist *h, const int64_t *ours, int m)
 }
 
 struct chain_random_stats {
-	int exact, dist;
+	int exact, dist, python;
 	double worst_ks, worst_z; /* as fractions of their limits */
 };
 
@@ -414,24 +416,25 @@ START_TEST(chain_random)
 			continue;
 		}
 		line[strcspn(line, "\n")] = '\0';
-		char *field[12];
+		char *field[13];
 		int nf = 0;
-		for (char *p = line, *tab; nf < 12; p = tab + 1) {
+		for (char *p = line, *tab; nf < 13; p = tab + 1) {
 			field[nf++] = p;
 			if (!(tab = strchr(p, '\t')))
 				break;
 			*tab = '\0';
 		}
-		ck_assert_msg(nf == 12, "%d fields in a row of %s", nf, path);
+		ck_assert_msg(nf == 13, "%d fields in a row of %s", nf, path);
 		unsigned long long n = strtoull(field[0], NULL, 10);
 		uint64_t budget = strtoull(field[2], NULL, 10);
 		const char *h = field[3];
 		int seeds = atoi(field[5]);
+		uint64_t first_seed = strtoull(field[6], NULL, 10);
 		ck_assert_msg(!strcmp(field[4], "V2EagerOptimized"), "runtime %s", field[4]);
 		ck_assert_msg(heuristic_find(h) && heuristic_find(h)->random, "%s is not random", h);
 		ck_assert_int_ge(seeds, 2);
 		for (int c = 0; c < NC; c++) {
-			hist_parse(field[6 + c], &hs[c], c == 0);
+			hist_parse(field[7 + c], &hs[c], c == 0);
 			ck_assert_int_eq(hs[c].total, seeds);
 		}
 		if (n != cur_n) {
@@ -470,6 +473,35 @@ START_TEST(chain_random)
 		}
 		for (int c = 0; c < NC; c++)
 			compare_sample(what, counters[c], &hs[c], vals + c * seeds, seeds, &st);
+		/* Drawing as Python does from simrd's seeds: simrd's very sample. */
+		for (int k = 0; k < seeds; k++) {
+			struct runtime_config cfg = {
+				.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
+				.budget = budget, .remat_limit = INFINITY,
+				.seed = first_seed + (uint64_t)k, .python_random = true,
+			};
+			struct runtime_result r;
+			struct rs_error err = {0};
+			ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+			int64_t v[NC] = {r.outcome,
+					 r.model_compute,
+					 r.remat_compute,
+					 (int64_t)r.evictions,
+					 (int64_t)r.heuristic_evals,
+					 (int64_t)r.peak_memory};
+			for (int c = 0; c < NC; c++)
+				vals[c * seeds + k] = v[c];
+		}
+		for (int c = 0; c < NC; c++) {
+			int64_t *ours = vals + c * seeds;
+			qsort(ours, (size_t)seeds, sizeof *ours, cmp_i64);
+			for (int i = 0, j = 0; i < hs[c].n; i++)
+				for (int m = 0; m < hs[c].c[i]; m++, j++)
+					ck_assert_msg(ours[j] == hs[c].v[i],
+						      "%s: %s with Python's draws, seeds %llu..: not simrd's sample",
+						      what, counters[c], (unsigned long long)first_seed);
+		}
+		st.python += seeds;
 		free(vals);
 		rows++;
 	}
@@ -480,8 +512,9 @@ START_TEST(chain_random)
 	ck_assert_int_ge(rows, 40);
 	ck_assert_int_ge(st.dist, 40);
 	printf("simrd-chain-random: %d samples: %d counters equal on every seed, %d agree in "
-	       "distribution (worst KS distance %.2f, worst mean gap %.2f of the limit)\n",
-	       rows, st.exact, st.dist, st.worst_ks, st.worst_z);
+	       "distribution (worst KS distance %.2f, worst mean gap %.2f of the limit); "
+	       "with Python's draws, %d runs give simrd's samples exactly\n",
+	       rows, st.exact, st.dist, st.worst_ks, st.worst_z, st.python);
 }
 END_TEST
 
