@@ -254,8 +254,9 @@ END_TEST
  * its seeds 0..S-1 and must give:
  *  - on every run, the counters no draw can change: accesses = evaluations
  *    (a choice is one of each), remats = remat compute (unit ops), clock =
- *    1 + model + remat compute, peak <= budget; and the same counters under
- *    RandomStorage and AbRandom (one class in simrd, one chooser here);
+ *    1 + model + remat compute, peak <= budget; and (first 20 seeds) the
+ *    same counters under RandomStorage and AbRandom (one class in simrd, one
+ *    chooser here);
  *  - for an outcome or counter on which all of simrd's seeds agree: that
  *    value on every one of its own seeds;
  *  - for the others, the same distribution: the two-sample Kolmogorov-
@@ -451,17 +452,19 @@ START_TEST(chain_random)
 		ck_assert_ptr_nonnull(vals);
 		for (int k = 0; k < seeds; k++) {
 			struct runtime_result r = run_seed(s, h, budget, (uint64_t)k);
-			struct runtime_result o = run_seed(s, other, budget, (uint64_t)k);
 			ck_assert_msg(r.heuristic_accesses == r.heuristic_evals &&
 					      r.remats == (uint64_t)r.remat_compute &&
 					      r.clock == 1 + r.model_compute + r.remat_compute &&
 					      r.peak_memory <= budget,
 				      "%s seed %d: a draw-independent identity fails", what, k);
-			ck_assert_msg(r.outcome == o.outcome && r.clock == o.clock &&
-					      r.evictions == o.evictions &&
-					      r.heuristic_evals == o.heuristic_evals &&
-					      r.peak_memory == o.peak_memory,
-				      "%s seed %d: %s differs", what, k, other);
+			if (k < 20) { /* the other class, as simrd checked it */
+				struct runtime_result o = run_seed(s, other, budget, (uint64_t)k);
+				ck_assert_msg(r.outcome == o.outcome && r.clock == o.clock &&
+						      r.evictions == o.evictions &&
+						      r.heuristic_evals == o.heuristic_evals &&
+						      r.peak_memory == o.peak_memory,
+					      "%s seed %d: %s differs", what, k, other);
+			}
 			int64_t v[NC] = {r.outcome,
 					 r.model_compute,
 					 r.remat_compute,
@@ -509,8 +512,8 @@ START_TEST(chain_random)
 	fclose(f);
 	if (s)
 		schedule_free(s);
-	ck_assert_int_ge(rows, 40);
-	ck_assert_int_ge(st.dist, 40);
+	ck_assert_int_ge(rows, 76);
+	ck_assert_int_ge(st.dist, 150);
 	printf("simrd-chain-random: %d samples: %d counters equal on every seed, %d agree in "
 	       "distribution (worst KS distance %.2f, worst mean gap %.2f of the limit); "
 	       "with Python's draws, %d runs give simrd's samples exactly\n",
@@ -594,7 +597,7 @@ START_TEST(chain_random_python_seeds)
 		struct runtime_config cfg = {
 			.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
 			.budget = budget, .remat_limit = INFINITY, .seed = seed,
-			.python_random = true, .check = true,
+			.python_random = true, .check = n <= 128, /* check mode: slow past that */
 		};
 		ck_assert_msg(cfg.heuristic && cfg.heuristic->random, "%s", h);
 		struct runtime_result r;
@@ -620,7 +623,7 @@ START_TEST(chain_random_python_seeds)
 	fclose(f);
 	if (s)
 		schedule_free(s);
-	ck_assert_int_ge(rows, 520);
+	ck_assert_int_ge(rows, 760);
 	printf("simrd-chain-random-seeds: %d seeded runs (%d random choices) match simrd in "
 	       "every counter\n",
 	       rows, choices);
