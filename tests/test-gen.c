@@ -12,7 +12,9 @@
  *    (all 22 of the registry), n = 1..16 and up to 1024, budgets 2*sqrt(n),
  *    sqrt(n), log2(n), 4*sqrt(n) and 3 (n <= 128); its header says how;
  *  - tests/data/simrd-chain-random.tsv: simrd's random heuristics over 200
- *    seeds, against rematsim's in distribution (chain_random);
+ *    seeds, against rematsim's in distribution and, drawing as Python does,
+ *    exactly (chain_random); simrd-chain-random-seeds.tsv run by run
+ *    (chain_random_python_seeds); pyrandom.c against Python's outputs;
  *  - tests/data/simrd-gen-shapes.tsv: simrd's numbers on generated logs of
  *    every shape (residual, U-Net with its two-result backward ops,
  *    heterogeneous chains, a transformer with views and three-result layer
