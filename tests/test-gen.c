@@ -9,8 +9,12 @@
  *  - tests/data/simrd-chain.tsv: the reference simulator's own numbers on
  *    the chain (outcome, clock, remat compute, evictions, remats,
  *    evaluations, accesses, peak memory) for every deterministic heuristic
- *    of the reference tests, n = 1..16 and up to 1024, budgets 2*sqrt(n),
+ *    (all 22 of the registry), n = 1..16 and up to 1024, budgets 2*sqrt(n),
  *    sqrt(n), log2(n), 4*sqrt(n) and 3 (n <= 128); its header says how;
+ *  - tests/data/simrd-chain-random.tsv: simrd's random heuristics over 200
+ *    seeds, against rematsim's in distribution and, drawing as Python does,
+ *    exactly (chain_random); simrd-chain-random-seeds.tsv run by run
+ *    (chain_random_python_seeds); pyrandom.c against Python's outputs;
  *  - tests/data/simrd-gen-shapes.tsv: simrd's numbers on generated logs of
  *    every shape (residual, U-Net with its two-result backward ops,
  *    heterogeneous chains, a transformer with views and three-result layer
@@ -27,6 +31,7 @@
 #include "formula.h"
 #include "gen.h"
 #include "heuristics.h"
+#include "pyrandom.h"
 #include "runtime.h"
 #include "test-common.h"
 
@@ -178,6 +183,10 @@ START_TEST(chain_simrd)
 	unsigned long long cur_n = 0;
 	int rows = 0;
 	bool header = true;
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	int per_h[64] = {0};
+	ck_assert_uint_le(nh, sizeof per_h / sizeof per_h[0]);
 	while (fgets(line, sizeof line, f)) {
 		if (line[0] == '#')
 			continue;
@@ -221,13 +230,405 @@ START_TEST(chain_simrd)
 			      (unsigned long long)r.heuristic_accesses);
 		ck_assert_msg(r.peak_memory == peak, "%s: peak %llu", what,
 			      (unsigned long long)r.peak_memory);
+		per_h[heuristic_find(h) - hs]++;
 		rows++;
 	}
 	fclose(f);
 	if (s)
 		schedule_free(s);
-	ck_assert_int_ge(rows, 1900);
+	/* Every deterministic heuristic has as many rows as DTR (one per point
+	 * (n, bound)); the random ones have none here (chain_random). */
+	for (size_t i = 0; i < nh; i++)
+		ck_assert_msg(hs[i].random ? per_h[i] == 0 : per_h[i] == per_h[0], "%s: %d rows",
+			      hs[i].name, per_h[i]);
+	ck_assert_int_ge(per_h[0], 107);
+	ck_assert_int_ge(rows, 2354);
 	printf("simrd-chain: %d points match simrd in every counter\n", rows);
+}
+END_TEST
+
+/*
+ * The random heuristics against simrd (tests/data/simrd-chain-random.tsv).
+ * simrd's chain driver never seeds Python's random, and rematsim draws from
+ * its own seeded splitmix64, so single runs cannot be compared; samples can.
+ * Each row holds simrd's sample over S seeds (random.seed(k) first) of one
+ * (n, budget, heuristic) point as histograms; rematsim runs the point with
+ * its seeds 0..S-1 and must give:
+ *  - on every run, the counters no draw can change: accesses = evaluations
+ *    (a choice is one of each), remats = remat compute (unit ops), clock =
+ *    1 + model + remat compute, peak <= budget; and (first 20 seeds) the
+ *    same counters under RandomStorage and AbRandom (one class in simrd, one
+ *    chooser here);
+ *  - for an outcome or counter on which all of simrd's seeds agree: that
+ *    value on every one of its own seeds;
+ *  - for the others, the same distribution: the two-sample Kolmogorov-
+ *    Smirnov distance D <= 2.23 sqrt(2/S) (level 1e-4 per comparison: a
+ *    rematsim right in distribution fails one of the file's comparisons
+ *    with odds under 1%) and means within 4.5 standard errors;
+ *  - drawing as Python does (python_random) from simrd's own seeds
+ *    (first_seed ...): simrd's sample of every counter exactly.
+ * Fixed seeds on both sides: the test is deterministic and cannot flake.
+ */
+#define HIST_MAX 4096
+
+struct hist {
+	int n, total;
+	int64_t v[HIST_MAX];
+	int c[HIST_MAX];
+};
+
+static int outcome_index(const char *name, size_t len)
+{
+	static const char *const names[] = {"pass", "oom", "thrash"};
+	for (int i = 0; i < 3; i++)
+		if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+			return i;
+	ck_abort_msg("unknown outcome %.*s", (int)len, name);
+	return -1;
+}
+
+/* "v:c,v:c,..." (values ascending; outcome names for the outcome column). */
+static void hist_parse(const char *text, struct hist *h, bool outcome)
+{
+	h->n = h->total = 0;
+	const char *p = text;
+	while (*p) {
+		ck_assert_int_lt(h->n, HIST_MAX);
+		const char *colon = strchr(p, ':');
+		ck_assert_msg(colon != NULL, "bad histogram %s", text);
+		char *end;
+		if (outcome) {
+			h->v[h->n] = outcome_index(p, (size_t)(colon - p));
+		} else {
+			h->v[h->n] = strtoll(p, &end, 10);
+			ck_assert_msg(end == colon, "bad histogram %s", text);
+		}
+		h->c[h->n] = (int)strtol(colon + 1, &end, 10);
+		ck_assert_msg(h->c[h->n] > 0 && (*end == ',' || *end == '\0'), "bad histogram %s",
+			      text);
+		ck_assert_msg(h->n == 0 || h->v[h->n] > h->v[h->n - 1], "unsorted histogram %s",
+			      text);
+		h->total += h->c[h->n++];
+		p = *end ? end + 1 : end;
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Largest |F_simrd - F_ours| over all values, ours sorted. */
+static double ks_distance(const struct hist *h, const int64_t *ours, int m)
+{
+	double d = 0;
+	int i = 0, j = 0, cs = 0;
+	while (i < h->n || j < m) {
+		int64_t x = i < h->n && (j >= m || h->v[i] <= ours[j]) ? h->v[i] : ours[j];
+		while (i < h->n && h->v[i] == x)
+			cs += h->c[i++];
+		while (j < m && ours[j] == x)
+			j++;
+		d = fmax(d, fabs((double)cs / h->total - (double)j / m));
+	}
+	return d;
+}
+
+struct chain_random_stats {
+	int exact, dist, python;
+	double worst_ks, worst_z; /* as fractions of their limits */
+};
+
+/* Compare our sample (m values) of one counter with simrd's histogram. */
+static void compare_sample(const char *what, const char *counter, const struct hist *h,
+			   int64_t *ours, int m, struct chain_random_stats *st)
+{
+	if (h->n == 1) { /* all of simrd's seeds agree: so must all of ours */
+		for (int k = 0; k < m; k++)
+			ck_assert_msg(ours[k] == h->v[0], "%s: %s seed %d: %lld, simrd always %lld",
+				      what, counter, k, (long long)ours[k], (long long)h->v[0]);
+		st->exact++;
+		return;
+	}
+	qsort(ours, (size_t)m, sizeof *ours, cmp_i64);
+	double d = ks_distance(h, ours, m);
+	double dmax = 2.23 * sqrt((double)(h->total + m) / ((double)h->total * m));
+	double ms = 0, vs = 0, mr = 0, vr = 0;
+	for (int i = 0; i < h->n; i++)
+		ms += (double)h->v[i] * h->c[i];
+	ms /= h->total;
+	for (int i = 0; i < h->n; i++)
+		vs += h->c[i] * ((double)h->v[i] - ms) * ((double)h->v[i] - ms);
+	vs /= h->total - 1;
+	for (int k = 0; k < m; k++)
+		mr += (double)ours[k];
+	mr /= m;
+	for (int k = 0; k < m; k++)
+		vr += ((double)ours[k] - mr) * ((double)ours[k] - mr);
+	vr /= m - 1;
+	double se = sqrt(vs / h->total + vr / m);
+	double z = se > 0 ? fabs(ms - mr) / se : (ms == mr ? 0 : INFINITY);
+	ck_assert_msg(d <= dmax, "%s: %s: KS distance %.3f > %.3f (simrd mean %.2f, ours %.2f)",
+		      what, counter, d, dmax, ms, mr);
+	ck_assert_msg(z <= 4.5, "%s: %s: means %.2f (simrd) and %.2f (ours) %.1f standard errors apart",
+		      what, counter, ms, mr, z);
+	st->worst_ks = fmax(st->worst_ks, d / dmax);
+	st->worst_z = fmax(st->worst_z, z / 4.5);
+	st->dist++;
+}
+
+static struct runtime_result run_seed(const struct schedule *s, const char *h, uint64_t budget,
+				      uint64_t seed)
+{
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
+		.budget = budget, .remat_limit = INFINITY, .seed = seed,
+	};
+	ck_assert_ptr_nonnull(cfg.heuristic);
+	struct runtime_result r;
+	struct rs_error err = {0};
+	ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+	return r;
+}
+
+START_TEST(chain_random)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-chain-random.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	enum { NC = 6 }; /* outcome, model, remat, evictions, evaluations, peak */
+	static const char *const counters[NC] = {"outcome", "model compute", "remat compute",
+						 "evictions", "evaluations", "peak"};
+	static struct hist hs[NC];
+	char *line = NULL;
+	size_t cap = 0;
+	struct schedule *s = NULL;
+	unsigned long long cur_n = 0;
+	int rows = 0;
+	bool header = true;
+	struct chain_random_stats st = {0};
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] == '#')
+			continue;
+		if (header) {
+			header = false;
+			continue;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		char *field[13];
+		int nf = 0;
+		for (char *p = line, *tab; nf < 13; p = tab + 1) {
+			field[nf++] = p;
+			if (!(tab = strchr(p, '\t')))
+				break;
+			*tab = '\0';
+		}
+		ck_assert_msg(nf == 13, "%d fields in a row of %s", nf, path);
+		unsigned long long n = strtoull(field[0], NULL, 10);
+		uint64_t budget = strtoull(field[2], NULL, 10);
+		const char *h = field[3];
+		int seeds = atoi(field[5]);
+		uint64_t first_seed = strtoull(field[6], NULL, 10);
+		ck_assert_msg(!strcmp(field[4], "V2EagerOptimized"), "runtime %s", field[4]);
+		ck_assert_msg(heuristic_find(h) && heuristic_find(h)->random, "%s is not random", h);
+		ck_assert_int_ge(seeds, 2);
+		for (int c = 0; c < NC; c++) {
+			hist_parse(field[7 + c], &hs[c], c == 0);
+			ck_assert_int_eq(hs[c].total, seeds);
+		}
+		if (n != cur_n) {
+			if (s)
+				schedule_free(s);
+			struct gen_params p = chain(n);
+			s = make(&p);
+			cur_n = n;
+		}
+		const char *other = !strcmp(h, "RandomStorage") ? "AbRandom" : "RandomStorage";
+		char what[128];
+		snprintf(what, sizeof what, "n=%llu budget=%llu %s", n, (unsigned long long)budget, h);
+		int64_t *vals = malloc(sizeof *vals * NC * (size_t)seeds);
+		ck_assert_ptr_nonnull(vals);
+		for (int k = 0; k < seeds; k++) {
+			struct runtime_result r = run_seed(s, h, budget, (uint64_t)k);
+			ck_assert_msg(r.heuristic_accesses == r.heuristic_evals &&
+					      r.remats == (uint64_t)r.remat_compute &&
+					      r.clock == 1 + r.model_compute + r.remat_compute &&
+					      r.peak_memory <= budget,
+				      "%s seed %d: a draw-independent identity fails", what, k);
+			if (k < 20) { /* the other class, as simrd checked it */
+				struct runtime_result o = run_seed(s, other, budget, (uint64_t)k);
+				ck_assert_msg(r.outcome == o.outcome && r.clock == o.clock &&
+						      r.evictions == o.evictions &&
+						      r.heuristic_evals == o.heuristic_evals &&
+						      r.peak_memory == o.peak_memory,
+					      "%s seed %d: %s differs", what, k, other);
+			}
+			int64_t v[NC] = {r.outcome,
+					 r.model_compute,
+					 r.remat_compute,
+					 (int64_t)r.evictions,
+					 (int64_t)r.heuristic_evals,
+					 (int64_t)r.peak_memory};
+			for (int c = 0; c < NC; c++)
+				vals[c * seeds + k] = v[c];
+		}
+		for (int c = 0; c < NC; c++)
+			compare_sample(what, counters[c], &hs[c], vals + c * seeds, seeds, &st);
+		/* Drawing as Python does from simrd's seeds: simrd's very sample. */
+		for (int k = 0; k < seeds; k++) {
+			struct runtime_config cfg = {
+				.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
+				.budget = budget, .remat_limit = INFINITY,
+				.seed = first_seed + (uint64_t)k, .python_random = true,
+			};
+			struct runtime_result r;
+			struct rs_error err = {0};
+			ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+			int64_t v[NC] = {r.outcome,
+					 r.model_compute,
+					 r.remat_compute,
+					 (int64_t)r.evictions,
+					 (int64_t)r.heuristic_evals,
+					 (int64_t)r.peak_memory};
+			for (int c = 0; c < NC; c++)
+				vals[c * seeds + k] = v[c];
+		}
+		for (int c = 0; c < NC; c++) {
+			int64_t *ours = vals + c * seeds;
+			qsort(ours, (size_t)seeds, sizeof *ours, cmp_i64);
+			for (int i = 0, j = 0; i < hs[c].n; i++)
+				for (int m = 0; m < hs[c].c[i]; m++, j++)
+					ck_assert_msg(ours[j] == hs[c].v[i],
+						      "%s: %s with Python's draws, seeds %llu..: not simrd's sample",
+						      what, counters[c], (unsigned long long)first_seed);
+		}
+		st.python += seeds;
+		free(vals);
+		rows++;
+	}
+	free(line);
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 76);
+	ck_assert_int_ge(st.dist, 150);
+	printf("simrd-chain-random: %d samples: %d counters equal on every seed, %d agree in "
+	       "distribution (worst KS distance %.2f, worst mean gap %.2f of the limit); "
+	       "with Python's draws, %d runs give simrd's samples exactly\n",
+	       rows, st.exact, st.dist, st.worst_ks, st.worst_z, st.python);
+}
+END_TEST
+
+/* pyrandom.c against Python 3.11's own outputs (python3 -c 'import random;
+ * random.seed(0); print([random.getrandbits(32) for _ in range(3)])' etc.). */
+START_TEST(py_random_matches_python)
+{
+	struct py_random r;
+	py_random_seed(&r, 0);
+	static const uint64_t bits0[] = {3626764237u, 1654615998u, 3255389356u};
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(py_random_bits(&r, 32), bits0[i]);
+	for (int i = 3; i < 700; i++) /* past the first refill of the state */
+		py_random_bits(&r, 32);
+	ck_assert_uint_eq(py_random_bits(&r, 32), 2140787315u);
+	ck_assert_uint_eq(py_random_below(&r, 1ull << 40), 1099503824002ull);
+	static const uint64_t ns[] = {1, 2, 3, 7, 100, 1000, 5};
+	static const uint64_t below1[] = {0, 0, 1, 0, 63, 779, 3};
+	static const uint64_t below_big[] = {0, 0, 2, 6, 97, 912, 0};
+	py_random_seed(&r, 1);
+	for (int i = 0; i < 7; i++)
+		ck_assert_uint_eq(py_random_below(&r, ns[i]), below1[i]);
+	py_random_seed(&r, (1ull << 40) + 5); /* a two-word key */
+	for (int i = 0; i < 7; i++)
+		ck_assert_uint_eq(py_random_below(&r, ns[i]), below_big[i]);
+	static const uint64_t below199[] = {0, 1, 1, 2, 0,  3,  5,  5, 4,  3,  9,  5,  12, 8, 6,
+					    0, 16, 12, 15, 16, 7, 15, 4, 19, 22, 16, 10, 12, 26};
+	py_random_seed(&r, 199);
+	for (uint64_t n = 1; n < 30; n++)
+		ck_assert_uint_eq(py_random_below(&r, n), below199[n - 1]);
+}
+END_TEST
+
+/*
+ * The random heuristics draw for draw (tests/data/simrd-chain-random-seeds.tsv):
+ * simrd's runs after random.seed(k), 10 seeds per point of chain_random's
+ * file, replayed with python_random (Python's generator, seeded alike).
+ * Both pools list storages in the order they became evictable, so equal
+ * draws pick equal storages, and every counter must be equal.
+ */
+START_TEST(chain_random_python_seeds)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/simrd-chain-random-seeds.tsv", src);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[512];
+	struct schedule *s = NULL;
+	unsigned long long cur_n = 0;
+	int rows = 0, choices = 0;
+	bool header = true;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		if (header) {
+			header = false;
+			continue;
+		}
+		unsigned long long n, budget, seed, evictions, remats, evals, accesses, peak;
+		long long clock, model, remat;
+		char bound[32], h[32], rt[32], outcome[8];
+		int got = sscanf(line, "%llu\t%31[^\t]\t%llu\t%31[^\t]\t%31[^\t]\t%llu\t%7[^\t]\t%lld\t%lld\t"
+				 "%lld\t%llu\t%llu\t%llu\t%llu\t%llu",
+				 &n, bound, &budget, h, rt, &seed, outcome, &clock, &model, &remat,
+				 &evictions, &remats, &evals, &accesses, &peak);
+		ck_assert_msg(got == 15, "bad line: %s", line);
+		ck_assert_msg(!strcmp(rt, "V2EagerOptimized"), "runtime %s", rt);
+		if (n != cur_n) {
+			if (s)
+				schedule_free(s);
+			struct gen_params p = chain(n);
+			s = make(&p);
+			cur_n = n;
+		}
+		struct runtime_config cfg = {
+			.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
+			.budget = budget, .remat_limit = INFINITY, .seed = seed,
+			.python_random = true, .check = n <= 128, /* check mode: slow past that */
+		};
+		ck_assert_msg(cfg.heuristic && cfg.heuristic->random, "%s", h);
+		struct runtime_result r;
+		struct rs_error err = {0};
+		ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
+		const char *what = line;
+		ck_assert_msg(!strcmp(outcome_name(r.outcome), outcome), "%s: outcome %s", what,
+			      outcome_name(r.outcome));
+		ck_assert_msg(r.clock == clock && r.model_compute == model && r.remat_compute == remat,
+			      "%s: clock %lld model %lld remat %lld", what, (long long)r.clock,
+			      (long long)r.model_compute, (long long)r.remat_compute);
+		ck_assert_msg(r.evictions == evictions && r.remats == remats &&
+				      r.heuristic_evals == evals && r.heuristic_accesses == accesses &&
+				      r.peak_memory == peak,
+			      "%s: evictions %llu remats %llu evaluations %llu accesses %llu peak %llu",
+			      what, (unsigned long long)r.evictions, (unsigned long long)r.remats,
+			      (unsigned long long)r.heuristic_evals,
+			      (unsigned long long)r.heuristic_accesses,
+			      (unsigned long long)r.peak_memory);
+		choices += (int)evals;
+		rows++;
+	}
+	fclose(f);
+	if (s)
+		schedule_free(s);
+	ck_assert_int_ge(rows, 760);
+	printf("simrd-chain-random-seeds: %d seeded runs (%d random choices) match simrd in "
+	       "every counter\n",
+	       rows, choices);
 }
 END_TEST
 
@@ -530,6 +931,9 @@ int main(void)
 	tcase_add_test(tc, chain_no_pressure);
 	tcase_add_test(tc, chain_by_hand);
 	tcase_add_test(tc, chain_simrd);
+	tcase_add_test(tc, chain_random);
+	tcase_add_test(tc, py_random_matches_python);
+	tcase_add_test(tc, chain_random_python_seeds);
 	tcase_add_test(tc, shapes_simrd);
 	tcase_add_test(tc, shapes_totals);
 	tcase_add_test(tc, transformer_sizes);

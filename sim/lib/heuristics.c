@@ -562,7 +562,7 @@ ISCAN(choose_ab_stale, last, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
 static uint32_t choose_random(struct runtime_state *rt)
 {
 	pol_count(rt, 1, 1);
-	uint64_t k = splitmix64_next(pol_rng(rt)) % pol_pool_len(rt);
+	uint64_t k = pol_draw(rt, pol_pool_len(rt));
 	return pol_pool_nth(rt, k);
 }
 

@@ -28,7 +28,7 @@
  *    its evicted neighbours (pol_class_sum(), NEEDS_EQCLASS), the rebuilt
  *    neighbourhood of DTRUnopt (pol_unopt_neighbourhood(), NEEDS_UNOPT);
  *  - the counters: pol_count() for evaluations and metadata accesses;
- *  - the seeded generator of the random heuristics (pol_rng()).
+ *  - the seeded draws of the random heuristics (pol_draw()).
  *
  * Exact arithmetic and constants come from runtime-state.h as they are:
  * struct rt_key, RT_NEVER, RT_NONE (no choice), RT_NARROW, RT_WIDE (the
@@ -47,6 +47,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
+#include "pyrandom.h"
 #include "runtime-state.h"
 
 /* A slot of the pool without a member. */
@@ -138,10 +140,13 @@ static inline void pol_count(struct runtime_state *rt, uint64_t evals, uint64_t 
 	rt->res->heuristic_accesses += accesses;
 }
 
-/** The random heuristics' seeded splitmix64 state. */
-static inline uint64_t *pol_rng(struct runtime_state *rt)
+/** The random heuristics' draw: a uniform index below n (n >= 1), from the
+ * seeded splitmix64, or as Python's randrange(0, n) (python_random). */
+static inline uint64_t pol_draw(struct runtime_state *rt, uint64_t n)
 {
-	return &rt->rng;
+	if (rt->pyrng)
+		return py_random_below(rt->pyrng, n);
+	return splitmix64_next(&rt->rng) % n;
 }
 
 /* ---- maintained state ---------------------------------------------------- */
@@ -240,7 +245,7 @@ static inline void pol_unopt_neighbourhood(struct runtime_state *rt, uint32_t s,
 #pragma GCC poison dfs dfs_pos scc uf_parent uf_value en en_off en_len en_valid uf_len uf_cap
 #pragma GCC poison deps pool pk_size pk_compute pk_last wide pool_end pool_cap pool_len
 #pragma GCC poison stk stk_len stk_cap mf mf_len mf_cap mark_a mark_b mark_c stamp_a stamp_b
-#pragma GCC poison stamp_c scratch_fwd scratch_rev budget memory rng broken broken_storage
+#pragma GCC poison stamp_c scratch_fwd scratch_rev budget memory rng pyrng broken broken_storage
 #pragma GCC poison res bottleneck cmd
 #endif
 

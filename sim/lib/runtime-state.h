@@ -196,6 +196,7 @@ struct runtime_state {
 	uint64_t memory;
 	int64_t clock;
 	uint64_t rng; /* splitmix64 state */
+	struct py_random *pyrng; /* cfg->python_random: Python's generator instead */
 
 	/* An absorb found regions out of step with frontiers (simrd's
 	 * assertion): the run stops with an error (RT_BROKEN). */

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "pyrandom.h"
 #include "runtime-state.h"
 
 const char *outcome_name(enum outcome o)
@@ -161,10 +162,15 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->budget = cfg->budget;
 	rt->clock = 1;
 	rt->rng = cfg->seed;
+	if (cfg->python_random) {
+		rt->pyrng = xmalloc(sizeof *rt->pyrng);
+		py_random_seed(rt->pyrng, cfg->seed);
+	}
 }
 
 static void state_free(struct runtime_state *rt)
 {
+	free(rt->pyrng);
 	if (rt->reg) {
 		for (size_t i = 0; i < 2 * rt->s->n_storages; i++) {
 			free(rt->reg[i].in);

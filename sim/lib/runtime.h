@@ -70,6 +70,9 @@ struct runtime_config {
 	uint64_t budget;         /* bytes; UINT64_MAX for no bound */
 	double remat_limit;      /* remat compute above it = thrash; INFINITY: none */
 	uint64_t seed;           /* for random heuristics */
+	/* Random heuristics draw as simrd after random.seed(seed) (Python's
+	 * MT19937, pyrandom.h), not from the seeded splitmix64. */
+	bool python_random;
 	bool no_dealloc;         /* drop every RELEASE command */
 	bool check;              /* verify invariants after every command */
 	/* Keep regions as lists and walk each one (the path taken above
