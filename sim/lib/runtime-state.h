@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "iset.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -70,9 +71,23 @@ struct region {
 	/* Where the runtime keeps the reach memo (rw > 0), the interior and
 	 * frontier are these bitsets of rw words instead of the lists. */
 	uint64_t *bin, *bfr;
-	/* Where regions are compressed (runs), these CRoaring bitmaps instead
-	 * (NULL while the region is empty, its storage evicted). */
-	struct roaring_bitmap_s *rin, *rfr;
+	/* Where regions are kept as runs (runs), these sets instead (NULL
+	 * while its storage is evicted). */
+	struct rregion *rr;
+};
+
+/* A region as runs of ids (runtime-regions.c): interior and frontier, and
+ * the epoch (runtime_state.epoch) as of which the interior is the exact
+ * reach of its base, window edges included (see win_t). */
+struct rregion {
+	struct iset in, fr;
+	uint64_t epoch;
+	/* It may not be its base's reach, as the reference's may not: an op
+	 * gave its base an edge to a storage already material, which no
+	 * rebuild followed, or it absorbed such a region: its next rebuild
+	 * walks. */
+	bool stale;
+	struct rregion *next_free;
 };
 
 /* What costs read, apart from the rest for a compact scan. */
@@ -109,6 +124,25 @@ struct runtime_state {
 	/* Regions as compressed sets (runtime-regions.c): past
 	 * RMEMO_MAX_STORAGES storages, or forced by runtime_config.run_regions. */
 	bool runs;
+	/* Runs regions: Fenwick trees of the storages' current forward and
+	 * reverse edge counts and computes (sums over runs); released regions
+	 * for reuse; scratch sets; the storages of the batch being computed
+	 * (stk[sb, se)); the epoch, one per compute command; and its window:
+	 * while the command's op waits for its arguments, its new edges
+	 * (arguments to outputs) lead to storages not yet material, which a
+	 * region made before win_t may lack. */
+	struct fenwick fw_len[2], fw_comp;
+	struct rregion *rr_free;
+	struct iset is_tmp, is_tmp2;
+	uint32_t *srt; /* sorting scratch */
+	size_t srt_cap;
+	size_t sb, se;
+	uint64_t epoch, win_t;
+	/* Regions made before this epoch may lack an absorb: a storage was
+	 * evicted whose stale region listed who absorbs (see rregion.stale). */
+	uint64_t taint_t;
+	uint32_t win_op;
+	bool win;
 	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
 	size_t fr2_len, fr2_cap;
 
@@ -248,7 +282,9 @@ void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs);
 void rt_en_changed(struct runtime_state *rt, uint32_t v);
 
 /* runtime-regions.c */
-void rt_region_free_runs(struct region *r);
+void rt_region_free_runs(struct runtime_state *rt, struct region *r);
+void rt_regions_new_edges(struct runtime_state *rt, uint32_t opi);
+void rt_regions_evicting(struct runtime_state *rt, uint32_t s);
 void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 size_t rt_push_frontier(struct runtime_state *rt, const struct region *r);
 void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
@@ -377,7 +413,7 @@ static inline void rt_region_span(const struct runtime_state *rt, const struct r
 	*hi = b;
 }
 
-static inline void rt_region_reset(const struct runtime_state *rt, struct region *r)
+static inline void rt_region_reset(struct runtime_state *rt, struct region *r)
 {
 	r->n_in = r->n_fr = 0;
 	r->compute = 0;
@@ -388,8 +424,8 @@ static inline void rt_region_reset(const struct runtime_state *rt, struct region
 	}
 	/* An evicted storage's regions are empty until it is material again:
 	 * their memory goes back, so that only live regions hold any. */
-	if (r->rin)
-		rt_region_free_runs(r);
+	if (r->rr)
+		rt_region_free_runs(rt, r);
 }
 
 /* A rebuild after a computation. Where the memo is kept, a batch's regions

@@ -26,7 +26,6 @@
 #include "runtime.h"
 
 #include <math.h>
-#include <roaring/roaring.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +122,11 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	 * all three, the reference test runs plain walks too. */
 	rt->runs = rt->regions && !cfg->plain_regions &&
 		   (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	if (rt->runs) {
+		for (int d = 0; d < 2; d++)
+			fenwick_init(&rt->fw_len[d], s->n_storages);
+		fenwick_init(&rt->fw_comp, s->n_storages);
+	}
 	if (rt->regions && !cfg->plain_regions && !rt->runs) {
 		size_t n = s->n_storages;
 		rt->rw = (uint32_t)((n + 63) / 64);
@@ -170,13 +174,24 @@ static void state_free(struct runtime_state *rt)
 			free(rt->reg[i].in);
 			free(rt->reg[i].fr);
 			free(rt->reg[i].hs);
-			if (rt->reg[i].rin) {
-				roaring_bitmap_free(rt->reg[i].rin);
-				roaring_bitmap_free(rt->reg[i].rfr);
-			}
+			if (rt->reg[i].rr)
+				rt_region_free_runs(rt, &rt->reg[i]);
 		}
 		free(rt->reg);
 	}
+	while (rt->rr_free) {
+		struct rregion *x = rt->rr_free;
+		rt->rr_free = x->next_free;
+		iset_free(&x->in);
+		iset_free(&x->fr);
+		free(x);
+	}
+	for (int d = 0; d < 2; d++)
+		fenwick_free(&rt->fw_len[d]);
+	fenwick_free(&rt->fw_comp);
+	iset_free(&rt->is_tmp);
+	iset_free(&rt->is_tmp2);
+	free(rt->srt);
 	free(rt->rrow);
 	free(rt->rbits);
 	free(rt->rvalid);
