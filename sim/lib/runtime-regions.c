@@ -413,7 +413,7 @@ static inline uint32_t *sort_scratch(struct runtime_state *rt, size_t n)
 /* A walk from base as rt_region_rebuild's (same sets, counts and sums),
  * its interior and frontier gathered on the scratch stack, then stored as
  * runs. */
-static void walk_runs(struct runtime_state *rt, struct region *r, uint32_t base, int d)
+static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t base, int d, uint64_t limit)
 {
 	const struct schedule *sc = rt->s;
 	const struct rt_key *key = rt->key;
@@ -451,6 +451,10 @@ static void walk_runs(struct runtime_state *rt, struct region *r, uint32_t base,
 		}
 		if (w == rt->stk_len)
 			break;
+		if (acc > limit) {
+			rt->stk_len = b;
+			return false;
+		}
 	}
 	struct rregion *x = rr_get(rt, r);
 	size_t ni = rt->stk_len - b;
@@ -464,6 +468,12 @@ static void walk_runs(struct runtime_state *rt, struct region *r, uint32_t base,
 	rt->stk_len = b;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
+	return true;
+}
+
+static void walk_runs(struct runtime_state *rt, struct region *r, uint32_t base, int d)
+{
+	walk_runs_upto(rt, r, base, d, UINT64_MAX);
 }
 
 /* The window's edges in direction d lead from the op's argument storages
@@ -484,7 +494,8 @@ static inline uint32_t win_node(const struct runtime_state *rt, bool targets, in
 
 /* What the window's edges do to region x of base v: 0 nothing it lacks
  * (none leaves its base or interior, or it was made since they came), 1
- * add their targets to the frontier (all material), -1 more (a walk). */
+ * add their targets (win_add: each target leads nowhere further in this
+ * direction, material or not), -1 more (a walk). */
 static int win_effect(const struct runtime_state *rt, const struct rregion *x, uint32_t v, int d)
 {
 	if (!rt->win || x->epoch >= rt->win_t)
@@ -498,25 +509,30 @@ static int win_effect(const struct runtime_state *rt, const struct rregion *x, u
 	}
 	if (!touched)
 		return 0;
-	for (uint32_t i = 0, n = win_count(rt, true, d); i < n; i++)
-		if (!material(rt, win_node(rt, true, d, i)))
+	for (uint32_t i = 0, n = win_count(rt, true, d); i < n; i++) {
+		uint32_t t = win_node(rt, true, d, i), m;
+		if (!material(rt, t) && (out_list(rt, t, d, &m), m))
 			return -1;
+	}
 	return 1;
 }
 
-/* The window's targets join the frontier of a region whose base or
- * interior holds one of its sources (win_effect 1). */
-static void win_frontier(struct runtime_state *rt, struct rregion *x, uint32_t v, int d)
+/* The window's targets join a region whose base or interior holds one of
+ * its sources (win_effect 1; every source has an edge to every target):
+ * the material ones its frontier, the others its interior. */
+static void win_add(struct runtime_state *rt, struct rregion *x, uint32_t v, int d)
 {
-	for (uint32_t i = 0, n = win_count(rt, false, d); i < n; i++) {
+	bool any = false;
+	for (uint32_t i = 0, n = win_count(rt, false, d); i < n && !any; i++) {
 		uint32_t a = win_node(rt, false, d, i);
-		if (a != v && !iset_has(&x->in, a))
-			continue;
-		for (uint32_t j = 0, m = win_count(rt, true, d); j < m; j++) {
-			uint32_t t = win_node(rt, true, d, j);
-			if (t != v)
-				iset_add(&x->fr, t);
-		}
+		any = a == v || (!material(rt, a) && iset_has(&x->in, a));
+	}
+	if (!any)
+		return;
+	for (uint32_t j = 0, m = win_count(rt, true, d); j < m; j++) {
+		uint32_t t = win_node(rt, true, d, j);
+		if (t != v)
+			iset_add(material(rt, t) ? &x->fr : &x->in, t);
 	}
 }
 
@@ -563,8 +579,9 @@ static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, 
 			continue;
 		tries++;
 		const struct rregion *y = (d ? rt_rev(rt, v) : rt_fwd(rt, v))->rr;
+		int we;
 		if (!y || y->stale || y->epoch < rt->taint_t || !iset_has(&y->in, c) ||
-		    win_effect(rt, y, v, d) != 0)
+		    (we = win_effect(rt, y, v, d)) < 0)
 			continue;
 		bool ok = true;
 		for (size_t i = rt->sb; i < rt->se && ok; i++)
@@ -590,15 +607,111 @@ static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, 
 		if (adjacent(rt, v, c, d, &y->in, &work))
 			iset_add(&x->fr, v);
 		iset_remove(&x->fr, c);
+		if (we > 0)
+			win_add(rt, x, c, d);
 		finish_derived(rt, r, c, d);
 		return true;
 	}
 	return false;
 }
 
+/* The derivation from K (the batch's storages in x's interior, stk[b, ke)):
+ * false, with nothing changed, if it would cost more than limit edges. */
+static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v, int d, size_t b, size_t ke,
+			uint64_t limit)
+{
+	const size_t n_st = rt->s->n_storages;
+	uint32_t sa = rt_next_stamp(&rt->stamp_a, rt->mark_a, n_st);
+	for (size_t w = b; w < ke; w++)
+		rt->mark_a[rt->stk[w]] = sa;
+	uint64_t work = 0;
+	/* the candidates (after K on the stack): what K reaches through
+	 * evicted storages; the material storages met, which may leave the
+	 * frontier, in fr2 */
+	uint32_t sb2 = rt_next_stamp(&rt->stamp_b, rt->mark_b, n_st);
+	rt->fr2_len = 0;
+	for (size_t w = b; w < rt->stk_len; w++) {
+		uint32_t n;
+		const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
+		work += n;
+		if (work > limit)
+			goto over;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t y = list[j];
+			if (material(rt, y)) {
+				if (rt->mark_b[y] != sb2) {
+					rt->mark_b[y] = sb2;
+					if (rt->fr2_len == rt->fr2_cap)
+						XGROW(rt->fr2, rt->fr2_cap, rt->fr2_len + 1);
+					rt->fr2[rt->fr2_len++] = y;
+				}
+			} else if (rt->mark_a[y] != sa) {
+				rt->mark_a[y] = sa;
+				rt_push(rt, y);
+			}
+		}
+	}
+	/* the candidates that stay (mark_c): an edge from the base or from
+	 * the interior outside K and the candidates leads to them, or from
+	 * one that stays */
+	uint32_t sc2 = rt_next_stamp(&rt->stamp_c, rt->mark_c, n_st);
+	size_t e = rt->stk_len;
+	for (size_t w = ke; w < e; w++) {
+		uint32_t c = rt->stk[w];
+		uint32_t n;
+		const uint32_t *list = in_list(rt, c, d, &n);
+		work += n;
+		if (work > limit)
+			goto over;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t z = list[j];
+			if (z == v || (!material(rt, z) && rt->mark_a[z] != sa && iset_has(&x->in, z))) {
+				rt->mark_c[c] = sc2;
+				rt_push(rt, c);
+				break;
+			}
+		}
+	}
+	for (size_t w = e; w < rt->stk_len; w++) {
+		uint32_t n;
+		const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
+		work += n;
+		if (work > limit)
+			goto over;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t y = list[j];
+			if (!material(rt, y) && rt->mark_a[y] == sa && rt->mark_c[y] != sc2) {
+				rt->mark_c[y] = sc2;
+				rt_push(rt, y);
+			}
+		}
+	}
+	/* K and the candidates that do not stay leave the interior */
+	size_t k = b;
+	for (size_t w = b; w < e; w++)
+		if (w < ke || rt->mark_c[rt->stk[w]] != sc2)
+			rt->stk[k++] = rt->stk[w];
+	uint32_t *tmp = sort_scratch(rt, k - b);
+	sort_u32(rt->stk + b, k - b, tmp);
+	iset_remove_sorted(&x->in, rt->stk + b, k - b);
+	/* the storages met that are no longer adjacent leave the frontier */
+	for (size_t i = 0; i < rt->fr2_len; i++) {
+		uint32_t f = rt->fr2[i];
+		if (f != v && !adjacent(rt, f, v, d, &x->in, &work))
+			iset_remove(&x->fr, f);
+	}
+	rt->stk_len = ke;
+	return true;
+over:
+	rt->stk_len = ke;
+	return false;
+}
+
 /* Region r of storage v (not computed in this batch) after the batch's
- * storages became material: derived from its old sets (see above), or
- * walked. */
+ * storages became material: derived from its old sets, or walked. The
+ * derivation costs what K reaches, a walk what the region holds now:
+ * both are tried with growing limits, so a rebuild costs about the
+ * cheaper of the two. */
 static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, int d)
 {
 	struct rregion *x = r->rr;
@@ -614,104 +727,34 @@ static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, 
 		walk_runs(rt, r, v, d);
 		return;
 	}
-	const size_t n_st = rt->s->n_storages;
-	/* K, then the candidates after it, on the stack from b */
+	/* K on the stack from b */
 	size_t b = rt->stk_len;
-	uint32_t sa = rt_next_stamp(&rt->stamp_a, rt->mark_a, n_st);
 	for (size_t i = rt->sb; i < rt->se; i++) {
 		uint32_t s = rt->stk[i];
-		if (s != v && rt->mark_a[s] != sa && iset_has(&x->in, s)) {
-			rt->mark_a[s] = sa;
+		if (s != v && iset_has(&x->in, s))
 			rt_push(rt, s);
-		}
 	}
 	size_t ke = rt->stk_len;
-	uint64_t work = 0, limit = 2 * x->in.card + 64;
 	if (ke > b) {
-		/* the candidates: what K reaches through evicted storages; the
-		 * material storages met, candidates to leave the frontier, in fr2 */
-		uint32_t sb2 = rt_next_stamp(&rt->stamp_b, rt->mark_b, n_st);
-		rt->fr2_len = 0;
-		for (size_t w = b; w < rt->stk_len; w++) {
-			uint32_t n;
-			const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
-			work += n;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t y = list[j];
-				if (material(rt, y)) {
-					if (rt->mark_b[y] != sb2) {
-						rt->mark_b[y] = sb2;
-						if (rt->fr2_len == rt->fr2_cap)
-							XGROW(rt->fr2, rt->fr2_cap, rt->fr2_len + 1);
-						rt->fr2[rt->fr2_len++] = y;
-					}
-				} else if (rt->mark_a[y] != sa) {
-					rt->mark_a[y] = sa;
-					rt_push(rt, y);
-				}
+		for (uint64_t limit = 64;; limit *= 4) {
+			if (walk_runs_upto(rt, r, v, d, limit)) {
+				rt->stk_len = b;
+				return;
 			}
-			if (work > limit)
+			if (derive_upto(rt, x, v, d, b, ke, limit))
 				break;
-		}
-		/* the candidates that stay (mark_c), and what they reach */
-		uint32_t sc2 = rt_next_stamp(&rt->stamp_c, rt->mark_c, n_st);
-		size_t e = rt->stk_len;
-		for (size_t w = ke; w < e && work <= limit; w++) {
-			uint32_t c = rt->stk[w];
-			uint32_t n;
-			const uint32_t *list = in_list(rt, c, d, &n);
-			work += n;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t z = list[j];
-				if (z == v || (!material(rt, z) && rt->mark_a[z] != sa && iset_has(&x->in, z))) {
-					rt->mark_c[c] = sc2;
-					rt_push(rt, c);
-					break;
-				}
-			}
-		}
-		for (size_t w = e; w < rt->stk_len && work <= limit; w++) {
-			uint32_t n;
-			const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
-			work += n;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t y = list[j];
-				if (!material(rt, y) && rt->mark_a[y] == sa && rt->mark_c[y] != sc2) {
-					rt->mark_c[y] = sc2;
-					rt_push(rt, y);
-				}
-			}
-		}
-		if (work > limit) {
-			rt->stk_len = b;
-			walk_runs(rt, r, v, d);
-			return;
-		}
-		/* K and the candidates that do not stay leave the interior */
-		size_t k = b;
-		for (size_t w = b; w < e; w++)
-			if (w < ke || rt->mark_c[rt->stk[w]] != sc2)
-				rt->stk[k++] = rt->stk[w];
-		uint32_t *tmp = sort_scratch(rt, k - b);
-		sort_u32(rt->stk + b, k - b, tmp);
-		iset_remove_sorted(&x->in, rt->stk + b, k - b);
-		/* the frontier: K where adjacent, and the storages met that are
-		 * no longer adjacent leave */
-		for (size_t i = 0; i < rt->fr2_len; i++) {
-			uint32_t f = rt->fr2[i];
-			if (f != v && !adjacent(rt, f, v, d, &x->in, &work))
-				iset_remove(&x->fr, f);
 		}
 	}
 	rt->stk_len = b;
 	/* the batch's storages join the frontier where adjacent (K among them) */
+	uint64_t work = 0;
 	for (size_t i = rt->sb; i < rt->se; i++) {
 		uint32_t s = rt->stk[i];
 		if (s != v && adjacent(rt, s, v, d, &x->in, &work))
 			iset_add(&x->fr, s);
 	}
 	if (we > 0)
-		win_frontier(rt, x, v, d);
+		win_add(rt, x, v, d);
 	iset_remove(&x->fr, v);
 	finish_derived(rt, r, v, d);
 }
