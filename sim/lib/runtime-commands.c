@@ -177,6 +177,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 				rt_region_span(rt, reg, &lo, &hi);
 			for (size_t i = b; i < rt->stk_len; i++) {
 				struct region *r = d ? rt_rev(rt, rt->stk[i]) : rt_fwd(rt, rt->stk[i]);
+				reg = d ? rt_rev(rt, s) : rt_fwd(rt, s); /* (r may have moved the slots) */
 				if (rt->runs)
 					rt_region_absorb_runs(rt, r, s, reg);
 				else if (rt->rw)
@@ -188,6 +189,8 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		}
 		rt_region_reset(rt, rt_fwd(rt, s));
 		rt_region_reset(rt, rt_rev(rt, s));
+		if (rt->reg_slot)
+			rt_slot_release(rt, s);
 	}
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)

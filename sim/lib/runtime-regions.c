@@ -362,6 +362,35 @@ static struct rregion *rr_get(struct runtime_state *rt, struct region *r)
 	return r->rr;
 }
 
+struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s)
+{
+	uint32_t k;
+	if (rt->n_slot_free) {
+		k = rt->slot_free[--rt->n_slot_free];
+	} else {
+		if (rt->n_slots == rt->slot_cap) {
+			size_t cap = rt->slot_cap ? 2 * rt->slot_cap : 64;
+			rt->reg = xrealloc(rt->reg, 2 * cap * sizeof *rt->reg);
+			memset(rt->reg + 2 * rt->slot_cap, 0, 2 * (cap - rt->slot_cap) * sizeof *rt->reg);
+			rt->slot_cap = cap;
+		}
+		k = (uint32_t)rt->n_slots++;
+	}
+	rt->reg_slot[s] = k;
+	return &rt->reg[2 * (size_t)k];
+}
+
+/* s was evicted: its regions (reset) go back with their slot. */
+void rt_slot_release(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg_slot[s] == RT_NONE)
+		return;
+	if (rt->n_slot_free == rt->slot_free_cap)
+		XGROW(rt->slot_free, rt->slot_free_cap, rt->n_slot_free + 1);
+	rt->slot_free[rt->n_slot_free++] = rt->reg_slot[s];
+	rt->reg_slot[s] = RT_NONE;
+}
+
 void rt_region_free_runs(struct runtime_state *rt, struct region *r)
 {
 	r->rr->next_free = rt->rr_free;
@@ -578,7 +607,8 @@ static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, 
 		if (v == c || !material(rt, v) || in_batch(rt, v))
 			continue;
 		tries++;
-		const struct rregion *y = (d ? rt_rev(rt, v) : rt_fwd(rt, v))->rr;
+		const struct region *rv = rt_regions_peek(rt, v);
+		const struct rregion *y = rv ? rv[d].rr : NULL;
 		int we;
 		if (!y || y->stale || y->epoch < rt->taint_t || !iset_has(&y->in, c) ||
 		    (we = win_effect(rt, y, v, d)) < 0)

@@ -168,7 +168,10 @@ struct runtime_state {
 	 * the schedule, n_chi[t] of them so far. */
 	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
 	uint32_t *n_chi;
-	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
+	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse (rt_regions) */
+	uint32_t *reg_slot;      /* runs regions: per storage, its slot in reg or RT_NONE */
+	uint32_t *slot_free;     /* slots given back */
+	size_t n_slots, slot_cap, n_slot_free, slot_free_cap;
 	/* Reach memo for the rebuilds that follow one computation (runtime-memo.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the
 	 * evicted storages reachable from x through evicted ones (x included)
@@ -321,14 +324,36 @@ static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 	return *stamp;
 }
 
+struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
+void rt_slot_release(struct runtime_state *rt, uint32_t s);
+
+/* The regions of s, [0] forward and [1] reverse: two per storage, or, for
+ * runs regions, two per slot, a slot per material storage (taken on first
+ * use, given back when it is evicted), so that their memory follows the
+ * material storages, not the log. */
+static inline struct region *rt_regions(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg_slot)
+		return rt->reg_slot[s] != RT_NONE ? &rt->reg[2 * (size_t)rt->reg_slot[s]] : rt_slot_regions(rt, s);
+	return &rt->reg[2 * (size_t)s];
+}
+
+/* Without taking a slot: NULL if s has none. */
+static inline const struct region *rt_regions_peek(const struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg_slot)
+		return rt->reg_slot[s] != RT_NONE ? &rt->reg[2 * (size_t)rt->reg_slot[s]] : NULL;
+	return &rt->reg[2 * (size_t)s];
+}
+
 static inline struct region *rt_fwd(struct runtime_state *rt, uint32_t s)
 {
-	return &rt->reg[2 * (size_t)s];
+	return rt_regions(rt, s);
 }
 
 static inline struct region *rt_rev(struct runtime_state *rt, uint32_t s)
 {
-	return &rt->reg[2 * (size_t)s + 1];
+	return rt_regions(rt, s) + 1;
 }
 
 static inline void rt_bits_clear(uint64_t *a, uint32_t w)

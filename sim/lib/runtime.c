@@ -115,14 +115,17 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->srev = rt->w_srev;
 	}
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
-	if (rt->regions)
-		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
+
 	/* SPEED-ONLY (docs/architecture.md): walks, bitsets or compressed
 	 * sets keep the same regions and counts; test-differential compares
 	 * all three, the reference test runs plain walks too. */
 	rt->runs = rt->regions && !cfg->plain_regions &&
 		   (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	if (rt->regions && !rt->runs)
+		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
 	if (rt->runs) {
+		rt->reg_slot = xmalloc((s->n_storages + 1) * sizeof *rt->reg_slot);
+		memset(rt->reg_slot, 0xff, (s->n_storages + 1) * sizeof *rt->reg_slot);
 		for (int d = 0; d < 2; d++)
 			fenwick_init(&rt->fw_len[d], s->n_storages);
 		fenwick_init(&rt->fw_comp, s->n_storages);
@@ -170,7 +173,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 static void state_free(struct runtime_state *rt)
 {
 	if (rt->reg) {
-		for (size_t i = 0; i < 2 * rt->s->n_storages; i++) {
+		size_t nr = rt->reg_slot ? 2 * rt->n_slots : 2 * rt->s->n_storages;
+		for (size_t i = 0; i < nr; i++) {
 			free(rt->reg[i].in);
 			free(rt->reg[i].fr);
 			free(rt->reg[i].hs);
@@ -179,6 +183,8 @@ static void state_free(struct runtime_state *rt)
 		}
 		free(rt->reg);
 	}
+	free(rt->reg_slot);
+	free(rt->slot_free);
 	while (rt->rr_free) {
 		struct rregion *x = rt->rr_free;
 		rt->rr_free = x->next_free;
