@@ -157,6 +157,24 @@ START_TEST(fenwick_sums)
 			ck_abort_msg("prefix %u", q);
 	}
 	fenwick_free(&f);
+	/* the 32-bit tree (counts, never negative) */
+	struct fenwick32 g;
+	fenwick32_init(&g, 1000);
+	static uint32_t u[1000];
+	memset(u, 0, sizeof u);
+	for (int k = 0; k < 5000; k++) {
+		uint32_t i = (uint32_t)(splitmix64_next(&rng) % 1000);
+		uint32_t d = (uint32_t)(splitmix64_next(&rng) % 100);
+		fenwick32_add(&g, i, d);
+		u[i] += d;
+		uint32_t a = (uint32_t)(splitmix64_next(&rng) % 1001), c = (uint32_t)(splitmix64_next(&rng) % 1001);
+		uint32_t lo = a < c ? a : c, hi = a < c ? c : a, s = 0;
+		for (uint32_t j = lo; j < hi; j++)
+			s += u[j];
+		if (fenwick32_prefix(&g, hi) - fenwick32_prefix(&g, lo) != s)
+			ck_abort_msg("range [%u, %u)", lo, hi);
+	}
+	fenwick32_free(&g);
 }
 END_TEST
 

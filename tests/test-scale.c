@@ -6,7 +6,7 @@
  * oldest, so the first gradient that needs an evicted activation recurses
  * through some 2^17 evicted ancestors), replayed on a thread with the
  * default 8 MB stack; and DTR on the same chain, whose 262,146 storages
- * take the compressed regions (past 8,192 storages).
+ * take the runs regions (past 4,096 storages).
  */
 #include <check.h>
 #include <pthread.h>
@@ -120,11 +120,11 @@ START_TEST(lru_deep_chain)
 }
 END_TEST
 
-/* DTR on the same chain (compressed regions), stopped early by a tight
+/* DTR on the same chain (runs regions), stopped early by a tight
  * overhead limit so that it stays a few seconds. */
 START_TEST(dtr_chain)
 {
-	ck_assert_uint_gt(chain->n_storages, 8192);
+	ck_assert_uint_gt(chain->n_storages, 4096);
 	struct job j = {
 		.s = chain, .b = chain_base,
 		.pc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,

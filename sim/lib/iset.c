@@ -258,6 +258,19 @@ void fenwick_init(struct fenwick *f, size_t n)
 	f->t = xcalloc(n + 1, sizeof *f->t);
 }
 
+void fenwick32_init(struct fenwick32 *f, size_t n)
+{
+	f->n = n;
+	f->t = xcalloc(n + 1, sizeof *f->t);
+}
+
+void fenwick32_free(struct fenwick32 *f)
+{
+	free(f->t);
+	f->t = NULL;
+	f->n = 0;
+}
+
 void fenwick_free(struct fenwick *f)
 {
 	free(f->t);

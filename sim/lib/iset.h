@@ -60,6 +60,27 @@ struct fenwick {
 };
 void fenwick_init(struct fenwick *f, size_t n);
 void fenwick_free(struct fenwick *f);
+
+/* The same with 32-bit sums, for counts whose total fits (edge counts:
+ * the schedule's edge offsets are 32-bit): half the memory. */
+struct fenwick32 {
+	uint32_t *t; /* 1-based */
+	size_t n;
+};
+void fenwick32_init(struct fenwick32 *f, size_t n);
+void fenwick32_free(struct fenwick32 *f);
+static inline void fenwick32_add(struct fenwick32 *f, uint32_t i, uint32_t d)
+{
+	for (size_t k = (size_t)i + 1; k <= f->n; k += k & -k)
+		f->t[k] += d;
+}
+static inline uint32_t fenwick32_prefix(const struct fenwick32 *f, uint32_t i)
+{
+	uint32_t s = 0;
+	for (size_t k = i; k; k &= k - 1)
+		s += f->t[k];
+	return s;
+}
 static inline void fenwick_add(struct fenwick *f, uint32_t i, int64_t d)
 {
 	for (size_t k = (size_t)i + 1; k <= f->n; k += k & -k)

@@ -521,7 +521,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		} else {
 			rt->n_srev[tt->storage] += op->n_args;
 			if (rt->runs)
-				fenwick_add(&rt->fw_len[1], tt->storage, op->n_args);
+				fenwick32_add(&rt->fw_len[1], tt->storage, op->n_args);
 		}
 		rt->defined[t] = 0;
 		if (op->constant)
@@ -534,7 +534,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		if (!rt->w_chi) {
 			rt->n_sfwd[ps] += op->n_outs;
 			if (rt->runs)
-				fenwick_add(&rt->fw_len[0], ps, op->n_outs);
+				fenwick32_add(&rt->fw_len[0], ps, op->n_outs);
 			continue;
 		}
 		for (uint32_t k = 0; k < op->n_outs; k++) {

@@ -425,8 +425,7 @@ static uint64_t sum_edges(const struct runtime_state *rt, const struct iset *s, 
 			for (uint32_t x = lo; x < hi; x++)
 				sum += lens[x];
 		} else {
-			sum += (uint64_t)fenwick_prefix(&rt->fw_len[d], hi) -
-			       (uint64_t)fenwick_prefix(&rt->fw_len[d], lo);
+			sum += (uint32_t)(fenwick32_prefix(&rt->fw_len[d], hi) - fenwick32_prefix(&rt->fw_len[d], lo));
 		}
 	}
 	return sum;

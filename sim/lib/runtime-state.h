@@ -131,7 +131,8 @@ struct runtime_state {
 	 * while the command's op waits for its arguments, its new edges
 	 * (arguments to outputs) lead to storages not yet material, which a
 	 * region made before win_t may lack. */
-	struct fenwick fw_len[2], fw_comp;
+	struct fenwick32 fw_len[2];
+	struct fenwick fw_comp;
 	struct rregion *rr_free;
 	struct iset is_tmp, is_tmp2;
 	uint32_t *srt; /* sorting scratch */
@@ -271,8 +272,13 @@ double rt_div(int64_t num, unsigned __int128 den);
  * runtime-arith.c   exact division (rt_div, declared above)
  */
 
-/* Regions are bitsets with memoized reaches up to this many storages. */
-#define RMEMO_MAX_STORAGES 8192
+/* Regions are bitsets with memoized reaches up to this many storages, runs
+ * (iset.h) past it. Measured (docs/scale.md): on the paper's logs (466 to
+ * 1,904 storages) bitsets are 3-4x faster; on the uniform chain runs are
+ * 20-80x faster from 512 storages on; on generated transformers of 2,600
+ * to 6,500 storages they are within 10-40% of each other. Bitsets take
+ * n^2/4 bytes with their memo (4 MB here). */
+#define RMEMO_MAX_STORAGES 4096
 
 /* runtime-commands.c */
 void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s) __attribute__((noreturn));

@@ -17,7 +17,8 @@
  * and parents in one list for region walks; one tag word per storage holds
  * bit 0 = material and a walk's visit stamp. Up to RMEMO_MAX_STORAGES
  * storages, regions are bitsets rebuilt from memoized reaches (see
- * runtime-memo.c); beyond, id lists rebuilt by a walk.
+ * runtime-memo.c); beyond, runs of ids derived from what changed
+ * (runtime-regions.c).
  *
  * This file holds the public API (runtime_run, baseline_run, point_run)
  * and the state's allocation; runtime-state.h lists where the rest lives
@@ -127,7 +128,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->reg_slot = xmalloc((s->n_storages + 1) * sizeof *rt->reg_slot);
 		memset(rt->reg_slot, 0xff, (s->n_storages + 1) * sizeof *rt->reg_slot);
 		for (int d = 0; d < 2; d++)
-			fenwick_init(&rt->fw_len[d], s->n_storages);
+			fenwick32_init(&rt->fw_len[d], s->n_storages);
 		fenwick_init(&rt->fw_comp, s->n_storages);
 	}
 	if (rt->regions && !cfg->plain_regions && !rt->runs) {
@@ -193,7 +194,7 @@ static void state_free(struct runtime_state *rt)
 		free(x);
 	}
 	for (int d = 0; d < 2; d++)
-		fenwick_free(&rt->fw_len[d]);
+		fenwick32_free(&rt->fw_len[d]);
 	fenwick_free(&rt->fw_comp);
 	iset_free(&rt->is_tmp);
 	iset_free(&rt->is_tmp2);
