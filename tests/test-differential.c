@@ -1,10 +1,11 @@
 /*
  * test-differential.c: the two ways the runtime keeps regions must agree
- * to the last access. Small logs (up to 8192 storages) keep regions as
+ * to the last access. Small logs (up to 4096 storages) keep regions as
  * bitsets built from memoized reaches that live across batches and are
  * forgotten when a storage they may hold changes; `plain_regions` forces
  * the plain path (id lists, one walk per rebuild), `run_regions` the
- * compressed sets (CRoaring) that logs past 8192 storages take.
+ * runs of ids (derived from what changed, check mode comparing each
+ * derived region with a walk) that logs past 4096 storages take.
  * On random op logs (seeded, so every run sees the same ones: views,
  * in-place mutations, copies, re-pointed handles, releases, constants),
  * every region and class heuristic at several budgets must give the same
@@ -220,16 +221,16 @@ START_TEST(memo_equals_walk)
 }
 END_TEST
 
-/* Past the bitsets' threshold (RMEMO_MAX_STORAGES, 8192 storages) regions
- * are compressed sets by default: on random logs of about 9,000-10,000
- * storages, in check mode, the same numbers as the plain walk. */
+/* Past the bitsets' threshold (RMEMO_MAX_STORAGES, 4096 storages) regions
+ * are runs by default: on random logs of about 9,000-10,000 storages, in
+ * check mode, the same numbers as the plain walk. */
 START_TEST(large_runs_equal_walk)
 {
 	static const char *names[] = {"DTR", "AbESize"};
 	struct baseline b;
 	struct rs_error err, err2;
 	struct schedule *s = random_schedule(20261201u + (uint64_t)_i, 18500, 1000, false, &b);
-	ck_assert_uint_gt(s->n_storages, 8192);
+	ck_assert_uint_gt(s->n_storages, 4096);
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 		struct point_config pc = {
 			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,

@@ -6,15 +6,17 @@
  * oldest, so the first gradient that needs an evicted activation recurses
  * through some 2^17 evicted ancestors), replayed on a thread with the
  * default 8 MB stack; and DTR on the same chain, whose 262,146 storages
- * take the compressed regions (past 8,192 storages).
+ * take the runs regions (past 4,096 storages).
  */
 #include <check.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen.h"
 #include "heuristics.h"
 #include "runtime.h"
 #include "test-common.h"
@@ -120,11 +122,11 @@ START_TEST(lru_deep_chain)
 }
 END_TEST
 
-/* DTR on the same chain (compressed regions), stopped early by a tight
+/* DTR on the same chain (runs regions), stopped early by a tight
  * overhead limit so that it stays a few seconds. */
 START_TEST(dtr_chain)
 {
-	ck_assert_uint_gt(chain->n_storages, 8192);
+	ck_assert_uint_gt(chain->n_storages, 4096);
 	struct job j = {
 		.s = chain, .b = chain_base,
 		.pc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
@@ -139,6 +141,57 @@ START_TEST(dtr_chain)
 }
 END_TEST
 
+/* The generator's chain at n = 2^16 (131,072 ops and storages), budget
+ * ceil(2 sqrt n) = 512, no overhead limit: DTR and MSPS run it through
+ * (runs regions, derived rebuilds) with the counters the walking
+ * implementation gave (rematsim before the derived regions, which took
+ * some 4 CPU minutes per heuristic for the 3 x 10^10 accesses: main at
+ * a86f6da; checked by hand with the reference on the chain up to n = 4,096,
+ * tests/data/simrd-chain.tsv up to 1,024). */
+START_TEST(gen_chain_2p16)
+{
+	static const struct {
+		const char *h;
+		int64_t remat;
+		uint64_t evictions, evals, accesses;
+	} want[] = {
+		{"DTR", 74799, 205870, 38212514, UINT64_C(30983142915)},
+		{"MSPS", 132733, 263804, 67758854, UINT64_C(41158727390)},
+	};
+	struct gen_params p;
+	gen_params_default(&p, GEN_LINEAR);
+	p.n = 1u << 16;
+	char *text;
+	size_t len;
+	struct rs_error err = {0};
+	ck_assert_int_eq(gen_text(&p, &text, &len, &err), 0);
+	struct read_options ro = {0};
+	struct schedule *s = NULL;
+	ck_assert_msg(schedule_parse("chain.log", text, len, &ro, &s, &err) == 0, "%s", err.msg);
+	free(text);
+	ck_assert_uint_gt(s->n_storages, 4096);
+	struct baseline b;
+	baseline_run(s, &b);
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+		struct job j = {
+			.s = s, .b = b,
+			.pc = {.heuristic = heuristic_find(want[k].h), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			       .budget = 512, .overhead_limit = INFINITY},
+		};
+		run_on_default_stack(&j);
+		const struct runtime_result *r = &j.pr.run;
+		ck_assert_int_eq(r->outcome, OUTCOME_PASS);
+		ck_assert_int_eq(r->remat_compute, want[k].remat);
+		ck_assert_uint_eq(r->remats, (uint64_t)want[k].remat);
+		ck_assert_uint_eq(r->evictions, want[k].evictions);
+		ck_assert_uint_eq(r->heuristic_evals, want[k].evals);
+		ck_assert_uint_eq(r->heuristic_accesses, want[k].accesses);
+		ck_assert_uint_eq(r->peak_memory, 512);
+	}
+	schedule_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("scale");
@@ -148,5 +201,9 @@ int main(void)
 	tcase_add_test(tc, lru_deep_chain);
 	tcase_add_test(tc, dtr_chain);
 	suite_add_tcase(su, tc);
+	TCase *tg = tcase_create("generated");
+	tcase_set_timeout(tg, 120);
+	tcase_add_test(tg, gen_chain_2p16);
+	suite_add_tcase(su, tg);
 	return run_suite(su);
 }

@@ -213,7 +213,7 @@ static void scale_row(const struct schedule *s, const struct baseline *b, const 
 	const struct runtime_result *res = &p.pr.run;
 	uint64_t cmds = res->outcome == OUTCOME_PASS ? s->n_cmds : res->stopped_at + 1;
 	double units = (double)cmds + (double)res->heuristic_evals + (double)res->heuristic_accesses;
-	printf("%-7s %9.3f %9.3f %8.1f %8.1f %9llu %12llu %14llu %16llu %8.2f\n", outcome_name(res->outcome),
+	printf("%-7s %9.3f %9.3f %8.1f %8.1f %9llu %12llu %14llu %16llu %8.3g\n", outcome_name(res->outcome),
 	       p.pr.wall_ms / 1e3, p.cpu_s, (double)p.rss_kib / 1024.0, (double)p.base_kib / 1024.0, (unsigned long long)cmds,
 	       (unsigned long long)res->evictions, (unsigned long long)res->heuristic_evals,
 	       (unsigned long long)res->heuristic_accesses, p.cpu_s * 1e9 / units);

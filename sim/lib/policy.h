@@ -155,8 +155,8 @@ static inline uint64_t pol_draw(struct runtime_state *rt, uint64_t n)
  * descendants' side) or reverse (its ancestors'). */
 static inline int64_t pol_region_compute(const struct runtime_state *rt, uint32_t s, bool reverse)
 {
-	const struct region *r = &rt->reg[2 * (size_t)s];
-	return r[reverse].compute;
+	const struct region *r = rt_regions_peek(rt, s);
+	return r ? r[reverse].compute : 0;
 }
 
 /**

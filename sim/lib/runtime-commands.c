@@ -165,6 +165,8 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 	rt->res->evictions++;
 
 	if (rt->regions) {
+		if (rt->runs)
+			rt_regions_evicting(rt, s);
 		/* Forward regions of s's reverse frontier absorb s's forward
 		 * region, and the other way round. */
 		for (int d = 0; d < 2; d++) {
@@ -175,6 +177,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 				rt_region_span(rt, reg, &lo, &hi);
 			for (size_t i = b; i < rt->stk_len; i++) {
 				struct region *r = d ? rt_rev(rt, rt->stk[i]) : rt_fwd(rt, rt->stk[i]);
+				reg = d ? rt_rev(rt, s) : rt_fwd(rt, s); /* (r may have moved the slots) */
 				if (rt->runs)
 					rt_region_absorb_runs(rt, r, s, reg);
 				else if (rt->rw)
@@ -186,6 +189,8 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		}
 		rt_region_reset(rt, rt_fwd(rt, s));
 		rt_region_reset(rt, rt_rev(rt, s));
+		if (rt->reg_slot)
+			rt_slot_release(rt, s);
 	}
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)
@@ -309,6 +314,8 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	if (rt->regions && es > bs) {
 		if (rt->rw)
 			rt_reach_batch(rt);
+		rt->sb = bs;
+		rt->se = es;
 		for (size_t i = bs; i < es; i++) {
 			uint32_t us = rt->stk[i];
 			rt_region_rebuild_after(rt, rt_fwd(rt, us), us, false);
@@ -498,8 +505,11 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		/* A storage's compute counts each distinct op once; an op's outputs
 		 * are consecutive, so only the last tensor can share this op. */
 		uint32_t last = x->n_tensors ? sc->storage_tensors[sc->storages[tt->storage].tensors + x->n_tensors - 1] : RT_NONE;
-		if (last == RT_NONE || sc->tensors[last].op != opi)
+		if (last == RT_NONE || sc->tensors[last].op != opi) {
 			rt->key[tt->storage].compute += op->cost;
+			if (rt->runs)
+				fenwick_add(&rt->fw_comp, tt->storage, op->cost);
+		}
 		rt_key_sync(rt, tt->storage);
 		x->n_tensors++;
 		x->ref_ext++;
@@ -510,6 +520,8 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 					sc->arg_storage[op->args + a];
 		} else {
 			rt->n_srev[tt->storage] += op->n_args;
+			if (rt->runs)
+				fenwick32_add(&rt->fw_len[1], tt->storage, op->n_args);
 		}
 		rt->defined[t] = 0;
 		if (op->constant)
@@ -521,6 +533,8 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		uint32_t ps = sc->arg_storage[op->args + a];
 		if (!rt->w_chi) {
 			rt->n_sfwd[ps] += op->n_outs;
+			if (rt->runs)
+				fenwick32_add(&rt->fw_len[0], ps, op->n_outs);
 			continue;
 		}
 		for (uint32_t k = 0; k < op->n_outs; k++) {
@@ -551,7 +565,16 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			}
 		}
 	}
+	/* Runs regions: the op's new edges are its window until it runs
+	 * (runtime-regions.c). */
+	if (rt->runs) {
+		rt_regions_new_edges(rt, opi);
+		rt->win_t = ++rt->epoch;
+		rt->win_op = opi;
+		rt->win = true;
+	}
 	int rc = materialize(rt, op->outs, false);
+	rt->win = false;
 	if (rc)
 		return rc;
 	for (uint32_t k = 0; k < op->n_outs; k++) {

@@ -5,13 +5,11 @@
  * after a computation (rt_region_rebuild_after) and absorbed into on an
  * eviction (rt_region_absorb, rt_region_absorb_bits). Two
  * representations: bitsets up to RMEMO_MAX_STORAGES storages (rebuilt from
- * the reach memo of runtime-memo.c), compressed sets (CRoaring bitmaps, run
- * containers for the runs of consecutive ids that regions mostly are)
- * beyond, rebuilt by a walk. A third, id lists with a hash index, each
+ * the reach memo of runtime-memo.c), runs of ids (iset.h) beyond, updated
+ * from what changed where they can be and walked where they cannot. A third, id lists with a hash index, each
  * rebuild a walk (runtime_config.plain_regions), is the plain reference
  * the tests hold the other two to.
  */
-#include <roaring/roaring.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,19 +76,15 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	rt->res->heuristic_accesses += acc;
 }
 
-static bool push_one(uint32_t v, void *ctx)
-{
-	rt_push(ctx, v);
-	return true;
-}
-
 /* Push the members of a frontier (list, bitset or compressed) on the stack. */
 size_t rt_push_frontier(struct runtime_state *rt, const struct region *r)
 {
 	size_t b = rt->stk_len;
 	if (rt->runs) {
-		if (r->rfr)
-			roaring_iterate(r->rfr, push_one, rt);
+		if (r->rr)
+			for (uint32_t i = 0; i < r->rr->fr.n; i++)
+				for (uint32_t v = r->rr->fr.r[2 * i]; v < r->rr->fr.r[2 * i + 1]; v++)
+					rt_push(rt, v);
 	} else if (rt->rw) {
 		for (uint32_t i = 0; i < rt->rw; i++)
 			for (uint64_t m = r->bfr[i]; m; m &= m - 1)
@@ -284,25 +278,172 @@ void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
 }
 
 
-/* ---- compressed regions --------------------------------------------------
+
+/* ---- regions as runs -------------------------------------------------------
  * Past RMEMO_MAX_STORAGES storages a bitset per region (and a memo row per
- * storage) would take memory quadratic in the log; id lists with a hash
- * index, which only grow, took 512 MB at 8,194 storages on the uniform
- * chain. Here a region's interior and frontier are CRoaring bitmaps: a run
- * of consecutive ids (the chain's regions are a few such runs) costs a few
- * bytes, and an evicted storage's regions are freed. A rebuild is a walk
- * (its cost is the accesses it counts); an absorb costs the runs of the
- * two regions plus the new members it counts. */
+ * storage) would take memory quadratic in the log. Here a region's
+ * interior and frontier are runs of consecutive ids (iset.h): the regions
+ * of a chain, or of the dead part of a training graph (storages released
+ * and evicted, which stay in the graph), are a few runs however many
+ * members they have.
+ *
+ * A walk costs the members it visits, and on long logs the regions are
+ * long: the uniform chain at n = 2^14 walked 1.9 x 10^9 edges under DTR,
+ * about 7 n^2. So a rebuild after a computation derives the region from
+ * what changed instead, wherever it can prove the result is the walk's:
+ *
+ *  - the regions of a storage v that is not itself computed: the storages
+ *    of the batch that were in v's interior (K) are material now, and what
+ *    only they led to leaves it: the candidates are what K reaches through
+ *    evicted storages, and a candidate stays when an edge from the base or
+ *    from an interior storage outside the candidates leads to it (then so
+ *    does what it reaches). The frontier loses the storages adjacent only
+ *    to what left, and gains K where adjacent. This costs the candidates,
+ *    not the region; past a work limit it gives up and walks.
+ *  - a rematerialized storage c's region in one direction, from a material
+ *    neighbour v on the other side whose only non-material neighbour in
+ *    this direction was c: v's interior was {c} and c's reach, so c's is
+ *    v's less c.
+ *
+ * Both need the old region to have been the exact reach of its base,
+ * which every rebuild and absorb keep, except in one window: a compute
+ * command adds the op's edges (arguments to outputs) before the op runs,
+ * while its outputs are not material yet and some arguments may be
+ * evicted, and rematerializing those arguments rebuilds regions first. A
+ * region made before the window (epoch < win_t) whose base or interior
+ * has such an edge walks, unless the edge leads to a material storage
+ * (then the edge adds that storage to the frontier).
+ *
+ * The counts are the walk's: a rebuild's accesses are the edges of its
+ * base and interior (sums over runs through Fenwick trees of the current
+ * edge counts), its compute the interior's current computes. Check mode
+ * compares every derived region with a walk. */
+
+static inline const uint32_t *out_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
+{
+	*n = d ? rt->n_srev[x] : rt->n_sfwd[x];
+	return d ? rt->srev + rt->srev_off[x] : rt->sfwd + rt->sfwd_off[x];
+}
+
+static inline const uint32_t *in_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
+{
+	return out_list(rt, x, !d, n);
+}
+
+static inline bool material(const struct runtime_state *rt, uint32_t x)
+{
+	return rt->tag[x] & 1;
+}
+
+/* In the batch of storages being computed (stk[sb, se)). */
+static inline bool in_batch(const struct runtime_state *rt, uint32_t x)
+{
+	for (size_t i = rt->sb; i < rt->se; i++)
+		if (rt->stk[i] == x)
+			return true;
+	return false;
+}
+
+static struct rregion *rr_get(struct runtime_state *rt, struct region *r)
+{
+	if (!r->rr) {
+		struct rregion *x = rt->rr_free;
+		if (x)
+			rt->rr_free = x->next_free;
+		else
+			x = xcalloc(1, sizeof *x);
+		iset_clear(&x->in);
+		iset_clear(&x->fr);
+		x->epoch = 0;
+		x->stale = false;
+		x->next_free = NULL;
+		r->rr = x;
+	}
+	return r->rr;
+}
+
+struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s)
+{
+	uint32_t k;
+	if (rt->n_slot_free) {
+		k = rt->slot_free[--rt->n_slot_free];
+	} else {
+		if (rt->n_slots == rt->slot_cap) {
+			size_t cap = rt->slot_cap ? 2 * rt->slot_cap : 64;
+			rt->reg = xrealloc(rt->reg, 2 * cap * sizeof *rt->reg);
+			memset(rt->reg + 2 * rt->slot_cap, 0, 2 * (cap - rt->slot_cap) * sizeof *rt->reg);
+			rt->slot_cap = cap;
+		}
+		k = (uint32_t)rt->n_slots++;
+	}
+	rt->reg_slot[s] = k;
+	return &rt->reg[2 * (size_t)k];
+}
+
+/* s was evicted: its regions (reset) go back with their slot. */
+void rt_slot_release(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg_slot[s] == RT_NONE)
+		return;
+	if (rt->n_slot_free == rt->slot_free_cap)
+		XGROW(rt->slot_free, rt->slot_free_cap, rt->n_slot_free + 1);
+	rt->slot_free[rt->n_slot_free++] = rt->reg_slot[s];
+	rt->reg_slot[s] = RT_NONE;
+}
+
+void rt_region_free_runs(struct runtime_state *rt, struct region *r)
+{
+	r->rr->next_free = rt->rr_free;
+	rt->rr_free = r->rr;
+	r->rr = NULL;
+}
+
+/* Sums over a set of the current computes and edge counts (direction d):
+ * short runs one by one, long ones by the Fenwick trees. */
+static int64_t sum_compute(const struct runtime_state *rt, const struct iset *s)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
+		if (hi - lo <= 16) {
+			for (uint32_t x = lo; x < hi; x++)
+				sum += (uint64_t)rt->key[x].compute;
+		} else {
+			sum += (uint64_t)fenwick_prefix(&rt->fw_comp, hi) - (uint64_t)fenwick_prefix(&rt->fw_comp, lo);
+		}
+	}
+	return (int64_t)sum;
+}
+
+static uint64_t sum_edges(const struct runtime_state *rt, const struct iset *s, int d)
+{
+	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
+		if (hi - lo <= 16) {
+			for (uint32_t x = lo; x < hi; x++)
+				sum += lens[x];
+		} else {
+			sum += (uint32_t)(fenwick32_prefix(&rt->fw_len[d], hi) - fenwick32_prefix(&rt->fw_len[d], lo));
+		}
+	}
+	return sum;
+}
+
+static inline uint32_t *sort_scratch(struct runtime_state *rt, size_t n)
+{
+	if (rt->srt_cap < n)
+		XGROW(rt->srt, rt->srt_cap, n);
+	return rt->srt;
+}
 
 /* A walk from base as rt_region_rebuild's (same sets, counts and sums),
- * its interior and frontier gathered on the scratch stack, then stored
- * compressed. */
-void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+ * its interior and frontier gathered on the scratch stack, then stored as
+ * runs. */
+static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t base, int d, uint64_t limit)
 {
 	const struct schedule *sc = rt->s;
-	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
-	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
-	const uint32_t *lens = reverse ? rt->n_srev : rt->n_sfwd;
 	const struct rt_key *key = rt->key;
 	uint32_t *tag = rt->tag;
 	if (++rt->tag_stamp >= (1u << 31)) {
@@ -318,8 +459,8 @@ void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t
 	rt->fr2_len = 0;
 	tag[base] = st2 | (tag[base] & 1);
 	for (uint32_t x = base;; x = rt->stk[w++]) {
-		const uint32_t *list = lists + offs[x];
-		uint32_t n = lens[x];
+		uint32_t n;
+		const uint32_t *list = out_list(rt, x, d, &n);
 		acc += n;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t us = list[j];
@@ -338,70 +479,418 @@ void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t
 		}
 		if (w == rt->stk_len)
 			break;
+		if (acc > limit) {
+			rt->stk_len = b;
+			return false;
+		}
 	}
-	if (!r->rin) {
-		r->rin = roaring_bitmap_create();
-		r->rfr = roaring_bitmap_create();
-		if (!r->rin || !r->rfr)
-			rs_out_of_memory(sizeof(roaring_bitmap_t));
-	} else {
-		roaring_bitmap_clear(r->rin);
-		roaring_bitmap_clear(r->rfr);
-	}
-	roaring_bitmap_add_many(r->rin, rt->stk_len - b, rt->stk + b);
-	roaring_bitmap_add_many(r->rfr, rt->fr2_len, rt->fr2);
-	roaring_bitmap_run_optimize(r->rin);
+	struct rregion *x = rr_get(rt, r);
+	size_t ni = rt->stk_len - b;
+	uint32_t *tmp = sort_scratch(rt, ni > rt->fr2_len ? ni : rt->fr2_len);
+	sort_u32(rt->stk + b, ni, tmp);
+	iset_assign_sorted(&x->in, rt->stk + b, ni);
+	sort_u32(rt->fr2, rt->fr2_len, tmp);
+	iset_assign_sorted(&x->fr, rt->fr2, rt->fr2_len);
+	x->epoch = rt->epoch;
+	x->stale = false;
 	rt->stk_len = b;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
+	return true;
 }
 
-/* region_absorb on compressed sets: the same sets, counts and sums. */
+static void walk_runs(struct runtime_state *rt, struct region *r, uint32_t base, int d)
+{
+	walk_runs_upto(rt, r, base, d, UINT64_MAX);
+}
+
+/* The window's edges in direction d lead from the op's argument storages
+ * to its output storages (d = 0), or back (d = 1): sources and targets. */
+static inline uint32_t win_count(const struct runtime_state *rt, bool targets, int d)
+{
+	const struct sched_op *op = &rt->s->ops[rt->win_op];
+	return (targets != (d == 1)) ? op->n_outs : op->n_args;
+}
+
+static inline uint32_t win_node(const struct runtime_state *rt, bool targets, int d, uint32_t i)
+{
+	const struct sched_op *op = &rt->s->ops[rt->win_op];
+	if (targets != (d == 1))
+		return rt_storage_of(rt, op->outs + i);
+	return rt->s->arg_storage[op->args + i];
+}
+
+/* What the window's edges do to region x of base v: 0 nothing it lacks
+ * (none leaves its base or interior, or it was made since they came), 1
+ * add their targets (win_add: each target leads nowhere further in this
+ * direction, material or not), -1 more (a walk). */
+static int win_effect(const struct runtime_state *rt, const struct rregion *x, uint32_t v, int d)
+{
+	if (!rt->win || x->epoch >= rt->win_t)
+		return 0;
+	bool touched = false;
+	for (uint32_t i = 0, n = win_count(rt, false, d); i < n && !touched; i++) {
+		uint32_t a = win_node(rt, false, d, i);
+		/* (a source made material since still leads where it did
+		 * when the region was made: its edges count there) */
+		touched = a == v || iset_has(&x->in, a);
+	}
+	if (!touched)
+		return 0;
+	for (uint32_t i = 0, n = win_count(rt, true, d); i < n; i++) {
+		uint32_t t = win_node(rt, true, d, i), m;
+		if (!material(rt, t) && (out_list(rt, t, d, &m), m))
+			return -1;
+	}
+	return 1;
+}
+
+/* The window's targets join a region whose base or interior holds one of
+ * its sources (win_effect 1; every source has an edge to every target):
+ * the material ones its frontier, the others its interior. */
+static void win_add(struct runtime_state *rt, struct rregion *x, uint32_t v, int d)
+{
+	bool any = false;
+	for (uint32_t i = 0, n = win_count(rt, false, d); i < n && !any; i++) {
+		uint32_t a = win_node(rt, false, d, i);
+		any = a == v || (!material(rt, a) && iset_has(&x->in, a));
+	}
+	if (!any)
+		return;
+	for (uint32_t j = 0, m = win_count(rt, true, d); j < m; j++) {
+		uint32_t t = win_node(rt, true, d, j);
+		if (t != v)
+			iset_add(material(rt, t) ? &x->fr : &x->in, t);
+	}
+}
+
+/* Whether material f is adjacent (in direction d) to base v or interior in. */
+static bool adjacent(const struct runtime_state *rt, uint32_t f, uint32_t v, int d, const struct iset *in,
+		     uint64_t *work)
+{
+	uint32_t n;
+	const uint32_t *list = in_list(rt, f, d, &n);
+	*work += n;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t z = list[j];
+		if (z == v || (!material(rt, z) && iset_has(in, z)))
+			return true;
+	}
+	return false;
+}
+
+static void check_derived(struct runtime_state *rt, const struct region *r, uint32_t v, int d, uint64_t acc);
+
+static void finish_derived(struct runtime_state *rt, struct region *r, uint32_t v, int d)
+{
+	struct rregion *x = r->rr;
+	uint32_t n;
+	out_list(rt, v, d, &n);
+	x->epoch = rt->epoch;
+	r->compute = sum_compute(rt, &x->in);
+	uint64_t acc = n + sum_edges(rt, &x->in, d);
+	rt->res->heuristic_accesses += acc;
+	if (rt->cfg->check)
+		check_derived(rt, r, v, d, acc);
+}
+
+/* Rematerialized storage c's region in direction d from a material
+ * neighbour v on the other side (see above); false if none serves. */
+static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, int d)
+{
+	uint32_t nin;
+	const uint32_t *ins = in_list(rt, c, d, &nin);
+	uint64_t work = 0;
+	for (uint32_t j = 0, tries = 0; j < nin && tries < 4; j++) {
+		uint32_t v = ins[j];
+		if (v == c || !material(rt, v) || in_batch(rt, v))
+			continue;
+		tries++;
+		const struct region *rv = rt_regions_peek(rt, v);
+		const struct rregion *y = rv ? rv[d].rr : NULL;
+		int we;
+		if (!y || y->stale || y->epoch < rt->taint_t || !iset_has(&y->in, c) ||
+		    (we = win_effect(rt, y, v, d)) < 0)
+			continue;
+		bool ok = true;
+		for (size_t i = rt->sb; i < rt->se && ok; i++)
+			ok = rt->stk[i] == c || !iset_has(&y->in, rt->stk[i]);
+		uint32_t nv;
+		const uint32_t *outs = out_list(rt, v, d, &nv);
+		for (uint32_t i = 0; i < nv && ok; i++)
+			ok = outs[i] == c || (material(rt, outs[i]) && !in_batch(rt, outs[i]));
+		if (!ok)
+			continue;
+		/* v's interior was {c} and c's reach; its frontier, c's
+		 * frontier and v's other neighbours (which stay where c's
+		 * region also meets them), and not v (unless c's region
+		 * meets it: a cycle) */
+		struct rregion *x = rr_get(rt, r);
+		iset_copy(&x->in, &y->in);
+		iset_remove(&x->in, c);
+		iset_copy(&x->fr, &y->fr);
+		iset_remove(&x->fr, v);
+		for (uint32_t i = 0; i < nv; i++)
+			if (outs[i] != c && !adjacent(rt, outs[i], c, d, &y->in, &work))
+				iset_remove(&x->fr, outs[i]);
+		if (adjacent(rt, v, c, d, &y->in, &work))
+			iset_add(&x->fr, v);
+		iset_remove(&x->fr, c);
+		if (we > 0)
+			win_add(rt, x, c, d);
+		finish_derived(rt, r, c, d);
+		return true;
+	}
+	return false;
+}
+
+/* The derivation from K (the batch's storages in x's interior, stk[b, ke)):
+ * false, with nothing changed, if it would cost more than limit edges. */
+static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v, int d, size_t b, size_t ke,
+			uint64_t limit)
+{
+	const size_t n_st = rt->s->n_storages;
+	uint32_t sa = rt_next_stamp(&rt->stamp_a, rt->mark_a, n_st);
+	for (size_t w = b; w < ke; w++)
+		rt->mark_a[rt->stk[w]] = sa;
+	uint64_t work = 0;
+	/* the candidates (after K on the stack): what K reaches through
+	 * evicted storages; the material storages met, which may leave the
+	 * frontier, in fr2 */
+	uint32_t sb2 = rt_next_stamp(&rt->stamp_b, rt->mark_b, n_st);
+	rt->fr2_len = 0;
+	for (size_t w = b; w < rt->stk_len; w++) {
+		uint32_t n;
+		const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
+		work += n;
+		if (work > limit)
+			goto over;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t y = list[j];
+			if (material(rt, y)) {
+				if (rt->mark_b[y] != sb2) {
+					rt->mark_b[y] = sb2;
+					if (rt->fr2_len == rt->fr2_cap)
+						XGROW(rt->fr2, rt->fr2_cap, rt->fr2_len + 1);
+					rt->fr2[rt->fr2_len++] = y;
+				}
+			} else if (rt->mark_a[y] != sa) {
+				rt->mark_a[y] = sa;
+				rt_push(rt, y);
+			}
+		}
+	}
+	/* the candidates that stay (mark_c): an edge from the base or from
+	 * the interior outside K and the candidates leads to them, or from
+	 * one that stays */
+	uint32_t sc2 = rt_next_stamp(&rt->stamp_c, rt->mark_c, n_st);
+	size_t e = rt->stk_len;
+	for (size_t w = ke; w < e; w++) {
+		uint32_t c = rt->stk[w];
+		uint32_t n;
+		const uint32_t *list = in_list(rt, c, d, &n);
+		work += n;
+		if (work > limit)
+			goto over;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t z = list[j];
+			if (z == v || (!material(rt, z) && rt->mark_a[z] != sa && iset_has(&x->in, z))) {
+				rt->mark_c[c] = sc2;
+				rt_push(rt, c);
+				break;
+			}
+		}
+	}
+	for (size_t w = e; w < rt->stk_len; w++) {
+		uint32_t n;
+		const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
+		work += n;
+		if (work > limit)
+			goto over;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t y = list[j];
+			if (!material(rt, y) && rt->mark_a[y] == sa && rt->mark_c[y] != sc2) {
+				rt->mark_c[y] = sc2;
+				rt_push(rt, y);
+			}
+		}
+	}
+	/* K and the candidates that do not stay leave the interior */
+	size_t k = b;
+	for (size_t w = b; w < e; w++)
+		if (w < ke || rt->mark_c[rt->stk[w]] != sc2)
+			rt->stk[k++] = rt->stk[w];
+	uint32_t *tmp = sort_scratch(rt, k - b);
+	sort_u32(rt->stk + b, k - b, tmp);
+	iset_remove_sorted(&x->in, rt->stk + b, k - b);
+	/* the storages met that are no longer adjacent leave the frontier */
+	for (size_t i = 0; i < rt->fr2_len; i++) {
+		uint32_t f = rt->fr2[i];
+		if (f != v && !adjacent(rt, f, v, d, &x->in, &work))
+			iset_remove(&x->fr, f);
+	}
+	rt->stk_len = ke;
+	return true;
+over:
+	rt->stk_len = ke;
+	return false;
+}
+
+/* Region r of storage v (not computed in this batch) after the batch's
+ * storages became material: derived from its old sets, or walked. The
+ * derivation costs what K reaches, a walk what the region holds now:
+ * both are tried with growing limits, so a rebuild costs about the
+ * cheaper of the two. */
+static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, int d)
+{
+	struct rregion *x = r->rr;
+	int we = x && !x->stale && x->epoch >= rt->taint_t ? win_effect(rt, x, v, d) : -1;
+	/* a frontier member no longer material: an eviction it missed */
+	for (uint32_t i = 0; we >= 0 && i < x->fr.n; i++)
+		for (uint32_t f = x->fr.r[2 * i]; f < x->fr.r[2 * i + 1]; f++)
+			if (!material(rt, f)) {
+				we = -1;
+				break;
+			}
+	if (we < 0) {
+		walk_runs(rt, r, v, d);
+		return;
+	}
+	/* K on the stack from b */
+	size_t b = rt->stk_len;
+	for (size_t i = rt->sb; i < rt->se; i++) {
+		uint32_t s = rt->stk[i];
+		if (s != v && iset_has(&x->in, s))
+			rt_push(rt, s);
+	}
+	size_t ke = rt->stk_len;
+	if (ke > b) {
+		for (uint64_t limit = 64;; limit *= 4) {
+			if (walk_runs_upto(rt, r, v, d, limit)) {
+				rt->stk_len = b;
+				return;
+			}
+			if (derive_upto(rt, x, v, d, b, ke, limit))
+				break;
+		}
+	}
+	rt->stk_len = b;
+	/* the batch's storages join the frontier where adjacent (K among them) */
+	uint64_t work = 0;
+	for (size_t i = rt->sb; i < rt->se; i++) {
+		uint32_t s = rt->stk[i];
+		if (s != v && adjacent(rt, s, v, d, &x->in, &work))
+			iset_add(&x->fr, s);
+	}
+	if (we > 0)
+		win_add(rt, x, v, d);
+	iset_remove(&x->fr, v);
+	finish_derived(rt, r, v, d);
+}
+
+void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	int d = reverse;
+	if (!in_batch(rt, base)) {
+		update_runs(rt, r, base, d);
+		return;
+	}
+	/* base's own region: a walk that stops at once needs nothing more */
+	uint32_t n;
+	const uint32_t *outs = out_list(rt, base, d, &n);
+	bool shallow = true;
+	for (uint32_t j = 0; j < n && shallow; j++)
+		shallow = material(rt, outs[j]) || outs[j] == base;
+	if (shallow || !own_derived(rt, r, base, d))
+		walk_runs(rt, r, base, d);
+}
+
+/* region_absorb on runs: the same sets, counts and sums. */
 void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs,
 			   const struct region *reg)
 {
-	if (!r->rfr || !roaring_bitmap_contains(r->rfr, fs)) {
+	struct rregion *x = r->rr;
+	if (!x || !iset_remove(&x->fr, fs)) {
 		region_broken(rt, fs);
 		return;
 	}
-	roaring_bitmap_remove(r->rfr, fs);
-	if (r != reg && reg->rin) {
-		uint64_t k = roaring_bitmap_andnot_cardinality(reg->rin, r->rin);
-		if (k) {
-			/* the new members, decoded in bulk (a callback per member
-			 * cost 5x more) and summed sequentially */
-			roaring_bitmap_t *nw = roaring_bitmap_andnot(reg->rin, r->rin);
-			if (!nw)
-				rs_out_of_memory(k * sizeof(uint32_t));
-			if (rt->fr2_cap < k)
-				XGROW(rt->fr2, rt->fr2_cap, k);
-			roaring_bitmap_to_uint32_array(nw, rt->fr2);
-			uint64_t acc = 0;
-			int64_t compute = 0;
-			for (uint64_t i = 0; i < k; i++) {
-				uint32_t v = rt->fr2[i];
-				if (v != fs) {
-					acc++;
-					compute += rt->key[v].compute;
-				}
+	if (r != reg && reg->rr) {
+		const struct rregion *y = reg->rr;
+		iset_or(&rt->is_tmp, &x->fr, &y->fr);
+		iset_swap(&x->fr, &rt->is_tmp);
+		iset_andnot(&rt->is_tmp, &y->in, &x->in);
+		if (rt->is_tmp.card) {
+			uint64_t k = rt->is_tmp.card;
+			int64_t c = sum_compute(rt, &rt->is_tmp);
+			if (iset_has(&rt->is_tmp, fs)) {
+				k--;
+				c = rt_wadd(c, -rt->key[fs].compute);
 			}
-			rt->res->heuristic_accesses += acc;
-			r->compute = rt_wadd(r->compute, compute);
-			roaring_bitmap_or_inplace(r->rin, nw);
-			roaring_bitmap_free(nw);
-			roaring_bitmap_run_optimize(r->rin);
+			rt->res->heuristic_accesses += k;
+			r->compute = rt_wadd(r->compute, c);
+			iset_or(&rt->is_tmp2, &x->in, &rt->is_tmp);
+			iset_swap(&x->in, &rt->is_tmp2);
 		}
-		roaring_bitmap_or_inplace(r->rfr, reg->rfr);
+		if (y->epoch < x->epoch)
+			x->epoch = y->epoch;
+		x->stale |= y->stale;
 	}
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
 	r->compute = rt_wadd(r->compute, rt->key[fs].compute);
-	roaring_bitmap_add(r->rin, fs);
+	iset_add(&x->in, fs);
 }
 
-void rt_region_free_runs(struct region *r)
+static bool iset_eq(const struct iset *a, const struct iset *b)
 {
-	roaring_bitmap_free(r->rin);
-	roaring_bitmap_free(r->rfr);
-	r->rin = r->rfr = NULL;
+	return a->n == b->n && a->card == b->card && !memcmp(a->r, b->r, (size_t)a->n * 2 * sizeof *a->r);
+}
+
+/* Check mode: a derived region against a walk (sets, compute, accesses). */
+static void check_derived(struct runtime_state *rt, const struct region *r, uint32_t v, int d, uint64_t acc)
+{
+	struct region w = {0};
+	uint64_t a0 = rt->res->heuristic_accesses;
+	walk_runs(rt, &w, v, d);
+	uint64_t wacc = rt->res->heuristic_accesses - a0;
+	rt->res->heuristic_accesses = a0;
+	bool same = iset_eq(&w.rr->in, &r->rr->in) && iset_eq(&w.rr->fr, &r->rr->fr) &&
+		    w.compute == r->compute && wacc == acc;
+	rt_region_free_runs(rt, &w);
+	if (!same)
+		rt_bug_at(rt, d ? "a derived reverse region differs from a walk" : "a derived forward region differs from a walk", v);
+}
+
+/* A compute command's new edges to storages already material (outputs
+ * that alias a material storage) change the frontiers of its arguments'
+ * forward regions and those outputs' reverse regions, which no rebuild may
+ * follow (none of its outputs needs computing), as in the reference. */
+void rt_regions_new_edges(struct runtime_state *rt, uint32_t opi)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[opi];
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t o = rt_storage_of(rt, op->outs + k);
+		if (!material(rt, o))
+			continue;
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t as = sc->arg_storage[op->args + a];
+			if (as == o)
+				continue;
+			if (rt_fwd(rt, as)->rr)
+				rt_fwd(rt, as)->rr->stale = true;
+			if (rt_rev(rt, o)->rr)
+				rt_rev(rt, o)->rr->stale = true;
+		}
+	}
+}
+
+/* Storage s is being evicted: if either of its regions is stale, the
+ * frontiers that list who absorbs it may be short, and any region made
+ * until now may lack an absorb. */
+void rt_regions_evicting(struct runtime_state *rt, uint32_t s)
+{
+	const struct rregion *f = rt_fwd(rt, s)->rr, *r = rt_rev(rt, s)->rr;
+	if ((f && f->stale) || (r && r->stale))
+		rt->taint_t = ++rt->epoch;
 }

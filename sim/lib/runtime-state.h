@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "iset.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -70,9 +71,23 @@ struct region {
 	/* Where the runtime keeps the reach memo (rw > 0), the interior and
 	 * frontier are these bitsets of rw words instead of the lists. */
 	uint64_t *bin, *bfr;
-	/* Where regions are compressed (runs), these CRoaring bitmaps instead
-	 * (NULL while the region is empty, its storage evicted). */
-	struct roaring_bitmap_s *rin, *rfr;
+	/* Where regions are kept as runs (runs), these sets instead (NULL
+	 * while its storage is evicted). */
+	struct rregion *rr;
+};
+
+/* A region as runs of ids (runtime-regions.c): interior and frontier, and
+ * the epoch (runtime_state.epoch) as of which the interior is the exact
+ * reach of its base, window edges included (see win_t). */
+struct rregion {
+	struct iset in, fr;
+	uint64_t epoch;
+	/* It may not be its base's reach, as the reference's may not: an op
+	 * gave its base an edge to a storage already material, which no
+	 * rebuild followed, or it absorbed such a region: its next rebuild
+	 * walks. */
+	bool stale;
+	struct rregion *next_free;
 };
 
 /* What costs read, apart from the rest for a compact scan. */
@@ -109,6 +124,26 @@ struct runtime_state {
 	/* Regions as compressed sets (runtime-regions.c): past
 	 * RMEMO_MAX_STORAGES storages, or forced by runtime_config.run_regions. */
 	bool runs;
+	/* Runs regions: Fenwick trees of the storages' current forward and
+	 * reverse edge counts and computes (sums over runs); released regions
+	 * for reuse; scratch sets; the storages of the batch being computed
+	 * (stk[sb, se)); the epoch, one per compute command; and its window:
+	 * while the command's op waits for its arguments, its new edges
+	 * (arguments to outputs) lead to storages not yet material, which a
+	 * region made before win_t may lack. */
+	struct fenwick32 fw_len[2];
+	struct fenwick fw_comp;
+	struct rregion *rr_free;
+	struct iset is_tmp, is_tmp2;
+	uint32_t *srt; /* sorting scratch */
+	size_t srt_cap;
+	size_t sb, se;
+	uint64_t epoch, win_t;
+	/* Regions made before this epoch may lack an absorb: a storage was
+	 * evicted whose stale region listed who absorbs (see rregion.stale). */
+	uint64_t taint_t;
+	uint32_t win_op;
+	bool win;
 	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
 	size_t fr2_len, fr2_cap;
 
@@ -134,7 +169,10 @@ struct runtime_state {
 	 * the schedule, n_chi[t] of them so far. */
 	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
 	uint32_t *n_chi;
-	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
+	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse (rt_regions) */
+	uint32_t *reg_slot;      /* runs regions: per storage, its slot in reg or RT_NONE */
+	uint32_t *slot_free;     /* slots given back */
+	size_t n_slots, slot_cap, n_slot_free, slot_free_cap;
 	/* Reach memo for the rebuilds that follow one computation (runtime-memo.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the
 	 * evicted storages reachable from x through evicted ones (x included)
@@ -235,8 +273,13 @@ double rt_div(int64_t num, unsigned __int128 den);
  * runtime-arith.c   exact division (rt_div, declared above)
  */
 
-/* Regions are bitsets with memoized reaches up to this many storages. */
-#define RMEMO_MAX_STORAGES 8192
+/* Regions are bitsets with memoized reaches up to this many storages, runs
+ * (iset.h) past it. Measured (docs/scale.md): on the paper's logs (466 to
+ * 1,904 storages) bitsets are 3-4x faster; on the uniform chain runs are
+ * 20-80x faster from 512 storages on; on generated transformers of 2,600
+ * to 6,500 storages they are within 10-40% of each other. Bitsets take
+ * n^2/4 bytes with their memo (4 MB here). */
+#define RMEMO_MAX_STORAGES 4096
 
 /* runtime-commands.c */
 void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s) __attribute__((noreturn));
@@ -249,7 +292,9 @@ void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs);
 void rt_en_changed(struct runtime_state *rt, uint32_t v);
 
 /* runtime-regions.c */
-void rt_region_free_runs(struct region *r);
+void rt_region_free_runs(struct runtime_state *rt, struct region *r);
+void rt_regions_new_edges(struct runtime_state *rt, uint32_t opi);
+void rt_regions_evicting(struct runtime_state *rt, uint32_t s);
 void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 size_t rt_push_frontier(struct runtime_state *rt, const struct region *r);
 void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
@@ -286,14 +331,36 @@ static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 	return *stamp;
 }
 
+struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
+void rt_slot_release(struct runtime_state *rt, uint32_t s);
+
+/* The regions of s, [0] forward and [1] reverse: two per storage, or, for
+ * runs regions, two per slot, a slot per material storage (taken on first
+ * use, given back when it is evicted), so that their memory follows the
+ * material storages, not the log. */
+static inline struct region *rt_regions(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg_slot)
+		return rt->reg_slot[s] != RT_NONE ? &rt->reg[2 * (size_t)rt->reg_slot[s]] : rt_slot_regions(rt, s);
+	return &rt->reg[2 * (size_t)s];
+}
+
+/* Without taking a slot: NULL if s has none. */
+static inline const struct region *rt_regions_peek(const struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg_slot)
+		return rt->reg_slot[s] != RT_NONE ? &rt->reg[2 * (size_t)rt->reg_slot[s]] : NULL;
+	return &rt->reg[2 * (size_t)s];
+}
+
 static inline struct region *rt_fwd(struct runtime_state *rt, uint32_t s)
 {
-	return &rt->reg[2 * (size_t)s];
+	return rt_regions(rt, s);
 }
 
 static inline struct region *rt_rev(struct runtime_state *rt, uint32_t s)
 {
-	return &rt->reg[2 * (size_t)s + 1];
+	return rt_regions(rt, s) + 1;
 }
 
 static inline void rt_bits_clear(uint64_t *a, uint32_t w)
@@ -378,7 +445,7 @@ static inline void rt_region_span(const struct runtime_state *rt, const struct r
 	*hi = b;
 }
 
-static inline void rt_region_reset(const struct runtime_state *rt, struct region *r)
+static inline void rt_region_reset(struct runtime_state *rt, struct region *r)
 {
 	r->n_in = r->n_fr = 0;
 	r->compute = 0;
@@ -389,8 +456,8 @@ static inline void rt_region_reset(const struct runtime_state *rt, struct region
 	}
 	/* An evicted storage's regions are empty until it is material again:
 	 * their memory goes back, so that only live regions hold any. */
-	if (r->rin)
-		rt_region_free_runs(r);
+	if (r->rr)
+		rt_region_free_runs(rt, r);
 }
 
 /* A rebuild after a computation. Where the memo is kept, a batch's regions

@@ -17,7 +17,8 @@
  * and parents in one list for region walks; one tag word per storage holds
  * bit 0 = material and a walk's visit stamp. Up to RMEMO_MAX_STORAGES
  * storages, regions are bitsets rebuilt from memoized reaches (see
- * runtime-memo.c); beyond, id lists rebuilt by a walk.
+ * runtime-memo.c); beyond, runs of ids derived from what changed
+ * (runtime-regions.c).
  *
  * This file holds the public API (runtime_run, baseline_run, point_run)
  * and the state's allocation; runtime-state.h lists where the rest lives
@@ -26,7 +27,6 @@
 #include "runtime.h"
 
 #include <math.h>
-#include <roaring/roaring.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,13 +117,21 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt->srev = rt->w_srev;
 	}
 	rt->tag = xcalloc(s->n_storages + 1, sizeof *rt->tag);
-	if (rt->regions)
-		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
+
 	/* SPEED-ONLY (docs/architecture.md): walks, bitsets or compressed
 	 * sets keep the same regions and counts; test-differential compares
 	 * all three, the reference test runs plain walks too. */
 	rt->runs = rt->regions && !cfg->plain_regions &&
 		   (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	if (rt->regions && !rt->runs)
+		rt->reg = xcalloc(2 * s->n_storages + 1, sizeof *rt->reg);
+	if (rt->runs) {
+		rt->reg_slot = xmalloc((s->n_storages + 1) * sizeof *rt->reg_slot);
+		memset(rt->reg_slot, 0xff, (s->n_storages + 1) * sizeof *rt->reg_slot);
+		for (int d = 0; d < 2; d++)
+			fenwick32_init(&rt->fw_len[d], s->n_storages);
+		fenwick_init(&rt->fw_comp, s->n_storages);
+	}
 	if (rt->regions && !cfg->plain_regions && !rt->runs) {
 		size_t n = s->n_storages;
 		rt->rw = (uint32_t)((n + 63) / 64);
@@ -172,17 +180,31 @@ static void state_free(struct runtime_state *rt)
 {
 	free(rt->pyrng);
 	if (rt->reg) {
-		for (size_t i = 0; i < 2 * rt->s->n_storages; i++) {
+		size_t nr = rt->reg_slot ? 2 * rt->n_slots : 2 * rt->s->n_storages;
+		for (size_t i = 0; i < nr; i++) {
 			free(rt->reg[i].in);
 			free(rt->reg[i].fr);
 			free(rt->reg[i].hs);
-			if (rt->reg[i].rin) {
-				roaring_bitmap_free(rt->reg[i].rin);
-				roaring_bitmap_free(rt->reg[i].rfr);
-			}
+			if (rt->reg[i].rr)
+				rt_region_free_runs(rt, &rt->reg[i]);
 		}
 		free(rt->reg);
 	}
+	free(rt->reg_slot);
+	free(rt->slot_free);
+	while (rt->rr_free) {
+		struct rregion *x = rt->rr_free;
+		rt->rr_free = x->next_free;
+		iset_free(&x->in);
+		iset_free(&x->fr);
+		free(x);
+	}
+	for (int d = 0; d < 2; d++)
+		fenwick32_free(&rt->fw_len[d]);
+	fenwick_free(&rt->fw_comp);
+	iset_free(&rt->is_tmp);
+	iset_free(&rt->is_tmp2);
+	free(rt->srt);
 	free(rt->rrow);
 	free(rt->rbits);
 	free(rt->rvalid);

@@ -1,0 +1,190 @@
+/*
+ * test-iset.c: the run sets and Fenwick trees of sim/lib/iset.c that hold
+ * the regions of large logs, against plain bitmaps under random operations
+ * (adds, removals, unions, differences, bulk removals), with runs that stay
+ * sorted, disjoint and apart; the radix sort against insertion; Fenwick
+ * prefix sums against plain sums.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "iset.h"
+#include "test-common.h"
+
+#define U 3000 /* universe of ids */
+
+/* (one assertion per set: Check records every assertion it passes) */
+static void same(const struct iset *s, const unsigned char *ref)
+{
+	uint64_t card = 0;
+	bool ok = true;
+	for (uint32_t i = 0; i < s->n; i++) {
+		ok &= s->r[2 * i] < s->r[2 * i + 1];
+		if (i)
+			ok &= s->r[2 * i] > s->r[2 * i - 1]; /* a gap */
+		card += s->r[2 * i + 1] - s->r[2 * i];
+	}
+	ck_assert_msg(ok, "runs out of order or touching");
+	ck_assert_uint_eq(card, s->card);
+	uint64_t n = 0;
+	for (uint32_t x = 0; x < U; x++) {
+		if (iset_has(s, x) != (ref[x] != 0))
+			ck_abort_msg("id %u: in the set %d, in the bitmap %d", x, iset_has(s, x), ref[x]);
+		n += ref[x];
+	}
+	ck_assert_uint_eq(n, s->card);
+}
+
+/* A random set, dense in runs or scattered, as a bitmap and a set. */
+static void random_set(uint64_t *rng, unsigned char *ref, struct iset *s)
+{
+	memset(ref, 0, U);
+	uint32_t runs = (uint32_t)(splitmix64_next(rng) % 12);
+	for (uint32_t k = 0; k < runs; k++) {
+		uint32_t lo = (uint32_t)(splitmix64_next(rng) % U);
+		uint32_t len = (uint32_t)(splitmix64_next(rng) % (k % 3 ? 5 : 400));
+		for (uint32_t x = lo; x < lo + len && x < U; x++)
+			ref[x] = 1;
+	}
+	uint32_t ids[U], n = 0;
+	for (uint32_t x = 0; x < U; x++)
+		if (ref[x])
+			ids[n++] = x;
+	iset_assign_sorted(s, ids, n);
+}
+
+START_TEST(random_ops)
+{
+	uint64_t rng = 12345;
+	unsigned char ra[U], rb[U], ro[U];
+	struct iset a = {0}, b = {0}, o = {0};
+	for (int round = 0; round < 300; round++) {
+		random_set(&rng, ra, &a);
+		random_set(&rng, rb, &b);
+		same(&a, ra);
+		iset_or(&o, &a, &b);
+		for (int x = 0; x < U; x++)
+			ro[x] = ra[x] | rb[x];
+		same(&o, ro);
+		iset_andnot(&o, &a, &b);
+		for (int x = 0; x < U; x++)
+			ro[x] = ra[x] & !rb[x];
+		same(&o, ro);
+		iset_andnot(&o, &b, &a);
+		for (int x = 0; x < U; x++)
+			ro[x] = rb[x] & !ra[x];
+		same(&o, ro);
+		/* single adds and removals, at run ends, inside, in gaps */
+		for (int k = 0; k < 200; k++) {
+			uint32_t x = (uint32_t)(splitmix64_next(&rng) % U);
+			if (splitmix64_next(&rng) & 1) {
+				if (iset_add(&a, x) != !ra[x])
+					ck_abort_msg("add %u", x);
+				ra[x] = 1;
+			} else {
+				if (iset_remove(&a, x) != (ra[x] != 0))
+					ck_abort_msg("remove %u", x);
+				ra[x] = 0;
+			}
+		}
+		same(&a, ra);
+		/* bulk removal of a sorted list (some absent) */
+		uint32_t ids[64], n = 0;
+		for (uint32_t x = (uint32_t)(splitmix64_next(&rng) % 50); x < U && n < 64; x += 1 + (uint32_t)(splitmix64_next(&rng) % 80))
+			ids[n++] = x;
+		iset_remove_sorted(&a, ids, n);
+		for (uint32_t i = 0; i < n; i++)
+			ra[ids[i]] = 0;
+		same(&a, ra);
+		iset_copy(&o, &a);
+		same(&o, ra);
+	}
+	iset_free(&a);
+	iset_free(&b);
+	iset_free(&o);
+}
+END_TEST
+
+START_TEST(sorts)
+{
+	uint64_t rng = 7;
+	static uint32_t a[100000], b[100000], tmp[100000];
+	size_t sizes[] = {0, 1, 2, 63, 64, 65, 1000, 100000};
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		size_t n = sizes[k];
+		uint32_t mask = k % 2 ? 0xffffffffu : 0x3fffff; /* three passes, or two */
+		for (size_t i = 0; i < n; i++)
+			a[i] = b[i] = (uint32_t)splitmix64_next(&rng) & mask;
+		sort_u32(a, n, tmp);
+		bool sorted = true;
+		for (size_t i = 1; i < n; i++)
+			sorted &= a[i - 1] <= a[i];
+		ck_assert_msg(sorted, "not sorted (n = %zu)", n);
+		/* a permutation of b: same sum and xor */
+		uint64_t sa = 0, sb = 0, xa = 0, xb = 0;
+		for (size_t i = 0; i < n; i++) {
+			sa += a[i];
+			sb += b[i];
+			xa ^= (uint64_t)a[i] * 0x9E3779B97F4A7C15ULL;
+			xb ^= (uint64_t)b[i] * 0x9E3779B97F4A7C15ULL;
+		}
+		ck_assert_uint_eq(sa, sb);
+		ck_assert_uint_eq(xa, xb);
+	}
+}
+END_TEST
+
+START_TEST(fenwick_sums)
+{
+	uint64_t rng = 99;
+	struct fenwick f;
+	fenwick_init(&f, 1000);
+	static int64_t v[1000];
+	memset(v, 0, sizeof v);
+	for (int k = 0; k < 5000; k++) {
+		uint32_t i = (uint32_t)(splitmix64_next(&rng) % 1000);
+		int64_t d = (int64_t)(splitmix64_next(&rng) % 2001) - 1000;
+		fenwick_add(&f, i, d);
+		v[i] += d;
+		uint32_t q = (uint32_t)(splitmix64_next(&rng) % 1001);
+		int64_t s = 0;
+		for (uint32_t j = 0; j < q; j++)
+			s += v[j];
+		if (fenwick_prefix(&f, q) != s)
+			ck_abort_msg("prefix %u", q);
+	}
+	fenwick_free(&f);
+	/* the 32-bit tree (counts, never negative) */
+	struct fenwick32 g;
+	fenwick32_init(&g, 1000);
+	static uint32_t u[1000];
+	memset(u, 0, sizeof u);
+	for (int k = 0; k < 5000; k++) {
+		uint32_t i = (uint32_t)(splitmix64_next(&rng) % 1000);
+		uint32_t d = (uint32_t)(splitmix64_next(&rng) % 100);
+		fenwick32_add(&g, i, d);
+		u[i] += d;
+		uint32_t a = (uint32_t)(splitmix64_next(&rng) % 1001), c = (uint32_t)(splitmix64_next(&rng) % 1001);
+		uint32_t lo = a < c ? a : c, hi = a < c ? c : a, s = 0;
+		for (uint32_t j = lo; j < hi; j++)
+			s += u[j];
+		if (fenwick32_prefix(&g, hi) - fenwick32_prefix(&g, lo) != s)
+			ck_abort_msg("range [%u, %u)", lo, hi);
+	}
+	fenwick32_free(&g);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("iset");
+	TCase *tc = tcase_create("iset");
+	tcase_add_test(tc, random_ops);
+	tcase_add_test(tc, sorts);
+	tcase_add_test(tc, fenwick_sums);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
