@@ -47,7 +47,7 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 {
 	const struct schedule *sc = rt->s;
 	struct rt_storage *x = &rt->st[s];
-	if (x->banished || x->ref_ext > 0 || x->deps > 0)
+	if (x->banished || x->ref_ext > 0 || rt->n_deps[s] > 0)
 		return;
 	if ((rt->tag[s] & 1)) {
 		x->ref_int = 0;

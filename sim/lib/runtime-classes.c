@@ -4,6 +4,7 @@
  * storage's kept list of distinct evicted neighbours that class merges and
  * the eq costs walk.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime-state.h"
@@ -27,6 +28,61 @@ uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x)
 	return r;
 }
 
+/* Fewer nodes than this are never collected (a small log's arena stays
+ * as it was). */
+#define UF_MIN_COLLECT 1024
+
+/* Put the nodes no storage's class leads to on the free list: mark the
+ * nodes on every path from a storage's ecn to its root, free the rest. */
+static size_t uf_collect(struct runtime_state *rt)
+{
+	size_t words = (rt->uf_len + 63) / 64;
+	if (words > rt->uf_mark_words) {
+		free(rt->uf_mark);
+		rt->uf_mark = xmalloc(words * sizeof *rt->uf_mark);
+		rt->uf_mark_words = words;
+	}
+	uint64_t *mark = rt->uf_mark;
+	memset(mark, 0, words * sizeof *mark);
+	for (uint32_t s = 0; s < rt->uf_scan; s++) {
+		uint32_t y = rt->st[s].ecn;
+		while (y != RT_NONE && !(mark[y >> 6] >> (y & 63) & 1)) {
+			mark[y >> 6] |= 1ULL << (y & 63);
+			y = rt->uf_parent[y];
+		}
+	}
+	/* Linked from the top down, so that reuse goes up the arena. */
+	size_t freed = 0;
+	rt->uf_free = RT_NONE;
+	for (size_t i = rt->uf_len; i-- > 0;) {
+		if (!(mark[i >> 6] >> (i & 63) & 1)) {
+			rt->uf_parent[i] = rt->uf_free;
+			rt->uf_free = (uint32_t)i;
+			freed++;
+		}
+	}
+	return freed;
+}
+
+/* The arena is full and the free list empty: collect where that pays
+ * (the arena at least as large as the storages it may be scanned for, so
+ * a collection costs O(arena)), and grow unless it freed a quarter. Each
+ * collection thus either frees a quarter of the arena or precedes a
+ * doubling: O(1) per node, amortized. */
+void rt_uf_full(struct runtime_state *rt)
+{
+	size_t freed = 0;
+	if (rt->uf_cap >= UF_MIN_COLLECT && rt->uf_cap >= rt->uf_scan)
+		freed = uf_collect(rt);
+	if (!freed || freed < rt->uf_cap / 4) {
+		size_t cap = rt->uf_cap;
+		XGROW(rt->uf_parent, cap, rt->uf_len + 1);
+		cap = rt->uf_cap;
+		XGROW(rt->uf_value, cap, rt->uf_len + 1);
+		rt->uf_cap = cap;
+	}
+}
+
 /* Link l's class under r's (r stays the root), summing the values. */
 void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
 {
@@ -43,17 +99,17 @@ void rt_en_changed(struct runtime_state *rt, uint32_t v)
 {
 	const uint32_t *l = rt->srev + rt->srev_off[v];
 	for (uint32_t j = 0, n = rt->n_srev[v]; j < n; j++)
-		rt->en_valid[l[j]] = 0;
+		rt->en_len[l[j]] = 0;
 	l = rt->sfwd + rt->sfwd_off[v];
 	for (uint32_t j = 0, n = rt->n_sfwd[v]; j < n; j++)
-		rt->en_valid[l[j]] = 0;
-	rt->en_valid[v] = 0;
+		rt->en_len[l[j]] = 0;
+	rt->en_len[v] = 0;
 }
 
 const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
 {
-	uint32_t *list = rt->en + rt->en_off[s];
-	if (!rt->en_valid[s]) {
+	uint32_t *list = rt->en + rt_en_off(rt, s);
+	if (!rt->en_len[s]) {
 		uint32_t stamp = rt_next_stamp(&rt->stamp_a, rt->mark_a, rt->s->n_storages), k = 0;
 		for (int dir = 0; dir < 2; dir++) {
 			const uint32_t *l = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
@@ -65,10 +121,9 @@ const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *
 				}
 			}
 		}
-		rt->en_len[s] = k;
-		rt->en_valid[s] = 1;
+		rt->en_len[s] = k + 1;
 	}
-	*n = rt->en_len[s];
+	*n = rt->en_len[s] - 1;
 	return list;
 }
 

@@ -190,7 +190,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)
 			rt_bug_at(rt, "an evicted storage already has a class", s);
-		x->ecn = rt_uf_new(rt, rt->key[s].compute);
+		x->ecn = rt_uf_new(rt, s, rt->key[s].compute);
 		/* its distinct evicted neighbours, walking all its edges */
 		rt->res->heuristic_accesses += (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
 		uint32_t nn;
@@ -493,7 +493,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		if (tt->alias < 0) {
 			rt->key[tt->storage].size = sc->storages[tt->storage].size;
 			rt->key[tt->storage].last = RT_NEVER;
-			x->ecn = rt->eqclass ? rt_uf_new(rt, 0) : RT_NONE;
+			x->ecn = rt->eqclass ? rt_uf_new(rt, tt->storage, 0) : RT_NONE;
 		}
 		/* A storage's compute counts each distinct op once; an op's outputs
 		 * are consecutive, so only the last tensor can share this op. */

@@ -88,8 +88,7 @@ struct rt_storage {
 	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
 	uint32_t pool_pos;    /* index in the pool array while in_pool */
 	uint32_t ecn;         /* union-find node, RT_NONE when material */
-	uint32_t deps;        /* V1: number of evicted dependents */
-	bool pinned, in_pool, banished;
+	bool pinned, in_pool, banished; /* (24 bytes in all) */
 };
 
 /* One pending materialize (runtime-commands.c): tensor t, whose n_undef
@@ -151,22 +150,32 @@ struct runtime_state {
 	int64_t *rcomp;
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 
-	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */
+	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value.
+	 * A node is live while a storage's ecn or a live node's parent leads
+	 * to it; the others (every rematerialization leaves some) are
+	 * collected when the arena is full (rt_uf_collect) and reused from a
+	 * free list linked through uf_parent (uf_free: its head). No find
+	 * reaches a free node, so reuse changes no path and no count. */
 	uint32_t *uf_parent;
 	int64_t *uf_value;
+	uint32_t uf_free;
+	uint32_t uf_scan;  /* 1 + the highest storage that has had a node */
+	uint64_t *uf_mark; /* rt_uf_collect's marks, a bit per node */
+	size_t uf_mark_words;
 	/* Per storage, its distinct evicted neighbours (itself aside) in the
 	 * order a walk of its reverse then forward list meets them, kept while
-	 * en_valid says so: a neighbour's materiality changing clears it
+	 * en_len[s] is not 0: a neighbour's materiality changing clears it
 	 * (rt_en_changed in runtime-classes.c; new edges need no clearing, see
-	 * cmd_compute). At en_off[s], room for all
-	 * of s's edges; en_len[s] used. Class merges on eviction and the eq
-	 * costs both read it (rt_evicted_list). */
-	uint32_t *en, *en_off, *en_len;
-	uint8_t *en_valid;
+	 * cmd_compute). At rt_en_off(rt, s), room for all of s's edges;
+	 * en_len[s] - 1 used. Class merges on eviction and the eq costs both
+	 * read it (rt_evicted_list). */
+	uint32_t *en, *en_len;
 	size_t uf_len, uf_cap;
 
-	/* V1 evicted dependents: (storage << 32 | tensor) pairs. */
+	/* V1 evicted dependents: (storage << 32 | tensor) pairs, and their
+	 * number per storage (NULL on other runtimes). */
 	struct u64set deps;
+	uint32_t *n_deps;
 
 	/* The pool in joining order, with holes (RT_NONE) where members left. */
 	uint32_t *pool;
@@ -207,6 +216,13 @@ struct runtime_state {
 	size_t cmd;
 };
 
+/* Where s's kept evicted-neighbour list starts in en: after the room of
+ * the storages before it, as many as their edges in both directions. */
+static inline size_t rt_en_off(const struct runtime_state *rt, uint32_t s)
+{
+	return (size_t)rt->s->storage_fwd_off[s] + rt->s->storage_rev_off[s];
+}
+
 static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 {
 	return rt->ts[t];
@@ -244,6 +260,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s);
 void rt_pin_tensor(struct runtime_state *rt, uint32_t t);
 
 /* runtime-classes.c */
+void rt_uf_full(struct runtime_state *rt);
 void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs);
 void rt_en_changed(struct runtime_state *rt, uint32_t v);
 
@@ -342,27 +359,36 @@ static inline uint64_t rt_dep_key(uint32_t s, uint32_t t)
 static inline void rt_dep_add(struct runtime_state *rt, uint32_t s, uint32_t t)
 {
 	if (u64set_add(&rt->deps, rt_dep_key(s, t)))
-		rt->st[s].deps++;
+		rt->n_deps[s]++;
 }
 
 static inline void rt_dep_remove(struct runtime_state *rt, uint32_t s, uint32_t t)
 {
 	if (u64set_remove(&rt->deps, rt_dep_key(s, t)))
-		rt->st[s].deps--;
+		rt->n_deps[s]--;
 }
 
-static inline uint32_t rt_uf_new(struct runtime_state *rt, int64_t value)
+/* A new class of storage s's node, of the given value: reuses a free node,
+ * else takes the next one, else collects or grows the arena. */
+static inline uint32_t rt_uf_new(struct runtime_state *rt, uint32_t s, int64_t value)
 {
-	if (rt->uf_len == rt->uf_cap) {
-		size_t cap = rt->uf_cap;
-		XGROW(rt->uf_parent, cap, rt->uf_len + 1);
-		cap = rt->uf_cap;
-		XGROW(rt->uf_value, cap, rt->uf_len + 1);
-		rt->uf_cap = cap;
+	uint32_t x = rt->uf_free;
+	if (s >= rt->uf_scan)
+		rt->uf_scan = s + 1;
+	if (x != RT_NONE) {
+		rt->uf_free = rt->uf_parent[x];
+	} else {
+		if (rt->uf_len == rt->uf_cap)
+			rt_uf_full(rt);
+		x = rt->uf_free;
+		if (x != RT_NONE)
+			rt->uf_free = rt->uf_parent[x];
+		else
+			x = (uint32_t)rt->uf_len++;
 	}
-	rt->uf_parent[rt->uf_len] = RT_NONE;
-	rt->uf_value[rt->uf_len] = value;
-	return (uint32_t)rt->uf_len++;
+	rt->uf_parent[x] = RT_NONE;
+	rt->uf_value[x] = value;
+	return x;
 }
 
 static inline void rt_region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo,

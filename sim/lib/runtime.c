@@ -68,6 +68,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->regions = rt->h && (rt->h->needs & rd->maintains & NEEDS_REGIONS);
 	rt->eqclass = rt->h && (rt->h->needs & rd->maintains & NEEDS_EQCLASS);
 	rt->st = xcalloc(s->n_storages + 1, sizeof *rt->st);
+	rt->uf_free = RT_NONE;
 	rt->key = xcalloc(s->n_storages + 1, sizeof *rt->key);
 	for (size_t i = 0; i < s->n_storages; i++)
 		rt->st[i].ecn = RT_NONE;
@@ -84,6 +85,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->n_sfwd = xcalloc(s->n_storages + 1, sizeof *rt->n_sfwd);
 	rt->n_srev = xcalloc(s->n_storages + 1, sizeof *rt->n_srev);
 	if (rt->v1) {
+		rt->n_deps = xcalloc(s->n_storages + 1, sizeof *rt->n_deps);
 		/* Banishing edits the lists: copies, appended to as ops come. */
 		size_t nchi = s->n_tensors ? s->tensors[s->n_tensors - 1].children +
 						     s->tensors[s->n_tensors - 1].n_children : 0;
@@ -146,11 +148,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	if (rt->eqclass) {
 		size_t ne = (size_t)s->storage_fwd_off[s->n_storages] + s->storage_rev_off[s->n_storages];
 		rt->en = xmalloc((ne + 1) * sizeof *rt->en);
-		rt->en_off = xmalloc((s->n_storages + 1) * sizeof *rt->en_off);
 		rt->en_len = xcalloc(s->n_storages + 1, sizeof *rt->en_len);
-		rt->en_valid = xcalloc(s->n_storages + 1, sizeof *rt->en_valid);
-		for (size_t x = 0; x < s->n_storages; x++)
-			rt->en_off[x] = s->storage_fwd_off[x] + s->storage_rev_off[x];
 	}
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
@@ -194,6 +192,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->scratch_rev.in);
 	free(rt->scratch_rev.fr);
 	u64set_free(&rt->deps);
+	free(rt->n_deps);
 	free(rt->st);
 	free(rt->key);
 	free(rt->w_par);
@@ -208,11 +207,10 @@ static void state_free(struct runtime_state *rt)
 	free(rt->defined);
 	free(rt->n_chi);
 	free(rt->en);
-	free(rt->en_off);
 	free(rt->en_len);
-	free(rt->en_valid);
 	free(rt->uf_parent);
 	free(rt->uf_value);
+	free(rt->uf_mark);
 	free(rt->stk);
 	free(rt->mf);
 	free(rt->fr2);
