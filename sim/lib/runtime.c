@@ -250,7 +250,7 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 	int rc = rt_replay(&rt);
 	if (rc == RT_BROKEN) {
 		uint32_t bs = rt.broken_storage;
-		uint32_t root = s->storages[bs].root;
+		uint32_t root = schedule_storage_root(s, bs);
 		const struct sched_op *op = &s->ops[s->tensors[root].op];
 		rs_error_set(err, EXIT_DATAERR, s->source, (long)op->line,
 			     "%s cannot replay this log: at command %zu, the storage of %s (made here) "

@@ -227,6 +227,12 @@ static void handle_map(struct builder *b, const char *str, uint32_t t)
 /* ------------------------------------------------------------------ */
 /* Schedule growth */
 
+/* The sizes docs/scale.md counts per command, op, tensor and storage. */
+_Static_assert(sizeof(struct sched_cmd) == 4, "a command in 4 bytes");
+_Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
+_Static_assert(sizeof(struct sched_tensor) <= 24, "a tensor in 24 bytes");
+_Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
+
 static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 {
 	struct schedule *s = b->s;
@@ -236,7 +242,7 @@ static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 	s->n_cmds++;
 }
 
-static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
+static uint32_t new_storage(struct builder *b, uint64_t size)
 {
 	struct schedule *s = b->s;
 	XGROW(s->storages, b->cap_storages, s->n_storages + 1);
@@ -247,7 +253,6 @@ static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
 	struct sched_storage *st = &s->storages[s->n_storages];
 	memset(st, 0, sizeof *st);
 	st->size = size;
-	st->root = root;
 	return (uint32_t)s->n_storages++;
 }
 
@@ -288,14 +293,14 @@ static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
 	struct sched_tensor *st = &s->tensors[t];
 	memset(st, 0, sizeof *st);
 	st->op = op_id;
-	st->index = op->n_outs++;
+	op->n_outs++;
 	st->alias = alias;
 	st->name = add_string(b, name);
 	if (alias >= 0) {
 		st->storage = s->tensors[s->op_args[op->args + (uint32_t)alias]].storage;
 		s->n_aliases++;
 	} else {
-		st->storage = new_storage(b, size, t);
+		st->storage = new_storage(b, size);
 		op->total_size += size;
 	}
 	b->refs[t] = 1;
@@ -646,6 +651,12 @@ static bool within_totals(struct builder *b, long line, uint64_t time, size_t n_
 			  const uint64_t *sizes, const int32_t *alias, const long *lines,
 			  const struct jv *list, const size_t *idx, const char *name)
 {
+	if (n_outs > SCHED_MAX_IDS - b->s->n_tensors) {
+		problem(b, EXIT_DATAERR, line,
+			"the log has more than 2^29 tensors (results of its ops): the simulator's "
+			"ids are 29 bits");
+		return false;
+	}
 	uint64_t k = n_outs ? n_outs : 1; /* an op without results still takes time */
 	if (time > MAX_TOTAL_TIME || time > (MAX_TOTAL_TIME - b->total_time) / k) {
 		problem(b, EXIT_DATAERR, line,

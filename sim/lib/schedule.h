@@ -52,9 +52,15 @@ enum sched_cmd_kind {
 	CMD_RELEASE, /* id: tensor; one external ref less */
 };
 
+/* Ops and tensors a schedule may hold (the reader refuses more): their ids
+ * fit a command's 30 bits, an op's output count its 29. A log that large
+ * would take over 30 GB. */
+#define SCHED_MAX_IDS (UINT32_C(1) << 29)
+
+/* 4 bytes: a million-op log has two million commands or more. */
 struct sched_cmd {
-	uint32_t kind; /* enum sched_cmd_kind */
-	uint32_t id;
+	uint32_t kind : 2; /* enum sched_cmd_kind */
+	uint32_t id : 30;  /* an op or tensor, below SCHED_MAX_IDS */
 };
 
 struct sched_op {
@@ -63,17 +69,16 @@ struct sched_op {
 	uint32_t args;       /* first index into schedule.op_args */
 	uint32_t n_args;
 	uint32_t outs;       /* first output tensor id */
-	uint32_t n_outs;
+	uint32_t n_outs : 29;  /* below SCHED_MAX_IDS; the flags share its word (40 bytes an op) */
+	uint32_t backward : 1; /* after a BACKWARD annotation or a *backward* op */
+	uint32_t constant : 1; /* a CONSTANT record (no inputs, cost 0) */
+	uint32_t mutate : 1;   /* made from a MUTATE record */
 	uint32_t name;       /* offset of the op name in schedule.strings */
 	uint32_t line;       /* line of the record in the log (diagnostics) */
-	uint8_t backward;    /* after a BACKWARD annotation or a *backward* op */
-	uint8_t constant;    /* a CONSTANT record (no inputs, cost 0) */
-	uint8_t mutate;      /* made from a MUTATE record */
 };
 
 struct sched_tensor {
-	uint32_t op;       /* producing op */
-	uint32_t index;    /* output index within the op */
+	uint32_t op;       /* producing op (its output t - ops[op].outs) */
 	int32_t alias;     /* -1: owns its storage; k: view of op argument k */
 	uint32_t storage;  /* storage id (an alias shares its argument's) */
 	uint32_t name;     /* offset of the handle name in schedule.strings */
@@ -83,8 +88,8 @@ struct sched_tensor {
 
 struct sched_storage {
 	uint64_t size;      /* bytes */
-	uint32_t root;      /* the tensor that owns it */
-	uint32_t tensors;   /* first index into schedule.storage_tensors */
+	uint32_t tensors;   /* first index into schedule.storage_tensors (the
+			     * first is its root: schedule_storage_root) */
 	uint32_t n_tensors;
 };
 
@@ -174,6 +179,12 @@ void schedule_free(struct schedule *s);
 static inline const char *schedule_str(const struct schedule *s, uint32_t off)
 {
 	return s->strings + off;
+}
+
+/** The tensor that owns storage st (its first). */
+static inline uint32_t schedule_storage_root(const struct schedule *s, uint32_t st)
+{
+	return s->storage_tensors[s->storages[st].tensors];
 }
 
 /** The storage size of a tensor (its storage's size; shared by views). */
