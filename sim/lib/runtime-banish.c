@@ -55,8 +55,8 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 	}
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
-		for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-			uint32_t p = rt->par[rt->par_off[t] + j];
+		for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
+			uint32_t p = rt->par[rt_par_off(rt, t) + j];
 			uint32_t ps = rt_storage_of(rt, p);
 			if (ps == s)
 				continue;
@@ -68,7 +68,7 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 			uint32_t c = rt->w_chi[sc->tensors[t].children + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
-			list_remove(rt, rt->w_par + rt->par_off[c], rt->w_par_s + rt->par_off[c], &rt->w_n_par[c], t);
+			list_remove(rt, rt->w_par + rt_par_off(rt, c), rt->w_par_s + rt_par_off(rt, c), &rt->w_n_par[c], t);
 			uint32_t cs = rt_storage_of(rt, c);
 			slist_remove(rt, rt->w_srev + rt->srev_off[cs], &rt->n_srev[cs], s);
 			rt_pin_tensor(rt, c);

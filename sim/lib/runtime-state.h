@@ -118,9 +118,10 @@ struct runtime_state {
 	uint32_t tag_stamp;
 	uint8_t *defined;        /* per tensor */
 	const uint32_t *ts;      /* per tensor, its storage (the schedule's) */
-	/* Parents per tensor: offsets into par, counts; par_s holds the
-	 * storages of par, side by side. */
-	const uint32_t *par, *par_off, *n_par, *par_s;
+	/* Parents: tensor t's are par[rt_par_off(rt, t) + j] for j below
+	 * rt_n_par(rt, t) (its op's arguments, or V1's copies); par_s holds
+	 * the storages of par, side by side. */
+	const uint32_t *par, *par_s;
 	/* Per storage, the storages of all its tensors' children (sfwd) and
 	 * parents (srev) so far: what regions and evicted neighbours walk. */
 	const uint32_t *sfwd, *sfwd_off, *srev, *srev_off;
@@ -221,6 +222,18 @@ struct runtime_state {
 static inline size_t rt_en_off(const struct runtime_state *rt, uint32_t s)
 {
 	return (size_t)rt->s->storage_fwd_off[s] + rt->s->storage_rev_off[s];
+}
+
+/* Where tensor t's parents start in par, and how many it has: its op's
+ * arguments, except on V1, whose banishing edits a copy per tensor. */
+static inline uint32_t rt_par_off(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->v1 ? rt->w_par_off[t] : rt->s->ops[rt->s->tensors[t].op].args;
+}
+
+static inline uint32_t rt_n_par(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->v1 ? rt->w_n_par[t] : rt->s->ops[rt->s->tensors[t].op].n_args;
 }
 
 static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)

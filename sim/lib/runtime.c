@@ -75,8 +75,6 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->defined = xcalloc(s->n_tensors + 1, 1);
 	rt->ts = s->tensor_storage;
 	rt->par = s->op_args;
-	rt->par_off = s->tensor_args;
-	rt->n_par = s->tensor_nargs;
 	rt->par_s = s->arg_storage;
 	rt->sfwd = s->storage_fwd;
 	rt->sfwd_off = s->storage_fwd_off;
@@ -93,27 +91,27 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		 * siblings' lists lose different parents). */
 		size_t npar = 0;
 		for (size_t t = 0; t < s->n_tensors; t++)
-			npar += s->tensor_nargs[t];
+			npar += s->ops[s->tensors[t].op].n_args;
 		rt->w_par_off = xmalloc((s->n_tensors + 1) * sizeof *rt->w_par_off);
+		rt->w_n_par = xmalloc((s->n_tensors + 1) * sizeof *rt->w_n_par);
 		rt->w_par = xmalloc((npar + 1) * sizeof *rt->w_par);
 		rt->w_par_s = xmalloc((npar + 1) * sizeof *rt->w_par_s);
 		npar = 0;
 		for (size_t t = 0; t < s->n_tensors; t++) {
-			uint32_t a = s->tensor_args[t], n = s->tensor_nargs[t];
+			const struct sched_op *op = &s->ops[s->tensors[t].op];
+			uint32_t a = op->args, n = op->n_args;
 			rt->w_par_off[t] = (uint32_t)npar;
+			rt->w_n_par[t] = n;
 			memcpy(rt->w_par + npar, s->op_args + a, n * sizeof *rt->w_par);
 			memcpy(rt->w_par_s + npar, s->arg_storage + a, n * sizeof *rt->w_par_s);
 			npar += n;
 		}
-		rt->w_n_par = xmemdup(s->tensor_nargs, (s->n_tensors + 1) * sizeof *rt->w_n_par);
-		rt->par_off = rt->w_par_off;
 		rt->w_chi = xmalloc((nchi + 1) * sizeof *rt->w_chi);
 		rt->n_chi = xcalloc(s->n_tensors + 1, sizeof *rt->n_chi);
 		rt->w_sfwd = xmalloc(((size_t)s->storage_fwd_off[s->n_storages] + 1) * sizeof *rt->w_sfwd);
 		rt->w_srev = xmalloc(((size_t)s->storage_rev_off[s->n_storages] + 1) * sizeof *rt->w_srev);
 		rt->par = rt->w_par;
 		rt->par_s = rt->w_par_s;
-		rt->n_par = rt->w_n_par;
 		rt->sfwd = rt->w_sfwd;
 		rt->srev = rt->w_srev;
 	}

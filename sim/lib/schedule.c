@@ -1094,13 +1094,8 @@ static void build_replay_lists(struct schedule *s)
 {
 	const size_t nt = s->n_tensors, ns = s->n_storages;
 	s->tensor_storage = xmalloc((nt + 1) * sizeof *s->tensor_storage);
-	s->tensor_args = xmalloc((nt + 1) * sizeof *s->tensor_args);
-	s->tensor_nargs = xmalloc((nt + 1) * sizeof *s->tensor_nargs);
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < nt; t++)
 		s->tensor_storage[t] = s->tensors[t].storage;
-		s->tensor_args[t] = s->ops[s->tensors[t].op].args;
-		s->tensor_nargs[t] = s->ops[s->tensors[t].op].n_args;
-	}
 	s->arg_storage = xmalloc((s->n_op_args + 1) * sizeof *s->arg_storage);
 	for (size_t i = 0; i < s->n_op_args; i++)
 		s->arg_storage[i] = s->tensor_storage[s->op_args[i]];
@@ -1307,8 +1302,6 @@ void schedule_free(struct schedule *s)
 	free(s->tensor_children);
 	free(s->storage_tensors);
 	free(s->tensor_storage);
-	free(s->tensor_args);
-	free(s->tensor_nargs);
 	free(s->arg_storage);
 	free(s->storage_fwd);
 	free(s->storage_fwd_off);

@@ -114,14 +114,12 @@ struct schedule {
 
 	/* Derived lists for replays, read-only like the rest, as flat arrays
 	 * for the hot loops: the storage of each tensor and of each op_args
-	 * entry; per tensor, where its op's arguments start in op_args and how
-	 * many there are; per storage (CSR by storage_fwd_off /
+	 * entry; per storage (CSR by storage_fwd_off /
 	 * storage_rev_off), the storages of its tensors' children and parents,
 	 * one entry per edge, in the order a replay meets them (op by op: each
 	 * output's parents, then each argument's outputs), so that at any
 	 * point a storage's edges so far are a prefix of its list. */
 	uint32_t *tensor_storage;
-	uint32_t *tensor_args, *tensor_nargs;
 	uint32_t *arg_storage;
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
