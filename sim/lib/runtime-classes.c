@@ -106,18 +106,39 @@ void rt_en_changed(struct runtime_state *rt, uint32_t v)
 	rt->en_len[v] = 0;
 }
 
+/* Up to this many edges, a list is deduplicated by looking through what it
+ * holds so far rather than by stamps: no mark per storage is touched (on
+ * the 2^20 chain, 8 MiB fewer resident) and the list is in cache. */
+#define EN_SCAN_MAX 16
+
 const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
 {
 	uint32_t *list = rt->en + rt_en_off(rt, s);
 	if (!rt->en_len[s]) {
-		uint32_t stamp = rt_next_stamp(&rt->stamp_a, rt->mark_a, rt->s->n_storages), k = 0;
-		for (int dir = 0; dir < 2; dir++) {
-			const uint32_t *l = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
-			for (uint32_t j = 0, m = dir ? rt->n_sfwd[s] : rt->n_srev[s]; j < m; j++) {
-				uint32_t us = l[j];
-				if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
-					rt->mark_a[us] = stamp;
-					list[k++] = us;
+		uint32_t k = 0;
+		if (rt->n_srev[s] + rt->n_sfwd[s] <= EN_SCAN_MAX) {
+			for (int dir = 0; dir < 2; dir++) {
+				const uint32_t *l = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
+				for (uint32_t j = 0, m = dir ? rt->n_sfwd[s] : rt->n_srev[s]; j < m; j++) {
+					uint32_t us = l[j], i = 0;
+					if ((rt->tag[us] & 1) || us == s)
+						continue;
+					while (i < k && list[i] != us)
+						i++;
+					if (i == k)
+						list[k++] = us;
+				}
+			}
+		} else {
+			uint32_t stamp = rt_next_stamp(&rt->stamp_a, rt->mark_a, rt->s->n_storages);
+			for (int dir = 0; dir < 2; dir++) {
+				const uint32_t *l = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
+				for (uint32_t j = 0, m = dir ? rt->n_sfwd[s] : rt->n_srev[s]; j < m; j++) {
+					uint32_t us = l[j];
+					if (!(rt->tag[us] & 1) && us != s && rt->mark_a[us] != stamp) {
+						rt->mark_a[us] = stamp;
+						list[k++] = us;
+					}
 				}
 			}
 		}
@@ -126,4 +147,3 @@ const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *
 	*n = rt->en_len[s] - 1;
 	return list;
 }
-
