@@ -235,7 +235,7 @@ static inline void pol_unopt_neighbourhood(struct runtime_state *rt, uint32_t s,
  * common to poison; heuristics.c reads none of them through rt). */
 #pragma GCC poison cfg v1 eager regions eqclass runs fr2 fr2_len fr2_cap st key tag tag_stamp
 #pragma GCC poison ts par par_s sfwd sfwd_off srev srev_off n_sfwd n_srev
-#pragma GCC poison w_par w_par_off w_n_par w_par_s w_chi w_sfwd w_srev n_chi reg rw fill
+#pragma GCC poison w_par w_par_off w_n_par w_par_s w_chi w_chi_off w_sfwd w_srev n_chi reg rw fill
 #pragma GCC poison bwalked bwalk_max rrow rbits rvalid rsummed rseen ridx rlow racc rcomp
 #pragma GCC poison dfs dfs_pos scc uf_parent uf_value en en_len uf_len uf_cap
 #pragma GCC poison uf_free uf_scan uf_mark uf_mark_words

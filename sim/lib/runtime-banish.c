@@ -61,11 +61,11 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 			if (ps == s)
 				continue;
 			rt_dep_remove(rt, ps, t);
-			list_remove(rt, rt->w_chi + sc->tensors[p].children, NULL, &rt->n_chi[p], t);
+			list_remove(rt, rt->w_chi + rt->w_chi_off[p], NULL, &rt->n_chi[p], t);
 			slist_remove(rt, rt->w_sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
 		}
 		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
-			uint32_t c = rt->w_chi[sc->tensors[t].children + j];
+			uint32_t c = rt->w_chi[rt->w_chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
 			list_remove(rt, rt->w_par + rt_par_off(rt, c), rt->w_par_s + rt_par_off(rt, c), &rt->w_n_par[c], t);

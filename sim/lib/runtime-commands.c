@@ -526,7 +526,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			continue;
 		}
 		for (uint32_t k = 0; k < op->n_outs; k++) {
-			rt->w_chi[sc->tensors[p].children + rt->n_chi[p]++] = op->outs + k;
+			rt->w_chi[rt->w_chi_off[p] + rt->n_chi[p]++] = op->outs + k;
 			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
 		}
 	}

@@ -7,10 +7,10 @@
  *  - memory == sum of the sizes of material storages;
  *  - a storage is in the pool iff it is material, unlocked (ref_int == 0)
  *    and not pinned; the pool keeps the order in which storages joined it;
- *  - a storage's tensors and a tensor's children exist as prefixes of the
- *    schedule's lists (counts n_tensors / n_children), except that the
- *    banishing runtime (V1) deletes edges, so children and parents are
- *    mutable copies here.
+ *  - a storage's tensors and its storage-level edges exist as prefixes of
+ *    the schedule's lists (counts n_tensors, n_sfwd, n_srev), except that
+ *    the banishing runtime (V1) deletes edges, so its edge lists, children
+ *    and parents are mutable copies here.
  */
 #ifndef REMATSIM_RUNTIME_STATE_H
 #define REMATSIM_RUNTIME_STATE_H
@@ -130,10 +130,10 @@ struct runtime_state {
 	 * prefix of each list, the live lengths are ours), except on V1, whose
 	 * banishing deletes edges: there they are these copies, which the run
 	 * appends to as ops come and deletes from (NULL on other runtimes).
-	 * Only V1 reads a tensor's children: w_chi at tensors[t].children in
-	 * the schedule, n_chi[t] of them so far. */
+	 * Only V1 reads a tensor's children: w_chi at w_chi_off[t], n_chi[t]
+	 * of them so far. */
 	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
-	uint32_t *n_chi;
+	uint32_t *w_chi_off, *n_chi;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse */
 	/* Reach memo for the rebuilds that follow one computation (runtime-memo.c),
 	 * per direction d and evicted storage x at [d * n_storages + x]: the

@@ -85,8 +85,18 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	if (rt->v1) {
 		rt->n_deps = xcalloc(s->n_storages + 1, sizeof *rt->n_deps);
 		/* Banishing edits the lists: copies, appended to as ops come. */
-		size_t nchi = s->n_tensors ? s->tensors[s->n_tensors - 1].children +
-						     s->tensors[s->n_tensors - 1].n_children : 0;
+		/* Children, one entry per argument slot and output, CSR by
+		 * tensor (room for all of them; n_chi[t] so far). */
+		rt->w_chi_off = xcalloc(s->n_tensors + 1, sizeof *rt->w_chi_off);
+		for (size_t o = 0; o < s->n_ops; o++)
+			for (uint32_t a = 0; a < s->ops[o].n_args; a++)
+				rt->w_chi_off[s->op_args[s->ops[o].args + a]] += s->ops[o].n_outs;
+		size_t nchi = 0;
+		for (size_t t = 0; t < s->n_tensors; t++) {
+			uint32_t c = rt->w_chi_off[t];
+			rt->w_chi_off[t] = (uint32_t)nchi;
+			nchi += c;
+		}
 		/* Each tensor has its own copy of its op's arguments (the
 		 * siblings' lists lose different parents). */
 		size_t npar = 0;
@@ -198,6 +208,7 @@ static void state_free(struct runtime_state *rt)
 	free(rt->w_n_par);
 	free(rt->w_par_s);
 	free(rt->w_chi);
+	free(rt->w_chi_off);
 	free(rt->w_sfwd);
 	free(rt->w_srev);
 	free(rt->n_sfwd);

@@ -230,7 +230,7 @@ static void handle_map(struct builder *b, const char *str, uint32_t t)
 /* The sizes docs/scale.md counts per command, op, tensor and storage. */
 _Static_assert(sizeof(struct sched_cmd) == 4, "a command in 4 bytes");
 _Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
-_Static_assert(sizeof(struct sched_tensor) <= 24, "a tensor in 24 bytes");
+_Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
 _Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
 
 static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
@@ -1139,31 +1139,10 @@ static void build_replay_lists(struct schedule *s)
 	free(nr);
 }
 
-/* Children (one entry per argument slot) and storage members, as CSR. */
+/* Storage members, as CSR. */
 static void build_lists(struct schedule *s)
 {
-	size_t n_children = 0;
-	for (size_t o = 0; o < s->n_ops; o++) {
-		const struct sched_op *op = &s->ops[o];
-		for (uint32_t a = 0; a < op->n_args; a++)
-			s->tensors[s->op_args[op->args + a]].n_children += op->n_outs;
-		n_children += (size_t)op->n_args * op->n_outs;
-	}
-	s->tensor_children = xmalloc((n_children + 1) * sizeof *s->tensor_children);
-	uint32_t acc = 0;
-	for (size_t t = 0; t < s->n_tensors; t++) {
-		s->tensors[t].children = acc;
-		acc += s->tensors[t].n_children;
-		s->tensors[t].n_children = 0;
-	}
-	for (size_t o = 0; o < s->n_ops; o++) {
-		const struct sched_op *op = &s->ops[o];
-		for (uint32_t a = 0; a < op->n_args; a++) {
-			struct sched_tensor *p = &s->tensors[s->op_args[op->args + a]];
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				s->tensor_children[p->children + p->n_children++] = op->outs + k;
-		}
-	}
+	uint32_t acc;
 	for (size_t t = 0; t < s->n_tensors; t++)
 		s->storages[s->tensors[t].storage].n_tensors++;
 	s->storage_tensors = xmalloc((s->n_tensors + 1) * sizeof *s->storage_tensors);
@@ -1299,7 +1278,6 @@ void schedule_free(struct schedule *s)
 	free(s->tensors);
 	free(s->storages);
 	free(s->op_args);
-	free(s->tensor_children);
 	free(s->storage_tensors);
 	free(s->tensor_storage);
 	free(s->arg_storage);

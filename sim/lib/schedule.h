@@ -3,7 +3,7 @@
  *
  * A schedule is a handful of flat arrays with integer ids: ops, tensors,
  * storages and commands, plus CSR-style index arrays for the variable-length
- * lists (op arguments, tensor children, storage tensors). It is built once
+ * lists (op arguments, storage tensors, storage-level edges). It is built once
  * by schedule_read() and then only read, so any number of threads may
  * replay it at once.
  *
@@ -12,13 +12,14 @@
  *    command; its outputs are tensors ops[i].outs .. outs + n_outs - 1; a
  *    tensor's storage is created (if it owns one) with that tensor. So at
  *    any point of a replay, the tensors that exist are exactly the ids below
- *    the next op's `outs`, and a list ordered by tensor id (children of a
- *    tensor, tensors of a storage) has as prefix exactly the members that
- *    exist yet: a runtime that needs "the children so far" keeps a count.
+ *    the next op's `outs`, and a list ordered by tensor id (tensors of a
+ *    storage) has as prefix exactly the members that exist yet: a runtime
+ *    that needs "the tensors so far" keeps a count.
  *  - storages[s].tensors lists the storage's tensors in creation order; the
  *    first is its root (the tensor that owns it).
  *  - op arguments keep duplicates (an op may read a tensor twice), and so
- *    do children lists (one entry per argument slot), as the reference does.
+ *    do the storage-level edge lists (one entry per argument slot and
+ *    output), as the reference's children lists do.
  */
 #ifndef REMATSIM_SCHEDULE_H
 #define REMATSIM_SCHEDULE_H
@@ -82,8 +83,6 @@ struct sched_tensor {
 	int32_t alias;     /* -1: owns its storage; k: view of op argument k */
 	uint32_t storage;  /* storage id (an alias shares its argument's) */
 	uint32_t name;     /* offset of the handle name in schedule.strings */
-	uint32_t children; /* first index into schedule.tensor_children */
-	uint32_t n_children;
 };
 
 struct sched_storage {
@@ -107,7 +106,6 @@ struct schedule {
 
 	uint32_t *op_args;         /* tensor ids, CSR by op */
 	size_t n_op_args;
-	uint32_t *tensor_children; /* tensor ids, CSR by tensor, creation order */
 	uint32_t *storage_tensors; /* tensor ids, CSR by storage, root first */
 	char *strings;             /* NUL-terminated names, referenced by offset */
 	size_t strings_len;
