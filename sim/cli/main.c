@@ -2,9 +2,6 @@
  * main.c: `rematsim COMMAND [ARGS...]`, a table of subcommands.
  */
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,13 +137,5 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-#ifdef __GLIBC__
-	/* Arrays of 1 MiB and more in mappings of their own, whatever was
-	 * freed before: glibc otherwise raises this threshold (up to 32 MiB)
-	 * each time such a mapping is freed, after which a big array grows in
-	 * the heap by copying and leaves its old copies resident (on the
-	 * million-op chain, a tenth of the peak; docs/scale.md). */
-	mallopt(M_MMAP_THRESHOLD, 1 << 20);
-#endif
 	return close_stdout(run(argc, argv));
 }
