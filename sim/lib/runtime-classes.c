@@ -68,17 +68,22 @@ static size_t uf_collect(struct runtime_state *rt)
  * (the arena at least as large as the storages it may be scanned for, so
  * a collection costs O(arena)), and grow unless it freed a quarter. Each
  * collection thus either frees a quarter of the arena or precedes a
- * doubling: O(1) per node, amortized. */
+ * doubling: O(1) per node, amortized. The arena grows within the arrays
+ * allocated at the start (room for two nodes a storage, resident only as
+ * far as used) and past them by reallocating; in place, it leaves no
+ * old copy behind in the heap. */
 void rt_uf_full(struct runtime_state *rt)
 {
 	size_t freed = 0;
 	if (rt->uf_cap >= UF_MIN_COLLECT && rt->uf_cap >= rt->uf_scan)
 		freed = uf_collect(rt);
 	if (!freed || freed < rt->uf_cap / 4) {
-		size_t cap = rt->uf_cap;
-		XGROW(rt->uf_parent, cap, rt->uf_len + 1);
-		cap = rt->uf_cap;
-		XGROW(rt->uf_value, cap, rt->uf_len + 1);
+		size_t cap = rt->uf_cap ? 2 * rt->uf_cap : UF_MIN_COLLECT;
+		if (cap > rt->uf_room) {
+			rt->uf_parent = xrealloc(rt->uf_parent, cap * sizeof *rt->uf_parent);
+			rt->uf_value = xrealloc(rt->uf_value, cap * sizeof *rt->uf_value);
+			rt->uf_room = cap;
+		}
 		rt->uf_cap = cap;
 	}
 }

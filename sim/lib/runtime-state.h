@@ -171,7 +171,8 @@ struct runtime_state {
 	 * en_len[s] - 1 used. Class merges on eviction and the eq costs both
 	 * read it (rt_evicted_list). */
 	uint32_t *en, *en_len;
-	size_t uf_len, uf_cap;
+	size_t uf_len, uf_cap; /* nodes used, and the arena's size (rt_uf_full) */
+	size_t uf_room;        /* nodes the arrays have room for */
 
 	/* V1 evicted dependents: (storage << 32 | tensor) pairs, and their
 	 * number per storage (NULL on other runtimes). */

@@ -157,6 +157,9 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		size_t ne = (size_t)s->storage_fwd_off[s->n_storages] + s->storage_rev_off[s->n_storages];
 		rt->en = xmalloc((ne + 1) * sizeof *rt->en);
 		rt->en_len = xcalloc(s->n_storages + 1, sizeof *rt->en_len);
+		rt->uf_room = 2 * s->n_storages + 1024;
+		rt->uf_parent = xmalloc(rt->uf_room * sizeof *rt->uf_parent);
+		rt->uf_value = xmalloc(rt->uf_room * sizeof *rt->uf_value);
 	}
 	rt->mark_a = xcalloc(s->n_storages + 1, sizeof *rt->mark_a);
 	rt->mark_b = xcalloc(s->n_storages + 1, sizeof *rt->mark_b);
