@@ -111,17 +111,18 @@ void rt_en_changed(struct runtime_state *rt, uint32_t v)
 	rt->en_len[v] = 0;
 }
 
-/* Up to this many edges, a list is deduplicated by looking through what it
- * holds so far rather than by stamps: no mark per storage is touched (on
- * the 2^20 chain, 8 MiB fewer resident) and the list is in cache. */
-#define EN_SCAN_MAX 16
+/* Up to this many edges, a large log's list (rt->en_scan) is deduplicated
+ * by looking through what it holds so far rather than by stamps: no mark
+ * per storage is touched (on the 2^20 chain, 8 MiB fewer resident) and
+ * the list is in cache; on small logs the stamps take fewer instructions. */
+#define EN_SCAN_MAX 4
 
-const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
+const uint32_t *rt_evicted_list_fill(struct runtime_state *rt, uint32_t s, uint32_t *n)
 {
 	uint32_t *list = rt->en + rt_en_off(rt, s);
-	if (!rt->en_len[s]) {
+	{
 		uint32_t k = 0;
-		if (rt->n_srev[s] + rt->n_sfwd[s] <= EN_SCAN_MAX) {
+		if (rt->en_scan && rt->n_srev[s] + rt->n_sfwd[s] <= EN_SCAN_MAX) {
 			for (int dir = 0; dir < 2; dir++) {
 				const uint32_t *l = dir ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
 				for (uint32_t j = 0, m = dir ? rt->n_sfwd[s] : rt->n_srev[s]; j < m; j++) {

@@ -171,6 +171,7 @@ struct runtime_state {
 	 * en_len[s] - 1 used. Class merges on eviction and the eq costs both
 	 * read it (rt_evicted_list). */
 	uint32_t *en, *en_len;
+	bool en_scan; /* lists of up to 4 edges deduplicated without stamps */
 	size_t uf_len, uf_cap; /* nodes used, and the arena's size (rt_uf_full) */
 	size_t uf_room;        /* nodes the arrays have room for */
 
@@ -222,7 +223,7 @@ struct runtime_state {
  * the storages before it, as many as their edges in both directions. */
 static inline size_t rt_en_off(const struct runtime_state *rt, uint32_t s)
 {
-	return (size_t)rt->s->storage_fwd_off[s] + rt->s->storage_rev_off[s];
+	return (size_t)rt->sfwd_off[s] + rt->srev_off[s];
 }
 
 /* Where tensor t's parents start in par, and how many it has: its op's
@@ -237,6 +238,20 @@ static inline uint32_t rt_n_par(const struct runtime_state *rt, uint32_t t)
 	return rt->v1 ? rt->w_n_par[t] : rt->s->ops[rt->s->tensors[t].op].n_args;
 }
 
+/** Walk s's edges into its kept list (rt_evicted_list's slow path). */
+const uint32_t *rt_evicted_list_fill(struct runtime_state *rt, uint32_t s, uint32_t *n);
+
+/** The distinct evicted neighbours of s (kept lists, see en): *n of them;
+ * inline for the eq costs, which mostly find the list kept. */
+static inline const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
+{
+	uint32_t len = rt->en_len[s];
+	if (!len)
+		return rt_evicted_list_fill(rt, s, n);
+	*n = len - 1;
+	return rt->en + rt_en_off(rt, s);
+}
+
 static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 {
 	return rt->ts[t];
@@ -244,8 +259,6 @@ static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 
 /** Union-find root of node x, compressing the path; counts an access per node. */
 uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x);
-/** The distinct evicted neighbours of s (kept lists, see en): *n of them. */
-const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n);
 /** Rebuild region r of base storage `base` (reverse: through parents). */
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 

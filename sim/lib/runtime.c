@@ -157,6 +157,11 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		size_t ne = (size_t)s->storage_fwd_off[s->n_storages] + s->storage_rev_off[s->n_storages];
 		rt->en = xmalloc((ne + 1) * sizeof *rt->en);
 		rt->en_len = xcalloc(s->n_storages + 1, sizeof *rt->en_len);
+		/* SPEED-ONLY: the same lists either way (test-differential's
+		 * large_lists_equal_marks compares). Stamps take fewer
+		 * instructions; a look through short lists leaves a large
+		 * log's stamp array untouched (8 MiB on the 2^20 chain). */
+		rt->en_scan = s->n_storages > RMEMO_MAX_STORAGES && !cfg->mark_lists;
 		rt->uf_room = 2 * s->n_storages + 1024;
 		rt->uf_parent = xmalloc(rt->uf_room * sizeof *rt->uf_parent);
 		rt->uf_value = xmalloc(rt->uf_room * sizeof *rt->uf_value);
@@ -320,6 +325,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.check = pc->check,
 		.plain_regions = pc->plain_regions,
 		.run_regions = pc->run_regions,
+		.mark_lists = pc->mark_lists,
 		.on_event = pc->on_event,
 		.ctx = pc->ctx,
 	};
