@@ -39,7 +39,7 @@ int profile_build(const struct schedule *s, struct profile *p, struct rs_error *
 	for (size_t st = 0; st < s->n_storages; st++) {
 		if (!refs[st])
 			continue;
-		uint32_t o = s->tensors[s->storages[st].root].op;
+		uint32_t o = s->tensors[schedule_storage_root(s, st)].op;
 		size_t lo = 0, hi = p->n;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;

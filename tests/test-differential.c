@@ -247,6 +247,33 @@ START_TEST(large_runs_equal_walk)
 }
 END_TEST
 
+/* Past RMEMO_MAX_STORAGES storages the class heuristics' kept lists of up
+ * to 4 edges are deduplicated without stamps: on random logs of about
+ * 9,000-10,000 storages, in check mode, the same numbers as with stamps,
+ * with union-find nodes collected on the way. */
+START_TEST(large_lists_equal_marks)
+{
+	static const char *names[] = {"DTREqClass", "AbEq", "AbEqSizeStale"};
+	struct baseline b;
+	struct rs_error err, err2;
+	struct schedule *s = random_schedule(20261202u + (uint64_t)_i, 18500, 1000, false, &b);
+	ck_assert_uint_gt(s->n_storages, 8192);
+	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
+		struct point_config pc = {
+			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.ratio = 0.4, .overhead_limit = 3, .check = true,
+		};
+		struct point_result scan, marks;
+		ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
+		pc.mark_lists = true;
+		ck_assert_int_eq(point_run(s, &b, &pc, &marks, &err2), 0);
+		ck_assert_uint_gt(marks.run.evictions, 100);
+		same_numbers(&scan.run, &marks.run, "scan", _i, names[h], pc.runtime, pc.ratio);
+	}
+	schedule_free(s);
+}
+END_TEST
+
 /* Every heuristic on every runtime that serves it, with and without
  * deallocation, in check mode, on random logs: a result or the region
  * error (status 65), never a broken invariant (a crash, which Check
@@ -350,6 +377,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, memo_equals_walk, 0, 60);
 	tcase_add_loop_test(tc, large_runs_equal_walk, 0, 2);
+	tcase_add_loop_test(tc, large_lists_equal_marks, 0, 2);
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	suite_add_tcase(su, tc);

@@ -68,10 +68,14 @@ START_TEST(call_with_view_shares_storage)
 	ck_assert_uint_eq(s->tensors[2].storage, s->tensors[0].storage);
 	ck_assert_int_eq(s->tensors[2].alias, 1);
 	ck_assert_uint_eq(s->n_aliases, 1);
-	/* children: one entry per argument slot, so a appears twice per output */
-	ck_assert_uint_eq(s->tensors[0].n_children, 4);
-	ck_assert_uint_eq(s->tensor_children[s->tensors[0].children + 0], 1);
-	ck_assert_uint_eq(s->tensor_children[s->tensors[0].children + 1], 2);
+	/* storage-level edges: one per argument slot and output, so a's
+	 * storage (c's too) meets b's and its own twice each */
+	ck_assert_uint_eq(s->storage_fwd_off[1] - s->storage_fwd_off[0], 4);
+	ck_assert_uint_eq(s->storage_fwd[s->storage_fwd_off[0] + 0], 1);
+	ck_assert_uint_eq(s->storage_fwd[s->storage_fwd_off[0] + 1], 0);
+	ck_assert_uint_eq(s->storage_fwd[s->storage_fwd_off[0] + 2], 1);
+	ck_assert_uint_eq(s->storage_fwd[s->storage_fwd_off[0] + 3], 0);
+	ck_assert_uint_eq(s->storage_rev_off[2] - s->storage_rev_off[1], 2);
 	/* storage tensors: root first */
 	const struct sched_storage *st = &s->storages[0];
 	ck_assert_uint_eq(st->n_tensors, 2);

@@ -348,7 +348,7 @@ static void check_profile(struct schedule *s)
 		}
 		uint64_t consts = 0;
 		for (size_t st = 0; st < s->n_storages; st++)
-			if (refs[st] && s->ops[s->tensors[s->storages[st].root].op].constant)
+			if (refs[st] && s->ops[s->tensors[schedule_storage_root(s, st)].op].constant)
 				consts += s->storages[st].size;
 		free(refs);
 		ck_assert_msg(fb.memory == p.total + consts, "%s: memory %llu, profile %llu + constants %llu",

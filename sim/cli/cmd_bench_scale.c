@@ -362,6 +362,9 @@ int bench_scale(int argc, char **argv)
 		struct schedule *s = gen_schedule(&gp, name);
 		struct baseline b;
 		baseline_run(s, &b);
+		/* What the reader and the baseline freed goes back to the
+		 * system: a point's base is then the schedule alone. */
+		malloc_trim(0);
 		for (int which = 0; which < 2; which++) {
 			if (which == 0 ? !want2 : !want1)
 				continue;
@@ -386,6 +389,7 @@ int bench_scale(int argc, char **argv)
 		struct schedule *s = gen_schedule(&gp, name);
 		struct baseline b;
 		baseline_run(s, &b);
+		malloc_trim(0);
 		for (size_t h = 0; h < n_names; h++) {
 			const struct heuristic *heur = heuristic_find(names[h]);
 			for (size_t i = 0; i < n_ratios; i++) {

@@ -37,12 +37,12 @@ const char *storage_kind_name(enum storage_kind k);
 /** The op that made storage s (its root tensor's op). */
 static inline uint32_t storage_op(const struct schedule *s, uint32_t st)
 {
-	return s->tensors[s->storages[st].root].op;
+	return s->tensors[schedule_storage_root(s, st)].op;
 }
 /** The log's handle name of the tensor that owns storage st. */
 static inline const char *storage_handle(const struct schedule *s, uint32_t st)
 {
-	return schedule_str(s, s->tensors[s->storages[st].root].name);
+	return schedule_str(s, s->tensors[schedule_storage_root(s, st)].name);
 }
 
 struct peak_entry {

@@ -152,7 +152,7 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 	uint32_t *when = xmalloc((s->n_storages + 1) * sizeof *when);
 	for (size_t st = 0; st < s->n_storages; st++) {
 		when[st] = NONE;
-		uint32_t o = s->tensors[s->storages[st].root].op;
+		uint32_t o = s->tensors[schedule_storage_root(s, st)].op;
 		uint32_t c = seg[o];
 		if (c == NONE || c >= n_splits)
 			continue; /* not made by a checkpointed segment */

@@ -239,11 +239,12 @@ static inline void pol_unopt_neighbourhood(struct runtime_state *rt, uint32_t s,
 /* All of struct runtime_state's fields but s, h and clock (names too
  * common to poison; heuristics.c reads none of them through rt). */
 #pragma GCC poison cfg v1 eager regions eqclass runs fr2 fr2_len fr2_cap st key tag tag_stamp
-#pragma GCC poison ts par par_off n_par par_s sfwd sfwd_off srev srev_off n_sfwd n_srev
-#pragma GCC poison w_par w_par_off w_n_par w_par_s w_chi w_sfwd w_srev n_chi reg rw fill
+#pragma GCC poison ts par par_s sfwd sfwd_off srev srev_off n_sfwd n_srev
+#pragma GCC poison w_par w_par_off w_n_par w_par_s w_chi w_chi_off w_sfwd w_srev n_chi reg rw fill
 #pragma GCC poison bwalked bwalk_max rrow rbits rvalid rsummed rseen ridx rlow racc rcomp
-#pragma GCC poison dfs dfs_pos scc uf_parent uf_value en en_off en_len en_valid uf_len uf_cap
-#pragma GCC poison deps pool pk_size pk_compute pk_last wide pool_end pool_cap pool_len
+#pragma GCC poison dfs dfs_pos scc uf_parent uf_value en en_len en_scan uf_len uf_cap
+#pragma GCC poison uf_free uf_scan uf_mark uf_mark_words uf_room
+#pragma GCC poison deps n_deps pool pk_size pk_compute pk_last wide pool_end pool_cap pool_len
 #pragma GCC poison stk stk_len stk_cap mf mf_len mf_cap mark_a mark_b mark_c stamp_a stamp_b
 #pragma GCC poison stamp_c scratch_fwd scratch_rev budget memory rng pyrng broken broken_storage
 #pragma GCC poison res bottleneck cmd

@@ -47,7 +47,7 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 {
 	const struct schedule *sc = rt->s;
 	struct rt_storage *x = &rt->st[s];
-	if (x->banished || x->ref_ext > 0 || x->deps > 0)
+	if (x->banished || x->ref_ext > 0 || rt->n_deps[s] > 0)
 		return;
 	if ((rt->tag[s] & 1)) {
 		x->ref_int = 0;
@@ -55,20 +55,20 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 	}
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
-		for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-			uint32_t p = rt->par[rt->par_off[t] + j];
+		for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
+			uint32_t p = rt->par[rt_par_off(rt, t) + j];
 			uint32_t ps = rt_storage_of(rt, p);
 			if (ps == s)
 				continue;
 			rt_dep_remove(rt, ps, t);
-			list_remove(rt, rt->w_chi + sc->tensors[p].children, NULL, &rt->n_chi[p], t);
+			list_remove(rt, rt->w_chi + rt->w_chi_off[p], NULL, &rt->n_chi[p], t);
 			slist_remove(rt, rt->w_sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
 		}
 		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
-			uint32_t c = rt->w_chi[sc->tensors[t].children + j];
+			uint32_t c = rt->w_chi[rt->w_chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
-			list_remove(rt, rt->w_par + rt->par_off[c], rt->w_par_s + rt->par_off[c], &rt->w_n_par[c], t);
+			list_remove(rt, rt->w_par + rt_par_off(rt, c), rt->w_par_s + rt_par_off(rt, c), &rt->w_n_par[c], t);
 			uint32_t cs = rt_storage_of(rt, c);
 			slist_remove(rt, rt->w_srev + rt->srev_off[cs], &rt->n_srev[cs], s);
 			rt_pin_tensor(rt, c);

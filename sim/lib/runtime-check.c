@@ -85,12 +85,12 @@ void rt_check_state(struct runtime_state *rt)
 	if (rt->eqclass) {
 		for (uint32_t k = 0; k < 4; k++) {
 			uint32_t x = (uint32_t)((rt->cmd * 4 + k) * 7919u % sc->n_storages);
-			if (!rt->en_valid[x])
+			if (!rt->en_len[x])
 				continue;
-			uint32_t n = rt->en_len[x];
+			uint32_t n = rt->en_len[x] - 1;
 			uint32_t *kept = xmalloc((n + 1) * sizeof *kept);
-			memcpy(kept, rt->en + rt->en_off[x], n * sizeof *kept);
-			rt->en_valid[x] = 0;
+			memcpy(kept, rt->en + rt_en_off(rt, x), n * sizeof *kept);
+			rt->en_len[x] = 0;
 			uint32_t m;
 			const uint32_t *fresh = rt_evicted_list(rt, x, &m);
 			if (m != n || memcmp(kept, fresh, n * sizeof *kept))

@@ -154,8 +154,8 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
 		rt->defined[t] = 0;
 		if (rt->v1) {
-			const uint32_t *ps = rt->par + rt->par_off[t];
-			for (uint32_t j = 0; j < rt->n_par[t]; j++) {
+			const uint32_t *ps = rt->par + rt_par_off(rt, t);
+			for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
 				uint32_t p = rt_storage_of(rt, ps[j]);
 				if (p != s)
 					rt_dep_add(rt, p, t);
@@ -195,7 +195,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 	if (rt->eqclass) {
 		if (x->ecn != RT_NONE)
 			rt_bug_at(rt, "an evicted storage already has a class", s);
-		x->ecn = rt_uf_new(rt, rt->key[s].compute);
+		x->ecn = rt_uf_new(rt, s, rt->key[s].compute);
 		/* its distinct evicted neighbours, walking all its edges */
 		rt->res->heuristic_accesses += (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
 		uint32_t nn;
@@ -255,8 +255,8 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	size_t b = rt->stk_len;
 
 	if (rt->cfg->check) {
-		const uint32_t *ps = rt->par + rt->par_off[t];
-		for (uint32_t j = 0; j < rt->n_par[t]; j++)
+		const uint32_t *ps = rt->par + rt_par_off(rt, t);
+		for (uint32_t j = 0; j < rt_n_par(rt, t); j++)
 			if (!rt->defined[ps[j]] || !(rt->tag[rt_storage_of(rt, ps[j])] & 1))
 				rt_bug_at(rt, "an op ran with an input not material", rt_storage_of(rt, ps[j]));
 	}
@@ -378,8 +378,9 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 {
 	if (rt->v1 && rt->st[rt_storage_of(rt, t)].banished)
 		rt_bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
-	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-		uint32_t ps = rt->par_s[rt->par_off[t] + j];
+	const uint32_t off = rt_par_off(rt, t), np = rt_n_par(rt, t);
+	for (uint32_t j = 0; j < np; j++) {
+		uint32_t ps = rt->par_s[off + j];
 		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
 			rt_key_sync(rt, ps);
@@ -389,8 +390,8 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 	/* Lock the defined parents, then rematerialize and lock the others
 	 * (a sibling's remat may define some meanwhile). */
 	size_t b = rt->stk_len;
-	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-		uint32_t p = rt->par[rt->par_off[t] + j];
+	for (uint32_t j = 0; j < np; j++) {
+		uint32_t p = rt->par[off + j];
 		if (rt->defined[p])
 			rt_lock(rt, rt_storage_of(rt, p));
 		else
@@ -421,8 +422,8 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 
 	if (rt->v1) {
 		/* Python list iteration over a list that banishing may shrink. */
-		for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-			uint32_t ps = rt_storage_of(rt, rt->par[rt->par_off[t] + j]);
+		for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
+			uint32_t ps = rt_storage_of(rt, rt->par[rt_par_off(rt, t) + j]);
 			rt_unlock(rt, ps);
 			for (size_t i = bsib; i <= bsib + n_sib; i++) {
 				uint32_t u = i < bsib + n_sib ? rt->stk[i] : t;
@@ -432,8 +433,9 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 			rt_try_banish(rt, ps);
 		}
 	} else {
-		for (uint32_t j = 0; j < rt->n_par[t]; j++)
-			rt_unlock(rt, rt_storage_of(rt, rt->par[rt->par_off[t] + j]));
+		const uint32_t off = rt_par_off(rt, t), np = rt_n_par(rt, t);
+		for (uint32_t j = 0; j < np; j++)
+			rt_unlock(rt, rt_storage_of(rt, rt->par[off + j]));
 	}
 	rt->stk_len = bsib;
 	if (remat && rt->cfg->evict_after && (rc = cmd_evict_after(rt, rt->cmd, false)))
@@ -443,8 +445,8 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 		return OUTCOME_THRASH;
 
 	uint64_t need = op->total_size;
-	for (uint32_t j = 0; j < rt->n_par[t]; j++) {
-		uint64_t pb = out_bytes(rt, rt->par[rt->par_off[t] + j]);
+	for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
+		uint64_t pb = out_bytes(rt, rt->par[rt_par_off(rt, t) + j]);
 		/* saturating (a parent counts once per use): never in a real log */
 		need = pb > UINT64_MAX / 2 - need ? UINT64_MAX / 2 : need + pb;
 	}
@@ -500,7 +502,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		if (tt->alias < 0) {
 			rt->key[tt->storage].size = sc->storages[tt->storage].size;
 			rt->key[tt->storage].last = RT_NEVER;
-			x->ecn = rt->eqclass ? rt_uf_new(rt, 0) : RT_NONE;
+			x->ecn = rt->eqclass ? rt_uf_new(rt, tt->storage, 0) : RT_NONE;
 		}
 		/* A storage's compute counts each distinct op once; an op's outputs
 		 * are consecutive, so only the last tensor can share this op. */
@@ -538,7 +540,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			continue;
 		}
 		for (uint32_t k = 0; k < op->n_outs; k++) {
-			rt->w_chi[sc->tensors[p].children + rt->n_chi[p]++] = op->outs + k;
+			rt->w_chi[rt->w_chi_off[p] + rt->n_chi[p]++] = op->outs + k;
 			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
 		}
 	}

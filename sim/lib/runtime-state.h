@@ -7,10 +7,10 @@
  *  - memory == sum of the sizes of material storages;
  *  - a storage is in the pool iff it is material, unlocked (ref_int == 0)
  *    and not pinned; the pool keeps the order in which storages joined it;
- *  - a storage's tensors and a tensor's children exist as prefixes of the
- *    schedule's lists (counts n_tensors / n_children), except that the
- *    banishing runtime (V1) deletes edges, so children and parents are
- *    mutable copies here.
+ *  - a storage's tensors and its storage-level edges exist as prefixes of
+ *    the schedule's lists (counts n_tensors, n_sfwd, n_srev), except that
+ *    the banishing runtime (V1) deletes edges, so its edge lists, children
+ *    and parents are mutable copies here.
  */
 #ifndef REMATSIM_RUNTIME_STATE_H
 #define REMATSIM_RUNTIME_STATE_H
@@ -103,8 +103,7 @@ struct rt_storage {
 	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
 	uint32_t pool_pos;    /* index in the pool array while in_pool */
 	uint32_t ecn;         /* union-find node, RT_NONE when material */
-	uint32_t deps;        /* V1: number of evicted dependents */
-	bool pinned, in_pool, banished;
+	bool pinned, in_pool, banished; /* (24 bytes in all) */
 };
 
 /* One pending materialize (runtime-commands.c): tensor t, whose n_undef
@@ -154,9 +153,10 @@ struct runtime_state {
 	uint32_t tag_stamp;
 	uint8_t *defined;        /* per tensor */
 	const uint32_t *ts;      /* per tensor, its storage (the schedule's) */
-	/* Parents per tensor: offsets into par, counts; par_s holds the
-	 * storages of par, side by side. */
-	const uint32_t *par, *par_off, *n_par, *par_s;
+	/* Parents: tensor t's are par[rt_par_off(rt, t) + j] for j below
+	 * rt_n_par(rt, t) (its op's arguments, or V1's copies); par_s holds
+	 * the storages of par, side by side. */
+	const uint32_t *par, *par_s;
 	/* Per storage, the storages of all its tensors' children (sfwd) and
 	 * parents (srev) so far: what regions and evicted neighbours walk. */
 	const uint32_t *sfwd, *sfwd_off, *srev, *srev_off;
@@ -165,10 +165,10 @@ struct runtime_state {
 	 * prefix of each list, the live lengths are ours), except on V1, whose
 	 * banishing deletes edges: there they are these copies, which the run
 	 * appends to as ops come and deletes from (NULL on other runtimes).
-	 * Only V1 reads a tensor's children: w_chi at tensors[t].children in
-	 * the schedule, n_chi[t] of them so far. */
+	 * Only V1 reads a tensor's children: w_chi at w_chi_off[t], n_chi[t]
+	 * of them so far. */
 	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
-	uint32_t *n_chi;
+	uint32_t *w_chi_off, *n_chi;
 	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse (rt_regions) */
 	uint32_t *reg_slot;      /* runs regions: per storage, its slot in reg or RT_NONE */
 	uint32_t *slot_free;     /* slots given back */
@@ -189,22 +189,34 @@ struct runtime_state {
 	int64_t *rcomp;
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 
-	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value. */
+	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value.
+	 * A node is live while a storage's ecn or a live node's parent leads
+	 * to it; the others (every rematerialization leaves some) are
+	 * collected when the arena is full (rt_uf_collect) and reused from a
+	 * free list linked through uf_parent (uf_free: its head). No find
+	 * reaches a free node, so reuse changes no path and no count. */
 	uint32_t *uf_parent;
 	int64_t *uf_value;
+	uint32_t uf_free;
+	uint32_t uf_scan;  /* 1 + the highest storage that has had a node */
+	uint64_t *uf_mark; /* rt_uf_collect's marks, a bit per node */
+	size_t uf_mark_words;
 	/* Per storage, its distinct evicted neighbours (itself aside) in the
 	 * order a walk of its reverse then forward list meets them, kept while
-	 * en_valid says so: a neighbour's materiality changing clears it
+	 * en_len[s] is not 0: a neighbour's materiality changing clears it
 	 * (rt_en_changed in runtime-classes.c; new edges need no clearing, see
-	 * cmd_compute). At en_off[s], room for all
-	 * of s's edges; en_len[s] used. Class merges on eviction and the eq
-	 * costs both read it (rt_evicted_list). */
-	uint32_t *en, *en_off, *en_len;
-	uint8_t *en_valid;
-	size_t uf_len, uf_cap;
+	 * cmd_compute). At rt_en_off(rt, s), room for all of s's edges;
+	 * en_len[s] - 1 used. Class merges on eviction and the eq costs both
+	 * read it (rt_evicted_list). */
+	uint32_t *en, *en_len;
+	bool en_scan; /* lists of up to 4 edges deduplicated without stamps */
+	size_t uf_len, uf_cap; /* nodes used, and the arena's size (rt_uf_full) */
+	size_t uf_room;        /* nodes the arrays have room for */
 
-	/* V1 evicted dependents: (storage << 32 | tensor) pairs. */
+	/* V1 evicted dependents: (storage << 32 | tensor) pairs, and their
+	 * number per storage (NULL on other runtimes). */
 	struct u64set deps;
+	uint32_t *n_deps;
 
 	/* The pool in joining order, with holes (RT_NONE) where members left. */
 	uint32_t *pool;
@@ -246,6 +258,39 @@ struct runtime_state {
 	size_t cmd;
 };
 
+/* Where s's kept evicted-neighbour list starts in en: after the room of
+ * the storages before it, as many as their edges in both directions. */
+static inline size_t rt_en_off(const struct runtime_state *rt, uint32_t s)
+{
+	return (size_t)rt->sfwd_off[s] + rt->srev_off[s];
+}
+
+/* Where tensor t's parents start in par, and how many it has: its op's
+ * arguments, except on V1, whose banishing edits a copy per tensor. */
+static inline uint32_t rt_par_off(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->v1 ? rt->w_par_off[t] : rt->s->ops[rt->s->tensors[t].op].args;
+}
+
+static inline uint32_t rt_n_par(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->v1 ? rt->w_n_par[t] : rt->s->ops[rt->s->tensors[t].op].n_args;
+}
+
+/** Walk s's edges into its kept list (rt_evicted_list's slow path). */
+const uint32_t *rt_evicted_list_fill(struct runtime_state *rt, uint32_t s, uint32_t *n);
+
+/** The distinct evicted neighbours of s (kept lists, see en): *n of them;
+ * inline for the eq costs, which mostly find the list kept. */
+static inline const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
+{
+	uint32_t len = rt->en_len[s];
+	if (!len)
+		return rt_evicted_list_fill(rt, s, n);
+	*n = len - 1;
+	return rt->en + rt_en_off(rt, s);
+}
+
 static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 {
 	return rt->ts[t];
@@ -253,8 +298,6 @@ static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
 
 /** Union-find root of node x, compressing the path; counts an access per node. */
 uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x);
-/** The distinct evicted neighbours of s (kept lists, see en): *n of them. */
-const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n);
 /** Rebuild region r of base storage `base` (reverse: through parents). */
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 
@@ -288,6 +331,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s);
 void rt_pin_tensor(struct runtime_state *rt, uint32_t t);
 
 /* runtime-classes.c */
+void rt_uf_full(struct runtime_state *rt);
 void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs);
 void rt_en_changed(struct runtime_state *rt, uint32_t v);
 
@@ -410,27 +454,36 @@ static inline uint64_t rt_dep_key(uint32_t s, uint32_t t)
 static inline void rt_dep_add(struct runtime_state *rt, uint32_t s, uint32_t t)
 {
 	if (u64set_add(&rt->deps, rt_dep_key(s, t)))
-		rt->st[s].deps++;
+		rt->n_deps[s]++;
 }
 
 static inline void rt_dep_remove(struct runtime_state *rt, uint32_t s, uint32_t t)
 {
 	if (u64set_remove(&rt->deps, rt_dep_key(s, t)))
-		rt->st[s].deps--;
+		rt->n_deps[s]--;
 }
 
-static inline uint32_t rt_uf_new(struct runtime_state *rt, int64_t value)
+/* A new class of storage s's node, of the given value: reuses a free node,
+ * else takes the next one, else collects or grows the arena. */
+static inline uint32_t rt_uf_new(struct runtime_state *rt, uint32_t s, int64_t value)
 {
-	if (rt->uf_len == rt->uf_cap) {
-		size_t cap = rt->uf_cap;
-		XGROW(rt->uf_parent, cap, rt->uf_len + 1);
-		cap = rt->uf_cap;
-		XGROW(rt->uf_value, cap, rt->uf_len + 1);
-		rt->uf_cap = cap;
+	uint32_t x = rt->uf_free;
+	if (s >= rt->uf_scan)
+		rt->uf_scan = s + 1;
+	if (x != RT_NONE) {
+		rt->uf_free = rt->uf_parent[x];
+	} else {
+		if (rt->uf_len == rt->uf_cap)
+			rt_uf_full(rt);
+		x = rt->uf_free;
+		if (x != RT_NONE)
+			rt->uf_free = rt->uf_parent[x];
+		else
+			x = (uint32_t)rt->uf_len++;
 	}
-	rt->uf_parent[rt->uf_len] = RT_NONE;
-	rt->uf_value[rt->uf_len] = value;
-	return (uint32_t)rt->uf_len++;
+	rt->uf_parent[x] = RT_NONE;
+	rt->uf_value[x] = value;
+	return x;
 }
 
 static inline void rt_region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo,

@@ -81,6 +81,10 @@ struct runtime_config {
 	/* Keep regions as compressed sets (the path taken above
 	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
 	bool run_regions;
+	/* Deduplicate the class heuristics' kept evicted-neighbour lists by
+	 * stamps (the path taken up to RMEMO_MAX_STORAGES storages) even for
+	 * large logs: for tests. */
+	bool mark_lists;
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
@@ -142,6 +146,7 @@ struct point_config {
 	bool check;
 	bool plain_regions;    /* as in runtime_config */
 	bool run_regions;      /* as in runtime_config */
+	bool mark_lists;       /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;

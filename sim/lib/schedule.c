@@ -227,6 +227,12 @@ static void handle_map(struct builder *b, const char *str, uint32_t t)
 /* ------------------------------------------------------------------ */
 /* Schedule growth */
 
+/* The sizes docs/scale.md counts per command, op, tensor and storage. */
+_Static_assert(sizeof(struct sched_cmd) == 4, "a command in 4 bytes");
+_Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
+_Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
+_Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
+
 static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 {
 	struct schedule *s = b->s;
@@ -236,7 +242,7 @@ static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 	s->n_cmds++;
 }
 
-static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
+static uint32_t new_storage(struct builder *b, uint64_t size)
 {
 	struct schedule *s = b->s;
 	XGROW(s->storages, b->cap_storages, s->n_storages + 1);
@@ -247,7 +253,6 @@ static uint32_t new_storage(struct builder *b, uint64_t size, uint32_t root)
 	struct sched_storage *st = &s->storages[s->n_storages];
 	memset(st, 0, sizeof *st);
 	st->size = size;
-	st->root = root;
 	return (uint32_t)s->n_storages++;
 }
 
@@ -288,14 +293,14 @@ static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
 	struct sched_tensor *st = &s->tensors[t];
 	memset(st, 0, sizeof *st);
 	st->op = op_id;
-	st->index = op->n_outs++;
+	op->n_outs++;
 	st->alias = alias;
 	st->name = add_string(b, name);
 	if (alias >= 0) {
 		st->storage = s->tensors[s->op_args[op->args + (uint32_t)alias]].storage;
 		s->n_aliases++;
 	} else {
-		st->storage = new_storage(b, size, t);
+		st->storage = new_storage(b, size);
 		op->total_size += size;
 	}
 	b->refs[t] = 1;
@@ -646,6 +651,12 @@ static bool within_totals(struct builder *b, long line, uint64_t time, size_t n_
 			  const uint64_t *sizes, const int32_t *alias, const long *lines,
 			  const struct jv *list, const size_t *idx, const char *name)
 {
+	if (n_outs > SCHED_MAX_IDS - b->s->n_tensors) {
+		problem(b, EXIT_DATAERR, line,
+			"the log has more than 2^29 tensors (results of its ops): the simulator's "
+			"ids are 29 bits");
+		return false;
+	}
 	uint64_t k = n_outs ? n_outs : 1; /* an op without results still takes time */
 	if (time > MAX_TOTAL_TIME || time > (MAX_TOTAL_TIME - b->total_time) / k) {
 		problem(b, EXIT_DATAERR, line,
@@ -1083,13 +1094,8 @@ static void build_replay_lists(struct schedule *s)
 {
 	const size_t nt = s->n_tensors, ns = s->n_storages;
 	s->tensor_storage = xmalloc((nt + 1) * sizeof *s->tensor_storage);
-	s->tensor_args = xmalloc((nt + 1) * sizeof *s->tensor_args);
-	s->tensor_nargs = xmalloc((nt + 1) * sizeof *s->tensor_nargs);
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < nt; t++)
 		s->tensor_storage[t] = s->tensors[t].storage;
-		s->tensor_args[t] = s->ops[s->tensors[t].op].args;
-		s->tensor_nargs[t] = s->ops[s->tensors[t].op].n_args;
-	}
 	s->arg_storage = xmalloc((s->n_op_args + 1) * sizeof *s->arg_storage);
 	for (size_t i = 0; i < s->n_op_args; i++)
 		s->arg_storage[i] = s->tensor_storage[s->op_args[i]];
@@ -1133,31 +1139,10 @@ static void build_replay_lists(struct schedule *s)
 	free(nr);
 }
 
-/* Children (one entry per argument slot) and storage members, as CSR. */
+/* Storage members, as CSR. */
 static void build_lists(struct schedule *s)
 {
-	size_t n_children = 0;
-	for (size_t o = 0; o < s->n_ops; o++) {
-		const struct sched_op *op = &s->ops[o];
-		for (uint32_t a = 0; a < op->n_args; a++)
-			s->tensors[s->op_args[op->args + a]].n_children += op->n_outs;
-		n_children += (size_t)op->n_args * op->n_outs;
-	}
-	s->tensor_children = xmalloc((n_children + 1) * sizeof *s->tensor_children);
-	uint32_t acc = 0;
-	for (size_t t = 0; t < s->n_tensors; t++) {
-		s->tensors[t].children = acc;
-		acc += s->tensors[t].n_children;
-		s->tensors[t].n_children = 0;
-	}
-	for (size_t o = 0; o < s->n_ops; o++) {
-		const struct sched_op *op = &s->ops[o];
-		for (uint32_t a = 0; a < op->n_args; a++) {
-			struct sched_tensor *p = &s->tensors[s->op_args[op->args + a]];
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				s->tensor_children[p->children + p->n_children++] = op->outs + k;
-		}
-	}
+	uint32_t acc;
 	for (size_t t = 0; t < s->n_tensors; t++)
 		s->storages[s->tensors[t].storage].n_tensors++;
 	s->storage_tensors = xmalloc((s->n_tensors + 1) * sizeof *s->storage_tensors);
@@ -1293,11 +1278,8 @@ void schedule_free(struct schedule *s)
 	free(s->tensors);
 	free(s->storages);
 	free(s->op_args);
-	free(s->tensor_children);
 	free(s->storage_tensors);
 	free(s->tensor_storage);
-	free(s->tensor_args);
-	free(s->tensor_nargs);
 	free(s->arg_storage);
 	free(s->storage_fwd);
 	free(s->storage_fwd_off);

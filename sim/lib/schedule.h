@@ -3,7 +3,7 @@
  *
  * A schedule is a handful of flat arrays with integer ids: ops, tensors,
  * storages and commands, plus CSR-style index arrays for the variable-length
- * lists (op arguments, tensor children, storage tensors). It is built once
+ * lists (op arguments, storage tensors, storage-level edges). It is built once
  * by schedule_read() and then only read, so any number of threads may
  * replay it at once.
  *
@@ -12,13 +12,14 @@
  *    command; its outputs are tensors ops[i].outs .. outs + n_outs - 1; a
  *    tensor's storage is created (if it owns one) with that tensor. So at
  *    any point of a replay, the tensors that exist are exactly the ids below
- *    the next op's `outs`, and a list ordered by tensor id (children of a
- *    tensor, tensors of a storage) has as prefix exactly the members that
- *    exist yet: a runtime that needs "the children so far" keeps a count.
+ *    the next op's `outs`, and a list ordered by tensor id (tensors of a
+ *    storage) has as prefix exactly the members that exist yet: a runtime
+ *    that needs "the tensors so far" keeps a count.
  *  - storages[s].tensors lists the storage's tensors in creation order; the
  *    first is its root (the tensor that owns it).
  *  - op arguments keep duplicates (an op may read a tensor twice), and so
- *    do children lists (one entry per argument slot), as the reference does.
+ *    do the storage-level edge lists (one entry per argument slot and
+ *    output), as the reference's children lists do.
  */
 #ifndef REMATSIM_SCHEDULE_H
 #define REMATSIM_SCHEDULE_H
@@ -52,9 +53,15 @@ enum sched_cmd_kind {
 	CMD_RELEASE, /* id: tensor; one external ref less */
 };
 
+/* Ops and tensors a schedule may hold (the reader refuses more): their ids
+ * fit a command's 30 bits, an op's output count its 29. A log that large
+ * would take over 30 GB. */
+#define SCHED_MAX_IDS (UINT32_C(1) << 29)
+
+/* 4 bytes: a million-op log has two million commands or more. */
 struct sched_cmd {
-	uint32_t kind; /* enum sched_cmd_kind */
-	uint32_t id;
+	uint32_t kind : 2; /* enum sched_cmd_kind */
+	uint32_t id : 30;  /* an op or tensor, below SCHED_MAX_IDS */
 };
 
 struct sched_op {
@@ -63,28 +70,25 @@ struct sched_op {
 	uint32_t args;       /* first index into schedule.op_args */
 	uint32_t n_args;
 	uint32_t outs;       /* first output tensor id */
-	uint32_t n_outs;
+	uint32_t n_outs : 29;  /* below SCHED_MAX_IDS; the flags share its word (40 bytes an op) */
+	uint32_t backward : 1; /* after a BACKWARD annotation or a *backward* op */
+	uint32_t constant : 1; /* a CONSTANT record (no inputs, cost 0) */
+	uint32_t mutate : 1;   /* made from a MUTATE record */
 	uint32_t name;       /* offset of the op name in schedule.strings */
 	uint32_t line;       /* line of the record in the log (diagnostics) */
-	uint8_t backward;    /* after a BACKWARD annotation or a *backward* op */
-	uint8_t constant;    /* a CONSTANT record (no inputs, cost 0) */
-	uint8_t mutate;      /* made from a MUTATE record */
 };
 
 struct sched_tensor {
-	uint32_t op;       /* producing op */
-	uint32_t index;    /* output index within the op */
+	uint32_t op;       /* producing op (its output t - ops[op].outs) */
 	int32_t alias;     /* -1: owns its storage; k: view of op argument k */
 	uint32_t storage;  /* storage id (an alias shares its argument's) */
 	uint32_t name;     /* offset of the handle name in schedule.strings */
-	uint32_t children; /* first index into schedule.tensor_children */
-	uint32_t n_children;
 };
 
 struct sched_storage {
 	uint64_t size;      /* bytes */
-	uint32_t root;      /* the tensor that owns it */
-	uint32_t tensors;   /* first index into schedule.storage_tensors */
+	uint32_t tensors;   /* first index into schedule.storage_tensors (the
+			     * first is its root: schedule_storage_root) */
 	uint32_t n_tensors;
 };
 
@@ -102,21 +106,18 @@ struct schedule {
 
 	uint32_t *op_args;         /* tensor ids, CSR by op */
 	size_t n_op_args;
-	uint32_t *tensor_children; /* tensor ids, CSR by tensor, creation order */
 	uint32_t *storage_tensors; /* tensor ids, CSR by storage, root first */
 	char *strings;             /* NUL-terminated names, referenced by offset */
 	size_t strings_len;
 
 	/* Derived lists for replays, read-only like the rest, as flat arrays
 	 * for the hot loops: the storage of each tensor and of each op_args
-	 * entry; per tensor, where its op's arguments start in op_args and how
-	 * many there are; per storage (CSR by storage_fwd_off /
+	 * entry; per storage (CSR by storage_fwd_off /
 	 * storage_rev_off), the storages of its tensors' children and parents,
 	 * one entry per edge, in the order a replay meets them (op by op: each
 	 * output's parents, then each argument's outputs), so that at any
 	 * point a storage's edges so far are a prefix of its list. */
 	uint32_t *tensor_storage;
-	uint32_t *tensor_args, *tensor_nargs;
 	uint32_t *arg_storage;
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
@@ -174,6 +175,12 @@ void schedule_free(struct schedule *s);
 static inline const char *schedule_str(const struct schedule *s, uint32_t off)
 {
 	return s->strings + off;
+}
+
+/** The tensor that owns storage st (its first). */
+static inline uint32_t schedule_storage_root(const struct schedule *s, uint32_t st)
+{
+	return s->storage_tensors[s->storages[st].tensors];
 }
 
 /** The storage size of a tensor (its storage's size; shared by views). */
