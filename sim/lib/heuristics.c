@@ -414,32 +414,37 @@ static inline int64_t narrow_stale(int64_t clock, int64_t last)
  * keys: SCAN without the gather or the 128-bit arithmetic, while no key is
  * wide. Holes (compute INT64_MAX, which no narrow key has) are skipped.
  *
- * Four slots at a time are first tested in doubles (keys below 2^52
- * convert exactly, by adding them to 2^52's bits), giving each slot's
- * numerator N and denominator D (the product size * staleness rounded
- * once). A slot is settled without its division when it is
- *  - surely above best: N > best * (1 + 2^-40) * D. Costs are never
- *    negative here (compute, size and staleness are not), and the two
- *    roundings in computing the right side are far below 2^-40, so the
- *    exact N / D is above best: neither taken nor 0;
- *  - best's own fraction: N == BN and D == BD, where BN / BD is the
- *    fraction whose rounded quotient best is, kept only while BD < 2^53
- *    (BN is NaN otherwise, so nothing equals it). A product that rounds
- *    below 2^53 is exact (rounding is monotonic and 2^53 is a double), so
- *    the slot's num and den are best's, its cost is best exactly: a tie,
- *    which the scalar scan would take (ties keep the later storage) and
- *    not stop at (best is not 0, or the scan would have ended).
- * Holes are settled (never ties: their compute is no narrow key's). Eight
- * slots that are all settled cost no division and no branch per
- * slot: their ties are recorded lane by lane (the latest slot per lane),
- * and the latest of those becomes the choice at the end, unless a later
- * slot changed best (which forgets them). On the chain most of the pool
- * ties with the best (equal keys, equal last accesses): before ties were
- * settled here nearly every block took the scalar path (1.7-2 ns per
- * evaluation at n = 4,096, now about a third). Eight slots with any
- * other slot (a possible new best, a never-accessed one, or any while
- * best is +inf) and the last few slots are taken one by one, exactly as
- * before, keeping BN and BD with best.
+ * Most slots are settled without their division, eight at a time:
+ *  1. kscan: on the integer keys alone, slots with best's compute and size
+ *     (a tie, or above best, by their last access; see there). On the
+ *     chain every member has the same keys, so this settles all but the
+ *     slots that are a new best.
+ *  2. DBLOCK, for eight slots kscan could not settle: in doubles (keys
+ *     below 2^52 convert exactly, by adding them to 2^52's bits), giving
+ *     each slot's numerator N and denominator D (the product size *
+ *     staleness rounded once). A slot is settled when it is
+ *     - surely above best: N > best * (1 + 2^-40) * D. Costs are never
+ *       negative here (compute, size and staleness are not), and the two
+ *       roundings in computing the right side are far below 2^-40, so the
+ *       exact N / D is above best: neither taken nor 0;
+ *     - best's own fraction: N == BN and D == BD, where BN / BD is the
+ *       fraction whose rounded quotient best is, kept only while BD < 2^53
+ *       (BN is NaN otherwise, so nothing equals it). A product that rounds
+ *       below 2^53 is exact (rounding is monotonic and 2^53 is a double),
+ *       so the slot's num and den are best's, its cost is best exactly: a
+ *       tie, which the scalar scan would take (ties keep the later
+ *       storage) and not stop at (best is not 0, or the scan would have
+ *       ended).
+ *     Holes are settled (never ties: their compute is no narrow key's).
+ *  3. Otherwise the slots up to the first one not settled (a possible new
+ *     best, a never-accessed one, or any while best is +inf), and the last
+ *     few slots, are taken one by one, exactly as before, keeping best's
+ *     N, D and keys.
+ * The latest tie settled in 1 or 2 becomes the choice (ties keep the later
+ * storage); a later new best in 3 replaces it. Before ties were settled
+ * here, nearly every block of the chain's pool (equal keys, equal last
+ * accesses) took the scalar path: 1.7-2 ns per evaluation at n = 4,096,
+ * now about a third (docs/scale.md).
  */
 typedef double f64x4 __attribute__((vector_size(32)));
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
@@ -471,7 +476,26 @@ static inline __attribute__((always_inline)) f64x4 fsplat4(double x)
 #define SDEN_STALE(s, c, t) ((double)(t))
 #define SDEN_SIZE_STALE(s, c, t) ((double)(s) * (double)(t))
 
-/* The latest slot of a tie recorded in t (-1 in lanes with none). */
+/* One block of four slots from j tested in doubles: its ties with best
+ * (tie_) and the slots not settled (open_: neither a tie nor surely above
+ * best, or never accessed; holes are settled). A real slot's last access
+ * is at most the clock (accesses read the clock, which never goes back),
+ * so clk - L is its staleness. */
+#define DBLOCK(j, VNUM, VDEN, open_, tie_)                                      \
+	do {                                                                    \
+		i64x4 S = load4((const int64_t *)ps + (j));                     \
+		i64x4 C = load4(pc + (j)), L = load4(pl + (j));                 \
+		i64x4 ST = clk - L;                                             \
+		(void)S;                                                        \
+		(void)C;                                                        \
+		(void)ST;                                                       \
+		f64x4 N = VNUM(S, C, ST), D = VDEN(S, C, ST);                   \
+		i64x4 holes = C == hole;                                        \
+		tie_ = ((N == vbn) & (D == vbd)) & ~holes;                      \
+		open_ = ((L == never) | ~(tie_ | (N > vbm * D))) & ~holes;      \
+	} while (0)
+
+/* The slot of the latest tie recorded in t (-1 in lanes with none). */
 static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
 {
 	int64_t m = t[0];
@@ -480,24 +504,72 @@ static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
 	return m;
 }
 
-/* One block of four slots from j: its ties with best (tie_) and the slots
- * not settled (open_: neither a tie nor surely above best, or never
- * accessed; holes are settled). */
-#define DBLOCK(j, VNUM, VDEN, open_, tie_)                                      \
+/* The same block tested on the integer keys alone (see kscan). */
+#define KBLOCK(j, STALE, open_, tie_)                                           \
 	do {                                                                    \
 		i64x4 S = load4((const int64_t *)ps + (j));                     \
 		i64x4 C = load4(pc + (j)), L = load4(pl + (j));                 \
-		i64x4 ST = (i64x4)((u64x4)clk - (u64x4)L) & (L < clk);          \
-		(void)S;                                                        \
-		(void)C;                                                        \
-		(void)ST;                                                       \
-		f64x4 N = VNUM(S, C, ST), D = VDEN(S, C, ST);                   \
-		i64x4 real = ~(C == hole);                                      \
-		tie_ = (N == vbn) & (D == vbd) & real;                          \
-		open_ = (~(tie_ | (N > vbm * D)) | (L == never)) & real;        \
+		i64x4 same = (C == vbc) & (S == vbs);                           \
+		tie_ = STALE ? same & (L == vbl) : same;                        \
+		/* settled: a hole, or the same keys and not earlier */         \
+		open_ = ~((STALE ? same & ~(vbl > L) : same) | (C == hole));    \
 	} while (0)
 
-#define DSCAN(name, VAL, VNUM, VDEN, SNUM, SDEN, generic)                      \
+/*
+ * From slot i, eight slots at a time while the keys alone settle them:
+ * returns where it stopped (the first eight with a slot not settled, or
+ * fewer than eight left) and sets *tie to the latest tie's slot (-1:
+ * none).
+ *
+ * While best is finite and above 0, a slot whose compute and size are
+ * best's (bc, bs) has best's fraction but for the staleness (the costs
+ * here are f(compute, size) / staleness or f(compute, size), f > 0
+ * then), so its last access L settles it, with no conversion:
+ *  - L == best's (bl): the same fraction, a tie (and without staleness in
+ *    the cost, any L);
+ *  - L later than bl: staleness st below best's st_b, so its exact cost
+ *    is +inf (st = 0) or at least best's times st_b / st >= 1 + 1 / st >=
+ *    1 + 2^-50 (st_b is at most the clock, narrow); between doubles
+ *    (costs here lie within 2^-100 and 2^50) a ratio of 1 + 2^-50 is
+ *    over 4 ulps, so the rounded cost is above best: neither taken nor 0;
+ *  - L earlier (a never-accessed slot among them): not settled.
+ * Holes are settled. bc = INT64_MIN, which no compute is, stands for no
+ * such best. On the chain every member has the same keys: eight slots
+ * cost a few compares, with no branch but the loop's.
+ */
+static inline __attribute__((always_inline)) uint32_t kscan(const uint64_t *ps, const int64_t *pc,
+							     const int64_t *pl, uint32_t i, uint32_t end,
+							     int64_t bc, int64_t bs, int64_t bl, bool stale,
+							     int64_t *tie)
+{
+	const i64x4 vbc = splat4(bc), vbs = splat4(bs), vbl = splat4(bl), hole = splat4(INT64_MAX);
+	i64x4 tied = splat4(-1), at = splat4(i) + (i64x4){0, 1, 2, 3};
+	for (; i + 8 <= end; i += 8, at += 8) {
+		i64x4 o0, o1, t0, t1;
+		KBLOCK(i, stale, o0, t0);
+		KBLOCK(i + 4, stale, o1, t1);
+		if (any4(o0 | o1))
+			break;
+		tied ^= (tied ^ at) & t0;
+		tied ^= (tied ^ (at + 4)) & t1;
+	}
+	*tie = max_lane(tied);
+	return i;
+}
+
+RT_WIDE static uint32_t kscan_stale(const uint64_t *ps, const int64_t *pc, const int64_t *pl, uint32_t i,
+				    uint32_t end, int64_t bc, int64_t bs, int64_t bl, int64_t *tie)
+{
+	return kscan(ps, pc, pl, i, end, bc, bs, bl, true, tie);
+}
+
+RT_WIDE static uint32_t kscan_flat(const uint64_t *ps, const int64_t *pc, const int64_t *pl, uint32_t i,
+				   uint32_t end, int64_t bc, int64_t bs, int64_t bl, int64_t *tie)
+{
+	return kscan(ps, pc, pl, i, end, bc, bs, bl, false, tie);
+}
+
+#define DSCAN(name, VAL, VNUM, VDEN, SNUM, SDEN, KSCAN, generic)               \
 	RT_WIDE static uint32_t name##_fast(struct runtime_state *rt)           \
 	{                                                                       \
 		const struct pol_keys pk = pol_pool_keys(rt);                   \
@@ -507,24 +579,37 @@ static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
 		const i64x4 clk = splat4(clock), hole = splat4(INT64_MAX);      \
 		const i64x4 never = splat4(RT_NEVER), lane = {0, 1, 2, 3};      \
 		double best = INFINITY;                                         \
-		/* best * (1 + 2^-40), best's N and D, the ties since */        \
+		/* best * (1 + 2^-40), best's N and D; its keys (kscan) */      \
 		f64x4 vbm = fsplat4(INFINITY), vbn = fsplat4(NAN), vbd = vbn;   \
-		i64x4 tied = splat4(-1);                                        \
+		int64_t bc = INT64_MIN, bs = 0, bl = 0;                         \
 		uint32_t bi = RT_NONE, end = pol_pool_end(rt), i = 0;           \
 		uint64_t n = pol_pool_len(rt);                                  \
 		while (i < end) {                                               \
-			for (; i + 8 <= end; i += 8) {                          \
+			int64_t t;                                              \
+			i = KSCAN(ps, pc, pl, i, end, bc, bs, bl, &t);          \
+			if (t >= 0)                                             \
+				bi = (uint32_t)t;                               \
+			uint32_t lim = end;                                     \
+			if (i + 8 <= end) {                                     \
 				i64x4 o0, o1, t0, t1;                           \
 				DBLOCK(i, VNUM, VDEN, o0, t0);                  \
 				DBLOCK(i + 4, VNUM, VDEN, o1, t1);              \
-				if (any4(o0 | o1))                              \
-					break;                                  \
-				i64x4 at = splat4(i) + lane;                    \
-				tied = (at & t0) | (tied & ~t0);                \
-				at += 4;                                        \
-				tied = (at & t1) | (tied & ~t1);                \
+				if (!any4(o0 | o1)) {                           \
+					i64x4 at = splat4(i) + lane;            \
+					t = max_lane((at & t0) | ~t0);          \
+					t = max_lane(((at + 4) & t1) | ~t1) > t \
+						    ? max_lane(((at + 4) & t1) | ~t1) : t; \
+					if (t >= 0)                             \
+						bi = (uint32_t)t;               \
+					i += 8;                                 \
+					continue;                               \
+				}                                               \
+				/* one by one up to the first open slot */      \
+				uint32_t k = 0;                                 \
+				while (!(k < 4 ? o0[k] : o1[k - 4]))            \
+					k++;                                    \
+				lim = i + k + 1;                                \
 			}                                                       \
-			uint32_t lim = i + 8 <= end ? i + 8 : end;              \
 			for (; i < lim; i++) {                                  \
 				if (pc[i] == INT64_MAX)                         \
 					continue;                               \
@@ -543,7 +628,10 @@ static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
 					vbm = fsplat4(best * (1 + 0x1p-40));    \
 					vbn = fsplat4(bn);                      \
 					vbd = fsplat4(bd);                      \
-					tied = splat4(-1);                      \
+					bool keys = v > 0 && v < INFINITY && pl[i] != RT_NEVER; \
+					bc = keys ? pc[i] : INT64_MIN;          \
+					bs = (int64_t)ps[i];                    \
+					bl = pl[i];                             \
 				}                                               \
 				if (v == 0) {                                   \
 					n = pol_pool_members_upto(rt, i);       \
@@ -551,8 +639,6 @@ static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
 				}                                               \
 			}                                                       \
 		}                                                               \
-		if (max_lane(tied) >= 0)                                        \
-			bi = (uint32_t)max_lane(tied);                          \
 	done:                                                                   \
 		pol_count(rt, n, n);                                            \
 		return pol_pool_member(rt, bi);                                 \
@@ -607,7 +693,7 @@ static uint32_t choose_largest(struct runtime_state *rt)
 SCAN(choose_dtr, h_dtr)
 SCAN(choose_dtr_eqclass, h_dtr_eqclass)
 SCAN(choose_dtr_local_generic, h_dtr_local)
-DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, SNUM_COMPUTE, SDEN_SIZE_STALE,
+DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, SNUM_COMPUTE, SDEN_SIZE_STALE, kscan_stale,
       choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
@@ -621,15 +707,15 @@ SCAN(choose_ab_eq_size, h_ab_eq_size)
 SCAN(choose_ab_eq_stale, h_ab_eq_stale)
 SCAN(choose_ab_eq, h_ab_eq)
 SCAN(choose_ab_local_size_generic, h_ab_local_size)
-DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, SNUM_COMPUTE, SDEN_SIZE,
+DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, SNUM_COMPUTE, SDEN_SIZE, kscan_flat,
       choose_ab_local_size_generic)
 SCAN(choose_ab_local_stale_generic, h_ab_local_stale)
-DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, SNUM_COMPUTE, SDEN_STALE,
+DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, SNUM_COMPUTE, SDEN_STALE, kscan_stale,
       choose_ab_local_stale_generic)
 SCAN(choose_ab_local_generic, h_ab_local)
 ISCAN(choose_ab_local, compute, INT64_MAX, 0, choose_ab_local_generic)
 SCAN(choose_ab_size_stale_generic, h_ab_size_stale)
-DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, SNUM_ONE, SDEN_SIZE_STALE,
+DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, SNUM_ONE, SDEN_SIZE_STALE, kscan_stale,
       choose_ab_size_stale_generic)
 SCAN(choose_ab_stale_generic, h_ab_stale)
 ISCAN(choose_ab_stale, last, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
