@@ -249,11 +249,11 @@ static inline bool surely_above(struct frac c, double best)
  * takes the last slot of the least key (ties keep the later storage).
  * Holes hold INT64_MAX, above every narrow key.
  *
- * So the scan is a minimum and a search for `stop` over blocks of 16
- * slots in 4-lane vectors (GCC and clang vector extensions: AVX2 in the
- * x86-64-v3 build), then a search from the end for the minimum's last
- * slot: about a fifth of the instructions of one pass with a branch per
- * slot.
+ * So the scan is a minimum (with its latest slot, lane by lane) and a
+ * search for `stop` over blocks of 16 slots in 4-lane vectors (GCC and
+ * clang vector extensions: AVX2 in the x86-64-v3 build): about a fifth of
+ * the instructions of one pass with a branch per slot. The caps are left
+ * out where there are none (LRU, AbLocal).
  */
 typedef int64_t i64x4 __attribute__((vector_size(32)));
 
@@ -329,43 +329,75 @@ static inline __attribute__((always_inline)) uint32_t last_slot(const int64_t *a
 	return k - 1;
 }
 
-/* The slot ISCAN chooses over keys a[0..end) capped at `cap` (INT64_MAX:
- * none); *stopped says whether it is the first `stop`. */
-RT_WIDE static uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+/* The slot ISCAN chooses over keys a[0..end) capped at `cap` (unless
+ * `capped` is false: no cap); *stopped says whether it is the first
+ * `stop`. Each lane keeps its least key and the latest slot holding it
+ * (a key at most the lane's least takes its place: ties keep the later
+ * slot); the least of the lanes' keys, at the latest of their slots
+ * holding it, is the least key's last slot, with no second pass. */
+static inline __attribute__((always_inline)) uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap,
+							     bool capped, int64_t stop, bool *stopped)
 {
 	const i64x4 c = splat4(cap), sk = splat4(stop);
-	i64x4 best = splat4(INT64_MAX);
+	i64x4 best = splat4(INT64_MAX), slot = splat4(-1), at = {0, 1, 2, 3};
 	uint32_t i = 0;
 	*stopped = false;
-	for (; i + IBLOCK <= end; i += IBLOCK) {
-		i64x4 k0 = cap4(load4(a + i), c), k1 = cap4(load4(a + i + 4), c);
-		i64x4 k2 = cap4(load4(a + i + 8), c), k3 = cap4(load4(a + i + 12), c);
+#define ISTEP(k, off)                                                           \
+	do {                                                                    \
+		i64x4 take = ~((k) > best);                                     \
+		best ^= (best ^ (k)) & take;                                    \
+		slot ^= (slot ^ (at + (off))) & take;                           \
+	} while (0)
+	for (; i + IBLOCK <= end; i += IBLOCK, at += IBLOCK) {
+		i64x4 k0 = load4(a + i), k1 = load4(a + i + 4);
+		i64x4 k2 = load4(a + i + 8), k3 = load4(a + i + 12);
+		if (capped) {
+			k0 = cap4(k0, c), k1 = cap4(k1, c);
+			k2 = cap4(k2, c), k3 = cap4(k3, c);
+		}
 		if (any4((k0 == sk) | (k1 == sk) | (k2 == sk) | (k3 == sk)))
 			break;
-		best = min4(best, min4(min4(k0, k1), min4(k2, k3)));
+		ISTEP(k0, 0);
+		ISTEP(k1, 4);
+		ISTEP(k2, 8);
+		ISTEP(k3, 12);
 	}
-	int64_t b = INT64_MAX;
+#undef ISTEP
+	int64_t b = INT64_MAX, bs = -1;
 	for (int l = 0; l < 4; l++)
-		b = best[l] < b ? best[l] : b;
+		if (best[l] < b || (best[l] == b && slot[l] > bs))
+			b = best[l], bs = slot[l];
 	for (; i < end; i++) {
-		int64_t v = cap1(a[i], cap);
+		int64_t v = capped ? cap1(a[i], cap) : a[i];
 		if (v == stop) {
 			*stopped = true;
 			return i;
 		}
-		b = v < b ? v : b;
+		if (v <= b)
+			b = v, bs = i;
 	}
-	return last_slot(a, end, cap, b);
+	return (uint32_t)bs;
 }
 
-#define ISCAN(name, ARR, CAP, stop, generic)                                    \
+RT_WIDE static uint32_t iscan_capped(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+{
+	return iscan(a, end, cap, true, stop, stopped);
+}
+
+RT_WIDE static uint32_t iscan_plain(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+{
+	(void)cap;
+	return iscan(a, end, INT64_MAX, false, stop, stopped);
+}
+
+#define ISCAN(name, ARR, SCANNER, CAP, stop, generic)                           \
 	static uint32_t name(struct runtime_state *rt)                          \
 	{                                                                       \
 		if (!pol_keys_narrow(rt))                                       \
 			return generic(rt);                                     \
 		bool stopped;                                                   \
 		uint32_t end = pol_pool_end(rt);                                \
-		uint32_t i = iscan(pol_pool_keys(rt).ARR, end, CAP, stop, &stopped); \
+		uint32_t i = SCANNER(pol_pool_keys(rt).ARR, end, CAP, stop, &stopped); \
 		uint64_t n = stopped ? pol_pool_members_upto(rt, i) : pol_pool_len(rt); \
 		pol_count(rt, n, n);                                            \
 		return pol_pool_member(rt, i);                                  \
@@ -418,7 +450,10 @@ static inline int64_t narrow_stale(int64_t clock, int64_t last)
  *  1. kscan: on the integer keys alone, slots with best's compute and size
  *     (a tie, or above best, by their last access; see there). On the
  *     chain every member has the same keys, so this settles all but the
- *     slots that are a new best.
+ *     slots that are a new best. Their ties are not recorded as they
+ *     pass: once best is final, kscan_tie finds the latest one from the
+ *     end (any after the slot of the last new best tied with the final
+ *     best when they were settled, and nothing before that slot counts).
  *  2. DBLOCK, for eight slots kscan could not settle: in doubles (keys
  *     below 2^52 convert exactly, by adding them to 2^52's bits), giving
  *     each slot's numerator N and denominator D (the product size *
@@ -436,15 +471,16 @@ static inline int64_t narrow_stale(int64_t clock, int64_t last)
  *       storage) and not stop at (best is not 0, or the scan would have
  *       ended).
  *     Holes are settled (never ties: their compute is no narrow key's).
+ *     The last few slots are tested as the last eight, those already
+ *     passed left out.
  *  3. Otherwise the slots up to the first one not settled (a possible new
- *     best, a never-accessed one, or any while best is +inf), and the last
- *     few slots, are taken one by one, exactly as before, keeping best's
- *     N, D and keys.
+ *     best, a never-accessed one, or any while best is +inf) are taken one
+ *     by one, exactly as before, keeping best's N, D and keys.
  * The latest tie settled in 1 or 2 becomes the choice (ties keep the later
  * storage); a later new best in 3 replaces it. Before ties were settled
  * here, nearly every block of the chain's pool (equal keys, equal last
- * accesses) took the scalar path: 1.7-2 ns per evaluation at n = 4,096,
- * now about a third (docs/scale.md).
+ * accesses) took the scalar path: the chain at n = 4,096 took 0.17-0.2
+ * CPU s to replay under DTRLocal, now about 0.05 (docs/scale.md).
  */
 typedef double f64x4 __attribute__((vector_size(32)));
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
@@ -495,31 +531,29 @@ static inline __attribute__((always_inline)) f64x4 fsplat4(double x)
 		open_ = ((L == never) | ~(tie_ | (N > vbm * D))) & ~holes;      \
 	} while (0)
 
-/* The slot of the latest tie recorded in t (-1 in lanes with none). */
-static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
-{
-	int64_t m = t[0];
-	for (int l = 1; l < 4; l++)
-		m = t[l] > m ? t[l] : m;
-	return m;
-}
-
-/* The same block tested on the integer keys alone (see kscan). */
-#define KBLOCK(j, STALE, open_, tie_)                                           \
-	do {                                                                    \
-		i64x4 S = load4((const int64_t *)ps + (j));                     \
-		i64x4 C = load4(pc + (j)), L = load4(pl + (j));                 \
-		i64x4 same = (C == vbc) & (S == vbs);                           \
-		tie_ = STALE ? same & (L == vbl) : same;                        \
-		/* settled: a hole, or the same keys and not earlier */         \
-		open_ = ~((STALE ? same & ~(vbl > L) : same) | (C == hole));    \
-	} while (0)
+/* The slots of four from j that the integer keys alone leave open (see
+ * kscan), and their ties with best's keys. */
+#define KOPEN(j, STALE)                                                         \
+	({                                                                      \
+		i64x4 C_ = load4(pc + (j)), S_ = load4((const int64_t *)ps + (j)); \
+		i64x4 same_ = (C_ == vbc) & (S_ == vbs);                        \
+		if (STALE)                                                      \
+			same_ &= ~(vbl > load4(pl + (j)));                      \
+		~(same_ | (C_ == hole));                                        \
+	})
+#define KTIE(j, STALE)                                                          \
+	({                                                                      \
+		i64x4 same_ = (load4(pc + (j)) == vbc) & (load4((const int64_t *)ps + (j)) == vbs); \
+		if (STALE)                                                      \
+			same_ &= load4(pl + (j)) == vbl;                        \
+		same_;                                                          \
+	})
 
 /*
- * From slot i, eight slots at a time while the keys alone settle them:
- * returns where it stopped (the first eight with a slot not settled, or
- * fewer than eight left) and sets *tie to the latest tie's slot (-1:
- * none).
+ * From slot i, eight slots at a time while the integer keys alone settle
+ * them: returns where it stopped (the first eight with a slot not
+ * settled, or fewer than eight left). kscan_tie then finds, from the end,
+ * the latest of those that tie, once best is final.
  *
  * While best is finite and above 0, a slot whose compute and size are
  * best's (bc, bs) has best's fraction but for the staleness (the costs
@@ -535,41 +569,58 @@ static inline __attribute__((always_inline)) int64_t max_lane(i64x4 t)
  *  - L earlier (a never-accessed slot among them): not settled.
  * Holes are settled. bc = INT64_MIN, which no compute is, stands for no
  * such best. On the chain every member has the same keys: eight slots
- * cost a few compares, with no branch but the loop's.
+ * cost a few compares and no branch but the loop's.
  */
 static inline __attribute__((always_inline)) uint32_t kscan(const uint64_t *ps, const int64_t *pc,
 							     const int64_t *pl, uint32_t i, uint32_t end,
-							     int64_t bc, int64_t bs, int64_t bl, bool stale,
-							     int64_t *tie)
+							     int64_t bc, int64_t bs, int64_t bl, bool stale)
 {
 	const i64x4 vbc = splat4(bc), vbs = splat4(bs), vbl = splat4(bl), hole = splat4(INT64_MAX);
-	i64x4 tied = splat4(-1), at = splat4(i) + (i64x4){0, 1, 2, 3};
-	for (; i + 8 <= end; i += 8, at += 8) {
-		i64x4 o0, o1, t0, t1;
-		KBLOCK(i, stale, o0, t0);
-		KBLOCK(i + 4, stale, o1, t1);
-		if (any4(o0 | o1))
+	for (; i + 8 <= end; i += 8)
+		if (any4(KOPEN(i, stale) | KOPEN(i + 4, stale)))
 			break;
-		tied ^= (tied ^ at) & t0;
-		tied ^= (tied ^ (at + 4)) & t1;
-	}
-	*tie = max_lane(tied);
 	return i;
 }
 
-RT_WIDE static uint32_t kscan_stale(const uint64_t *ps, const int64_t *pc, const int64_t *pl, uint32_t i,
-				    uint32_t end, int64_t bc, int64_t bs, int64_t bl, int64_t *tie)
+/* The latest slot after lo (below end) whose keys tie with best's, or -1. */
+static inline __attribute__((always_inline)) int64_t kscan_tie(const uint64_t *ps, const int64_t *pc,
+								const int64_t *pl, uint32_t lo, uint32_t end,
+								int64_t bc, int64_t bs, int64_t bl, bool stale)
 {
-	return kscan(ps, pc, pl, i, end, bc, bs, bl, true, tie);
+	const i64x4 vbc = splat4(bc), vbs = splat4(bs), vbl = splat4(bl);
+	uint32_t j = end;
+	for (; j >= lo + 5; j -= 4) {
+		i64x4 t = KTIE(j - 4, stale);
+		if (any4(t))
+			return j - 4 + (t[3] ? 3 : t[2] ? 2 : t[1] ? 1 : 0);
+	}
+	for (; j > lo + 1; j--)
+		if (pc[j - 1] == bc && (int64_t)ps[j - 1] == bs && (!stale || pl[j - 1] == bl))
+			return j - 1;
+	return -1;
 }
 
-RT_WIDE static uint32_t kscan_flat(const uint64_t *ps, const int64_t *pc, const int64_t *pl, uint32_t i,
-				   uint32_t end, int64_t bc, int64_t bs, int64_t bl, int64_t *tie)
+#define KSCANS(KIND, STALE)                                                     \
+	RT_WIDE static uint32_t kscan_##KIND(const uint64_t *ps, const int64_t *pc, const int64_t *pl, \
+					     uint32_t i, uint32_t end, int64_t bc, int64_t bs, int64_t bl) \
+	{                                                                       \
+		return kscan(ps, pc, pl, i, end, bc, bs, bl, STALE);            \
+	}                                                                       \
+	RT_WIDE static int64_t kscan_tie_##KIND(const uint64_t *ps, const int64_t *pc, const int64_t *pl, \
+						uint32_t lo, uint32_t end, int64_t bc, int64_t bs, int64_t bl) \
+	{                                                                       \
+		return kscan_tie(ps, pc, pl, lo, end, bc, bs, bl, STALE);       \
+	}
+KSCANS(stale, true)
+KSCANS(flat, false)
+
+/* The latest slot whose lane is set in t, or -1. */
+static inline __attribute__((always_inline)) int64_t last_set(i64x4 t, uint32_t j)
 {
-	return kscan(ps, pc, pl, i, end, bc, bs, bl, false, tie);
+	return t[3] ? j + 3 : t[2] ? j + 2 : t[1] ? j + 1 : t[0] ? (int64_t)j : -1;
 }
 
-#define DSCAN(name, VAL, VNUM, VDEN, SNUM, SDEN, KSCAN, generic)               \
+#define DSCAN(name, VAL, VNUM, VDEN, SNUM, SDEN, KIND, generic)                \
 	RT_WIDE static uint32_t name##_fast(struct runtime_state *rt)           \
 	{                                                                       \
 		const struct pol_keys pk = pol_pool_keys(rt);                   \
@@ -585,30 +636,39 @@ RT_WIDE static uint32_t kscan_flat(const uint64_t *ps, const int64_t *pc, const 
 		uint32_t bi = RT_NONE, end = pol_pool_end(rt), i = 0;           \
 		uint64_t n = pol_pool_len(rt);                                  \
 		while (i < end) {                                               \
-			int64_t t;                                              \
-			i = KSCAN(ps, pc, pl, i, end, bc, bs, bl, &t);          \
-			if (t >= 0)                                             \
-				bi = (uint32_t)t;                               \
-			uint32_t lim = end;                                     \
-			if (i + 8 <= end) {                                     \
+			/* while best is +inf, every real slot is open */       \
+			uint32_t lim = i + 1;                                   \
+			if (best < INFINITY) {                                  \
+				i = kscan_##KIND(ps, pc, pl, i, end, bc, bs, bl); \
+				lim = end;                                      \
+			}                                                       \
+			/* the eight from i, or the last eight, those before i \
+			 * left out */                                          \
+			uint32_t j = i + 8 <= end ? i : end - 8;                \
+			if (best < INFINITY && i < end && end >= 8) {           \
 				i64x4 o0, o1, t0, t1;                           \
-				DBLOCK(i, VNUM, VDEN, o0, t0);                  \
-				DBLOCK(i + 4, VNUM, VDEN, o1, t1);              \
+				i64x4 at = splat4(j) + lane, from = splat4(i);  \
+				DBLOCK(j, VNUM, VDEN, o0, t0);                  \
+				DBLOCK(j + 4, VNUM, VDEN, o1, t1);              \
+				o0 &= ~(from > at), t0 &= ~(from > at);         \
+				at += 4;                                        \
+				o1 &= ~(from > at), t1 &= ~(from > at);         \
 				if (!any4(o0 | o1)) {                           \
-					i64x4 at = splat4(i) + lane;            \
-					t = max_lane((at & t0) | ~t0);          \
-					t = max_lane(((at + 4) & t1) | ~t1) > t \
-						    ? max_lane(((at + 4) & t1) | ~t1) : t; \
+					/* the latest tie in doubles (kscan_tie \
+					 * finds those of the keys) */          \
+					int64_t t = last_set(t1, j + 4);        \
+					if (t < 0)                              \
+						t = last_set(t0, j);            \
 					if (t >= 0)                             \
 						bi = (uint32_t)t;               \
-					i += 8;                                 \
+					i = j + 8;                              \
 					continue;                               \
 				}                                               \
 				/* one by one up to the first open slot */      \
 				uint32_t k = 0;                                 \
 				while (!(k < 4 ? o0[k] : o1[k - 4]))            \
 					k++;                                    \
-				lim = i + k + 1;                                \
+				lim = j + k + 1;                                \
 			}                                                       \
 			for (; i < lim; i++) {                                  \
 				if (pc[i] == INT64_MAX)                         \
@@ -638,6 +698,13 @@ RT_WIDE static uint32_t kscan_flat(const uint64_t *ps, const int64_t *pc, const 
 					goto done;                              \
 				}                                               \
 			}                                                       \
+		}                                                               \
+		/* the latest tie of the keys with the final best (the ties    \
+		 * before bi were with it or an earlier best) */                \
+		if (bc != INT64_MIN) {                                          \
+			int64_t t = kscan_tie_##KIND(ps, pc, pl, bi, end, bc, bs, bl); \
+			if (t >= 0)                                             \
+				bi = (uint32_t)t;                               \
 		}                                                               \
 	done:                                                                   \
 		pol_count(rt, n, n);                                            \
@@ -693,11 +760,11 @@ static uint32_t choose_largest(struct runtime_state *rt)
 SCAN(choose_dtr, h_dtr)
 SCAN(choose_dtr_eqclass, h_dtr_eqclass)
 SCAN(choose_dtr_local_generic, h_dtr_local)
-DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, SNUM_COMPUTE, SDEN_SIZE_STALE, kscan_stale,
+DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, SNUM_COMPUTE, SDEN_SIZE_STALE, stale,
       choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
-ISCAN(choose_lru, last, INT64_MAX, 0, choose_lru_generic)
+ISCAN(choose_lru, last, iscan_plain, INT64_MAX, 0, choose_lru_generic)
 SCAN(choose_largest_generic, h_largest)
 SCAN(choose_dtr_unopt, h_dtr_unopt)
 SCAN(choose_ab_e_size, h_ab_e_size)
@@ -707,18 +774,18 @@ SCAN(choose_ab_eq_size, h_ab_eq_size)
 SCAN(choose_ab_eq_stale, h_ab_eq_stale)
 SCAN(choose_ab_eq, h_ab_eq)
 SCAN(choose_ab_local_size_generic, h_ab_local_size)
-DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, SNUM_COMPUTE, SDEN_SIZE, kscan_flat,
+DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, SNUM_COMPUTE, SDEN_SIZE, flat,
       choose_ab_local_size_generic)
 SCAN(choose_ab_local_stale_generic, h_ab_local_stale)
-DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, SNUM_COMPUTE, SDEN_STALE, kscan_stale,
+DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, SNUM_COMPUTE, SDEN_STALE, stale,
       choose_ab_local_stale_generic)
 SCAN(choose_ab_local_generic, h_ab_local)
-ISCAN(choose_ab_local, compute, INT64_MAX, 0, choose_ab_local_generic)
+ISCAN(choose_ab_local, compute, iscan_plain, INT64_MAX, 0, choose_ab_local_generic)
 SCAN(choose_ab_size_stale_generic, h_ab_size_stale)
-DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, SNUM_ONE, SDEN_SIZE_STALE, kscan_stale,
+DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, SNUM_ONE, SDEN_SIZE_STALE, stale,
       choose_ab_size_stale_generic)
 SCAN(choose_ab_stale_generic, h_ab_stale)
-ISCAN(choose_ab_stale, last, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
+ISCAN(choose_ab_stale, last, iscan_capped, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
 
 /* h_rand: a uniformly random pool member (one evaluation, one access). */
 static uint32_t choose_random(struct runtime_state *rt)
