@@ -445,42 +445,36 @@ static inline int64_t narrow_stale(int64_t clock, int64_t last)
  * The choice of a heuristic whose cost is such a fraction of the pool's
  * keys: SCAN without the gather or the 128-bit arithmetic, while no key is
  * wide. Holes (compute INT64_MAX, which no narrow key has) are skipped.
+ * Costs here are never negative (compute, size and staleness are not).
  *
- * Most slots are settled without their division, eight at a time:
- *  1. kscan: on the integer keys alone, slots with best's compute and size
- *     (a tie, or above best, by their last access; see there). On the
- *     chain every member has the same keys, so this settles all but the
- *     slots that are a new best. Their ties are not recorded as they
- *     pass: once best is final, kscan_tie finds the latest one from the
- *     end (any after the slot of the last new best tied with the final
- *     best when they were settled, and nothing before that slot counts).
- *  2. DBLOCK, for eight slots kscan could not settle: in doubles (keys
- *     below 2^52 convert exactly, by adding them to 2^52's bits), giving
- *     each slot's numerator N and denominator D (the product size *
- *     staleness rounded once). A slot is settled when it is
- *     - surely above best: N > best * (1 + 2^-40) * D. Costs are never
- *       negative here (compute, size and staleness are not), and the two
- *       roundings in computing the right side are far below 2^-40, so the
- *       exact N / D is above best: neither taken nor 0;
- *     - best's own fraction: N == BN and D == BD, where BN / BD is the
- *       fraction whose rounded quotient best is, kept only while BD < 2^53
- *       (BN is NaN otherwise, so nothing equals it). A product that rounds
- *       below 2^53 is exact (rounding is monotonic and 2^53 is a double),
- *       so the slot's num and den are best's, its cost is best exactly: a
- *       tie, which the scalar scan would take (ties keep the later
- *       storage) and not stop at (best is not 0, or the scan would have
- *       ended).
- *     Holes are settled (never ties: their compute is no narrow key's).
- *     The last few slots are tested as the last eight, those already
- *     passed left out.
- *  3. Otherwise the slots up to the first one not settled (a possible new
- *     best, a never-accessed one, or any while best is +inf) are taken one
- *     by one, exactly as before, keeping best's N, D and keys.
- * The latest tie settled in 1 or 2 becomes the choice (ties keep the later
- * storage); a later new best in 3 replaces it. Before ties were settled
- * here, nearly every block of the chain's pool (equal keys, equal last
- * accesses) took the scalar path: the chain at n = 4,096 took 0.17-0.2
- * CPU s to replay under DTRLocal, now about 0.05 (docs/scale.md).
+ * Most slots are settled without their division, in vectors of four:
+ *  1. kscan, eight slots at a time, on the integer keys alone: slots with
+ *     the best's compute and size are a tie or above best by their last
+ *     access alone (see there). On the chain every member has the same
+ *     keys, so this settles all but the slots that are a new best. Their
+ *     ties are not recorded as they pass: once best is final, kscan_tie
+ *     finds the latest from the end (a tie after the slot of the last new
+ *     best is one with the final best; any other tie DOPEN leaves open, so
+ *     DSLOT takes it).
+ *  2. DOPEN, four slots at a time from where kscan stopped, up to a
+ *     block it does not settle (kscan then resumes, unless it settled none:
+ *     the pool's keys differ, as in the paper's logs): in doubles (keys below 2^52 convert exactly, by adding them to 2^52's
+ *     bits), a slot whose num > best * (1 + 2^-40) * den is surely above
+ *     best (the two roundings in computing the right side are far below
+ *     2^-40, and den is the one rounding of size * staleness): neither
+ *     taken nor 0. A real slot's last access is at most the clock
+ *     (accesses read the clock, which never goes back), so clock - last
+ *     is its staleness.
+ *  3. DSLOT, one by one, exactly as SCAN: every slot while best is +inf;
+ *     in a block with slots DOPEN did not settle (a possible new best or
+ *     tie, a never-accessed one), those slots (the others are above best,
+ *     which only falls).
+ * The last few slots are tested as the last eight (kscan) or four, those
+ * already passed left out. So the choice and the evaluations counted are
+ * SCAN's. Before kscan, nearly every block of the chain's pool (equal
+ * keys, equal last accesses, so ties with the best) took the scalar path:
+ * the chain at n = 4,096 took 0.17-0.2 CPU s to replay under DTRLocal,
+ * now about 0.05 (docs/scale.md).
  */
 typedef double f64x4 __attribute__((vector_size(32)));
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
@@ -498,41 +492,28 @@ static inline __attribute__((always_inline)) f64x4 fsplat4(double x)
 	return (f64x4){x, x, x, x};
 }
 
-/* N and D of a slot: vectors (VNUM, VDEN) and one slot (SNUM, SDEN), the
- * same doubles lane for lane (conversions of integers below 2^52 are
- * exact, and D's one product rounds the same in either). */
+/* num and den of four slots (keys S, C and staleness ST) in doubles. */
 #define VNUM_COMPUTE(S, C, ST) dbl4(C)
 #define VNUM_ONE(S, C, ST) fsplat4(1)
 #define VDEN_SIZE(S, C, ST) dbl4(S)
 #define VDEN_STALE(S, C, ST) dbl4(ST)
 #define VDEN_SIZE_STALE(S, C, ST) (dbl4(S) * dbl4(ST))
-#define SNUM_COMPUTE(s, c, t) ((double)(c))
-#define SNUM_ONE(s, c, t) 1.0
-#define SDEN_SIZE(s, c, t) ((double)(s))
-#define SDEN_STALE(s, c, t) ((double)(t))
-#define SDEN_SIZE_STALE(s, c, t) ((double)(s) * (double)(t))
 
-/* One block of four slots from j tested in doubles: its ties with best
- * (tie_) and the slots not settled (open_: neither a tie nor surely above
- * best, or never accessed; holes are settled). A real slot's last access
- * is at most the clock (accesses read the clock, which never goes back),
- * so clk - L is its staleness. */
-#define DBLOCK(j, VNUM, VDEN, open_, tie_)                                      \
-	do {                                                                    \
+/* The slots of four from j not surely above best (vbm: best * (1 +
+ * 2^-40)), or never accessed; not holes. */
+#define DOPEN(j, VNUM, VDEN)                                                    \
+	({                                                                      \
 		i64x4 S = load4((const int64_t *)ps + (j));                     \
 		i64x4 C = load4(pc + (j)), L = load4(pl + (j));                 \
 		i64x4 ST = clk - L;                                             \
 		(void)S;                                                        \
 		(void)C;                                                        \
 		(void)ST;                                                       \
-		f64x4 N = VNUM(S, C, ST), D = VDEN(S, C, ST);                   \
-		i64x4 holes = C == hole;                                        \
-		tie_ = ((N == vbn) & (D == vbd)) & ~holes;                      \
-		open_ = ((L == never) | ~(tie_ | (N > vbm * D))) & ~holes;      \
-	} while (0)
+		((L == never) | ~(VNUM(S, C, ST) > vbm * VDEN(S, C, ST))) & ~(C == hole); \
+	})
 
 /* The slots of four from j that the integer keys alone leave open (see
- * kscan), and their ties with best's keys. */
+ * kscan), and those of them that tie with best's keys. */
 #define KOPEN(j, STALE)                                                         \
 	({                                                                      \
 		i64x4 C_ = load4(pc + (j)), S_ = load4((const int64_t *)ps + (j)); \
@@ -551,9 +532,8 @@ static inline __attribute__((always_inline)) f64x4 fsplat4(double x)
 
 /*
  * From slot i, eight slots at a time while the integer keys alone settle
- * them: returns where it stopped (the first eight with a slot not
- * settled, or fewer than eight left). kscan_tie then finds, from the end,
- * the latest of those that tie, once best is final.
+ * them: returns where it stopped (at the first eight with a slot not
+ * settled; end when all are, the last few tested as the last eight).
  *
  * While best is finite and above 0, a slot whose compute and size are
  * best's (bc, bs) has best's fraction but for the staleness (the costs
@@ -578,7 +558,12 @@ static inline __attribute__((always_inline)) uint32_t kscan(const uint64_t *ps, 
 	const i64x4 vbc = splat4(bc), vbs = splat4(bs), vbl = splat4(bl), hole = splat4(INT64_MAX);
 	for (; i + 8 <= end; i += 8)
 		if (any4(KOPEN(i, stale) | KOPEN(i + 4, stale)))
-			break;
+			return i;
+	if (i < end && end >= 8) {
+		const i64x4 from = splat4(i), at = splat4(end - 8) + (i64x4){0, 1, 2, 3};
+		if (!any4((KOPEN(end - 8, stale) & ~(from > at)) | (KOPEN(end - 4, stale) & ~(from > at + 4))))
+			return end;
+	}
 	return i;
 }
 
@@ -600,27 +585,32 @@ static inline __attribute__((always_inline)) int64_t kscan_tie(const uint64_t *p
 	return -1;
 }
 
-#define KSCANS(KIND, STALE)                                                     \
-	RT_WIDE static uint32_t kscan_##KIND(const uint64_t *ps, const int64_t *pc, const int64_t *pl, \
-					     uint32_t i, uint32_t end, int64_t bc, int64_t bs, int64_t bl) \
-	{                                                                       \
-		return kscan(ps, pc, pl, i, end, bc, bs, bl, STALE);            \
-	}                                                                       \
-	RT_WIDE static int64_t kscan_tie_##KIND(const uint64_t *ps, const int64_t *pc, const int64_t *pl, \
-						uint32_t lo, uint32_t end, int64_t bc, int64_t bs, int64_t bl) \
-	{                                                                       \
-		return kscan_tie(ps, pc, pl, lo, end, bc, bs, bl, STALE);       \
-	}
-KSCANS(stale, true)
-KSCANS(flat, false)
+/* Slot j taken alone, exactly as SCAN takes it; a new best's keys kept for
+ * kscan. */
+#define DSLOT(j, VAL)                                                           \
+	do {                                                                    \
+		const uint32_t q = (j);                                         \
+		if (pc[q] == INT64_MAX)                                         \
+			break;                                                  \
+		const struct rt_key kk = {ps[q], pc[q], pl[q]};                 \
+		const struct rt_key *k = &kk;                                   \
+		double v = VAL(k, clock, best);                                 \
+		if (v <= best) { /* ties keep the later one */                  \
+			best = v;                                               \
+			bi = q;                                                 \
+			vbm = fsplat4(best * (1 + 0x1p-40));                    \
+			bool valid = v > 0 && v < INFINITY && pl[q] != RT_NEVER; \
+			bc = valid ? pc[q] : INT64_MIN;                         \
+			bs = (int64_t)ps[q];                                    \
+			bl = pl[q];                                             \
+		}                                                               \
+		if (v == 0) {                                                   \
+			n = pol_pool_members_upto(rt, q);                       \
+			goto done;                                              \
+		}                                                               \
+	} while (0)
 
-/* The latest slot whose lane is set in t, or -1. */
-static inline __attribute__((always_inline)) int64_t last_set(i64x4 t, uint32_t j)
-{
-	return t[3] ? j + 3 : t[2] ? j + 2 : t[1] ? j + 1 : t[0] ? (int64_t)j : -1;
-}
-
-#define DSCAN(name, VAL, VNUM, VDEN, SNUM, SDEN, KIND, generic)                \
+#define DSCAN(name, VAL, VNUM, VDEN, STALE, generic)                           \
 	RT_WIDE static uint32_t name##_fast(struct runtime_state *rt)           \
 	{                                                                       \
 		const struct pol_keys pk = pol_pool_keys(rt);                   \
@@ -630,79 +620,51 @@ static inline __attribute__((always_inline)) int64_t last_set(i64x4 t, uint32_t 
 		const i64x4 clk = splat4(clock), hole = splat4(INT64_MAX);      \
 		const i64x4 never = splat4(RT_NEVER), lane = {0, 1, 2, 3};      \
 		double best = INFINITY;                                         \
-		/* best * (1 + 2^-40), best's N and D; its keys (kscan) */      \
-		f64x4 vbm = fsplat4(INFINITY), vbn = fsplat4(NAN), vbd = vbn;   \
-		int64_t bc = INT64_MIN, bs = 0, bl = 0;                         \
+		f64x4 vbm = fsplat4(INFINITY); /* best * (1 + 2^-40) */         \
+		int64_t bc = INT64_MIN, bs = 0, bl = 0; /* best's keys */       \
 		uint32_t bi = RT_NONE, end = pol_pool_end(rt), i = 0;           \
 		uint64_t n = pol_pool_len(rt);                                  \
+		bool keys = true; /* kscan settles slots of this pool */        \
+		uint32_t kend = 0; /* the end of the last slots it settled */   \
+		for (; i < end && !(best < INFINITY); i++)                      \
+			DSLOT(i, VAL);                                          \
 		while (i < end) {                                               \
-			/* while best is +inf, every real slot is open */       \
-			uint32_t lim = i + 1;                                   \
-			if (best < INFINITY) {                                  \
-				i = kscan_##KIND(ps, pc, pl, i, end, bc, bs, bl); \
-				lim = end;                                      \
+			if (keys) {                                             \
+				uint32_t i0 = i;                                \
+				i = kscan(ps, pc, pl, i, end, bc, bs, bl, STALE); \
+				keys = i != i0;                                 \
+				if (keys)                                       \
+					kend = i;                               \
+				if (i == end)                                   \
+					break;                                  \
 			}                                                       \
-			/* the eight from i, or the last eight, those before i \
-			 * left out */                                          \
-			uint32_t j = i + 8 <= end ? i : end - 8;                \
-			if (best < INFINITY && i < end && end >= 8) {           \
-				i64x4 o0, o1, t0, t1;                           \
-				i64x4 at = splat4(j) + lane, from = splat4(i);  \
-				DBLOCK(j, VNUM, VDEN, o0, t0);                  \
-				DBLOCK(j + 4, VNUM, VDEN, o1, t1);              \
-				o0 &= ~(from > at), t0 &= ~(from > at);         \
-				at += 4;                                        \
-				o1 &= ~(from > at), t1 &= ~(from > at);         \
-				if (!any4(o0 | o1)) {                           \
-					/* the latest tie in doubles (kscan_tie \
-					 * finds those of the keys) */          \
-					int64_t t = last_set(t1, j + 4);        \
-					if (t < 0)                              \
-						t = last_set(t0, j);            \
-					if (t >= 0)                             \
-						bi = (uint32_t)t;               \
-					i = j + 8;                              \
-					continue;                               \
+			/* four at a time while none is open */                 \
+			for (; i + 4 <= end && !any4(DOPEN(i, VNUM, VDEN)); i += 4) \
+				;                                               \
+			if (i == end)                                           \
+				break;                                          \
+			uint32_t j = i;                                         \
+			if (i + 4 > end) {                                      \
+				if (end < 4) {                                  \
+					for (; i < end; i++)                    \
+						DSLOT(i, VAL);                  \
+					break;                                  \
 				}                                               \
-				/* one by one up to the first open slot */      \
-				uint32_t k = 0;                                 \
-				while (!(k < 4 ? o0[k] : o1[k - 4]))            \
-					k++;                                    \
-				lim = j + k + 1;                                \
+				j = end - 4; /* those before i left out */      \
 			}                                                       \
-			for (; i < lim; i++) {                                  \
-				if (pc[i] == INT64_MAX)                         \
-					continue;                               \
-				const struct rt_key kk = {ps[i], pc[i], pl[i]}; \
-				const struct rt_key *k = &kk;                   \
-				double v = VAL(k, clock, best);                 \
-				if (v <= best) { /* ties keep the later one */  \
-					best = v;                               \
-					bi = i;                                 \
-					int64_t t = narrow_stale(clock, pl[i]); \
-					(void)t;                                \
-					double bn = SNUM(ps[i], pc[i], t);      \
-					double bd = SDEN(ps[i], pc[i], t);      \
-					if (pl[i] == RT_NEVER || !(bd < 0x1p53)) \
-						bn = NAN;                       \
-					vbm = fsplat4(best * (1 + 0x1p-40));    \
-					vbn = fsplat4(bn);                      \
-					vbd = fsplat4(bd);                      \
-					bool keys = v > 0 && v < INFINITY && pl[i] != RT_NEVER; \
-					bc = keys ? pc[i] : INT64_MIN;          \
-					bs = (int64_t)ps[i];                    \
-					bl = pl[i];                             \
-				}                                               \
-				if (v == 0) {                                   \
-					n = pol_pool_members_upto(rt, i);       \
-					goto done;                              \
-				}                                               \
-			}                                                       \
+			i64x4 o = DOPEN(j, VNUM, VDEN);                         \
+			if (j < i)                                              \
+				o &= ~(splat4(i) > splat4(j) + lane);          \
+			i = j + 4;                                              \
+			if (any4(o))                                            \
+				for (uint32_t l = 0; l < 4; l++)                \
+					if (o[l])                               \
+						DSLOT(j + l, VAL);              \
 		}                                                               \
-		/* the latest tie of the keys with the final best (the ties    \
-		 * before bi were with it or an earlier best) */                \
-		if (bc != INT64_MIN) {                                          \
-			int64_t t = kscan_tie_##KIND(ps, pc, pl, bi, end, bc, bs, bl); \
+		/* the latest tie of the keys with the final best among the    \
+		 * slots kscan settled (the others' ties are in bi) */          \
+		if (bc != INT64_MIN && kend > bi + 1) {                         \
+			int64_t t = kscan_tie(ps, pc, pl, bi, kend, bc, bs, bl, STALE); \
 			if (t >= 0)                                             \
 				bi = (uint32_t)t;                               \
 		}                                                               \
@@ -760,7 +722,7 @@ static uint32_t choose_largest(struct runtime_state *rt)
 SCAN(choose_dtr, h_dtr)
 SCAN(choose_dtr_eqclass, h_dtr_eqclass)
 SCAN(choose_dtr_local_generic, h_dtr_local)
-DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, SNUM_COMPUTE, SDEN_SIZE_STALE, stale,
+DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, true,
       choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
@@ -774,15 +736,15 @@ SCAN(choose_ab_eq_size, h_ab_eq_size)
 SCAN(choose_ab_eq_stale, h_ab_eq_stale)
 SCAN(choose_ab_eq, h_ab_eq)
 SCAN(choose_ab_local_size_generic, h_ab_local_size)
-DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, SNUM_COMPUTE, SDEN_SIZE, flat,
+DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, false,
       choose_ab_local_size_generic)
 SCAN(choose_ab_local_stale_generic, h_ab_local_stale)
-DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, SNUM_COMPUTE, SDEN_STALE, stale,
+DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, true,
       choose_ab_local_stale_generic)
 SCAN(choose_ab_local_generic, h_ab_local)
 ISCAN(choose_ab_local, compute, iscan_plain, INT64_MAX, 0, choose_ab_local_generic)
 SCAN(choose_ab_size_stale_generic, h_ab_size_stale)
-DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, SNUM_ONE, SDEN_SIZE_STALE, stale,
+DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, true,
       choose_ab_size_stale_generic)
 SCAN(choose_ab_stale_generic, h_ab_stale)
 ISCAN(choose_ab_stale, last, iscan_capped, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
