@@ -331,12 +331,13 @@ static inline __attribute__((always_inline)) uint32_t last_slot(const int64_t *a
 
 /* The slot ISCAN chooses over keys a[0..end) capped at `cap` (unless
  * `capped` is false: no cap); *stopped says whether it is the first
- * `stop`. Each lane keeps its least key and the latest slot holding it
- * (a key at most the lane's least takes its place: ties keep the later
- * slot); the least of the lanes' keys, at the latest of their slots
- * holding it, is the least key's last slot, with no second pass. */
+ * `stop` (looked for only if `stops`). Each lane keeps its least key and
+ * the latest slot holding it (a key at most the lane's least takes its
+ * place: ties keep the later slot); the least of the lanes' keys, at the
+ * latest of their slots holding it, is the least key's last slot, with no
+ * second pass. Sixteen slots at a time, then four, then one. */
 static inline __attribute__((always_inline)) uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap,
-							     bool capped, int64_t stop, bool *stopped)
+							     bool capped, int64_t stop, bool stops, bool *stopped)
 {
 	const i64x4 c = splat4(cap), sk = splat4(stop);
 	i64x4 best = splat4(INT64_MAX), slot = splat4(-1), at = {0, 1, 2, 3};
@@ -355,12 +356,20 @@ static inline __attribute__((always_inline)) uint32_t iscan(const int64_t *a, ui
 			k0 = cap4(k0, c), k1 = cap4(k1, c);
 			k2 = cap4(k2, c), k3 = cap4(k3, c);
 		}
-		if (any4((k0 == sk) | (k1 == sk) | (k2 == sk) | (k3 == sk)))
+		if (stops && any4((k0 == sk) | (k1 == sk) | (k2 == sk) | (k3 == sk)))
 			break;
 		ISTEP(k0, 0);
 		ISTEP(k1, 4);
 		ISTEP(k2, 8);
 		ISTEP(k3, 12);
+	}
+	for (; i + 4 <= end; i += 4, at += 4) {
+		i64x4 k0 = load4(a + i);
+		if (capped)
+			k0 = cap4(k0, c);
+		if (stops && any4(k0 == sk))
+			break;
+		ISTEP(k0, 0);
 	}
 #undef ISTEP
 	int64_t b = INT64_MAX, bs = -1;
@@ -369,7 +378,7 @@ static inline __attribute__((always_inline)) uint32_t iscan(const int64_t *a, ui
 			b = best[l], bs = slot[l];
 	for (; i < end; i++) {
 		int64_t v = capped ? cap1(a[i], cap) : a[i];
-		if (v == stop) {
+		if (stops && v == stop) {
 			*stopped = true;
 			return i;
 		}
@@ -381,13 +390,22 @@ static inline __attribute__((always_inline)) uint32_t iscan(const int64_t *a, ui
 
 RT_WIDE static uint32_t iscan_capped(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
 {
-	return iscan(a, end, cap, true, stop, stopped);
+	return iscan(a, end, cap, true, stop, true, stopped);
 }
 
 RT_WIDE static uint32_t iscan_plain(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
 {
 	(void)cap;
-	return iscan(a, end, INT64_MAX, false, stop, stopped);
+	return iscan(a, end, INT64_MAX, false, stop, true, stopped);
+}
+
+/* LRU's: its stop, a last access of 0, never comes (the clock starts at 1
+ * and never goes back, and a last access is a clock reading or RT_NEVER),
+ * so it is not looked for. */
+RT_WIDE static uint32_t iscan_last(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+{
+	(void)cap;
+	return iscan(a, end, INT64_MAX, false, stop, false, stopped);
 }
 
 #define ISCAN(name, ARR, SCANNER, CAP, stop, generic)                           \
@@ -726,7 +744,7 @@ DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, tru
       choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
-ISCAN(choose_lru, last, iscan_plain, INT64_MAX, 0, choose_lru_generic)
+ISCAN(choose_lru, last, iscan_last, INT64_MAX, 0, choose_lru_generic)
 SCAN(choose_largest_generic, h_largest)
 SCAN(choose_dtr_unopt, h_dtr_unopt)
 SCAN(choose_ab_e_size, h_ab_e_size)
