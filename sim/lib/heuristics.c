@@ -523,7 +523,8 @@ static inline __attribute__((always_inline)) f64x4 fsplat4(double x)
 	({                                                                      \
 		i64x4 S = load4((const int64_t *)ps + (j));                     \
 		i64x4 C = load4(pc + (j)), L = load4(pl + (j));                 \
-		i64x4 ST = clk - L;                                             \
+		/* wrapping: never-accessed slots are open whatever it gives */ \
+		i64x4 ST = (i64x4)((u64x4)clk - (u64x4)L);                      \
 		(void)S;                                                        \
 		(void)C;                                                        \
 		(void)ST;                                                       \
