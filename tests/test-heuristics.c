@@ -132,6 +132,115 @@ START_TEST(exact_division)
 }
 END_TEST
 
+/*
+ * The fast scans (vector blocks, settled ties, integer keys) choose as the
+ * exact scans do. A pool is built by hand: members with keys drawn from
+ * small sets, so that costs tie often (equal keys, equal fractions of
+ * different keys such as 2/4 and 1/2) or nearly (fractions a rounding
+ * apart, denominators past 2^53), with holes, never-accessed members,
+ * members accessed at the clock (staleness 0), size 0 and compute 0.
+ * Each non-region heuristic chooses twice on it: with the keys narrow
+ * (the fast scans) and marked wide (the exact fraction per member, the
+ * scan the reference tests check), and both choices and their counts
+ * must agree.
+ */
+static uint64_t tie_rng = 12345;
+
+static uint64_t tie_next(void)
+{
+	uint64_t z = (tie_rng += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t tie_pick(const uint64_t *v, size_t n)
+{
+	return v[tie_next() % n];
+}
+
+START_TEST(fast_scans_choose_exactly)
+{
+	enum { MAX = 300 };
+	static const char *const names[] = {
+		"DTRLocal", "AbLocalSizeStale", "AbLocalSize", "AbLocalStale", "AbSizeStale",
+		"AbLocal", "AbStale", "LRU", "LargestStorage", "AbSize",
+	};
+	static const uint64_t sizes[] = {1, 1, 2, 3, 4, 0, 1u << 20, (1u << 26) + 1, 1ULL << 30,
+					 (1ULL << 30) - 1, 1ULL << 50};
+	static const uint64_t computes[] = {1, 1, 2, 3, 4, 6, 0, 1u << 20, 3u << 19,
+					    (1ULL << 40) + 1, 1ULL << 50};
+	struct rt_key key[MAX];
+	uint32_t pool[MAX];
+	uint64_t pk_size[MAX];
+	int64_t pk_compute[MAX], pk_last[MAX];
+	for (int round = 0; round < 12000; round++) {
+		struct runtime_result res;
+		struct runtime_state rt;
+		memset(&rt, 0, sizeof rt);
+		rt.key = key, rt.pool = pool, rt.pk_size = pk_size;
+		rt.pk_compute = pk_compute, rt.pk_last = pk_last, rt.res = &res;
+		/* clocks near 2^31 make size * staleness pass 2^53 with the big sizes */
+		rt.clock = round % 3 == 0 ? 1000 : round % 3 == 1 ? (1LL << 31) + 7 : (1LL << 50);
+		/* small pools half the time: their last few slots are tested apart */
+		uint32_t end = 1 + (uint32_t)(tie_next() % (tie_next() % 2 ? 40 : MAX));
+		/* a few distinct last accesses, so that many members share one */
+		int64_t lasts[6];
+		for (int k = 0; k < 6; k++)
+			lasts[k] = rt.clock - (int64_t)(tie_next() % (k < 3 ? 8 : (1u << 30)));
+		int mode = round % 4; /* 0: all equal keys (the chain), 1-3: mixed */
+		/* per round, how often (in 16ths) a slot is a hole, never accessed,
+		 * accessed at the clock, of size 0 */
+		static const unsigned often[] = {0, 1, 4, 14};
+		unsigned p_hole = often[tie_next() % 4], p_never = often[tie_next() % 3];
+		unsigned p_now = often[tie_next() % 3], p_zero = often[tie_next() % 3];
+		uint32_t members = 0;
+		for (uint32_t i = 0; i < end; i++) {
+			pool[i] = i;
+			key[i].size = mode ? tie_pick(sizes, sizeof sizes / sizeof sizes[0]) : 1;
+			key[i].compute = mode ? (int64_t)tie_pick(computes, sizeof computes / sizeof computes[0]) : 1;
+			key[i].last = lasts[tie_next() % 6];
+			if (tie_next() % 16 < p_never)
+				key[i].last = RT_NEVER;
+			else if (tie_next() % 16 < p_now)
+				key[i].last = rt.clock;
+			if (tie_next() % 16 < p_zero)
+				key[i].size = 0;
+			if (mode == 3 && tie_next() % 2) /* equal fractions of other keys */
+				key[i].size *= 2, key[i].compute *= 2;
+			pk_size[i] = key[i].size;
+			pk_compute[i] = key[i].compute;
+			pk_last[i] = key[i].last;
+			if (tie_next() % 16 < p_hole && (members || i + 1 < end)) {
+				pool[i] = RT_NONE;
+				pk_size[i] = 0, pk_compute[i] = INT64_MAX, pk_last[i] = INT64_MAX;
+			} else {
+				members++;
+			}
+		}
+		rt.pool_end = end, rt.pool_len = members;
+		for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
+			const struct heuristic *hh = heuristic_find(names[h]);
+			uint32_t got[2];
+			uint64_t evals[2], acc[2];
+			for (int wide = 0; wide < 2; wide++) {
+				memset(&res, 0, sizeof res);
+				rt.wide = wide;
+				got[wide] = hh->choose(&rt);
+				evals[wide] = res.heuristic_evals;
+				acc[wide] = res.heuristic_accesses;
+			}
+			ck_assert_msg(got[0] == got[1] && evals[0] == evals[1] && acc[0] == acc[1],
+				      "round %d, %s: fast scan chose %u after %llu evaluations, exact %u after %llu",
+				      round, names[h], got[0], (unsigned long long)evals[0], got[1],
+				      (unsigned long long)evals[1]);
+			ck_assert_uint_ne(got[0], RT_NONE);
+			ck_assert_uint_ne(pool[got[0] < end ? got[0] : 0], RT_NONE);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("heuristics");
@@ -139,6 +248,7 @@ int main(void)
 	tcase_add_test(tc, registry);
 	tcase_add_test(tc, runtime_table);
 	tcase_add_test(tc, exact_division);
+	tcase_add_test(tc, fast_scans_choose_exactly);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

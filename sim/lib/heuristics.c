@@ -249,11 +249,11 @@ static inline bool surely_above(struct frac c, double best)
  * takes the last slot of the least key (ties keep the later storage).
  * Holes hold INT64_MAX, above every narrow key.
  *
- * So the scan is a minimum and a search for `stop` over blocks of 16
- * slots in 4-lane vectors (GCC and clang vector extensions: AVX2 in the
- * x86-64-v3 build), then a search from the end for the minimum's last
- * slot: about a fifth of the instructions of one pass with a branch per
- * slot.
+ * So the scan is a minimum (with its latest slot, lane by lane) and a
+ * search for `stop` over blocks of 16 slots in 4-lane vectors (GCC and
+ * clang vector extensions: AVX2 in the x86-64-v3 build): about a fifth of
+ * the instructions of one pass with a branch per slot. The caps are left
+ * out where there are none (LRU, AbLocal).
  */
 typedef int64_t i64x4 __attribute__((vector_size(32)));
 
@@ -301,7 +301,12 @@ static inline int64_t cap1(int64_t v, int64_t c)
 
 static inline __attribute__((always_inline)) bool any4(i64x4 h)
 {
+#if (defined(__GNUC__) && __GNUC__ >= 12) || defined(__clang__)
+	h |= __builtin_shufflevector(h, h, 2, 3, 0, 1);
+	return (h[0] | h[1]) != 0;
+#else
 	return (h[0] | h[1] | h[2] | h[3]) != 0;
+#endif
 }
 
 #define IBLOCK 16
@@ -324,43 +329,93 @@ static inline __attribute__((always_inline)) uint32_t last_slot(const int64_t *a
 	return k - 1;
 }
 
-/* The slot ISCAN chooses over keys a[0..end) capped at `cap` (INT64_MAX:
- * none); *stopped says whether it is the first `stop`. */
-RT_WIDE static uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+/* The slot ISCAN chooses over keys a[0..end) capped at `cap` (unless
+ * `capped` is false: no cap); *stopped says whether it is the first
+ * `stop` (looked for only if `stops`). Each lane keeps its least key and
+ * the latest slot holding it (a key at most the lane's least takes its
+ * place: ties keep the later slot); the least of the lanes' keys, at the
+ * latest of their slots holding it, is the least key's last slot, with no
+ * second pass. Sixteen slots at a time, then four, then one. */
+static inline __attribute__((always_inline)) uint32_t iscan(const int64_t *a, uint32_t end, int64_t cap,
+							     bool capped, int64_t stop, bool stops, bool *stopped)
 {
 	const i64x4 c = splat4(cap), sk = splat4(stop);
-	i64x4 best = splat4(INT64_MAX);
+	i64x4 best = splat4(INT64_MAX), slot = splat4(-1), at = {0, 1, 2, 3};
 	uint32_t i = 0;
 	*stopped = false;
-	for (; i + IBLOCK <= end; i += IBLOCK) {
-		i64x4 k0 = cap4(load4(a + i), c), k1 = cap4(load4(a + i + 4), c);
-		i64x4 k2 = cap4(load4(a + i + 8), c), k3 = cap4(load4(a + i + 12), c);
-		if (any4((k0 == sk) | (k1 == sk) | (k2 == sk) | (k3 == sk)))
+#define ISTEP(k, off)                                                           \
+	do {                                                                    \
+		i64x4 take = ~((k) > best);                                     \
+		best ^= (best ^ (k)) & take;                                    \
+		slot ^= (slot ^ (at + (off))) & take;                           \
+	} while (0)
+	for (; i + IBLOCK <= end; i += IBLOCK, at += IBLOCK) {
+		i64x4 k0 = load4(a + i), k1 = load4(a + i + 4);
+		i64x4 k2 = load4(a + i + 8), k3 = load4(a + i + 12);
+		if (capped) {
+			k0 = cap4(k0, c), k1 = cap4(k1, c);
+			k2 = cap4(k2, c), k3 = cap4(k3, c);
+		}
+		if (stops && any4((k0 == sk) | (k1 == sk) | (k2 == sk) | (k3 == sk)))
 			break;
-		best = min4(best, min4(min4(k0, k1), min4(k2, k3)));
+		ISTEP(k0, 0);
+		ISTEP(k1, 4);
+		ISTEP(k2, 8);
+		ISTEP(k3, 12);
 	}
-	int64_t b = INT64_MAX;
+	for (; i + 4 <= end; i += 4, at += 4) {
+		i64x4 k0 = load4(a + i);
+		if (capped)
+			k0 = cap4(k0, c);
+		if (stops && any4(k0 == sk))
+			break;
+		ISTEP(k0, 0);
+	}
+#undef ISTEP
+	int64_t b = INT64_MAX, bs = -1;
 	for (int l = 0; l < 4; l++)
-		b = best[l] < b ? best[l] : b;
+		if (best[l] < b || (best[l] == b && slot[l] > bs))
+			b = best[l], bs = slot[l];
 	for (; i < end; i++) {
-		int64_t v = cap1(a[i], cap);
-		if (v == stop) {
+		int64_t v = capped ? cap1(a[i], cap) : a[i];
+		if (stops && v == stop) {
 			*stopped = true;
 			return i;
 		}
-		b = v < b ? v : b;
+		if (v <= b)
+			b = v, bs = i;
 	}
-	return last_slot(a, end, cap, b);
+	return (uint32_t)bs;
 }
 
-#define ISCAN(name, ARR, CAP, stop, generic)                                    \
+RT_WIDE static uint32_t iscan_capped(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+{
+	return iscan(a, end, cap, true, stop, true, stopped);
+}
+
+RT_WIDE static uint32_t iscan_plain(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+{
+	(void)cap;
+	return iscan(a, end, INT64_MAX, false, stop, true, stopped);
+}
+
+/* LRU's: its stop, a last access of 0, never comes (the clock starts at 1
+ * and never goes back, and a last access is a clock reading or RT_NEVER),
+ * so it is not looked for. */
+RT_WIDE static uint32_t iscan_last(const int64_t *a, uint32_t end, int64_t cap, int64_t stop, bool *stopped)
+{
+	(void)cap;
+	return iscan(a, end, INT64_MAX, false, stop, false, stopped);
+}
+
+#define ISCAN(name, ARR, SCANNER, CAP, stop, generic)                           \
 	static uint32_t name(struct runtime_state *rt)                          \
 	{                                                                       \
 		if (!pol_keys_narrow(rt))                                       \
 			return generic(rt);                                     \
 		bool stopped;                                                   \
 		uint32_t end = pol_pool_end(rt);                                \
-		uint32_t i = iscan(pol_pool_keys(rt).ARR, end, CAP, stop, &stopped); \
+		uint32_t i = SCANNER(pol_pool_keys(rt).ARR, end, CAP, stop, &stopped); \
 		uint64_t n = stopped ? pol_pool_members_upto(rt, i) : pol_pool_len(rt); \
 		pol_count(rt, n, n);                                            \
 		return pol_pool_member(rt, i);                                  \
@@ -408,14 +463,36 @@ static inline int64_t narrow_stale(int64_t clock, int64_t last)
  * The choice of a heuristic whose cost is such a fraction of the pool's
  * keys: SCAN without the gather or the 128-bit arithmetic, while no key is
  * wide. Holes (compute INT64_MAX, which no narrow key has) are skipped.
+ * Costs here are never negative (compute, size and staleness are not).
  *
- * Most slots cost well above the best so far, so four at a time are first
- * tested in doubles (keys below 2^52 convert exactly, by adding them to
- * 2^52's bits): a slot whose num > best * (1 + 2^-40) * den is surely
- * above best (the two roundings in computing that are far below 2^-40), so
- * neither taken nor 0. A block with any other slot (a possible new best, a
- * never-accessed one, or any while best is +inf) is taken slot by slot,
- * exactly as before.
+ * Most slots are settled without their division, in vectors of four:
+ *  1. kscan, eight slots at a time, on the integer keys alone: slots with
+ *     the best's compute and size are a tie or above best by their last
+ *     access alone (see there). On the chain every member has the same
+ *     keys, so this settles all but the slots that are a new best. Their
+ *     ties are not recorded as they pass: once best is final, kscan_tie
+ *     finds the latest from the end (a tie after the slot of the last new
+ *     best is one with the final best; any other tie DOPEN leaves open, so
+ *     DSLOT takes it).
+ *  2. DOPEN, four slots at a time from where kscan stopped, up to a
+ *     block it does not settle (kscan then resumes, unless it settled none:
+ *     the pool's keys differ, as in the paper's logs): in doubles (keys below 2^52 convert exactly, by adding them to 2^52's
+ *     bits), a slot whose num > best * (1 + 2^-40) * den is surely above
+ *     best (the two roundings in computing the right side are far below
+ *     2^-40, and den is the one rounding of size * staleness): neither
+ *     taken nor 0. A real slot's last access is at most the clock
+ *     (accesses read the clock, which never goes back), so clock - last
+ *     is its staleness.
+ *  3. DSLOT, one by one, exactly as SCAN: every slot while best is +inf;
+ *     in a block with slots DOPEN did not settle (a possible new best or
+ *     tie, a never-accessed one), those slots (the others are above best,
+ *     which only falls).
+ * The last few slots are tested as the last eight (kscan) or four, those
+ * already passed left out. So the choice and the evaluations counted are
+ * SCAN's. Before kscan, nearly every block of the chain's pool (equal
+ * keys, equal last accesses, so ties with the best) took the scalar path:
+ * the chain at n = 4,096 took 0.17-0.2 CPU s to replay under DTRLocal,
+ * now about 0.05 (docs/scale.md).
  */
 typedef double f64x4 __attribute__((vector_size(32)));
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
@@ -428,58 +505,187 @@ static inline __attribute__((always_inline)) f64x4 dbl4(i64x4 x)
 	return d - (f64x4){0x1p52, 0x1p52, 0x1p52, 0x1p52};
 }
 
+static inline __attribute__((always_inline)) f64x4 fsplat4(double x)
+{
+	return (f64x4){x, x, x, x};
+}
+
+/* num and den of four slots (keys S, C and staleness ST) in doubles. */
 #define VNUM_COMPUTE(S, C, ST) dbl4(C)
-#define VNUM_ONE(S, C, ST) ((f64x4){1, 1, 1, 1})
+#define VNUM_ONE(S, C, ST) fsplat4(1)
 #define VDEN_SIZE(S, C, ST) dbl4(S)
 #define VDEN_STALE(S, C, ST) dbl4(ST)
 #define VDEN_SIZE_STALE(S, C, ST) (dbl4(S) * dbl4(ST))
 
-#define DSCAN(name, VAL, VNUM, VDEN, generic)                                   \
+/* The slots of four from j not surely above best (vbm: best * (1 +
+ * 2^-40)), or never accessed; not holes. */
+#define DOPEN(j, VNUM, VDEN)                                                    \
+	({                                                                      \
+		i64x4 S = load4((const int64_t *)ps + (j));                     \
+		i64x4 C = load4(pc + (j)), L = load4(pl + (j));                 \
+		/* wrapping: never-accessed slots are open whatever it gives */ \
+		i64x4 ST = (i64x4)((u64x4)clk - (u64x4)L);                      \
+		(void)S;                                                        \
+		(void)C;                                                        \
+		(void)ST;                                                       \
+		((L == never) | ~(VNUM(S, C, ST) > vbm * VDEN(S, C, ST))) & ~(C == hole); \
+	})
+
+/* The slots of four from j that the integer keys alone leave open (see
+ * kscan), and those of them that tie with best's keys. */
+#define KOPEN(j, STALE)                                                         \
+	({                                                                      \
+		i64x4 C_ = load4(pc + (j)), S_ = load4((const int64_t *)ps + (j)); \
+		i64x4 same_ = (C_ == vbc) & (S_ == vbs);                        \
+		if (STALE)                                                      \
+			same_ &= ~(vbl > load4(pl + (j)));                      \
+		~(same_ | (C_ == hole));                                        \
+	})
+#define KTIE(j, STALE)                                                          \
+	({                                                                      \
+		i64x4 same_ = (load4(pc + (j)) == vbc) & (load4((const int64_t *)ps + (j)) == vbs); \
+		if (STALE)                                                      \
+			same_ &= load4(pl + (j)) == vbl;                        \
+		same_;                                                          \
+	})
+
+/*
+ * From slot i, eight slots at a time while the integer keys alone settle
+ * them: returns where it stopped (at the first eight with a slot not
+ * settled; end when all are, the last few tested as the last eight).
+ *
+ * While best is finite and above 0, a slot whose compute and size are
+ * best's (bc, bs) has best's fraction but for the staleness (the costs
+ * here are f(compute, size) / staleness or f(compute, size), f > 0
+ * then), so its last access L settles it, with no conversion:
+ *  - L == best's (bl): the same fraction, a tie (and without staleness in
+ *    the cost, any L);
+ *  - L later than bl: staleness st below best's st_b, so its exact cost
+ *    is +inf (st = 0) or at least best's times st_b / st >= 1 + 1 / st >=
+ *    1 + 2^-50 (st_b is at most the clock, narrow); between doubles
+ *    (costs here lie within 2^-100 and 2^50) a ratio of 1 + 2^-50 is
+ *    over 4 ulps, so the rounded cost is above best: neither taken nor 0;
+ *  - L earlier (a never-accessed slot among them): not settled.
+ * Holes are settled. bc = INT64_MIN, which no compute is, stands for no
+ * such best. On the chain every member has the same keys: eight slots
+ * cost a few compares and no branch but the loop's.
+ */
+static inline __attribute__((always_inline)) uint32_t kscan(const uint64_t *ps, const int64_t *pc,
+							     const int64_t *pl, uint32_t i, uint32_t end,
+							     int64_t bc, int64_t bs, int64_t bl, bool stale)
+{
+	const i64x4 vbc = splat4(bc), vbs = splat4(bs), vbl = splat4(bl), hole = splat4(INT64_MAX);
+	for (; i + 8 <= end; i += 8)
+		if (any4(KOPEN(i, stale) | KOPEN(i + 4, stale)))
+			return i;
+	if (i < end && end >= 8) {
+		const i64x4 from = splat4(i), at = splat4(end - 8) + (i64x4){0, 1, 2, 3};
+		if (!any4((KOPEN(end - 8, stale) & ~(from > at)) | (KOPEN(end - 4, stale) & ~(from > at + 4))))
+			return end;
+	}
+	return i;
+}
+
+/* The latest slot after lo (below end) whose keys tie with best's, or -1. */
+static inline __attribute__((always_inline)) int64_t kscan_tie(const uint64_t *ps, const int64_t *pc,
+								const int64_t *pl, uint32_t lo, uint32_t end,
+								int64_t bc, int64_t bs, int64_t bl, bool stale)
+{
+	const i64x4 vbc = splat4(bc), vbs = splat4(bs), vbl = splat4(bl);
+	uint32_t j = end;
+	for (; j >= lo + 5; j -= 4) {
+		i64x4 t = KTIE(j - 4, stale);
+		if (any4(t))
+			return j - 4 + (t[3] ? 3 : t[2] ? 2 : t[1] ? 1 : 0);
+	}
+	for (; j > lo + 1; j--)
+		if (pc[j - 1] == bc && (int64_t)ps[j - 1] == bs && (!stale || pl[j - 1] == bl))
+			return j - 1;
+	return -1;
+}
+
+/* Slot j taken alone, exactly as SCAN takes it; a new best's keys kept for
+ * kscan. */
+#define DSLOT(j, VAL)                                                           \
+	do {                                                                    \
+		const uint32_t q = (j);                                         \
+		if (pc[q] == INT64_MAX)                                         \
+			break;                                                  \
+		const struct rt_key kk = {ps[q], pc[q], pl[q]};                 \
+		const struct rt_key *k = &kk;                                   \
+		double v = VAL(k, clock, best);                                 \
+		if (v <= best) { /* ties keep the later one */                  \
+			best = v;                                               \
+			bi = q;                                                 \
+			vbm = fsplat4(best * (1 + 0x1p-40));                    \
+			bool valid = v > 0 && v < INFINITY && pl[q] != RT_NEVER; \
+			bc = valid ? pc[q] : INT64_MIN;                         \
+			bs = (int64_t)ps[q];                                    \
+			bl = pl[q];                                             \
+		}                                                               \
+		if (v == 0) {                                                   \
+			n = pol_pool_members_upto(rt, q);                       \
+			goto done;                                              \
+		}                                                               \
+	} while (0)
+
+#define DSCAN(name, VAL, VNUM, VDEN, STALE, generic)                           \
 	RT_WIDE static uint32_t name##_fast(struct runtime_state *rt)           \
 	{                                                                       \
 		const struct pol_keys pk = pol_pool_keys(rt);                   \
 		const uint64_t *ps = pk.size;                                   \
 		const int64_t *pc = pk.compute, *pl = pk.last;                  \
 		const int64_t clock = pol_clock(rt);                            \
-		const i64x4 clk = splat4(clock);                                \
+		const i64x4 clk = splat4(clock), hole = splat4(INT64_MAX);      \
+		const i64x4 never = splat4(RT_NEVER), lane = {0, 1, 2, 3};      \
 		double best = INFINITY;                                         \
+		f64x4 vbm = fsplat4(INFINITY); /* best * (1 + 2^-40) */         \
+		int64_t bc = INT64_MIN, bs = 0, bl = 0; /* best's keys */       \
 		uint32_t bi = RT_NONE, end = pol_pool_end(rt), i = 0;           \
 		uint64_t n = pol_pool_len(rt);                                  \
-		for (;;) {                                                      \
-			uint32_t lim = end;                                     \
-			if (i + 4 <= end) {                                     \
-				i64x4 S = load4((const int64_t *)ps + i);       \
-				i64x4 C = load4(pc + i), L = load4(pl + i);     \
-				i64x4 ST = (i64x4)((u64x4)clk - (u64x4)L) & (L < clk); \
-				(void)S;                                        \
-				(void)ST;                                       \
-				f64x4 bm = (f64x4){best, best, best, best} * (1 + 0x1p-40); \
-				i64x4 cand = ~(C == splat4(INT64_MAX)) &                \
-					     ((L == splat4(RT_NEVER)) |                 \
-					      ~(VNUM(S, C, ST) > bm * VDEN(S, C, ST)));  \
-				if (!any4(cand)) {                              \
-					i += 4;                                 \
-					continue;                               \
-				}                                               \
-				lim = i + 4;                                    \
-			} else if (i == end) {                                  \
+		bool keys = true; /* kscan settles slots of this pool */        \
+		uint32_t kend = 0; /* the end of the last slots it settled */   \
+		for (; i < end && !(best < INFINITY); i++)                      \
+			DSLOT(i, VAL);                                          \
+		while (i < end) {                                               \
+			if (keys) {                                             \
+				uint32_t i0 = i;                                \
+				i = kscan(ps, pc, pl, i, end, bc, bs, bl, STALE); \
+				keys = i != i0;                                 \
+				if (keys)                                       \
+					kend = i;                               \
+				if (i == end)                                   \
+					break;                                  \
+			}                                                       \
+			/* four at a time while none is open */                 \
+			for (; i + 4 <= end && !any4(DOPEN(i, VNUM, VDEN)); i += 4) \
+				;                                               \
+			if (i == end)                                           \
 				break;                                          \
-			}                                                       \
-			for (; i < lim; i++) {                                  \
-				if (pc[i] == INT64_MAX)                         \
-					continue;                               \
-				const struct rt_key kk = {ps[i], pc[i], pl[i]}; \
-				const struct rt_key *k = &kk;                   \
-				double v = VAL(k, clock, best);                 \
-				if (v <= best) { /* ties keep the later one */  \
-					best = v;                               \
-					bi = i;                                 \
+			uint32_t j = i;                                         \
+			if (i + 4 > end) {                                      \
+				if (end < 4) {                                  \
+					for (; i < end; i++)                    \
+						DSLOT(i, VAL);                  \
+					break;                                  \
 				}                                               \
-				if (v == 0) {                                   \
-					n = pol_pool_members_upto(rt, i);       \
-					goto done;                              \
-				}                                               \
+				j = end - 4; /* those before i left out */      \
 			}                                                       \
+			i64x4 o = DOPEN(j, VNUM, VDEN);                         \
+			if (j < i)                                              \
+				o &= ~(splat4(i) > splat4(j) + lane);          \
+			i = j + 4;                                              \
+			if (any4(o))                                            \
+				for (uint32_t l = 0; l < 4; l++)                \
+					if (o[l])                               \
+						DSLOT(j + l, VAL);              \
+		}                                                               \
+		/* the latest tie of the keys with the final best among the    \
+		 * slots kscan settled (the others' ties are in bi) */          \
+		if (bc != INT64_MIN && kend > bi + 1) {                         \
+			int64_t t = kscan_tie(ps, pc, pl, bi, kend, bc, bs, bl, STALE); \
+			if (t >= 0)                                             \
+				bi = (uint32_t)t;                               \
 		}                                                               \
 	done:                                                                   \
 		pol_count(rt, n, n);                                            \
@@ -535,10 +741,11 @@ static uint32_t choose_largest(struct runtime_state *rt)
 SCAN(choose_dtr, h_dtr)
 SCAN(choose_dtr_eqclass, h_dtr_eqclass)
 SCAN(choose_dtr_local_generic, h_dtr_local)
-DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, choose_dtr_local_generic)
+DSCAN(choose_dtr_local, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, true,
+      choose_dtr_local_generic)
 SCAN(choose_msps, h_msps)
 SCAN(choose_lru_generic, h_lru)
-ISCAN(choose_lru, last, INT64_MAX, 0, choose_lru_generic)
+ISCAN(choose_lru, last, iscan_last, INT64_MAX, 0, choose_lru_generic)
 SCAN(choose_largest_generic, h_largest)
 SCAN(choose_dtr_unopt, h_dtr_unopt)
 SCAN(choose_ab_e_size, h_ab_e_size)
@@ -548,15 +755,18 @@ SCAN(choose_ab_eq_size, h_ab_eq_size)
 SCAN(choose_ab_eq_stale, h_ab_eq_stale)
 SCAN(choose_ab_eq, h_ab_eq)
 SCAN(choose_ab_local_size_generic, h_ab_local_size)
-DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, choose_ab_local_size_generic)
+DSCAN(choose_ab_local_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, false,
+      choose_ab_local_size_generic)
 SCAN(choose_ab_local_stale_generic, h_ab_local_stale)
-DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, choose_ab_local_stale_generic)
+DSCAN(choose_ab_local_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, true,
+      choose_ab_local_stale_generic)
 SCAN(choose_ab_local_generic, h_ab_local)
-ISCAN(choose_ab_local, compute, INT64_MAX, 0, choose_ab_local_generic)
+ISCAN(choose_ab_local, compute, iscan_plain, INT64_MAX, 0, choose_ab_local_generic)
 SCAN(choose_ab_size_stale_generic, h_ab_size_stale)
-DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, choose_ab_size_stale_generic)
+DSCAN(choose_ab_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, true,
+      choose_ab_size_stale_generic)
 SCAN(choose_ab_stale_generic, h_ab_stale)
-ISCAN(choose_ab_stale, last, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
+ISCAN(choose_ab_stale, last, iscan_capped, pol_clock(rt), RT_NEVER, choose_ab_stale_generic)
 
 /* h_rand: a uniformly random pool member (one evaluation, one access). */
 static uint32_t choose_random(struct runtime_state *rt)
