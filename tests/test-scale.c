@@ -122,22 +122,26 @@ START_TEST(lru_deep_chain)
 }
 END_TEST
 
-/* DTR on the same chain (runs regions), stopped early by a tight
- * overhead limit so that it stays a few seconds. */
+/* DTR on the same chain (runs regions) through to the end, with no
+ * overhead limit: derived regions make it a few seconds (the walks they
+ * replace counted some 10^11 edges here). */
 START_TEST(dtr_chain)
 {
 	ck_assert_uint_gt(chain->n_storages, 4096);
 	struct job j = {
 		.s = chain, .b = chain_base,
 		.pc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-		       .budget = 64, .overhead_limit = 1.05},
+		       .budget = 64, .overhead_limit = INFINITY},
 	};
 	run_on_default_stack(&j);
 	const struct runtime_result *r = &j.pr.run;
-	ck_assert_int_eq(r->outcome, OUTCOME_THRASH);
+	ck_assert_int_eq(r->outcome, OUTCOME_PASS);
 	ck_assert_uint_le(r->peak_memory, 64);
 	ck_assert_uint_gt(r->evictions, CHAIN_N);
 	ck_assert_uint_gt(r->heuristic_accesses, r->heuristic_evals);
+	printf("dtr_chain: %llu evictions, %llu evaluations, %llu accesses\n",
+	       (unsigned long long)r->evictions, (unsigned long long)r->heuristic_evals,
+	       (unsigned long long)r->heuristic_accesses);
 }
 END_TEST
 
