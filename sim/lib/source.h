@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -19,6 +20,49 @@
  * (truncated or corrupt gzip/zip).
  */
 int source_load(const char *spec, char **data, size_t *len, struct rs_error *err);
+
+/*
+ * The same content in pieces, never all of it in memory: open, read until
+ * 0 (the end) or -1 (an error, err filled), close. The checks and messages
+ * are source_load's, and so is which error comes first when a source has
+ * several (docs/reader.md); an error may come after some of the bytes were
+ * given, so a reader that must not act on a bad source reads it through
+ * once first.
+ */
+struct source;
+/** Open spec (gives *out). Errors as source_load's that need no reading. */
+int source_open(const char *spec, struct source **out, struct rs_error *err);
+/** Up to cap (at least 64 KiB) bytes into buf: their count, 0 at the end, -1 on error. */
+long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err);
+/** Also digest the bytes read from now on (call before the first read). */
+void source_digest(struct source *src);
+/** The SHA-256 of the bytes read, once source_read has returned 0. */
+void source_sha256(struct source *src, uint8_t out[32]);
+void source_close(struct source *src);
+
+/*
+ * Lines of a source, or of bytes in memory, through a window that holds
+ * the unread part of the current piece and grows only to the longest line.
+ */
+struct source_lines {
+	struct source *src; /* NULL: the bytes are in memory */
+	const char *mem, *mem_end;
+	char *buf;
+	size_t cap, pos, len, scanned; /* window [pos, len); no newline in [pos, scanned) */
+	bool eof;
+	uint64_t max_line;  /* a longer line is skipped, given as empty (0: none) */
+	bool skipping;
+};
+/** Lines of len bytes at data (borrowed). */
+void source_lines_mem(struct source_lines *l, const char *data, size_t len);
+/** Lines of src (borrowed, read from where it is). */
+void source_lines_src(struct source_lines *l, struct source *src, size_t window);
+/**
+ * The next line without its newline: 1 with *p and *len (valid until the
+ * next call), 0 at the end, -1 on a read error (err filled).
+ */
+int source_lines_next(struct source_lines *l, const char **p, size_t *len, struct rs_error *err);
+void source_lines_free(struct source_lines *l);
 
 /** One model of a manifest.json (LOG-FORMAT.md, Containers). */
 struct manifest_model {
