@@ -1244,12 +1244,24 @@ static void build_lists(struct schedule *s)
 	build_replay_lists(s);
 }
 
-/* Build from spec, streamed, or else from data in memory. */
+/* Build from spec, streamed, or else from data in memory. An error of the
+ * source found by the first pass goes to *src_err (returns -1) when
+ * src_err is given, else it is the build's first problem. */
 static int build(const char *name, const char *spec, const char *data, size_t len,
 		 const struct read_options *opt, struct schedule **out, struct rs_error *err,
-		 int max_errors, void (*report)(void *, const struct rs_error *), void *ctx)
+		 int max_errors, void (*report)(void *, const struct rs_error *), void *ctx,
+		 struct rs_error *src_err)
 {
 	static const struct read_options defaults = {0};
+	long start_line = 0;
+	uint8_t sha[32] = {0};
+	struct rs_error e = {0};
+	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &e);
+	if (scanned < 0 && src_err) {
+		*src_err = e;
+		*out = NULL;
+		return -1;
+	}
 	struct builder b;
 	memset(&b, 0, sizeof b);
 	b.file = name;
@@ -1264,12 +1276,11 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	s->preallocate = b.opt->preallocate;
 	add_string(&b, ""); /* offset 0: the empty name */
 
-	long start_line = 0;
-	struct rs_error e;
 	struct source *src = NULL;
 	struct source_lines lines = {0};
-	if (scan(spec, data, len, b.opt->digest, s->sha256, &start_line, &e) < 0 ||
-	    open_lines(spec, data, len, false, &src, &lines, &e) < 0)
+	if (b.opt->digest)
+		memcpy(s->sha256, sha, sizeof sha);
+	if (scanned < 0 || open_lines(spec, data, len, false, &src, &lines, &e) < 0)
 		source_problem(&b, &e);
 	b.in = &lines;
 	s->has_start = start_line > 0;
@@ -1330,14 +1341,24 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 int schedule_parse(const char *name, const char *data, size_t len,
 		   const struct read_options *opt, struct schedule **out, struct rs_error *err)
 {
-	return build(name, NULL, data, len, opt, out, err, 1, NULL, NULL) ? -1 : 0;
+	return build(name, NULL, data, len, opt, out, err, 1, NULL, NULL, NULL) ? -1 : 0;
 }
 
 int schedule_check(const char *name, const char *data, size_t len, const struct read_options *opt,
 		   int max_problems, void (*report)(void *ctx, const struct rs_error *e), void *ctx)
 {
 	struct schedule *s = NULL;
-	int n = build(name, NULL, data, len, opt, &s, NULL, max_problems, report, ctx);
+	int n = build(name, NULL, data, len, opt, &s, NULL, max_problems, report, ctx, NULL);
+	schedule_free(s);
+	return n;
+}
+
+int schedule_check_read(const char *spec, const struct read_options *opt, int max_problems,
+			void (*report)(void *ctx, const struct rs_error *e), void *ctx,
+			struct rs_error *err)
+{
+	struct schedule *s = NULL;
+	int n = build(spec, spec, NULL, 0, opt, &s, NULL, max_problems, report, ctx, err);
 	schedule_free(s);
 	return n;
 }
@@ -1346,7 +1367,7 @@ int schedule_read(const char *spec, const struct read_options *opt, struct sched
 		  struct rs_error *err)
 {
 	*out = NULL;
-	return build(spec, spec, NULL, 0, opt, out, err, 1, NULL, NULL) ? -1 : 0;
+	return build(spec, spec, NULL, 0, opt, out, err, 1, NULL, NULL, NULL) ? -1 : 0;
 }
 
 void schedule_free(struct schedule *s)
