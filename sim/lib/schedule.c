@@ -1041,12 +1041,15 @@ static bool is_start_line(const char *p, size_t len)
 	return yes;
 }
 
-/* The window of a streamed log (it grows for a longer line). */
+/* The window of a streamed log (it grows for a longer line). A log whose
+ * text is no longer than SMALL_LOG is read once into memory and parsed
+ * there: the paper's logs (at most 2.8 MB) are not inflated twice. */
 #define STREAM_WINDOW ((size_t)1 << 20)
+#define SMALL_LOG ((size_t)8 << 20)
 
 /* Open the lines of the log: spec streamed, else data in memory. */
-static int open_lines(const char *spec, const char *data, size_t len, bool digest,
-		      struct source **src, struct source_lines *l, struct rs_error *err)
+static int open_lines(const char *spec, const char *data, size_t len, struct source **src,
+		      struct source_lines *l, struct rs_error *err)
 {
 	*src = NULL;
 	if (!spec) {
@@ -1055,9 +1058,7 @@ static int open_lines(const char *spec, const char *data, size_t len, bool diges
 	}
 	if (source_open(spec, src, err) < 0)
 		return -1;
-	if (digest)
-		source_digest(*src);
-	source_lines_src(l, *src, STREAM_WINDOW);
+	source_lines_src(l, *src, STREAM_WINDOW, NULL, 0, 0);
 	return 0;
 }
 
@@ -1065,22 +1066,56 @@ static int open_lines(const char *spec, const char *data, size_t len, bool diges
  * The first pass: the line of the first START record (0 if none), the
  * digest, and for a streamed log every error of its source (a truncated
  * gzip, a zip CRC, a limit), which must come before any record's, as when
- * the log was loaded whole. Only lines up to START are split.
+ * the log was loaded whole. Only lines up to START are split. A source of
+ * at most SMALL_LOG bytes is given whole in *whole (to free) instead.
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
-		long *start_line, struct rs_error *err)
+		long *start_line, char **whole, size_t *whole_len, struct rs_error *err)
 {
-	struct source *src;
+	struct source *src = NULL;
 	struct source_lines l;
 	*start_line = 0;
-	if (open_lines(spec, data, len, digest, &src, &l, err) < 0)
-		return -1;
-	if (src) {
-		/* a line over the limit is an error of the source: not kept */
-		uint64_t max = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
-		l.max_line = max == UINT64_MAX ? 0 : max;
-	} else if (digest) {
-		sha256(data, len, sha);
+	*whole = NULL;
+	*whole_len = 0;
+	if (!spec) {
+		source_lines_mem(&l, data, len);
+		if (digest)
+			sha256(data, len, sha);
+	} else {
+		if (source_open(spec, &src, err) < 0)
+			return -1;
+		if (digest)
+			source_digest(src);
+		const size_t piece = (size_t)1 << 16; /* source_read's least */
+		size_t cap = 4 * piece, n = 0;
+		char *buf = xmalloc(cap);
+		long got = 1;
+		while (n < SMALL_LOG) {
+			if (cap - n < piece)
+				buf = xrealloc(buf, cap *= 2);
+			if ((got = source_read(src, buf + n, cap - n, err)) <= 0)
+				break;
+			n += (size_t)got;
+		}
+		if (got < 0) {
+			free(buf);
+			source_close(src);
+			return -1;
+		}
+		if (got == 0) { /* all of it */
+			if (digest)
+				source_sha256(src, sha);
+			source_close(src);
+			src = NULL;
+			*whole = buf;
+			*whole_len = n;
+			source_lines_mem(&l, buf, n);
+		} else {
+			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
+			/* a line over the limit is an error of the source: not kept */
+			uint64_t max = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
+			l.max_line = max == UINT64_MAX ? 0 : max;
+		}
 	}
 	const char *p;
 	size_t n;
@@ -1103,7 +1138,12 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	}
 	source_lines_free(&l);
 	source_close(src);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0) {
+		free(*whole);
+		*whole = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* The final pins of live outputs (or their preallocation). */
@@ -1256,7 +1296,14 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	long start_line = 0;
 	uint8_t sha[32] = {0};
 	struct rs_error e = {0};
-	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &e);
+	char *whole;
+	size_t whole_len;
+	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len, &e);
+	if (whole) { /* a small log: parsed in memory */
+		spec = NULL;
+		data = whole;
+		len = whole_len;
+	}
 	if (scanned < 0 && src_err) {
 		*src_err = e;
 		*out = NULL;
@@ -1280,7 +1327,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct source_lines lines = {0};
 	if (b.opt->digest)
 		memcpy(s->sha256, sha, sizeof sha);
-	if (scanned < 0 || open_lines(spec, data, len, false, &src, &lines, &e) < 0)
+	if (scanned < 0 || open_lines(spec, data, len, &src, &lines, &e) < 0)
 		source_problem(&b, &e);
 	b.in = &lines;
 	s->has_start = start_line > 0;
@@ -1305,6 +1352,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 		rec_drop(&b, &b.pushed);
 	source_lines_free(&lines);
 	source_close(src);
+	free(whole);
 	s->lines = (uint64_t)b.line;
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)

@@ -970,12 +970,22 @@ void source_lines_mem(struct source_lines *l, const char *data, size_t len)
 	l->mem_end = data + len;
 }
 
-void source_lines_src(struct source_lines *l, struct source *src, size_t window)
+void source_lines_src(struct source_lines *l, struct source *src, size_t window, char *buf,
+		      size_t len, size_t cap)
 {
 	memset(l, 0, sizeof *l);
 	l->src = src;
 	l->cap = window < 2 * CHUNK ? 2 * CHUNK : window;
-	l->buf = xmalloc(l->cap);
+	if (buf) {
+		l->buf = buf;
+		l->len = len;
+		if (cap < l->cap)
+			l->buf = xrealloc(buf, l->cap);
+		else
+			l->cap = cap;
+	} else {
+		l->buf = xmalloc(l->cap);
+	}
 }
 
 int source_lines_next(struct source_lines *l, const char **p, size_t *len, struct rs_error *err)

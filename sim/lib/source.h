@@ -55,8 +55,13 @@ struct source_lines {
 };
 /** Lines of len bytes at data (borrowed). */
 void source_lines_mem(struct source_lines *l, const char *data, size_t len);
-/** Lines of src (borrowed, read from where it is). */
-void source_lines_src(struct source_lines *l, struct source *src, size_t window);
+/**
+ * Lines of src (borrowed, read from where it is), through a window of at
+ * least `window` bytes. buf (NULL, or xmalloc'ed with cap bytes: taken
+ * over) holds the first len bytes already read from src.
+ */
+void source_lines_src(struct source_lines *l, struct source *src, size_t window, char *buf,
+		      size_t len, size_t cap);
 /**
  * The next line without its newline: 1 with *p and *len (valid until the
  * next call), 0 at the end, -1 on a read error (err filled).
