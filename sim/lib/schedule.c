@@ -1087,12 +1087,12 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		if (digest)
 			source_digest(src);
 		const size_t piece = (size_t)1 << 16; /* source_read's least */
-		size_t cap = 4 * piece, n = 0;
+		/* one allocation: only the pages read into are touched, and
+		 * nothing is copied as it fills */
+		size_t cap = SMALL_LOG + piece, n = 0;
 		char *buf = xmalloc(cap);
 		long got = 1;
 		while (n < SMALL_LOG) {
-			if (cap - n < piece)
-				buf = xrealloc(buf, cap *= 2);
 			if ((got = source_read(src, buf + n, cap - n, err)) <= 0)
 				break;
 			n += (size_t)got;
