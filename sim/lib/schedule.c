@@ -1088,11 +1088,15 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			source_digest(src);
 		const size_t piece = (size_t)1 << 16; /* source_read's least */
 		/* one allocation: only the pages read into are touched, and
-		 * nothing is copied as it fills */
+		 * nothing is copied as it fills; a pipe cannot be read twice,
+		 * so it is read whole, as any log was before */
+		bool whole_only = !source_reopenable(src);
 		size_t cap = SMALL_LOG + piece, n = 0;
 		char *buf = xmalloc(cap);
 		long got = 1;
-		while (n < SMALL_LOG) {
+		while (n < SMALL_LOG || whole_only) {
+			if (cap - n < piece)
+				buf = xrealloc(buf, cap *= 2);
 			if ((got = source_read(src, buf + n, cap - n, err)) <= 0)
 				break;
 			n += (size_t)got;

@@ -585,6 +585,7 @@ struct source {
 	uint64_t total, newlines, line_len;
 	bool digest;
 	struct sha256_ctx sha;
+	bool regular;        /* a regular file or a zip member */
 	bool failed;         /* errors are sticky */
 	struct rs_error ferr;
 };
@@ -850,6 +851,8 @@ int source_open(const char *spec, struct source **out, struct rs_error *err)
 	src->name = xstrdup(spec);
 	src->f = f;
 	src->zf = zf;
+	struct stat st;
+	src->regular = zf || (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
 	src->limit = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
 	src->line_limit = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
 	if (src->limit == UINT64_MAX)
@@ -873,6 +876,11 @@ int source_open(const char *spec, struct source **out, struct rs_error *err)
 	}
 	*out = src;
 	return 0;
+}
+
+bool source_reopenable(const struct source *src)
+{
+	return src->regular;
 }
 
 void source_digest(struct source *src)

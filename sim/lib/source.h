@@ -34,6 +34,9 @@ struct source;
 int source_open(const char *spec, struct source **out, struct rs_error *err);
 /** Up to cap (at least 64 KiB) bytes into buf: their count, 0 at the end, -1 on error. */
 long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err);
+/** Whether opening spec again gives the same bytes from the start: a
+ * regular file or a zip member, not a pipe or a terminal. */
+bool source_reopenable(const struct source *src);
 /** Also digest the bytes read from now on (call before the first read). */
 void source_digest(struct source *src);
 /** The SHA-256 of the bytes read, once source_read has returned 0. */
