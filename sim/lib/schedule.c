@@ -1070,7 +1070,8 @@ static int open_lines(const char *spec, const char *data, size_t len, struct sou
  * at most SMALL_LOG bytes is given whole in *whole (to free) instead.
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
-		long *start_line, char **whole, size_t *whole_len, struct rs_error *err)
+		long *start_line, char **whole, size_t *whole_len, uint64_t *bytes,
+		struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
@@ -1139,6 +1140,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		rc = got < 0 ? -1 : 0;
 		if (rc == 0 && digest)
 			source_sha256(src, sha);
+		*bytes = source_bytes(src);
 	}
 	source_lines_free(&l);
 	source_close(src);
@@ -1302,7 +1304,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct rs_error e = {0};
 	char *whole;
 	size_t whole_len;
-	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len, &e);
+	uint64_t bytes = 0;
+	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
+			   &bytes, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -1354,6 +1358,10 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	}
 	if (b.has_pushed)
 		rec_drop(&b, &b.pushed);
+	if (src && !stop(&b) && source_bytes(src) != bytes)
+		/* read to its end both times, but not the same */
+		problem(&b, EXIT_IOERR, 0, "changed while it was read (%" PRIu64 " bytes, then %" PRIu64
+			"): read it again once it is written", bytes, source_bytes(src));
 	source_lines_free(&lines);
 	source_close(src);
 	free(whole);

@@ -878,6 +878,11 @@ int source_open(const char *spec, struct source **out, struct rs_error *err)
 	return 0;
 }
 
+uint64_t source_bytes(const struct source *src)
+{
+	return src->total;
+}
+
 bool source_reopenable(const struct source *src)
 {
 	return src->regular;

@@ -37,6 +37,8 @@ long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err
 /** Whether opening spec again gives the same bytes from the start: a
  * regular file or a zip member, not a pipe or a terminal. */
 bool source_reopenable(const struct source *src);
+/** The bytes given so far. */
+uint64_t source_bytes(const struct source *src);
 /** Also digest the bytes read from now on (call before the first read). */
 void source_digest(struct source *src);
 /** The SHA-256 of the bytes read, once source_read has returned 0. */
