@@ -1067,17 +1067,18 @@ static int open_lines(const char *spec, const char *data, size_t len, struct sou
  * digest, and for a streamed log every error of its source (a truncated
  * gzip, a zip CRC, a limit), which must come before any record's, as when
  * the log was loaded whole. Only lines up to START are split. A source of
- * at most SMALL_LOG bytes is given whole in *whole (to free) instead.
+ * at most SMALL_LOG bytes is given whole in *whole (whole_cap bytes
+ * mapped: source_unmap) instead.
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
-		long *start_line, char **whole, size_t *whole_len, uint64_t *bytes,
-		struct rs_error *err)
+		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
+		uint64_t *bytes, struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
 	*start_line = 0;
 	*whole = NULL;
-	*whole_len = 0;
+	*whole_len = *whole_cap = 0;
 	if (!spec) {
 		source_lines_mem(&l, data, len);
 		if (digest)
@@ -1088,22 +1089,27 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		if (digest)
 			source_digest(src);
 		const size_t piece = (size_t)1 << 16; /* source_read's least */
-		/* one allocation: only the pages read into are touched, and
+		/* one mapping: only the pages read into are touched, and
 		 * nothing is copied as it fills; a pipe cannot be read twice,
 		 * so it is read whole, as any log was before */
 		bool whole_only = !source_reopenable(src);
 		size_t cap = SMALL_LOG + piece, n = 0;
-		char *buf = xmalloc(cap);
+		char *buf = source_map(cap);
 		long got = 1;
-		while (n < SMALL_LOG || whole_only) {
-			if (cap - n < piece)
-				buf = xrealloc(buf, cap *= 2);
+		while (n < SMALL_LOG || (whole_only && got > 0)) {
+			if (cap - n < piece) {
+				char *bigger = source_map(2 * cap);
+				memcpy(bigger, buf, n);
+				source_unmap(buf, cap);
+				buf = bigger;
+				cap *= 2;
+			}
 			if ((got = source_read(src, buf + n, cap - n, err)) <= 0)
 				break;
 			n += (size_t)got;
 		}
 		if (got < 0) {
-			free(buf);
+			source_unmap(buf, cap);
 			source_close(src);
 			return -1;
 		}
@@ -1114,6 +1120,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			src = NULL;
 			*whole = buf;
 			*whole_len = n;
+			*whole_cap = cap;
 			source_lines_mem(&l, buf, n);
 		} else {
 			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
@@ -1145,7 +1152,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	source_lines_free(&l);
 	source_close(src);
 	if (rc < 0) {
-		free(*whole);
+		source_unmap(*whole, *whole_cap);
 		*whole = NULL;
 		return -1;
 	}
@@ -1303,10 +1310,10 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	uint8_t sha[32] = {0};
 	struct rs_error e = {0};
 	char *whole;
-	size_t whole_len;
+	size_t whole_len, whole_cap = 0;
 	uint64_t bytes = 0;
 	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &bytes, &e);
+			   &whole_cap, &bytes, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -1364,7 +1371,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 			"): read it again once it is written", bytes, source_bytes(src));
 	source_lines_free(&lines);
 	source_close(src);
-	free(whole);
+	source_unmap(whole, whole_cap);
 	s->lines = (uint64_t)b.line;
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -983,21 +984,38 @@ void source_lines_mem(struct source_lines *l, const char *data, size_t len)
 	l->mem_end = data + len;
 }
 
+char *source_map(size_t cap)
+{
+	void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		rs_out_of_memory(cap);
+	return p;
+}
+
+void source_unmap(char *buf, size_t cap)
+{
+	if (buf)
+		munmap(buf, cap);
+}
+
 void source_lines_src(struct source_lines *l, struct source *src, size_t window, char *buf,
 		      size_t len, size_t cap)
 {
 	memset(l, 0, sizeof *l);
 	l->src = src;
 	l->cap = window < 2 * CHUNK ? 2 * CHUNK : window;
-	if (buf) {
+	if (buf && cap >= l->cap) {
 		l->buf = buf;
 		l->len = len;
-		if (cap < l->cap)
-			l->buf = xrealloc(buf, l->cap);
-		else
-			l->cap = cap;
+		l->cap = cap;
+		l->mapped = true;
 	} else {
 		l->buf = xmalloc(l->cap);
+		if (buf) {
+			memcpy(l->buf, buf, len);
+			l->len = len;
+			source_unmap(buf, cap);
+		}
 	}
 }
 
@@ -1048,8 +1066,11 @@ int source_lines_next(struct source_lines *l, const char **p, size_t *len, struc
 			l->pos = 0;
 		}
 		if (l->cap - l->len < CHUNK) {
+			char *bigger = xmalloc(2 * l->cap);
+			memcpy(bigger, l->buf, l->len);
+			source_lines_free(l);
+			l->buf = bigger;
 			l->cap *= 2;
-			l->buf = xrealloc(l->buf, l->cap);
 		}
 		long n = source_read(l->src, l->buf + l->len, l->cap - l->len, err);
 		if (n < 0)
@@ -1062,6 +1083,10 @@ int source_lines_next(struct source_lines *l, const char **p, size_t *len, struc
 
 void source_lines_free(struct source_lines *l)
 {
-	free(l->buf);
+	if (l->mapped)
+		source_unmap(l->buf, l->cap);
+	else
+		free(l->buf);
 	l->buf = NULL;
+	l->mapped = false;
 }

@@ -57,13 +57,23 @@ struct source_lines {
 	bool eof;
 	uint64_t max_line;  /* a longer line is skipped, given as empty (0: none) */
 	bool skipping;
+	bool mapped;        /* buf is from source_map */
 };
+
+/*
+ * A large scratch buffer mapped on its own (cap bytes), given back whole by
+ * source_unmap: freeing a large malloc'ed block would raise glibc's
+ * threshold for such mappings and leave the schedule's growing arrays to
+ * fragment the heap (8 MB more at the peak of a 128 MB log).
+ */
+char *source_map(size_t cap);
+void source_unmap(char *buf, size_t cap);
 /** Lines of len bytes at data (borrowed). */
 void source_lines_mem(struct source_lines *l, const char *data, size_t len);
 /**
  * Lines of src (borrowed, read from where it is), through a window of at
- * least `window` bytes. buf (NULL, or xmalloc'ed with cap bytes: taken
- * over) holds the first len bytes already read from src.
+ * least `window` bytes. buf (NULL, or from source_map with cap bytes:
+ * taken over) holds the first len bytes already read from src.
  */
 void source_lines_src(struct source_lines *l, struct source *src, size_t window, char *buf,
 		      size_t len, size_t cap);
