@@ -1062,13 +1062,21 @@ static int open_lines(const char *spec, const char *data, size_t len, struct sou
 	return 0;
 }
 
+static void free_whole(char *whole, size_t whole_cap)
+{
+	if (whole_cap)
+		source_unmap(whole, whole_cap);
+	else
+		free(whole);
+}
+
 /*
  * The first pass: the line of the first START record (0 if none), the
  * digest, and for a streamed log every error of its source (a truncated
  * gzip, a zip CRC, a limit), which must come before any record's, as when
  * the log was loaded whole. Only lines up to START are split. A source of
- * at most SMALL_LOG bytes is given whole in *whole (whole_cap bytes
- * mapped: source_unmap) instead.
+ * at most SMALL_LOG bytes is given whole in *whole instead (free it with
+ * free_whole).
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
 		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
@@ -1089,27 +1097,38 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		if (digest)
 			source_digest(src);
 		const size_t piece = (size_t)1 << 16; /* source_read's least */
-		/* one mapping: only the pages read into are touched, and
-		 * nothing is copied as it fills; a pipe cannot be read twice,
-		 * so it is read whole, as any log was before */
+		/* The paper's logs (1 MB) fit a first malloc'ed block, reused
+		 * from one read to the next (fresh pages cost a fault each);
+		 * past it, the bytes move once to a mapping of SMALL_LOG
+		 * (source_map says why). A pipe cannot be read twice, so it
+		 * is read whole, as any log was before. */
 		bool whole_only = !source_reopenable(src);
-		size_t cap = SMALL_LOG + piece, n = 0;
-		char *buf = source_map(cap);
+		size_t cap = STREAM_WINDOW + 2 * piece, n = 0;
+		char *buf = xmalloc(cap);
+		bool mapped = false;
 		long got = 1;
 		while (n < SMALL_LOG || (whole_only && got > 0)) {
 			if (cap - n < piece) {
-				char *bigger = source_map(2 * cap);
+				size_t more = mapped ? 2 * cap : SMALL_LOG + piece;
+				char *bigger = source_map(more);
 				memcpy(bigger, buf, n);
-				source_unmap(buf, cap);
+				if (mapped)
+					source_unmap(buf, cap);
+				else
+					free(buf);
 				buf = bigger;
-				cap *= 2;
+				cap = more;
+				mapped = true;
 			}
 			if ((got = source_read(src, buf + n, cap - n, err)) <= 0)
 				break;
 			n += (size_t)got;
 		}
 		if (got < 0) {
-			source_unmap(buf, cap);
+			if (mapped)
+				source_unmap(buf, cap);
+			else
+				free(buf);
 			source_close(src);
 			return -1;
 		}
@@ -1120,7 +1139,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			src = NULL;
 			*whole = buf;
 			*whole_len = n;
-			*whole_cap = cap;
+			*whole_cap = mapped ? cap : 0; /* 0: malloc'ed */
 			source_lines_mem(&l, buf, n);
 		} else {
 			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
@@ -1152,7 +1171,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	source_lines_free(&l);
 	source_close(src);
 	if (rc < 0) {
-		source_unmap(*whole, *whole_cap);
+		free_whole(*whole, *whole_cap);
 		*whole = NULL;
 		return -1;
 	}
@@ -1371,7 +1390,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 			"): read it again once it is written", bytes, source_bytes(src));
 	source_lines_free(&lines);
 	source_close(src);
-	source_unmap(whole, whole_cap);
+	free_whole(whole, whole_cap);
 	s->lines = (uint64_t)b.line;
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)
