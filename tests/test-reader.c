@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zip.h>
@@ -414,6 +415,167 @@ START_TEST(zip_members_by_path_and_model_name)
 }
 END_TEST
 
+/*
+ * A log larger than what is read whole (8 MiB) and several times the
+ * streaming window (1 MiB): a chain with a warm-up,
+ * START in the middle, a record longer than the window, blank and CRLF
+ * lines. Gives the text (free it) and its number of lines in *lines.
+ */
+static char *big_log(size_t n_ops, size_t start_at, size_t *len, long *lines)
+{
+	size_t cap = 4096 + n_ops * 256 + (3u << 20);
+	char *t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	size_t n = 0;
+	long line = 0;
+#define PUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__), line++)
+	for (size_t i = 0; i < n_ops; i++) {
+		if (i == 0 || i == start_at) {
+			if (i)
+				PUT("{\"INSTRUCTION\":\"ANNOTATE\",\"ANNOTATION\":\"START\"}\r\n");
+			PUT("{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"x%zu\"}\n", i);
+			PUT("{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%zu\",\"NAME\":\"x%zu\"}\n",
+			    i % 7 + 1, i);
+			continue;
+		}
+		if (i == n_ops / 2) {
+			PUT("{\"INSTRUCTION\":\"ANNOTATE\",\"ANNOTATION\":\"BACKWARD\"}\n\n");
+			line++;
+		}
+		if (i == start_at + 100) { /* an op name of 1.5 MiB */
+			n += (size_t)snprintf(t + n, cap - n, "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"");
+			memset(t + n, 'g', 3u << 19);
+			n += 3u << 19;
+			t[n++] = '"';
+		} else {
+			n += (size_t)snprintf(t + n, cap - n, "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f%zu\"",
+					      i % 13);
+		}
+		PUT(",\"ARGS\":[\"x%zu\"],\"RESULT\":[\"x%zu\"],\"TIME\":\"%zu\"}\n", i - 1, i, i % 11 + 1);
+		PUT("{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%zu\",\"NAME\":\"x%zu\"}\n", i % 5 + 1, i);
+		PUT("{\"INSTRUCTION\":\"ALIAS\",\"ALIAS\":\"-1\",\"NAME\":\"x%zu\"}\n", i);
+		if (i % 3 == 0)
+			PUT("{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"x%zu\"}\n", i - 1);
+	}
+#undef PUT
+	ck_assert_uint_lt(n, cap);
+	*len = n;
+	*lines = line;
+	return t;
+}
+
+static void write_file(const char *path, const char *text, size_t len, bool gzip)
+{
+	if (gzip) {
+		gzFile gz = gzopen(path, "wb");
+		ck_assert_ptr_nonnull(gz);
+		ck_assert_int_eq(gzwrite(gz, text, (unsigned)len), (int)len);
+		ck_assert_int_eq(gzclose(gz), Z_OK);
+	} else {
+		FILE *f = fopen(path, "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+		ck_assert_int_eq(fclose(f), 0);
+	}
+}
+
+static void expect_same(const struct schedule *a, const struct schedule *b)
+{
+	ck_assert_uint_eq(a->lines, b->lines);
+	ck_assert_uint_eq(a->skipped_lines, b->skipped_lines);
+	ck_assert_int_eq(a->has_start, b->has_start);
+	ck_assert_int_eq(a->from_start, b->from_start);
+	ck_assert_mem_eq(a->records, b->records, sizeof a->records);
+	ck_assert_mem_eq(a->sha256, b->sha256, 32);
+	ck_assert_uint_eq(a->n_ops, b->n_ops);
+	ck_assert_uint_eq(a->n_tensors, b->n_tensors);
+	ck_assert_uint_eq(a->n_storages, b->n_storages);
+	ck_assert_uint_eq(a->n_cmds, b->n_cmds);
+	ck_assert_int_eq(a->total_compute, b->total_compute);
+	ck_assert_mem_eq(a->cmds, b->cmds, a->n_cmds * sizeof *a->cmds);
+	for (size_t i = 0; i < a->n_ops; i++) {
+		ck_assert_str_eq(schedule_str(a, a->ops[i].name), schedule_str(b, b->ops[i].name));
+		ck_assert_uint_eq(a->ops[i].line, b->ops[i].line);
+		ck_assert_int_eq(a->ops[i].cost, b->ops[i].cost);
+		ck_assert_int_eq(a->ops[i].backward, b->ops[i].backward);
+	}
+}
+
+/* The streamed read (plain, gzip) builds what the parse in memory builds,
+ * with START past the first 8 MiB, and says the same of a late bad line. */
+START_TEST(stream_equals_memory)
+{
+	make_tmpdir();
+	size_t len;
+	long lines;
+	char *text = big_log(70000, 30000, &len, &lines);
+	ck_assert_uint_gt(len, 9u << 20); /* over SMALL_LOG (schedule.c): streamed */
+	char path[512];
+	for (int gz = 0; gz < 2; gz++) {
+		snprintf(path, sizeof path, "%s/big.log%s", tmpdir, gz ? ".gz" : "");
+		write_file(path, text, len, gz);
+		for (int from_start = 0; from_start < 2; from_start++) {
+			struct read_options o = {.digest = true, .from_start = from_start};
+			struct schedule *mem, *str;
+			struct rs_error err;
+			ck_assert_msg(schedule_parse(path, text, len, &o, &mem, &err) == 0, "%s", err.msg);
+			ck_assert_msg(schedule_read(path, &o, &str, &err) == 0, "%s", err.msg);
+			ck_assert_uint_eq(str->lines, (uint64_t)lines);
+			ck_assert(str->has_start);
+			if (from_start)
+				ck_assert_uint_eq(str->skipped_lines, 0);
+			else
+				ck_assert_uint_gt(str->skipped_lines, 90000);
+			expect_same(mem, str);
+			schedule_free(mem);
+			schedule_free(str);
+		}
+	}
+	/* a bad record on the last line, and one in the warm-up past the window */
+	static const char bad_end[] = "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":17}\n";
+	char *bad = malloc(len + sizeof bad_end);
+	memcpy(bad, text, len);
+	memcpy(bad + len, bad_end, sizeof bad_end);
+	for (int warm = 0; warm < 2; warm++) {
+		if (warm) { /* line 20001 (in the warm-up) becomes broken JSON */
+			char *p = bad;
+			for (int i = 0; i < 20000; i++)
+				p = strchr(p, '\n') + 1;
+			p[1] = '[';
+		}
+		for (int gz = 0; gz < 2; gz++) {
+			snprintf(path, sizeof path, "%s/bad.log%s", tmpdir, gz ? ".gz" : "");
+			write_file(path, bad, len + sizeof bad_end - 1, gz);
+			struct schedule *s;
+			struct rs_error want, got;
+			ck_assert_int_eq(schedule_parse(path, bad, len + sizeof bad_end - 1, NULL, &s, &want), -1);
+			ck_assert_int_eq(schedule_read(path, NULL, &s, &got), -1);
+			ck_assert_int_eq(got.status, 65);
+			ck_assert_int_eq(got.line, warm ? 20001 : lines + 1);
+			ck_assert_int_eq(want.line, got.line);
+			ck_assert_str_eq(want.msg, got.msg);
+			ck_assert_str_eq(want.file, got.file);
+			if (gz) { /* cut short: the container's error comes first */
+				struct stat st;
+				ck_assert_int_eq(stat(path, &st), 0);
+				ck_assert_int_eq(truncate(path, st.st_size - 1000), 0);
+				ck_assert_int_eq(schedule_read(path, NULL, &s, &got), -1);
+				ck_assert_int_eq(got.status, 65);
+				ck_assert_msg(strstr(got.msg, "truncated gzip stream"), "%s", got.msg);
+			}
+			unlink(path);
+		}
+	}
+	free(bad);
+	snprintf(path, sizeof path, "%s/big.log", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/big.log.gz", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reader");
@@ -435,6 +597,7 @@ int main(void)
 	tc = tcase_create("containers");
 	tcase_add_test(tc, gzip_and_truncated_gzip);
 	tcase_add_test(tc, zip_members_by_path_and_model_name);
+	tcase_add_test(tc, stream_equals_memory);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

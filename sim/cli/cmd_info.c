@@ -287,16 +287,14 @@ static void report_problem(void *ctx, const struct rs_error *e)
 /* Check one loadable spec; returns 0 clean, else an exit status. */
 static int check_one(const char *spec, const struct log_opts *o)
 {
-	char *data;
-	size_t len;
 	struct rs_error err;
-	if (source_load(spec, &data, &len, &err) < 0) {
+	json_t *list = o->json ? json_array() : NULL;
+	int n = schedule_check_read(spec, &o->read, o->max_problems, report_problem, list, &err);
+	if (n < 0) {
+		json_decref(list);
 		rs_error_print(&err);
 		return err.status;
 	}
-	json_t *list = o->json ? json_array() : NULL;
-	int n = schedule_check(spec, data, len, &o->read, o->max_problems, report_problem, list);
-	free(data);
 	if (list) {
 		json_t *obj = json_object();
 		json_object_set_new(obj, "log", json_string(spec));

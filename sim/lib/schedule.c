@@ -4,6 +4,12 @@
  *
  * One pass over the lines: each line is decoded (jsonl.c), checked, and
  * turned into ops, tensors, storages and commands appended to flat arrays.
+ * The lines come through a window (source_lines): from a buffer in memory
+ * (schedule_parse, schedule_check), or streamed from the log
+ * (schedule_read), which is first read through once on its own to find
+ * START, digest it and meet any error of its container before the parse
+ * (docs/reader.md), so that no more than the window and the longest line
+ * of the text is ever in memory.
  * Handle names live in one open-addressing table; a handle keeps the slot
  * it got when first mapped, so the final pins of live outputs come out in
  * first-mapped order, as the reference emits them.
@@ -58,8 +64,9 @@ struct builder {
 	size_t cap_cmds, cap_ops, cap_tensors, cap_storages, cap_args, cap_strings;
 
 	/* lines */
-	const char *data, *end, *pos;
+	struct source_lines *in;
 	long line;
+	long stop_line; /* no lines past this one (the warm-up), 0: to the end */
 	struct rec pushed; /* one record of lookahead, pushed back */
 	bool has_pushed;
 	/* Decoded lines not in use (a CALL holds its MEMORY and ALIAS
@@ -116,6 +123,17 @@ static void problem(struct builder *b, int status, long line, const char *fmt, .
 	b->n_errors++;
 	if (b->report)
 		b->report(b->report_ctx, &e);
+}
+
+/* An error of the source itself, as it was given (its own file name); it
+ * ends the build. */
+static void source_problem(struct builder *b, const struct rs_error *e)
+{
+	if (b->n_errors == 0 && b->err)
+		*b->err = *e;
+	if (b->report)
+		b->report(b->report_ctx, e);
+	b->n_errors = b->n_errors + 1 > b->max_errors ? b->n_errors + 1 : b->max_errors;
 }
 
 static bool stop(const struct builder *b)
@@ -390,14 +408,19 @@ static void rec_drop(struct builder *b, struct rec *r)
 static int next_line(struct builder *b, struct rec *r)
 {
 	for (;;) {
-		if (b->pos >= b->end)
+		if (b->stop_line && b->line >= b->stop_line)
 			return 0;
-		const char *start = b->pos;
-		const char *nl = memchr(start, '\n', (size_t)(b->end - start));
-		const char *stop_at = nl ? nl : b->end;
-		b->pos = nl ? nl + 1 : b->end;
+		const char *start;
+		size_t len;
+		struct rs_error e;
+		int got = source_lines_next(b->in, &start, &len, &e);
+		if (got == 0)
+			return 0;
+		if (got < 0) {
+			source_problem(b, &e);
+			return -1;
+		}
 		b->line++;
-		size_t len = (size_t)(stop_at - start);
 		while (len && (start[len - 1] == '\r' || start[len - 1] == ' ' || start[len - 1] == '\t'))
 			len--;
 		if (len == 0)
@@ -1029,22 +1052,141 @@ static bool is_start_line(const char *p, size_t len)
 	return yes;
 }
 
-/* The end of the first START line, or NULL if there is none. */
-static const char *find_start(const char *data, size_t len, long *line_out)
+/* The window of a streamed log (it grows for a longer line). A log whose
+ * text is no longer than SMALL_LOG is read once into memory and parsed
+ * there: the paper's logs (at most 2.8 MB) are not inflated twice. */
+#define STREAM_WINDOW ((size_t)1 << 20)
+#define SMALL_LOG ((size_t)8 << 20)
+
+/* Open the lines of the log: spec streamed, else data in memory. */
+static int open_lines(const char *spec, const char *data, size_t len, struct source **src,
+		      struct source_lines *l, struct rs_error *err)
 {
-	const char *p = data, *end = data + len;
-	long line = 0;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *q = nl ? nl : end;
-		line++;
-		if (memmem(p, (size_t)(q - p), "\"START\"", 7) && is_start_line(p, (size_t)(q - p))) {
-			*line_out = line;
-			return nl ? nl + 1 : end;
-		}
-		p = nl ? nl + 1 : end;
+	*src = NULL;
+	if (!spec) {
+		source_lines_mem(l, data, len);
+		return 0;
 	}
-	return NULL;
+	if (source_open(spec, src, err) < 0)
+		return -1;
+	source_lines_src(l, *src, STREAM_WINDOW, NULL, 0, 0);
+	return 0;
+}
+
+static void free_whole(char *whole, size_t whole_cap)
+{
+	if (whole_cap)
+		source_unmap(whole, whole_cap);
+	else
+		free(whole);
+}
+
+/*
+ * The first pass: the line of the first START record (0 if none), the
+ * digest, and for a streamed log every error of its source (a truncated
+ * gzip, a zip CRC, a limit), which must come before any record's, as when
+ * the log was loaded whole. Only lines up to START are split. A source of
+ * at most SMALL_LOG bytes is given whole in *whole instead (free it with
+ * free_whole).
+ */
+static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
+		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
+		uint64_t *bytes, struct rs_error *err)
+{
+	struct source *src = NULL;
+	struct source_lines l;
+	*start_line = 0;
+	*whole = NULL;
+	*whole_len = *whole_cap = 0;
+	if (!spec) {
+		source_lines_mem(&l, data, len);
+		if (digest)
+			sha256(data, len, sha);
+	} else {
+		if (source_open(spec, &src, err) < 0)
+			return -1;
+		if (digest)
+			source_digest(src);
+		const size_t piece = (size_t)1 << 16; /* source_read's least */
+		/* The paper's logs (1 MB) fit a first malloc'ed block, reused
+		 * from one read to the next (fresh pages cost a fault each);
+		 * past it, the bytes move once to a mapping of SMALL_LOG
+		 * (source_map says why). A pipe cannot be read twice, so it
+		 * is read whole, as any log was before. */
+		bool whole_only = !source_reopenable(src);
+		size_t cap = STREAM_WINDOW + 2 * piece, n = 0;
+		char *buf = xmalloc(cap);
+		bool mapped = false;
+		long got = 1;
+		while (n < SMALL_LOG || (whole_only && got > 0)) {
+			if (cap - n < piece) {
+				size_t more = mapped ? 2 * cap : SMALL_LOG + piece;
+				char *bigger = source_map(more);
+				memcpy(bigger, buf, n);
+				if (mapped)
+					source_unmap(buf, cap);
+				else
+					free(buf);
+				buf = bigger;
+				cap = more;
+				mapped = true;
+			}
+			if ((got = source_read(src, buf + n, cap - n, err)) <= 0)
+				break;
+			n += (size_t)got;
+		}
+		if (got < 0) {
+			if (mapped)
+				source_unmap(buf, cap);
+			else
+				free(buf);
+			source_close(src);
+			return -1;
+		}
+		if (got == 0) { /* all of it */
+			if (digest)
+				source_sha256(src, sha);
+			source_close(src);
+			src = NULL;
+			*whole = buf;
+			*whole_len = n;
+			*whole_cap = mapped ? cap : 0; /* 0: malloc'ed */
+			source_lines_mem(&l, buf, n);
+		} else {
+			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
+			/* a line over the limit is an error of the source: not kept */
+			uint64_t max = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
+			l.max_line = max == UINT64_MAX ? 0 : max;
+		}
+	}
+	const char *p;
+	size_t n;
+	long line = 0;
+	int rc;
+	while ((rc = source_lines_next(&l, &p, &n, err)) > 0) {
+		line++;
+		if (memmem(p, n, "\"START\"", 7) && is_start_line(p, n)) {
+			*start_line = line;
+			break;
+		}
+	}
+	if (rc >= 0 && src) {
+		long got;
+		while ((got = source_read(src, l.buf, l.cap, err)) > 0)
+			;
+		rc = got < 0 ? -1 : 0;
+		if (rc == 0 && digest)
+			source_sha256(src, sha);
+		*bytes = source_bytes(src);
+	}
+	source_lines_free(&l);
+	source_close(src);
+	if (rc < 0) {
+		free_whole(*whole, *whole_cap);
+		*whole = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* The final pins of live outputs (or their preallocation). */
@@ -1159,11 +1301,33 @@ static void build_lists(struct schedule *s)
 	build_replay_lists(s);
 }
 
-static int build(const char *name, const char *data, size_t len, const struct read_options *opt,
-		 struct schedule **out, struct rs_error *err, int max_errors,
-		 void (*report)(void *, const struct rs_error *), void *ctx)
+/* Build from spec, streamed, or else from data in memory. An error of the
+ * source found by the first pass goes to *src_err (returns -1) when
+ * src_err is given, else it is the build's first problem. */
+static int build(const char *name, const char *spec, const char *data, size_t len,
+		 const struct read_options *opt, struct schedule **out, struct rs_error *err,
+		 int max_errors, void (*report)(void *, const struct rs_error *), void *ctx,
+		 struct rs_error *src_err)
 {
 	static const struct read_options defaults = {0};
+	long start_line = 0;
+	uint8_t sha[32] = {0};
+	struct rs_error e = {0};
+	char *whole;
+	size_t whole_len, whole_cap = 0;
+	uint64_t bytes = 0;
+	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
+			   &whole_cap, &bytes, &e);
+	if (whole) { /* a small log: parsed in memory */
+		spec = NULL;
+		data = whole;
+		len = whole_len;
+	}
+	if (scanned < 0 && src_err) {
+		*src_err = e;
+		*out = NULL;
+		return -1;
+	}
 	struct builder b;
 	memset(&b, 0, sizeof b);
 	b.file = name;
@@ -1176,27 +1340,25 @@ static int build(const char *name, const char *data, size_t len, const struct re
 	struct schedule *s = b.s;
 	s->source = xstrdup(name);
 	s->preallocate = b.opt->preallocate;
-	if (b.opt->digest)
-		sha256(data, len, s->sha256);
 	add_string(&b, ""); /* offset 0: the empty name */
 
-	b.data = data;
-	b.end = data + len;
-	b.pos = data;
-	long start_line = 0;
-	const char *after_start = find_start(data, len, &start_line);
-	s->has_start = after_start != NULL;
-	s->from_start = b.opt->from_start || !after_start;
-	if (!s->from_start) {
+	struct source *src = NULL;
+	struct source_lines lines = {0};
+	if (b.opt->digest)
+		memcpy(s->sha256, sha, sizeof sha);
+	if (scanned < 0 || open_lines(spec, data, len, &src, &lines, &e) < 0)
+		source_problem(&b, &e);
+	b.in = &lines;
+	s->has_start = start_line > 0;
+	s->from_start = b.opt->from_start || !start_line;
+	if (!stop(&b) && !s->from_start) {
 		/* Validate and count the warm-up records, replay nothing of them. */
-		b.end = after_start;
+		b.stop_line = start_line;
 		struct rec r;
 		int rc;
 		while ((rc = next_rec(&b, &r)) > 0)
 			rec_drop(&b, &r);
-		b.end = data + len;
-		b.pos = after_start;
-		b.line = start_line;
+		b.stop_line = 0;
 		s->skipped_lines = (uint64_t)start_line;
 	}
 	struct rec r;
@@ -1207,6 +1369,13 @@ static int build(const char *name, const char *data, size_t len, const struct re
 	}
 	if (b.has_pushed)
 		rec_drop(&b, &b.pushed);
+	if (src && !stop(&b) && source_bytes(src) != bytes)
+		/* read to its end both times, but not the same */
+		problem(&b, EXIT_IOERR, 0, "changed while it was read (%" PRIu64 " bytes, then %" PRIu64
+			"): read it again once it is written", bytes, source_bytes(src));
+	source_lines_free(&lines);
+	source_close(src);
+	free_whole(whole, whole_cap);
 	s->lines = (uint64_t)b.line;
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)
@@ -1243,14 +1412,24 @@ static int build(const char *name, const char *data, size_t len, const struct re
 int schedule_parse(const char *name, const char *data, size_t len,
 		   const struct read_options *opt, struct schedule **out, struct rs_error *err)
 {
-	return build(name, data, len, opt, out, err, 1, NULL, NULL) ? -1 : 0;
+	return build(name, NULL, data, len, opt, out, err, 1, NULL, NULL, NULL) ? -1 : 0;
 }
 
 int schedule_check(const char *name, const char *data, size_t len, const struct read_options *opt,
 		   int max_problems, void (*report)(void *ctx, const struct rs_error *e), void *ctx)
 {
 	struct schedule *s = NULL;
-	int n = build(name, data, len, opt, &s, NULL, max_problems, report, ctx);
+	int n = build(name, NULL, data, len, opt, &s, NULL, max_problems, report, ctx, NULL);
+	schedule_free(s);
+	return n;
+}
+
+int schedule_check_read(const char *spec, const struct read_options *opt, int max_problems,
+			void (*report)(void *ctx, const struct rs_error *e), void *ctx,
+			struct rs_error *err)
+{
+	struct schedule *s = NULL;
+	int n = build(spec, spec, NULL, 0, opt, &s, NULL, max_problems, report, ctx, err);
 	schedule_free(s);
 	return n;
 }
@@ -1258,14 +1437,8 @@ int schedule_check(const char *name, const char *data, size_t len, const struct 
 int schedule_read(const char *spec, const struct read_options *opt, struct schedule **out,
 		  struct rs_error *err)
 {
-	char *data;
-	size_t len;
 	*out = NULL;
-	if (source_load(spec, &data, &len, err) < 0)
-		return -1;
-	int rc = schedule_parse(spec, data, len, opt, out, err);
-	free(data);
-	return rc;
+	return build(spec, spec, NULL, 0, opt, out, err, 1, NULL, NULL, NULL) ? -1 : 0;
 }
 
 void schedule_free(struct schedule *s)

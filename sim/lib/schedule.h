@@ -170,6 +170,16 @@ int schedule_check(const char *name, const char *data, size_t len,
 		   const struct read_options *opt, int max_problems,
 		   void (*report)(void *ctx, const struct rs_error *e), void *ctx);
 
+/**
+ * Check mode on a log read as schedule_read reads it (streamed): returns
+ * the number of problems found in its records, or -1 with *err filled for
+ * an error of the source itself (missing file, corrupt gzip or zip, a
+ * limit), which is not passed to report.
+ */
+int schedule_check_read(const char *spec, const struct read_options *opt, int max_problems,
+			void (*report)(void *ctx, const struct rs_error *e), void *ctx,
+			struct rs_error *err);
+
 void schedule_free(struct schedule *s);
 
 static inline const char *schedule_str(const struct schedule *s, uint32_t off)

@@ -2,9 +2,9 @@
  * source.c: loading op-log bytes from plain, gzip and zip containers, and
  * reading manifests (see source.h).
  *
- * Everything is loaded whole into memory: the largest reference log is
- * 2.8 MB, and the schedule builder wants random access to lines anyway.
- * gzip is recognised by its magic bytes, not by the file name; a stream
+ * A log streams through a window (source_open/read, source_lines), so
+ * that its size does not bound what can be read; source_load, the same
+ * bytes whole, is for check mode and small files. gzip is recognised by its magic bytes, not by the file name; a stream
  * that ends before its trailer is a data error, never a silent short read.
  */
 #include "source.h"
@@ -15,12 +15,15 @@
 #include <string.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
 #include <unzip.h>
 #include <zlib.h>
+
+#include "sha256.h"
 
 /* A growable byte buffer, NUL-terminated when handed out. */
 struct buf {
@@ -95,8 +98,8 @@ static void buf_append(struct buf *b, const void *data, size_t n)
 	b->p[b->len] = '\0';
 }
 
-/* Append n bytes read from name and check them against the limits; the
- * lines of gzip data are checked once decompressed (maybe_gunzip). */
+/* Append n bytes read from name and check them against the limits (a
+ * manifest: no line limit; gzip data is not inflated here). */
 static int buf_put(struct buf *b, const void *data, size_t n, const char *name,
 		   struct rs_error *err)
 {
@@ -128,116 +131,6 @@ static int read_file(const char *path, struct buf *out, struct rs_error *err)
 		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error: %s", strerror(errno));
 	if (!out->p)
 		buf_append(out, "", 0);
-	return 0;
-}
-
-static bool is_gzip(const struct buf *b)
-{
-	return b->len >= 2 && (unsigned char)b->p[0] == 0x1f && (unsigned char)b->p[1] == 0x8b;
-}
-
-/* Inflate one or more concatenated gzip members. */
-static int gunzip(const char *name, const struct buf *in, struct buf *out,
-		  struct rs_error *err)
-{
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (inflateInit2(&z, 15 + 16) != Z_OK)
-		rs_bug("inflateInit2 failed");
-	/* zlib counts in 32 bits (uInt): the input and output are handed over
-	 * in windows of at most 1 GiB, so inputs of 4 GiB and more inflate. */
-	const size_t window = (size_t)1 << 30;
-	const unsigned char *in_next = (const unsigned char *)in->p, *in_end = in_next + in->len;
-	z.next_in = (Bytef *)in_next;
-	z.avail_in = (uInt)(in->len < window ? in->len : window);
-	/* The trailer's ISIZE (size mod 2^32) sizes the buffer in one go. */
-	size_t guess = in->len * 8;
-	if (in->len >= 18) {
-		const unsigned char *t = (const unsigned char *)in->p + in->len - 4;
-		size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
-		/* deflate expands at most ~1032:1; a larger ISIZE is a truncated file's garbage */
-		if (isize > guess / 64 && isize / 1032 <= in->len)
-			guess = isize + 65536;
-	}
-	if (out->limit && guess > out->limit)
-		guess = (size_t)out->limit + 65536;
-	XGROW(out->p, out->cap, guess + 1);
-	int rc;
-	for (;;) {
-		if (out->cap - out->len < 65536) {
-			/* double, but never far past the limit (the error comes first) */
-			size_t want = out->cap * 2;
-			if (out->limit && want > out->limit + 2 * 65536 && out->cap < out->limit + 2 * 65536)
-				want = (size_t)out->limit + 2 * 65536;
-			XGROW(out->p, out->cap, want);
-		}
-		/* refill the input window */
-		in_next = z.next_in;
-		if (z.avail_in == 0 && in_next < in_end) {
-			size_t left = (size_t)(in_end - in_next);
-			z.avail_in = (uInt)(left < window ? left : window);
-		}
-		z.next_out = (Bytef *)out->p + out->len;
-		size_t room = out->cap - out->len - 1;
-		z.avail_out = (uInt)(room < window ? room : window);
-		uInt before = z.avail_out;
-		rc = inflate(&z, Z_NO_FLUSH);
-		out->len += before - z.avail_out;
-		out->p[out->len] = '\0';
-		if (buf_check(out, name, err)) {
-			inflateEnd(&z);
-			return -1;
-		}
-		size_t in_left = (size_t)(in_end - (const unsigned char *)z.next_in);
-		if (rc == Z_STREAM_END) {
-			/* Another member may follow (gzip allows concatenation). */
-			if (in_left >= 2 && z.next_in[0] == 0x1f && z.next_in[1] == 0x8b) {
-				inflateReset(&z);
-				continue;
-			}
-			/* Zero padding (tape blocks) is harmless; anything else after
-			 * the last member is not ours to ignore. */
-			for (size_t i = 0; i < in_left; i++)
-				if (z.next_in[i]) {
-					inflateEnd(&z);
-					return rs_error_set(err, EXIT_DATAERR, name, 0,
-							    "%zu bytes of trailing garbage after the gzip stream "
-							    "(at byte %zu)", in_left - i,
-							    (size_t)(in_end - in_left - (const unsigned char *)in->p) + i);
-				}
-			break;
-		}
-		if (rc == Z_OK || (rc == Z_BUF_ERROR && z.avail_in == 0 && in_left > 0))
-			continue; /* (the next input window) */
-		if (rc == Z_BUF_ERROR && in_left == 0) {
-			inflateEnd(&z);
-			return rs_error_set(err, EXIT_DATAERR, name, 0,
-					    "truncated gzip stream (ends after %zu decompressed bytes)",
-					    out->len);
-		}
-		const char *msg = z.msg ? z.msg : "corrupt data";
-		rs_error_set(err, EXIT_DATAERR, name, 0, "bad gzip stream: %s", msg);
-		inflateEnd(&z);
-		return -1;
-	}
-	inflateEnd(&z);
-	out->p[out->len] = '\0';
-	return 0;
-}
-
-/* If b holds gzip data, replace it with its decompressed bytes. */
-static int maybe_gunzip(const char *name, struct buf *b, struct rs_error *err)
-{
-	if (!is_gzip(b))
-		return 0;
-	struct buf plain = {0};
-	buf_limits(&plain, b->gz_lines);
-	if (gunzip(name, b, &plain, err) < 0) {
-		free(plain.p);
-		return -1;
-	}
-	free(b->p);
-	*b = plain;
 	return 0;
 }
 
@@ -428,8 +321,8 @@ static bool zip_locate(unzFile zf, const char *member)
 	return false;
 }
 
-/* Read the current member of zf (already located) into out. */
-static int zip_read_current(unzFile zf, const char *what, struct buf *out, struct rs_error *err)
+/* Open the current member of zf (already located) for reading. */
+static int zip_open_current(unzFile zf, const char *what, struct rs_error *err)
 {
 	unz_file_info64 info;
 	if (unzGetCurrentFileInfo64(zf, &info, NULL, 0, NULL, 0, NULL, 0) != UNZ_OK)
@@ -443,6 +336,14 @@ static int zip_read_current(unzFile zf, const char *what, struct buf *out, struc
 				    "deflated members are supported)", (unsigned long)info.compression_method);
 	if (unzOpenCurrentFile(zf) != UNZ_OK)
 		return rs_error_set(err, EXIT_DATAERR, what, 0, "cannot open zip member");
+	return 0;
+}
+
+/* Read the current member of zf (already located) into out. */
+static int zip_read_current(unzFile zf, const char *what, struct buf *out, struct rs_error *err)
+{
+	if (zip_open_current(zf, what, err) < 0)
+		return -1;
 	char chunk[1 << 16];
 	int n;
 	while ((n = unzReadCurrentFile(zf, chunk, sizeof chunk)) > 0)
@@ -591,14 +492,14 @@ void manifest_free(struct manifest *m)
 	free(m);
 }
 
-/* Load MEMBER of ARCHIVE: an exact member path, else a manifest model name. */
-static int load_zip_member(const char *spec, const char *archive, const char *member,
-			   struct buf *out, struct rs_error *err)
+/* Open MEMBER of ARCHIVE for reading (gives *out, the member current and
+ * open): an exact member path, else a manifest model name. */
+static int open_zip_member(const char *spec, const char *archive, const char *member,
+			   unzFile *out, struct rs_error *err)
 {
 	unzFile zf;
 	if (zip_open(archive, &zf, err) < 0)
 		return -1;
-	int rc;
 	if (strlen(member) > ZIP_MAX_NAME) {
 		unzClose(zf);
 		return rs_error_set(err, EXIT_NOINPUT, archive, 0,
@@ -606,9 +507,12 @@ static int load_zip_member(const char *spec, const char *archive, const char *me
 				    strlen(member), ZIP_MAX_NAME);
 	}
 	if (member[0] && zip_locate(zf, member)) {
-		rc = zip_read_current(zf, spec, out, err);
-		unzClose(zf);
-		return rc;
+		if (zip_open_current(zf, spec, err) < 0) {
+			unzClose(zf);
+			return -1;
+		}
+		*out = zf;
+		return 0;
 	}
 	unzClose(zf);
 	struct manifest *m;
@@ -632,9 +536,12 @@ static int load_zip_member(const char *spec, const char *archive, const char *me
 				return -1;
 			}
 			free(log);
-			rc = zip_read_current(zf, spec, out, err);
-			unzClose(zf);
-			return rc;
+			if (zip_open_current(zf, spec, err) < 0) {
+				unzClose(zf);
+				return -1;
+			}
+			*out = zf;
+			return 0;
 		}
 		manifest_free(m);
 	}
@@ -643,27 +550,543 @@ static int load_zip_member(const char *spec, const char *archive, const char *me
 			    member, archive);
 }
 
-int source_load(const char *spec, char **data, size_t *len, struct rs_error *err)
+/* ------------------------------------------------------------------ */
+/* Streaming */
+
+/*
+ * The raw bytes (file or zip member) are read in pieces of CHUNK, as
+ * source_load always read them, and each piece is checked against the size
+ * limit and then (plain text) the line limit: so the first error is the
+ * same whatever the window of the reader. gzip data (by its first two
+ * bytes) is inflated as it is read; the errors of that layer are given in
+ * the order a whole-buffer load finds them: an error of the raw bytes
+ * (read error, zip CRC, the size limit on compressed bytes) first, then
+ * the size limit on the text, then the first line over the line limit,
+ * then a corrupt, truncated or trailing-garbage stream.
+ */
+#define CHUNK ((size_t)1 << 16)
+
+struct source {
+	char *name;          /* the spec, for messages */
+	FILE *f;             /* a plain file, or */
+	unzFile zf;          /* an archive, its member open */
+	bool raw_eof;
+	uint64_t raw_total;  /* raw bytes read */
+	uint64_t limit, line_limit;
+	/* raw bytes read but not given or inflated yet: in[in_pos, in_len) */
+	unsigned char *in;
+	size_t in_pos, in_len;
+	/* gzip */
+	bool gz;
+	z_stream z;
+	bool member_end;     /* at the end of a gzip member */
+	bool finished;
+	long bad_line;       /* gzip: the first line over the limit, 0 if none */
+	/* the text given */
+	uint64_t total, newlines, line_len;
+	bool digest;
+	struct sha256_ctx sha;
+	bool regular;        /* a regular file or a zip member */
+	bool failed;         /* errors are sticky */
+	struct rs_error ferr;
+};
+
+static int src_fail(struct source *src, const struct rs_error *e, struct rs_error *err)
 {
-	struct buf b = {0};
-	buf_limits(&b, true);
+	src->failed = true;
+	src->ferr = *e;
+	if (err)
+		*err = *e;
+	return -1;
+}
+
+/* Read the next raw piece (at most CHUNK bytes) into buf: its count, 0 at
+ * the end, -1 with e filled. */
+static long raw_read(struct source *src, unsigned char *buf, struct rs_error *e)
+{
+	if (src->raw_eof)
+		return 0;
+	size_t n;
+	if (src->f) {
+		n = fread(buf, 1, CHUNK, src->f);
+		if (n == 0 && ferror(src->f))
+			return rs_error_set(e, EXIT_NOINPUT, src->name, 0, "read error: %s",
+					    strerror(errno));
+	} else {
+		int r = unzReadCurrentFile(src->zf, buf, (unsigned)CHUNK);
+		if (r < 0)
+			return rs_error_set(e, EXIT_DATAERR, src->name, 0,
+					    "corrupt zip member (error %d)", r);
+		n = (size_t)r;
+		if (n == 0 && unzCloseCurrentFile(src->zf) == UNZ_CRCERROR) {
+			src->raw_eof = true;
+			return rs_error_set(e, EXIT_DATAERR, src->name, 0,
+					    "zip member fails its CRC check");
+		}
+	}
+	if (n == 0) {
+		src->raw_eof = true;
+		return 0;
+	}
+	src->raw_total += n;
+	char t[32];
+	if (src->limit && src->raw_total > src->limit)
+		return rs_error_set(e, EXIT_DATAERR, src->name, 0,
+				    "more than %s of data (decompressed): over the input size limit; "
+				    "set %s to raise it (docs/limits.md)",
+				    rs_bytes_text(src->limit, t, sizeof t), RS_MAX_INPUT_ENV);
+	return (long)n;
+}
+
+static size_t count_newlines(const char *p, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += p[i] == '\n';
+	return c;
+}
+
+/*
+ * Check n bytes of text against the line limit, in pieces of at most
+ * line_limit bytes: a line wholly inside a piece is shorter than the limit,
+ * so only the line running into a piece and the one running out of it need
+ * counting. Returns the line (from 1) of the first line over the limit, or 0.
+ */
+static long check_lines(struct source *src, const char *p, size_t len)
+{
+	const char *end = p + len;
+	long bad = 0;
+	while (p < end) {
+		size_t n = (size_t)(end - p);
+		if (src->line_limit && n > src->line_limit)
+			n = (size_t)src->line_limit;
+		if (src->line_limit) {
+			const char *nl = memchr(p, '\n', n);
+			if (!nl) {
+				src->line_len += n;
+			} else {
+				src->line_len += (size_t)(nl - p);
+				if (src->line_len <= src->line_limit)
+					src->line_len = (size_t)(p + n - (const char *)memrchr(p, '\n', n) - 1);
+			}
+			if (!bad && src->line_len > src->line_limit)
+				bad = (long)src->newlines + 1;
+		}
+		src->newlines += count_newlines(p, n);
+		p += n;
+	}
+	return bad;
+}
+
+static int line_error(struct source *src, long line, struct rs_error *e)
+{
+	char t[32];
+	return rs_error_set(e, EXIT_DATAERR, src->name, line,
+			    "line longer than %s: over the line length limit "
+			    "(not an op log?); set %s to raise it (docs/limits.md)",
+			    rs_bytes_text(src->line_limit, t, sizeof t), RS_MAX_LINE_ENV);
+}
+
+/* Account for n bytes of text given (digest, size limit, line limit: now for
+ * plain text, at the end for gzip). */
+static int text_given(struct source *src, const char *p, size_t n, struct rs_error *e)
+{
+	src->total += n;
+	if (src->gz && src->limit && src->total > src->limit) {
+		char t[32];
+		return rs_error_set(e, EXIT_DATAERR, src->name, 0,
+				    "more than %s of data (decompressed): over the input size limit; "
+				    "set %s to raise it (docs/limits.md)",
+				    rs_bytes_text(src->limit, t, sizeof t), RS_MAX_INPUT_ENV);
+	}
+	long bad = check_lines(src, p, n);
+	if (bad && !src->gz)
+		return line_error(src, bad, e);
+	if (bad && !src->bad_line)
+		src->bad_line = bad;
+	if (src->digest)
+		sha256_update(&src->sha, p, n);
+	return 0;
+}
+
+/* A gzip-layer error e: the raw bytes are read to their end first, and an
+ * error there comes first; then a line over the limit, unless e is the size
+ * limit. */
+static int gz_fail(struct source *src, struct rs_error *e, bool size_error, struct rs_error *err)
+{
+	unsigned char *scratch = xmalloc(CHUNK);
+	struct rs_error re;
+	long n;
+	while ((n = raw_read(src, scratch, &re)) > 0)
+		;
+	free(scratch);
+	if (n < 0)
+		return src_fail(src, &re, err);
+	if (!size_error && src->bad_line)
+		line_error(src, src->bad_line, e);
+	return src_fail(src, e, err);
+}
+
+/* Make at least `want` raw bytes available in in[] (fewer at the end). */
+static int in_fill(struct source *src, size_t want, struct rs_error *e)
+{
+	while (src->in_len - src->in_pos < want && !src->raw_eof) {
+		size_t left = src->in_len - src->in_pos;
+		memmove(src->in, src->in + src->in_pos, left);
+		src->in_pos = 0;
+		src->in_len = left;
+		long n = raw_read(src, src->in + left, e);
+		if (n < 0)
+			return -1;
+		src->in_len += (size_t)n;
+	}
+	return 0;
+}
+
+/* After the last member: zero padding is harmless, anything else is not
+ * ours to ignore. Reads the raw bytes to their end. */
+static int gz_trailer(struct source *src, struct rs_error *e)
+{
+	uint64_t garbage_at = 0;
+	bool garbage = false;
+	for (;;) {
+		uint64_t base = src->raw_total - (src->in_len - src->in_pos);
+		for (size_t i = src->in_pos; !garbage && i < src->in_len; i++)
+			if (src->in[i]) {
+				garbage = true;
+				garbage_at = base + (i - src->in_pos);
+			}
+		src->in_pos = src->in_len = 0;
+		if (src->raw_eof)
+			break;
+		long n = raw_read(src, src->in, e);
+		if (n < 0)
+			return -1;
+		src->in_len = (size_t)n;
+	}
+	if (garbage)
+		return rs_error_set(e, EXIT_DATAERR, src->name, 0,
+				    "%zu bytes of trailing garbage after the gzip stream "
+				    "(at byte %zu)", (size_t)(src->raw_total - garbage_at),
+				    (size_t)garbage_at);
+	return 0;
+}
+
+static long gz_read(struct source *src, char *buf, size_t cap, struct rs_error *err)
+{
+	struct rs_error e;
+	z_stream *z = &src->z;
+	const size_t window = (size_t)1 << 30;
+	for (;;) {
+		if (src->finished)
+			return 0;
+		if (src->member_end) {
+			/* Another member may follow (gzip allows concatenation). */
+			if (in_fill(src, 2, &e) < 0)
+				return src_fail(src, &e, err);
+			if (src->in_len - src->in_pos >= 2 && src->in[src->in_pos] == 0x1f &&
+			    src->in[src->in_pos + 1] == 0x8b) {
+				inflateReset(z);
+				src->member_end = false;
+				continue;
+			}
+			if (gz_trailer(src, &e) < 0)
+				return src_fail(src, &e, err);
+			src->finished = true;
+			if (src->bad_line) {
+				line_error(src, src->bad_line, &e);
+				return src_fail(src, &e, err);
+			}
+			return 0;
+		}
+		if (src->in_pos == src->in_len && in_fill(src, 1, &e) < 0)
+			return src_fail(src, &e, err);
+		z->next_in = src->in + src->in_pos;
+		z->avail_in = (uInt)(src->in_len - src->in_pos);
+		z->next_out = (Bytef *)buf;
+		z->avail_out = (uInt)(cap < window ? cap : window);
+		uInt before = z->avail_out;
+		int rc = inflate(z, Z_NO_FLUSH);
+		src->in_pos = src->in_len - z->avail_in;
+		size_t made = before - z->avail_out;
+		if (made && text_given(src, buf, made, &e) < 0)
+			return gz_fail(src, &e, true, err);
+		if (rc == Z_STREAM_END)
+			src->member_end = true;
+		else if (rc == Z_BUF_ERROR && z->avail_in == 0 && src->raw_eof) {
+			rs_error_set(&e, EXIT_DATAERR, src->name, 0,
+				     "truncated gzip stream (ends after %zu decompressed bytes)",
+				     (size_t)src->total);
+			return gz_fail(src, &e, false, err);
+		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			rs_error_set(&e, EXIT_DATAERR, src->name, 0, "bad gzip stream: %s",
+				     z->msg ? z->msg : "corrupt data");
+			return gz_fail(src, &e, false, err);
+		}
+		if (made)
+			return (long)made;
+	}
+}
+
+int source_open(const char *spec, struct source **out, struct rs_error *err)
+{
+	*out = NULL;
 	char *archive;
 	const char *member = split_zip_spec(spec, &archive);
-	int rc;
-	if (member)
-		rc = load_zip_member(spec, archive, member, &b, err);
-	else
-		rc = read_file(spec, &b, err);
-	free(archive);
-	if (rc == 0)
-		rc = maybe_gunzip(spec, &b, err);
-	if (rc < 0) {
-		free(b.p);
-		*data = NULL;
-		*len = 0;
+	unzFile zf = NULL;
+	FILE *f = NULL;
+	if (member) {
+		int rc = open_zip_member(spec, archive, member, &zf, err);
+		free(archive);
+		if (rc < 0)
+			return -1;
+	} else {
+		struct stat st;
+		if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode))
+			return rs_error_set(err, EXIT_NOINPUT, spec, 0, "is a directory, not a log");
+		f = fopen(spec, "rb");
+		if (!f)
+			return rs_error_set(err, EXIT_NOINPUT, spec, 0, "cannot open: %s", strerror(errno));
+	}
+	struct source *src = xcalloc(1, sizeof *src);
+	src->name = xstrdup(spec);
+	src->f = f;
+	src->zf = zf;
+	struct stat st;
+	src->regular = zf || (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
+	src->limit = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
+	src->line_limit = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
+	if (src->limit == UINT64_MAX)
+		src->limit = 0;
+	if (src->line_limit == UINT64_MAX)
+		src->line_limit = 0;
+	src->in = xmalloc(2 * CHUNK);
+	/* The first piece tells gzip by its magic bytes. */
+	struct rs_error e;
+	long n = raw_read(src, src->in, &e);
+	if (n < 0) {
+		*err = e;
+		source_close(src);
 		return -1;
 	}
-	*data = b.p;
-	*len = b.len;
+	src->in_len = (size_t)n;
+	if (n >= 2 && src->in[0] == 0x1f && src->in[1] == 0x8b) {
+		src->gz = true;
+		if (inflateInit2(&src->z, 15 + 16) != Z_OK)
+			rs_bug("inflateInit2 failed");
+	}
+	*out = src;
 	return 0;
+}
+
+uint64_t source_bytes(const struct source *src)
+{
+	return src->total;
+}
+
+bool source_reopenable(const struct source *src)
+{
+	return src->regular;
+}
+
+void source_digest(struct source *src)
+{
+	src->digest = true;
+	sha256_init(&src->sha);
+}
+
+void source_sha256(struct source *src, uint8_t out[32])
+{
+	sha256_final(&src->sha, out);
+}
+
+long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err)
+{
+	if (src->failed) {
+		if (err)
+			*err = src->ferr;
+		return -1;
+	}
+	if (cap < CHUNK)
+		rs_bug("source_read: a buffer of %zu bytes (at least %zu)", cap, CHUNK);
+	if (src->gz)
+		return gz_read(src, buf, cap, err);
+	struct rs_error e;
+	size_t n;
+	if (src->in_pos < src->in_len) { /* the first piece */
+		n = src->in_len - src->in_pos;
+		memcpy(buf, src->in + src->in_pos, n);
+		src->in_pos = src->in_len;
+	} else {
+		long r = raw_read(src, (unsigned char *)buf, &e);
+		if (r < 0)
+			return src_fail(src, &e, err);
+		n = (size_t)r;
+	}
+	if (n && text_given(src, buf, n, &e) < 0)
+		return src_fail(src, &e, err);
+	return (long)n;
+}
+
+void source_close(struct source *src)
+{
+	if (!src)
+		return;
+	if (src->f)
+		fclose(src->f);
+	if (src->zf)
+		unzClose(src->zf);
+	if (src->gz)
+		inflateEnd(&src->z);
+	free(src->in);
+	free(src->name);
+	free(src);
+}
+
+int source_load(const char *spec, char **data, size_t *len, struct rs_error *err)
+{
+	*data = NULL;
+	*len = 0;
+	struct source *src;
+	if (source_open(spec, &src, err) < 0)
+		return -1;
+	size_t cap = 4 * CHUNK, n = 0;
+	char *p = xmalloc(cap + 1);
+	long r;
+	for (;;) {
+		if (cap - n < CHUNK) {
+			cap *= 2;
+			p = xrealloc(p, cap + 1);
+		}
+		r = source_read(src, p + n, cap - n, err);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	source_close(src);
+	if (r < 0) {
+		free(p);
+		return -1;
+	}
+	p[n] = '\0';
+	*data = p;
+	*len = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lines */
+
+void source_lines_mem(struct source_lines *l, const char *data, size_t len)
+{
+	memset(l, 0, sizeof *l);
+	l->mem = data;
+	l->mem_end = data + len;
+}
+
+char *source_map(size_t cap)
+{
+	void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		rs_out_of_memory(cap);
+	return p;
+}
+
+void source_unmap(char *buf, size_t cap)
+{
+	if (buf)
+		munmap(buf, cap);
+}
+
+void source_lines_src(struct source_lines *l, struct source *src, size_t window, char *buf,
+		      size_t len, size_t cap)
+{
+	memset(l, 0, sizeof *l);
+	l->src = src;
+	l->cap = window < 2 * CHUNK ? 2 * CHUNK : window;
+	if (buf && cap >= l->cap) {
+		l->buf = buf;
+		l->len = len;
+		l->cap = cap;
+		l->mapped = true;
+	} else {
+		l->buf = xmalloc(l->cap);
+		if (buf) {
+			memcpy(l->buf, buf, len);
+			l->len = len;
+			source_unmap(buf, cap);
+		}
+	}
+}
+
+int source_lines_next(struct source_lines *l, const char **p, size_t *len, struct rs_error *err)
+{
+	if (!l->src) {
+		if (l->mem >= l->mem_end)
+			return 0;
+		const char *nl = memchr(l->mem, '\n', (size_t)(l->mem_end - l->mem));
+		const char *end = nl ? nl : l->mem_end;
+		*p = l->mem;
+		*len = (size_t)(end - l->mem);
+		l->mem = nl ? nl + 1 : l->mem_end;
+		return 1;
+	}
+	for (;;) {
+		char *nl = l->scanned < l->len ? memchr(l->buf + l->scanned, '\n', l->len - l->scanned)
+					       : NULL;
+		if (nl) {
+			size_t at = (size_t)(nl - l->buf);
+			bool skipped = l->skipping;
+			*p = l->buf + l->pos;
+			*len = skipped ? 0 : at - l->pos;
+			l->pos = l->scanned = at + 1;
+			l->skipping = false;
+			return 1;
+		}
+		l->scanned = l->len;
+		if (l->eof) {
+			if (l->pos >= l->len && !l->skipping)
+				return 0;
+			*p = l->buf + l->pos;
+			*len = l->skipping ? 0 : l->len - l->pos;
+			l->pos = l->scanned = l->len;
+			l->skipping = false;
+			return 1;
+		}
+		if (l->max_line && l->len - l->pos > l->max_line) {
+			/* a line over the limit: not kept */
+			l->skipping = true;
+			l->pos = l->scanned = l->len;
+		}
+		/* Move the unfinished line to the front, grow for a long one. */
+		if (l->pos) {
+			memmove(l->buf, l->buf + l->pos, l->len - l->pos);
+			l->len -= l->pos;
+			l->scanned -= l->pos;
+			l->pos = 0;
+		}
+		if (l->cap - l->len < CHUNK) {
+			char *bigger = xmalloc(2 * l->cap);
+			memcpy(bigger, l->buf, l->len);
+			source_lines_free(l);
+			l->buf = bigger;
+			l->cap *= 2;
+		}
+		long n = source_read(l->src, l->buf + l->len, l->cap - l->len, err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			l->eof = true;
+		l->len += (size_t)n;
+	}
+}
+
+void source_lines_free(struct source_lines *l)
+{
+	if (l->mapped)
+		source_unmap(l->buf, l->cap);
+	else
+		free(l->buf);
+	l->buf = NULL;
+	l->mapped = false;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -19,6 +20,69 @@
  * (truncated or corrupt gzip/zip).
  */
 int source_load(const char *spec, char **data, size_t *len, struct rs_error *err);
+
+/*
+ * The same content in pieces, never all of it in memory: open, read until
+ * 0 (the end) or -1 (an error, err filled), close. The checks and messages
+ * are source_load's, and so is which error comes first when a source has
+ * several (docs/reader.md); an error may come after some of the bytes were
+ * given, so a reader that must not act on a bad source reads it through
+ * once first.
+ */
+struct source;
+/** Open spec (gives *out). Errors as source_load's that need no reading. */
+int source_open(const char *spec, struct source **out, struct rs_error *err);
+/** Up to cap (at least 64 KiB) bytes into buf: their count, 0 at the end, -1 on error. */
+long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err);
+/** Whether opening spec again gives the same bytes from the start: a
+ * regular file or a zip member, not a pipe or a terminal. */
+bool source_reopenable(const struct source *src);
+/** The bytes given so far. */
+uint64_t source_bytes(const struct source *src);
+/** Also digest the bytes read from now on (call before the first read). */
+void source_digest(struct source *src);
+/** The SHA-256 of the bytes read, once source_read has returned 0. */
+void source_sha256(struct source *src, uint8_t out[32]);
+void source_close(struct source *src);
+
+/*
+ * Lines of a source, or of bytes in memory, through a window that holds
+ * the unread part of the current piece and grows only to the longest line.
+ */
+struct source_lines {
+	struct source *src; /* NULL: the bytes are in memory */
+	const char *mem, *mem_end;
+	char *buf;
+	size_t cap, pos, len, scanned; /* window [pos, len); no newline in [pos, scanned) */
+	bool eof;
+	uint64_t max_line;  /* a longer line is skipped, given as empty (0: none) */
+	bool skipping;
+	bool mapped;        /* buf is from source_map */
+};
+
+/*
+ * A large scratch buffer mapped on its own (cap bytes), given back whole by
+ * source_unmap: freeing a large malloc'ed block would raise glibc's
+ * threshold for such mappings and leave the schedule's growing arrays to
+ * fragment the heap (8 MB more at the peak of a 128 MB log).
+ */
+char *source_map(size_t cap);
+void source_unmap(char *buf, size_t cap);
+/** Lines of len bytes at data (borrowed). */
+void source_lines_mem(struct source_lines *l, const char *data, size_t len);
+/**
+ * Lines of src (borrowed, read from where it is), through a window of at
+ * least `window` bytes. buf (NULL, or from source_map with cap bytes:
+ * taken over) holds the first len bytes already read from src.
+ */
+void source_lines_src(struct source_lines *l, struct source *src, size_t window, char *buf,
+		      size_t len, size_t cap);
+/**
+ * The next line without its newline: 1 with *p and *len (valid until the
+ * next call), 0 at the end, -1 on a read error (err filled).
+ */
+int source_lines_next(struct source_lines *l, const char **p, size_t *len, struct rs_error *err);
+void source_lines_free(struct source_lines *l);
 
 /** One model of a manifest.json (LOG-FORMAT.md, Containers). */
 struct manifest_model {

@@ -1,6 +1,7 @@
 /*
  * sha256.c: a plain implementation of FIPS 180-4 SHA-256, written from the
- * standard. Speed is not critical (logs are a few MB, hashed once).
+ * standard. Speed is not critical (logs are hashed once, as they
+ * stream through the reader).
  */
 #include "hash.h"
 #include "sha256.h"
@@ -41,30 +42,59 @@ static void block(uint32_t h[8], const uint8_t *p)
 	h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
-void sha256(const void *data, size_t len, uint8_t out[32])
+void sha256_init(struct sha256_ctx *c)
 {
-	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+				       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	memcpy(c->h, h0, sizeof h0);
+	c->len = 0;
+}
+
+void sha256_update(struct sha256_ctx *c, const void *data, size_t len)
+{
 	const uint8_t *p = data;
-	size_t n = len;
-	for (; n >= 64; p += 64, n -= 64)
-		block(h, p);
+	size_t have = (size_t)(c->len % 64);
+	c->len += len;
+	if (have) {
+		size_t take = 64 - have < len ? 64 - have : len;
+		memcpy(c->part + have, p, take);
+		p += take, len -= take;
+		if (have + take < 64)
+			return;
+		block(c->h, c->part);
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		block(c->h, p);
+	memcpy(c->part, p, len);
+}
+
+void sha256_final(struct sha256_ctx *c, uint8_t out[32])
+{
+	size_t n = (size_t)(c->len % 64);
 	uint8_t tail[128] = {0};
-	memcpy(tail, p, n);
+	memcpy(tail, c->part, n);
 	tail[n] = 0x80;
 	size_t tl = n < 56 ? 64 : 128;
-	uint64_t bits = (uint64_t)len * 8;
+	uint64_t bits = c->len * 8;
 	for (int i = 0; i < 8; i++)
 		tail[tl - 1 - i] = (uint8_t)(bits >> (8 * i));
-	block(h, tail);
+	block(c->h, tail);
 	if (tl == 128)
-		block(h, tail + 64);
+		block(c->h, tail + 64);
 	for (int i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)h[i];
+		out[4 * i] = (uint8_t)(c->h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)c->h[i];
 	}
+}
+
+void sha256(const void *data, size_t len, uint8_t out[32])
+{
+	struct sha256_ctx c;
+	sha256_init(&c);
+	sha256_update(&c, data, len);
+	sha256_final(&c, out);
 }
 
 void sha256_hex(const uint8_t digest[32], char hex[65])
