@@ -121,7 +121,8 @@ void iset_assign_sorted(struct iset *s, const uint32_t *a, size_t k)
 void iset_copy(struct iset *s, const struct iset *a)
 {
 	reserve(s, a->n);
-	memcpy(s->r, a->r, (size_t)a->n * 2 * sizeof *s->r);
+	if (a->n) /* (an empty set may have no array) */
+		memcpy(s->r, a->r, (size_t)a->n * 2 * sizeof *s->r);
 	s->n = a->n;
 	s->card = a->card;
 }

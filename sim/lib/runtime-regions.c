@@ -843,7 +843,8 @@ void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t 
 
 static bool iset_eq(const struct iset *a, const struct iset *b)
 {
-	return a->n == b->n && a->card == b->card && !memcmp(a->r, b->r, (size_t)a->n * 2 * sizeof *a->r);
+	return a->n == b->n && a->card == b->card &&
+	       (!a->n || !memcmp(a->r, b->r, (size_t)a->n * 2 * sizeof *a->r));
 }
 
 /* Check mode: a derived region against a walk (sets, compute, accesses). */
