@@ -64,3 +64,14 @@ int run_suite(Suite *s)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+FILE *open_test_data(const char *name)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/data/%s", src, name);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	return f;
+}

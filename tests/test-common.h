@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "schedule.h"
 
@@ -35,6 +36,10 @@ bool has_problem(const struct problems *p, long line, const char *needle);
 const char *shared_dir(void);
 /** shared_dir()/rel into buf; returns buf. */
 char *shared_path(char *buf, size_t cap, const char *rel);
+
+/** Open $REMATSIM_SOURCE/tests/data/name for reading (fails the test if it
+ * cannot). */
+FILE *open_test_data(const char *name);
 
 /** Run one suite, returning a process exit status. */
 int run_suite(Suite *s);

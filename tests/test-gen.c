@@ -169,15 +169,54 @@ START_TEST(chain_by_hand)
 }
 END_TEST
 
+/* A row of simrd's chain files: the point, then every counter. */
+struct chain_row {
+	unsigned long long n, budget, seed, evictions, remats, evals, accesses, peak;
+	long long clock, model, remat;
+	char bound[32], h[32], rt[32], outcome[8];
+};
+
+/* Parse a row of simrd-chain.tsv, or (with_seed) of
+ * simrd-chain-random-seeds.tsv, whose seed follows the runtime. */
+static void parse_chain_row(const char *line, bool with_seed, struct chain_row *w)
+{
+	char head[128];
+	int got = sscanf(line, "%llu\t%31[^\t]\t%llu\t%31[^\t]\t%31[^\t]\t%127[^\n]", &w->n, w->bound,
+			 &w->budget, w->h, w->rt, head);
+	ck_assert_msg(got == 6, "bad line: %s", line);
+	const char *rest = head;
+	int used = 0;
+	w->seed = 0;
+	if (with_seed) {
+		ck_assert_msg(sscanf(rest, "%llu\t%n", &w->seed, &used) == 1, "bad line: %s", line);
+		rest += used;
+	}
+	got = sscanf(rest, "%7[^\t]\t%lld\t%lld\t%lld\t%llu\t%llu\t%llu\t%llu\t%llu", w->outcome, &w->clock,
+		     &w->model, &w->remat, &w->evictions, &w->remats, &w->evals, &w->accesses, &w->peak);
+	ck_assert_msg(got == 9, "bad line: %s", line);
+}
+
+/* Every counter of run r is the row's. */
+static void expect_chain_row(const struct runtime_result *r, const struct chain_row *w, const char *what)
+{
+	ck_assert_msg(!strcmp(outcome_name(r->outcome), w->outcome), "%s: outcome %s", what,
+		      outcome_name(r->outcome));
+	ck_assert_msg(r->clock == w->clock, "%s: clock %lld", what, (long long)r->clock);
+	ck_assert_msg(r->model_compute == w->model, "%s: model compute %lld", what, (long long)r->model_compute);
+	ck_assert_msg(r->remat_compute == w->remat, "%s: remat compute %lld", what, (long long)r->remat_compute);
+	ck_assert_msg(r->evictions == w->evictions, "%s: evictions %llu", what, (unsigned long long)r->evictions);
+	ck_assert_msg(r->remats == w->remats, "%s: remats %llu", what, (unsigned long long)r->remats);
+	ck_assert_msg(r->heuristic_evals == w->evals, "%s: evaluations %llu", what,
+		      (unsigned long long)r->heuristic_evals);
+	ck_assert_msg(r->heuristic_accesses == w->accesses, "%s: accesses %llu", what,
+		      (unsigned long long)r->heuristic_accesses);
+	ck_assert_msg(r->peak_memory == w->peak, "%s: peak %llu", what, (unsigned long long)r->peak_memory);
+}
+
 /* simrd's numbers on the chain (tests/data/simrd-chain.tsv). */
 START_TEST(chain_simrd)
 {
-	const char *src = getenv("REMATSIM_SOURCE");
-	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/data/simrd-chain.tsv", src);
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
+	FILE *f = open_test_data("simrd-chain.tsv");
 	char line[512];
 	struct schedule *s = NULL;
 	unsigned long long cur_n = 0;
@@ -194,43 +233,20 @@ START_TEST(chain_simrd)
 			header = false;
 			continue;
 		}
-		unsigned long long n, budget, evictions, remats, evals, accesses, peak;
-		long long clock, model, remat;
-		char bound[32], h[32], rt[32], outcome[8];
-		int got = sscanf(line, "%llu\t%31[^\t]\t%llu\t%31[^\t]\t%31[^\t]\t%7[^\t]\t%lld\t%lld\t"
-				 "%lld\t%llu\t%llu\t%llu\t%llu\t%llu",
-				 &n, bound, &budget, h, rt, outcome, &clock, &model, &remat,
-				 &evictions, &remats, &evals, &accesses, &peak);
-		ck_assert_msg(got == 14, "bad line: %s", line);
-		if (n != cur_n) {
+		struct chain_row w;
+		parse_chain_row(line, false, &w);
+		if (w.n != cur_n) {
 			if (s)
 				schedule_free(s);
-			struct gen_params p = chain(n);
+			struct gen_params p = chain(w.n);
 			s = make(&p);
-			cur_n = n;
+			cur_n = w.n;
 		}
 		enum runtime_kind rk;
-		ck_assert_int_eq(runtime_kind_parse(rt, &rk), 0);
-		struct runtime_result r = run(s, h, rk, budget);
-		const char *what = line;
-		ck_assert_msg(!strcmp(outcome_name(r.outcome), outcome), "%s: outcome %s", what,
-			      outcome_name(r.outcome));
-		ck_assert_msg(r.clock == clock, "%s: clock %lld", what, (long long)r.clock);
-		ck_assert_msg(r.model_compute == model, "%s: model compute %lld", what,
-			      (long long)r.model_compute);
-		ck_assert_msg(r.remat_compute == remat, "%s: remat compute %lld", what,
-			      (long long)r.remat_compute);
-		ck_assert_msg(r.evictions == evictions, "%s: evictions %llu", what,
-			      (unsigned long long)r.evictions);
-		ck_assert_msg(r.remats == remats, "%s: remats %llu", what,
-			      (unsigned long long)r.remats);
-		ck_assert_msg(r.heuristic_evals == evals, "%s: evaluations %llu", what,
-			      (unsigned long long)r.heuristic_evals);
-		ck_assert_msg(r.heuristic_accesses == accesses, "%s: accesses %llu", what,
-			      (unsigned long long)r.heuristic_accesses);
-		ck_assert_msg(r.peak_memory == peak, "%s: peak %llu", what,
-			      (unsigned long long)r.peak_memory);
-		per_h[heuristic_find(h) - hs]++;
+		ck_assert_int_eq(runtime_kind_parse(w.rt, &rk), 0);
+		struct runtime_result r = run(s, w.h, rk, w.budget);
+		expect_chain_row(&r, &w, line);
+		per_h[heuristic_find(w.h) - hs]++;
 		rows++;
 	}
 	fclose(f);
@@ -394,12 +410,7 @@ static struct runtime_result run_seed(const struct schedule *s, const char *h, u
 
 START_TEST(chain_random)
 {
-	const char *src = getenv("REMATSIM_SOURCE");
-	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/data/simrd-chain-random.tsv", src);
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
+	FILE *f = open_test_data("simrd-chain-random.tsv");
 	enum { NC = 6 }; /* outcome, model, remat, evictions, evaluations, peak */
 	static const char *const counters[NC] = {"outcome", "model compute", "remat compute",
 						 "evictions", "evaluations", "peak"};
@@ -427,7 +438,7 @@ START_TEST(chain_random)
 				break;
 			*tab = '\0';
 		}
-		ck_assert_msg(nf == 13, "%d fields in a row of %s", nf, path);
+		ck_assert_msg(nf == 13, "%d fields in a row of simrd-chain-random.tsv", nf);
 		unsigned long long n = strtoull(field[0], NULL, 10);
 		uint64_t budget = strtoull(field[2], NULL, 10);
 		const char *h = field[3];
@@ -562,12 +573,7 @@ END_TEST
  */
 START_TEST(chain_random_python_seeds)
 {
-	const char *src = getenv("REMATSIM_SOURCE");
-	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/data/simrd-chain-random-seeds.tsv", src);
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
+	FILE *f = open_test_data("simrd-chain-random-seeds.tsv");
 	char line[512];
 	struct schedule *s = NULL;
 	unsigned long long cur_n = 0;
@@ -580,46 +586,27 @@ START_TEST(chain_random_python_seeds)
 			header = false;
 			continue;
 		}
-		unsigned long long n, budget, seed, evictions, remats, evals, accesses, peak;
-		long long clock, model, remat;
-		char bound[32], h[32], rt[32], outcome[8];
-		int got = sscanf(line, "%llu\t%31[^\t]\t%llu\t%31[^\t]\t%31[^\t]\t%llu\t%7[^\t]\t%lld\t%lld\t"
-				 "%lld\t%llu\t%llu\t%llu\t%llu\t%llu",
-				 &n, bound, &budget, h, rt, &seed, outcome, &clock, &model, &remat,
-				 &evictions, &remats, &evals, &accesses, &peak);
-		ck_assert_msg(got == 15, "bad line: %s", line);
-		ck_assert_msg(!strcmp(rt, "V2EagerOptimized"), "runtime %s", rt);
-		if (n != cur_n) {
+		struct chain_row w;
+		parse_chain_row(line, true, &w);
+		ck_assert_msg(!strcmp(w.rt, "V2EagerOptimized"), "runtime %s", w.rt);
+		if (w.n != cur_n) {
 			if (s)
 				schedule_free(s);
-			struct gen_params p = chain(n);
+			struct gen_params p = chain(w.n);
 			s = make(&p);
-			cur_n = n;
+			cur_n = w.n;
 		}
 		struct runtime_config cfg = {
-			.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(h),
-			.budget = budget, .remat_limit = INFINITY, .seed = seed,
-			.python_random = true, .check = n <= 128, /* check mode: slow past that */
+			.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(w.h),
+			.budget = w.budget, .remat_limit = INFINITY, .seed = w.seed,
+			.python_random = true, .check = w.n <= 128, /* check mode: slow past that */
 		};
-		ck_assert_msg(cfg.heuristic && cfg.heuristic->random, "%s", h);
+		ck_assert_msg(cfg.heuristic && cfg.heuristic->random, "%s", w.h);
 		struct runtime_result r;
 		struct rs_error err = {0};
 		ck_assert_msg(runtime_run(s, &cfg, &r, &err) == 0, "%s", err.msg);
-		const char *what = line;
-		ck_assert_msg(!strcmp(outcome_name(r.outcome), outcome), "%s: outcome %s", what,
-			      outcome_name(r.outcome));
-		ck_assert_msg(r.clock == clock && r.model_compute == model && r.remat_compute == remat,
-			      "%s: clock %lld model %lld remat %lld", what, (long long)r.clock,
-			      (long long)r.model_compute, (long long)r.remat_compute);
-		ck_assert_msg(r.evictions == evictions && r.remats == remats &&
-				      r.heuristic_evals == evals && r.heuristic_accesses == accesses &&
-				      r.peak_memory == peak,
-			      "%s: evictions %llu remats %llu evaluations %llu accesses %llu peak %llu",
-			      what, (unsigned long long)r.evictions, (unsigned long long)r.remats,
-			      (unsigned long long)r.heuristic_evals,
-			      (unsigned long long)r.heuristic_accesses,
-			      (unsigned long long)r.peak_memory);
-		choices += (int)evals;
+		expect_chain_row(&r, &w, line);
+		choices += (int)w.evals;
 		rows++;
 	}
 	fclose(f);
@@ -635,12 +622,7 @@ END_TEST
 /* simrd's numbers on generated logs of every shape (tests/data/simrd-gen-shapes.tsv). */
 START_TEST(shapes_simrd)
 {
-	const char *src = getenv("REMATSIM_SOURCE");
-	ck_assert_msg(src != NULL, "REMATSIM_SOURCE is not set");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/data/simrd-gen-shapes.tsv", src);
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
+	FILE *f = open_test_data("simrd-gen-shapes.tsv");
 	char line[1024], cur[256] = "";
 	struct schedule *s = NULL;
 	struct baseline b;
