@@ -33,6 +33,10 @@ int cmd_slurm(int argc, char **argv);
 int opt_overhead_limit(const char *cmd, const char *arg, double *out);
 /** A whole number >= 0 in base (0: C's prefixes) for option opt. */
 int opt_whole(const char *cmd, const char *opt, const char *arg, int base, uint64_t *out);
+/** "rematsim CMD: " and the message (printf's fmt), then the command's
+ * help, on stderr: returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *help, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Shared by the commands that take a LOG. */
 #include <stdbool.h>

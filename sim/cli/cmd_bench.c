@@ -82,9 +82,7 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'h': fputs(bench_help, stdout); return 0;
 		default:
-			fprintf(stderr, "rematsim bench: bad option '%s'\n", argv[optind - 1]);
-			fputs(bench_help, stderr);
-			return EXIT_USAGE;
+			return usage_error("bench", bench_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc) {

@@ -143,16 +143,11 @@ int cmd_fit(int argc, char **argv)
 			fputs(fit_help, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "rematsim fit: bad option '%s'\n", argv[optind - 1]);
-			fputs(fit_help, stderr);
-			return EXIT_USAGE;
+			return usage_error("fit", fit_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "rematsim fit: give exactly one LOG\n");
-		fputs(fit_help, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return usage_error("fit", fit_help, "give exactly one LOG");
 	if (!hname) {
 		fprintf(stderr, "rematsim fit: --heuristic is required (rematsim replay --help lists them)\n");
 		return EXIT_USAGE;

@@ -1,9 +1,11 @@
 /*
  * cmd_opts.c: option values that several commands take the same way
  * (replay, peak, fit): the overhead limit and whole numbers such as a
- * seed. One parser and one message each, so the commands agree.
+ * seed, and the usage errors. One parser and one message each, so the
+ * commands agree.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,4 +35,16 @@ int opt_whole(const char *cmd, const char *opt, const char *arg, int base, uint6
 	}
 	*out = v;
 	return 0;
+}
+
+int usage_error(const char *cmd, const char *help, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "rematsim %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(help, stderr);
+	return EXIT_USAGE;
 }

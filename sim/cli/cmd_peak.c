@@ -247,16 +247,11 @@ int cmd_peak(int argc, char **argv)
 			fputs(peak_help, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "rematsim peak: bad option '%s'\n", argv[optind - 1]);
-			fputs(peak_help, stderr);
-			return EXIT_USAGE;
+			return usage_error("peak", peak_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "rematsim peak: give exactly one LOG\n");
-		fputs(peak_help, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return usage_error("peak", peak_help, "give exactly one LOG");
 	if (!hname && (have_ratio || have_budget)) {
 		fprintf(stderr, "rematsim peak: a budget needs --heuristic (with none, the replay is unbounded)\n");
 		return EXIT_USAGE;

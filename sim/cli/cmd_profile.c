@@ -82,16 +82,11 @@ int cmd_profile(int argc, char **argv)
 			fputs(profile_help, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "rematsim profile: bad option '%s'\n", argv[optind - 1]);
-			fputs(profile_help, stderr);
-			return EXIT_USAGE;
+			return usage_error("profile", profile_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "rematsim profile: give exactly one LOG\n");
-		fputs(profile_help, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return usage_error("profile", profile_help, "give exactly one LOG");
 	struct rs_error err;
 	struct schedule *s;
 	if (schedule_read(argv[optind], &ropt, &s, &err) < 0) {

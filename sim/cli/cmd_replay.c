@@ -316,16 +316,11 @@ int cmd_replay(int argc, char **argv)
 			describe_choices(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "rematsim replay: bad option '%s'\n", argv[optind - 1]);
-			fputs(replay_help, stderr);
-			return EXIT_USAGE;
+			return usage_error("replay", replay_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "rematsim replay: give exactly one LOG\n");
-		fputs(replay_help, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return usage_error("replay", replay_help, "give exactly one LOG");
 	const char *log = argv[optind];
 	if (log_is_archive(log)) {
 		/* an archive of models: say which there are and how to pick one */
