@@ -1015,12 +1015,7 @@ static void load_one(void *ctx, size_t i)
 	struct exp_model *m = &lc->e->models[i];
 	struct read_options ro = {.from_start = !m->has_start, .digest = true};
 	if (m->gen) {
-		char *text;
-		size_t len;
-		int rc = gen_text(m->gen, &text, &len, &lc->errs[i]) ||
-			 schedule_parse(m->spec, text, len, &ro, &m->sched, &lc->errs[i]);
-		free(text);
-		if (rc) {
+		if (gen_build(m->gen, m->spec, &ro, &m->sched, &lc->errs[i])) {
 			m->sched = NULL;
 			if (!lc->errs[i].file[0])
 				snprintf(lc->errs[i].file, sizeof lc->errs[i].file, "%s", m->name);
