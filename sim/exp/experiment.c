@@ -1289,6 +1289,8 @@ int experiment_set_models(struct experiment *e, const char *manifest, const char
 		const char *base = colon ? colon + 5 : strrchr(m->spec, '/') ? strrchr(m->spec, '/') + 1 : m->spec;
 		m->name = xstrdup(base);
 		char *ext = strstr(m->name, ".log");
+		if (!ext && strlen(m->name) > 5 && !strcmp(m->name + strlen(m->name) - 5, ".json"))
+			ext = m->name + strlen(m->name) - 5; /* a graph: "vgg16.json" -> "vgg16" */
 		if (!colon && ext)
 			*ext = 0; /* "mlp-cpu.log.gz" -> "mlp-cpu" */
 		if (strchr(m->name, '\t') || strchr(m->name, '\n'))

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "jsonl.h"
 #include "schedule_builder.h"
 #include "sha256.h"
@@ -578,7 +579,7 @@ static void free_whole(char *whole, size_t whole_cap)
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
 		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
-		uint64_t *bytes, struct rs_error *err)
+		uint64_t *bytes, bool *graph, struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
@@ -586,6 +587,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	*whole = NULL;
 	*whole_len = *whole_cap = 0;
 	if (!spec) {
+		*graph = graph_detect(data, len);
 		source_lines_mem(&l, data, len);
 		if (digest)
 			sha256(data, len, sha);
@@ -630,6 +632,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			source_close(src);
 			return -1;
 		}
+		*graph = graph_detect(buf, n);
 		if (got == 0) { /* all of it */
 			if (digest)
 				source_sha256(src, sha);
@@ -649,8 +652,8 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	const char *p;
 	size_t n;
 	long line = 0;
-	int rc;
-	while ((rc = source_lines_next(&l, &p, &n, err)) > 0) {
+	int rc = 0;
+	while (!*graph && (rc = source_lines_next(&l, &p, &n, err)) > 0) {
 		line++;
 		if (memmem(p, n, "\"START\"", 7) && is_start_line(p, n)) {
 			*start_line = line;
@@ -676,6 +679,40 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	return 0;
 }
 
+/* A node-link graph (graph.h), found by the first pass: from data, or
+ * loaded whole from spec when it was longer than a small log. */
+static int build_graph(const char *name, const char *spec, const char *data, size_t len,
+		       const struct read_options *opt, const uint8_t sha[32], char *whole,
+		       size_t whole_cap, struct schedule **out, struct rs_error *err, int max_errors,
+		       void (*report)(void *, const struct rs_error *), void *ctx,
+		       struct rs_error *src_err)
+{
+	char *loaded = NULL;
+	struct rs_error e = {0};
+	if (spec) {
+		if (source_load(spec, &loaded, &len, &e) < 0) {
+			free_whole(whole, whole_cap);
+			*out = NULL;
+			if (src_err) {
+				*src_err = e;
+				return -1;
+			}
+			if (err)
+				*err = e;
+			if (report)
+				report(ctx, &e);
+			return 1;
+		}
+		data = loaded;
+	}
+	int n = graph_import(name, data, len, opt, max_errors, report, ctx, out, err);
+	if (!n && opt->digest)
+		memcpy((*out)->sha256, sha, 32);
+	free(loaded);
+	free_whole(whole, whole_cap);
+	return n;
+}
+
 /* Build from spec, streamed, or else from data in memory. An error of the
  * source found by the first pass goes to *src_err (returns -1) when
  * src_err is given, else it is the build's first problem. */
@@ -691,8 +728,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	char *whole;
 	size_t whole_len, whole_cap = 0;
 	uint64_t bytes = 0;
+	bool graph = false;
 	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &whole_cap, &bytes, &e);
+			   &whole_cap, &bytes, &graph, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -705,6 +743,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	}
 	if (!opt)
 		opt = &defaults;
+	if (scanned == 0 && graph)
+		return build_graph(name, spec, data, len, opt, sha, whole, whole_cap, out, err,
+				   max_errors, report, ctx, src_err);
 	struct reader b;
 	memset(&b, 0, sizeof b);
 	b.sb = schedule_builder_new(name, opt->preallocate, max_errors, err, report, ctx);

@@ -18,9 +18,9 @@ cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_
   -Isim/util -Isim/lib -Isim/exp -Ibuild/sim/util $(pkg-config --cflags yaml-0.1 zlib minizip jansson)"
 libs="$(pkg-config --libs yaml-0.1 zlib minizip jansson) -lm -lpthread"
 srcs="sim/util/*.c sim/lib/*.c sim/exp/*.c"
-for t in reader zip yaml results; do
+for t in reader zip yaml results graph; do
 	# shellcheck disable=SC2086
 	clang $cflags -o "$out/fuzz-$t" tests/fuzz/fuzz-$t.c $srcs $libs
 	mkdir -p "$out/corpus-$t"
 done
-echo "built $out/fuzz-{reader,zip,yaml,results}"
+echo "built $out/fuzz-{reader,zip,yaml,results,graph}"
