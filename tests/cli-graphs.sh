@@ -1,8 +1,8 @@
 #!/bin/sh
 # cli-graphs.sh REMATSIM: node-link graphs as every LOG-taking command
 # reads them (docs/graphs.md). Without ../shared: a hand-made graph under
-# a file name with spaces, commas and brackets, and bad graphs (status 65,
-# the node named). With ../shared/graphs/moccasin: each of the 18 graphs'
+# a file name with spaces, commas and brackets, bad graphs (status 65, the
+# node named), and a sweep's gap.tsv (written, merged, drawn). With ../shared/graphs/moccasin: each of the 18 graphs'
 # replay runs exactly the commands the reference simulator's
 # from_dfgraph makes of it (tests/graph-sequence.py, Python's own sets),
 # and every command reads a shipped file name as it is.
@@ -57,6 +57,43 @@ printf '{"directed": true, "nodes": [' > "$T/cut.json"
 msg=$("$R" info "$T/cut.json" 2>&1); st=$?
 case "$st $msg" in "65 "*"cut.json:1: invalid JSON at column"*) ok "cut short (65)" ;; *) no "cut short: $st $msg" ;; esac
 
+# gap.tsv: a sweep with `gap:` writes it, a merge of its shards writes the
+# same, a sweep without the key leaves none, a bad optimum is refused.
+cat > "$T/g.yaml" <<YAML
+experiment: gaptest
+models:
+  - {name: diamond, log: "$G"}
+heuristics: [DTR, LRU, RandomStorage]
+ratios: [0.6, 0.8, 1.0]
+trials: 3
+planners:
+  dp: {k: [1, 2]}
+  sqrtn: {}
+gap: best
+YAML
+"$R" sweep -q "$T/g.yaml" --out "$T/gap" >/dev/null 2>&1
+if [ -f "$T/gap/gap.tsv" ] && grep -q "^diamond	1	90	DTR	heuristic	pass	" "$T/gap/gap.tsv"; then
+	ok "sweep writes gap.tsv"
+else
+	no "gap.tsv: $(cat "$T/gap/gap.tsv" 2>&1 | head -5)"
+fi
+"$R" sweep -q "$T/g.yaml" --shard 1/2 --out "$T/s1" >/dev/null 2>&1
+"$R" sweep -q "$T/g.yaml" --shard 2/2 --out "$T/s2" >/dev/null 2>&1
+"$R" merge "$T/s1" "$T/s2" --out "$T/merged" >/dev/null 2>&1
+cmp -s "$T/gap/gap.tsv" "$T/merged/gap.tsv" && ok "merge writes the same gap.tsv" || no "merged gap.tsv differs"
+sed '/^gap:/d' "$T/g.yaml" > "$T/nogap.yaml"
+"$R" sweep -q "$T/nogap.yaml" --out "$T/gap" >/dev/null 2>&1
+[ ! -e "$T/gap/gap.tsv" ] && ok "no gap key, no gap.tsv (an old one removed)" || no "gap.tsv left without the key"
+sed 's/^gap: best/gap: optimal/' "$T/g.yaml" > "$T/bad.yaml"
+msg=$("$R" sweep --dry-run "$T/bad.yaml" 2>&1); st=$?
+case "$st $msg" in "65 "*"'gap' names the optimum: 'best'"*"not 'optimal'"*) ok "a bad optimum (65)" ;; *) no "bad optimum: $st $msg" ;; esac
+if command -v gnuplot >/dev/null 2>&1; then
+	"$R" sweep -q "$T/g.yaml" --out "$T/gap" >/dev/null 2>&1
+	"$R" plot "$T/gap" --format png >/dev/null 2>&1
+	[ -s "$T/gap/gaptest-gap.png" ] && [ -f "$T/gap/plot-data/gaptest-gap/figure.gp" ] &&
+		ok "plot draws the gap figure" || no "no gap figure: $(ls "$T/gap")"
+fi
+
 S=${REMATSIM_SHARED:-}
 D="$S/graphs/moccasin"
 if [ -z "$S" ] || [ ! -d "$D" ]; then
@@ -80,4 +117,14 @@ for cmd in info check "replay --heuristic DTR --ratio 0.9" "peak" "fit --heurist
 	# shellcheck disable=SC2086
 	expect_status 0 "$cmd on a shipped name" "$R" $cmd "$F"
 done
+# The gap experiment on the 18 graphs (scripts/experiments/optimal.yaml).
+sed "s|\.\./\.\./\.\./shared|$S|" "$HERE/../scripts/experiments/optimal.yaml" > "$T/optimal.yaml"
+if "$R" sweep -q "$T/optimal.yaml" --out "$T/optimal" >/dev/null 2>&1; then
+	m=$(awk -F'\t' 'NR > 3 { print $1 }' "$T/optimal/gap.tsv" | sort -u | wc -l)
+	[ "$m" -eq 18 ] && ok "optimal: gap.tsv for the 18 graphs" || no "optimal: $m graphs in gap.tsv"
+	grep -q "^MobileNet-train	0.8	27760844800	DTR	heuristic	pass	" "$T/optimal/gap.tsv" &&
+		ok "optimal: DTR passes MobileNet train at 80 %" || no "optimal: no DTR row at 80 % on MobileNet train"
+else
+	no "sweep optimal.yaml"
+fi
 exit $fail

@@ -262,12 +262,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_PLANNERS, K_YRANGE, K_TOP_COUNT
+	K_PLANNERS, K_YRANGE, K_GAP, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
-	"planners", "yrange",
+	"planners", "yrange", "gap",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -691,6 +691,20 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		}
 		e->yrange[0] = yr[0];
 		e->yrange[1] = yr[1];
+	}
+
+	/* gap.tsv (gap.h) and its optimum: how results are tabulated, not
+	 * which, so not part of the config hash either. */
+	if (v[K_GAP]) {
+		if (want_string(w, v[K_GAP], "gap", &e->gap))
+			goto out;
+		if (strcmp(e->gap, "best") && !planner_find(e->gap)) {
+			char names[512];
+			planner_names(names, sizeof names);
+			node_error(w, v[K_GAP], "'gap' names the optimum: 'best' (the least overhead "
+				   "reached) or a planner (%s), not '%s'", names, e->gap);
+			goto out;
+		}
 	}
 
 	if (v[K_RATIOS] && v[K_BUDGETS]) {
@@ -1141,6 +1155,7 @@ void experiment_free(struct experiment *e)
 	free(e->formulas);
 	free(e->model_budgets);
 	free(e->name);
+	free(e->gap);
 	free(e->file);
 	free(e);
 }

@@ -78,6 +78,7 @@ struct experiment {
 			      an experiment with generated models or formulas */
 	double overhead_limit;
 	double yrange[2];  /* the figures' y range; NAN when not given */
+	char *gap;         /* gap.tsv's optimum (`gap:` key: a planner, or "best"); NULL: no gap.tsv */
 	uint64_t seed;
 	char hash[17];     /* hex config hash; set by experiment_load */
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gap.h"
 #include "heuristics.h"
 #include "planners.h"
 #include "results.h"
@@ -893,6 +894,107 @@ static enum heuristic_family family_of(const struct pseries *s)
 	return h ? h->family : FAMILY_PAPER;
 }
 
+/*
+ * The gap figure (gap.tsv, gap.h; docs/graphs.md): the panels of the
+ * Pareto figure, one per model, with each method's overhead above the
+ * optimum at each budget instead of its overhead; planners marked as in
+ * the Pareto figure, failures as there. Returns 1 when dir has no gap.tsv,
+ * 0 with *out filled, -1 with err.
+ */
+static int gap_figure(const char *dir, const struct pdata *base, struct plot_figure *out,
+		      struct rs_error *err)
+{
+	char *path = path_join(dir, "gap.tsv");
+	if (access(path, F_OK) != 0) {
+		free(path);
+		return 1;
+	}
+	char *text;
+	size_t len;
+	if (read_whole_file(path, &text, &len, err)) {
+		free(path);
+		return -1;
+	}
+	struct pdata g = {0};
+	g.experiment = xstrdup(base->experiment);
+	g.overhead_limit = base->overhead_limit; /* what "thrash" means in the legend */
+	g.n_models = g.cap_models = base->n_models;
+	g.models = xcalloc(base->n_models + 1, sizeof *g.models);
+	for (size_t m = 0; m < base->n_models; m++) {
+		g.models[m] = base->models[m];
+		g.models[m].name = xstrdup(base->models[m].name);
+		g.models[m].title = xstrdup(base->models[m].title);
+		g.models[m].desc = xstrdup(base->models[m].desc);
+	}
+	size_t cap_rows = 0;
+	bool ilp = false;
+	double hi = 0;
+	int rc = 0;
+	long lineno = 0;
+	for (char *next = text, *line; next && *next && !rc;) {
+		line = next;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (line[0] == '#' || !strncmp(line, "model\t", 6))
+			continue;
+		char *f[GC_COUNT + 1];
+		size_t m;
+		if (tsv_split(line, f, GC_COUNT + 1) != GC_COUNT) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "expected %d tab-separated columns", GC_COUNT);
+		} else if ((m = find_model(&g, f[GC_MODEL])) == (size_t)-1) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "model '%s' is not in models.tsv", f[GC_MODEL]);
+		} else {
+			bool pass = !strcmp(f[GC_OUTCOME], "pass");
+			if (pass && !strcmp(f[GC_GAP], "-"))
+				continue;
+			XGROW(g.rows, cap_rows, g.n_rows + 1);
+			struct prow *r = &g.rows[g.n_rows++];
+			memset(r, 0, sizeof *r);
+			r->model = m;
+			r->series = find_series(&g, f[GC_METHOD], f[GC_METHOD]);
+			g.series[r->series].trials = 1;
+			r->ratio = strtod(f[GC_RATIO], NULL);
+			r->outcome = pass ? 0 : !strcmp(f[GC_OUTCOME], "thrash") ? 2 : 1;
+			r->overhead = pass ? strtod(f[GC_GAP], NULL) : 0;
+			hi = pass && r->overhead > hi ? r->overhead : hi;
+			ilp |= !strcmp(f[GC_KIND], "optimum");
+		}
+	}
+	free(text);
+	if (!rc && !g.n_rows)
+		rc = rs_error_set(err, EXIT_DATAERR, path, 0, "gap.tsv has no rows to plot");
+	free(path);
+	if (rc) {
+		pdata_free(&g);
+		return -1;
+	}
+	/* y: from 0 to the largest gap (a y range asked for wins) */
+	g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
+	g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
+	char name[512], title[700];
+	snprintf(name, sizeof name, "%s-gap", g.experiment);
+	char *qexp = quoted(g.experiment);
+	snprintf(title, sizeof title, "%s.': overhead above the %s at each budget'", qexp,
+		 ilp ? "optimum (ILP)" : "best method");
+	free(qexp);
+	struct figure_spec spec = {.script = "gap", .name = name, .title = title,
+				   .series = xcalloc(g.n_series + 1, sizeof *spec.series)};
+	for (size_t si = 0; si < g.n_series; si++)
+		spec.series[spec.n_series++] = si;
+	struct style *styles = xcalloc(g.n_series + 1, sizeof *styles);
+	rc = write_figure(dir, &g, &spec, styles, out, err);
+	for (size_t si = 0; si < g.n_series; si++)
+		free(styles[si].label);
+	free(styles);
+	free(spec.series);
+	pdata_free(&g);
+	return rc;
+}
+
 int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
 		 size_t *n_figs, struct rs_error *err)
 {
@@ -994,7 +1096,7 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 
 	int rc = 0;
 	struct style *styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *styles);
-	*figs = xcalloc(ns ? ns : 1, sizeof **figs);
+	*figs = xcalloc(ns + 1, sizeof **figs); /* and the gap figure */
 	for (size_t i = 0; i < ns; i++) {
 		if (!rc && write_figure(dir, &d, &specs[i], styles, &(*figs)[*n_figs], err) == 0)
 			(*n_figs)++;
@@ -1007,6 +1109,11 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	for (size_t s = 0; s < d.n_series; s++)
 		free(styles[s].label);
 	free(styles);
+	if (!rc) {
+		int g = gap_figure(dir, &d, &(*figs)[*n_figs], err);
+		rc = g < 0 ? -1 : 0;
+		*n_figs += g == 0;
+	}
 	pdata_free(&d);
 	if (rc) {
 		plot_figures_free(*figs, *n_figs);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gap.h"
 #include "heuristics.h"
 #include "plan.h"
 #include "planners.h"
@@ -231,6 +232,8 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 						(unsigned long long)e->budgets[i]);
 		points_header_add(t, "budgets", buf);
 	}
+	if (e->gap)
+		points_header_add(t, "gap", e->gap);
 	if (e->yrange[1] > e->yrange[0]) { /* NAN compares false */
 		char lo[64], hi[64];
 		format_double(lo, sizeof lo, e->yrange[0]);
@@ -291,6 +294,20 @@ static int write_outputs(const char *dir, const struct points_table *t,
 	fclose(f);
 	rc = write_file_atomic(dir, "frontier.tsv", fr, len, true, err);
 	free(fr);
+	const char *gap = points_header(t, "gap");
+	if (!rc && !gap) { /* an older table of this folder's is no longer this sweep's */
+		char *old = path_join(dir, "gap.tsv");
+		unlink(old);
+		free(old);
+	}
+	if (!rc && gap) { /* an experiment with `gap:` (gap.h) */
+		char *g = NULL;
+		f = open_memstream(&g, &len);
+		gap_write(f, t, gap);
+		fclose(f);
+		rc = write_file_atomic(dir, "gap.tsv", g, len, true, err);
+		free(g);
+	}
 	return rc;
 }
 
@@ -485,7 +502,7 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	int lock_fd;
 	if (sweep_lock(opt->out_dir, &lock_fd, err))
 		return -1;
-	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL};
+	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", "gap.tsv", JOURNAL};
 	clean_stale_tmp(opt->out_dir, outputs, sizeof outputs / sizeof *outputs);
 	int rc = sweep_run_locked(e, opt, err);
 	close(lock_fd);
