@@ -24,6 +24,29 @@
 extern char **environ;
 
 
+/* text from column `indent` (where the line is now) to `width`, wrapped at
+ * spaces with the same indent. */
+static void put_wrapped_help(FILE *f, const char *text, int indent, int width)
+{
+	int col = indent;
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + (int)w > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, w, f);
+		col += (int)w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
+
 static void plot_usage(FILE *f)
 {
 	fprintf(f,
@@ -45,6 +68,18 @@ static void plot_usage(FILE *f)
 		"                   installed share/rematsim/plots, or $REMATSIM_PLOTS)\n\n"
 		"Exit status: 0 done, 64 usage, 65 bad result files, 66 no results in DIR,\n"
 		"69 gnuplot not found, 70 gnuplot failed, 73 cannot write.\n");
+	/* the table of figures (plot.c), in the order its rows are asked */
+	size_t n;
+	const struct plot_figure_row *rows = plot_figure_rows(&n);
+	fprintf(f, "\nFigures: the rows of the table of figures, asked in this order (EXP:\n"
+		   "the experiment's name; data in DIR/plot-data/NAME/):\n");
+	for (size_t i = 0; i < n; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s. plots/%s.gp; %s", rows[i].applies, rows[i].script,
+			 rows[i].writes);
+		fprintf(f, "  %-13s", rows[i].name);
+		put_wrapped_help(f, text, 15, 78);
+	}
 }
 
 static bool is_file(const char *path)
