@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "fit.h"
 #include "heuristics.h"
 #include "runtime.h"
@@ -82,11 +83,11 @@ static bool probed(const struct fit_result *r, uint64_t budget, enum outcome *o)
 int cmd_fit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"heuristic", required_argument, NULL, 'H'},
-		{"runtime", required_argument, NULL, 'r'},
-		{"overhead-limit", required_argument, NULL, 'l'},
+		OPT_ROW_HEURISTIC,
+		OPT_ROW_RUNTIME,
+		OPT_ROW_OVERHEAD_LIMIT,
 		{"resolution", required_argument, NULL, 'R'},
-		{"seed", required_argument, NULL, 'S'},
+		OPT_ROW_SEED,
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"jobs", required_argument, NULL, 'J'},
 		{"from-start", no_argument, NULL, 's'},
@@ -96,23 +97,16 @@ int cmd_fit(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *hname = NULL, *rname = "V2EagerOptimized", *why = NULL;
-	struct fit_config fc = {.overhead_limit = 2, .resolution = 0.01};
+	const char *why = NULL;
+	struct fit_config fc = {.resolution = 0.01};
 	bool json = false, list = false;
 	struct read_options ropt = {0};
-	char *end;
-
-	optind = 1;
-	opterr = 0;
+	struct opt_parser o;
+	opt_init(&o, "fit", fit_help, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
-		case 'H': hname = optarg; break;
-		case 'r': rname = optarg; break;
-		case 'l':
-			if (opt_overhead_limit("fit", optarg, &fc.overhead_limit))
-				return EXIT_USAGE;
-			break;
+		case OPT_FAIL: return o.status;
 		case 'R':
 			if (scalar_parse_double(optarg, &fc.resolution, &why) || !(fc.resolution > 0 && fc.resolution <= 1)) {
 				fprintf(stderr, "rematsim fit: --resolution wants a fraction in (0,1] of the baseline "
@@ -120,17 +114,10 @@ int cmd_fit(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'S':
-			if (opt_whole("fit", "--seed", optarg, 0, &fc.seed))
-				return EXIT_USAGE;
-			break;
 		case 'J': {
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || errno || *optarg == '-' || v < 1 || v > 4096) {
-				fprintf(stderr, "rematsim fit: --jobs wants a number from 1 to 4096, not '%s'\n", optarg);
+			uint64_t v;
+			if (opt_count("fit", "--jobs", optarg, 1, 4096, &v))
 				return EXIT_USAGE;
-			}
 			fc.jobs = (unsigned)v;
 			break;
 		}
@@ -142,28 +129,17 @@ int cmd_fit(int argc, char **argv)
 		case 'h':
 			fputs(fit_help, stdout);
 			return 0;
-		default:
-			return usage_error("fit", fit_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("fit", fit_help, "give exactly one LOG");
-	if (!hname) {
-		fprintf(stderr, "rematsim fit: --heuristic is required (rematsim replay --help lists them)\n");
+	if (opt_resolve(&o, OPT_NEED_HEURISTIC) || opt_check_config(&o))
 		return EXIT_USAGE;
-	}
-	fc.heuristic = heuristic_find(hname);
-	if (!fc.heuristic || runtime_kind_parse(rname, &fc.runtime)) {
-		fprintf(stderr, "rematsim fit: unknown %s '%s' (rematsim replay --help lists them)\n",
-			fc.heuristic ? "runtime" : "heuristic", fc.heuristic ? rname : hname);
-		return EXIT_USAGE;
-	}
+	fc.heuristic = o.heuristic;
+	fc.runtime = o.runtime;
+	fc.overhead_limit = o.overhead_limit;
+	fc.seed = o.seed;
 	struct rs_error err;
-	struct runtime_config probe = {.runtime = fc.runtime, .heuristic = fc.heuristic};
-	if (runtime_check_config(&probe, &err)) {
-		fprintf(stderr, "rematsim fit: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
 
 	struct schedule *s;
 	if (schedule_read(argv[optind], &ropt, &s, &err) < 0) {

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "heuristics.h"
 #include "peak.h"
 #include "runtime.h"
@@ -186,12 +187,12 @@ static void print_table(const struct schedule *s, const char *hname, const char 
 int cmd_peak(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"heuristic", required_argument, NULL, 'H'},
-		{"runtime", required_argument, NULL, 'r'},
-		{"ratio", required_argument, NULL, 'x'},
-		{"budget", required_argument, NULL, 'b'},
-		{"overhead-limit", required_argument, NULL, 'l'},
-		{"seed", required_argument, NULL, 'S'},
+		OPT_ROW_HEURISTIC,
+		OPT_ROW_RUNTIME,
+		OPT_ROW_RATIO,
+		OPT_ROW_BUDGET,
+		OPT_ROW_OVERHEAD_LIMIT,
+		OPT_ROW_SEED,
 		{"top", required_argument, NULL, 'T'},
 		{"from-start", no_argument, NULL, 's'},
 		{"preallocate", no_argument, NULL, 'p'},
@@ -199,42 +200,15 @@ int cmd_peak(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *hname = NULL, *rname = "V2EagerOptimized", *why = NULL;
-	double ratio = 0, overhead_limit = 2;
-	uint64_t budget = 0, seed = 0, top = 0;
-	bool have_ratio = false, have_budget = false, have_top = false, json = false;
+	uint64_t top = 0;
+	bool have_top = false, json = false;
 	struct read_options ropt = {0};
-
-	optind = 1;
-	opterr = 0;
+	struct opt_parser o;
+	opt_init(&o, "peak", peak_help, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
-		case 'H': hname = optarg; break;
-		case 'r': rname = optarg; break;
-		case 'x':
-			if (scalar_parse_double(optarg, &ratio, &why) || !(ratio > 0 && ratio <= 10)) {
-				fprintf(stderr, "rematsim peak: --ratio wants a number in (0,10], not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			have_ratio = true;
-			break;
-		case 'b':
-			if (scalar_parse_u64(optarg, &budget, &why)) {
-				fprintf(stderr, "rematsim peak: --budget wants a byte count (e.g. 8e9 or 6GiB), "
-					"not '%s' (%s)\n", optarg, why);
-				return EXIT_USAGE;
-			}
-			have_budget = true;
-			break;
-		case 'l':
-			if (opt_overhead_limit("peak", optarg, &overhead_limit))
-				return EXIT_USAGE;
-			break;
-		case 'S':
-			if (opt_whole("peak", "--seed", optarg, 0, &seed))
-				return EXIT_USAGE;
-			break;
+		case OPT_FAIL: return o.status;
 		case 'T':
 			if (opt_whole("peak", "--top", optarg, 10, &top))
 				return EXIT_USAGE;
@@ -246,35 +220,27 @@ int cmd_peak(int argc, char **argv)
 		case 'h':
 			fputs(peak_help, stdout);
 			return 0;
-		default:
-			return usage_error("peak", peak_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("peak", peak_help, "give exactly one LOG");
-	if (!hname && (have_ratio || have_budget)) {
+	bool have_ratio = o.n_ratios > 0, have_budget = o.n_budgets > 0;
+	if (!o.hname && (have_ratio || have_budget)) {
 		fprintf(stderr, "rematsim peak: a budget needs --heuristic (with none, the replay is unbounded)\n");
 		return EXIT_USAGE;
 	}
-	if (hname && have_ratio == have_budget) {
+	if (o.hname && have_ratio == have_budget) {
 		fprintf(stderr, "rematsim peak: with --heuristic, give either --ratio or --budget\n");
 		return EXIT_USAGE;
 	}
-	const struct heuristic *h = hname ? heuristic_find(hname) : NULL;
-	enum runtime_kind rk;
-	if ((hname && !h) || runtime_kind_parse(rname, &rk)) {
-		if (hname && !h)
-			fprintf(stderr, "rematsim peak: unknown heuristic '%s' (rematsim replay --help lists them)\n", hname);
-		else
-			fprintf(stderr, "rematsim peak: unknown runtime '%s' (rematsim replay --help lists them)\n", rname);
+	if (opt_resolve(&o, 0) || opt_check_config(&o))
 		return EXIT_USAGE;
-	}
+	const struct heuristic *h = o.heuristic;
+	enum runtime_kind rk = o.runtime;
+	uint64_t budget = have_budget ? o.budgets[0] : 0;
+	double ratio = have_ratio ? o.ratios[0] : 0;
 	struct rs_error err;
 	struct runtime_config cfg = {.runtime = rk, .heuristic = h};
-	if (h && runtime_check_config(&cfg, &err)) {
-		fprintf(stderr, "rematsim peak: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
 	if (!json && !have_top)
 		top = 20;
 
@@ -290,8 +256,9 @@ int cmd_peak(int argc, char **argv)
 		struct point_config pc = {.budget = have_budget ? budget : 0, .ratio = ratio};
 		budget = point_budget(&base, &pc);
 		cfg.budget = budget;
-		cfg.remat_limit = isinf(overhead_limit) ? INFINITY : (double)base.compute * (overhead_limit - 1);
-		cfg.seed = seed;
+		cfg.remat_limit = isinf(o.overhead_limit) ? INFINITY
+							   : (double)base.compute * (o.overhead_limit - 1);
+		cfg.seed = o.seed;
 	} else {
 		/* baseline_run's configuration */
 		rk = RUNTIME_V1;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "plot.h"
 #include "results.h"
 #include "util.h"
@@ -151,6 +152,9 @@ int cmd_plot(int argc, char **argv)
 	const char *formats = "png,pdf", *plots_given = NULL, *size = "full";
 	struct plot_options popt = {0};
 	int c;
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("plot", argc, argv, "f:p:s:y:h", opts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:p:s:y:h", opts, NULL)) != -1) {
 		switch (c) {

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "experiment.h"
 #include "results.h"
 #include "scalar.h"
@@ -430,6 +431,12 @@ int cmd_slurm(int argc, char **argv)
 	const char **extra = xcalloc((size_t)argc + 1, sizeof *extra);
 	o.extra = extra;
 	char *cmdline = command_line(argc, argv); /* before getopt reorders argv */
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("slurm", argc, argv, "n:o:c:t:p:A:h", opts, "sbatch")) {
+		free(cmdline);
+		free(extra);
+		return EXIT_USAGE;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:o:c:t:p:A:h", opts, NULL)) != -1) {
 		const char *bad = NULL;
