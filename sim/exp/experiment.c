@@ -41,12 +41,6 @@ uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 	return splitmix64(seed ^ h);
 }
 
-void format_double(char *buf, size_t size, double x)
-{
-	char b[FMT_DOUBLE_LEN];
-	snprintf(buf, size, "%s", fmt_double(b, x)); /* util.h: the shortest exact text */
-}
-
 /* ------------------------------------------------------------ YAML walking */
 
 struct walk {
@@ -631,6 +625,25 @@ static int by_step(const void *a, const void *b)
 	       (sort_steps->budgets[i] < sort_steps->budgets[j]);
 }
 
+/*
+ * A model's fields are fields of models.tsv and points.tsv: a title or
+ * description is text, whose tabs and line breaks become spaces (the DTR
+ * paper's manifest describes its LSTM on three lines); a name or log path
+ * keys rows, and one with a tab or newline is refused. Returns what is
+ * refused ("names", "log paths") or NULL. Both routes to a manifest (the
+ * `manifest:` key and `sweep --manifest`) and `models:` go through it.
+ */
+static const char *model_fields(struct exp_model *m)
+{
+	for (char *t = m->title; *t; t++)
+		*t = strchr("\t\n\r", *t) ? ' ' : *t;
+	for (char *t = m->desc; *t; t++)
+		*t = strchr("\t\n\r", *t) ? ' ' : *t;
+	return strpbrk(m->name, "\t\n\r")   ? "names"
+	       : strpbrk(m->spec, "\t\n\r") ? "log paths"
+					     : NULL;
+}
+
 static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 {
 	yaml_node_t *v[K_TOP_COUNT];
@@ -874,12 +887,7 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			m->title = xstrdup(m->name);
 		if (!m->desc)
 			m->desc = xstrdup("");
-		/* They are fields of models.tsv and points.tsv. */
-		const char *what = strpbrk(m->name, "\t\n\r")	 ? "names"
-				   : strpbrk(m->title, "\t\n\r") ? "titles"
-				   : strpbrk(m->desc, "\t\n\r")  ? "descriptions"
-				   : strpbrk(m->spec, "\t\n\r")  ? "log paths"
-								   : NULL;
+		const char *what = model_fields(m);
 		if (what) {
 			node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],
 				   "model %s cannot hold tabs or newlines (model '%s')", what, m->name);
@@ -1092,7 +1100,7 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 	}
 	for (size_t i = 0; i < e->n_steps; i++) {
 		if (e->ratios)
-			format_double(buf, sizeof buf, e->ratios[i]);
+			fmt_double(buf, e->ratios[i]);
 		else if (e->formulas && e->formulas[i]) {
 			hash_str(&h, "F");
 			snprintf(buf, sizeof buf, "%.60s", e->formulas[i]->text);
@@ -1101,7 +1109,7 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 			snprintf(buf, sizeof buf, "B%llu", (unsigned long long)e->budgets[i]);
 		hash_str(&h, buf);
 	}
-	format_double(buf, sizeof buf, e->overhead_limit);
+	fmt_double(buf, e->overhead_limit);
 	hash_str(&h, buf);
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->seed);
 	hash_str(&h, buf);
@@ -1169,8 +1177,9 @@ uint64_t experiment_budget(const struct experiment *e, size_t model, size_t step
 
 void experiment_step_text(const struct experiment *e, size_t step, char *buf, size_t size)
 {
+	char b[FMT_DOUBLE_LEN];
 	if (e->ratios)
-		format_double(buf, size, e->ratios[step]);
+		snprintf(buf, size, "%s", fmt_double(b, e->ratios[step]));
 	else if (e->formulas && e->formulas[step])
 		snprintf(buf, size, "%s", e->formulas[step]->text);
 	else
@@ -1268,6 +1277,14 @@ int experiment_set_models(struct experiment *e, const char *manifest, const char
 			m->desc = xstrdup(mm->desc ? mm->desc : "");
 			m->spec = xstrdup(mm->spec);
 			m->has_start = mm->has_start;
+			const char *what = model_fields(m);
+			if (what) {
+				rs_error_set(err, EXIT_DATAERR, manifest, 0,
+					     "model %s cannot hold tabs or newlines (model '%s')", what,
+					     m->name);
+				manifest_free(man);
+				return -1;
+			}
 		}
 		manifest_free(man);
 		return 0;

@@ -158,7 +158,4 @@ uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 			       const char *heuristic, unsigned trial);
 
 
-/** Write the shortest "%.*g" text that reads back as exactly x. */
-void format_double(char *buf, size_t size, double x);
-
 #endif

@@ -215,11 +215,11 @@ void fit_result_free(struct fit_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* A TSV field: no tabs or newlines. */
+/* A TSV field and its tab (rs_tsv_field: names hold no tab or newline,
+ * experiment.c refuses them). */
 static void put_field(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+	rs_tsv_field(f, s);
 	fputc('\t', f);
 }
 
@@ -248,12 +248,12 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 				rc = -1;
 				break;
 			}
-			char lim[64], res[64], r1[64], r2[64];
+			char lim[FMT_DOUBLE_LEN], res[FMT_DOUBLE_LEN], r1[FMT_DOUBLE_LEN], r2[FMT_DOUBLE_LEN];
 			double bm = em->base.memory ? (double)em->base.memory : 1;
-			format_double(lim, sizeof lim, e->overhead_limit);
-			format_double(res, sizeof res, resolution);
-			format_double(r1, sizeof r1, (double)r.smallest_pass / bm);
-			format_double(r2, sizeof r2, (double)r.all_pass_from / bm);
+			fmt_double(lim, e->overhead_limit);
+			fmt_double(res, resolution);
+			fmt_double(r1, (double)r.smallest_pass / bm);
+			fmt_double(r2, (double)r.all_pass_from / bm);
 			put_field(f, em->name);
 			put_field(f, se->name);
 			fprintf(f, "%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64

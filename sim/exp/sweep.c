@@ -54,11 +54,12 @@ int sweep_check_output(const char *out_dir, struct rs_error *err)
 static void ratio_text(const struct experiment *e, const struct exp_point *p, char *buf,
 		       size_t size)
 {
+	char b[FMT_DOUBLE_LEN];
 	if (e->ratios)
-		format_double(buf, size, e->ratios[p->step]);
+		snprintf(buf, size, "%s", fmt_double(b, e->ratios[p->step]));
 	else
-		format_double(buf, size, (double)experiment_budget(e, p->model, p->step) /
-					 (double)e->models[p->model].base.memory);
+		snprintf(buf, size, "%s", fmt_double(b, (double)experiment_budget(e, p->model, p->step) /
+						   (double)e->models[p->model].base.memory));
 }
 
 /*
@@ -88,7 +89,7 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 {
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], what[128];
-	format_double(ratio, sizeof ratio, pr->ratio);
+	fmt_double(ratio, pr->ratio);
 	plan_text(e, p, what, sizeof what);
 	char *line = NULL;
 	size_t n = 0;
@@ -161,13 +162,6 @@ static bool row_matches(const struct experiment *e, size_t i, const char *row)
 	return ok;
 }
 
-/* A field of models.tsv: no tabs or newlines. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
 static char *models_text(const struct experiment *e, size_t *len)
 {
 	char *buf = NULL;
@@ -178,15 +172,15 @@ static char *models_text(const struct experiment *e, size_t *len)
 		char sha[65], cr[64], br[64];
 		hex_encode(m->sched->sha256, 32, sha);
 		double mem = (double)m->base.memory;
-		format_double(cr, sizeof cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
-		format_double(br, sizeof br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
-		put_field(f, m->name);
+		fmt_double(cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
+		fmt_double(br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
+		rs_tsv_field(f, m->name);
 		fputc('\t', f);
-		put_field(f, m->title);
+		rs_tsv_field(f, m->title);
 		fputc('\t', f);
-		put_field(f, m->desc);
+		rs_tsv_field(f, m->desc);
 		fputc('\t', f);
-		put_field(f, m->spec);
+		rs_tsv_field(f, m->spec);
 		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\n", sha,
 			m->sched->n_ops, m->sched->n_tensors,
 			(unsigned long long)m->base.memory, (long long)m->base.compute,
@@ -221,7 +215,7 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	points_header_add(t, "seeds", "splitmix64(seed ^ fnv1a64(model \\x1f heuristic \\x1f trial))");
 	/* What the figures need to know (plot.c): the limit, absolute
 	 * budgets, a y range asked for. */
-	format_double(buf, sizeof buf, e->overhead_limit);
+	fmt_double(buf, e->overhead_limit);
 	points_header_add(t, "overhead_limit", buf);
 	if (e->budgets) {
 		size_t len = 0;
@@ -233,8 +227,8 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	}
 	if (e->yrange[1] > e->yrange[0]) { /* NAN compares false */
 		char lo[64], hi[64];
-		format_double(lo, sizeof lo, e->yrange[0]);
-		format_double(hi, sizeof hi, e->yrange[1]);
+		fmt_double(lo, e->yrange[0]);
+		fmt_double(hi, e->yrange[1]);
 		snprintf(buf, sizeof buf, "%s:%s", lo, hi);
 		points_header_add(t, "yrange", buf);
 	}
