@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "cmd_opts.h"
 #include "config.h"
+#include "hash.h"
 #include "heuristics.h"
 #include "outfile.h"
 #include "peak.h"
@@ -272,6 +273,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	}
 	if (opt_resolve(o, OPT_NEED_HEURISTIC))
 		return EXIT_USAGE;
+	a->ropt.digest = a->json; /* log_sha256 */
 	if ((o->n_ratios > 0) == (o->n_budgets > 0)) {
 		fprintf(stderr, "rematsim replay: give either --ratio or --budget\n");
 		return EXIT_USAGE;
@@ -289,13 +291,16 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 }
 
 /* One budget's result as a JSON line (docs: README, "With --json"). */
-static void put_json_row(const struct replay_args *a, const char *logname,
-			 const struct baseline *base, const struct point_result *pr, double ratio)
+static void put_json_row(const struct replay_args *a, const struct schedule *s,
+			 const char *logname, const struct baseline *base,
+			 const struct point_result *pr, double ratio)
 {
 	const struct opt_parser *o = &a->o;
 	/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
-	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
-			      "log", logname, "heuristic", o->heuristic->name,
+	char sha[65];
+	hex_encode(s->sha256, 32, sha);
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
+			      "log", logname, "log_sha256", sha, "heuristic", o->heuristic->name,
 			      "runtime", runtime_kind_name(o->runtime),
 			      "seed", (json_int_t)o->seed, "ratio", json_finite(ratio),
 			      "budget", (json_int_t)pr->budget, "outcome", outcome_name(pr->run.outcome),
@@ -399,7 +404,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	}
 	double ratio = o->n_ratios ? o->ratios[i] : (double)pr.budget / (double)base->memory;
 	if (a->json)
-		put_json_row(a, logname, base, &pr, ratio);
+		put_json_row(a, s, logname, base, &pr, ratio);
 	else
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
