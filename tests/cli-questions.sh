@@ -118,6 +118,23 @@ for log in tiny.log chain12.log peak.log; do
 	done < "$tmp/tl.tsv"
 	[ $bad = 0 ] && [ $rows -gt 0 ] && ok "timeline names of $log are the log's ($rows rows, $evicts evictions)" ||
 		no "timeline of $log names something the log does not"
+	# One `backward` row where the backward pass begins (none when the replay
+	# stops before it: tiny.log runs out of memory; there when it stops in
+	# the first backward op's command, as peak.log does): at the first CALL after
+	# the log's BACKWARD annotation, at the clock and memory of the row before
+	# it, before any row of that op's command.
+	first=$(awk '/"ANNOTATION":"BACKWARD"/ { b = 1; next } b && /"INSTRUCTION":"CALL"/ { print NR; exit }' $log)
+	awk -F '\t' -v first="$first" '
+		NR > 1 && $3 == "backward" {
+			n++
+			if ($7 != first) { print "backward row at line " $7 ", not " first; bad = 1 }
+			if ($1 != clock || $2 != memory) { print "backward row at " $1 "/" $2 ", not " clock "/" memory; bad = 1 }
+			if ($8 != 0) { print "backward row with bytes " $8; bad = 1 }
+		}
+		NR > 1 && $3 == "compute" && $7 == first { ran = 1; if (!n) { print "the first backward op runs before its row"; bad = 1 } }
+		NR > 1 { clock = $1; memory = $2 }
+		END { if (n > 1 || (ran && n != 1)) { print n + 0 " backward rows"; bad = 1 }; exit bad }' "$tmp/tl.tsv" >&2 &&
+		ok "timeline of $log: the backward row (line $first), if the replay got there" || no "timeline of $log: the backward row"
 done
 
 exit $fail

@@ -57,6 +57,15 @@ gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.png" "chain12, DTR, 0.5" 
 	{ cat "$tmp/tl.err" >&2; fail "timeline.gp"; }
 [ -s "$tmp/tl.png" ] || fail "no timeline.png"
 [ ! -s "$tmp/tl.err" ] || { cat "$tmp/tl.err" >&2; fail "timeline.gp said something"; }
+# the forward/backward boundary: a dotted line at the `backward` row's clock
+gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.svg" "chain12" 2> "$tmp/tl.err" &&
+	grep -q '>forward <\|> backward<' "$tmp/tl.svg" || fail "timeline.gp: no forward/backward marker"
+# and none for a replay stopped before the backward pass (no row to mark)
+"$rematsim" replay "$data/chain12.log" --heuristic DTR --ratio 0.1 --timeline "$tmp/tl0.tsv" > /dev/null
+! grep -q '	backward	' "$tmp/tl0.tsv" || fail "a backward row in a replay that stopped before it"
+gnuplot -c "$plots/timeline.gp" "$tmp/tl0.tsv" "$tmp/tl0.svg" 2> "$tmp/tl.err" ||
+	{ cat "$tmp/tl.err" >&2; fail "timeline.gp without a backward row"; }
+! grep -q '> backward<' "$tmp/tl0.svg" || fail "a backward marker without a backward row"
 
 # The profile script on a profile, with split points, and without.
 "$rematsim" profile "$data/solvers-chain.log" > "$tmp/prof.tsv"

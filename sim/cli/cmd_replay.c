@@ -143,27 +143,53 @@ struct timeline {
 	FILE *f;
 	uint64_t budget;
 	const struct schedule *s;
+	bool backward;   /* the backward pass has begun (its row is written) */
+	int64_t clock;   /* after the last event */
+	uint64_t memory;
 };
+
+/* The handle of an op's first result, "-" for an op with none. */
+static const char *first_handle(const struct schedule *s, uint32_t op)
+{
+	return s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
+}
+
+static void put_timeline_row(const struct timeline *tl, int64_t clock, uint64_t memory,
+			     const char *event, uint32_t op, const char *handle, uint64_t bytes)
+{
+	const struct schedule *s = tl->s;
+	/* names from the log may hold tabs or newlines: escaped */
+	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", clock, memory, event);
+	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
+	fputc('\t', tl->f);
+	rs_tsv_field(tl->f, handle);
+	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+}
 
 /* One TSV row per event, naming things as the log does: the op (for an
  * eviction, the op that made the evicted storage), the handle of the
  * storage (an op's first result), the op's log line, and the bytes the op
- * allocated or the eviction freed. */
+ * allocated or the eviction freed. Before the first event of the first
+ * backward op (its rematerializations come first), a `backward` row marks
+ * where the backward pass begins: the clock and memory of the event before,
+ * the op, 0 bytes. */
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
 	const struct schedule *s = tl->s;
 	static const char *const names[] = {"compute", "remat", "evict"};
+	if (!tl->backward && ev->cmd < s->n_cmds && s->cmds[ev->cmd].kind == CMD_COMPUTE &&
+	    s->ops[s->cmds[ev->cmd].id].backward) {
+		uint32_t bop = s->cmds[ev->cmd].id;
+		tl->backward = true;
+		put_timeline_row(tl, tl->clock, tl->memory, "backward", bop, first_handle(s, bop), 0);
+	}
 	uint32_t op = ev->kind == EV_EVICT ? storage_op(s, ev->storage) : ev->op;
-	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage)
-						  : s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
+	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage) : first_handle(s, op);
 	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
-	/* names from the log may hold tabs or newlines: escaped */
-	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
-	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
-	fputc('\t', tl->f);
-	rs_tsv_field(tl->f, handle);
-	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+	put_timeline_row(tl, ev->clock, ev->memory, names[ev->kind], op, handle, bytes);
+	tl->clock = ev->clock;
+	tl->memory = ev->memory;
 }
 
 /* The hooks of the last budget: the timeline, the trace, or both. */
