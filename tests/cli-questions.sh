@@ -33,10 +33,24 @@ done
 out=$("$R" peak peak.log)
 case "$out" in *"7660 bytes"*"log line 23, op linear_backward"*"temporary                60    0.8%         2"*)
 	ok "peak table of peak.log" ;; *) no "peak table of peak.log: $out" ;; esac
-expect_status 64 "peak: budget below the bottleneck" "$R" peak tiny.log --heuristic DTR --budget 10
+# A replay that stops is shown where it stopped (status 0): out of memory,
+# the set when nothing more could be evicted, the op's inputs marked;
+# thrash, the set at the limit.
+expect_status 0 "peak: a replay that runs out of memory" "$R" peak tiny.log --heuristic DTR --budget 10
 m=$("$R" peak tiny.log --heuristic DTR --budget 10 2>&1)
-case "$m" in *"runs out of memory"*"below the log's bottleneck, 192 bytes"*) ok "peak: the bottleneck is named" ;;
+case "$m" in *"when the replay ran out of memory"*"below the log's bottleneck, 192 bytes"*) ok "peak: the bottleneck is named" ;;
 	*) no "peak below the bottleneck says: $m" ;; esac
+m=$("$R" peak peak.log --heuristic DTR --budget 4596)
+case "$m" in *"at command 9 (log line 23, op linear_backward)"*"live: 2600 bytes"*"3 storages: 1 pinned (100 bytes), 2 more inputs of op linear_backward (2500 bytes)"*"op linear_backward makes 4000 bytes of outputs; 1996 bytes of the budget are free"*"2000 "*"input "*"linear"*"b"*) ok "peak at OOM: where, the live set, the inputs" ;;
+	*) no "peak at OOM says: $m" ;; esac
+j=$("$R" peak peak.log --heuristic DTR --budget 4596 --json)
+case "$j" in *'"outcome":"oom","live_memory":2600'*'"handle":"b","storage":'*',"input":true}'*) ok "peak --json at OOM" ;;
+	*) no "peak --json at OOM: $j" ;; esac
+m=$("$R" peak chain16.log --heuristic LRU --ratio 0.5 --overhead-limit 1.05)
+case "$m" in *"when the replay thrashed"*"the remat compute, 18000 ns, passed 0.05 x the baseline compute, 12125.5 ns"*) ok "peak at the overhead limit" ;;
+	*) no "peak at thrash says: $m" ;; esac
+j=$("$R" peak chain12.log --heuristic DTR --ratio 0.6 --json)
+case "$j" in *'"outcome"'* | *'"input"'* | '') no "a passing peak's JSON: $j" ;; *) ok "a passing run's peak has no outcome or input keys (its JSON as before)" ;; esac
 expect_status 64 "peak: budget without heuristic" "$R" peak tiny.log --budget 100
 expect_status 64 "peak: heuristic without budget" "$R" peak tiny.log --heuristic DTR
 expect_status 64 "peak: unknown heuristic" "$R" peak tiny.log --heuristic Nope --ratio 1
