@@ -75,6 +75,32 @@ expect_status 64 "fit: resolution below a byte" "$R" fit tiny.log --heuristic DT
 expect_status 64 "fit: too many grid points" "$R" fit chain12.log --heuristic DTR --resolution 0.000001
 m=$("$R" fit tiny.log --heuristic DTR --resolution 0.001 2>&1)
 case "$m" in *"finer than one byte"*) ok "fit: the resolution message" ;; *) no "fit resolution says: $m" ;; esac
+# What fit did not try: the gaps between its probes above the answer. At
+# resolution 0.05 the grid misses chain12's failing budgets above the
+# smallest pass under LRU (34816 to 39423 fail again, above): the answer
+# says it did not try them, and --scan finds them.
+j=$("$R" fit chain12.log --heuristic LRU --resolution 0.05 --json)
+case "$j" in *'"smallest_pass":34816,'*'"monotone":true,'*'"untried_gaps":'[1-9]*'"widest_untried":['*'"scan":null'*) ok "fit: the untried gaps" ;;
+	*) no "fit at 0.05: $j" ;; esac
+m=$("$R" fit chain12.log --heuristic LRU --resolution 0.05)
+case "$m" in *"no failing budget above it among the probes"*"not tried: the budgets between the probes above it, in "*" gaps, the widest"*"--scan SPAN tries them"*) ok "fit: says what it did not try" ;;
+	*) no "fit at 0.05 says: $m" ;; esac
+j=$("$R" fit chain12.log --heuristic LRU --resolution 0.05 --scan 0.5 --scan-step 0.001 --json)
+case "$j" in *'"smallest_pass":34816,'*'"largest_fail_above":39375,'*'"monotone":false,'*'"scan":{"span":0.5,"step":97,"to":'*) ok "fit --scan: the failures between grid points" ;;
+	*) no "fit --scan: $j" ;; esac
+expect_status 64 "fit: --scan 0" "$R" fit tiny.log --heuristic DTR --scan 0
+expect_status 64 "fit: --scan 11" "$R" fit tiny.log --heuristic DTR --scan 11
+expect_status 64 "fit: --scan-step without --scan" "$R" fit tiny.log --heuristic DTR --scan-step 0.01
+expect_status 64 "fit: a scan of too many replays" "$R" fit chain12.log --heuristic DTR --scan 10 --scan-step 0.00002
+# When the lower bound passes, it is the answer: one replay, and the budgets
+# above it untried, said so (floor.log: L = 200, the op grow's a + b; the
+# unbounded peak 250 holds t beside them; DTR evicts t and recomputes it).
+j=$("$R" fit floor.log --heuristic DTR --json)
+case "$j" in *'"smallest_pass":200,'*'"exact":true,'*'"grid_probes":1,"probes_total":1,"floor_passes":true,"untried_gaps":1,"widest_untried":[201,249]'*) ok "fit: stops at a lower bound that passes" ;;
+	*) no "fit floor.log: $j" ;; esac
+m=$("$R" fit floor.log --heuristic DTR)
+case "$m" in *"the lower bound passes: the search stopped there, probing no budget above it"*"search: 1 replay"*) ok "fit: says it stopped at the lower bound" ;;
+	*) no "fit floor.log says: $m" ;; esac
 expect_status 64 "fit: no heuristic" "$R" fit tiny.log
 expect_status 66 "fit: missing log" "$R" fit no-such.log --heuristic DTR
 
