@@ -586,6 +586,56 @@ START_TEST(sweep_manifest_routes)
 }
 END_TEST
 
+/*
+ * heuristics_at_plan_peaks: every series' trial also runs at each plan's
+ * replayed peak, after the planners' rows: its budget is that plan row's
+ * budget, point for point; the rows are the same sharded and merged; the
+ * frontier keeps one block per (model, series, trial) though the rows at
+ * plan peaks come after the planners'; and the key needs planners.
+ */
+START_TEST(sweep_at_plan_peaks)
+{
+	char *d = tmp_dir();
+	write_experiment(d, "pk", "planners:\n  dp: {k: [1, 2]}\n  sqrtn: {}\n"
+			 "heuristics_at_plan_peaks: true\n");
+	/* 3 models x (5 series-trials x 6 ratios + 3 plans + 5 x 3 at their peaks) */
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/pk.yaml --dry-run)\" = 144", rematsim(), d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/pk.yaml --out %s/full", rematsim(), d, d), 0);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/full/points.tsv", d);
+	ck_assert_int_eq(sh("grep -qx '# plan_peak_points: 99' %s", path), 0);
+	/* point 99 + 15m + 3s + k: series s (DTR, LRU, RandomStorage x3) at plan k of
+	 * model m, whose row is point 90 + 3m + k; the same budget, its ratio */
+	ck_assert_int_eq(sh("awk -F '\\t' '!/^#/ && $19 != \"point\" { budget[$19] = $7; ratio[$19] = $6; model[$19] = $1 }"
+			    " END { for (p = 99; p < 144; p++) { m = int((p - 99) / 15); k = (p - 99) %% 3;"
+			    " q = 90 + 3 * m + k; if (budget[p] != budget[q] || ratio[p] != ratio[q] ||"
+			    " model[p] != model[q]) { print p, q; bad = 1 } } exit bad }' %s", path), 0);
+	/* sharded and merged: the same rows */
+	ck_assert_int_eq(sh("%s sweep -q %s/pk.yaml --out %s/s1 --shard 1/2 && "
+			    "%s sweep -q %s/pk.yaml --out %s/s2 --shard 2/2 && "
+			    "%s merge %s/s1 %s/s2 --out %s/m 2>/dev/null", rematsim(), d, d, rematsim(), d, d,
+			    rematsim(), d, d, d), 0);
+	char merged[4096];
+	snprintf(merged, sizeof merged, "%s/m/points.tsv", d);
+	char *a = rows_sans_wall(path), *b = rows_sans_wall(merged);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	/* one frontier block per (model, series, trial): ratios rise within it */
+	ck_assert_int_eq(sh("awk -F '\\t' '!/^#/ && $1 != \"model\" { key = $1 \"/\" $2 \"/\" $5;"
+			    " if (key != last) { if (key in seen) { print \"split: \" key; bad = 1 }"
+			    " seen[key] = 1; last = key; prev = -1 }"
+			    " if ($6 + 0 < prev) { print \"not rising: \" key; bad = 1 } prev = $6 + 0 }"
+			    " END { exit bad }' %s/full/frontier.tsv", d), 0);
+	/* the key needs planners */
+	write_experiment(d, "np", "heuristics_at_plan_peaks: true\n");
+	ck_assert_int_eq(sh("%s sweep %s/np.yaml --dry-run 2>%s/err", rematsim(), d, d), 65);
+	ck_assert_int_eq(sh("grep -q \"'heuristics_at_plan_peaks' needs 'planners'\" %s/err", d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
 START_TEST(sweep_shards_merge)
 {
 	char *d = tmp_dir();
@@ -694,7 +744,9 @@ START_TEST(experiment_scripts)
 		const char *points;
 	} files[] = {
 		/* 3 models x series-trials x 10 ratios (+ planner points) */
-		{"pareto", "519"},    /* 6 deterministic + 10 random trials; 7 dp + 5 greedy + 1 sqrtn plans */
+		/* 6 deterministic + 10 random trials; 7 dp + 5 greedy + 1 sqrtn plans;
+		 * the 16 series-trials at each of the 13 plans' peaks: 3 x (160 + 13 + 208) */
+		{"pareto", "1143"},
 		{"ablation", "750"},  /* 15 + 10 */
 		{"banishing", "90"},  /* 3 */
 		{"accesses", "90"},   /* 3 */
@@ -778,6 +830,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(sweep, sweep_shards_merge);
 	tcase_add_test(sweep, sweep_models_csv);
 	tcase_add_test(sweep, sweep_manifest_routes);
+	tcase_add_test(sweep, sweep_at_plan_peaks);
 	tcase_add_test(sweep, sweep_bad_input);
 	tcase_add_test(sweep, experiment_scripts);
 	suite_add_tcase(s, sweep);

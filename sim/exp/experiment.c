@@ -16,8 +16,11 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "plan.h"
 #include "planners.h"
 #include "pool.h"
+#include "profile.h"
+#include "reset_points.h"
 #include "scalar.h"
 #include "source.h"
 
@@ -256,12 +259,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_PLANNERS, K_YRANGE, K_TOP_COUNT
+	K_PLANNERS, K_YRANGE, K_AT_PLAN_PEAKS, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
-	"planners", "yrange",
+	"planners", "yrange", "heuristics_at_plan_peaks",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -861,6 +864,14 @@ static int read_curves(struct walk *w, struct experiment *e, yaml_node_t *root, 
 		return -1;
 	if (v[K_PLANNERS] && read_planners(w, e, v[K_PLANNERS]))
 		return -1;
+	/* every series also at each plan's replayed peak: equal memory */
+	if (v[K_AT_PLAN_PEAKS]) {
+		if (want_bool(w, v[K_AT_PLAN_PEAKS], "heuristics_at_plan_peaks", &e->at_plan_peaks))
+			return -1;
+		if (e->at_plan_peaks && (!e->n_plans || !e->n_series))
+			return node_error(w, v[K_AT_PLAN_PEAKS], "'heuristics_at_plan_peaks' needs "
+					  "'planners' and heuristics (or series) to run at their peaks");
+	}
 	if (!e->n_series && !e->n_plans)
 		return node_error(w, root, "no heuristics: give 'heuristics', 'series' or 'planners'");
 	if (e->n_series > EXPERIMENT_MAX_SERIES)
@@ -904,11 +915,13 @@ static int read_model_keys(struct walk *w, struct experiment *e, yaml_node_t *ro
 					  "model %s cannot hold tabs or newlines (model '%s')", what,
 					  m->name);
 	}
-	/* models x series x trials x steps, without overflowing */
-	long double n = 0;
+	/* models x (series x trials x (steps + plans at whose peaks they run)
+	 * + plans), without overflowing */
+	long double n = 0, plans = (long double)experiment_plan_points(e);
 	for (size_t i = 0; i < e->n_series; i++)
-		n += (long double)e->series[i].trials * (long double)e->n_steps;
-	n *= (long double)e->n_models;
+		n += (long double)e->series[i].trials *
+		     ((long double)e->n_steps + (e->at_plan_peaks ? plans : 0));
+	n = (n + plans) * (long double)e->n_models;
 	if (n > EXPERIMENT_MAX_POINTS)
 		return node_error(w, root, "the experiment has %.0Lf points, more than the limit of "
 				  "%u (docs/limits.md)", n, EXPERIMENT_MAX_POINTS);
@@ -1132,6 +1145,9 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 	hash_str(&h, buf);
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->seed);
 	hash_str(&h, buf);
+	/* Only when asked for: other experiments keep their hash. */
+	if (e->at_plan_peaks)
+		hash_str(&h, "heuristics_at_plan_peaks");
 	/* Planners only where there are some: older experiments keep their hash. */
 	for (size_t i = 0; i < e->n_plans; i++) {
 		hash_str(&h, "planner");
@@ -1214,28 +1230,88 @@ static size_t heuristic_points(const struct experiment *e)
 	return per_model * e->n_models;
 }
 
-static size_t plan_points_per_model(const struct experiment *e)
+size_t experiment_plan_points(const struct experiment *e)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < e->n_plans; i++)
 		n += e->plans[i].n_params;
 	return n;
 }
+#define plan_points_per_model experiment_plan_points
 
-size_t experiment_n_points(const struct experiment *e)
+void experiment_plan_point(const struct experiment *e, size_t k, uint32_t *plan, uint32_t *step)
+{
+	for (*plan = 0; k >= e->plans[*plan].n_params; (*plan)++)
+		k -= e->plans[*plan].n_params;
+	*step = (uint32_t)k;
+}
+
+/* Heuristic points at plan peaks, per model: every series' trials x plans. */
+static size_t peak_points_per_model(const struct experiment *e)
+{
+	if (!e->at_plan_peaks)
+		return 0;
+	size_t trials = 0;
+	for (size_t s = 0; s < e->n_series; s++)
+		trials += e->series[s].trials;
+	return trials * plan_points_per_model(e);
+}
+
+int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
+			   struct reset_plan *rp, struct plan_result *out, struct rs_error *err)
+{
+	const struct exp_model *m = &e->models[model];
+	const struct exp_plan *ep = &e->plans[plan];
+	struct profile prof;
+	if (profile_build(m->sched, &prof, err))
+		return -1;
+	/* dp: the tracker's own split points where its table fits */
+	uint64_t k = ep->params[step];
+	bool exact = ep->planner->param != PLANNER_PARAM_K ||
+		     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
+	int rc = planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[step], exact, false,
+				rp, out, err);
+	profile_free(&prof);
+	return rc;
+}
+
+size_t experiment_first_peak_point(const struct experiment *e)
 {
 	return heuristic_points(e) + plan_points_per_model(e) * e->n_models;
 }
 
+size_t experiment_n_points(const struct experiment *e)
+{
+	return experiment_first_peak_point(e) + peak_points_per_model(e) * e->n_models;
+}
+
 void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 {
-	size_t nh = heuristic_points(e);
+	size_t nh = heuristic_points(e), first_peak = experiment_first_peak_point(e);
+	p->at_peak = EXP_NONE;
+	if (i >= first_peak) {
+		/* a series' trial at a plan's peak: models, series, trials, plans */
+		size_t np = plan_points_per_model(e), per_model = peak_points_per_model(e);
+		size_t r = (i - first_peak) % per_model;
+		p->model = (uint32_t)((i - first_peak) / per_model);
+		p->plan = EXP_NONE;
+		p->step = EXP_NONE;
+		for (p->series = 0;; p->series++) {
+			size_t n = e->series[p->series].trials * np;
+			if (r < n)
+				break;
+			r -= n;
+		}
+		p->trial = (uint32_t)(r / np);
+		p->at_peak = (uint32_t)(r % np);
+		p->seed = experiment_trial_seed(e->seed, e->models[p->model].name,
+						e->series[p->series].heuristic->name, p->trial);
+		return;
+	}
 	if (i >= nh) {
 		size_t per_model = plan_points_per_model(e), r = (i - nh) % per_model;
 		p->model = (uint32_t)((i - nh) / per_model);
-		for (p->plan = 0; r >= e->plans[p->plan].n_params; p->plan++)
-			r -= e->plans[p->plan].n_params;
-		p->step = (uint32_t)r;
+		experiment_plan_point(e, r, &p->plan, &p->step);
 		p->series = EXP_NONE;
 		p->trial = 0;
 		p->seed = 0;

@@ -225,7 +225,7 @@ int plot_asymptotics_write(struct plot_ctx *ctx, const struct plot_figure_row *r
 		rc = write_text(fdir, "figure.gp", buf, len, err);
 	}
 	if (!rc) {
-		plot_list_add(out, exp ? exp : "asymptotics", row->script, fdir);
+		plot_list_add(out, exp ? exp : "asymptotics", row->script, fdir, 1);
 		fdir = NULL;
 	}
 	free(fdir);

@@ -36,6 +36,7 @@ struct prow {
 	enum plot_outcome outcome;
 	double overhead;
 	double accesses;
+	bool at_peak;   /* a heuristic at a plan's peak (heuristics_at_plan_peaks) */
 };
 
 struct pmodel {
@@ -64,6 +65,7 @@ struct pdata {
 	size_t n_series, cap_series;
 	struct prow *rows;
 	size_t n_rows;
+	bool any_at_peak;       /* some rows are at plan peaks */
 	/* fit.tsv (`sweep --fit`), when the folder has one: per model m and
 	 * series s (m * n_series + s), the smallest passing ratio and, where
 	 * feasibility is not monotone, the ratio from which every probe
@@ -88,8 +90,9 @@ struct plot_list {
 	size_t n, cap;
 };
 
-/** Add a figure: name and script copied, data_dir taken. */
-void plot_list_add(struct plot_list *l, const char *name, const char *script, char *data_dir);
+/** Add a figure of `panels` panels: name and script copied, data_dir taken. */
+void plot_list_add(struct plot_list *l, const char *name, const char *script, char *data_dir,
+		   size_t panels);
 
 /** DIR/plot-data/NAME, created (gives); NULL with err when it cannot be. */
 char *plot_data_dir(const struct plot_ctx *c, const char *name, struct rs_error *err);

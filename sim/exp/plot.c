@@ -165,6 +165,9 @@ static int read_points(const char *path, const struct points_table *t, struct pd
 	const char *yr = points_header(t, "yrange");
 	if (yr && isnan(d->ylo))
 		plot_parse_yrange(yr, &d->ylo, &d->yhi);
+	/* rows from this point on are heuristics at plan peaks */
+	const char *pk = points_header(t, "plan_peak_points");
+	size_t first_peak = pk ? (size_t)strtoull(pk, NULL, 10) : SIZE_MAX;
 	d->rows = xcalloc(t->n_rows ? t->n_rows : 1, sizeof *d->rows);
 	for (size_t i = 0; i < t->total; i++) {
 		if (!t->rows[i])
@@ -186,6 +189,13 @@ static int read_points(const char *path, const struct points_table *t, struct pd
 		r->outcome = plot_outcome_parse(f[PC_OUTCOME]);
 		r->overhead = strtod(f[PC_OVERHEAD], NULL);
 		r->accesses = strtod(f[PC_HEURISTIC_ACCESSES], NULL);
+		r->at_peak = strtoull(f[PC_POINT], NULL, 10) >= first_peak;
+		d->any_at_peak |= r->at_peak;
+		/* A plan obeys the overhead limit as a heuristic does: one past it
+		 * fails (a sweep marks it thrash; older folders said pass). */
+		if (d->series[r->series].planner && r->outcome == PLOT_PASS &&
+		    r->overhead > d->overhead_limit)
+			r->outcome = PLOT_THRASH;
 		unsigned trial = (unsigned)strtoul(f[PC_TRIAL], NULL, 10);
 		struct pseries *s = &d->series[r->series];
 		if (trial + 1 > s->trials)
@@ -448,17 +458,59 @@ static void put_row(FILE *f, int n, const double *v, int count)
 struct cell {
 	double ratio, mean, min, max;
 	unsigned n;
+	bool at_peak;   /* some of its rows are at a plan's peak */
 };
+
+/* What the y axis must hold: every plotted point, and each point's
+ * largest value (so that one point alone cannot switch the axis to log). */
+struct yacc {
+	double lo, hi;
+	double *maxes;
+	size_t n, cap;
+};
+
+static void yacc_add(struct yacc *y, const struct cell *cl)
+{
+	y->lo = fmin(y->lo, cl->min);
+	y->hi = fmax(y->hi, cl->max);
+	XGROW(y->maxes, y->cap, y->n + 1);
+	y->maxes[y->n++] = cl->max;
+}
+
+/* One file of the curve: a comment line, then rows from put (or, when it
+ * writes none, a NaN row, so that gnuplot meets no empty file). */
+static void put_cells(FILE *f, const char *comment, const struct cell *cells, size_t n,
+		      bool peaks_only)
+{
+	fputs(comment, f);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (peaks_only && !cells[i].at_peak)
+			continue;
+		put_row(f, 4, (double[]){cells[i].ratio, cells[i].mean, cells[i].min, cells[i].max},
+			(int)cells[i].n);
+		k++;
+	}
+	if (!k)
+		fputs("NaN\tNaN\tNaN\tNaN\t0\n", f);
+}
 
 /*
  * Write the files of one (panel, curve); returns the fail line through
- * *fail_x / *fail_kind and whether any point was written.
+ * *fail_x / *fail_kind and whether any point was written. A planner's
+ * curve is its Pareto frontier: a plan is drawn on it unless another plan
+ * of the planner has a smaller peak and no larger overhead (dominated
+ * plans go to pP-cC-faint.tsv, drawn faint). With peaks (points at plan
+ * peaks in the sweep), a heuristic's cells at those ratios also go to
+ * pP-cC-peaks.tsv, drawn marked.
  */
 static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_t c,
-			size_t model, size_t series, bool accesses, double *ylo, double *yhi,
-			double *fail_x, enum plot_outcome *fail_kind, size_t *npts, struct rs_error *err, int *rc)
+			size_t model, size_t series, bool accesses, bool peaks, struct yacc *y,
+			double *fail_x, enum plot_outcome *fail_kind, size_t *npts, size_t *n_faint,
+			struct rs_error *err, int *rc)
 {
 	size_t n = 0;
+	bool planner = d->series[series].planner != NULL;
 	double *ratios = xcalloc(d->n_rows ? d->n_rows : 1, sizeof *ratios);
 	for (size_t i = 0; i < d->n_rows; i++)
 		if (d->rows[i].model == model && d->rows[i].series == series)
@@ -470,9 +522,10 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 			ratios[nr++] = ratios[i];
 
 	struct cell *cells = xcalloc(nr ? nr : 1, sizeof *cells);
+	struct cell *faint = xcalloc(nr ? nr : 1, sizeof *faint);
 	enum plot_outcome *fails = xcalloc(nr ? nr : 1, sizeof *fails);
-	size_t nc = 0;
-	double first_pass = NAN;
+	size_t nc = 0, nf = 0;
+	double first_pass = NAN, best = INFINITY;
 	for (size_t k = 0; k < nr; k++) {
 		struct cell cl = {.ratio = ratios[k], .min = INFINITY, .max = -INFINITY};
 		unsigned total = 0;
@@ -483,6 +536,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 			if (r->model != model || r->series != series || r->ratio != ratios[k])
 				continue;
 			total++;
+			cl.at_peak |= r->at_peak;
 			if (r->outcome != PLOT_PASS) {
 				/* a thrash wins over running out of memory */
 				worst = worst == PLOT_THRASH ? PLOT_THRASH : r->outcome;
@@ -498,12 +552,17 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 		/* Zero accesses cannot sit on a log axis: leave the point out. */
 		if (cl.n == total && total > 0 && !(accesses && cl.min <= 0)) {
 			/* plans of one planner at the same peak: the best of them */
-			cl.mean = d->series[series].planner ? cl.min : sum / cl.n;
-			cells[nc++] = cl;
-			*ylo = fmin(*ylo, cl.min);
-			*yhi = fmax(*yhi, cl.max);
+			cl.mean = planner ? cl.min : sum / cl.n;
+			yacc_add(y, &cl);
 			if (isnan(first_pass))
 				first_pass = cl.ratio;
+			/* ratios ascending: a plan no better than one at a smaller
+			 * peak is dominated */
+			if (planner && !(cl.mean < best))
+				faint[nf++] = cl;
+			else
+				cells[nc++] = cl;
+			best = fmin(best, cl.mean);
 		}
 	}
 	*fail_x = 0;
@@ -515,8 +574,10 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 		}
 
 	char name[64];
-	const char *kinds[] = {"", "-band", "-ends"};
-	for (int kind = 0; kind < 3 && !*rc; kind++) {
+	const char *kinds[] = {"", "-band", "-ends", "-faint", "-peaks"};
+	for (int kind = 0; kind < 5 && !*rc; kind++) {
+		if ((kind == 3 && !planner) || (kind == 4 && (!peaks || planner)))
+			continue;
 		snprintf(name, sizeof name, "p%zu-c%zu%s.tsv", p, c, kinds[kind]);
 		char *text = NULL;
 		size_t len = 0;
@@ -535,12 +596,18 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 					put_row(f, 3, (double[]){cells[k + 1].ratio, cells[k].min,
 								 cells[k].max}, -1);
 			}
-		} else {
+		} else if (kind == 2) {
 			fputs("# ratio\tmean: the first and last points of the curve\n", f);
 			if (nc)
 				put_row(f, 2, (double[]){cells[0].ratio, cells[0].mean}, -1);
 			if (nc > 1)
 				put_row(f, 2, (double[]){cells[nc - 1].ratio, cells[nc - 1].mean}, -1);
+		} else if (kind == 3) {
+			put_cells(f, "# ratio\toverhead\tmin\tmax\tplans: dominated plans (a smaller peak "
+				     "has no larger overhead), drawn faint\n", faint, nf, false);
+		} else {
+			put_cells(f, "# ratio\tmean\tmin\tmax\ttrials: the cells at a plan's peak "
+				     "(heuristics_at_plan_peaks), marked\n", cells, nc, true);
 		}
 		fclose(f);
 		if (write_file_atomic(fdir, name, text, len, false, err))
@@ -548,15 +615,17 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 		free(text);
 	}
 	free(ratios);
+	free(faint);
 	free(cells);
 	free(fails);
 	*npts = nc;
+	*n_faint += nf;
 	return nc > 0;
 }
 
 /* A y range that holds every plotted point and the overhead limit, with a
  * margin so that a curve at the limit is not drawn into the frame. */
-static void linear_range(const struct pdata *d, double dlo, double dhi, double *lo, double *hi,
+static void linear_range(const struct pdata *d, const struct yacc *y, double *lo, double *hi,
 			 bool *log_y)
 {
 	*log_y = false;
@@ -565,6 +634,7 @@ static void linear_range(const struct pdata *d, double dlo, double dhi, double *
 		*hi = d->yhi;
 		return;
 	}
+	double dlo = y->lo, dhi = y->hi;
 	bool data = isfinite(dlo) && isfinite(dhi);
 	/* the paper's 2x, or the limit below it, or the data above it: a
 	 * limit far above the data would squash the curves to the floor */
@@ -574,7 +644,11 @@ static void linear_range(const struct pdata *d, double dlo, double dhi, double *
 	double bottom = 0.9;
 	if (data && dlo < 0.95)
 		bottom = dlo - 0.05 * (top - dlo);
-	if (bottom > 0 && top / bottom > 20) {
+	/* points above 20 x the bottom: one alone does not change the scale */
+	size_t high = 0;
+	for (size_t i = 0; i < y->n && bottom > 0; i++)
+		high += y->maxes[i] / bottom > 20;
+	if (bottom > 0 && top / bottom > 20 && high > 1) {
 		/* a range this wide squashes every curve to its floor: log y */
 		*log_y = true;
 		*lo = pow(10, floor(log10(bottom)));
@@ -600,7 +674,12 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	enum plot_outcome *fail_kind = xcalloc(np * ncur + 1, sizeof *fail_kind);
 	bool *lone = xcalloc(np * ncur + 1, sizeof *lone);
 	char **pcurves = xcalloc(np, sizeof *pcurves);
-	double ylo = INFINITY, yhi = -INFINITY;
+	struct yacc yv = {.lo = INFINITY, .hi = -INFINITY};
+	/* points at plan peaks to mark, in the overhead figures */
+	bool peaks = d->any_at_peak && !fs->accesses, planners = false;
+	size_t n_faint = 0;
+	for (size_t c = 0; c < ncur; c++)
+		planners |= d->series[fs->series[c]].planner != NULL;
 	for (size_t p = 0; p < np && !rc; p++) {
 		char *list = NULL;
 		size_t len = 0;
@@ -608,8 +687,8 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		for (size_t c = 0; c < ncur && !rc; c++) {
 			size_t k = p * ncur + c;
 			size_t npts = 0;
-			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, &ylo, &yhi,
-					&fail_x[k], &fail_kind[k], &npts, err, &rc))
+			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, peaks, &yv,
+					&fail_x[k], &fail_kind[k], &npts, &n_faint, err, &rc))
 				fprintf(lf, "%s%zu", len ? " " : "", c + 1);
 			lone[k] = npts == 1;
 			fflush(lf);
@@ -655,15 +734,15 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	bool log_y = fs->accesses;
 	char b1[FMT_DOUBLE_LEN], b2[FMT_DOUBLE_LEN];
 	if (fs->accesses) {
-		lo = isfinite(ylo) ? pow(10, floor(log10(ylo))) : 1;
-		hi = isfinite(yhi) ? pow(10, ceil(log10(yhi))) : 10;
+		lo = isfinite(yv.lo) ? pow(10, floor(log10(yv.lo))) : 1;
+		hi = isfinite(yv.hi) ? pow(10, ceil(log10(yv.hi))) : 10;
 		if (!(hi > lo))
 			hi = lo * 10;
 	} else {
-		linear_range(d, ylo, yhi, &lo, &hi, &log_y);
+		linear_range(d, &yv, &lo, &hi, &log_y);
 	}
 	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
-		fmt_double(b1, ylo), fmt_double(b2, yhi));
+		fmt_double(b1, yv.lo), fmt_double(b2, yv.hi));
 	/* x: 0 to 1.1 as the paper, wider when budgets go past it */
 	double xmax = 1.0;
 	for (size_t i = 0; i < d->n_rows; i++)
@@ -774,6 +853,14 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		any_lone |= lone[k];
 	}
 	fprintf(f, "any_oom = %d\nany_thrash = %d\nany_lone = %d\n", any_oom, any_thrash, any_lone);
+	/* (only where there are planners, or points at plan peaks: other
+	 * figures keep their data) */
+	if (planners)
+		fprintf(f, "# planners: the Pareto frontier of each (pP-cC.tsv), their dominated\n"
+			   "# plans faint (pP-cC-faint.tsv)\nany_faint = %d\n", n_faint > 0);
+	if (peaks)
+		fputs("# heuristics at plan peaks (heuristics_at_plan_peaks): pP-cC-peaks.tsv,\n"
+		      "# marked\nany_peaks = 1\n", f);
 	if (fit_marks)
 		put_fit_marks(f, d, fs);
 	fclose(f);
@@ -787,11 +874,12 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	free(fail_shift);
 	free(fail_kind);
 	free(lone);
+	free(yv.maxes);
 	if (rc) {
 		free(fdir);
 		return -1;
 	}
-	plot_list_add(out, fs->name, script, fdir);
+	plot_list_add(out, fs->name, script, fdir, d->n_models);
 	return 0;
 }
 
@@ -1018,12 +1106,14 @@ const struct plot_figure_row *plot_figure_rows(size_t *n)
 	return figures;
 }
 
-void plot_list_add(struct plot_list *l, const char *name, const char *script, char *data_dir)
+void plot_list_add(struct plot_list *l, const char *name, const char *script, char *data_dir,
+		   size_t panels)
 {
 	XGROW(l->figs, l->cap, l->n + 1);
 	l->figs[l->n].name = xstrdup(name);
 	l->figs[l->n].script = xstrdup(script);
 	l->figs[l->n].data_dir = data_dir;
+	l->figs[l->n].panels = panels;
 	l->n++;
 }
 

@@ -19,6 +19,7 @@ struct plot_figure {
 	char *name;     /* output file stem: DIR/NAME.png, DIR/NAME.pdf */
 	char *script;   /* "pareto", "ablation", "banishing", "accesses" */
 	char *data_dir; /* DIR/plot-data/NAME */
+	size_t panels;  /* at most this many SVG pages (DIR/NAME-2.svg ...: grid.gp) */
 };
 
 /* Choices of `rematsim plot` that change the data. */
