@@ -316,13 +316,6 @@ void fit_result_free(struct fit_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* A TSV field and its tab (rs_tsv_field: names hold no tab or newline,
- * experiment.c refuses them). */
-static void put_field(FILE *f, const char *s)
-{
-	rs_tsv_field(f, s);
-	fputc('\t', f);
-}
 
 int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
 		       char **text, size_t *len, struct rs_error *err)
@@ -355,10 +348,9 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 			fmt_double(res, resolution);
 			fmt_double(r1, (double)r.smallest_pass / bm);
 			fmt_double(r2, (double)r.all_pass_from / bm);
-			put_field(f, em->name);
-			put_field(f, se->name);
-			fprintf(f, "%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", se->heuristic->name,
+			/* names as they are: no tab or line break (experiment.c) */
+			fprintf(f, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", em->name, se->name, se->heuristic->name,
 				runtime_kind_name(se->runtime), fc.seed, lim, res, em->base.memory, r.lower,
 				r.upper, r.step, r.smallest_pass, r1);
 			if (r.largest_fail)

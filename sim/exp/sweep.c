@@ -199,13 +199,8 @@ static char *models_text(const struct experiment *e, size_t *len)
 		double mem = (double)m->base.memory;
 		fmt_double(cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
 		fmt_double(br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
-		rs_tsv_field(f, m->name);
-		fputc('\t', f);
-		rs_tsv_field(f, m->title);
-		fputc('\t', f);
-		rs_tsv_field(f, m->desc);
-		fputc('\t', f);
-		rs_tsv_field(f, m->spec);
+		/* as they are: no tab or line break (experiment.c, model_fields) */
+		fprintf(f, "%s\t%s\t%s\t%s", m->name, m->title, m->desc, m->spec);
 		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\n", sha,
 			m->sched->n_ops, m->sched->n_tensors,
 			(unsigned long long)m->base.memory, (long long)m->base.compute,
