@@ -112,8 +112,9 @@ static void describe_choices(FILE *f)
 }
 
 /* One JSON object as a line, its reals in the shortest text that reads
- * back exactly ("0.7", not "0.69999999999999996"), keys in order. */
-static void put_json_line(json_t *o)
+ * back exactly ("0.7", not "0.69999999999999996"), keys in order (also
+ * `rematsim measured`'s, cmd.h). */
+void put_json_line(json_t *o)
 {
 	const char *key;
 	json_t *v;
