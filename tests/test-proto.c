@@ -25,6 +25,7 @@
 #define SZ 10000 /* bytes of each x_i and of y */
 
 static char *fan_text(unsigned n, unsigned small_first)
+/* small_first: x0's bytes (0: no x0) */
 {
 	size_t cap = 512 + (size_t)n * 400, len = 0;
 	char *b = malloc(cap);
@@ -33,12 +34,12 @@ static char *fan_text(unsigned n, unsigned small_first)
 	PUT("{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"c\"}\n");
 	PUT("{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"1\",\"NAME\":\"c\"}\n");
 	for (unsigned i = 0; i <= n; i++) {
-		/* x0 only with small_first: 1 byte, made at no cost (cost 0) */
+		/* x0 only with small_first: its bytes, made at no cost (cost 0) */
 		if (i == 0 && !small_first)
 			continue;
 		PUT("{\"ARGS\":[\"c\"],\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"RESULT\":[\"x%u\"],"
 		    "\"TIME\":\"%u\"}\n", i, i ? 10 : 0);
-		PUT("{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"x%u\"}\n", i ? SZ : 1, i);
+		PUT("{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"x%u\"}\n", i ? SZ : small_first, i);
 		PUT("{\"ALIAS\":\"-1\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"x%u\"}\n", i);
 	}
 	PUT("{\"ARGS\":[\"c\"],\"INSTRUCTION\":\"CALL\",\"NAME\":\"g\",\"RESULT\":[\"y\"],\"TIME\":\"10\"}\n");
@@ -148,9 +149,12 @@ START_TEST(sample_size_and_seed)
 }
 END_TEST
 
-/* x0 (1 byte, made at no cost: cost 0, the cheapest) is under 1% of the
- * mean storage size: with `small` it never becomes a candidate and x1
- * goes; without, x0 goes first (freeing too little) and then x1. */
+/* x0, made at no cost (cost 0, the cheapest), is under 1% of the mean
+ * storage size: with `small` it never becomes a candidate and x1 goes;
+ * without, x0 goes first (freeing too little) and then x1. At n = 50 the
+ * storages are c (1 byte), x0, x1..x50 and y (SZ each): 53 of them,
+ * 510001 + |x0| bytes, so x0 is a candidate from 100 |x0| 53 >= 510001 +
+ * |x0|, 97 bytes (the prototype's test, exactly). */
 START_TEST(small_storages_ignored)
 {
 	const unsigned n = 50;
@@ -166,6 +170,15 @@ START_TEST(small_storages_ignored)
 	ck_assert_uint_eq(ev.s[0], 1);
 	ck_assert_uint_eq(ev.s[1], 2);
 	schedule_free(s);
+	/* at the threshold: 96 bytes stay out, 97 are a candidate */
+	for (unsigned b = 96; b <= 97; b++) {
+		s = fan(n, b);
+		memset(&ev, 0, sizeof ev);
+		r = run(s, "no-sampling", b + 1 + SZ * n, 1, &ev);
+		ck_assert_uint_eq(r.evictions, b == 96 ? 1 : 2);
+		ck_assert_uint_eq(ev.s[0], b == 96 ? 2 : 1);
+		schedule_free(s);
+	}
 }
 END_TEST
 

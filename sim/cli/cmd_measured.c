@@ -231,7 +231,7 @@ static void put_sweeps(const struct measured_file *f, const struct measured_poin
 		return;
 	printf("\nlargest inputs (param_sweep runs: the paper's Table 1):\n");
 	printf("%-16s %5s %8s  %-8s %-13s %9s %-6s %s\n", "model", "batch", "budget", "measured",
-	       "heuristic", "fit_GB", "replay", "agrees");
+	       "heuristic", "fit_GB", "agrees", "replay at the budget");
 	const char *last_why = NULL, *last_model = NULL;
 	for (size_t i = 0; i < f->n_runs; i++) {
 		const struct measured_run *r = &f->runs[i];
@@ -247,16 +247,21 @@ static void put_sweeps(const struct measured_file *f, const struct measured_poin
 				snprintf(fb, sizeof fb, "%.3f", (double)p->fit_budget / 1e9);
 			else
 				snprintf(fb, sizeof fb, "none");
+			char oc[48];
+			if (p->trials > 1)
+				snprintf(oc, sizeof oc, "%s (%u of %u passed)", outcome_name(p->outcome), p->passed,
+					 p->trials);
+			else
+				snprintf(oc, sizeof oc, "%s", outcome_name(p->outcome));
 			printf("%-16s %5u %5.2f GB  %-8s %-13s %9s %-6s %s\n", r->model, r->batch,
-			       (double)r->budget / 1e9, r->error ? "error" : "ran", p->h->name, fb,
-			       outcome_name(p->outcome), agrees(r, p) ? "yes" : "no");
+			       (double)r->budget / 1e9, outcome_of(r), p->h->name, fb, agrees(r, p) ? "yes" : "no", oc);
 			shown = true;
 		}
 		if (!shown) {
 			/* the reason once for the runs of a model that share it */
 			bool same = last_why && !strcmp(last_why, r->why) && !strcmp(last_model, r->model);
 			printf("%-16s %5u %5.2f GB  %-8s no log%s%s\n", r->model, r->batch, (double)r->budget / 1e9,
-			       r->error ? "error" : "ran", same ? " (as above)" : ": ", same ? "" : r->why);
+			       outcome_of(r), same ? " (as above)" : ": ", same ? "" : r->why);
 			last_why = r->why;
 			last_model = r->model;
 		}

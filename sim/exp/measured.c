@@ -319,7 +319,8 @@ static int read_run(struct reader *rd, const char *model, size_t i, const json_t
 	struct jpath ab = jp_key(asp, "batch_size");
 	if (!whole_in(json_object_get(sp, "batch_size"), 1, 1e9, &x))
 		return fail(rd, json_object_get(sp, "batch_size") ? &ab : &asp,
-			    "batch_size must be a whole number from 1 to 1e9");
+			    json_object_get(sp, "batch_size") ? "not a batch size (a whole number from 1 to 1e9)"
+							      : "no batch_size (a whole number from 1 to 1e9)");
 	out->batch = (unsigned)x;
 	const json_t *ex = json_object_get(sp, "extra_params");
 	out->extra = xstrdup("");

@@ -314,8 +314,8 @@ static double proto_cost(struct runtime_state *rt, uint32_t s, uint64_t *acc)
 /*
  * CheckpointPool::evict, one pass: visit entry 0, then step by 1 (or, with
  * sampling, by a uniform draw of 1..floor(sqrt(N)), N the length when the
- * pass starts); an entry found evicted is replaced by the last one (which
- * is visited next); an evictable one (material, unlocked, not pinned: in
+ * pass starts); an entry found evicted (or being remade by the op now
+ * running) is replaced by the last one (which is visited next); an evictable one (material, unlocked, not pinned: in
  * the simulator's pool) is scored, and the first strict minimum kept; the
  * one taken leaves the list the same way. A pass that scored none (every
  * sampled entry locked) is repeated, as the prototype's loop repeats it;
@@ -334,7 +334,10 @@ uint32_t rt_proto_choose(struct runtime_state *rt)
 		uint64_t evals = 0, acc = 0;
 		for (size_t i = 0; i < p->n_aps;) {
 			uint32_t s = p->aps[i];
-			if (!(rt->tag[s] & 1)) {
+			/* evicted, or being remade by the op now running (the
+			 * after rule: its cells are filled only after the
+			 * eviction, so the prototype sees it still evicted) */
+			if (!(rt->tag[s] & 1) || p->fresh[s]) {
 				p->aps[i] = p->aps[--p->n_aps];
 				continue;
 			}
@@ -356,7 +359,7 @@ uint32_t rt_proto_choose(struct runtime_state *rt)
 		}
 		bool any = false;
 		for (size_t i = 0; i < p->n_aps && !any; i++)
-			any = rt->st[p->aps[i]].in_pool;
+			any = rt->st[p->aps[i]].in_pool && !p->fresh[p->aps[i]];
 		if (!any)
 			return RT_NONE;
 	}
