@@ -79,7 +79,7 @@ static struct runtime_result run(const struct schedule *s, const char *rules, ui
 {
 	struct proto_rules r = proto_rules_default;
 	char why[200];
-	ck_assert_msg(proto_rules_parse(rules, &r, why, sizeof why) == 0, "%s", why);
+	ck_assert_msg(proto_rules_parse(rules, &r, NULL, why, sizeof why) == 0, "%s", why);
 	struct runtime_config cfg = {
 		.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 		.heuristic = heuristic_find("DTRPrototype"),
@@ -257,16 +257,19 @@ START_TEST(rule_names)
 	struct proto_rules r = proto_rules_default;
 	char why[200], buf[100];
 	ck_assert_str_eq(proto_rules_text(&r, buf, sizeof buf), "sampling,small,after,classes");
-	ck_assert_int_eq(proto_rules_parse("no-sampling,no-classes", &r, why, sizeof why), 0);
+	unsigned named = 0;
+	ck_assert_int_eq(proto_rules_parse("no-sampling,no-classes", &r, &named, why, sizeof why), 0);
+	ck_assert_uint_eq(named, PROTO_SAMPLING | PROTO_CLASSES);
 	ck_assert_str_eq(proto_rules_text(&r, buf, sizeof buf), "no-sampling,small,after,no-classes");
-	ck_assert_int_eq(proto_rules_parse("none,after", &r, why, sizeof why), 0);
+	ck_assert_int_eq(proto_rules_parse("none,after", &r, &named, why, sizeof why), 0);
+	ck_assert_uint_eq(named, PROTO_ALL);
 	ck_assert_str_eq(proto_rules_text(&r, buf, sizeof buf), "no-sampling,no-small,after,no-classes");
-	ck_assert_int_eq(proto_rules_parse("all", &r, why, sizeof why), 0);
+	ck_assert_int_eq(proto_rules_parse("all", &r, NULL, why, sizeof why), 0);
 	ck_assert(r.sampling && r.ignore_small && r.after && r.op_classes);
-	ck_assert_int_eq(proto_rules_parse("sampling,smal", &r, why, sizeof why), -1);
+	ck_assert_int_eq(proto_rules_parse("sampling,smal", &r, NULL, why, sizeof why), -1);
 	ck_assert_msg(strstr(why, "'smal'"), "%s", why);
-	ck_assert_int_eq(proto_rules_parse("", &r, why, sizeof why), -1);
-	ck_assert_int_eq(proto_rules_parse("no-all", &r, why, sizeof why), -1);
+	ck_assert_int_eq(proto_rules_parse("", &r, NULL, why, sizeof why), -1);
+	ck_assert_int_eq(proto_rules_parse("no-all", &r, NULL, why, sizeof why), -1);
 	const struct heuristic *h = heuristic_find("dtrprototype");
 	ck_assert_ptr_nonnull(h);
 	ck_assert(h->random && (h->needs & NEEDS_PROTO) && (h->needs & NEEDS_EQCLASS));

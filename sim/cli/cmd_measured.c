@@ -48,9 +48,11 @@ static const char measured_help[] =
 	"  --seed N         first seed of the random heuristics (default 1)\n"
 	"  --trials K       seeds N..N+K-1 per run of a random heuristic, the median\n"
 	"                   reported with the spread (default 11)\n"
-	"  --proto-rules R  DTRPrototype's rules for every run (replay --help);\n"
-	"                   default: each run's use_sampling and ignore_small_tensors,\n"
-	"                   the budget checked after each op and the prototype's classes\n"
+	"  --proto-rules R  DTRPrototype's rules (replay --help): by default each run's\n"
+	"                   use_sampling and ignore_small_tensors, the budget checked\n"
+	"                   after each op and the prototype's classes; the rules named\n"
+	"                   here replace those for every run (no-after: the others\n"
+	"                   as they were)\n"
 	"  --overhead-limit L  stop (thrash) past (L-1) x baseline compute of remats\n"
 	"                   (default 10; 'inf')\n"
 	"  --jobs N         threads (default: all processors)\n"
@@ -386,6 +388,7 @@ int cmd_measured(int argc, char **argv)
 	double overhead_limit = 10;
 	bool json = false, rules_set = false;
 	struct proto_rules rules = proto_rules_default;
+	unsigned rules_named = 0;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -407,7 +410,7 @@ int cmd_measured(int argc, char **argv)
 			break;
 		case 'P': {
 			char why[200];
-			if (proto_rules_parse(optarg, &rules, why, sizeof why))
+			if (proto_rules_parse(optarg, &rules, &rules_named, why, sizeof why))
 				return usage_error("measured", measured_help, "--proto-rules: %s", why);
 			rules_set = true;
 			break;
@@ -503,7 +506,8 @@ int cmd_measured(int argc, char **argv)
 	}
 	struct measured_options o = {
 		.heuristics = hs, .n_heuristics = nh, .seed = seed, .trials = (unsigned)trials,
-		.rules = rules_set ? &rules : NULL, .overhead_limit = overhead_limit,
+		.rules = rules_set ? &rules : NULL, .rules_named = rules_named,
+		.overhead_limit = overhead_limit,
 		.fit_resolution = 0.01, .jobs = (unsigned)jobs,
 	};
 	struct measured_point *pts = NULL;
@@ -532,9 +536,10 @@ int cmd_measured(int argc, char **argv)
 		printf("%s against %s: %zu of %zu runs with a log%s\n", argv[optind], archive, matched, runs,
 		       matched ? "; replayed without the logs' final pins" : "");
 		if (random && matched)
-			printf("random heuristics: the median of %" PRIu64 " seeds from %" PRIu64 "%s%s\n", trials, seed,
-			       rules_set ? "; DTRPrototype's rules " : "",
-			       rules_set ? proto_rules_text(&rules, rb, sizeof rb) : "");
+			printf("random heuristics: the median of %" PRIu64 " seeds from %" PRIu64 "\n", trials, seed);
+		if (rules_set && matched)
+			printf("DTRPrototype's rules: %s for every run (of the rules named; the others "
+			       "as each run had them)\n", proto_rules_text(&rules, rb, sizeof rb));
 		if (matched > sweeps)
 			printf("\n");
 		put_table(&f, pts, n, &o);

@@ -308,7 +308,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'P': {
 			char why[200];
-			if (proto_rules_parse(optarg, &rules, why, sizeof why))
+			if (proto_rules_parse(optarg, &rules, NULL, why, sizeof why))
 				return usage_error("replay", replay_help, "--proto-rules: %s", why);
 			rules_set = true;
 			break;

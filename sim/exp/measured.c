@@ -696,10 +696,18 @@ int measured_replay(const struct measured_file *f, const struct measured_options
 			n_logs++;
 		}
 		c.run_log[i] = k;
-		c.rules[i] = o->rules ? *o->rules
-				      : (struct proto_rules){.sampling = r->use_sampling,
-							     .ignore_small = r->ignore_small,
-							     .after = true, .op_classes = true};
+		struct proto_rules *pr = &c.rules[i];
+		*pr = (struct proto_rules){.sampling = r->use_sampling, .ignore_small = r->ignore_small,
+					   .after = true, .op_classes = true};
+		unsigned nm = o->rules ? o->rules_named : 0;
+		if (nm & PROTO_SAMPLING)
+			pr->sampling = o->rules->sampling;
+		if (nm & PROTO_SMALL)
+			pr->ignore_small = o->rules->ignore_small;
+		if (nm & PROTO_AFTER)
+			pr->after = o->rules->after;
+		if (nm & PROTO_CLASSES)
+			pr->op_classes = o->rules->op_classes;
 		for (size_t h = 0; h < o->n_heuristics; h++) {
 			struct runtime_config probe = {.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 						       .heuristic = o->heuristics[h]};

@@ -115,9 +115,11 @@ struct measured_options {
 	size_t n_heuristics;
 	uint64_t seed;          /* the first seed of the random heuristics */
 	unsigned trials;        /* seeds seed.. seed+trials-1 of a random heuristic */
-	/* DTRPrototype's rules for every run; NULL: each run's use_sampling
-	 * and ignore_small_tensors, the other rules on */
+	/* DTRPrototype's rules: each run's use_sampling and
+	 * ignore_small_tensors, the other rules on, except those named in
+	 * rules_named (PROTO_* bits), which come from *rules */
 	const struct proto_rules *rules;
+	unsigned rules_named;
 	double overhead_limit;  /* as in point_config */
 	double fit_resolution;  /* param_sweep runs' fit (fit.h) */
 	unsigned jobs;          /* threads (0: all processors) */

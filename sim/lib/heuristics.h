@@ -85,12 +85,15 @@ struct proto_rules {
 };
 /** All rules on: the prototype as the artifact ran it. */
 extern const struct proto_rules proto_rules_default;
+/* struct proto_rules' fields as bits (proto_rules_parse's *named). */
+enum { PROTO_SAMPLING = 1, PROTO_SMALL = 2, PROTO_AFTER = 4, PROTO_CLASSES = 8, PROTO_ALL = 15 };
 /**
  * Parse a comma list of rule names, each optionally prefixed with "no-"
  * (sampling, small, after, classes; "all", "none"), applied in order to
- * *r: 0, or -1 with a message in why (naming the word).
+ * *r, and the rules it named set in *named (PROTO_*; NULL: not wanted):
+ * 0, or -1 with a message in why (naming the word).
  */
-int proto_rules_parse(const char *text, struct proto_rules *r, char *why, size_t why_len);
+int proto_rules_parse(const char *text, struct proto_rules *r, unsigned *named, char *why, size_t why_len);
 /** The rules as "sampling,small,after,classes" with "no-" where off. */
 const char *proto_rules_text(const struct proto_rules *r, char *buf, size_t len);
 

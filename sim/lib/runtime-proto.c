@@ -56,9 +56,10 @@ static const struct {
 };
 #define N_RULES (sizeof rule_names / sizeof rule_names[0])
 
-int proto_rules_parse(const char *text, struct proto_rules *r, char *why, size_t why_len)
+int proto_rules_parse(const char *text, struct proto_rules *r, unsigned *named, char *why, size_t why_len)
 {
 	const char *p = text;
+	unsigned seen = 0;
 	for (;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -73,14 +74,17 @@ int proto_rules_parse(const char *text, struct proto_rules *r, char *why, size_t
 		bool found = false;
 		if (wl == 3 && !strncmp(w, "all", 3) && on) {
 			*r = proto_rules_default;
+			seen = PROTO_ALL;
 			found = true;
 		} else if (wl == 4 && !strncmp(w, "none", 4) && on) {
 			memset(r, 0, sizeof *r);
+			seen = PROTO_ALL;
 			found = true;
 		}
 		for (size_t i = 0; i < N_RULES && !found; i++) {
 			if (strlen(rule_names[i].name) == wl && !strncmp(rule_names[i].name, w, wl)) {
 				*(bool *)((char *)r + rule_names[i].offset) = on;
+				seen |= 1u << i;
 				found = true;
 			}
 		}
@@ -89,8 +93,11 @@ int proto_rules_parse(const char *text, struct proto_rules *r, char *why, size_t
 				 "classes, each also as no-RULE; all, none)", (int)len, p);
 			return -1;
 		}
-		if (!comma)
+		if (!comma) {
+			if (named)
+				*named = seen;
 			return 0;
+		}
 		p = comma + 1;
 	}
 }
