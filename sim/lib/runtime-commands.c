@@ -206,7 +206,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 			rt_uf_merge(rt, rt->st[nb[i]].ecn, x->ecn);
 		}
 	}
-	if (rt->proto.on)
+	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_evicting(rt, s);
 	rt_emit(rt, EV_EVICT, RT_NONE, s);
 }
@@ -326,7 +326,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		if (rt->st[rt->stk[i]].ref_int)
 			rt_bug_at(rt, "a new storage is locked", rt->stk[i]);
 		rt_pool_append(rt, rt->stk[i]);
-		if (rt->proto.on)
+		if (__builtin_expect(rt->proto.on, 0))
 			rt_proto_fresh(rt, rt->stk[i]);
 	}
 
@@ -437,7 +437,7 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	 * while over the budget (its outputs, not candidates yet, and any
 	 * duplicates of outputs still material counted, as the prototype's
 	 * allocator counts them until the op returns). */
-	bool after = rt->proto.on && rt->proto.after;
+	bool after = __builtin_expect(rt->proto.after, 0); /* set only when proto.on */
 	if (!after && rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
 		return rc;
 	uint64_t dup = after ? rt_defined_outputs_bytes(rt, t) : 0;
@@ -446,7 +446,7 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	size_t bsib = compute(rt, t, remat, &n_sib);
 	if (after && rt->memory + dup > rt->budget && (rc = free_memory(rt, dup)))
 		return rc;
-	if (rt->proto.on)
+	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_joined(rt, sc->tensors[t].op, remat);
 
 	if (rt->v1) {
