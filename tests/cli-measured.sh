@@ -157,6 +157,12 @@ expect_status 0 "measured --help" "$R" measured --help
 a=$(sum < "$tmp/j5" | grep -v unmatched | cut -f5 | head -3 | tr '\n' ' ')
 b=$(sum < "$tmp/j6" | grep -v unmatched | cut -f5 | head -3 | tr '\n' ' ')
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "DTRPrototype with no rule is DTREqClass here ($a)" || no "no rules: $a, DTREqClass: $b"
+# a rule named replaces only itself: the ratio run keeps its own no-sampling
+"$R" measured runs.json --manifest manifest.json --heuristic DTRPrototype --proto-rules no-after --json > "$tmp/j7" 2>&1
+grep -q '"kind":"ratio".*"proto_rules":"no-sampling,small,no-after,classes"' "$tmp/j7" &&
+	grep -q '"kind":"fixed","budget":350000000,.*"proto_rules":"sampling,small,no-after,classes"' "$tmp/j7" &&
+	ok "--proto-rules no-after keeps each run's sampling, and each row says its rules" ||
+	no "rules of the rows: $(grep -o '"kind":"[a-z]*","budget":[0-9]*\|"proto_rules":"[^"]*"' "$tmp/j7" | tr '\n' ' ')"
 
 # --- the artifact's files (../shared) ----------------------------------------
 S=${REMATSIM_SHARED:-}

@@ -117,6 +117,10 @@ static void put_point_json(const struct measured_file *f, const struct measured_
 	json_object_set_new(j, "passed", json_integer(p->passed));
 	json_object_set_new(j, "use_sampling", json_boolean(r->use_sampling));
 	json_object_set_new(j, "ignore_small_tensors", json_boolean(r->ignore_small));
+	if (p->h->needs & NEEDS_PROTO) {
+		char rb[100];
+		json_object_set_new(j, "proto_rules", json_string(proto_rules_text(&p->rules, rb, sizeof rb)));
+	}
 	json_object_set_new(j, "measured_outcome", json_string(outcome_of(r)));
 	json_object_set_new(j, "outcome", json_string(outcome_name(p->outcome)));
 	json_object_set_new(j, "measured_remat_pct", jreal(mp));
@@ -341,6 +345,11 @@ static int write_tsv(const char *dir, const struct measured_file *f, const char 
 	rs_tsv_field(m, archive);
 	fprintf(m, "\n# seeds: %" PRIu64 " and %u after it (random heuristics)\n", o->seed,
 		o->trials ? o->trials - 1 : 0);
+	if (o->rules) {
+		char rb[100];
+		fprintf(m, "# proto-rules: %s (those named; the others as each run had them)\n",
+			proto_rules_text(o->rules, rb, sizeof rb));
+	}
 	fprintf(m, "%s\n", MEASURED_COLUMNS);
 	for (size_t i = 0; i < n; i++) {
 		const struct measured_point *p = &pts[i];

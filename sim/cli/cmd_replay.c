@@ -494,6 +494,10 @@ int cmd_replay(int argc, char **argv)
 			json_object_set_new(o, "heuristic_accesses", json_integer((json_int_t)pr.run.heuristic_accesses));
 			json_object_set_new(o, "overhead_limit", isinf(overhead_limit) ? json_string("inf") : json_real(overhead_limit));
 			json_object_set_new(o, "no_dealloc", json_boolean(no_dealloc));
+			if (h->needs & NEEDS_PROTO) { /* DTRPrototype: its rules */
+				char rb[100];
+				json_object_set_new(o, "proto_rules", json_string(proto_rules_text(&rules, rb, sizeof rb)));
+			}
 			json_object_set_new(o, "wall_ms", json_real(pr.wall_ms));
 			json_object_set_new(o, "version", json_string(REMATSIM_VERSION));
 			put_json_line(o);

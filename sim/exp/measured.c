@@ -735,6 +735,7 @@ int measured_replay(const struct measured_file *f, const struct measured_options
 			pt->h = o->heuristics[h];
 			pt->trials = pt->h->random ? o->trials : 1;
 			pt->baseline_memory = c.logs[c.run_log[i]].b.memory;
+			pt->rules = c.rules[i];
 			for (unsigned k = 0; k < pt->trials; k++)
 				c.tasks[t++] = (struct task){.point = p, .trial = k};
 			p++;

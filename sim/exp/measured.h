@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heuristics.h"
 #include "runtime.h"
 #include "util.h"
 
@@ -108,6 +109,7 @@ struct measured_point {
 	uint64_t baseline_memory;
 	/* MEASURED_SWEEP: the smallest passing budget found (fit.h), 0 none */
 	uint64_t fit_budget;
+	struct proto_rules rules;    /* DTRPrototype's rules for this run */
 };
 
 struct measured_options {
