@@ -158,7 +158,8 @@ for fig in "$tmp"/*/plot-data/*/figure.gp; do
 		}
 	} END { exit bad }' "$fig" >&2 || fail "$name: failure lines drawn over each other"
 	# descriptions wrapped for print: no line past 30 characters
-	grep -o 'pdescn\[[0-9]*\] = "[^"]*"' "$fig" | sed 's/^[^"]*"//; s/"$//; s/\\n/\n/g' |
+	# (single-quoted pieces joined by newlines, "\012": gptext.h)
+	grep -o 'pdescn\[[0-9]*\] = .*' "$fig" | sed "s/^[^=]*= '//; s/'\$//; s/'\\.\"\\\\012\"\\.'/\\n/g" |
 		awk 'length($0) > 30 { print "description line too long: " $0; bad = 1 } END { exit bad }' >&2 ||
 		fail "$name: a description overflows its panel"
 	# the legend explains the failure styles drawn (the SVG's text)
@@ -193,7 +194,7 @@ lf=$tmp/limit/plot-data/limit/figure.gp
 [ "$(gpval "$lf" ylog)" = 0 ] || fail "limit: a log axis"
 awk -v hi="$(gpval "$lf" yrange_hi)" 'BEGIN { exit !(hi >= 5 && hi < 10) }' ||
 	fail "limit: y range up to $(gpval "$lf" yrange_hi), not to the data's 8 or so"
-grep -q '\\n' "$lf" || fail "limit: the long description is not wrapped"
+grep -q '"\\012"' "$lf" || fail "limit: the long description is not wrapped"
 # a PDF at paper size: full width by default, one column on request
 grep -aq 'MediaBox \[ 0 0 504 ' "$tmp/limit/limit.pdf" || fail "limit.pdf is not 7 in wide"
 "$rematsim" plot --format pdf --size column --plots "$plots" "$tmp/limit" > /dev/null

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gptext.h"
 #include "heuristics.h"
 #include "measured.h"
 #include "plot.h"
@@ -47,15 +48,6 @@ static size_t intern(char ***names, size_t *n, size_t *cap, const char *s)
 	XGROW(*names, *cap, *n + 1);
 	(*names)[*n] = xstrdup(s);
 	return (*n)++;
-}
-
-/* A gnuplot single-quoted string. */
-static void put_q(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++)
-		fputs(*s == '\'' ? "''" : (char[]){*s, 0}, f);
-	fputc('\'', f);
 }
 
 static int write_text(const char *dir, const char *name, char *buf, size_t len, struct rs_error *err)
@@ -79,11 +71,16 @@ static double num(const char *s, bool *ok)
 	return x;
 }
 
-static void put_style(FILE *f, const char *arr, size_t i, const char *label, const char *color, int marker)
+/* A curve's label (markup: enhanced text of ours, shown as such; else a
+ * name from the file, shown literally: gptext.h), colour and marker. */
+static void put_style(FILE *f, size_t i, const char *label, bool markup, const char *color, int marker)
 {
-	fprintf(f, "%slabel[%zu] = ", arr, i);
-	put_q(f, label);
-	fprintf(f, "\n%scolor[%zu] = '%s'\n%smarker[%zu] = %d\n", arr, i, color, arr, i, marker);
+	fprintf(f, "clabel[%zu] = ", i);
+	if (markup)
+		gptext_string(f, label);
+	else
+		gptext_enhanced(f, label);
+	fprintf(f, "\nccolor[%zu] = '%s'\ncmarker[%zu] = %d\n", i, color, i, marker);
 }
 
 int plot_measured(const char *dir, struct plot_figure **figs, size_t *n_figs, struct rs_error *err)
@@ -233,35 +230,38 @@ int plot_measured(const char *dir, struct plot_figure **figs, size_t *n_figs, st
 		FILE *m = open_memstream(&buf, &blen);
 		fprintf(m, "# written by rematsim plot: the %s figure's settings\nfigtitle = ",
 			fig ? "measured-budget" : "measured");
-		put_q(m, fig ? "Remat overhead against the budget: the DTR prototype's runs"
-			     : "Simulated against measured remat overhead: the DTR prototype's runs");
+		gptext_enhanced(m, fig ? "Remat overhead against the budget: the DTR prototype's runs"
+				       : "Simulated against measured remat overhead: the DTR prototype's runs");
 		fprintf(m, "\nnpanels = %zu\nncurves = %zu\n", np, nc);
 		fprintf(m, "vmax = %.17g\nxlo = %.17g\nxhi = %.17g\n", vmax, isfinite(xlo) ? xlo : 0, xhi);
 		fprintf(m, "array ptitle[%zu]\narray clabel[%zu]\narray ccolor[%zu]\narray cmarker[%zu]\n", np, nc,
 			nc, nc);
 		for (size_t p = 0; p < np; p++) {
-			const char *t = fig ? models[p] : heurs[p];
-			if (fig && measured_model_find(t))
-				t = measured_model_find(t)->title;
-			else if (!fig && heuristic_find(t))
-				t = heuristic_find(t)->tex_label;
+			/* a model's title (measured.c's table) or a heuristic's
+			 * label (its registry row, markup of ours); else the
+			 * file's name for it, shown literally */
+			const struct measured_model *mm = fig ? measured_model_find(models[p]) : NULL;
+			const struct heuristic *h = fig ? NULL : heuristic_find(heurs[p]);
 			fprintf(m, "ptitle[%zu] = ", p + 1);
-			put_q(m, t);
+			if (h)
+				gptext_string(m, h->tex_label);
+			else
+				gptext_enhanced(m, mm ? mm->title : fig ? models[p] : heurs[p]);
 			fputc('\n', m);
 		}
 		for (size_t c = 0; c < nc; c++) {
 			if (!fig) {
 				/* a model's style: measured.c's table */
 				const struct measured_model *mm = measured_model_find(models[c]);
-				put_style(m, "c", c + 1, mm ? mm->title : models[c], mm ? mm->color : "#555555",
+				put_style(m, c + 1, mm ? mm->title : models[c], false, mm ? mm->color : "#555555",
 					  mm ? mm->marker : 1);
 			} else if (c == 0) {
-				put_style(m, "c", 1, "measured (prototype)", "#000000", 6);
+				put_style(m, 1, "measured (prototype)", false, "#000000", 6);
 			} else {
 				/* a heuristic's style: its registry row */
 				const struct heuristic *h = heuristic_find(heurs[c - 1]);
-				put_style(m, "c", c + 1, h ? h->tex_label : heurs[c - 1], h ? h->color : "#555555",
-					  h ? h->marker : 1);
+				put_style(m, c + 1, h ? h->tex_label : heurs[c - 1], h != NULL,
+					  h ? h->color : "#555555", h ? h->marker : 1);
 			}
 		}
 		fclose(m);
