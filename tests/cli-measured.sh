@@ -142,6 +142,10 @@ bad 65 "unet (batch 9): the U-Net (6) log is of batch 6" "... and says why" \
 	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 9}, '"$stats"'}]}'
 bad 65 "duplicate object key" "a key twice" run '{"unet": [], "unet": []}'
 bad 66 "nothing.json" "a missing file" "$R" measured nothing.json --manifest manifest.json
+bad 65 "over the input size limit; set REMATSIM_MAX_INPUT" "an endless input" \
+	env REMATSIM_MAX_INPUT=1MiB "$R" measured /dev/zero --manifest manifest.json
+bad 65 "not JSON: '[' or '{' expected near end of file" "an empty file" run ''
+bad 66 "is a directory" "a directory" "$R" measured . --manifest manifest.json
 bad 66 "nothing.zip" "a missing archive" "$R" measured runs.json --manifest nothing.zip
 bad 64 "--manifest ARCHIVE.zip is required" "no --manifest" "$R" measured runs.json
 bad 64 "give exactly one MEASURED.json" "no file" "$R" measured --manifest manifest.json
