@@ -12,7 +12,8 @@
 # Pareto frontiers with their dominated plans faint, heuristics ringed at
 # plan peaks, plans past the overhead limit failing, one point never
 # switching the y axis to log, print figures of at most 9 in a page
-# (gnuplot's own page sizes), and the timeline's forward/backward marker.
+# (gnuplot's own page sizes), the timeline's forward/backward marker; and
+# the figures of `rematsim measured --out`.
 set -eu
 rematsim=$1
 command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot: skipped"; exit 77; }
@@ -407,6 +408,27 @@ for size in column full; do
 		[ "$svgs" -ge 2 ] && grep -qx "$tmp/ten/ten-2.svg" "$tmp/ten.list" || fail "ten at column: no second SVG file"
 	fi
 done
+
+# `rematsim measured --out`: its two figures, in every format, at print
+# size, standalone, without gnuplot warnings, every point inside the axes.
+"$rematsim" measured "$data/measured/runs.json" --manifest "$data/measured/manifest.json" \
+	--out "$tmp/meas" > /dev/null || fail "rematsim measured --out"
+"$rematsim" plot --format png,pdf,svg --plots "$plots" "$tmp/meas" > "$tmp/meas.list" 2> "$tmp/meas.err" ||
+	{ cat "$tmp/meas.err" >&2; fail "rematsim plot (measured)"; }
+[ ! -s "$tmp/meas.err" ] || { cat "$tmp/meas.err" >&2; fail "gnuplot said something for measured"; }
+for f in measured measured-budget; do
+	grep -qx "$tmp/meas/$f.png" "$tmp/meas.list" || fail "no $f.png"
+	grep -aq 'MediaBox \[ 0 0 504 ' "$tmp/meas/$f.pdf" || fail "$f.pdf is not 7 in wide"
+	grep -q 'viewBox="0 0 504 ' "$tmp/meas/$f.svg" || fail "$f.svg is not 7 in wide"
+	gnuplot -c "$plots/$f.gp" "$tmp/meas/plot-data/$f" "$tmp/meas/alone-$f.pdf" column 2> "$tmp/meas.err" &&
+		[ ! -s "$tmp/meas.err" ] || { cat "$tmp/meas.err" >&2; fail "$f.gp alone, column"; }
+	grep -aq 'MediaBox \[ 0 0 241 ' "$tmp/meas/alone-$f.pdf" || fail "$f.gp column is not 3.35 in wide"
+done
+# every point inside the square axes [0, vhi] of the measured figure
+vmax=$(sed -n 's/^vmax = //p' "$tmp/meas/plot-data/measured/figure.gp")
+cat "$tmp/meas/plot-data/measured"/p*-c*.tsv | awk -v v="$vmax" '!/^#/ && $1 != "NaN" &&
+	($1 < 0 || $2 < 0 || $1 > v || $4 > v) { bad = 1 } END { exit bad }' ||
+	fail "a measured point outside [0, vmax = $vmax]"
 
 # Without gnuplot: a clear message and status 69.
 mkdir "$tmp/empty-path"

@@ -30,6 +30,7 @@ static const char help_head[] =
 	"usage: rematsim replay LOG --heuristic H [--runtime R]\n"
 	"                       (--ratio X[,X...] | --budget BYTES[,BYTES...])\n"
 	"                       [--overhead-limit L] [--seed S] [--no-dealloc]\n"
+	"                       [--proto-rules RULE,...]\n"
 	"                       [--preallocate] [--from-start] [--check] [--json]\n"
 	"                       [--timeline FILE] [--trace FILE.json\n"
 	"                       [--trace-from LINE] [--trace-to LINE]]\n"
@@ -49,6 +50,12 @@ static const char help_tail[] =
 	"                      still stops past 2^61 ns of remats, where the clock\n"
 	"                      would overflow)\n"
 	"  --seed S            seed of the random heuristics (default 0)\n"
+	"  --proto-rules R,... DTRPrototype's rules, each on or off (no-RULE):\n"
+	"                      sampling (score a seeded sample of about sqrt(N)\n"
+	"                      candidates), small (ignore storages under 1% of the\n"
+	"                      mean size), after (check the budget after each op),\n"
+	"                      classes (the prototype's cost; no-classes: eq(s));\n"
+	"                      all or none; default all (docs/validation.md)\n"
 	"  --no-dealloc        drop every RELEASE of the schedule\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
@@ -111,8 +118,9 @@ static void describe_choices(FILE *f)
 }
 
 /* One JSON object as a line, its reals in the shortest text that reads
- * back exactly ("0.7", not "0.69999999999999996"), keys in order. */
-static void put_json_line(json_t *o)
+ * back exactly ("0.7", not "0.69999999999999996"), keys in order (also
+ * `rematsim measured`'s, cmd.h). */
+void put_json_line(json_t *o)
 {
 	const char *key;
 	json_t *v;
@@ -233,6 +241,8 @@ struct replay_args {
 	uint32_t trace_from, trace_to;
 	bool no_dealloc, check, json;
 	struct read_options ropt;
+	struct proto_rules rules; /* DTRPrototype's (--proto-rules) */
+	bool rules_set;
 };
 
 /* Options and operands: 0, -1 after --help (exit 0), or an exit status. */
@@ -245,6 +255,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		OPT_ROW_BUDGET,
 		OPT_ROW_OVERHEAD_LIMIT,
 		OPT_ROW_SEED,
+		{"proto-rules", required_argument, NULL, 'P'},
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"from-start", no_argument, NULL, 's'},
@@ -259,12 +270,20 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	};
 	memset(a, 0, sizeof *a);
 	a->trace_to = UINT32_MAX;
+	a->rules = proto_rules_default;
 	struct opt_parser *o = &a->o;
 	opt_init(o, "replay", replay_help(), OPT_MAX_VALUES);
 	int c;
 	while ((c = opt_next(o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case OPT_FAIL: return o->status;
+		case 'P': {
+			char why[200];
+			if (proto_rules_parse(optarg, &a->rules, NULL, why, sizeof why))
+				return usage_error("replay", replay_help(), "--proto-rules: %s", why);
+			a->rules_set = true;
+			break;
+		}
 		case 'n': a->no_dealloc = true; break;
 		case 'p': a->ropt.preallocate = true; break;
 		case 's': a->ropt.from_start = true; break;
@@ -308,6 +327,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		fprintf(stderr, "rematsim replay: --trace-from and --trace-to need --trace FILE\n");
 		return EXIT_USAGE;
 	}
+	if (a->rules_set && !(o->heuristic->needs & NEEDS_PROTO)) {
+		fprintf(stderr, "rematsim replay: --proto-rules applies to DTRPrototype, not %s\n",
+			o->heuristic->name);
+		return EXIT_USAGE;
+	}
 	if (a->trace_from > a->trace_to) {
 		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", a->trace_from,
 			a->trace_to);
@@ -348,6 +372,10 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 	json_object_set_new(j, "heuristic_accesses", json_integer((json_int_t)pr->run.heuristic_accesses));
 	json_object_set_new(j, "overhead_limit", isinf(o->overhead_limit) ? json_string("inf") : json_real(o->overhead_limit));
 	json_object_set_new(j, "no_dealloc", json_boolean(a->no_dealloc));
+	if (o->heuristic->needs & NEEDS_PROTO) { /* DTRPrototype: its rules */
+		char rb[100];
+		json_object_set_new(j, "proto_rules", json_string(proto_rules_text(&a->rules, rb, sizeof rb)));
+	}
 	json_object_set_new(j, "wall_ms", json_real(pr->wall_ms));
 	json_object_set_new(j, "version", json_string(REMATSIM_VERSION));
 	put_json_line(j);
@@ -373,6 +401,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		.seed = o->seed,
 		.no_dealloc = a->no_dealloc,
 		.check = a->check,
+		.proto = &a->rules,
 	};
 	struct rs_error err;
 	struct point_result pr;

@@ -48,6 +48,7 @@ struct fit_config {
 				 * this fraction of the baseline memory above it; 0: none */
 	double scan_step;       /* the scan's step, a fraction of the baseline memory;
 				 * 0: a tenth of the resolution */
+	const struct proto_rules *proto; /* DTRPrototype's rules (NULL: all on) */
 };
 
 struct fit_probe {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gptext.h"
@@ -37,9 +38,18 @@ static int write_overhead(struct plot_ctx *c, const struct plot_figure_row *row,
 			  struct plot_list *out, struct rs_error *err);
 static int write_accesses(struct plot_ctx *c, const struct plot_figure_row *row,
 			  struct plot_list *out, struct rs_error *err);
+static bool applies_measured(const struct plot_ctx *c, const struct plot_figure_row *row);
+static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err);
 
 #define GRID_FILES "figure.gp, pP-cC.tsv, pP-cC-band.tsv, pP-cC-ends.tsv"
 static const struct plot_figure_row figures[] = {
+	{.name = "measured", .script = "measured",
+	 .applies = "the folder of `rematsim measured --out` (measured.tsv, no sweep); drawn alone",
+	 .writes = "measured (plots/measured.gp): simulated against measured, a panel per "
+		   "heuristic; measured-budget (plots/measured-budget.gp): overhead against budget, a "
+		   "panel per model (plot-measured.c)",
+	 .own_files = true, .last = true, .applies_to = applies_measured, .write = write_measured},
 	{.name = "asymptotics", .script = "asymptotics",
 	 .applies = "budgets written as formulas of n (the asymptotic study); drawn alone",
 	 .writes = "EXP: figure.gp, pP-cC.tsv, pP-cC-fail.tsv, chen.tsv, treeverse.tsv",
@@ -1059,6 +1069,32 @@ static int write_accesses(struct plot_ctx *c, const struct plot_figure_row *row,
 	return rc;
 }
 
+/* `rematsim measured --out DIR`: DIR/measured.tsv (plot-measured.c). */
+static bool applies_measured(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	(void)row;
+	char *path = path_join(c->dir, "measured.tsv");
+	struct stat st;
+	bool there = !stat(path, &st);
+	free(path);
+	return there;
+}
+
+static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err)
+{
+	(void)row;
+	struct plot_figure *figs = NULL;
+	size_t n = 0;
+	int rc = plot_measured(c->dir, &figs, &n, err);
+	for (size_t i = 0; i < n && rc > 0; i++) {
+		plot_list_add(out, figs[i].name, figs[i].script, figs[i].data_dir, 1);
+		figs[i].data_dir = NULL;
+	}
+	plot_figures_free(figs, n);
+	return rc < 0 ? -1 : 0;
+}
+
 const struct plot_figure_row *plot_figure_rows(size_t *n)
 {
 	*n = sizeof figures / sizeof figures[0];
@@ -1099,6 +1135,21 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	*figs = NULL;
 	*n_figs = 0;
+	/* Rows that read their own files, not a sweep's, first. */
+	struct plot_ctx own = {.dir = dir, .opt = opt};
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+		const struct plot_figure_row *row = &figures[i];
+		if (!row->own_files || !row->applies_to(&own, row))
+			continue;
+		struct plot_list out = {0};
+		if (row->write(&own, row, &out, err)) {
+			plot_figures_free(out.figs, out.n);
+			return -1;
+		}
+		*figs = out.figs;
+		*n_figs = out.n;
+		return 0;
+	}
 	char *ppath = path_join(dir, "points.tsv");
 	struct points_table pt = {0};
 	int rc = read_models(dir, &d, err);
@@ -1114,6 +1165,8 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	struct plot_list out = {0};
 	for (size_t i = 0; i < sizeof figures / sizeof figures[0] && !rc; i++) {
 		const struct plot_figure_row *row = &figures[i];
+		if (row->own_files)
+			continue; /* (asked before the sweep's files were read) */
 		if (!row->applies_to(&c, row))
 			continue;
 		rc = row->write(&c, row, &out, err);

@@ -63,6 +63,8 @@ struct plot_figure_row {
 	const char *experiment; /* applies only to the experiment of this name (NULL: any) */
 	const char *title;      /* figure title (NULL: the experiment's name) */
 	bool last;              /* when it applies, the rows after it are not asked */
+	bool own_files;         /* reads its own files in DIR, not a sweep's: asked
+				 * first, with a context of dir and opt alone */
 	bool (*applies_to)(const struct plot_ctx *c, const struct plot_figure_row *row);
 	int (*write)(struct plot_ctx *c, const struct plot_figure_row *row,
 		     struct plot_list *out, struct rs_error *err);
@@ -70,5 +72,12 @@ struct plot_figure_row {
 
 /** The table of figures, in the order its rows are asked. */
 const struct plot_figure_row *plot_figure_rows(size_t *n);
+
+/**
+ * The figures of `rematsim measured --out DIR` (plot-measured.c): when dir
+ * has measured.tsv, write their data, give them in *figs and return 1;
+ * 0 when it has none; -1 with err on a bad file or a write error.
+ */
+int plot_measured(const char *dir, struct plot_figure **figs, size_t *n_figs, struct rs_error *err);
 
 #endif
