@@ -486,8 +486,10 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 			struct rs_error *err, int *rc)
 {
 	size_t n = 0;
-	/* (a planner's values taken as they are, not its frontier: the gap figure) */
-	bool planner = d->series[series].planner != NULL && !d->series[series].as_given;
+	/* (a planner's values taken as they are, not its frontier: the gap
+	 * figure; its files are still a planner's, the faint one empty) */
+	bool marked = d->series[series].planner != NULL;
+	bool planner = marked && !d->series[series].as_given;
 	double *ratios = xcalloc(d->n_rows ? d->n_rows : 1, sizeof *ratios);
 	for (size_t i = 0; i < d->n_rows; i++)
 		if (d->rows[i].model == model && d->rows[i].series == series)
@@ -553,7 +555,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 	char name[64];
 	const char *kinds[] = {"", "-band", "-ends", "-faint", "-peaks"};
 	for (int kind = 0; kind < 5 && !*rc; kind++) {
-		if ((kind == 3 && !planner) || (kind == 4 && (!peaks || planner)))
+		if ((kind == 3 && !marked) || (kind == 4 && (!peaks || marked)))
 			continue;
 		snprintf(name, sizeof name, "p%zu-c%zu%s.tsv", p, c, kinds[kind]);
 		char *text = NULL;
