@@ -1081,6 +1081,17 @@ static void free_whole(char *whole, size_t whole_cap)
 		free(whole);
 }
 
+/* What the second pass of a streamed log must read again: the same file
+ * (a log replaced by `mv` is another), as many bytes, the same check
+ * digest (a log rewritten in place). */
+struct pass1 {
+	uint64_t bytes;
+	uint64_t check;
+	struct source_file_id id;
+};
+
+void (*schedule_test_between_passes)(const char *spec);
+
 /*
  * The first pass: the line of the first START record (0 if none), the
  * digest, and for a streamed log every error of its source (a truncated
@@ -1091,7 +1102,7 @@ static void free_whole(char *whole, size_t whole_cap)
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
 		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
-		uint64_t *bytes, struct rs_error *err)
+		struct pass1 *p1, struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
@@ -1153,6 +1164,8 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			*whole_cap = mapped ? cap : 0; /* 0: malloc'ed */
 			source_lines_mem(&l, buf, n);
 		} else {
+			/* read twice: the second pass must read these bytes again */
+			source_check_start(src, buf, n);
 			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
 			/* a line over the limit is an error of the source: not kept */
 			uint64_t max = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
@@ -1177,7 +1190,9 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		rc = got < 0 ? -1 : 0;
 		if (rc == 0 && digest)
 			source_sha256(src, sha);
-		*bytes = source_bytes(src);
+		p1->bytes = source_bytes(src);
+		p1->check = source_check_digest(src);
+		p1->id = source_file_id(src);
 	}
 	source_lines_free(&l);
 	source_close(src);
@@ -1315,9 +1330,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct rs_error e = {0};
 	char *whole;
 	size_t whole_len, whole_cap = 0;
-	uint64_t bytes = 0;
+	struct pass1 p1 = {0};
 	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &whole_cap, &bytes, &e);
+			   &whole_cap, &p1, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -1346,8 +1361,19 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct source_lines lines = {0};
 	if (b.opt->digest)
 		memcpy(s->sha256, sha, sizeof sha);
+	if (scanned == 0 && spec && schedule_test_between_passes)
+		schedule_test_between_passes(spec);
 	if (scanned < 0 || open_lines(spec, data, len, &src, &lines, &e) < 0)
 		source_problem(&b, &e);
+	if (src) { /* the second pass: the same file, digested again */
+		struct source_file_id id = source_file_id(src);
+		if (id.dev != p1.id.dev || id.ino != p1.id.ino)
+			/* not even the same file: its records are not the log's */
+			problem(&b, EXIT_IOERR, 0, "changed while it was read (replaced by another "
+				"file of that name between the two passes: docs/reader.md): read it "
+				"again once it is written");
+		source_check_start(src, NULL, 0);
+	}
 	b.in = &lines;
 	s->has_start = start_line > 0;
 	s->from_start = b.opt->from_start || !start_line;
@@ -1369,10 +1395,15 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	}
 	if (b.has_pushed)
 		rec_drop(&b, &b.pushed);
-	if (src && !stop(&b) && source_bytes(src) != bytes)
+	if (src && !stop(&b) && source_bytes(src) != p1.bytes)
 		/* read to its end both times, but not the same */
 		problem(&b, EXIT_IOERR, 0, "changed while it was read (%" PRIu64 " bytes, then %" PRIu64
-			"): read it again once it is written", bytes, source_bytes(src));
+			"): read it again once it is written", p1.bytes, source_bytes(src));
+	else if (src && !stop(&b) && source_check_digest(src) != p1.check)
+		/* as many bytes, other bytes: rewritten in place */
+		problem(&b, EXIT_IOERR, 0, "changed while it was read (the same %" PRIu64 " bytes, "
+			"but other bytes the second time: docs/reader.md): read it again once it "
+			"is written", p1.bytes);
 	source_lines_free(&lines);
 	source_close(src);
 	free_whole(whole, whole_cap);

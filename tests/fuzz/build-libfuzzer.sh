@@ -15,8 +15,8 @@ out=${1:-build-fuzz}
 mkdir -p "$out"
 [ -f build/sim/util/config.h ] || { echo "build-libfuzzer: run meson setup build first" >&2; exit 69; }
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -std=gnu11
-  -Isim/util -Isim/lib -Isim/exp -Ibuild/sim/util $(pkg-config --cflags yaml-0.1 zlib minizip jansson)"
-libs="$(pkg-config --libs yaml-0.1 zlib minizip jansson) -lm -lpthread"
+  -Isim/util -Isim/lib -Isim/exp -Ibuild/sim/util $(pkg-config --cflags yaml-0.1 zlib minizip jansson libxxhash)"
+libs="$(pkg-config --libs yaml-0.1 zlib minizip jansson libxxhash) -lm -lpthread"
 srcs="sim/util/*.c sim/lib/*.c sim/exp/*.c"
 for t in reader zip yaml results; do
 	# shellcheck disable=SC2086
