@@ -47,4 +47,14 @@ int list_archive(const char *path, bool json, FILE *out);
 /** Whether spec names a whole archive (ARCHIVE.zip), not one log. */
 bool log_is_archive(const char *spec);
 
+/* JSON of unsigned 64-bit values (cmd_json.c): jansson's integers are
+ * signed, so a value above 2^63 - 1 goes in as cmd_json_u64 and the
+ * dumped text through cmd_json_text. */
+#include <jansson.h>
+/** v as a JSON value: an integer, or above INT64_MAX a mark for cmd_json_text. */
+json_t *cmd_json_u64(uint64_t v);
+/** Text of json_dumps with each cmd_json_u64 mark written as its number
+ * (in place; returns text, NULL for NULL). */
+char *cmd_json_text(char *text);
+
 #endif

@@ -122,7 +122,7 @@ static void put_json_line(json_t *o)
 			if (!strpbrk(b, ".eni")) /* a real stays one when read back */
 				strcat(b, ".0");
 		} else {
-			vt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			vt = cmd_json_text(json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT));
 		}
 		printf("%s%s:%s", first ? "" : ",", kt, vt ? vt : b);
 		first = false;
@@ -449,10 +449,10 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (json) {
 			/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
-			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
+			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
 					      "log", logname, "heuristic", h->name, "runtime", runtime_kind_name(rk),
 					      "seed", (json_int_t)seed, "ratio", json_finite(n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory),
-					      "budget", (json_int_t)pr.budget, "outcome", outcome_name(pr.run.outcome),
+					      "budget", cmd_json_u64(pr.budget), "outcome", outcome_name(pr.run.outcome),
 					      "overhead", json_finite(pr.overhead),
 					      "baseline_memory", (json_int_t)base.memory,
 					      "baseline_compute", (json_int_t)base.compute,

@@ -79,7 +79,7 @@ static int parse_count(const char *text, uint64_t *out)
 
 static void print_json(json_t *o)
 {
-	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	char *line = cmd_json_text(json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)));
 	puts(line);
 	free(line);
 	json_decref(o);
@@ -107,7 +107,7 @@ static int solve_sizes(const char *path, uint64_t k, bool exact, bool json)
 	}
 	if (json) {
 		json_t *o = json_object(), *sp = json_array();
-		json_object_set_new(o, "max_memory", json_integer((json_int_t)plan.max_chunk));
+		json_object_set_new(o, "max_memory", cmd_json_u64(plan.max_chunk));
 		for (size_t i = 0; i < plan.n_splits; i++)
 			json_array_append_new(sp, json_integer((json_int_t)plan.splits[i]));
 		json_object_set_new(o, "split_points", sp);
@@ -302,12 +302,12 @@ int cmd_solve(int argc, char **argv)
 		json_object_set_new(o, "log", json_string(s->source));
 		json_object_set_new(o, "planner", json_string(pl->name));
 		if (pl->param_name)
-			json_object_set_new(o, pl->param_name, json_integer((json_int_t)param));
+			json_object_set_new(o, pl->param_name, cmd_json_u64(param));
 		if (is_dp)
 			json_object_set_new(o, "mode", json_string(exact ? "exact" : "fast"));
 		json_object_set_new(o, "forward_ops", json_integer((json_int_t)p.n));
 		json_object_set_new(o, "activations", json_integer((json_int_t)p.total));
-		json_object_set_new(o, "max_memory", json_integer((json_int_t)chunk));
+		json_object_set_new(o, "max_memory", cmd_json_u64(chunk));
 		for (size_t i = 0; i < plan.n_splits; i++) {
 			size_t at = plan.splits[i];
 			json_array_append_new(sp, json_integer((json_int_t)at));
@@ -339,7 +339,7 @@ int cmd_solve(int argc, char **argv)
 		}
 		if (fit) {
 			json_t *f = json_object(), *tries = json_array();
-			json_object_set_new(f, "budget", json_integer((json_int_t)budget));
+			json_object_set_new(f, "budget", cmd_json_u64(budget));
 			json_object_set_new(f, pl->param_name, json_integer((json_int_t)fit->param));
 			for (size_t i = 0; i < fit->n_tries; i++)
 				json_array_append_new(tries, json_pack("{s:I, s:I}",
