@@ -31,4 +31,33 @@ has "solve --json: a segment budget of 2^64 - 1" \
 	"$("$R" solve solvers-chain.log --planner greedy --segment-budget $max --json)" \
 	"\"segment_budget\":$max,"
 
+# ---- N4: a JSON object left out (exit 0) where jansson refused a value:
+# an infinite ratio or overhead (a baseline compute or memory of 0), a
+# name that is not UTF-8.
+# json_has DESC TEXT PYTHON-EXPR: the text is JSON lines and the expression
+# (over the last line's object o) is true
+json_has() {
+	if printf '%s\n' "$2" | python3 -c '
+import json, sys
+lines = [l for l in sys.stdin.read().splitlines() if l]
+o = json.loads(lines[-1])
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$3" 2>/dev/null; then ok "$1"; else no "$1: $3 is false of: $2"; fi
+}
+for l in zero-mem.log zero-time.log; do
+	json_has "solve --replay --json of $l: the replay object" \
+		"$("$R" solve $l --planner dp -k 1 --replay --json)" \
+		'o["replay"]["outcome"] == "pass" and None in (o["replay"]["ratio"], o["replay"]["overhead"])'
+done
+json_has "fit --json of zero-time.log: every probe (overhead null)" \
+	"$("$R" fit zero-time.log --heuristic DTR --json)" \
+	'len(o["probes"]) == o["probes_total"] and o["probes"][0]["overhead"] is None'
+bad=$(printf 'bad\377name.log')
+cp chain8.log "$T/$bad"
+for c in "replay --heuristic DTR --ratio 1" "peak" "info" "check" "profile" \
+	"solve --planner dp -k 1" "fit --heuristic DTR"; do
+	# shellcheck disable=SC2086
+	json_has "$c --json of a log named in bytes that are not UTF-8: its log key" \
+		"$("$R" $c "$T/$bad" --json)" 'o["log"].endswith("bad\ufffdname.log")'
+done
+
 exit $fail

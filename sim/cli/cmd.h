@@ -53,6 +53,12 @@ bool log_is_archive(const char *spec);
 #include <jansson.h>
 /** v as a JSON value: an integer, or above INT64_MAX a mark for cmd_json_text. */
 json_t *cmd_json_u64(uint64_t v);
+/** s as a JSON string; bytes that are not UTF-8 (a file name) as U+FFFD
+ * (jansson refuses them: the key, or the whole object, went missing). */
+json_t *cmd_json_str(const char *s);
+/** x as a JSON number, or null when not finite (JSON has no infinity;
+ * jansson refuses one, and json_pack then drops the whole object). */
+json_t *cmd_json_finite(double x);
 /** Text of json_dumps with each cmd_json_u64 mark written as its number
  * (in place; returns text, NULL for NULL). */
 char *cmd_json_text(char *text);

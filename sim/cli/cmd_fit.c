@@ -187,7 +187,7 @@ int cmd_fit(int argc, char **argv)
 	bool below_probed = r.smallest_pass > 0 && probed(&r, r.smallest_pass - 1, &below);
 	if (json) {
 		json_t *o = json_object();
-		json_object_set_new(o, "log", json_string(logname));
+		json_object_set_new(o, "log", cmd_json_str(logname));
 		json_object_set_new(o, "heuristic", json_string(fc.heuristic->name));
 		json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc.runtime)));
 		json_object_set_new(o, "overhead_limit", isinf(fc.overhead_limit) ? json_string("inf") : json_real(fc.overhead_limit));
@@ -208,9 +208,10 @@ int cmd_fit(int argc, char **argv)
 		json_object_set_new(o, "wall_ms", json_real(r.wall_ms));
 		json_t *ps = json_array();
 		for (size_t i = 0; i < r.n_probes; i++)
-			json_array_append_new(ps, json_pack("{s:I, s:s, s:f, s:b}", "budget", (json_int_t)r.probes[i].budget,
+			json_array_append_new(ps, json_pack("{s:I, s:s, s:o, s:b}", "budget", (json_int_t)r.probes[i].budget,
 							    "outcome", outcome_name(r.probes[i].outcome),
-							    "overhead", r.probes[i].overhead, "grid", r.probes[i].grid));
+							    "overhead", cmd_json_finite(r.probes[i].overhead),
+							    "grid", r.probes[i].grid));
 		json_object_set_new(o, "probes", ps);
 		char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 		json_decref(o);

@@ -7,9 +7,12 @@
  * number, so that the rest of each command's JSON is written as before.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "util.h"
 
 #define MARK "\"\\u0000u64:" /* as json_dumps writes the mark */
 
@@ -21,6 +24,22 @@ json_t *cmd_json_u64(uint64_t v)
 	b[0] = 0;
 	int n = snprintf(b + 1, sizeof b - 1, "u64:%" PRIu64, v);
 	return json_stringn(b, (size_t)n + 1);
+}
+
+json_t *cmd_json_str(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *clean = rs_utf8_clean(s); /* a name that is bytes, not UTF-8 */
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
+json_t *cmd_json_finite(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
 }
 
 char *cmd_json_text(char *text)

@@ -78,7 +78,7 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 		      const char *rname, uint64_t budget, const struct peak_report *r, size_t top)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "log", json_string(logname));
+	json_object_set_new(o, "log", cmd_json_str(logname));
 	json_object_set_new(o, "heuristic", hname ? json_string(hname) : json_null());
 	json_object_set_new(o, "runtime", json_string(rname));
 	json_object_set_new(o, "budget", hname ? cmd_json_u64(budget) : json_null());

@@ -449,8 +449,8 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (json) {
 			/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
-			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
-					      "log", logname, "heuristic", h->name, "runtime", runtime_kind_name(rk),
+			json_t *o = json_pack("{s:o, s:s, s:s, s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
+					      "log", cmd_json_str(logname), "heuristic", h->name, "runtime", runtime_kind_name(rk),
 					      "seed", (json_int_t)seed, "ratio", json_finite(n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory),
 					      "budget", cmd_json_u64(pr.budget), "outcome", outcome_name(pr.run.outcome),
 					      "overhead", json_finite(pr.overhead),

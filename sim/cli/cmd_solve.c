@@ -299,7 +299,7 @@ int cmd_solve(int argc, char **argv)
 
 	if (json) {
 		json_t *o = json_object(), *sp = json_array(), *named = json_array();
-		json_object_set_new(o, "log", json_string(s->source));
+		json_object_set_new(o, "log", cmd_json_str(s->source));
 		json_object_set_new(o, "planner", json_string(pl->name));
 		if (pl->param_name)
 			json_object_set_new(o, pl->param_name, cmd_json_u64(param));
@@ -324,11 +324,11 @@ int cmd_solve(int argc, char **argv)
 		json_object_set_new(o, "split_points", sp);
 		json_object_set_new(o, "splits", named);
 		if (replay) {
-			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+			json_t *r = json_pack("{s:s, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
 				"outcome", outcome_name(res.run.outcome),
 				"peak_memory", (json_int_t)res.run.peak_memory,
 				"baseline_memory", (json_int_t)base.memory,
-				"ratio", res.ratio, "overhead", res.overhead,
+				"ratio", cmd_json_finite(res.ratio), "overhead", cmd_json_finite(res.overhead),
 				"model_compute", (json_int_t)res.run.model_compute,
 				"remat_compute", (json_int_t)res.run.remat_compute,
 				"baseline_compute", (json_int_t)base.compute,

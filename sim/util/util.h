@@ -123,4 +123,14 @@ const char *nearest_name(const char *name, const char *const *names, size_t n);
  */
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
 
+/**
+ * The length of the valid UTF-8 sequence at p (1 for ASCII, 2 to 4), or 0
+ * for a byte that does not start one (overlong forms, surrogates and code
+ * points past U+10FFFF are not valid). Reads no byte past a NUL.
+ */
+size_t rs_utf8_len(const char *p);
+/** A copy of s (gives) with each byte that is not part of valid UTF-8
+ * replaced by U+FFFD: text for JSON and figures, which must be UTF-8. */
+char *rs_utf8_clean(const char *s);
+
 #endif
