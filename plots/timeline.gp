@@ -1,7 +1,7 @@
 # timeline.gp: memory in use over simulated time for one replay, from the
 # TSV that `rematsim replay LOG ... --timeline FILE` writes (columns: clock
 # memory event op storage budget; clock in ns, memory in bytes; event is
-# compute, remat or evict). Evictions and rematerializations are marked, the
+# compute, remat, evict or drop). Evictions and rematerializations are marked, the
 # budget is a dashed line.
 #
 #   gnuplot -c plots/timeline.gp TIMELINE.tsv OUT.png|OUT.pdf|OUT.svg [TITLE]

@@ -167,7 +167,10 @@ struct timeline {
 /* One TSV row per event, naming things as the log does: the op (for an
  * eviction, the op that made the evicted storage), the handle of the
  * storage (an op's first result), the op's log line, and the bytes the op
- * allocated or the eviction freed. */
+ * allocated or the eviction freed. An op that ran while some of its
+ * outputs were in memory already (a rematerialization beside material
+ * siblings) has its row at the memory while it ran, which the peak
+ * counts, and a `drop` row for those outputs' bytes after it. */
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
@@ -177,12 +180,16 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage)
 						  : s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
 	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
-	/* names from the log may hold tabs or newlines: escaped */
-	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
-	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
-	fputc('\t', tl->f);
-	rs_tsv_field(tl->f, handle);
-	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+	for (int drop = 0; drop < 1 + (ev->memory_high != ev->memory); drop++) {
+		/* names from the log may hold tabs or newlines: escaped */
+		fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock,
+			drop ? ev->memory : ev->memory_high, drop ? "drop" : names[ev->kind]);
+		rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
+		fputc('\t', tl->f);
+		rs_tsv_field(tl->f, handle);
+		fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line,
+			drop ? ev->memory_high - ev->memory : bytes);
+	}
 }
 
 /* The hooks of the last budget: the timeline, the trace, or both. */

@@ -125,12 +125,15 @@ static void rt_unlock(struct runtime_state *rt, uint32_t s)
 
 /* ---- events ------------------------------------------------------------- */
 
-static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s)
+/* dup: the bytes of outputs dropped right after the op ran (compute). */
+static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s,
+		    uint64_t dup)
 {
 	if (!rt->cfg->on_event)
 		return;
 	struct runtime_event ev = {
-		.kind = kind, .clock = rt->clock, .memory = rt->memory, .op = op, .storage = s,
+		.kind = kind, .clock = rt->clock, .memory = rt->memory,
+		.memory_high = rt->memory + dup, .op = op, .storage = s,
 		.cmd = rt->cmd, /* peak.c, trace.c: where in the log */
 	};
 	rt->cfg->on_event(rt->cfg->ctx, &ev);
@@ -206,7 +209,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 			rt_uf_merge(rt, rt->st[nb[i]].ecn, x->ecn);
 		}
 	}
-	rt_emit(rt, EV_EVICT, RT_NONE, s);
+	rt_emit(rt, EV_EVICT, RT_NONE, s, 0);
 }
 
 static void pin_tensor(struct runtime_state *rt, uint32_t t)
@@ -367,7 +370,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		}
 	}
 	rt->stk_len = bs;
-	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE);
+	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE, dup);
 	return b;
 }
 
