@@ -6,6 +6,7 @@
 set -u
 R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/cli-lib.sh"
+src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$(dirname "$0")/data" || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -14,6 +15,65 @@ trap 'rm -rf "$T"' EXIT
 has() {
 	case "$2" in *"$3"*) ok "$1" ;; *) no "$1: '$3' not in: $2" ;; esac
 }
+
+# ---- N2, N6: every output through the one safe path (outfile.h): a
+# device, a FIFO or a link to one written in place, never replaced; a
+# link to a file refused (73); a temporary left by no signal; a long name.
+# Devices only through links in $T: a build with the bug (as root) would
+# replace the machine's /dev/full or /dev/stdout with a file.
+ln -s /dev/null "$T/null"
+expect_status 0 "gen --out a link to /dev/null" "$R" gen linear --n 4 --out "$T/null"
+[ -L "$T/null" ] && ok "gen: the link to /dev/null is still a link" || no "gen replaced the link to /dev/null"
+ln -s /dev/full "$T/full"
+expect_status 74 "gen --out a link to /dev/full (a full disk)" "$R" gen linear --n 4 --out "$T/full"
+[ -L "$T/full" ] && ok "gen: the link to /dev/full is still a link" || no "gen replaced the link to /dev/full"
+mkfifo "$T/fifo"
+timeout 20 cat "$T/fifo" > "$T/from-fifo" &  # (no hang if the FIFO is replaced)
+reader=$!
+expect_status 0 "gen --out a FIFO" "$R" gen linear --n 4 --out "$T/fifo"
+wait $reader
+[ -p "$T/fifo" ] && grep -q '"INSTRUCTION":"CALL"' "$T/from-fifo" &&
+	ok "gen wrote the log through the FIFO" || no "gen replaced the FIFO or wrote nothing through it"
+# (what /dev/stdout is, in a folder of ours: a build that renamed over it
+# must not replace the machine's)
+ln -s /proc/self/fd/1 "$T/stdout"
+has "gen --out a link to standard output" "$("$R" gen linear --n 4 --out "$T/stdout")" \
+	'"INSTRUCTION":"CALL"'
+echo keep > "$T/target.log"
+ln -s target.log "$T/link.log"
+expect_status 73 "gen --out a link to a file" "$R" gen linear --n 4 --out "$T/link.log"
+[ -L "$T/link.log" ] && [ "$(cat "$T/target.log")" = keep ] &&
+	ok "gen: the link and its target are as they were" || no "gen replaced the link or wrote its target"
+has "gen --out a link to a file: the message" \
+	"$("$R" gen linear --n 4 --out "$T/link.log" 2>&1)" "is a symbolic link"
+long=$T/$(printf 'a%.0s' $(seq 246)).log # 250 characters, NAME_MAX 255
+expect_status 0 "gen --out a name of 250 characters" "$R" gen linear --n 4 --out "$long"
+[ -s "$long" ] && ok "gen wrote the 250-character name" || no "no file of 250 characters"
+mkdir "$T/sig"
+for sig in TERM INT HUP; do
+	env --default-signal=$sig "$R" gen linear --n 20000000 --out "$T/sig/big.log.gz" 2>/dev/null &
+	pid=$!
+	i=0
+	while [ -z "$(ls "$T/sig")" ] && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -s $sig $pid
+	wait $pid
+	st=$?
+	left=$(ls "$T/sig")
+	[ -z "$left" ] && [ $st -gt 128 ] && ok "SIG$sig mid-gen (status $st) left nothing" ||
+		no "SIG$sig mid-gen (status $st) left: $left"
+done
+mkdir "$T/plot"
+"$R" sweep -q "$src/scripts/experiments/pareto.yaml" --manifest manifest.json \
+	--out "$T/plot" >/dev/null 2>&1 || no "a sweep to plot"
+ln -s ../target.log "$T/plot/pareto.png"
+if command -v gnuplot >/dev/null 2>&1; then
+	expect_status 73 "plot: a figure's name is a link" "$R" plot --format png "$T/plot"
+	[ -L "$T/plot/pareto.png" ] && [ "$(cat "$T/target.log")" = keep ] &&
+		ok "plot: the link and its target are as they were" || no "plot replaced the link"
+fi
 
 # ---- N5: JSON of unsigned values above 2^63 - 1 (they were negative).
 max=18446744073709551615

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "outfile.h"
 #include "plot.h"
 #include "results.h"
 #include "util.h"
@@ -194,35 +195,25 @@ int cmd_plot(int argc, char **argv)
 			char out_name[512];
 			snprintf(out_name, sizeof out_name, "%s.%s", figs[i].name, exts[e]);
 			char *out = path_join(dir, out_name);
-			/* gnuplot writes under a temporary name (with the same
-			 * extension: it picks the terminal) that is renamed only
-			 * once the figure is complete. */
-			char tmp_name[600];
-			snprintf(tmp_name, sizeof tmp_name, "%s.tmp-%ld.%s", figs[i].name, (long)getpid(),
-				 exts[e]);
-			char *tmp = path_join(dir, tmp_name);
-			/* Claim the name first, exclusively (a planted file or link of
-			 * that name is removed, never followed): gnuplot then writes
-			 * into a file of ours. */
-			unlink(tmp);
-			int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-			if (fd < 0) {
-				fprintf(stderr, "rematsim plot: cannot create %s: %s\n", tmp, strerror(errno));
-				free(tmp);
+			/* gnuplot writes under a temporary name of ours (ending in the
+			 * extension: it picks the terminal), claimed exclusively (a
+			 * planted file or link is never followed), renamed over the
+			 * figure only once complete; a figure name that is a link or
+			 * not a regular file is refused (outfile.h). */
+			char suffix[16];
+			snprintf(suffix, sizeof suffix, ".%s", exts[e]);
+			char *tmp;
+			if (outfile_claim(out, suffix, &tmp, &err)) {
+				rs_error_print(&err);
 				free(out);
-				status = EXIT_CANTCREAT;
+				status = err.status;
 				break;
 			}
-			close(fd);
 			int rc = run_gnuplot(script, figs[i].data_dir, tmp, size);
-			if (rc == 0 && rename(tmp, out)) {
-				fprintf(stderr, "rematsim plot: cannot move %s into place: %s\n", out,
-					strerror(errno));
-				status = EXIT_CANTCREAT;
+			if (outfile_place(tmp, out, rc == 0, &err)) {
+				rs_error_print(&err);
+				status = err.status;
 			}
-			if (rc || status)
-				unlink(tmp);
-			free(tmp);
 			if (rc == -1) {
 				fprintf(stderr, "rematsim plot: gnuplot is not on PATH: install it "
 						"(Debian: apt-get install gnuplot-nox); the figure data "

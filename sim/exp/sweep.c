@@ -7,6 +7,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "plan.h"
 #include "planners.h"
 #include "pool.h"
@@ -36,17 +38,20 @@ int sweep_check_output(const char *out_dir, struct rs_error *err)
 {
 	if (make_dirs(out_dir, err))
 		return -1;
-	char *probe = path_join(out_dir, ".rematsim-write-test");
-	FILE *f = fopen(probe, "w");
-	if (!f) {
+	/* a fresh name of ours, created exclusively: a planted file or link
+	 * of a fixed name would be followed and truncated */
+	char *probe = path_join(out_dir, ".rematsim-write-test"), *tmp;
+	int fd = outfile_create_tmp(probe, &tmp);
+	free(probe);
+	if (fd < 0) {
 		rs_error_set(err, EXIT_CANTCREAT, out_dir, 0, "cannot write in this folder: %s",
 			     strerror(errno));
-		free(probe);
 		return -1;
 	}
-	fclose(f);
-	unlink(probe);
-	free(probe);
+	close(fd);
+	unlink(tmp);
+	outfile_tmp_done(tmp);
+	free(tmp);
 	return 0;
 }
 
@@ -536,8 +541,12 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	free(text);
 	if (wrc)
 		goto out;
-	ctx.journal = fopen(journal_path, "a");
+	/* appended to where it was just written: never through a link */
+	int jfd = open(journal_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	ctx.journal = jfd < 0 ? NULL : fdopen(jfd, "a");
 	if (!ctx.journal) {
+		if (jfd >= 0)
+			close(jfd);
 		rs_error_set(err, EXIT_CANTCREAT, journal_path, 0, "cannot open: %s",
 			     strerror(errno));
 		goto out;
