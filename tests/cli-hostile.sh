@@ -75,6 +75,42 @@ if command -v gnuplot >/dev/null 2>&1; then
 		ok "plot: the link and its target are as they were" || no "plot replaced the link"
 fi
 
+# ---- N15: merge checks what it copies (plot refused what it copied from a
+# tampered shard).
+mkdir "$T/mg"
+printf 'experiment: mg\nmanifest: %s\nheuristics: [DTR, LRU]\nratios: [0.5, 1.0]\n' \
+	"$PWD/manifest.json" > "$T/mg/e.yaml"
+"$R" sweep -q "$T/mg/e.yaml" --shard 1/2 --out "$T/mg/s1" && "$R" sweep -q "$T/mg/e.yaml" \
+	--shard 2/2 --out "$T/mg/s2" || no "the shards to merge"
+expect_status 0 "merge of untouched shards" "$R" merge "$T/mg/s1" "$T/mg/s2" --out "$T/mg/m"
+# tamper SHARD FILE SED-SCRIPT DESC MESSAGE: merge refuses the shards (65)
+tamper() {
+	rm -rf "$T/mg/t1" "$T/mg/t2" "$T/mg/tm"
+	cp -r "$T/mg/s1" "$T/mg/t1" && cp -r "$T/mg/s2" "$T/mg/t2"
+	sed -i "$3" "$T/mg/t$1/$2"
+	cmp -s "$T/mg/t$1/$2" "$T/mg/s$1/$2" && { no "$4: the sed changed nothing"; return; }
+	msg=$("$R" merge "$T/mg/t1" "$T/mg/t2" --out "$T/mg/tm" 2>&1)
+	st=$?
+	case "$st $msg" in
+	"65 "*"$2"*"$5"*) ok "merge refuses $4 (65)" ;;
+	*) no "merge of $4: status $st: $msg" ;;
+	esac
+	[ ! -e "$T/mg/tm/points.tsv" ] || no "merge of $4 wrote points.tsv"
+}
+tamper 1 models.tsv '2s/\t[^\t]*$//' "a models.tsv row short of a column" "expected 13 tab-separated columns"
+tamper 1 models.tsv '1s/^model/name/' "models.tsv without its column line" "column line"
+tamper 1 models.tsv '3s/^chain12/chainX/' "a model of models.tsv renamed" "not the models of these points"
+tamper 1 models.tsv '4d' "models.tsv lacking a model" "no row for model 'chain16'"
+tamper 1 models.tsv '2s/\t139264\t/\t13e4\t/' "a memory in models.tsv that is not a number" "not a whole number"
+tamper 2 models.tsv '2s/\t139264\t/\t139265\t/' "the second shard's models.tsv differing" "differs from"
+tamper 1 points.tsv 's/^# experiment: mg$/# experiment: ..\/mg/' "an experiment name that is a path" "not an experiment's name"
+tamper 1 points.tsv 's/^# overhead_limit: 2$/# overhead_limit: two/' "an overhead limit that is not a number" "'overhead_limit'"
+tamper 2 points.tsv 's/^# overhead_limit: 2$/# overhead_limit: 3/' "shards of two overhead limits" "the shards disagree"
+tamper 2 points.tsv 's/^chain12\tDTR/chainZ\tDTR/' "a row of an unknown model" "not one of the header's"
+if command -v gnuplot >/dev/null 2>&1; then
+	expect_status 0 "plot of the merged shards" "$R" plot --format png "$T/mg/m"
+fi
+
 # ---- N5: JSON of unsigned values above 2^63 - 1 (they were negative).
 max=18446744073709551615
 has "replay --json: a budget of 2^64 - 1" \
