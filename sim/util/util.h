@@ -40,6 +40,11 @@ uint64_t rs_memory_limit(void);
 uint64_t rs_physical_memory(void);
 /** Stop: an allocation of `bytes` failed (message, EXIT_NOMEM). */
 _Noreturn void rs_out_of_memory(size_t bytes);
+/** Stop: worker thread `thread` of `threads` (its stack: stack bytes) could
+ * not start, errno error (EAGAIN, ENOMEM): a message saying why (the memory
+ * limit, the process limit) and what to do (fewer --jobs), EXIT_NOMEM
+ * (sysexits' EX_OSERR, "cannot fork"). */
+_Noreturn void rs_cannot_start(unsigned thread, unsigned threads, size_t stack, int error);
 
 /** Allocation wrappers: rs_out_of_memory on failure. */
 void *xmalloc(size_t bytes);
