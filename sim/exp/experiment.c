@@ -681,12 +681,12 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		if (want_list(w, v[K_YRANGE], "yrange"))
 			goto out;
 		double yr[2];
-		if (LIST_LEN(v[K_YRANGE]) != 2 ||
-		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
-		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 1), "yrange", &yr[1]) ||
-		    !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0])) {
-			if (!w->err->status)
-				node_error(w, v[K_YRANGE], "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
+		bool two = LIST_LEN(v[K_YRANGE]) == 2;
+		if (two && (want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
+			    want_double(w, LIST_ITEM(w, v[K_YRANGE], 1), "yrange", &yr[1])))
+			goto out; /* (its message is set) */
+		if (!two || !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0])) {
+			node_error(w, v[K_YRANGE], "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
 			goto out;
 		}
 		e->yrange[0] = yr[0];
