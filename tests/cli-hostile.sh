@@ -126,6 +126,22 @@ else
 		"$R" fit chain8.log --heuristic DTR --jobs 16 --memory-limit 40MB
 fi
 
+# ---- D18: messages that name the right thing.
+printf '%s\n' '{"INSTRUCTION":"CONSTANT","NAME":"x0"}' '{"INSTRUCTION":"MEMORY","MEMORY":"8","NAME":"x0"}' \
+	'{"INSTRUCTION":"CALL","NAME":"f","ARGS":["x0"],"RESULT":["x1"],"TIME":"3"}' \
+	'{"INSTRUCTION":"MEMORY","MEMORY":"8","NAME":"x1"}' \
+	'{"INSTRUCTION":"ALIAS","ALIAS":"18446744073709551615","NAME":"x1"}' > "$T/alias.log"
+has "an ALIAS past 2^63 as the log gives it" "$("$R" check "$T/alias.log" 2>&1)" \
+	'alias.log:5: ALIAS 18446744073709551615 of "x1" is out of range'
+printf 'experiment: d\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR, LRU, DTR]\nratios: [0.5]\n' \
+	> "$T/dup.yaml"
+has "a duplicate heuristic at its place" "$("$R" sweep "$T/dup.yaml" --dry-run 2>&1)" \
+	"dup.yaml:3:24: series 'DTR' appears twice"
+for c in sweep merge; do
+	expect_status 64 "$c --out ''" "$R" $c "$T/mg/e.yaml" --out ''
+	has "$c --out '': the message" "$("$R" $c "$T/mg/e.yaml" --out '' 2>&1)" "--out: an empty name is no folder"
+done
+
 # ---- N5: JSON of unsigned values above 2^63 - 1 (they were negative).
 max=18446744073709551615
 has "replay --json: a budget of 2^64 - 1" \

@@ -241,6 +241,11 @@ START_TEST(yaml_errors)
 		     4, 7, "non-negative");
 	expect_error("experiment: x\nmodels: [{name: a}]\nheuristics: [DTR]\n", 2, 10,
 		     "needs 'name' and 'log'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR, LRU, DTR]\n",
+		     3, 24, "series 'DTR' appears twice");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nseries:\n"
+		     "  - {name: s, heuristic: DTR}\n  - {name: s, heuristic: LRU}\n",
+		     5, 12, "series 's' appears twice");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "yrange: [1]\n", 4, 9, "'yrange' must be [LOW, HIGH]");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
@@ -251,7 +256,7 @@ START_TEST(yaml_errors)
 		     "yrange: [1, high]\n", 4, 13, "not a number");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
 		     "heuristics: [DTR]\nseries:\n  - {name: DTR, heuristic: LRU}\n",
-		     1, 1, "appears twice");
+		     5, 12, "appears twice"); /* (was 1:1: issue 27, D18) */
 	expect_error("experiment: x\n  bad: [\n", 2, 6, "YAML");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "overhead_limit: 0.5\n",

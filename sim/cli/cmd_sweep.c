@@ -231,6 +231,10 @@ int cmd_sweep(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:j:s:nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "rematsim %s: --out: an empty name is no folder\n", argv[0]);
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case OPT_MANIFEST:
@@ -385,6 +389,10 @@ int cmd_merge(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "rematsim %s: --out: an empty name is no folder\n", argv[0]);
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case 'h':

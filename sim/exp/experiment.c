@@ -633,6 +633,8 @@ static int by_step(const void *a, const void *b)
 
 static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 {
+	yaml_node_t **snode = NULL; /* each series' node, for messages */
+	size_t snode_cap = 0;
 	yaml_node_t *v[K_TOP_COUNT];
 	if (want_mapping(w, root, "the experiment", top_keys, K_TOP_COUNT, v))
 		return -1;
@@ -792,6 +794,8 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 				goto out;
 			s.name = xstrdup(s.heuristic->name);
 			add_series(e, &cap, s);
+			XGROW(snode, snode_cap, e->n_series);
+			snode[e->n_series - 1] = it;
 		}
 	}
 	if (v[K_SERIES]) {
@@ -808,6 +812,8 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			}
 			struct exp_series s = {.runtime = runtime, .no_dealloc = no_dealloc};
 			add_series(e, &cap, s);
+			XGROW(snode, snode_cap, e->n_series);
+			snode[e->n_series - 1] = sv[S_NAME];
 			struct exp_series *sp = &e->series[e->n_series - 1];
 			if (want_string(w, sv[S_NAME], "name", &sp->name) ||
 			    want_heuristic(w, sv[S_HEURISTIC], "heuristic", &sp->heuristic))
@@ -844,13 +850,14 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 	for (size_t i = 0; i < e->n_series; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(e->series[i].name, e->series[j].name)) {
-				node_error(w, root, "series '%s' appears twice", e->series[i].name);
+				/* at the second one (its line and column) */
+				node_error(w, snode[i], "series '%s' appears twice", e->series[i].name);
 				goto out;
 			}
 	for (size_t i = 0; i < e->n_series; i++)
 		for (const char *c = e->series[i].name; *c; c++)
 			if (*c == '\t' || *c == '\n' || *c == '\r') {
-				node_error(w, root, "series names cannot hold tabs or newlines");
+				node_error(w, snode[i], "series names cannot hold tabs or newlines");
 				goto out;
 			}
 
@@ -899,6 +906,7 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 	}
 	rc = 0;
 out:
+	free(snode);
 	free(dir);
 	return rc;
 }

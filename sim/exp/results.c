@@ -336,6 +336,8 @@ void frontier_write(FILE *f, const struct points_table *t)
 
 int make_dirs(const char *dir, struct rs_error *err)
 {
+	if (!*dir) /* (and the walk below starts past the first byte) */
+		return rs_error_set(err, EXIT_CANTCREAT, "''", 0, "an empty name is no folder");
 	char *p = xstrdup(dir);
 	for (char *s = p + 1;; s++) {
 		if (*s != '/' && *s)

@@ -21,6 +21,7 @@
  */
 #include "schedule.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,20 +537,26 @@ bad:
 	return false;
 }
 
-/* ALIAS: "-1" or "k" as a string, or a JSON integer. */
-static bool get_alias(struct builder *b, const struct rec *r, int64_t *out)
+/* ALIAS: "-1" or "k" as a string, or a JSON integer; text (of size 48)
+ * gets it as the log wrote it, for messages (a string past 64 bits is not
+ * clamped there). */
+static bool get_alias(struct builder *b, const struct rec *r, int64_t *out, char *text)
 {
 	const struct jv *v = jv_get(r->j, "ALIAS");
 	if (jv_is_int(v)) {
 		*out = jv_int(v);
+		snprintf(text, 48, "%" PRId64, *out);
 		return true;
 	}
 	if (jv_is_string(v)) {
 		const char *p = jv_str(v);
 		char *endp;
+		errno = 0;
 		long long x = strtoll(p, &endp, 10);
 		if (*p && !*endp && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))) {
-			*out = x;
+			/* past 64 bits: out of range whatever the op (strtoll clamps) */
+			*out = errno == ERANGE ? (x < 0 ? INT64_MIN : INT64_MAX) : x;
+			snprintf(text, 48, "%.40s%s", p, strlen(p) > 40 ? "..." : "");
 			return true;
 		}
 	}
@@ -779,12 +786,13 @@ static void do_call(struct builder *b, const struct rec *r)
 			break;
 		}
 		int64_t k;
-		if (!get_alias(b, &a, &k)) {
+		char ktext[48];
+		if (!get_alias(b, &a, &k, ktext)) {
 			ok = false;
 		} else if (k < -1 || k >= (int64_t)n_args) {
 			problem(b, EXIT_DATAERR, a.line,
-				"ALIAS %" PRId64 " of \"%s\" is out of range: the op has %zu argument%s",
-				k, rn, n_args, n_args == 1 ? "" : "s");
+				"ALIAS %s of \"%s\" is out of range: the op has %zu argument%s",
+				ktext, rn, n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
 			alias[i] = (int32_t)k;
