@@ -142,6 +142,49 @@ for c in sweep merge; do
 	has "$c --out '': the message" "$("$R" $c "$T/mg/e.yaml" --out '' 2>&1)" "--out: an empty name is no folder"
 done
 
+# ---- N9-N14: small validations.
+# N9: a negative or wrapping number of bench --scale
+for a in "--timeout -1" "--timeout 0" "--timeout 4294967297" "--min-log2 4294967297" "--max-log10 -1"; do
+	# (under a timeout: a build that takes the number would run the bench)
+	# shellcheck disable=SC2086
+	expect_status 64 "bench --scale $a" timeout 30 "$R" bench --scale $a
+done
+# N10: a budget formula that is 0 at some n, as a literal 0 is refused
+printf 'experiment: z\nmodels:\n  - {gen: linear, n: [8, 16]}\nbudgets: ["n-8"]\nheuristics: [DTR]\n' > "$T/z.yaml"
+expect_status 65 "a budget formula that is 0 at n = 8" "$R" sweep -q "$T/z.yaml" --out "$T/z"
+has "a budget formula that is 0: the message" "$("$R" sweep -q "$T/z.yaml" --out "$T/z" 2>&1)" \
+	"budget formula 'n-8' is 0 there (a budget must be positive) (model 'linear n=8', n = 8)"
+# N11: size-dist and size_dist together
+printf 'experiment: s\nmodels:\n  - {gen: linear, n: 8, size-dist: "const:2", size_dist: "const:3"}\nratios: [0.5]\nheuristics: [DTR]\n' > "$T/s.yaml"
+has "size-dist and size_dist together" "$("$R" sweep "$T/s.yaml" --dry-run 2>&1)" \
+	"s.yaml:3:47: 'size-dist' and 'size_dist' are one parameter: give it once"
+# N12: sweep --fit: the resolution checked before the points run, and one
+# small model (or one of baseline 0) does not stop the others' fit.tsv
+expect_status 64 "sweep --fit 0.000001 (refused before running)" \
+	"$R" sweep -q "$T/mg/e.yaml" --fit 0.000001 --out "$T/fit0"
+[ ! -e "$T/fit0/points.tsv" ] && ok "sweep --fit 0.000001 ran no point" || no "sweep --fit 0.000001 ran the points"
+printf 'experiment: f\nmodels:\n  - {name: tiny, log: %s/tiny.log}\n  - {name: c8, log: %s/chain8.log}\n  - {name: z, log: %s/zero-mem.log}\nheuristics: [DTR]\nratios: [0.5, 1.0]\n' \
+	"$PWD" "$PWD" "$PWD" > "$T/f.yaml"
+expect_status 0 "sweep --fit 0.001 with a model of 208 bytes and one of 0" \
+	"$R" sweep -q "$T/f.yaml" --fit 0.001 --out "$T/fit"
+has "fit.tsv: the small model at one byte, the other at 0.001" "$(cut -f1,7 "$T/fit/fit.tsv" 2>&1)" \
+	"$(printf 'tiny\t0.004807692307692308\nc8\t0.001')"
+# N13: const:X past 2^53 that a double would round
+expect_status 64 "gen --size-dist const:9007199254740993" \
+	"$R" gen linear --n 4 --size-dist const:9007199254740993 --out "$T/c.log"
+expect_status 0 "gen --size-dist const:9007199254740994 (a double holds it)" \
+	"$R" gen linear --n 4 --size-dist const:9007199254740994 --out "$T/c.log"
+has "const:9007199254740994: the sizes as given" "$(cat "$T/c.log")" '"MEMORY":"9007199254740994"'
+# N14: a trace window past the end, or holding nothing, says so
+expect_status 64 "replay --trace-from past the log's end" \
+	"$R" replay chain8.log --heuristic DTR --ratio 0.5 --trace "$T/t.json" --trace-from 500
+has "replay --trace-from past the end: the message" \
+	"$("$R" replay chain8.log --heuristic DTR --ratio 0.5 --trace "$T/t.json" --trace-from 500 2>&1)" \
+	"--trace-from 500 is past the log's last line (136)"
+has "replay --trace-from 2 --trace-to 3: an empty trace said" \
+	"$("$R" replay chain8.log --heuristic DTR --ratio 0.5 --trace "$T/t.json" --trace-from 2 --trace-to 3 2>&1)" \
+	"the trace holds no event: no model op of lines 2 to 3 ran"
+
 # ---- N5: JSON of unsigned values above 2^63 - 1 (they were negative).
 max=18446744073709551615
 has "replay --json: a budget of 2^64 - 1" \

@@ -378,6 +378,12 @@ int cmd_replay(int argc, char **argv)
 		rs_error_print(&err);
 		return err.status;
 	}
+	if (trace_from > s->lines) {
+		fprintf(stderr, "rematsim replay: --trace-from %u is past the log's last line (%" PRIu64
+			"): the trace would be empty\n", trace_from, s->lines);
+		schedule_free(s);
+		return EXIT_USAGE;
+	}
 	struct baseline base;
 	baseline_run(s, &base);
 
@@ -449,6 +455,17 @@ int cmd_replay(int argc, char **argv)
 		if (tl.f && outfile_commit(&tout, false, &err)) {
 			rs_error_print(&err);
 			status = EXIT_IOERR;
+		}
+		if (hk.tw && !trace_kept(hk.tw) && s->n_ops) {
+			/* a window that holds nothing says so (issue 27, N14) */
+			char window[64];
+			if (trace_to != UINT32_MAX)
+				snprintf(window, sizeof window, "of lines %u to %u", trace_from, trace_to);
+			else
+				snprintf(window, sizeof window, "from line %u on", trace_from);
+			fprintf(stderr, "rematsim replay: the trace holds no event: no model op %s "
+				"ran (the log's ops are on lines %u to %u)\n", window, s->ops[0].line,
+				s->ops[s->n_ops - 1].line);
 		}
 		if (hk.tw && trace_close(hk.tw, true, &err)) {
 			fprintf(stderr, "rematsim replay: %s\n", err.msg);

@@ -289,6 +289,14 @@ int cmd_sweep(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
+			/* the grid it makes for a peak at the baseline: refused now,
+			 * not once every point has run */
+			if (1 / fit_res > FIT_MAX_GRID) {
+				fprintf(stderr, "rematsim sweep: --fit: %s makes more than %d grid points "
+						"from a bound to the peak: take a coarser one\n", optarg,
+					FIT_MAX_GRID);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			sweep_usage(stdout);
@@ -346,15 +354,21 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (fit_res > 0) {
+		/* every pair that could be searched is written, whatever the
+		 * others (each left out is named); the status is the first's */
 		char *text;
 		size_t len;
-		if (fit_experiment_tsv(e, fit_res, so.jobs, &text, &len, &err) ||
-		    write_file_atomic(out, "fit.tsv", text, len, true, &err)) {
-			rs_error_print(&err);
+		int frc = fit_experiment_tsv(e, fit_res, so.jobs, &text, &len, &err);
+		struct rs_error werr = {0};
+		if (write_file_atomic(out, "fit.tsv", text, len, true, &werr)) {
+			rs_error_print(&werr);
+			status = werr.status;
+		} else if (frc) {
 			status = err.status ? err.status : EXIT_SOFTWARE;
-			goto out;
 		}
 		free(text);
+		if (status)
+			goto out;
 	}
 	if (!so.quiet)
 		fprintf(stderr, "rematsim: %s: results in %s/points.tsv%s\n", e->name, out,

@@ -362,6 +362,19 @@ static int read_gen_model(struct walk *w, struct experiment *e, size_t *cap, yam
 		if (!strcmp(key, "gen") || !strcmp(key, "name") || !strcmp(key, "title") ||
 		    !strcmp(key, "desc"))
 			continue;
+		/* size_dist and size-dist name one parameter: once, not the last */
+		for (yaml_node_pair_t *q = item->data.mapping.pairs.start; q < pair; q++) {
+			const char *other = scalar(yaml_document_get_node(w->doc, q->key));
+			size_t i = 0;
+			while (key[i] && (key[i] == other[i] ||
+					  (strchr("-_", key[i]) && other[i] && strchr("-_", other[i]))))
+				i++;
+			if (!key[i] && !other[i]) {
+				node_error(w, k, "'%s' and '%s' are one parameter: give it once", other,
+					   key);
+				goto expand_fail;
+			}
+		}
 		bool list = v->type == YAML_SEQUENCE_NODE;
 		if (list && want_list(w, v, key))
 			goto expand_fail;

@@ -193,6 +193,11 @@ uint64_t trace_events(const struct trace_writer *w)
 	return w->events;
 }
 
+uint64_t trace_kept(const struct trace_writer *w)
+{
+	return w->counted;
+}
+
 int trace_close(struct trace_writer *w, bool keep, struct rs_error *err)
 {
 	int rc = 0;
