@@ -866,6 +866,12 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	*figs = NULL;
 	*n_figs = 0;
+	/* `rematsim measured --out DIR`: its figures alone (plot-measured.c). */
+	int mrc = plot_measured(dir, figs, n_figs, err);
+	if (mrc) {
+		pdata_free(&d);
+		return mrc < 0 ? -1 : 0;
+	}
 	if (read_models(dir, &d, err) || read_points(dir, &d, err) || read_fit(dir, &d, err)) {
 		pdata_free(&d);
 		return -1;
