@@ -240,7 +240,9 @@ peak_seen() { # LOG HEURISTIC RATIO
 	if printf '%s\n' "$out" | python3 -c '
 import json, sys
 o = json.loads(sys.stdin.read())
-tl = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()[1:]]
+# (the `backward` row marks where the backward pass begins: no event of its own)
+tl = [r for r in (l.split("\t") for l in open(sys.argv[1]).read().splitlines()[1:])
+      if r[2] != "backward"]
 tr = json.load(open(sys.argv[2]))["traceEvents"]
 samples = [e["args"]["bytes"] for e in tr if e.get("name") == "memory" and e.get("ph") == "C"]
 # each row: memory after the event; a drop row right after its op, less its bytes

@@ -72,6 +72,11 @@ static void live_add(const char *name)
 	}
 }
 
+void outfile_tmp_track(const char *tmp)
+{
+	live_add(tmp);
+}
+
 void outfile_tmp_done(const char *tmp)
 {
 	for (int i = 0; i < LIVE_SLOTS; i++) {
@@ -89,21 +94,21 @@ void outfile_tmp_done(const char *tmp)
 /* ---- names ---- */
 
 /* How much of a file name (base, no folder) a temporary name keeps: all
- * of it, unless the name plus the mark, 8 hex digits and suffix would
- * pass NAME_MAX (a valid 250-byte name must still get a temporary). */
-static size_t kept(size_t base, size_t suffix)
+ * of it, unless the name plus the mark and 8 hex digits would pass
+ * NAME_MAX (a valid 250-byte name must still get a temporary). */
+static size_t kept(size_t base)
 {
-	size_t room = NAME_MAX - (sizeof OUTFILE_TMP_MARK - 1) - 8 - suffix;
+	size_t room = NAME_MAX - (sizeof OUTFILE_TMP_MARK - 1) - 8;
 	return base < room ? base : room;
 }
 
-static int create_tmp(const char *path, const char *suffix, char **tmp)
+int outfile_create_tmp(const char *path, char **tmp)
 {
 	static unsigned long counter;
 	const char *slash = strrchr(path, '/');
 	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-	size_t keep = dir + kept(strlen(path) - dir, strlen(suffix));
-	size_t n = keep + sizeof OUTFILE_TMP_MARK + 8 + strlen(suffix) + 1;
+	size_t keep = dir + kept(strlen(path) - dir);
+	size_t n = keep + sizeof OUTFILE_TMP_MARK + 8 + 1;
 	char *name = xmalloc(n);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -112,8 +117,8 @@ static int create_tmp(const char *path, const char *suffix, char **tmp)
 	for (int attempt = 0; attempt < 100; attempt++) {
 		x += __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xbf58476d1ce4e5b9ull;
 		x ^= x >> 31;
-		snprintf(name, n, "%.*s" OUTFILE_TMP_MARK "%08lx%s", (int)keep, path,
-			 (unsigned long)(x & 0xffffffffu), suffix);
+		snprintf(name, n, "%.*s" OUTFILE_TMP_MARK "%08lx", (int)keep, path,
+			 (unsigned long)(x & 0xffffffffu));
 		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd >= 0) {
 			live_add(name);
@@ -129,14 +134,9 @@ static int create_tmp(const char *path, const char *suffix, char **tmp)
 	return -1;
 }
 
-int outfile_create_tmp(const char *path, char **tmp)
-{
-	return create_tmp(path, "", tmp);
-}
-
 bool outfile_is_tmp_of(const char *name, const char *base)
 {
-	size_t n = kept(strlen(base), 0), m = sizeof OUTFILE_TMP_MARK - 1;
+	size_t n = kept(strlen(base)), m = sizeof OUTFILE_TMP_MARK - 1;
 	if (strncmp(name, base, n) || strncmp(name + n, OUTFILE_TMP_MARK, m))
 		return false;
 	const char *s = name + n + m;
@@ -263,30 +263,4 @@ void outfile_abort(struct outfile *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	release(o);
-}
-
-/* ---- outputs another program writes ---- */
-
-int outfile_claim(const char *path, const char *suffix, char **tmp, struct rs_error *err)
-{
-	if (outfile_check(path, false, err) < 0)
-		return -1;
-	int fd = create_tmp(path, suffix, tmp);
-	if (fd < 0)
-		return rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create: %s", strerror(errno));
-	close(fd);
-	return 0;
-}
-
-int outfile_place(char *tmp, const char *path, bool keep, struct rs_error *err)
-{
-	int rc = 0;
-	if (keep && rename(tmp, path))
-		rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot move into place: %s",
-				  strerror(errno));
-	if (!keep || rc)
-		unlink(tmp);
-	outfile_tmp_done(tmp);
-	free(tmp);
-	return rc;
 }

@@ -62,16 +62,9 @@ int outfile_create_tmp(const char *path, char **tmp);
 /** The temporary tmp was renamed or removed: no signal removes it now. */
 void outfile_tmp_done(const char *tmp);
 
-/**
- * An output another program writes (gnuplot's figures): check path as an
- * output that is renamed into place (outfile_check, not in place) and
- * claim a fresh empty temporary PATH.tmp.XXXXXXXX + suffix for it (gives
- * *tmp; suffix keeps an extension the program reads). -1 with err.
- */
-int outfile_claim(const char *path, const char *suffix, char **tmp, struct rs_error *err);
-/** Rename the claimed tmp over path when keep (the program succeeded), else
- * remove it; frees tmp. -1 with err (EXIT_CANTCREAT) if the rename fails. */
-int outfile_place(char *tmp, const char *path, bool keep, struct rs_error *err);
+/** Remove tmp (a temporary made otherwise: the figures gnuplot writes)
+ * if a fatal signal comes before outfile_tmp_done(tmp). */
+void outfile_tmp_track(const char *tmp);
 
 /** Whether name (a file name, no folder) is a temporary of outfile_open for `base`. */
 bool outfile_is_tmp_of(const char *name, const char *base);
