@@ -885,12 +885,13 @@ START_TEST(built_is_read)
 				built_vs_read(&p, &opts[o], what);
 			}
 	/* A U-Net whose ops' times pass the reader's bound only when counted
-	 * once per result (two-result backward ops): the generator's own
-	 * check lets it through, the reader refuses it, and so does the build. */
+	 * once per result (depth 40: 207 ops, 41 of them with two results;
+	 * 207 x 5e15 <= 2^60 < 248 x 5e15): the generator's own check lets
+	 * it through, the reader refuses it, and so does the build. */
 	struct gen_params p;
 	gen_params_default(&p, GEN_UNET);
-	p.depth = 1;
-	ck_assert_int_eq(gen_dist_parse("const:88686269585142075", &p.time, &why), 0);
+	p.depth = 40;
+	ck_assert_int_eq(gen_dist_parse("const:5000000000000000", &p.time, &why), 0);
 	built_vs_read(&p, &opts[1], "unet past the time bound");
 	/* The generator's own refusal wins, as when its text came first. */
 	p = chain(20);
