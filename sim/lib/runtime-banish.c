@@ -74,29 +74,6 @@ void rt_banish_free(struct runtime_state *rt)
 	free(v->srev);
 }
 
-void rt_banish_new_edges(struct runtime_state *rt, uint32_t opi)
-{
-	const struct schedule *sc = rt->s;
-	const struct sched_op *op = &sc->ops[opi];
-	struct rt_banish *v = &rt->ban;
-	struct rt_graph *g = &rt->graph;
-	/* each new tensor's parents join its storage's reverse list */
-	for (uint32_t k = 0; k < op->n_outs; k++) {
-		uint32_t os = rt_storage_of(rt, op->outs + k);
-		for (uint32_t a = 0; a < op->n_args; a++)
-			v->srev[g->srev_off[os] + g->n_srev[os]++] = sc->arg_storage[op->args + a];
-	}
-	/* the outputs join their arguments' children and forward lists */
-	for (uint32_t a = 0; a < op->n_args; a++) {
-		uint32_t p = sc->op_args[op->args + a];
-		uint32_t ps = sc->arg_storage[op->args + a];
-		for (uint32_t k = 0; k < op->n_outs; k++) {
-			v->chi[v->chi_off[p] + v->n_chi[p]++] = op->outs + k;
-			v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
-		}
-	}
-}
-
 /* ---- V1 evicted dependents ---------------------------------------------- */
 
 static int first_index(const uint32_t *list, uint32_t n, uint32_t v)

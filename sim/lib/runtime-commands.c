@@ -470,21 +470,21 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		rt_key_sync(rt, tt->storage);
 		x->n_tensors++;
 		x->ref_ext++;
+		/* the new tensor's parents join its storage's reverse list (V1:
+		 * below, in its copies) */
+		if (!rt->v1) {
+			g->n_srev[tt->storage] += op->n_args;
+			rt_regions_edges_added(rt, tt->storage, 1, op->n_args);
+		}
 		rt->defined[t] = 0;
 		if (op->constant)
 			rt->res->const_memory += out_bytes(rt, t);
 	}
-	/* The new edges: the outputs' parents join their storages' reverse
-	 * lists, the outputs their arguments' children and forward lists (V1:
-	 * its copies, runtime-banish.c). */
+	/* the outputs join their arguments' children and forward lists (V1:
+	 * its copies, runtime-banish.c) */
 	if (rt->v1) {
 		rt_banish_new_edges(rt, opi);
 	} else {
-		for (uint32_t k = 0; k < op->n_outs; k++) {
-			uint32_t os = rt_storage_of(rt, op->outs + k);
-			g->n_srev[os] += op->n_args;
-			rt_regions_edges_added(rt, os, 1, op->n_args);
-		}
 		for (uint32_t a = 0; a < op->n_args; a++) {
 			uint32_t ps = sc->arg_storage[op->args + a];
 			g->n_sfwd[ps] += op->n_outs;
@@ -495,8 +495,9 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	 * through the outputs are stale, and so are the forward reaches through
 	 * the arguments, which the forward walk from each output (over its
 	 * parents, the arguments now) forgets too. */
-	for (uint32_t k = 0; k < op->n_outs; k++)
-		rt_reach_changed(rt, rt_storage_of(rt, op->outs + k));
+	if (rt_memo_kept(rt))
+		for (uint32_t k = 0; k < op->n_outs; k++)
+			rt_reach_changed(rt, rt_storage_of(rt, op->outs + k));
 	/* The kept evicted-neighbour lists need nothing here: each new edge
 	 * joins an argument (locked or rematerialized before any eviction of
 	 * this op) and an output, and the lists that gain an evicted member

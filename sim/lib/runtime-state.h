@@ -641,11 +641,16 @@ static inline void rt_memo_rebuild(struct runtime_state *rt, struct region *r, u
 	}
 }
 
+static inline bool rt_memo_kept(const struct runtime_state *rt)
+{
+	return rt->memo.w != 0;
+}
+
 /* Storage v changed (materiality, edges or compute): forget the memoized
  * reaches that may hold it. */
 static inline void rt_reach_changed(struct runtime_state *rt, uint32_t v)
 {
-	if (rt->memo.w) {
+	if (rt_memo_kept(rt)) {
 		rt_reach_forget(rt, v, 0);
 		rt_reach_forget(rt, v, 1);
 	}
@@ -741,10 +746,31 @@ static inline int64_t rt_class_sum(struct runtime_state *rt, uint32_t s, int64_t
 
 void rt_banish_init(struct runtime_state *rt);
 void rt_banish_free(struct runtime_state *rt);
-/** V1: op opi's edges join the copies (its outputs' parents, its
- * arguments' children and forward lists). */
-void rt_banish_new_edges(struct runtime_state *rt, uint32_t opi);
 void rt_try_banish(struct runtime_state *rt, uint32_t s);
+
+/* V1: op opi's edges join the copies: each output's parents its storage's
+ * reverse list, the outputs their arguments' children and forward lists.
+ * (Inline: every op of every baseline replay comes here.) */
+static inline void rt_banish_new_edges(struct runtime_state *rt, uint32_t opi)
+{
+	const struct schedule *sc = rt->s;
+	const struct sched_op *op = &sc->ops[opi];
+	struct rt_banish *v = &rt->ban;
+	struct rt_graph *g = &rt->graph;
+	for (uint32_t k = 0; k < op->n_outs; k++) {
+		uint32_t os = rt_storage_of(rt, op->outs + k);
+		for (uint32_t a = 0; a < op->n_args; a++)
+			v->srev[g->srev_off[os] + g->n_srev[os]++] = sc->arg_storage[op->args + a];
+	}
+	for (uint32_t a = 0; a < op->n_args; a++) {
+		uint32_t p = sc->op_args[op->args + a];
+		uint32_t ps = sc->arg_storage[op->args + a];
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			v->chi[v->chi_off[p] + v->n_chi[p]++] = op->outs + k;
+			v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
+		}
+	}
+}
 
 static inline uint64_t rt_dep_key(uint32_t s, uint32_t t)
 {
