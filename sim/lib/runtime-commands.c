@@ -469,7 +469,6 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		}
 		rt_key_sync(rt, tt->storage);
 		x->n_tensors++;
-		x->ref_ext++;
 		/* the new tensor's parents join its storage's reverse list (V1:
 		 * below, in its copies) */
 		if (!rt->v1) {
@@ -591,12 +590,17 @@ int rt_replay(struct runtime_state *rt)
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
+		/* the handles it makes (a COMPUTE's outputs', a GET's); a
+		 * RELEASE drops its own in cmd_release, unless no_dealloc */
+		struct sched_handles hd = schedule_cmd_handles(s, c);
+		if (hd.delta > 0)
+			for (uint32_t k = 0; k < hd.n; k++)
+				rt->st[rt_storage_of(rt, hd.first + k)].ref_ext++;
 		switch (c->kind) {
 		case CMD_COMPUTE:
 			rc = cmd_compute(rt, c->id);
 			break;
 		case CMD_GET:
-			rt->st[rt_storage_of(rt, c->id)].ref_ext++;
 			break;
 		case CMD_PIN:
 			rc = cmd_pin(rt, c->id);
