@@ -108,7 +108,7 @@ static inline struct rt_frac h_largest(struct policy *rt, uint32_t s, const stru
 
 /* DTR-Full: rebuilds both regions from scratch; the neighbourhood's latest
  * access stands for the staleness. */
-static struct rt_frac h_dtr_unopt(struct policy *rt, uint32_t s, const struct rt_key *x)
+static inline struct rt_frac h_dtr_unopt(struct policy *rt, uint32_t s, const struct rt_key *x)
 {
 	int64_t compute = x->compute, last = x->last;
 	pol_unopt_neighbourhood(rt, s, &compute, &last);

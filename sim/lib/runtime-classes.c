@@ -103,7 +103,7 @@ static size_t uf_collect(struct rt_classes *c)
  * allocated at the start (room for two nodes a storage, resident only as
  * far as used) and past them by reallocating; in place, it leaves no
  * old copy behind in the heap. */
-static void uf_full(struct rt_classes *c)
+void rt_uf_full(struct rt_classes *c)
 {
 	size_t freed = 0;
 	if (c->cap >= UF_MIN_COLLECT && c->cap >= c->scan)
@@ -121,29 +121,6 @@ static void uf_full(struct rt_classes *c)
 	}
 }
 
-/* A new class of storage s's node, of the given value: reuses a free node,
- * else takes the next one, else collects or grows the arena. */
-static uint32_t uf_new(struct rt_classes *c, uint32_t s, int64_t value)
-{
-	uint32_t x = c->free;
-	if (s >= c->scan)
-		c->scan = s + 1;
-	if (x != RT_NONE) {
-		c->free = c->parent[x];
-	} else {
-		if (c->len == c->cap)
-			uf_full(c);
-		x = c->free;
-		if (x != RT_NONE)
-			c->free = c->parent[x];
-		else
-			x = (uint32_t)c->len++;
-	}
-	c->parent[x] = RT_NONE;
-	c->value[x] = value;
-	return x;
-}
-
 /* Link l's class under r's (r stays the root), summing the values. */
 static void uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
 {
@@ -155,17 +132,12 @@ static void uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
 	c->value[r] = c->value[l] + c->value[r];
 }
 
-void rt_classes_made(struct runtime_state *rt, uint32_t s)
-{
-	rt->cls.ecn[s] = uf_new(&rt->cls, s, 0);
-}
-
 void rt_classes_evict(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_classes *c = &rt->cls;
 	if (c->ecn[s] != RT_NONE)
 		rt_bug_at(rt, "an evicted storage already has a class", s);
-	c->ecn[s] = uf_new(c, s, rt->key[s].compute);
+	c->ecn[s] = rt_uf_new(c, s, rt->key[s].compute);
 	/* its distinct evicted neighbours, walking all its edges */
 	rt->res->heuristic_accesses += (uint64_t)rt->graph.n_srev[s] + rt->graph.n_sfwd[s];
 	uint32_t nn;

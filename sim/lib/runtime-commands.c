@@ -450,8 +450,10 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	const struct schedule *sc = rt->s;
 	const struct sched_op *op = &sc->ops[opi];
 	struct rt_graph *g = &rt->graph;
-	for (uint32_t k = 0; k < op->n_outs; k++) {
-		uint32_t t = op->outs + k;
+	/* its outputs, each a new handle to its storage (schedule.h's rule) */
+	const struct sched_handles hd = schedule_cmd_handles(sc, &(const struct sched_cmd){.kind = CMD_COMPUTE, .id = opi});
+	for (uint32_t k = 0; k < hd.n; k++) {
+		uint32_t t = hd.first + k;
 		const struct sched_tensor *tt = &sc->tensors[t];
 		struct rt_storage *x = &rt->st[tt->storage];
 		if (tt->alias < 0) {
@@ -469,9 +471,12 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 		}
 		rt_key_sync(rt, tt->storage);
 		x->n_tensors++;
+		x->ref_ext += (uint32_t)hd.delta;
 		/* the new tensor's parents join its storage's reverse list (V1:
-		 * below, in its copies) */
-		if (!rt->v1) {
+		 * in its copies, runtime-banish.c) */
+		if (rt->v1) {
+			rt_banish_new_parents(rt, tt->storage, op);
+		} else {
 			g->n_srev[tt->storage] += op->n_args;
 			rt_regions_edges_added(rt, tt->storage, 1, op->n_args);
 		}
@@ -482,7 +487,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	/* the outputs join their arguments' children and forward lists (V1:
 	 * its copies, runtime-banish.c) */
 	if (rt->v1) {
-		rt_banish_new_edges(rt, opi);
+		rt_banish_new_children(rt, op);
 	} else {
 		for (uint32_t a = 0; a < op->n_args; a++) {
 			uint32_t ps = sc->arg_storage[op->args + a];
@@ -580,6 +585,12 @@ static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
 	return 0;
 }
 
+static inline void add_handles(struct runtime_state *rt, struct sched_handles h)
+{
+	for (uint32_t k = 0; k < h.n; k++)
+		rt->st[rt_storage_of(rt, h.first + k)].ref_ext += (uint32_t)h.delta;
+}
+
 /* Replay every command of the schedule (stopping at the first OOM, thrash
  * or broken region): 0 or that stop code, res->stopped_at set. */
 int rt_replay(struct runtime_state *rt)
@@ -590,17 +601,15 @@ int rt_replay(struct runtime_state *rt)
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
-		/* the handles it makes (a COMPUTE's outputs', a GET's); a
-		 * RELEASE drops its own in cmd_release, unless no_dealloc */
-		struct sched_handles hd = schedule_cmd_handles(s, c);
-		if (hd.delta > 0)
-			for (uint32_t k = 0; k < hd.n; k++)
-				rt->st[rt_storage_of(rt, hd.first + k)].ref_ext++;
+		/* Handles by schedule.h's rule: a COMPUTE's made in
+		 * cmd_compute, a GET's here, a RELEASE's dropped in cmd_release
+		 * (unless no_dealloc). */
 		switch (c->kind) {
 		case CMD_COMPUTE:
 			rc = cmd_compute(rt, c->id);
 			break;
 		case CMD_GET:
+			add_handles(rt, schedule_cmd_handles(s, c));
 			break;
 		case CMD_PIN:
 			rc = cmd_pin(rt, c->id);

@@ -28,7 +28,7 @@ static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x
 }
 
 
-static void region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
 	const uint32_t *lists = reverse ? rt->graph.srev : rt->graph.sfwd;
@@ -1029,7 +1029,7 @@ static inline void region_rebuild_after(struct runtime_state *rt, struct region 
 	if (rt->reg.runs)
 		region_rebuild_runs(rt, r, base, reverse);
 	else if (!rt->reg.words)
-		region_rebuild(rt, r, base, reverse);
+		rt_region_rebuild(rt, r, base, reverse);
 	else
 		rt_memo_rebuild(rt, r, base, reverse);
 }
@@ -1090,25 +1090,4 @@ void rt_regions_window_opening(struct runtime_state *rt, uint32_t opi)
 	g->win_t = ++g->epoch;
 	g->win_op = opi;
 	g->win = true;
-}
-
-void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, int64_t *compute, int64_t *last)
-{
-	struct region *f = &rt->reg.scratch_fwd, *r = &rt->reg.scratch_rev;
-	struct rt_scratch *x = &rt->scratch;
-	region_rebuild(rt, f, s, false);
-	region_rebuild(rt, r, s, true);
-	uint32_t stamp = rt_next_stamp(&x->stamp_c, x->mark_c, rt->s->n_storages);
-	for (int k = 0; k < 2; k++) {
-		const struct region *g = k ? r : f;
-		for (uint32_t i = 0; i < g->n_in; i++) {
-			uint32_t v = g->in[i];
-			if (x->mark_c[v] == stamp)
-				continue;
-			x->mark_c[v] = stamp;
-			*compute += rt->key[v].compute;
-			if (rt->key[v].last > *last)
-				*last = rt->key[v].last;
-		}
-	}
 }

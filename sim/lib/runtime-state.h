@@ -527,10 +527,6 @@ void rt_regions_window_opening(struct runtime_state *rt, uint32_t opi);
 /** Rebuild region r of base storage `base` from scratch by a walk of the
  * lists (reverse: through parents), counting its accesses. */
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
-/** DTRUnopt: both of s's regions rebuilt from scratch (counted), their
- * distinct interior storages folded into *compute (added) and *last (the
- * latest access). */
-void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, int64_t *compute, int64_t *last);
 /* rt_region_rebuild into bitsets (the memo's walk, same sets and counts) */
 void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
@@ -599,6 +595,30 @@ static inline int64_t rt_region_compute(const struct runtime_state *rt, uint32_t
 	return r ? r[reverse].compute : 0;
 }
 
+/** DTRUnopt: both of s's regions rebuilt from scratch (counted), their
+ * distinct interior storages folded into *compute (added) and *last (the
+ * latest access). Inline: DTRUnopt's cost calls it for every member. */
+static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, int64_t *compute, int64_t *last)
+{
+	struct region *f = &rt->reg.scratch_fwd, *r = &rt->reg.scratch_rev;
+	struct rt_scratch *x = &rt->scratch;
+	rt_region_rebuild(rt, f, s, false);
+	rt_region_rebuild(rt, r, s, true);
+	uint32_t stamp = rt_next_stamp(&x->stamp_c, x->mark_c, rt->s->n_storages);
+	for (int k = 0; k < 2; k++) {
+		const struct region *g = k ? r : f;
+		for (uint32_t i = 0; i < g->n_in; i++) {
+			uint32_t v = g->in[i];
+			if (x->mark_c[v] == stamp)
+				continue;
+			x->mark_c[v] = stamp;
+			*compute += rt->key[v].compute;
+			if (rt->key[v].last > *last)
+				*last = rt->key[v].last;
+		}
+	}
+}
+
 /* ---- runtime-memo.c ------------------------------------------------------------------- */
 
 void rt_memo_init(struct runtime_state *rt);
@@ -662,8 +682,6 @@ void rt_classes_init(struct runtime_state *rt);
 void rt_classes_free(struct runtime_state *rt);
 /** Check mode: a few kept evicted-neighbour lists against fresh walks. */
 void rt_classes_check(struct runtime_state *rt);
-/** A new storage s (material): its class, of value 0. */
-void rt_classes_made(struct runtime_state *rt, uint32_t s);
 /** s is being evicted: its class, of its compute, merged with its evicted
  * neighbours' (their accesses counted). */
 void rt_classes_evict(struct runtime_state *rt, uint32_t s);
@@ -673,6 +691,38 @@ void rt_classes_computed(struct runtime_state *rt, const uint32_t *ids, size_t n
 /** Storage v's materiality or edges changed: forget the kept evicted
  * neighbour lists that may hold it. */
 void rt_en_changed(struct runtime_state *rt, uint32_t v);
+
+/** The arena is full and the free list empty: collect or grow. */
+void rt_uf_full(struct rt_classes *c);
+
+/* A new class of storage s's node, of the given value: reuses a free node,
+ * else takes the next one, else collects or grows the arena. */
+static inline uint32_t rt_uf_new(struct rt_classes *c, uint32_t s, int64_t value)
+{
+	uint32_t x = c->free;
+	if (s >= c->scan)
+		c->scan = s + 1;
+	if (x != RT_NONE) {
+		c->free = c->parent[x];
+	} else {
+		if (c->len == c->cap)
+			rt_uf_full(c);
+		x = c->free;
+		if (x != RT_NONE)
+			c->free = c->parent[x];
+		else
+			x = (uint32_t)c->len++;
+	}
+	c->parent[x] = RT_NONE;
+	c->value[x] = value;
+	return x;
+}
+
+/* A new storage s (material): its class, of value 0. */
+static inline void rt_classes_made(struct runtime_state *rt, uint32_t s)
+{
+	rt->cls.ecn[s] = rt_uf_new(&rt->cls, s, 0);
+}
 
 /** Walk s's edges into its kept list (rt_evicted_list's slow path). */
 const uint32_t *rt_evicted_list_fill(struct runtime_state *rt, uint32_t s, uint32_t *n);
@@ -748,20 +798,23 @@ void rt_banish_init(struct runtime_state *rt);
 void rt_banish_free(struct runtime_state *rt);
 void rt_try_banish(struct runtime_state *rt, uint32_t s);
 
-/* V1: op opi's edges join the copies: each output's parents its storage's
- * reverse list, the outputs their arguments' children and forward lists.
- * (Inline: every op of every baseline replay comes here.) */
-static inline void rt_banish_new_edges(struct runtime_state *rt, uint32_t opi)
+/* V1's copies of the edge lists grow as ops come (inline: every op of
+ * every baseline replay comes here). An output of op, in storage s: its
+ * parents join s's reverse list. */
+static inline void rt_banish_new_parents(struct runtime_state *rt, uint32_t s, const struct sched_op *op)
+{
+	const uint32_t *as = rt->s->arg_storage + op->args;
+	struct rt_graph *g = &rt->graph;
+	for (uint32_t a = 0; a < op->n_args; a++)
+		rt->ban.srev[g->srev_off[s] + g->n_srev[s]++] = as[a];
+}
+
+/* Then op's outputs join its arguments' children and forward lists. */
+static inline void rt_banish_new_children(struct runtime_state *rt, const struct sched_op *op)
 {
 	const struct schedule *sc = rt->s;
-	const struct sched_op *op = &sc->ops[opi];
 	struct rt_banish *v = &rt->ban;
 	struct rt_graph *g = &rt->graph;
-	for (uint32_t k = 0; k < op->n_outs; k++) {
-		uint32_t os = rt_storage_of(rt, op->outs + k);
-		for (uint32_t a = 0; a < op->n_args; a++)
-			v->srev[g->srev_off[os] + g->n_srev[os]++] = sc->arg_storage[op->args + a];
-	}
 	for (uint32_t a = 0; a < op->n_args; a++) {
 		uint32_t p = sc->op_args[op->args + a];
 		uint32_t ps = sc->arg_storage[op->args + a];
