@@ -19,7 +19,8 @@
  *   memo      runtime-memo.c: the reach memo behind bitset rebuilds;
  *   cls       runtime-classes.c: union-find classes, kept neighbour lists;
  *   ban       runtime-banish.c: V1's evicted dependents and edge copies;
- *   scan      runtime-scan.c: how a heuristic's choice is made, the draws.
+ *   scan      runtime-scan.c: how a heuristic's choice is made, the draws;
+ *   proto     runtime-proto.c: DTRPrototype's candidates and classes.
  *
  * Each part is set up and freed by its owner (rt_X_init, rt_X_free, called
  * from runtime.c) and written only there; another file reads or changes it
@@ -43,8 +44,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "idset.h"
 #include "iset.h"
+#include "pyrandom.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -355,6 +358,34 @@ struct rt_scan {
 	struct py_random *pyrng; /* cfg->python_random: Python's generator instead */
 };
 
+/* ---- runtime-proto.c: DTRPrototype -------------------------------------------- */
+
+/*
+ * The DTR prototype's view of the replay (runtime-proto.c; heuristics.h,
+ * struct proto_rules): its candidate list `aps` as CheckpointPool keeps it
+ * (appended on (re)materialization, an entry removed by swapping the last
+ * one in when a scan meets it evicted or takes it: so it may hold evicted
+ * or locked storages, and a storage twice), and, for the op_classes rule,
+ * its union-find classes with one node per op.
+ */
+struct rt_proto {
+	bool on;                   /* the heuristic needs it */
+	bool sampling, ignore_small, after, op_classes; /* the rules in force */
+	uint32_t *aps;             /* the candidates, in the prototype's order */
+	size_t n_aps, cap_aps;
+	uint8_t *fresh;            /* per storage: made material by the op now
+				    * running, not yet a candidate */
+	unsigned __int128 size_sum; /* of all storages (ignore_small's mean) */
+	uint64_t size_count;
+	uint32_t *op_node;         /* per op: its class node while an output is evicted */
+	uint32_t *st_node;         /* per storage: its class node while evicted */
+	uint32_t *uf_parent;       /* class nodes: parent (RT_NONE: a root) ... */
+	int64_t *uf_value;         /* ... and a root's compute */
+	uint32_t *seen;            /* per node: a cost's stamp (distinct nodes) */
+	uint32_t stamp;
+	size_t n_nodes, cap_nodes;
+};
+
 /* ---- the state ----------------------------------------------------------------- */
 
 struct runtime_state {
@@ -387,6 +418,7 @@ struct runtime_state {
 	struct rt_classes cls;     /* runtime-classes.c */
 	struct rt_banish ban;      /* runtime-banish.c */
 	struct rt_scan scan;       /* runtime-scan.c */
+	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
 };
 
 /* ---- shared: files and helpers ----------------------------------------------
@@ -399,6 +431,7 @@ struct runtime_state {
  * runtime-classes.c   union-find classes and kept evicted-neighbour lists
  * runtime-banish.c    V1's evicted dependents and banishing
  * runtime-check.c     check mode (invariants after every command)
+ * runtime-proto.c     DTRPrototype: the DTR prototype's candidates, classes, choice
  * runtime-arith.c     exact division (rt_div, declared above)
  */
 
@@ -512,6 +545,16 @@ void rt_scan_free(struct runtime_state *rt);
  * allow, else by its own loop (the plain one under scan.plain). Counts the
  * evaluations and accesses. */
 uint32_t rt_choose(struct runtime_state *rt);
+
+/** The random heuristics' draw: a uniform index below n (n >= 1), from the
+ * seeded splitmix64, or as Python's randrange(0, n) (python_random). */
+static inline uint64_t rt_draw(struct runtime_state *rt, uint64_t n)
+{
+	struct rt_scan *sc = &rt->scan;
+	if (sc->pyrng)
+		return py_random_below(sc->pyrng, n);
+	return splitmix64_next(&sc->rng) % n;
+}
 
 /* ---- runtime-regions.c ------------------------------------------------------------ */
 
@@ -842,6 +885,24 @@ static inline void rt_dep_remove(struct runtime_state *rt, uint32_t s, uint32_t 
 	if (u64set_remove(&rt->ban.deps, rt_dep_key(s, t)))
 		rt->ban.n_deps[s]--;
 }
+
+/* ---- runtime-proto.c (NEEDS_PROTO; each is called only when rt->proto.on) ---- */
+
+void rt_proto_init(struct runtime_state *rt);
+void rt_proto_free(struct runtime_state *rt);
+/** Storage s became material in the op now running (compute()). */
+static inline void rt_proto_fresh(struct runtime_state *rt, uint32_t s)
+{
+	rt->proto.fresh[s] = 1;
+}
+/** After op opi ran (and the after rule's eviction): its fresh outputs
+ * join the candidates in output order, leaving their classes. */
+void rt_proto_joined(struct runtime_state *rt, uint32_t opi, bool remat);
+/** Storage s is being evicted (any cause): the op_classes rule's merge. */
+void rt_proto_evicting(struct runtime_state *rt, uint32_t s);
+/** The prototype's choice (CheckpointPool::evict), RT_NONE when none of
+ * its candidates can go (the prototype would loop for ever: OOM here). */
+uint32_t rt_proto_choose(struct runtime_state *rt);
 
 /* ---- runtime-check.c ----------------------------------------------------------------------- */
 

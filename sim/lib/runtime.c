@@ -87,10 +87,13 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt_memo_init(rt);
 	if (rt->eqclass)
 		rt_classes_init(rt);
+	if (rt->h && (rt->h->needs & NEEDS_PROTO))
+		rt_proto_init(rt);
 }
 
 static void state_free(struct runtime_state *rt)
 {
+	rt_proto_free(rt);
 	rt_classes_free(rt);
 	rt_memo_free(rt);
 	rt_regions_free(rt);
@@ -195,6 +198,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.run_regions = pc->run_regions,
 		.mark_lists = pc->mark_lists,
 		.plain_scans = pc->plain_scans,
+		.proto = pc->proto,
 		.on_event = pc->on_event,
 		.ctx = pc->ctx,
 	};

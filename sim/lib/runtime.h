@@ -48,6 +48,7 @@ enum outcome { OUTCOME_PASS, OUTCOME_OOM, OUTCOME_THRASH };
 const char *outcome_name(enum outcome o);
 
 struct heuristic; /* heuristics.h */
+struct proto_rules; /* heuristics.h */
 
 /** What a timeline callback sees (replay --timeline). */
 enum runtime_event_kind {
@@ -89,6 +90,8 @@ struct runtime_config {
 	 * member's exact cost, no vector scan or shortcut): for tests, which
 	 * hold the fast scans to it (runtime-scan.c). */
 	bool plain_scans;
+	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
+	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
@@ -152,6 +155,7 @@ struct point_config {
 	bool run_regions;      /* as in runtime_config */
 	bool mark_lists;       /* as in runtime_config */
 	bool plain_scans;      /* as in runtime_config */
+	const struct proto_rules *proto; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
