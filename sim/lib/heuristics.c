@@ -239,6 +239,14 @@ static uint32_t choose_random(struct policy *rt)
 	return pol_pool_nth(rt, k);
 }
 
+/* DTRPrototype: the DTR prototype's own choice over its own candidates,
+ * kept by the runtime (pol_proto_choose, runtime-proto.c); POL_HOLE when
+ * none of them can go (the runtime then stops with OOM). */
+static uint32_t choose_prototype(struct policy *rt)
+{
+	return pol_proto_choose(rt);
+}
+
 /* ---- speed ------------------------------------------------------------------
  * SPEED-ONLY (docs/architecture.md): the scoring loop with each cost
  * inlined, one function per cost, which a row's BY_COST names. Where a row
@@ -546,7 +554,7 @@ static const struct heuristic registry[] = {
 		.color = "#8c564b", .marker = 15,
 		.needs = Q | NEEDS_PROTO,
 		.random = true,
-		.choose = rt_proto_choose,
+		.choose = choose_prototype,
 	},
 };
 #undef R

@@ -23,7 +23,9 @@
  *    makes a runtime keep it: the compute of a storage's evicted regions
  *    (pol_region_compute(), NEEDS_REGIONS), the values of the classes of
  *    its evicted neighbours (pol_class_sum(), NEEDS_EQCLASS), the rebuilt
- *    neighbourhood of DTRUnopt (pol_unopt_neighbourhood(), NEEDS_UNOPT);
+ *    neighbourhood of DTRUnopt (pol_unopt_neighbourhood(), NEEDS_UNOPT),
+ *    the DTR prototype's choice over its own candidates
+ *    (pol_proto_choose(), NEEDS_PROTO);
  *  - the counters: pol_count() for evaluations and metadata accesses;
  *  - the seeded draws of the random heuristics (pol_draw()).
  *
@@ -116,10 +118,7 @@ static inline void pol_count(struct policy *p, uint64_t evals, uint64_t accesses
  * seeded splitmix64, or as Python's randrange(0, n) (python_random). */
 static inline uint64_t pol_draw(struct policy *p, uint64_t n)
 {
-	struct rt_scan *sc = &pol_state_mut(p)->scan;
-	if (sc->pyrng)
-		return py_random_below(sc->pyrng, n);
-	return splitmix64_next(&sc->rng) % n;
+	return rt_draw(pol_state_mut(p), n);
 }
 
 /* ---- maintained state ---------------------------------------------------- */
@@ -145,6 +144,13 @@ static inline int64_t pol_class_sum(struct policy *p, uint32_t s, int64_t start)
 static inline void pol_unopt_neighbourhood(struct policy *p, uint32_t s, int64_t *compute, int64_t *last)
 {
 	rt_unopt_neighbourhood(pol_state_mut(p), s, compute, last);
+}
+
+/** NEEDS_PROTO: the DTR prototype's choice among its own candidates,
+ * counted as it counts (runtime-proto.c); POL_HOLE when none can go. */
+static inline uint32_t pol_proto_choose(struct policy *p)
+{
+	return rt_proto_choose(pol_state_mut(p));
 }
 
 /* heuristics.c: from here on, the state cannot be named, nor reached

@@ -251,7 +251,7 @@ _Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
 _Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
 _Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
 
-static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
+static inline __attribute__((always_inline)) void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 {
 	struct schedule *s = b->s;
 	XGROW(s->cmds, b->cap_cmds, s->n_cmds + 1);
