@@ -11,7 +11,7 @@
  * tricks, which a reader can skip: the loop inlined per cost, and the rows
  * that name a key of the pool the runtime scans by itself
  * (runtime-scan.h). Last the registry, where each row names its cost (and
- * key), or a choice of its own (the random ones).
+ * key), or a choice of its own (the random ones, DTRPrototype).
  *
  * Everything here reads the runtime through policy.h's queries (the pool,
  * a storage's key, the clock, region and class sums, counters, draws): a

@@ -51,7 +51,8 @@ void rt_classes_free(struct runtime_state *rt)
 
 /* ---- union-find classes (eqclass.py) ----------------------------------- */
 
-static uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x)
+/* The root of node x (rt_uf_find_acc), its accesses counted. */
+static uint32_t uf_find(struct runtime_state *rt, uint32_t x)
 {
 	uint64_t acc = 0;
 	uint32_t r = rt_uf_find_acc(&rt->cls, x, &acc);
@@ -125,7 +126,7 @@ void rt_uf_full(struct rt_classes *c)
 static void uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs)
 {
 	struct rt_classes *c = &rt->cls;
-	uint32_t l = rt_uf_find(rt, lhs), r = rt_uf_find(rt, rhs);
+	uint32_t l = uf_find(rt, lhs), r = uf_find(rt, rhs);
 	if (l == r)
 		return;
 	c->parent[l] = r;
@@ -157,8 +158,8 @@ void rt_classes_computed(struct runtime_state *rt, const uint32_t *ids, size_t n
 		if (c->ecn[s] == RT_NONE)
 			rt_bug_at(rt, "a rematerialized storage has no class", s);
 		/* two finds, as the reference's (both counted) */
-		int64_t pre = c->value[rt_uf_find(rt, c->ecn[s])];
-		c->value[rt_uf_find(rt, c->ecn[s])] = pre - rt->key[s].compute;
+		int64_t pre = c->value[uf_find(rt, c->ecn[s])];
+		c->value[uf_find(rt, c->ecn[s])] = pre - rt->key[s].compute;
 		c->ecn[s] = RT_NONE;
 	}
 }

@@ -3,9 +3,12 @@
  * get, pin, release) and what they do: materializing a tensor (locking its
  * parents, rematerializing the evicted ones, freeing memory by evicting the
  * heuristic's choice, running its op), eviction, and the pool of evictable
- * storages with its locks. Start at rt_replay and cmd_compute; the maintained state
- * (regions, reach memo, classes, V1's banishing) lives in the other
- * runtime-*.c files, reached through runtime-state.h.
+ * storages with its locks. Start at rt_replay and cmd_compute. Owns the
+ * pool and mat parts of struct runtime_state and writes the shared one;
+ * the maintained states (regions, reach memo, classes, V1's banishing,
+ * DTRPrototype's candidates) live in their own runtime-*.c files, which
+ * it hands their events (rt_regions_evict, rt_classes_computed, ...), and
+ * a heuristic's choice is runtime-scan.c's (rt_choose).
  */
 #include <math.h>
 #include <stdlib.h>

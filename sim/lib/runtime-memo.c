@@ -2,7 +2,8 @@
  * runtime-memo.c: the reach memo behind batched region rebuilds: each
  * evicted storage's reach (evicted storages reachable through evicted ones,
  * and the material ones at their edge) memoized as bitsets by one pass of
- * Tarjan's algorithm, kept until a storage it may hold changes.
+ * Tarjan's algorithm, kept until a storage it may hold changes. Owns the
+ * memo part of struct runtime_state.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,13 +2,14 @@
  * runtime-regions.c: evicted regions (simrd's region.py), the evicted
  * neighbourhood of each material storage in each direction, which DTR,
  * MSPS and the AbE heuristics read through their compute sums: rebuilt
- * after a computation (rt_region_rebuild_after) and absorbed into on an
- * eviction (region_absorb, region_absorb_bits). Two
- * representations: bitsets up to RMEMO_MAX_STORAGES storages (rebuilt from
- * the reach memo of runtime-memo.c), runs of ids (iset.h) beyond, updated
- * from what changed where they can be and walked where they cannot. A third, id lists with a hash index, each
- * rebuild a walk (runtime_config.plain_regions), is the plain reference
- * the tests hold the other two to.
+ * after a computation (rt_regions_computed) and absorbed into on an
+ * eviction (rt_regions_evict). Two representations: bitsets up to
+ * RMEMO_MAX_STORAGES storages (rebuilt from the reach memo of
+ * runtime-memo.c), runs of ids (iset.h) beyond, updated from what changed
+ * where they can be and walked where they cannot. A third, id lists with a
+ * hash index, each rebuild a walk (runtime_config.plain_regions), is the
+ * plain reference the tests hold the other two to. Owns the reg part of
+ * struct runtime_state; runtime-commands.c hands it the events.
  */
 #include <stdlib.h>
 #include <string.h>
