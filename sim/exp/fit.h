@@ -6,11 +6,12 @@
  * the search and its cost.
  *
  * The search, in budgets (bytes):
- *  1. bounds: L, the largest op's distinct input storages + its outputs
- *     (below it every replay fails: an op runs with its inputs and outputs
- *     resident), and U, the peak of the unbounded replay of the same
- *     runtime and heuristic (from it every replay passes: nothing is ever
- *     evicted);
+ *  1. bounds: L, the larger of the largest op's distinct input storages +
+ *     its outputs (an op runs with its inputs and outputs resident) and the
+ *     log's floor for the runtime (schedule_floor: what stays pinned at the
+ *     end must all be resident then), below which every replay fails; and
+ *     U, the peak of the unbounded replay of the same runtime and heuristic
+ *     (from it every replay passes: nothing is ever evicted);
  *  2. a grid L, L + step, ... below U, and U (step = resolution x
  *     baseline memory), all probed (on `jobs` threads);
  *  3. bisection to the byte between the smallest passing grid point and
@@ -51,7 +52,9 @@ struct fit_probe {
 };
 
 struct fit_result {
-	uint64_t lower;         /* L */
+	uint64_t lower;         /* L: the larger of the two below */
+	uint64_t footprint;     /* fit_lower_bound: the largest op's inputs and outputs */
+	uint64_t floor;         /* schedule_floor for the runtime: pinned at the end */
 	uint64_t upper;         /* U */
 	uint64_t step;          /* grid step, bytes */
 	uint64_t smallest_pass; /* smallest passing budget probed */
@@ -74,6 +77,9 @@ struct fit_result {
  */
 int fit_plan(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
 	     uint64_t *lower, uint64_t *upper, uint64_t *step, size_t *n_grid, struct rs_error *err);
+
+/** L of the search for c on s: the larger of fit_lower_bound and the floor. */
+uint64_t fit_lower(const struct schedule *s, const struct fit_config *c);
 
 /** Run the search: 0 with r filled (free with fit_result_free), or -1 with err. */
 int fit_run(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
