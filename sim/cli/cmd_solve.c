@@ -26,7 +26,8 @@
 static const char solve_help[] =
 	"usage: rematsim solve --sizes FILE -k K [--exact] [--json]\n"
 	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
-	"                      [--exact] [--replay] [--check] [--from-start] [--json]\n"
+	"                      [--modules] [--exact] [--replay] [--check] [--from-start] [--json]\n"
+	"       rematsim solve LOG --splits A,B,... [--modules] [--check] [--from-start] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
 	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
@@ -50,14 +51,28 @@ static const char solve_help[] =
 	"                        (default: the fast mode, the same largest chunk)\n"
 	"  --replay              replay the plan on the log: peak memory, compute\n"
 	"                        overhead, rematerializations\n"
+	"  --modules             split only at module boundaries (a log with module\n"
+	"                        calls, ANNOTATE ENTER/EXIT, as rematsim_torch records\n"
+	"                        with model=): the planner splits the activations\n"
+	"                        summed between the starts and ends of the calls a\n"
+	"                        checkpoint wrapper can take; split points are named by\n"
+	"                        module (the layer tracker's split_modules), and the\n"
+	"                        modules to wrap listed; --replay replays the plan as\n"
+	"                        applied (a split at each wrap's start and end);\n"
+	"                        --budget searches dp's k (docs/solvers.md)\n"
+	"  --splits A,B,...      replay this plan: split points as forward-op indices\n"
+	"                        or module names (the start of the module's call);\n"
+	"                        with --modules each must be a module boundary\n"
 	"  --check               verify the runtime's invariants during the replay\n"
 	"  --from-start          use the log from its top, not from its START\n"
 	"  --json                one JSON object (--sizes: {\"max_memory\", \"split_points\"})\n"
 	"\n"
 	"Byte counts take 8e9, 6GiB and 6GB.\n"
 	"Exit status: 0 ok, 64 usage (a bad k, a budget below the largest single\n"
-	"activation), 65 malformed sizes or log, a log with no forward ops, or no\n"
-	"plan that fits the budget, 66 missing input.\n";
+	"activation or below the log's floor, a split that is no module boundary,\n"
+	"names no module or a module that cannot be checkpointed), 65 malformed\n"
+	"sizes or log, a log with no forward ops (--modules: no module calls), or\n"
+	"no plan that fits the budget, 66 missing input.\n";
 
 /* A whole number >= 0, digits only (not 1e3: k counts checkpoints). */
 static int parse_count(const char *text, uint64_t *out)
@@ -145,10 +160,13 @@ int cmd_solve(int argc, char **argv)
 		{"check", no_argument, NULL, 'c'},
 		{"from-start", no_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
+		{"modules", no_argument, NULL, 'm'},
+		{"splits", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *sizes = NULL, *pname = NULL, *why = NULL;
+	const char *sizes = NULL, *pname = NULL, *why = NULL, *splits = NULL;
+	bool modules = false;
 	uint64_t k = 0, seg = 0, budget = 0;
 	bool have_k = false, have_seg = false, have_budget = false;
 	bool exact = false, replay = false, check = false, json = false;
@@ -186,6 +204,8 @@ int cmd_solve(int argc, char **argv)
 		case 'c': check = true; break;
 		case 's': ropt.from_start = true; break;
 		case 'j': json = true; break;
+		case 'm': modules = true; break;
+		case 'S': splits = optarg; break;
 		case 'h':
 			fputs(solve_help, stdout);
 			return 0;
@@ -197,7 +217,8 @@ int cmd_solve(int argc, char **argv)
 		}
 	}
 	if (sizes) {
-		if (optind != argc || pname || have_seg || have_budget || replay || check) {
+		if (optind != argc || pname || have_seg || have_budget || replay || check || modules ||
+		    splits) {
 			fprintf(stderr, "rematsim solve: --sizes takes only -k, --exact and --json\n");
 			return EXIT_USAGE;
 		}
@@ -211,6 +232,16 @@ int cmd_solve(int argc, char **argv)
 		fprintf(stderr, "rematsim solve: give one LOG (or --sizes FILE)\n");
 		fputs(solve_help, stderr);
 		return EXIT_USAGE;
+	}
+	if (splits) {
+		if (pname || have_k || have_seg || have_budget || exact) {
+			fprintf(stderr, "rematsim solve: --splits gives the plan: no --planner, -k, "
+					"--segment-budget, --budget or --exact with it\n");
+			return EXIT_USAGE;
+		}
+		struct solve_module_opts so = {.log = argv[optind], .splits = splits,
+			.modules = modules, .replay = true, .check = check, .json = json, .ropt = ropt};
+		return solve_modules(&so);
 	}
 	const struct planner *pl = pname ? planner_find(pname) : NULL;
 	if (!pl) {
@@ -246,6 +277,18 @@ int cmd_solve(int argc, char **argv)
 	}
 	if (have_budget)
 		replay = true;
+	if (modules) {
+		if (have_budget && pl->param != PLANNER_PARAM_K) {
+			fprintf(stderr, "rematsim solve: --modules --budget searches dp's k: give "
+					"--planner dp\n");
+			return EXIT_USAGE;
+		}
+		struct solve_module_opts so = {.log = argv[optind], .pl = pl,
+			.param = pl->param == PLANNER_PARAM_K ? k : seg, .budget = budget,
+			.have_budget = have_budget, .modules = true, .exact = exact, .replay = replay,
+			.check = check, .json = json, .ropt = ropt};
+		return solve_modules(&so);
+	}
 
 	struct rs_error err = {0};
 	struct schedule *s;
@@ -267,6 +310,13 @@ int cmd_solve(int argc, char **argv)
 	if (replay)
 		baseline_run(s, &base);
 	uint64_t param = pl->param == PLANNER_PARAM_K ? k : seg;
+	if (have_budget && budget < schedule_floor(s, false)) {
+		rs_error_set(&err, EXIT_USAGE, NULL, 0,
+			     "budget %" PRIu64 " bytes is below the log's floor, %" PRIu64 " bytes "
+			     "(what a replay holds pinned at the end: the constants and the outputs "
+			     "still held): no plan can fit it", budget, schedule_floor(s, false));
+		goto fail;
+	}
 	if (have_budget) {
 		fit = xcalloc(1, sizeof *fit);
 		if (planner_fit(pl, s, &base, &p, budget, exact, fit, &err))
