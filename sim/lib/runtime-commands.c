@@ -689,11 +689,12 @@ int rt_replay(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
+	const bool remat_before = cfg->remat_before != NULL; /* plan replays only */
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
-		if (__builtin_expect(cfg->remat_before != NULL, 0) && (rc = cmd_remat_before(rt, i))) {
+		if (__builtin_expect(remat_before, 0) && (rc = cmd_remat_before(rt, i))) {
 			rt->res->stopped_at = i;
 			break;
 		}
