@@ -6,6 +6,7 @@ that part says it is skipped."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -66,7 +67,9 @@ def status(name, want, args, message, prefix="bad"):
           "exit %d, stderr %r, left %s" % (r.returncode, r.stderr[-300:], left(prefix)))
 
 
-os.makedirs(OUT, exist_ok=True)
+# A clean folder: the exit-status cases check that nothing is left in it.
+shutil.rmtree(OUT, ignore_errors=True)
+os.makedirs(OUT)
 bad = os.path.join(OUT, "bad.log.gz")
 recorded("cpu")
 if torch.cuda.is_available():
@@ -82,8 +85,8 @@ status("torchvision model that is no classifier", 64,
        ["--model", "torchvision:fcn_resnet50", "--out", bad], "is not a classification model")
 status("bad batch", 64, ["--model", "mlp", "--batch", "0", "--out", bad], "must be at least 1")
 status("no --out", 64, ["--model", "mlp"], "--out")
-status("unwritable output", 73, ["--model", "mlp", "--out", os.path.join(OUT, "no", "x.log")],
-       "cannot create the log", prefix="no")
+status("unwritable output", 73, ["--model", "mlp", "--out", os.path.join(OUT, "missing", "x.log")],
+       "cannot create the log", prefix="missing")
 # 16-pixel images leave 1x1 maps by ResNet's last stage: with a batch of
 # one, batch norm in training has one value per channel and raises.
 status("training step that raises", 70,
