@@ -672,16 +672,35 @@ static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
 	return 0;
 }
 
+/* The plan replay's other hook (runtime_config.remat_before, plan.c):
+ * rematerializations a plan asks for before a command. */
+static int cmd_remat_before(struct runtime_state *rt, size_t i)
+{
+	const uint32_t *list = NULL;
+	size_t n = rt->cfg->remat_before(rt->cfg->ctx, i, &list);
+	for (size_t k = 0; k < n; k++) {
+		int rc;
+		if (!rt->defined[list[k]] && (rc = materialize(rt, list[k], true)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Replay every command of the schedule (stopping at the first OOM, thrash
  * or broken region): 0 or that stop code, res->stopped_at set. */
 int rt_replay(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
+	const bool remat_before = cfg->remat_before != NULL; /* plan replays only */
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
+		if (__builtin_expect(remat_before, 0) && (rc = cmd_remat_before(rt, i))) {
+			rt->res->stopped_at = i;
+			break;
+		}
 		switch (c->kind) {
 		case CMD_COMPUTE:
 			rc = cmd_compute(rt, c->id);

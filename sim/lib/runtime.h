@@ -101,6 +101,11 @@ struct runtime_config {
 	 * it may name storages (*list, returned count) to evict now; those
 	 * material, unlocked and not pinned are. Shares ctx. */
 	size_t (*evict_after)(void *ctx, size_t cmd, bool done, const uint32_t **list);
+	/* Optional, for plan replay (plan.h): called before each command with
+	 * its index, it may name tensors (*list, returned count) to
+	 * rematerialize now, in order; those defined already are skipped.
+	 * Shares ctx. */
+	size_t (*remat_before)(void *ctx, size_t cmd, const uint32_t **list);
 };
 
 struct runtime_result {
