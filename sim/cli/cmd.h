@@ -22,6 +22,23 @@ int cmd_plot(int argc, char **argv);
 /* Static checkpoint plans (docs/solvers.md). */
 int cmd_profile(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+/* `solve --modules` and `solve --splits` (cmd_solve_modules.c), which
+ * cmd_solve hands over to with its options. */
+#include <stdbool.h>
+#include <stdint.h>
+#include "schedule.h"
+struct planner;
+struct solve_module_opts {
+	const char *log;
+	const struct planner *pl; /* NULL with splits */
+	uint64_t param;           /* the planner's -k or --segment-budget */
+	uint64_t budget;          /* --budget, when have_budget (dp: the smallest k that fits) */
+	bool have_budget;
+	const char *splits;       /* --splits A,B,...: forward-op indices or module names */
+	bool modules, exact, replay, check, json;
+	struct read_options ropt;
+};
+int solve_modules(const struct solve_module_opts *o);
 /* Synthetic logs (docs/gen.md). */
 int cmd_gen(int argc, char **argv);
 /* Sweeps on a Slurm cluster (docs/slurm.md). */
@@ -29,14 +46,9 @@ int cmd_slurm(int argc, char **argv);
 /* Measured runs of the DTR prototype against their logs (docs/validation.md). */
 int cmd_measured(int argc, char **argv);
 
-/* Option values shared by replay, peak and fit (cmd_opts.c): 0, or
- * EXIT_USAGE after a message naming the command and the value. */
-#include <stdint.h>
-int opt_overhead_limit(const char *cmd, const char *arg, double *out);
-/** A whole number >= 0 in base (0: C's prefixes) for option opt. */
-int opt_whole(const char *cmd, const char *opt, const char *arg, int base, uint64_t *out);
+/* The options several commands share, and their values: cmd_opts.h. */
 /** "rematsim CMD: " and the message (printf's fmt), then the command's
- * help, on stderr: returns EXIT_USAGE. */
+ * help, on stderr: returns EXIT_USAGE (cmd_opts.c). */
 int usage_error(const char *cmd, const char *help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -52,5 +64,22 @@ bool log_is_archive(const char *spec);
  * reals in the shortest text that reads back exactly (cmd_replay.c). */
 struct json_t;
 void put_json_line(struct json_t *o);
+
+/* JSON of unsigned 64-bit values (cmd_json.c): jansson's integers are
+ * signed, so a value above 2^63 - 1 goes in as cmd_json_u64 and the
+ * dumped text through cmd_json_text. */
+#include <jansson.h>
+#include <stdint.h>
+/** v as a JSON value: an integer, or above INT64_MAX a mark for cmd_json_text. */
+json_t *cmd_json_u64(uint64_t v);
+/** s as a JSON string; bytes that are not UTF-8 (a file name) as U+FFFD
+ * (jansson refuses them: the key, or the whole object, went missing). */
+json_t *cmd_json_str(const char *s);
+/** x as a JSON number, or null when not finite (JSON has no infinity;
+ * jansson refuses one, and json_pack then drops the whole object). */
+json_t *cmd_json_finite(double x);
+/** Text of json_dumps with each cmd_json_u64 mark written as its number
+ * (in place; returns text, NULL for NULL). */
+char *cmd_json_text(char *text);
 
 #endif

@@ -24,8 +24,11 @@ static const char info_help[] =
 	"\n"
 	"Print what each op log holds: the count of each record type, ops\n"
 	"(forward / backward / constant), tensors, storages, aliases, the total\n"
-	"compute (sum of op times), constant memory, the largest op output, and\n"
-	"the baseline: peak memory and compute of an unbounded replay.\n"
+	"compute (sum of op times), constant memory, the largest op output, the\n"
+	"baseline (peak memory and compute of an unbounded replay), and the floor:\n"
+	"the bytes pinned at the end (constants and the outputs still held), below\n"
+	"which no budget passes (on runtime V1, which frees released constants, the\n"
+	"outputs alone: `fit --runtime V1` starts there).\n"
 	"LOG is a .log, a .log.gz, or ARCHIVE.zip:MEMBER (a path in the archive\n"
 	"or a model name of its manifest.json); a bare ARCHIVE.zip lists its models.\n"
 	"Options go anywhere; '--' ends them.\n"
@@ -138,6 +141,10 @@ static void print_info_text(const struct schedule *s, const struct baseline *b)
 	       " ns (unbounded V1 replay)\n", b->memory, b->memory / 1048576.0, b->compute);
 	printf("  bottleneck     %" PRIu64 " bytes (%.1f MiB): the largest single op's footprint\n",
 	       b->bottleneck_memory, b->bottleneck_memory / 1048576.0);
+	uint64_t floor = schedule_floor(s, false);
+	printf("  floor          %" PRIu64 " bytes (%.1f MiB, %.3f of the baseline): pinned at the end "
+	       "(constants, outputs still held): no budget below it passes\n", floor,
+	       floor / 1048576.0, b->memory ? (double)floor / (double)b->memory : 0.0);
 	printf("  sha256         %s\n", hex);
 }
 
@@ -150,7 +157,7 @@ static json_t *info_json(const struct schedule *s, const struct baseline *b)
 		json_object_set_new(rec, record_kind_name((enum record_kind)k),
 				    json_integer((json_int_t)s->records[k]));
 	json_t *o = json_object();
-	json_object_set_new(o, "log", json_string(s->source));
+	json_object_set_new(o, "log", cmd_json_str(s->source));
 	json_object_set_new(o, "sha256", json_string(hex));
 	json_object_set_new(o, "lines", json_integer((json_int_t)s->lines));
 	json_object_set_new(o, "has_start", json_boolean(s->has_start));
@@ -173,6 +180,7 @@ static json_t *info_json(const struct schedule *s, const struct baseline *b)
 	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)b->memory));
 	json_object_set_new(o, "baseline_compute", json_integer(b->compute));
 	json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)b->bottleneck_memory));
+	json_object_set_new(o, "floor_memory", json_integer((json_int_t)schedule_floor(s, false)));
 	return o;
 }
 
@@ -201,11 +209,19 @@ int list_archive(const char *path, bool json, FILE *out)
 	if (!json)
 		fprintf(out, "%s: %zu model%s (replay one as '%s:NAME')\n", path, m->n_models,
 		       m->n_models == 1 ? "" : "s", path);
+	/* columns as wide as their longest entry (at least 24 and 12), so
+	 * that a long description (the DTR paper's LSTM) keeps them aligned */
+	int wname = 24, wdesc = 12;
+	for (size_t i = 0; i < m->n_models; i++) {
+		int ln = (int)strlen(m->models[i].name), ld = (int)strlen(m->models[i].desc);
+		wname = ln > wname ? ln : wname;
+		wdesc = ld > wdesc ? ld : wdesc;
+	}
 	for (size_t i = 0; i < m->n_models; i++) {
 		const struct manifest_model *mm = &m->models[i];
 		if (json) {
 			json_t *o = json_object();
-			json_object_set_new(o, "archive", json_string(path));
+			json_object_set_new(o, "archive", cmd_json_str(path));
 			json_object_set_new(o, "name", json_string(mm->name));
 			json_object_set_new(o, "title", json_string(mm->title));
 			json_object_set_new(o, "desc", json_string(mm->desc));
@@ -221,7 +237,7 @@ int list_archive(const char *path, bool json, FILE *out)
 			for (char *q = desc; *q; q++)
 				if (*q == '\n' || *q == '\r' || *q == '\t')
 					*q = ' ';
-			fprintf(out, "  %-24s %-12s %s%s\n", mm->name, desc, mm->log,
+			fprintf(out, "  %-*s %-*s %s%s\n", wname, mm->name, wdesc, desc, mm->log,
 			       mm->has_start ? "" : " (no START)");
 			free(desc);
 		}
@@ -280,7 +296,7 @@ static void report_problem(void *ctx, const struct rs_error *e)
 	json_object_set_new(p, "line", json_integer(e->line));
 	if (e->column)
 		json_object_set_new(p, "column", json_integer(e->column));
-	json_object_set_new(p, "message", json_string(e->msg));
+	json_object_set_new(p, "message", cmd_json_str(e->msg));
 	json_array_append_new(list, p);
 }
 
@@ -297,7 +313,7 @@ static int check_one(const char *spec, const struct log_opts *o)
 	}
 	if (list) {
 		json_t *obj = json_object();
-		json_object_set_new(obj, "log", json_string(spec));
+		json_object_set_new(obj, "log", cmd_json_str(spec));
 		json_object_set_new(obj, "ok", json_boolean(n == 0));
 		json_object_set_new(obj, "problems", list);
 		json_object_set_new(obj, "stopped", json_boolean(n >= o->max_problems));

@@ -35,6 +35,12 @@ uint64_t fit_lower_bound(const struct schedule *s)
 	return best;
 }
 
+uint64_t fit_floor(const struct schedule *s, const struct fit_config *c)
+{
+	uint64_t op = fit_lower_bound(s), floor = schedule_floor(s, c->runtime == RUNTIME_V1);
+	return op > floor ? op : floor;
+}
+
 static uint64_t unbounded_peak(const struct schedule *s, const struct fit_config *c, struct rs_error *err, int *rc)
 {
 	struct runtime_config cfg = {
@@ -63,8 +69,9 @@ int fit_plan(const struct schedule *s, const struct baseline *b, const struct fi
 	*upper = unbounded_peak(s, c, err, &rc);
 	if (rc)
 		return -1;
-	*lower = fit_lower_bound(s);
-	if (*lower > *upper) /* cannot be: the peak holds every op's inputs and outputs */
+	*lower = fit_floor(s, c);
+	if (*lower > *upper) /* cannot be: the peak holds every op's inputs and outputs, and
+			      * the end of an unbounded run the floor */
 		rs_bug("fit: lower bound %llu above the unbounded peak %llu",
 		       (unsigned long long)*lower, (unsigned long long)*upper);
 	*step = (uint64_t)st;
@@ -78,6 +85,20 @@ int fit_plan(const struct schedule *s, const struct baseline *b, const struct fi
 				    "take a coarser one", c->resolution, (unsigned long long)n,
 				    (unsigned long long)*lower, (unsigned long long)*upper, FIT_MAX_GRID);
 	*n_grid = (size_t)n;
+	if (c->scan > 0) {
+		double ss = c->scan_step > 0 ? c->scan_step : c->resolution / 10;
+		if (!(c->scan <= 10) || !(ss > 0 && ss <= 1) || ss * (double)b->memory < 1)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "a scan of %g with a step of %g of the baseline memory (%llu bytes): "
+					    "the span must be in (0, 10], the step in (0, 1] and at least a byte",
+					    c->scan, ss, (unsigned long long)b->memory);
+		double probes = floor(c->scan / ss);
+		if (probes > FIT_MAX_GRID)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "a scan of %g in steps of %g is %.0f replays, more than %d: "
+					    "take a shorter span or a coarser --scan-step",
+					    c->scan, ss, probes, FIT_MAX_GRID);
+	}
 	return 0;
 }
 
@@ -143,26 +164,28 @@ static uint64_t bisect(const struct probe_ctx *pc, uint64_t lo, uint64_t hi, str
 	return hi;
 }
 
-int fit_run(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
-	    struct fit_result *r, struct rs_error *err)
+static void scan_task(void *ctx, size_t i)
 {
-	memset(r, 0, sizeof *r);
-	double t0 = now_seconds();
-	size_t n;
-	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
-		return -1;
-	size_t cap = n + 128;
-	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
-	for (size_t i = 0; i < n; i++) {
+	struct probe_ctx *pc = ctx;
+	probe(pc, &pc->probes[i]);
+}
+
+/* Step 3 and 4 of fit.h, when the floor fails: the grid above it and the
+ * bisections. ps[0] is the floor's probe; returns the probe count. */
+static size_t grid_search(struct probe_ctx *pc, struct fit_result *r, size_t n,
+			  struct fit_probe **psp, size_t *cap)
+{
+	struct fit_probe *ps = *psp;
+	for (size_t i = 1; i < n; i++) {
 		ps[i].budget = i + 1 < n ? r->lower + i * r->step : r->upper;
 		ps[i].grid = true;
 	}
-	struct probe_ctx pc = {.s = s, .b = b, .c = c, .probes = ps};
-	pool_run(c->jobs ? c->jobs : pool_default_jobs(), n, grid_task, &pc, NULL, 1.0);
-	r->n_grid = n;
+	pc->probes = ps + 1;
+	pool_run(pc->c->jobs ? pc->c->jobs : pool_default_jobs(), n - 1, grid_task, pc, NULL, 1.0);
+	pc->probes = NULL;
 
 	/* The smallest passing grid point (U passes: nothing is evicted). */
-	size_t lo_pass = 0;
+	size_t lo_pass = 1;
 	while (lo_pass < n && ps[lo_pass].outcome != OUTCOME_PASS)
 		lo_pass++;
 	if (lo_pass == n)
@@ -176,19 +199,99 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	uint64_t pass_b = ps[lo_pass].budget, fail_b = hi_fail < n ? ps[hi_fail].budget : 0;
 	uint64_t next_pass = hi_fail < n ? ps[hi_fail + 1].budget : 0;
 	size_t np = n;
-	pc.probes = NULL;
-	r->exact = lo_pass == 0;
-	r->smallest_pass = lo_pass ? bisect(&pc, ps[lo_pass - 1].budget, pass_b, &ps, &np, &cap) : pass_b;
+	r->smallest_pass = bisect(pc, ps[lo_pass - 1].budget, pass_b, psp, &np, cap);
 	if (hi_fail < n) {
-		r->all_pass_from = bisect(&pc, fail_b, next_pass, &ps, &np, &cap);
+		r->all_pass_from = bisect(pc, fail_b, next_pass, psp, &np, cap);
 		r->largest_fail = r->all_pass_from - 1;
 	} else {
 		r->all_pass_from = r->smallest_pass;
 	}
+	return np;
+}
+
+/* Step 5: every scan step above the smallest pass, up to the span (or U). */
+static size_t scan(struct probe_ctx *pc, const struct baseline *b, struct fit_result *r,
+		   struct fit_probe **psp, size_t np, size_t *cap)
+{
+	const struct fit_config *c = pc->c;
+	double ss = c->scan_step > 0 ? c->scan_step : c->resolution / 10;
+	r->scan_step = (uint64_t)ceil(ss * (double)b->memory);
+	double to = (double)r->smallest_pass + c->scan * (double)b->memory;
+	r->scan_to = to < (double)r->upper ? (uint64_t)to : r->upper;
+	size_t k = r->scan_to > r->smallest_pass ? (size_t)((r->scan_to - r->smallest_pass) / r->scan_step) : 0;
+	XGROW(*psp, *cap, np + k + 1);
+	struct fit_probe *sp = *psp + np;
+	memset(sp, 0, (k + 1) * sizeof *sp);
+	for (size_t i = 0; i < k; i++) {
+		sp[i].budget = r->smallest_pass + (i + 1) * r->scan_step;
+		sp[i].scan = true;
+	}
+	pc->probes = sp;
+	pool_run(c->jobs ? c->jobs : pool_default_jobs(), k, scan_task, pc, NULL, 1.0);
+	pc->probes = NULL;
+	r->n_scan = k;
+	return np + k;
+}
+
+/* The gaps between consecutive probes above the smallest pass (and below
+ * U, which passes): how many, and the widest. ps sorted. */
+static void untried(struct fit_result *r, const struct fit_probe *ps, size_t np)
+{
+	uint64_t prev = r->smallest_pass, widest = 0;
+	for (size_t i = 0; i <= np; i++) {
+		uint64_t next = i < np ? ps[i].budget : r->upper;
+		if (next <= prev)
+			continue;
+		if (next - prev > 1) {
+			r->n_untried_gaps++;
+			if (next - prev - 1 > widest) { /* the first of the widest */
+				widest = next - prev - 1;
+				r->untried_lo = prev + 1;
+				r->untried_hi = next - 1;
+			}
+		}
+		prev = next;
+	}
+}
+
+int fit_run(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+	    struct fit_result *r, struct rs_error *err)
+{
+	memset(r, 0, sizeof *r);
+	double t0 = now_seconds();
+	size_t n;
+	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
+		return -1;
+	r->footprint = fit_lower_bound(s);
+	r->floor_memory = schedule_floor(s, c->runtime == RUNTIME_V1);
+	size_t cap = n + 128;
+	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
+	struct probe_ctx pc = {.s = s, .b = b, .c = c};
+	/* L first: when it passes, it is the answer. */
+	ps[0].budget = r->lower;
+	ps[0].grid = true;
+	probe(&pc, &ps[0]);
+	size_t np;
+	if (ps[0].outcome == OUTCOME_PASS) {
+		r->floor_passes = true;
+		r->smallest_pass = r->all_pass_from = r->lower;
+		r->n_grid = np = 1;
+	} else {
+		np = grid_search(&pc, r, n, &ps, &cap);
+		r->n_grid = n;
+	}
+	if (c->scan > 0)
+		np = scan(&pc, b, r, &ps, np, &cap);
 	qsort(ps, np, sizeof *ps, by_budget);
+	/* a scan may meet a budget probed already: keep one probe a budget */
+	size_t m = 0;
+	for (size_t i = 0; i < np; i++)
+		if (!m || ps[m - 1].budget != ps[i].budget)
+			ps[m++] = ps[i];
+	np = m;
 	/* What the probes say, recomputed from all of them: a bisection may
 	 * have met a pass below the grid's smallest, or a failure above the
-	 * grid's largest failing point. */
+	 * grid's largest failing point (or the scan one). */
 	for (size_t i = 0; i < np; i++)
 		if (ps[i].outcome == OUTCOME_PASS) {
 			r->smallest_pass = ps[i].budget;
@@ -205,6 +308,7 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	if (!r->largest_fail)
 		r->all_pass_from = r->smallest_pass;
 	r->exact = r->smallest_pass == r->lower;
+	untried(r, ps, np);
 	r->probes = ps;
 	r->n_probes = np;
 	r->wall_ms = (now_seconds() - t0) * 1e3;
@@ -217,13 +321,6 @@ void fit_result_free(struct fit_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* A TSV field: no tabs or newlines. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-	fputc('\t', f);
-}
 
 int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
 		       char **text, size_t *len, struct rs_error *err)
@@ -235,31 +332,48 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 	      "\tlower_bound\tunbounded_peak\tstep\tsmallest_pass\tsmallest_pass_ratio"
 	      "\tlargest_fail_above\tall_pass_from\tall_pass_from_ratio\tmonotone\tprobes\n", f);
 	int rc = 0;
-	for (size_t m = 0; m < e->n_models && !rc; m++) {
+	for (size_t m = 0; m < e->n_models; m++) {
 		const struct exp_model *em = &e->models[m];
-		for (size_t k = 0; k < e->n_series && !rc; k++) {
+		if (!em->base.memory) {
+			fprintf(stderr, "rematsim: fit.tsv: model '%s' has a baseline memory of 0 bytes: "
+				"nothing to search, left out\n", em->name);
+			continue;
+		}
+		/* one byte at least: a resolution finer than that, for a small
+		 * model, is one byte (the finest grid there is) */
+		double res_m = resolution;
+		if (res_m * (double)em->base.memory < 1) {
+			res_m = 1.0 / (double)em->base.memory;
+			while (res_m * (double)em->base.memory < 1)
+				res_m = nextafter(res_m, 2);
+		}
+		for (size_t k = 0; k < e->n_series; k++) {
 			const struct exp_series *se = &e->series[k];
 			struct fit_config fc = {
 				.heuristic = se->heuristic, .runtime = se->runtime,
 				.overhead_limit = e->overhead_limit,
 				.seed = experiment_trial_seed(e->seed, em->name, se->heuristic->name, 0),
-				.no_dealloc = se->no_dealloc, .resolution = resolution, .jobs = jobs,
+				.no_dealloc = se->no_dealloc, .resolution = res_m, .jobs = jobs,
 			};
 			struct fit_result r;
-			if (fit_run(em->sched, &em->base, &fc, &r, err)) {
+			struct rs_error e1;
+			if (fit_run(em->sched, &em->base, &fc, &r, &e1)) {
+				fprintf(stderr, "rematsim: fit.tsv: model '%s', series '%s' left out: %s\n",
+					em->name, se->name, e1.msg);
+				if (!rc)
+					*err = e1;
 				rc = -1;
-				break;
+				continue;
 			}
-			char lim[64], res[64], r1[64], r2[64];
-			double bm = em->base.memory ? (double)em->base.memory : 1;
-			format_double(lim, sizeof lim, e->overhead_limit);
-			format_double(res, sizeof res, resolution);
-			format_double(r1, sizeof r1, (double)r.smallest_pass / bm);
-			format_double(r2, sizeof r2, (double)r.all_pass_from / bm);
-			put_field(f, em->name);
-			put_field(f, se->name);
-			fprintf(f, "%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", se->heuristic->name,
+			char lim[FMT_DOUBLE_LEN], res[FMT_DOUBLE_LEN], r1[FMT_DOUBLE_LEN], r2[FMT_DOUBLE_LEN];
+			double bm = (double)em->base.memory;
+			fmt_double(lim, e->overhead_limit);
+			fmt_double(res, res_m);
+			fmt_double(r1, (double)r.smallest_pass / bm);
+			fmt_double(r2, (double)r.all_pass_from / bm);
+			/* names as they are: no tab or line break (experiment.c) */
+			fprintf(f, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", em->name, se->name, se->heuristic->name,
 				runtime_kind_name(se->runtime), fc.seed, lim, res, em->base.memory, r.lower,
 				r.upper, r.step, r.smallest_pass, r1);
 			if (r.largest_fail)
@@ -273,9 +387,5 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 	}
 	if (fclose(f))
 		rs_bug("fit: memstream failed");
-	if (rc) {
-		free(*text);
-		*text = NULL;
-	}
 	return rc;
 }

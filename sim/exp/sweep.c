@@ -7,6 +7,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "plan.h"
 #include "planners.h"
 #include "pool.h"
@@ -36,17 +38,20 @@ int sweep_check_output(const char *out_dir, struct rs_error *err)
 {
 	if (make_dirs(out_dir, err))
 		return -1;
-	char *probe = path_join(out_dir, ".rematsim-write-test");
-	FILE *f = fopen(probe, "w");
-	if (!f) {
+	/* a fresh name of ours, created exclusively: a planted file or link
+	 * of a fixed name would be followed and truncated */
+	char *probe = path_join(out_dir, ".rematsim-write-test"), *tmp;
+	int fd = outfile_create_tmp(probe, &tmp);
+	free(probe);
+	if (fd < 0) {
 		rs_error_set(err, EXIT_CANTCREAT, out_dir, 0, "cannot write in this folder: %s",
 			     strerror(errno));
-		free(probe);
 		return -1;
 	}
-	fclose(f);
-	unlink(probe);
-	free(probe);
+	close(fd);
+	unlink(tmp);
+	outfile_tmp_done(tmp);
+	free(tmp);
 	return 0;
 }
 
@@ -54,11 +59,12 @@ int sweep_check_output(const char *out_dir, struct rs_error *err)
 static void ratio_text(const struct experiment *e, const struct exp_point *p, char *buf,
 		       size_t size)
 {
+	char b[FMT_DOUBLE_LEN];
 	if (e->ratios)
-		format_double(buf, size, e->ratios[p->step]);
+		snprintf(buf, size, "%s", fmt_double(b, e->ratios[p->step]));
 	else
-		format_double(buf, size, (double)experiment_budget(e, p->model, p->step) /
-					 (double)e->models[p->model].base.memory);
+		snprintf(buf, size, "%s", fmt_double(b, (double)experiment_budget(e, p->model, p->step) /
+						   (double)e->models[p->model].base.memory));
 }
 
 /*
@@ -81,22 +87,30 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
  * A planner point's row, in the same columns: runtime V2Eager (what plans
  * replay on), trial and seed 0, ratio the replayed peak / baseline memory,
  * budget the replayed peak (the budget the plan needs), no heuristic
- * evaluations.
+ * evaluations. A plan obeys the experiment's overhead limit as a heuristic
+ * does: one whose remat compute passes (limit - 1) x the baseline compute
+ * (the runtime's rule) is a thrash, its counters those of the whole replay.
  */
 static char *format_plan_row(const struct experiment *e, size_t i, const struct exp_point *p,
 			     const struct plan_result *pr)
 {
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], what[128];
-	format_double(ratio, sizeof ratio, pr->ratio);
+	fmt_double(ratio, pr->ratio);
 	plan_text(e, p, what, sizeof what);
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
+	double limit = isinf(e->overhead_limit)
+			       ? INFINITY
+			       : (double)e->models[p->model].base.compute * (e->overhead_limit - 1);
+	enum outcome outcome = r->outcome == OUTCOME_PASS && (double)r->remat_compute > limit
+				       ? OUTCOME_THRASH
+				       : r->outcome;
 	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t0\t0\t%.3f\t%s\t%zu",
 		e->models[p->model].name, what, runtime_kind_name(RUNTIME_V2_EAGER), ratio,
-		(unsigned long long)r->peak_memory, outcome_name(r->outcome), pr->overhead,
+		(unsigned long long)r->peak_memory, outcome_name(outcome), pr->overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
@@ -110,7 +124,10 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 	const struct exp_series *s = &e->series[p->series];
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], overhead[FMT_DOUBLE_LEN];
-	ratio_text(e, p, ratio, sizeof ratio);
+	if (p->at_peak != EXP_NONE) /* at a plan's peak: budget / baseline memory */
+		fmt_double(ratio, (double)pr->budget / (double)e->models[p->model].base.memory);
+	else
+		ratio_text(e, p, ratio, sizeof ratio);
 	fmt_double(overhead, pr->overhead); /* shortest exact: 1.7, not 1.7000000000000002 */
 	char *line = NULL;
 	size_t n = 0;
@@ -127,7 +144,13 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 		(unsigned long long)r->heuristic_accesses, pr->wall_ms, s->name, i);
 	if (e->gen_columns) {
 		char step[160];
-		experiment_step_text(e, p->step, step, sizeof step);
+		if (p->at_peak != EXP_NONE) { /* the plan whose peak it is */
+			struct exp_point pp = *p;
+			experiment_plan_point(e, p->at_peak, &pp.plan, &pp.step);
+			plan_text(e, &pp, step, sizeof step);
+		} else {
+			experiment_step_text(e, p->step, step, sizeof step);
+		}
 		fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), step);
 	}
 	fclose(f);
@@ -153,19 +176,20 @@ static bool row_matches(const struct experiment *e, size_t i, const char *row)
 		free(copy);
 		return ok;
 	}
+	if (p.at_peak != EXP_NONE) {
+		/* the budget is a plan's replayed peak: checked by the config hash */
+		bool ok = !strcmp(f[PC_MODEL], e->models[p.model].name) &&
+			  !strcmp(f[PC_SERIES], e->series[p.series].name) &&
+			  !strcmp(f[PC_TRIAL], trial);
+		free(copy);
+		return ok;
+	}
 	ratio_text(e, &p, ratio, sizeof ratio);
 	bool ok = !strcmp(f[PC_MODEL], e->models[p.model].name) &&
 		  !strcmp(f[PC_SERIES], e->series[p.series].name) &&
 		  !strcmp(f[PC_TRIAL], trial) && !strcmp(f[PC_RATIO], ratio);
 	free(copy);
 	return ok;
-}
-
-/* A field of models.tsv: no tabs or newlines. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
 static char *models_text(const struct experiment *e, size_t *len)
@@ -175,23 +199,21 @@ static char *models_text(const struct experiment *e, size_t *len)
 	fputs(MODELS_COLUMNS "\n", f);
 	for (size_t i = 0; i < e->n_models; i++) {
 		const struct exp_model *m = &e->models[i];
-		char sha[65], cr[64], br[64];
+		char sha[65], cr[64], br[64], fr[64];
 		hex_encode(m->sched->sha256, 32, sha);
 		double mem = (double)m->base.memory;
-		format_double(cr, sizeof cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
-		format_double(br, sizeof br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
-		put_field(f, m->name);
-		fputc('\t', f);
-		put_field(f, m->title);
-		fputc('\t', f);
-		put_field(f, m->desc);
-		fputc('\t', f);
-		put_field(f, m->spec);
-		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\n", sha,
+		uint64_t floor = schedule_floor(m->sched, false);
+		fmt_double(cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
+		fmt_double(br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
+		fmt_double(fr, mem > 0 ? (double)floor / mem : 0);
+		/* as they are: no tab or line break (experiment.c, model_fields) */
+		fprintf(f, "%s\t%s\t%s\t%s", m->name, m->title, m->desc, m->spec);
+		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\t%llu\t%s\n", sha,
 			m->sched->n_ops, m->sched->n_tensors,
 			(unsigned long long)m->base.memory, (long long)m->base.compute,
 			(unsigned long long)m->base.const_memory,
-			(unsigned long long)m->base.bottleneck_memory, cr, br);
+			(unsigned long long)m->base.bottleneck_memory, cr, br,
+			(unsigned long long)floor, fr);
 	}
 	fclose(f);
 	return buf;
@@ -221,7 +243,7 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	points_header_add(t, "seeds", "splitmix64(seed ^ fnv1a64(model \\x1f heuristic \\x1f trial))");
 	/* What the figures need to know (plot.c): the limit, absolute
 	 * budgets, a y range asked for. */
-	format_double(buf, sizeof buf, e->overhead_limit);
+	fmt_double(buf, e->overhead_limit);
 	points_header_add(t, "overhead_limit", buf);
 	if (e->budgets) {
 		size_t len = 0;
@@ -231,10 +253,14 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 						(unsigned long long)e->budgets[i]);
 		points_header_add(t, "budgets", buf);
 	}
+	if (e->at_plan_peaks) { /* the points from here on are at plan peaks (experiment.h) */
+		snprintf(buf, sizeof buf, "%zu", experiment_first_peak_point(e));
+		points_header_add(t, "plan_peak_points", buf);
+	}
 	if (e->yrange[1] > e->yrange[0]) { /* NAN compares false */
 		char lo[64], hi[64];
-		format_double(lo, sizeof lo, e->yrange[0]);
-		format_double(hi, sizeof hi, e->yrange[1]);
+		fmt_double(lo, e->yrange[0]);
+		fmt_double(hi, e->yrange[1]);
 		snprintf(buf, sizeof buf, "%s:%s", lo, hi);
 		points_header_add(t, "yrange", buf);
 	}
@@ -311,6 +337,9 @@ struct run_ctx {
 	double start_s;
 	bool tty;
 	bool progress_shown;
+	/* [model * plan points + k]: plan k's replayed peak, the budget of the
+	 * points at plan peaks (computed for the models that run some) */
+	uint64_t *peaks;
 };
 
 /* Hand a finished row (or an error) to the journal and table. */
@@ -345,23 +374,13 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 {
 	const struct experiment *e = rc->e;
 	const struct exp_model *m = &e->models[p->model];
-	const struct exp_plan *ep = &e->plans[p->plan];
 	struct rs_error err = {0};
-	struct profile prof;
 	struct reset_plan plan;
 	struct plan_result pr;
 	char *line = NULL;
-	if (!profile_build(m->sched, &prof, &err)) {
-		/* dp: the tracker's own split points where its table fits */
-		uint64_t k = ep->params[p->step];
-		bool exact = ep->planner->param != PLANNER_PARAM_K ||
-			     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
-		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[p->step],
-				    exact, false, &plan, &pr, &err)) {
-			line = format_plan_row(e, i, p, &pr);
-			reset_plan_free(&plan);
-		}
-		profile_free(&prof);
+	if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
+		line = format_plan_row(e, i, p, &pr);
+		reset_plan_free(&plan);
 	}
 	if (!line && !err.file[0])
 		snprintf(err.file, sizeof err.file, "%s", m->spec);
@@ -386,11 +405,13 @@ static void run_point(void *ctx, size_t k)
 		return;
 	}
 	const struct exp_series *s = &e->series[p.series];
+	bool at_peak = p.at_peak != EXP_NONE;
 	struct point_config pc = {
 		.heuristic = s->heuristic,
 		.runtime = s->runtime,
-		.ratio = e->ratios ? e->ratios[p.step] : 0,
-		.budget = experiment_budget(e, p.model, p.step),
+		.ratio = e->ratios && !at_peak ? e->ratios[p.step] : 0,
+		.budget = at_peak ? rc->peaks[p.model * experiment_plan_points(e) + p.at_peak]
+				  : experiment_budget(e, p.model, p.step),
 		.overhead_limit = e->overhead_limit,
 		.seed = p.seed,
 		.no_dealloc = s->no_dealloc,
@@ -431,7 +452,7 @@ static void order_todo(const struct experiment *e, size_t *todo, size_t n)
 		struct exp_point p;
 		experiment_point(e, todo[k], &p);
 		const struct exp_model *m = &e->models[p.model];
-		double r = p.plan != EXP_NONE ? 1
+		double r = p.plan != EXP_NONE || p.at_peak != EXP_NONE ? 1
 			   : e->ratios ? e->ratios[p.step]
 				       : (double)experiment_budget(e, p.model, p.step) /
 					 (double)(m->base.memory + 1);
@@ -477,6 +498,74 @@ static void progress(void *ctx, size_t done, size_t n)
 
 static int sweep_run_locked(const struct experiment *e, const struct sweep_options *opt,
 			    struct rs_error *err);
+
+/* The plans' replayed peaks, the budgets of the points at plan peaks. */
+struct peaks_ctx {
+	const struct experiment *e;
+	size_t *tasks;          /* model * plan points + k */
+	uint64_t *peaks;
+	struct rs_error *errs;  /* per task */
+	bool *failed;
+};
+
+static void peak_task(void *ctx, size_t i)
+{
+	struct peaks_ctx *pc = ctx;
+	size_t np = experiment_plan_points(pc->e), t = pc->tasks[i];
+	uint32_t plan, step;
+	experiment_plan_point(pc->e, t % np, &plan, &step);
+	struct reset_plan rp;
+	struct plan_result pr;
+	if (experiment_plan_replay(pc->e, t / np, plan, step, &rp, &pr, &pc->errs[i])) {
+		pc->failed[i] = true;
+		return;
+	}
+	pc->peaks[t] = pr.run.peak_memory;
+	reset_plan_free(&rp);
+}
+
+/*
+ * For the models with points at plan peaks among todo, replay their plans
+ * (on jobs threads) for the peaks: gives *peaks ([model * plan points +
+ * k]), or -1 with err from the first plan (in order) that failed.
+ */
+static int plan_peaks(const struct experiment *e, unsigned jobs, const size_t *todo, size_t n_todo,
+		      uint64_t **peaks, struct rs_error *err)
+{
+	size_t np = experiment_plan_points(e), n = 0;
+	bool *need = xcalloc(e->n_models + 1, sizeof *need);
+	for (size_t k = 0; k < n_todo; k++) {
+		struct exp_point p;
+		experiment_point(e, todo[k], &p);
+		if (p.at_peak != EXP_NONE)
+			need[p.model] = true;
+	}
+	struct peaks_ctx pc = {.e = e, .peaks = xcalloc(e->n_models * np + 1, sizeof *pc.peaks)};
+	pc.tasks = xcalloc(e->n_models * np + 1, sizeof *pc.tasks);
+	for (size_t m = 0; m < e->n_models; m++)
+		for (size_t k = 0; need[m] && k < np; k++)
+			pc.tasks[n++] = m * np + k;
+	pc.errs = xcalloc(n + 1, sizeof *pc.errs);
+	pc.failed = xcalloc(n + 1, sizeof *pc.failed);
+	pool_run(jobs, n, peak_task, &pc, NULL, 1.0);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (pc.failed[i]) {
+			if (err)
+				*err = pc.errs[i];
+			rc = -1;
+		}
+	free(need);
+	free(pc.tasks);
+	free(pc.errs);
+	free(pc.failed);
+	if (rc) {
+		free(pc.peaks);
+		return -1;
+	}
+	*peaks = pc.peaks;
+	return 0;
+}
 
 int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	      struct rs_error *err)
@@ -528,6 +617,8 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	int rc = -1;
 	struct run_ctx ctx = {.e = e, .opt = opt, .todo = todo, .table = &table};
 	pthread_mutex_init(&ctx.lock, NULL);
+	if (e->at_plan_peaks && n_todo && plan_peaks(e, opt->jobs, todo, n_todo, &ctx.peaks, err))
+		goto out;
 
 	/* The journal starts as a whole file holding every row known so far. */
 	size_t len;
@@ -536,8 +627,12 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	free(text);
 	if (wrc)
 		goto out;
-	ctx.journal = fopen(journal_path, "a");
+	/* appended to where it was just written: never through a link */
+	int jfd = open(journal_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	ctx.journal = jfd < 0 ? NULL : fdopen(jfd, "a");
 	if (!ctx.journal) {
+		if (jfd >= 0)
+			close(jfd);
 		rs_error_set(err, EXIT_CANTCREAT, journal_path, 0, "cannot open: %s",
 			     strerror(errno));
 		goto out;
@@ -575,6 +670,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	rc = 0;
 out:
 	pthread_mutex_destroy(&ctx.lock);
+	free(ctx.peaks);
 	free(models);
 	free(todo);
 	free(points_path);
@@ -750,12 +846,54 @@ static void report_missing(const struct points_table *t, const char *const *dirs
 	rs_error_set(err, status, NULL, 0, "%s", msg);
 }
 
+/* Whether a points row's model is one of t's header `log` lines' models. */
+static bool row_model_known(const struct points_table *t, const char *row)
+{
+	size_t n = strcspn(row, "\t");
+	for (size_t i = 0; i < t->n_header; i++)
+		if (!strcmp(t->keys[i], "log") && strcspn(t->values[i], "\t") == n &&
+		    !strncmp(t->values[i], row, n))
+			return true;
+	return false;
+}
+
+/* Whether t's header (of path) differs from the merged one's (first's) in
+ * a line other than the command, shard and version: -1 with err if so. */
+static int header_differs(const struct points_table *t, const struct points_table *merged,
+			  const char *path, const char *first, struct rs_error *err)
+{
+	static const char *const own[] = {"command", "shard", "rematsim"};
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < t->n_header && (!strcmp(t->keys[i], own[0]) ||
+					   !strcmp(t->keys[i], own[1]) || !strcmp(t->keys[i], own[2])))
+			i++;
+		while (j < merged->n_header && (!strcmp(merged->keys[j], own[0]) ||
+						!strcmp(merged->keys[j], own[1]) ||
+						!strcmp(merged->keys[j], own[2])))
+			j++;
+		if (i == t->n_header && j == merged->n_header)
+			return 0;
+		if (i == t->n_header || j == merged->n_header || strcmp(t->keys[i], merged->keys[j]) ||
+		    strcmp(t->values[i], merged->values[j]))
+			break;
+		i++;
+		j++;
+	}
+	const char *key = i < t->n_header ? t->keys[i] : merged->keys[j];
+	return rs_error_set(err, EXIT_DATAERR, path, 0,
+			    "header '%s' is '%s' here but '%s' in %s: the shards disagree (one was "
+			    "edited, or is of another sweep)", key,
+			    i < t->n_header ? t->values[i] : "(missing)",
+			    j < merged->n_header ? merged->values[j] : "(missing)", first);
+}
+
 int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		const char *command_line, struct rs_error *err)
 {
 	struct points_table merged = {0};
 	char *models = NULL;
-	size_t models_len = 0;
+	size_t models_len = 0, models_from = 0;
 	int rc = -1;
 	size_t first = n_dirs; /* the first folder with results: header and models.tsv */
 	enum merge_kind *kinds = xcalloc(n_dirs, sizeof *kinds);
@@ -778,6 +916,12 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		if (!shards[d] || n < 2 || (n_shards && n != n_shards))
 			one_split = false;
 		n_shards = n;
+		/* what is copied is checked: plot reads it (issue 27, N15) */
+		if (results_check_header(&t, path, err)) {
+			points_table_free(&t);
+			free(path);
+			goto out;
+		}
 		if (first == n_dirs) {
 			first = d;
 			const char *cmd = points_header(&t, "command");
@@ -796,10 +940,32 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_table_free(&t);
 			free(path);
 			goto out;
+		} else if (d != first && header_differs(&t, &merged, path, dirs[first], err)) {
+			points_table_free(&t);
+			free(path);
+			goto out;
 		}
-		if (!models && kinds[d] == MERGE_DONE) {
-			char *mpath = path_join(dirs[d], "models.tsv");
-			int mrc = read_whole_file(mpath, &models, &models_len, err);
+		if (kinds[d] == MERGE_DONE) {
+			/* every finished shard's models.tsv: well formed, of these
+			 * points' models, and the same in each */
+			char *mpath = path_join(dirs[d], "models.tsv"), *text;
+			size_t len;
+			int mrc = read_whole_file(mpath, &text, &len, err);
+			if (!mrc && strlen(text) != len)
+				mrc = rs_error_set(err, EXIT_DATAERR, mpath, 0, "holds a NUL byte");
+			if (!mrc)
+				mrc = results_check_models(text, &t, mpath, err);
+			if (!mrc && models && (len != models_len || memcmp(text, models, len)))
+				mrc = rs_error_set(err, EXIT_DATAERR, mpath, 0,
+						   "differs from %s/models.tsv: the shards disagree (one "
+						   "was edited, or is of another sweep)", dirs[models_from]);
+			if (!mrc && !models) {
+				models = text;
+				models_len = len;
+				models_from = d;
+				text = NULL;
+			}
+			free(text);
 			free(mpath);
 			if (mrc) {
 				points_table_free(&t);
@@ -809,6 +975,15 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		}
 		for (size_t i = 0; i < t.total; i++)
 			if (t.rows[i] && !merged.rows[i]) {
+				if (!row_model_known(&merged, t.rows[i])) {
+					rs_error_set(err, EXIT_DATAERR, path, 0,
+						     "point %zu is of model '%.*s', which is not one of "
+						     "the header's: the row was edited", i,
+						     (int)strcspn(t.rows[i], "\t"), t.rows[i]);
+					points_table_free(&t);
+					free(path);
+					goto out;
+				}
 				points_table_put(&merged, i, t.rows[i]);
 				t.rows[i] = NULL;
 			}

@@ -170,12 +170,15 @@ static void rt_unlock(struct runtime_state *rt, uint32_t s)
 
 /* ---- events ------------------------------------------------------------- */
 
-static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s)
+/* dup: the bytes of outputs dropped right after the op ran (compute). */
+static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s,
+		    uint64_t dup)
 {
 	if (!rt->cfg->on_event)
 		return;
 	struct runtime_event ev = {
-		.kind = kind, .clock = rt->clock, .memory = rt->memory, .op = op, .storage = s,
+		.kind = kind, .clock = rt->clock, .memory = rt->memory,
+		.memory_high = rt->memory + dup, .op = op, .storage = s,
 		.cmd = rt->cmd, /* peak.c, trace.c: where in the log */
 	};
 	rt->cfg->on_event(rt->cfg->ctx, &ev);
@@ -214,7 +217,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		rt_classes_evict(rt, s);
 	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_evicting(rt, s);
-	rt_emit(rt, EV_EVICT, RT_NONE, s);
+	rt_emit(rt, EV_EVICT, RT_NONE, s, 0);
 }
 
 static void pin_tensor(struct runtime_state *rt, uint32_t t)
@@ -341,7 +344,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	if (rt->eqclass)
 		rt_classes_computed(rt, x->stk + bs, es - bs);
 	x->stk_len = bs;
-	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE);
+	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE, dup);
 	return b;
 }
 
@@ -623,16 +626,35 @@ static inline void add_handles(struct runtime_state *rt, struct sched_handles h)
 		rt->st[rt_storage_of(rt, h.first + k)].ref_ext += (uint32_t)h.delta;
 }
 
+/* The plan replay's other hook (runtime_config.remat_before, plan.c):
+ * rematerializations a plan asks for before a command. */
+static int cmd_remat_before(struct runtime_state *rt, size_t i)
+{
+	const uint32_t *list = NULL;
+	size_t n = rt->cfg->remat_before(rt->cfg->ctx, i, &list);
+	for (size_t k = 0; k < n; k++) {
+		int rc;
+		if (!rt->defined[list[k]] && (rc = materialize(rt, list[k], true)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Replay every command of the schedule (stopping at the first OOM, thrash
  * or broken region): 0 or that stop code, res->stopped_at set. */
 int rt_replay(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
+	const bool remat_before = cfg->remat_before != NULL; /* plan replays only */
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
+		if (__builtin_expect(remat_before, 0) && (rc = cmd_remat_before(rt, i))) {
+			rt->res->stopped_at = i;
+			break;
+		}
 		/* Handles by schedule.h's rule: a COMPUTE's made in
 		 * cmd_compute, a GET's here, a RELEASE's dropped in cmd_release
 		 * (unless no_dealloc). */

@@ -60,6 +60,11 @@ struct runtime_event {
 	enum runtime_event_kind kind;
 	int64_t clock;     /* simulated time after the event */
 	uint64_t memory;   /* bytes in use after the event */
+	/* COMPUTE/REMAT: bytes in use while the op ran, all its outputs
+	 * allocated, before those of them that were in memory already (a
+	 * rematerialized op's results still material) are dropped again: the
+	 * reported peak counts this moment (as simrd does). Else memory. */
+	uint64_t memory_high;
 	uint32_t op;       /* COMPUTE/REMAT: the op */
 	uint32_t storage;  /* EVICT: the storage */
 	size_t cmd;        /* index of the schedule command in progress */
@@ -100,6 +105,11 @@ struct runtime_config {
 	 * it may name storages (*list, returned count) to evict now; those
 	 * material, unlocked and not pinned are. Shares ctx. */
 	size_t (*evict_after)(void *ctx, size_t cmd, bool done, const uint32_t **list);
+	/* Optional, for plan replay (plan.h): called before each command with
+	 * its index, it may name tensors (*list, returned count) to
+	 * rematerialize now, in order; those defined already are skipped.
+	 * Shares ctx. */
+	size_t (*remat_before)(void *ctx, size_t cmd, const uint32_t **list);
 };
 
 struct runtime_result {

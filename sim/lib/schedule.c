@@ -21,6 +21,7 @@
  */
 #include "schedule.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,9 @@ struct builder {
 	long *sgone; /* per storage: line of the release of its last reference */
 	size_t cap_sgone;
 	bool in_bwd;
+	size_t cap_marks, cap_writes;
+	uint32_t *open; /* marks of the module calls entered and not yet exited */
+	size_t n_open, cap_open;
 	uint64_t total_time;  /* ops' TIME, once per output (within_totals) */
 	uint64_t total_bytes; /* MEMORY of every storage made */
 
@@ -538,20 +542,26 @@ bad:
 	return false;
 }
 
-/* ALIAS: "-1" or "k" as a string, or a JSON integer. */
-static bool get_alias(struct builder *b, const struct rec *r, int64_t *out)
+/* ALIAS: "-1" or "k" as a string, or a JSON integer; text (of size 48)
+ * gets it as the log wrote it, for messages (a string past 64 bits is not
+ * clamped there). */
+static bool get_alias(struct builder *b, const struct rec *r, int64_t *out, char *text)
 {
 	const struct jv *v = jv_get(r->j, "ALIAS");
 	if (jv_is_int(v)) {
 		*out = jv_int(v);
+		snprintf(text, 48, "%" PRId64, *out);
 		return true;
 	}
 	if (jv_is_string(v)) {
 		const char *p = jv_str(v);
 		char *endp;
+		errno = 0;
 		long long x = strtoll(p, &endp, 10);
 		if (*p && !*endp && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))) {
-			*out = x;
+			/* past 64 bits: out of range whatever the op (strtoll clamps) */
+			*out = errno == ERANGE ? (x < 0 ? INT64_MIN : INT64_MAX) : x;
+			snprintf(text, 48, "%.40s%s", p, strlen(p) > 40 ? "..." : "");
 			return true;
 		}
 	}
@@ -734,9 +744,45 @@ static void do_constant(struct builder *b, const struct rec *r)
 	handle_map(b, name, t);
 }
 
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A CALL's WRITES list: distinct argument indices (JSON integers). */
+static bool get_writes(struct builder *b, const struct rec *r, const struct jv *wr, size_t n_args)
+{
+	if (!jv_is_array(wr)) {
+		problem(b, EXIT_DATAERR, r->line, "CALL record has a malformed \"WRITES\" list "
+			"(want a list of argument indices)");
+		return false;
+	}
+	struct u64set seen = {0};
+	bool ok = true;
+	for (size_t i = 0; ok && i < jv_size(wr); i++) {
+		const struct jv *v = jv_at(wr, i);
+		if (!jv_is_int(v) || jv_int(v) < 0 || jv_int(v) >= (int64_t)n_args) {
+			char shown[64] = "not an integer";
+			if (jv_is_int(v))
+				snprintf(shown, sizeof shown, "%" PRId64, jv_int(v));
+			problem(b, EXIT_DATAERR, r->line,
+				"WRITES[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
+				n_args, n_args == 1 ? "" : "s");
+			ok = false;
+		} else if (!u64set_add(&seen, (uint64_t)jv_int(v))) {
+			problem(b, EXIT_DATAERR, r->line, "WRITES lists argument %" PRId64 " twice",
+				jv_int(v));
+			ok = false;
+		}
+	}
+	u64set_free(&seen);
+	return ok;
 }
 
 static void do_call(struct builder *b, const struct rec *r)
@@ -781,12 +827,13 @@ static void do_call(struct builder *b, const struct rec *r)
 			break;
 		}
 		int64_t k;
-		if (!get_alias(b, &a, &k)) {
+		char ktext[48];
+		if (!get_alias(b, &a, &k, ktext)) {
 			ok = false;
 		} else if (k < -1 || k >= (int64_t)n_args) {
 			problem(b, EXIT_DATAERR, a.line,
-				"ALIAS %" PRId64 " of \"%s\" is out of range: the op has %zu argument%s",
-				k, rn, n_args, n_args == 1 ? "" : "s");
+				"ALIAS %s of \"%s\" is out of range: the op has %zu argument%s",
+				ktext, rn, n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
 			alias[i] = (int32_t)k;
@@ -818,6 +865,12 @@ static void do_call(struct builder *b, const struct rec *r)
 			}
 		free(names);
 	}
+	const struct jv *wr = jv_get(r->j, "WRITES");
+	size_t n_wr = 0;
+	if (ok && wr && !get_writes(b, r, wr, n_args))
+		ok = false;
+	else if (wr)
+		n_wr = jv_size(wr);
 	if (ok && !poisoned)
 		ok = within_totals(b, r->line, time, n_res, sizes, alias, mlines, res, NULL, NULL);
 	if (!ok || poisoned) {
@@ -827,6 +880,17 @@ static void do_call(struct builder *b, const struct rec *r)
 	if (strstr(name, "backward"))
 		b->in_bwd = true;
 	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
+	if (n_wr) {
+		/* this op's arguments are the last op_args entries: sorting its
+		 * (distinct) indices keeps the list ascending */
+		struct schedule *s = b->s;
+		XGROW(s->writes, b->cap_writes, s->n_writes + n_wr);
+		uint32_t *w = s->writes + s->n_writes;
+		for (size_t i = 0; i < n_wr; i++)
+			w[i] = s->ops[op].args + (uint32_t)jv_int(jv_at(wr, i));
+		qsort(w, n_wr, sizeof *w, by_u32);
+		s->n_writes += n_wr;
+	}
 	uint32_t *outs = xcalloc(n_res + 1, sizeof *outs);
 	for (size_t i = 0; i < n_res; i++)
 		outs[i] = new_output(b, op, alias[i], alias[i] >= 0 ? 0 : sizes[i],
@@ -995,6 +1059,52 @@ static void do_release(struct builder *b, const struct rec *r)
 	drop_ref(b, r, h->tensor, name);
 }
 
+/* ANNOTATE ENTER / EXIT: a module call begins or ends (docs/log-format.md). */
+static void do_module(struct builder *b, const struct rec *r, bool enter)
+{
+	struct schedule *s = b->s;
+	const char *m = get_str(b, r, "MODULE");
+	if (!m)
+		return;
+	if (!*m) {
+		problem(b, EXIT_DATAERR, r->line, "%s has an empty MODULE name", enter ? "ENTER" : "EXIT");
+		return;
+	}
+	const struct jv *ty = enter ? jv_get(r->j, "TYPE") : NULL;
+	if (ty && !jv_is_string(ty)) {
+		problem(b, EXIT_DATAERR, r->line, "ENTER record has a non-string field \"TYPE\"");
+		return;
+	}
+	if (!enter) {
+		if (!b->n_open) {
+			problem(b, EXIT_DATAERR, r->line,
+				"EXIT of module \"%s\", but no module call is open (no ENTER before it)", m);
+			return;
+		}
+		const struct sched_mark *top = &s->marks[b->open[b->n_open - 1]];
+		if (strcmp(schedule_str(s, top->name), m)) {
+			problem(b, EXIT_DATAERR, r->line,
+				"EXIT of module \"%s\", but the innermost open call is of \"%s\" "
+				"(ENTER on line %u): calls must nest", m, schedule_str(s, top->name),
+				top->line);
+			return;
+		}
+		b->n_open--;
+	}
+	XGROW(s->marks, b->cap_marks, s->n_marks + 1);
+	struct sched_mark *k = &s->marks[s->n_marks];
+	k->op = (uint32_t)s->n_ops;
+	k->name = add_string(b, m);
+	k->type = enter && ty ? add_string(b, jv_str(ty)) : 0;
+	k->line = (uint32_t)r->line;
+	k->enter = enter;
+	if (enter) {
+		XGROW(b->open, b->cap_open, b->n_open + 1);
+		b->open[b->n_open++] = (uint32_t)s->n_marks;
+	}
+	s->n_marks++;
+}
+
 static void do_record(struct builder *b, struct rec *r)
 {
 	switch (r->kind) {
@@ -1002,11 +1112,13 @@ static void do_record(struct builder *b, struct rec *r)
 		const char *a = get_str(b, r, "ANNOTATION");
 		if (a && !strcmp(a, "BACKWARD"))
 			b->in_bwd = true;
+		else if (a && (!strcmp(a, "ENTER") || !strcmp(a, "EXIT")))
+			do_module(b, r, a[1] == 'N');
 		else if (a && strcmp(a, "START"))
-			/* LOG-FORMAT.md knows two; a typo would silently lose the
+			/* LOG-FORMAT.md knows these; a typo would silently lose the
 			 * backward marker or the warm-up split. */
 			problem(b, EXIT_DATAERR, r->line,
-				"unknown ANNOTATION \"%s\": START or BACKWARD is expected", a);
+				"unknown ANNOTATION \"%s\": START, BACKWARD, ENTER or EXIT is expected", a);
 		break; /* START (a later one) changes nothing */
 	}
 	case REC_CONSTANT:
@@ -1082,6 +1194,17 @@ static void free_whole(char *whole, size_t whole_cap)
 		free(whole);
 }
 
+/* What the second pass of a streamed log must read again: the same file
+ * (a log replaced by `mv` is another), as many bytes, the same check
+ * digest (a log rewritten in place). */
+struct pass1 {
+	uint64_t bytes;
+	uint64_t check;
+	struct source_file_id id;
+};
+
+void (*schedule_test_between_passes)(const char *spec);
+
 /*
  * The first pass: the line of the first START record (0 if none), the
  * digest, and for a streamed log every error of its source (a truncated
@@ -1092,7 +1215,7 @@ static void free_whole(char *whole, size_t whole_cap)
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
 		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
-		uint64_t *bytes, struct rs_error *err)
+		struct pass1 *p1, struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
@@ -1154,6 +1277,8 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			*whole_cap = mapped ? cap : 0; /* 0: malloc'ed */
 			source_lines_mem(&l, buf, n);
 		} else {
+			/* read twice: the second pass must read these bytes again */
+			source_check_start(src, buf, n);
 			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
 			/* a line over the limit is an error of the source: not kept */
 			uint64_t max = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
@@ -1178,7 +1303,9 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		rc = got < 0 ? -1 : 0;
 		if (rc == 0 && digest)
 			source_sha256(src, sha);
-		*bytes = source_bytes(src);
+		p1->bytes = source_bytes(src);
+		p1->check = source_check_digest(src);
+		p1->id = source_file_id(src);
 	}
 	source_lines_free(&l);
 	source_close(src);
@@ -1316,9 +1443,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct rs_error e = {0};
 	char *whole;
 	size_t whole_len, whole_cap = 0;
-	uint64_t bytes = 0;
+	struct pass1 p1 = {0};
 	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &whole_cap, &bytes, &e);
+			   &whole_cap, &p1, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -1347,8 +1474,19 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct source_lines lines = {0};
 	if (b.opt->digest)
 		memcpy(s->sha256, sha, sizeof sha);
+	if (scanned == 0 && spec && schedule_test_between_passes)
+		schedule_test_between_passes(spec);
 	if (scanned < 0 || open_lines(spec, data, len, &src, &lines, &e) < 0)
 		source_problem(&b, &e);
+	if (src) { /* the second pass: the same file, digested again */
+		struct source_file_id id = source_file_id(src);
+		if (id.dev != p1.id.dev || id.ino != p1.id.ino)
+			/* not even the same file: its records are not the log's */
+			problem(&b, EXIT_IOERR, 0, "changed while it was read (replaced by another "
+				"file of that name between the two passes: docs/reader.md): read it "
+				"again once it is written");
+		source_check_start(src, NULL, 0);
+	}
 	b.in = &lines;
 	s->has_start = start_line > 0;
 	s->from_start = b.opt->from_start || !start_line;
@@ -1370,14 +1508,25 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	}
 	if (b.has_pushed)
 		rec_drop(&b, &b.pushed);
-	if (src && !stop(&b) && source_bytes(src) != bytes)
+	if (src && !stop(&b) && source_bytes(src) != p1.bytes)
 		/* read to its end both times, but not the same */
 		problem(&b, EXIT_IOERR, 0, "changed while it was read (%" PRIu64 " bytes, then %" PRIu64
-			"): read it again once it is written", bytes, source_bytes(src));
+			"): read it again once it is written", p1.bytes, source_bytes(src));
+	else if (src && !stop(&b) && source_check_digest(src) != p1.check)
+		/* as many bytes, other bytes: rewritten in place */
+		problem(&b, EXIT_IOERR, 0, "changed while it was read (the same %" PRIu64 " bytes, "
+			"but other bytes the second time: docs/reader.md): read it again once it "
+			"is written", p1.bytes);
 	source_lines_free(&lines);
 	source_close(src);
 	free_whole(whole, whole_cap);
 	s->lines = (uint64_t)b.line;
+	for (size_t i = 0; i < b.n_open && !stop(&b); i++) {
+		const struct sched_mark *k = &s->marks[b.open[i]];
+		problem(&b, EXIT_DATAERR, k->line,
+			"module \"%s\" is entered here and never exited (no EXIT record)",
+			schedule_str(s, k->name));
+	}
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)
 			problem(&b, EXIT_DATAERR, 0, "empty log: no records");
@@ -1401,6 +1550,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	free(b.mutated);
 	free(b.srefs);
 	free(b.sgone);
+	free(b.open);
 	if (b.n_errors) {
 		schedule_free(s);
 		*out = NULL;
@@ -1460,5 +1610,25 @@ void schedule_free(struct schedule *s)
 	free(s->storage_rev);
 	free(s->storage_rev_off);
 	free(s->strings);
+	free(s->marks);
+	free(s->writes);
 	free(s);
+}
+
+uint64_t schedule_floor(const struct schedule *s, bool v1)
+{
+	uint8_t *seen = xcalloc(s->n_storages / 8 + 1, 1);
+	uint64_t bytes = 0;
+	size_t from = v1 ? s->n_cmds - s->n_pins_final : 0;
+	for (size_t i = from; i < s->n_cmds; i++) {
+		if (s->cmds[i].kind != CMD_PIN)
+			continue;
+		uint32_t st = s->tensors[s->cmds[i].id].storage;
+		if (!(seen[st / 8] & (1u << (st % 8)))) {
+			seen[st / 8] |= (uint8_t)(1u << (st % 8));
+			bytes += s->storages[st].size;
+		}
+	}
+	free(seen);
+	return bytes;
 }

@@ -92,6 +92,18 @@ struct sched_storage {
 	uint32_t n_tensors;
 };
 
+/* One end of a module call: an ANNOTATE ENTER or EXIT record, which a
+ * recorder writes around the ops of each call of a model's module
+ * (docs/log-format.md, "Module calls"). Replays ignore them; `profile` and
+ * `solve --modules` read them. ENTERs and EXITs nest (the reader checks). */
+struct sched_mark {
+	uint32_t op;   /* ops made before the record: the next op's id */
+	uint32_t name; /* MODULE, offset in strings */
+	uint32_t type; /* TYPE of an ENTER (its class), offset; "" when absent and for EXIT */
+	uint32_t line; /* of the record */
+	bool enter;    /* ENTER, else EXIT */
+};
+
 struct schedule {
 	char *source;       /* what the user named (path or ARCHIVE.zip:MEMBER) */
 
@@ -119,6 +131,14 @@ struct schedule {
 	 * point a storage's edges so far are a prefix of its list. */
 	uint32_t *tensor_storage;
 	uint32_t *arg_storage;
+
+	/* Module calls and writes in place, which replays do not read: the
+	 * ENTER/EXIT records in log order, and the op_args indices of the
+	 * arguments CALLs list in WRITES, ascending. */
+	struct sched_mark *marks;
+	size_t n_marks;
+	uint32_t *writes;
+	size_t n_writes;
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
 
@@ -152,8 +172,14 @@ struct read_options {
  * Read a log: a plain `.log`, a `.log.gz`, or `ARCHIVE.zip:MEMBER` (member
  * path inside the archive, or a model name from its manifest.json).
  * Gives a new schedule in *out (free with schedule_free) and returns 0, or
- * returns -1 with err filled (status EXIT_NOINPUT or EXIT_DATAERR).
+ * returns -1 with err filled (status EXIT_NOINPUT or EXIT_DATAERR; EXIT_IOERR
+ * for a log that changed between the two passes of a streamed read:
+ * another file, other bytes or another length, docs/reader.md).
  */
+/** A test hook: when set, called between the two passes of a streamed
+ * read (a log over 8 MiB), where a test rewrites or replaces the log. */
+extern void (*schedule_test_between_passes)(const char *spec);
+
 int schedule_read(const char *spec, const struct read_options *opt,
 		  struct schedule **out, struct rs_error *err);
 
@@ -186,6 +212,16 @@ static inline const char *schedule_str(const struct schedule *s, uint32_t off)
 {
 	return s->strings + off;
 }
+
+/**
+ * The floor: the bytes of the distinct storages that a replay holds pinned
+ * at the end of the log, the least memory any replay that finishes needs.
+ * For the runtimes but V1: every constant's storage (pinned when made,
+ * for good) and every storage a handle still holds at the end (the final
+ * pins). V1 (v1 true) banishes a constant whose handles are all released,
+ * so its floor is the final pins' storages alone.
+ */
+uint64_t schedule_floor(const struct schedule *s, bool v1);
 
 /** The tensor that owns storage st (its first). */
 static inline uint32_t schedule_storage_root(const struct schedule *s, uint32_t st)
