@@ -39,7 +39,7 @@ struct plan_run {
 	uint32_t *want;                      /* what remat_before hands over */
 	size_t cap_want;
 	const uint32_t *forced, *forced_off; /* CSR by command */
-	uint32_t *refs;                      /* handles per storage */
+	int64_t *refs;                       /* handles per storage */
 	uint32_t *remat;                     /* storages rematerialized this command */
 	size_t n_remat, cap_remat;
 	uint32_t *fresh;                     /* the latest remat's storages */
@@ -71,16 +71,7 @@ static size_t evict_after(void *ctx, size_t i, bool done, const uint32_t **list)
 	const struct schedule *s = pr->s;
 	size_t n = 0, nf = 0;
 	if (done) {
-		const struct sched_cmd *c = &s->cmds[i];
-		if (c->kind == CMD_COMPUTE) {
-			const struct sched_op *op = &s->ops[c->id];
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				pr->refs[s->tensor_storage[op->outs + k]]++;
-		} else if (c->kind == CMD_GET) {
-			pr->refs[s->tensor_storage[c->id]]++;
-		} else if (c->kind == CMD_RELEASE) {
-			pr->refs[s->tensor_storage[c->id]]--;
-		}
+		schedule_count_handles(s, &s->cmds[i], pr->refs);
 		nf = pr->forced_off[i + 1] - pr->forced_off[i];
 	}
 	XGROW(pr->list, pr->cap_list, nf + pr->n_remat + 1);

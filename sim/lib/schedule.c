@@ -255,12 +255,14 @@ _Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
 _Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
 _Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
 
-static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
+static inline __attribute__((always_inline)) void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 {
 	struct schedule *s = b->s;
 	XGROW(s->cmds, b->cap_cmds, s->n_cmds + 1);
 	s->cmds[s->n_cmds].kind = kind;
 	s->cmds[s->n_cmds].id = id;
+	/* the storages' handles as a replay will count them */
+	schedule_count_handles(s, &s->cmds[s->n_cmds], b->srefs);
 	s->n_cmds++;
 }
 
@@ -326,13 +328,13 @@ static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
 		op->total_size += size;
 	}
 	b->refs[t] = 1;
-	b->srefs[st->storage]++;
 	b->mutated[t] = 0;
 	return t;
 }
 
-/* External references are counted per storage, as the runtimes count
- * them (a tensor and its views together). Once a storage has none left,
+/* External references are counted per storage as commands are emitted
+ * (schedule_count_handles), as the runtimes count them (a tensor and its
+ * views together). Once a storage has none left,
  * the baseline replay (V1) discards it for good ("banishing"), and simrd
  * stops with an assertion on any later release, copy or use of it; so do
  * we, here, with the line. */
@@ -355,9 +357,9 @@ static void drop_ref(struct builder *b, const struct rec *r, uint32_t t, const c
 	if (!storage_live(b, r, t, name, r->kind == REC_RELEASE ? "RELEASE of" : "re-pointing"))
 		return;
 	b->refs[t]--;
-	if (--b->srefs[b->s->tensors[t].storage] == 0)
-		b->sgone[b->s->tensors[t].storage] = r->line;
 	emit(b, CMD_RELEASE, t);
+	if (b->srefs[b->s->tensors[t].storage] == 0)
+		b->sgone[b->s->tensors[t].storage] = r->line;
 }
 
 static void finish_op(struct builder *b, uint32_t op_id)
@@ -1042,7 +1044,6 @@ static void do_copy(struct builder *b, const struct rec *r, bool from)
 		drop_ref(b, r, old, dst);
 	if (ts != POISON && storage_live(b, r, ts, src, from ? "COPY_FROM from" : "COPY from")) {
 		b->refs[ts]++;
-		b->srefs[b->s->tensors[ts].storage]++;
 		emit(b, CMD_GET, ts);
 	}
 }

@@ -235,4 +235,40 @@ static inline uint64_t schedule_tensor_bytes(const struct schedule *s, uint32_t 
 	return s->storages[s->tensors[t].storage].size;
 }
 
+/*
+ * Handles: the external (model) references to a storage, as the commands
+ * make and drop them: a COMPUTE makes one per output tensor, a GET one, a
+ * RELEASE drops one, a PIN neither. A storage whose handles drop to none
+ * is discarded by an unbounded replay (banished), so counting them along
+ * the commands says which storages the model still holds. The one rule
+ * for everyone who counts them: the reader as it builds, the runtime
+ * (ref_ext), peak, plan replay and the activation profile.
+ */
+struct sched_handles {
+	uint32_t first, n; /* the tensors [first, first + n), one handle each */
+	int delta;         /* +1 made, -1 dropped */
+};
+
+/** The handles command c makes or drops (n == 0: none). */
+static inline struct sched_handles schedule_cmd_handles(const struct schedule *s, const struct sched_cmd *c)
+{
+	switch (c->kind) {
+	case CMD_COMPUTE:
+		return (struct sched_handles){s->ops[c->id].outs, s->ops[c->id].n_outs, 1};
+	case CMD_GET:
+		return (struct sched_handles){c->id, 1, 1};
+	case CMD_RELEASE:
+		return (struct sched_handles){c->id, 1, -1};
+	}
+	return (struct sched_handles){c->id, 0, 0};
+}
+
+/** Add command c's handles to per-storage counts (refs[storage]). */
+static inline void schedule_count_handles(const struct schedule *s, const struct sched_cmd *c, int64_t *refs)
+{
+	struct sched_handles h = schedule_cmd_handles(s, c);
+	for (uint32_t k = 0; k < h.n; k++)
+		refs[s->tensors[h.first + k].storage] += h.delta;
+}
+
 #endif
