@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "idset.h"
 #include "jsonl.h"
 #include "schedule_builder.h"
 #include "sha256.h"
@@ -75,6 +76,8 @@ struct reader {
 	size_t cap_res;
 	size_t *idx;
 	size_t cap_idx;
+	uint32_t *writes;
+	size_t cap_writes;
 };
 
 #define problem(b, ...) schedule_builder_problem((b)->sb, __VA_ARGS__)
@@ -368,6 +371,40 @@ static void do_constant(struct reader *b, const struct rec *r)
 	rec_drop(b, &m);
 }
 
+/* A CALL's WRITES list: distinct argument indices (JSON integers) into
+ * b->writes; false, with the problem in msg, if it is malformed (the
+ * builder reports it once the call's names pass, as ever). */
+static bool get_writes(struct reader *b, const struct jv *wr, size_t n_args, char *msg,
+		       size_t cap)
+{
+	if (!jv_is_array(wr)) {
+		snprintf(msg, cap, "CALL record has a malformed \"WRITES\" list "
+			 "(want a list of argument indices)");
+		return false;
+	}
+	XGROW(b->writes, b->cap_writes, jv_size(wr) + 1);
+	struct u64set seen = {0};
+	bool ok = true;
+	for (size_t i = 0; ok && i < jv_size(wr); i++) {
+		const struct jv *v = jv_at(wr, i);
+		if (!jv_is_int(v) || jv_int(v) < 0 || jv_int(v) >= (int64_t)n_args) {
+			char shown[64] = "not an integer";
+			if (jv_is_int(v))
+				snprintf(shown, sizeof shown, "%" PRId64, jv_int(v));
+			snprintf(msg, cap, "WRITES[%zu] (%s) is out of range: the op has %zu argument%s",
+				 i, shown, n_args, n_args == 1 ? "" : "s");
+			ok = false;
+		} else if (!u64set_add(&seen, (uint64_t)jv_int(v))) {
+			snprintf(msg, cap, "WRITES lists argument %" PRId64 " twice", jv_int(v));
+			ok = false;
+		} else {
+			b->writes[i] = (uint32_t)jv_int(v);
+		}
+	}
+	u64set_free(&seen);
+	return ok;
+}
+
 static void do_call(struct reader *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
@@ -422,11 +459,16 @@ static void do_call(struct reader *b, const struct rec *r)
 		rec_drop(b, &a);
 	}
 	const char *const *targs = names_of(args, &b->args, &b->cap_args);
+	const struct jv *wr = ok ? jv_get(r->j, "WRITES") : NULL;
+	char wmsg[256];
+	bool wok = !wr || get_writes(b, wr, n_args, wmsg, sizeof wmsg);
 	if (!ok)
 		schedule_builder_discard(b->sb, r->line, targs, n_args,
 					 names_of(res, &b->res_names, &b->cap_res_names), n_res);
 	else
-		schedule_builder_call(b->sb, r->line, name, time, targs, n_args, out, n_res);
+		schedule_builder_call_writes(b->sb, r->line, name, time, targs, n_args, out, n_res,
+					     b->writes, wr && wok ? jv_size(wr) : 0,
+					     wok ? NULL : wmsg);
 }
 
 static void do_mutate(struct reader *b, const struct rec *r)
@@ -489,6 +531,24 @@ static void do_release(struct reader *b, const struct rec *r)
 	schedule_builder_release(b->sb, r->line, name);
 }
 
+/* ANNOTATE ENTER / EXIT: a module call begins or ends (docs/log-format.md). */
+static void do_module(struct reader *b, const struct rec *r, bool enter)
+{
+	const char *m = get_str(b, r, "MODULE");
+	if (!m)
+		return;
+	if (!*m) {
+		problem(b, EXIT_DATAERR, r->line, "%s has an empty MODULE name", enter ? "ENTER" : "EXIT");
+		return;
+	}
+	const struct jv *ty = enter ? jv_get(r->j, "TYPE") : NULL;
+	if (ty && !jv_is_string(ty)) {
+		problem(b, EXIT_DATAERR, r->line, "ENTER record has a non-string field \"TYPE\"");
+		return;
+	}
+	schedule_builder_module(b->sb, r->line, m, ty ? jv_str(ty) : NULL, enter);
+}
+
 static void do_record(struct reader *b, struct rec *r)
 {
 	switch (r->kind) {
@@ -496,11 +556,13 @@ static void do_record(struct reader *b, struct rec *r)
 		const char *a = get_str(b, r, "ANNOTATION");
 		if (a && !strcmp(a, "BACKWARD"))
 			schedule_builder_backward(b->sb);
+		else if (a && (!strcmp(a, "ENTER") || !strcmp(a, "EXIT")))
+			do_module(b, r, a[1] == 'N');
 		else if (a && strcmp(a, "START"))
-			/* LOG-FORMAT.md knows two; a typo would silently lose the
+			/* LOG-FORMAT.md knows these; a typo would silently lose the
 			 * backward marker or the warm-up split. */
 			problem(b, EXIT_DATAERR, r->line,
-				"unknown ANNOTATION \"%s\": START or BACKWARD is expected", a);
+				"unknown ANNOTATION \"%s\": START, BACKWARD, ENTER or EXIT is expected", a);
 		break; /* START (a later one) changes nothing */
 	}
 	case REC_CONSTANT:
@@ -819,6 +881,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	source_lines_free(&lines);
 	source_close(src);
 	free_whole(whole, whole_cap);
+	schedule_builder_end(b.sb);
 	if (!stop(&b) && schedule_builder_ops(b.sb) == 0 && schedule_builder_problems(b.sb) == 0) {
 		if (b.line == 0)
 			problem(&b, EXIT_DATAERR, 0, "empty log: no records");
@@ -834,6 +897,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	free(b.res_names);
 	free(b.res);
 	free(b.idx);
+	free(b.writes);
 	struct schedule *s;
 	int n = schedule_builder_finish(b.sb, &s);
 	*out = s;
@@ -901,5 +965,25 @@ void schedule_free(struct schedule *s)
 	free(s->storage_rev);
 	free(s->storage_rev_off);
 	free(s->strings);
+	free(s->marks);
+	free(s->writes);
 	free(s);
+}
+
+uint64_t schedule_floor(const struct schedule *s, bool v1)
+{
+	uint8_t *seen = xcalloc(s->n_storages / 8 + 1, 1);
+	uint64_t bytes = 0;
+	size_t from = v1 ? s->n_cmds - s->n_pins_final : 0;
+	for (size_t i = from; i < s->n_cmds; i++) {
+		if (s->cmds[i].kind != CMD_PIN)
+			continue;
+		uint32_t st = s->tensors[s->cmds[i].id].storage;
+		if (!(seen[st / 8] & (1u << (st % 8)))) {
+			seen[st / 8] |= (uint8_t)(1u << (st % 8));
+			bytes += s->storages[st].size;
+		}
+	}
+	free(seen);
+	return bytes;
 }

@@ -55,6 +55,10 @@ struct schedule_builder {
 	long *sgone; /* per storage: line of the release of its last reference */
 	size_t cap_sgone;
 	bool in_bwd;
+	size_t cap_marks, cap_writes;
+	uint32_t *open; /* marks of the module calls entered and not yet exited */
+	size_t n_open, cap_open;
+	bool ended;     /* schedule_builder_end has run */
 	uint64_t total_time;  /* ops' TIME, once per output (within_totals) */
 	uint64_t total_bytes; /* MEMORY of every storage made */
 
@@ -248,12 +252,15 @@ _Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
 _Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
 _Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
 
-static void emit(struct schedule_builder *b, enum sched_cmd_kind kind, uint32_t id)
+static inline __attribute__((always_inline)) void emit(struct schedule_builder *b,
+							enum sched_cmd_kind kind, uint32_t id)
 {
 	struct schedule *s = b->s;
 	XGROW(s->cmds, b->cap_cmds, s->n_cmds + 1);
 	s->cmds[s->n_cmds].kind = kind;
 	s->cmds[s->n_cmds].id = id;
+	/* the storages' handles as a replay will count them */
+	schedule_count_handles(s, &s->cmds[s->n_cmds], b->srefs);
 	s->n_cmds++;
 }
 
@@ -319,13 +326,13 @@ static uint32_t new_output(struct schedule_builder *b, uint32_t op_id, int32_t a
 		op->total_size += size;
 	}
 	b->refs[t] = 1;
-	b->srefs[st->storage]++;
 	b->mutated[t] = 0;
 	return t;
 }
 
-/* External references are counted per storage, as the runtimes count
- * them (a tensor and its views together). Once a storage has none left,
+/* External references are counted per storage as commands are emitted
+ * (schedule_count_handles), as the runtimes count them (a tensor and its
+ * views together). Once a storage has none left,
  * the baseline replay (V1) discards it for good ("banishing"), and simrd
  * stops with an assertion on any later release, copy or use of it; so do
  * we, here, with the line. */
@@ -349,9 +356,9 @@ static void drop_ref(struct schedule_builder *b, long line, uint32_t t, const ch
 	if (!storage_live(b, line, t, name, what))
 		return;
 	b->refs[t]--;
-	if (--b->srefs[b->s->tensors[t].storage] == 0)
-		b->sgone[b->s->tensors[t].storage] = line;
 	emit(b, CMD_RELEASE, t);
+	if (b->srefs[b->s->tensors[t].storage] == 0)
+		b->sgone[b->s->tensors[t].storage] = line;
 }
 
 static void finish_op(struct schedule_builder *b, uint32_t op_id)
@@ -480,6 +487,12 @@ int schedule_builder_constant(struct schedule_builder *b, long line, long size_l
 	return 0;
 }
 
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -498,6 +511,15 @@ int schedule_builder_call(struct schedule_builder *b, long line, const char *nam
 			  const char *const *args, size_t n_args,
 			  const struct schedule_result *res, size_t n_res)
 {
+	return schedule_builder_call_writes(b, line, name, time, args, n_args, res, n_res, NULL, 0,
+					    NULL);
+}
+
+int schedule_builder_call_writes(struct schedule_builder *b, long line, const char *name,
+				 uint64_t time, const char *const *args, size_t n_args,
+				 const struct schedule_result *res, size_t n_res,
+				 const uint32_t *writes, size_t n_writes, const char *writes_problem)
+{
 	if (stop(b))
 		return -1;
 	if (!n_res)
@@ -506,6 +528,10 @@ int schedule_builder_call(struct schedule_builder *b, long line, const char *nam
 		if (res[i].alias < -1 || res[i].alias >= (int64_t)n_args)
 			rs_bug("schedule_builder_call: alias %d of \"%s\" outside its %zu arguments",
 			       (int)res[i].alias, res[i].name, n_args);
+	for (size_t i = 0; !writes_problem && i < n_writes; i++)
+		if (writes[i] >= n_args)
+			rs_bug("schedule_builder_call: written argument %u of \"%s\" outside its %zu "
+			       "arguments", (unsigned)writes[i], name, n_args);
 	bool poisoned = false;
 	bool ok = lookup_args(b, line, args, n_args, &poisoned);
 	for (size_t i = 0; ok && i < n_res; i++) {
@@ -529,6 +555,10 @@ int schedule_builder_call(struct schedule_builder *b, long line, const char *nam
 				ok = false;
 			}
 	}
+	if (ok && writes_problem) {
+		problem(b, EXIT_DATAERR, line, "%s", writes_problem);
+		ok = false;
+	}
 	if (ok && !poisoned)
 		ok = within_totals(b, line, time, n_res, NULL, res, NULL);
 	if (!ok || poisoned) {
@@ -539,6 +569,17 @@ int schedule_builder_call(struct schedule_builder *b, long line, const char *nam
 	if (strstr(name, "backward"))
 		b->in_bwd = true;
 	uint32_t op = new_op(b, name, (int64_t)time, b->targs, n_args, line);
+	if (n_writes) {
+		/* this op's arguments are the last op_args entries: sorting its
+		 * (distinct) indices keeps the list ascending */
+		struct schedule *s = b->s;
+		XGROW(s->writes, b->cap_writes, s->n_writes + n_writes);
+		uint32_t *w = s->writes + s->n_writes;
+		for (size_t i = 0; i < n_writes; i++)
+			w[i] = s->ops[op].args + writes[i];
+		qsort(w, n_writes, sizeof *w, by_u32);
+		s->n_writes += n_writes;
+	}
 	XGROW(b->touts, b->cap_touts, n_res + 1);
 	for (size_t i = 0; i < n_res; i++)
 		b->touts[i] = new_output(b, op, res[i].alias, res[i].alias >= 0 ? 0 : res[i].bytes,
@@ -656,7 +697,6 @@ int schedule_builder_copy(struct schedule_builder *b, long line, const char *dst
 		drop_ref(b, line, old, dst, "re-pointing");
 	if (ts != POISON && storage_live(b, line, ts, src, from ? "COPY_FROM from" : "COPY from")) {
 		b->refs[ts]++;
-		b->srefs[b->s->tensors[ts].storage]++;
 		emit(b, CMD_GET, ts);
 	}
 	return 0;
@@ -676,6 +716,57 @@ int schedule_builder_release(struct schedule_builder *b, long line, const char *
 void schedule_builder_backward(struct schedule_builder *b)
 {
 	b->in_bwd = true;
+}
+
+int schedule_builder_module(struct schedule_builder *b, long line, const char *module,
+			    const char *type, bool enter)
+{
+	struct schedule *s = b->s;
+	if (stop(b))
+		return -1;
+	if (!enter) {
+		if (!b->n_open) {
+			problem(b, EXIT_DATAERR, line,
+				"EXIT of module \"%s\", but no module call is open (no ENTER before it)",
+				module);
+			return -1;
+		}
+		const struct sched_mark *top = &s->marks[b->open[b->n_open - 1]];
+		if (strcmp(schedule_str(s, top->name), module)) {
+			problem(b, EXIT_DATAERR, line,
+				"EXIT of module \"%s\", but the innermost open call is of \"%s\" "
+				"(ENTER on line %u): calls must nest", module, schedule_str(s, top->name),
+				top->line);
+			return -1;
+		}
+		b->n_open--;
+	}
+	XGROW(s->marks, b->cap_marks, s->n_marks + 1);
+	struct sched_mark *k = &s->marks[s->n_marks];
+	k->op = (uint32_t)s->n_ops;
+	k->name = add_string(b, module);
+	k->type = enter && type ? add_string(b, type) : 0;
+	k->line = (uint32_t)line;
+	k->enter = enter;
+	if (enter) {
+		XGROW(b->open, b->cap_open, b->n_open + 1);
+		b->open[b->n_open++] = (uint32_t)s->n_marks;
+	}
+	s->n_marks++;
+	return 0;
+}
+
+void schedule_builder_end(struct schedule_builder *b)
+{
+	if (b->ended)
+		return;
+	b->ended = true;
+	for (size_t i = 0; i < b->n_open && !stop(b); i++) {
+		const struct sched_mark *k = &b->s->marks[b->open[i]];
+		problem(b, EXIT_DATAERR, k->line,
+			"module \"%s\" is entered here and never exited (no EXIT record)",
+			schedule_str(b->s, k->name));
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -816,6 +907,7 @@ struct schedule_builder *schedule_builder_new(const char *source, bool prealloca
 int schedule_builder_finish(struct schedule_builder *b, struct schedule **out)
 {
 	struct schedule *s = b->s;
+	schedule_builder_end(b);
 	if (b->n_errors == 0) {
 		finish_outputs(b);
 		s->n_handles = b->n_handles;
@@ -830,6 +922,7 @@ int schedule_builder_finish(struct schedule_builder *b, struct schedule **out)
 	free(b->mutated);
 	free(b->srefs);
 	free(b->sgone);
+	free(b->open);
 	free(b->targs);
 	free(b->touts);
 	free(b->names);

@@ -5,8 +5,9 @@
  * build through it, so that none writes log text for another to parse.
  *
  * The calls are the records of LOG-FORMAT.md without their syntax: a
- * constant, a call (an op with its results), a mutation, a copy, a release,
- * the start of the backward pass. Tensors are named by handles (strings),
+ * constant, a call (an op with its results, maybe writing arguments in
+ * place), a mutation, a copy, a release, the start of the backward pass,
+ * the ends of a module call. Tensors are named by handles (strings),
  * as in a log: a call's results define handles, a mutation re-points them,
  * a release lets go of one. The builder keeps the reference simulator's
  * rules (docs/reader.md, "What it refuses"): an argument must be defined and
@@ -89,6 +90,19 @@ int schedule_builder_call(struct schedule_builder *b, long line, const char *op,
 			  const struct schedule_result *results, size_t n_results);
 
 /**
+ * The same call, writing the arguments at writes[0..n_writes) in place (a
+ * CALL's WRITES: distinct indices below n_args, the caller's to check; kept
+ * in schedule.writes). writes_problem (NULL: none) is the caller's own
+ * problem with the list (malformed): reported at line, and the call
+ * refused, once the call's names are found sound, so that problems come in
+ * the order the reader has always reported them.
+ */
+int schedule_builder_call_writes(struct schedule_builder *b, long line, const char *op,
+				 uint64_t time_ns, const char *const *args, size_t n_args,
+				 const struct schedule_result *results, size_t n_results,
+				 const uint32_t *writes, size_t n_writes, const char *writes_problem);
+
+/**
  * A call the caller could not read whole (check mode): its arguments are
  * still looked up, so that an undefined one is reported, and its results
  * (names, may be NULL) are poisoned.
@@ -115,6 +129,23 @@ int schedule_builder_release(struct schedule_builder *b, long line, const char *
 
 /** ANNOTATE BACKWARD: the ops from here on are the backward pass. */
 void schedule_builder_backward(struct schedule_builder *b);
+
+/**
+ * ANNOTATE ENTER (enter true; type: the module's class, may be NULL) or
+ * EXIT of module call `module` (non-empty, the caller's to check), kept in
+ * schedule.marks before the next op. Calls must nest: an EXIT names the
+ * innermost open call. Returns 0, or -1 after a problem.
+ */
+int schedule_builder_module(struct schedule_builder *b, long line, const char *module,
+			    const char *type, bool enter);
+
+/**
+ * The input has ended: reports what only its end shows (module calls
+ * entered and never exited). schedule_builder_finish does it if the caller
+ * has not, so a caller calls it only to report these before its own
+ * end-of-input problems.
+ */
+void schedule_builder_end(struct schedule_builder *b);
 
 /** Poison a handle: its defining record was broken (check mode); its later uses are skipped quietly. */
 void schedule_builder_poison(struct schedule_builder *b, const char *name);
