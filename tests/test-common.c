@@ -86,6 +86,16 @@ void assert_same_schedule(const struct schedule *a, const struct schedule *b, co
 			      !memcmp(a->storage_rev, b->storage_rev,
 				      a->storage_rev_off[a->n_storages] * sizeof *a->storage_rev),
 		      "%s: storage edges differ", what);
+	ck_assert_msg(a->n_marks == b->n_marks && a->n_writes == b->n_writes,
+		      "%s: %zu/%zu module marks, %zu/%zu written arguments", what, a->n_marks,
+		      b->n_marks, a->n_writes, b->n_writes);
+	for (size_t i = 0; i < a->n_marks; i++) {
+		const struct sched_mark *x = &a->marks[i], *y = &b->marks[i];
+		ck_assert_msg(x->op == y->op && x->name == y->name && x->type == y->type &&
+				      x->line == y->line && x->enter == y->enter,
+			      "%s: module mark %zu differs", what, i);
+	}
+	SAME_ARRAY(writes, n_writes);
 	ck_assert_msg(!memcmp(a->records, b->records, sizeof a->records), "%s: record counts differ", what);
 	ck_assert_msg(a->lines == b->lines && a->skipped_lines == b->skipped_lines &&
 			      a->has_start == b->has_start && a->from_start == b->from_start &&
