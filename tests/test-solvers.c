@@ -207,6 +207,25 @@ START_TEST(exact_on_large_inputs)
 }
 END_TEST
 
+/* A planner on a bare list of sizes (the split planners need no log). */
+static int plan_sizes(const char *name, const uint64_t *a, size_t n, uint64_t param, bool exact,
+		      struct reset_plan *out)
+{
+	struct profile p;
+	profile_from_sizes(a, n, &p);
+	struct planner_plan plan;
+	struct planner_args args = {.param = param, .exact = exact};
+	int rc = planner_plan(planner_find(name), &p, &args, &plan, NULL);
+	profile_free(&p);
+	if (!rc) {
+		ck_assert_int_eq(plan.kind, PLAN_SPLITS);
+		*out = plan.split;
+		memset(&plan.split, 0, sizeof plan.split);
+		planner_plan_free(&plan);
+	}
+	return rc;
+}
+
 /* The planners on a hand profile. */
 START_TEST(planners_by_hand)
 {
@@ -214,26 +233,35 @@ START_TEST(planners_by_hand)
 	struct reset_plan p;
 	const struct planner *pl = planner_find("sqrtn");
 	ck_assert_ptr_nonnull(pl);
-	ck_assert_int_eq(pl->plan(a, 4, 0, false, &p, NULL), 0);
+	ck_assert_int_eq(plan_sizes("sqrtn", a, 4, 0, false, &p), 0);
 	ck_assert_uint_eq(p.n_splits, 1);
 	ck_assert_uint_eq(p.splits[0], 2);
 	ck_assert_uint_eq(p.max_chunk, 700);
 	reset_plan_free(&p);
 	pl = planner_find("greedy");
-	ck_assert_int_eq(pl->plan(a, 4, 250, false, &p, NULL), 0);
+	ck_assert_int_eq(plan_sizes("greedy", a, 4, 250, false, &p), 0);
 	ck_assert_uint_eq(p.n_splits, 2); /* passes 250 at 300 and at 300 */
 	ck_assert_uint_eq(p.splits[0], 2);
 	ck_assert_uint_eq(p.splits[1], 3);
+	reset_plan_free(&p);
+	/* A running sum equal to the segment budget does not pass it: no
+	 * split there (100 + 200 = 300 is not past 300; 600 is, after op 2;
+	 * none after the last op): one split, at 3 (">=" would give 2, 3). */
+	ck_assert_int_eq(plan_sizes("greedy", a, 4, 300, false, &p), 0);
+	ck_assert_uint_eq(p.n_splits, 1);
+	ck_assert_uint_eq(p.splits[0], 3);
+	ck_assert_uint_eq(p.max_chunk, 600);
 	reset_plan_free(&p);
 	struct rs_error err = {0};
 	ck_assert_int_eq(planner_check_param(pl, a, 4, 399, &err), -1);
 	ck_assert_int_eq(planner_check_param(pl, a, 4, 400, &err), 0);
 	pl = planner_find("DP"); /* case-insensitive */
-	ck_assert_int_eq(pl->plan(a, 4, 1, true, &p, NULL), 0);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_int_eq(plan_sizes("dp", a, 4, 1, true, &p), 0);
 	ck_assert_uint_eq(p.max_chunk, 600);
 	ck_assert_uint_eq(p.splits[0], 3);
 	reset_plan_free(&p);
-	ck_assert_int_eq(planner_find("none")->plan(a, 4, 0, false, &p, NULL), 0);
+	ck_assert_int_eq(plan_sizes("none", a, 4, 0, false, &p), 0);
 	ck_assert_uint_eq(p.n_splits, 0);
 	ck_assert_uint_eq(p.max_chunk, 1000);
 	reset_plan_free(&p);
@@ -245,12 +273,20 @@ START_TEST(planners_by_hand)
 	size_t ns[] = {1, 3, 4, 99, 100, 101};
 	size_t want_step[] = {1, 1, 2, 9, 10, 10};
 	for (size_t c = 0; c < 6; c++) {
-		ck_assert_int_eq(planner_find("sqrtn")->plan(ones, ns[c], 0, false, &p, NULL), 0);
+		ck_assert_int_eq(plan_sizes("sqrtn", ones, ns[c], 0, false, &p), 0);
 		if (p.n_splits)
 			ck_assert_uint_eq(p.splits[0], want_step[c]);
 		ck_assert_uint_eq(p.n_splits, (ns[c] - 1) / want_step[c]);
 		reset_plan_free(&p);
 	}
+	/* a planner of every op wants a log, not a list of sizes */
+	struct profile bare;
+	profile_from_sizes(a, 4, &bare);
+	struct planner_plan plan;
+	struct planner_args args = {.param = 1000};
+	ck_assert_int_eq(planner_plan(planner_find("ilp"), &bare, &args, &plan, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_USAGE);
+	profile_free(&bare);
 }
 END_TEST
 
@@ -408,13 +444,14 @@ static void check_plans(struct schedule *s)
 	const struct planner *dp = planner_find("dp");
 	for (uint64_t k = 0; k <= 64; k = k ? 2 * k : 1) {
 		for (int exact = 0; exact < 2; exact++) {
-			struct reset_plan plan;
-			ck_assert_int_eq(planner_replay(dp, s, &b, &p, k, exact, true, &plan, &r, NULL), 0);
+			struct planner_plan plan;
+			struct planner_args args = {.param = k, .exact = exact};
+			ck_assert_int_eq(planner_replay(dp, s, &b, &p, &args, true, &plan, &r, NULL), 0);
 			ck_assert_int_eq(r.run.outcome, OUTCOME_PASS);
 			ck_assert_int_eq(r.run.model_compute, b.compute);
 			/* the plan only ever adds compute */
 			ck_assert_int_ge(r.run.clock, un.clock);
-			reset_plan_free(&plan);
+			planner_plan_free(&plan);
 		}
 	}
 	profile_free(&p);

@@ -604,6 +604,9 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return -1;
 			if (pl->param == PLANNER_PARAM_BYTES && !ep->params[i])
 				return node_error(w, it, "a segment budget must be positive");
+			if ((pl->param == PLANNER_PARAM_BUDGET || pl->param == PLANNER_PARAM_COUNT) &&
+			    !ep->params[i])
+				return node_error(w, it, "%s must be positive", pl->param_name);
 			for (size_t j = 0; j < i; j++)
 				if (ep->params[j] == ep->params[i])
 					return node_error(w, it, "this %s is listed twice",

@@ -95,7 +95,7 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 	FILE *f = open_memstream(&line, &n);
 	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t0\t0\t%.3f\t%s\t%zu",
-		e->models[p->model].name, what, runtime_kind_name(RUNTIME_V2_EAGER), ratio,
+		e->models[p->model].name, what, runtime_kind_name(pr->runtime), ratio,
 		(unsigned long long)r->peak_memory, outcome_name(r->outcome), pr->overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
@@ -348,7 +348,7 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 	const struct exp_plan *ep = &e->plans[p->plan];
 	struct rs_error err = {0};
 	struct profile prof;
-	struct reset_plan plan;
+	struct planner_plan plan;
 	struct plan_result pr;
 	char *line = NULL;
 	if (!profile_build(m->sched, &prof, &err)) {
@@ -356,10 +356,12 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 		uint64_t k = ep->params[p->step];
 		bool exact = ep->planner->param != PLANNER_PARAM_K ||
 			     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
-		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[p->step],
-				    exact, false, &plan, &pr, &err)) {
+		struct planner_args args = {.param = ep->params[p->step], .exact = exact,
+					    .rounds = PLANNER_DEFAULT_ROUNDS};
+		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, &args, false, &plan,
+				    &pr, &err)) {
 			line = format_plan_row(e, i, p, &pr);
-			reset_plan_free(&plan);
+			planner_plan_free(&plan);
 		}
 		profile_free(&prof);
 	}

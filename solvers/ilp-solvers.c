@@ -1,0 +1,246 @@
+/*
+ * ilp-solvers.c: the ILP's backends, one table row each: CBC through its C
+ * interface (Cbc_C_Interface.h, Debian's coinor-libcbc-dev) and GLPK
+ * (libglpk-dev). Each is optional at build time (HAVE_CBC, HAVE_GLPK);
+ * one missing is reported by name (EXIT_UNAVAILABLE) with its package.
+ * Both run on one thread, silent, with no gap tolerance: "optimal" means
+ * proven optimal.
+ */
+#include "ilp-private.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+
+#if HAVE_CBC
+#include <Cbc_C_Interface.h>
+#endif
+#if HAVE_GLPK
+#include <glpk.h>
+#endif
+
+#if HAVE_CBC
+static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
+		     struct ilp_answer *a, struct rs_error *err)
+{
+	/* Columns first (CSC for Cbc_loadProblem), from the rows. */
+	int *start = xcalloc(m->n_cols + 2, sizeof *start);
+	for (size_t k = 0; k < m->n_nz; k++)
+		start[m->col[k] + 1]++;
+	for (size_t j = 0; j < m->n_cols; j++)
+		start[j + 1] += start[j];
+	int *fill = xmemdup(start, (m->n_cols + 1) * sizeof *start);
+	int *index = xmalloc((m->n_nz + 1) * sizeof *index);
+	double *value = xmalloc((m->n_nz + 1) * sizeof *value);
+	for (size_t r = 0; r < m->n_rows; r++)
+		for (uint32_t k = m->row_off[r]; k < m->row_off[r + 1]; k++) {
+			int at = fill[m->col[k]]++;
+			index[at] = (int)r;
+			value[at] = m->val[k];
+		}
+	double *rlo = xmalloc((m->n_rows + 1) * sizeof *rlo);
+	double *rhi = xmalloc((m->n_rows + 1) * sizeof *rhi);
+	for (size_t r = 0; r < m->n_rows; r++) {
+		rlo[r] = m->sense[r] == 'L' ? -INFINITY : m->rhs[r];
+		rhi[r] = m->sense[r] == 'G' ? INFINITY : m->rhs[r];
+	}
+	Cbc_Model *cm = Cbc_newModel();
+	Cbc_setLogLevel(cm, 0);
+	Cbc_loadProblem(cm, (int)m->n_cols, (int)m->n_rows, start, index, value, m->lb, m->ub,
+			m->obj, rlo, rhi);
+	free(start);
+	free(fill);
+	free(index);
+	free(value);
+	free(rlo);
+	free(rhi);
+	if (integer)
+		for (size_t j = 0; j < m->n_cols; j++)
+			if (m->integer[j])
+				Cbc_setInteger(cm, (int)j);
+	Cbc_setParameter(cm, "threads", "0");
+	Cbc_setAllowableGap(cm, 0);
+	Cbc_setAllowableFractionGap(cm, 0);
+	if (time_limit > 0)
+		Cbc_setMaximumSeconds(cm, time_limit);
+	double t0 = now_seconds();
+	int rc = Cbc_solve(cm);
+	a->seconds = now_seconds() - t0;
+	if (rc != 0 && !Cbc_isProvenInfeasible(cm) && !Cbc_isSecondsLimitReached(cm)) {
+		Cbc_deleteModel(cm);
+		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "CBC failed (status %d)", rc);
+	}
+	bool have = integer ? Cbc_bestSolution(cm) != NULL
+			    : Cbc_isProvenOptimal(cm) && !Cbc_isProvenInfeasible(cm);
+	if (Cbc_isProvenInfeasible(cm)) {
+		a->status = ILP_INFEASIBLE;
+	} else if (!have) {
+		a->status = ILP_UNKNOWN;
+	} else {
+		a->status = Cbc_isProvenOptimal(cm) ? ILP_OPTIMAL : ILP_FEASIBLE;
+		a->obj = Cbc_getObjValue(cm);
+		a->bound = integer ? Cbc_getBestPossibleObjValue(cm) : a->obj;
+		if (a->status == ILP_OPTIMAL || a->bound > a->obj)
+			a->bound = a->obj;
+		const double *x = integer ? Cbc_bestSolution(cm) : Cbc_getColSolution(cm);
+		a->x = xmalloc((m->n_cols + 1) * sizeof *a->x);
+		memcpy(a->x, x, m->n_cols * sizeof *x);
+	}
+	Cbc_deleteModel(cm);
+	return 0;
+}
+#endif
+
+#if HAVE_GLPK
+struct glpk_watch {
+	double bound;
+	bool have_bound;
+};
+
+static void glpk_callback(glp_tree *tree, void *info)
+{
+	struct glpk_watch *w = info;
+	int best = glp_ios_best_node(tree);
+	if (best) {
+		w->bound = glp_ios_node_bound(tree, best);
+		w->have_bound = true;
+	}
+}
+
+static int solve_glpk(const struct ilp_model *m, bool integer, double time_limit,
+		      struct ilp_answer *a, struct rs_error *err)
+{
+	glp_term_out(GLP_OFF);
+	glp_prob *lp = glp_create_prob();
+	glp_set_obj_dir(lp, GLP_MIN);
+	glp_add_cols(lp, (int)m->n_cols);
+	for (size_t j = 0; j < m->n_cols; j++) {
+		int c = (int)j + 1;
+		bool bin = integer && m->integer[j] && m->lb[j] == 0 && m->ub[j] == 1;
+		if (bin)
+			glp_set_col_kind(lp, c, GLP_BV);
+		else if (m->lb[j] == m->ub[j])
+			glp_set_col_bnds(lp, c, GLP_FX, m->lb[j], m->ub[j]);
+		else if (isinf(m->ub[j]))
+			glp_set_col_bnds(lp, c, GLP_LO, m->lb[j], 0);
+		else
+			glp_set_col_bnds(lp, c, GLP_DB, m->lb[j], m->ub[j]);
+		if (integer && m->integer[j] && !bin)
+			glp_set_col_kind(lp, c, GLP_IV);
+		glp_set_obj_coef(lp, c, m->obj[j]);
+	}
+	if (m->n_rows) {
+		glp_add_rows(lp, (int)m->n_rows);
+		for (size_t r = 0; r < m->n_rows; r++)
+			glp_set_row_bnds(lp, (int)r + 1,
+					 m->sense[r] == 'L' ? GLP_UP : m->sense[r] == 'G' ? GLP_LO : GLP_FX,
+					 m->rhs[r], m->rhs[r]);
+		int *ia = xmalloc((m->n_nz + 1) * sizeof *ia);
+		int *ja = xmalloc((m->n_nz + 1) * sizeof *ja);
+		double *ar = xmalloc((m->n_nz + 1) * sizeof *ar);
+		for (size_t r = 0; r < m->n_rows; r++)
+			for (uint32_t k = m->row_off[r]; k < m->row_off[r + 1]; k++) {
+				ia[k + 1] = (int)r + 1;
+				ja[k + 1] = (int)m->col[k] + 1;
+				ar[k + 1] = m->val[k];
+			}
+		glp_load_matrix(lp, (int)m->n_nz, ia, ja, ar);
+		free(ia);
+		free(ja);
+		free(ar);
+	}
+	int tm = time_limit > 0 ? (time_limit * 1e3 < 2e9 ? (int)(time_limit * 1e3) : 2000000000)
+				: 0x7fffffff;
+	double t0 = now_seconds();
+	int rc, st;
+	struct glpk_watch w = {0};
+	if (integer) {
+		glp_iocp p;
+		glp_init_iocp(&p);
+		p.msg_lev = GLP_MSG_OFF;
+		p.presolve = GLP_ON;
+		p.tm_lim = tm;
+		p.mip_gap = 0;
+		p.cb_func = glpk_callback;
+		p.cb_info = &w;
+		rc = glp_intopt(lp, &p);
+		st = glp_mip_status(lp);
+	} else {
+		glp_smcp p;
+		glp_init_smcp(&p);
+		p.msg_lev = GLP_MSG_OFF;
+		p.presolve = GLP_ON;
+		p.tm_lim = tm;
+		rc = glp_simplex(lp, &p);
+		st = glp_get_status(lp);
+	}
+	a->seconds = now_seconds() - t0;
+	if (rc == GLP_ENOPFS || st == GLP_NOFEAS) {
+		a->status = ILP_INFEASIBLE;
+	} else if (rc && rc != GLP_ETMLIM) {
+		glp_delete_prob(lp);
+		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "GLPK failed (code %d)", rc);
+	} else if (st == GLP_OPT || st == GLP_FEAS) {
+		a->status = st == GLP_OPT && rc == 0 ? ILP_OPTIMAL : ILP_FEASIBLE;
+		a->obj = integer ? glp_mip_obj_val(lp) : glp_get_obj_val(lp);
+		a->bound = a->status == ILP_OPTIMAL || !w.have_bound || w.bound > a->obj ? a->obj
+											    : w.bound;
+		if (a->status == ILP_FEASIBLE && !w.have_bound)
+			a->bound = -INFINITY;
+		a->x = xmalloc((m->n_cols + 1) * sizeof *a->x);
+		for (size_t j = 0; j < m->n_cols; j++)
+			a->x[j] = integer ? glp_mip_col_val(lp, (int)j + 1)
+					  : glp_get_col_prim(lp, (int)j + 1);
+	} else {
+		a->status = ILP_UNKNOWN;
+	}
+	glp_delete_prob(lp);
+	return 0;
+}
+#endif
+
+#if !HAVE_CBC
+#define solve_cbc NULL
+#endif
+#if !HAVE_GLPK
+#define solve_glpk NULL
+#endif
+
+static const struct ilp_solver solvers[] = {
+	{"cbc", "coinor-libcbc-dev", HAVE_CBC, solve_cbc},
+	{"glpk", "libglpk-dev", HAVE_GLPK, solve_glpk},
+};
+
+const struct ilp_solver *ilp_solver_list(size_t *n)
+{
+	*n = sizeof solvers / sizeof solvers[0];
+	return solvers;
+}
+
+const struct ilp_solver *ilp_solver_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof solvers / sizeof solvers[0]; i++)
+		if (!strcasecmp(solvers[i].name, name))
+			return &solvers[i];
+	return NULL;
+}
+
+static pthread_mutex_t solve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
+		      double time_limit, struct ilp_answer *a, struct rs_error *err)
+{
+	memset(a, 0, sizeof *a);
+	if (!s->available)
+		return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
+				    "rematsim was built without %s (install %s and rebuild: "
+				    "./scripts/setup)", s->name, s->package);
+	pthread_mutex_lock(&solve_lock);
+	int rc = s->solve(m, integer, time_limit, a, err);
+	pthread_mutex_unlock(&solve_lock);
+	return rc;
+}
