@@ -49,7 +49,8 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		rhi[r] = m->sense[r] == 'G' ? INFINITY : m->rhs[r];
 	}
 	Cbc_Model *cm = Cbc_newModel();
-	Cbc_setLogLevel(cm, 0);
+	Cbc_setLogLevel(cm, getenv("DBG_CBC") ? atoi(getenv("DBG_CBC")) : 0);
+	Cbc_setParameter(cm, "timeMode", "elapsed");
 	Cbc_loadProblem(cm, (int)m->n_cols, (int)m->n_rows, start, index, value, m->lb, m->ub,
 			m->obj, rlo, rhi);
 	free(start);
@@ -62,6 +63,8 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		for (size_t j = 0; j < m->n_cols; j++)
 			if (m->integer[j])
 				Cbc_setInteger(cm, (int)j);
+	if (getenv("DBG_LP"))
+		Cbc_writeLp(cm, getenv("DBG_LP"));
 	Cbc_setParameter(cm, "threads", "0");
 	Cbc_setAllowableGap(cm, 0);
 	Cbc_setAllowableFractionGap(cm, 0);

@@ -2,9 +2,10 @@
  * ilp.c: see ilp.h. The model is built once into plain arrays
  * (ilp-private.h) and handed to a backend; only the variables a schedule
  * can use exist. A node i can matter in stage t only if some path from it
- * reaches a node computed in stage t or later (or the log pins it): its
- * "reach" is at least t. Stage t's live nodes L_t = {i < t : reach(i) >= t,
- * not a view of a constant} carry R[t,i] and (t >= 1) S[t,i]; setting
+ * reaches a node computed in stage t or later (or the log pins it: reach T,
+ * the last stage's, after every op): its "reach" is at least t. Stage t's
+ * live nodes L_t = {i < t : reach(i) >= t, not a view of a constant}
+ * (t = 0 .. T) carry R[t,i] and (t >= 1) S[t,i]; setting
  * every other variable to 0 loses no schedule (what a dead node feeds is
  * dead too). Memory is counted in units of the gcd of all sizes, so every
  * coefficient is a small whole number and the budget's bound is exact.
@@ -155,17 +156,17 @@ static bool user_of(const struct vars *v, uint32_t b, uint32_t j)
 	return lo < v->users_off[b + 1] && v->users[lo] == j;
 }
 
-/* Should F[t,b,k] exist? (b live in stage t, k computable in it, and
- * freeing not ruled out by a constant.) */
+/* Should F[t,b,k] exist? (k recomputed in stage t, and freeing b after it
+ * not ruled out by a constant: node t reading b later, or the log pinning
+ * b when the last stage ends.) */
 static bool f_exists(const struct vars *v, size_t t, uint32_t b, uint32_t k)
 {
-	const struct profile_graph *g = v->g;
 	if (k >= t || rank_of(v, t, k) == NONE)
 		return false; /* after node t, only the next stage's S matters */
-	if (user_of(v, b, (uint32_t)t))
-		return false; /* node t reads it after k: never free here */
-	if (t + 1 == v->T && g->keep[b])
-		return false; /* pinned at the end */
+	if (t < v->T && user_of(v, b, (uint32_t)t))
+		return false;
+	if (t == v->T && v->g->keep[b])
+		return false;
 	return true;
 }
 
@@ -208,24 +209,22 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 				r = v->reach[g->succ[e]];
 		v->reach[i] = r;
 	}
-	/* L_t: node i is live in stages i+1 .. min(reach, T-1). */
-	v->loff = xcalloc(T + 2, sizeof *v->loff);
+	/* L_t: node i is live in stages i+1 .. reach (T: the last stage). */
+	v->loff = xcalloc(T + 3, sizeof *v->loff);
 	for (size_t i = 0; i < T; i++) {
 		if (g->kind[i] == PGRAPH_FIXED)
 			continue;
-		size_t last = v->reach[i] < T ? v->reach[i] : T - 1;
-		for (size_t t = i + 1; t <= last; t++)
+		for (size_t t = i + 1; t <= v->reach[i]; t++)
 			v->loff[t + 1]++;
 	}
-	for (size_t t = 0; t < T; t++)
+	for (size_t t = 0; t <= T; t++)
 		v->loff[t + 1] += v->loff[t];
-	v->lnode = xmalloc(((size_t)v->loff[T] + 1) * sizeof *v->lnode);
-	uint32_t *fill = xmemdup(v->loff, (T + 1) * sizeof *fill);
+	v->lnode = xmalloc(((size_t)v->loff[T + 1] + 1) * sizeof *v->lnode);
+	uint32_t *fill = xmemdup(v->loff, (T + 2) * sizeof *fill);
 	for (size_t i = 0; i < T; i++) { /* ascending i: each L_t comes out ascending */
 		if (g->kind[i] == PGRAPH_FIXED)
 			continue;
-		size_t last = v->reach[i] < T ? v->reach[i] : T - 1;
-		for (size_t t = i + 1; t <= last; t++)
+		for (size_t t = i + 1; t <= v->reach[i]; t++)
 			v->lnode[fill[t]++] = (uint32_t)i;
 	}
 	free(fill);
@@ -265,9 +264,9 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 		u = gcd64(u, g->static_bytes[t]);
 	v->unit = u ? u : 1;
 	/* Free variables. */
-	v->f_off = xcalloc(T + 2, sizeof *v->f_off);
+	v->f_off = xcalloc(T + 3, sizeof *v->f_off);
 	size_t cap = 0;
-	for (size_t t = 0; t < T; t++) {
+	for (size_t t = 0; t <= T; t++) {
 		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++) {
 			uint32_t b = v->lnode[q];
 			if (g->kind[b] != PGRAPH_OWN)
@@ -281,7 +280,7 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 				XGROW(v->f, cap, v->n_f + 1);
 				v->f[v->n_f++] = (struct fvar){b, k, 0};
 				/* hazard rows: R[t,k], S[t+1,b], later users */
-				v->n_f_rows += 1 + (t + 1 < T && v->reach[b] >= t + 1);
+				v->n_f_rows += 1 + (t < T && v->reach[b] >= t + 1);
 				for (uint32_t h = e + 1; h < v->users_off[b + 1]; h++) {
 					uint32_t j = v->users[h];
 					if (j >= t)
@@ -294,12 +293,12 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 		/* by the point they follow (the memory rows walk them so) */
 		qsort(v->f + v->f_off[t], v->n_f - v->f_off[t], sizeof *v->f, by_k);
 	}
-	size_t nl = v->loff[T], nl1 = v->loff[T] - (v->loff[1] - v->loff[0]);
+	size_t nl = v->loff[T + 1], nl1 = nl - (v->loff[1] - v->loff[0]);
 	*binaries = nl + nl1 + v->n_f;
 	size_t deps = 0;
 	for (size_t t = 0; t < T; t++)
 		deps += g->pred_off[t + 1] - g->pred_off[t];
-	for (uint32_t q = 0; q < v->loff[T]; q++)
+	for (uint32_t q = 0; q < v->loff[T + 1]; q++)
 		deps += g->pred_off[v->lnode[q] + 1] - g->pred_off[v->lnode[q]];
 	*rows = v->n_f_rows + deps + nl + (T ? T : 0) + nl /* recurrence, retention, views */;
 }
@@ -322,7 +321,7 @@ static inline uint32_t R(const struct vars *v, size_t t, uint32_t i)
 
 static inline uint32_t S(const struct vars *v, size_t t, uint32_t i)
 {
-	if (t == 0 || t >= v->T)
+	if (t == 0 || t > v->T)
 		return NONE;
 	uint32_t r = rank_of(v, t, i);
 	return r == NONE ? NONE : v->s0[t] + r;
@@ -343,11 +342,11 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 {
 	const struct profile_graph *g = v->g;
 	const size_t T = v->T;
-	v->r0 = xrealloc(v->r0, (T + 1) * sizeof *v->r0);
-	v->s0 = xrealloc(v->s0, (T + 1) * sizeof *v->s0);
-	v->u0 = xrealloc(v->u0, (T + 1) * sizeof *v->u0);
+	v->r0 = xrealloc(v->r0, (T + 2) * sizeof *v->r0);
+	v->s0 = xrealloc(v->s0, (T + 2) * sizeof *v->s0);
+	v->u0 = xrealloc(v->u0, (T + 2) * sizeof *v->u0);
 	double ucap = min_peak ? INFINITY : cap;
-	for (size_t t = 0; t < T; t++) {
+	for (size_t t = 0; t <= T; t++) {
 		v->r0[t] = (uint32_t)m->n_cols;
 		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
 			col_new(m, 0, 1, min_peak ? 0 : (double)g->cost[v->lnode[q]], true);
@@ -356,20 +355,22 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 			for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
 				col_new(m, 0, 1, 0, true);
 		v->u0[t] = (uint32_t)m->n_cols;
-		for (uint32_t q = v->loff[t]; q <= v->loff[t + 1]; q++)
+		/* a point per computation: L_t, then node t (none in stage T) */
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1] + (t < T); q++)
 			col_new(m, 0, ucap, 0, false);
 	}
 	for (size_t q = 0; q < v->n_f; q++)
 		v->f[q].col = col_new(m, 0, 1, 0, true);
 	uint32_t P = min_peak ? col_new(m, peak_lb, INFINITY, 1, false) : NONE;
 
-	for (size_t t = 0; t < T; t++) {
+	for (size_t t = 0; t <= T; t++) {
 		const uint32_t *L = v->lnode + v->loff[t];
 		const uint32_t nL = v->loff[t + 1] - v->loff[t];
+		const uint32_t np = nL + (t < T); /* computation points */
 		double stat = (double)(g->static_bytes[t] / v->unit);
 		/* Inputs: a node computed in stage t finds each input computed
 		 * in it or kept into it. */
-		for (uint32_t q = 0; q <= nL; q++) {
+		for (uint32_t q = 0; q < np; q++) {
 			uint32_t k = q < nL ? L[q] : (uint32_t)t;
 			for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++) {
 				uint32_t u = g->pred[e];
@@ -388,7 +389,7 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 		}
 		/* Keeping: what stage t+1 keeps, stage t had or computed; what
 		 * the log pins at its end, the last stage has. */
-		if (t + 1 < T) {
+		if (t < T) {
 			for (uint32_t q = v->loff[t + 1]; q < v->loff[t + 2]; q++) {
 				uint32_t i = v->lnode[q];
 				if (i == t)
@@ -419,7 +420,7 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 		/* Memory: U after each computation point, from what was kept,
 		 * plus what is computed, less what is freed. */
 		uint32_t fq = v->f_off[t];
-		for (uint32_t q = 0; q <= nL; q++) {
+		for (uint32_t q = 0; q < np; q++) {
 			uint32_t k = q < nL ? L[q] : (uint32_t)t;
 			double rhs = 0;
 			row_add(m, v->u0[t] + q, 1);
@@ -466,13 +467,13 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	}
 	/* Frees: F[t,b,k] = 1 only if k is computed in stage t, b is not kept
 	 * into t+1, and no later computation of the stage reads b. */
-	for (size_t t = 0; t < T; t++)
+	for (size_t t = 0; t <= T; t++)
 		for (uint32_t q = v->f_off[t]; q < v->f_off[t + 1]; q++) {
 			const struct fvar *f = &v->f[q];
 			row_add(m, f->col, 1);
 			row_add(m, R(v, t, f->k), -1);
 			row_end(m, 'L', 0);
-			uint32_t sb = t + 1 < T ? S(v, t + 1, f->b) : NONE;
+			uint32_t sb = t < T ? S(v, t + 1, f->b) : NONE;
 			if (sb != NONE) {
 				row_add(m, f->col, 1);
 				row_add(m, sb, 1);
@@ -504,10 +505,10 @@ static void kept_from(const struct vars *v, const double *x, double threshold, u
 	const struct profile_graph *g = v->g;
 	const size_t T = v->T;
 	k->T = T;
-	k->off = xcalloc(T + 1, sizeof *k->off);
-	k->node = xmalloc(((size_t)v->loff[T] + 1) * sizeof *k->node);
+	k->off = xcalloc(T + 2, sizeof *k->off);
+	k->node = xmalloc(((size_t)v->loff[T + 1] + 1) * sizeof *k->node);
 	size_t n = 0;
-	for (size_t t = 1; t < T; t++) {
+	for (size_t t = 1; t <= T; t++) {
 		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++) {
 			uint32_t i = v->lnode[q];
 			if (g->kind[i] != PGRAPH_OWN)
@@ -529,8 +530,6 @@ static void kept_from(const struct vars *v, const double *x, double threshold, u
 		}
 		k->off[t + 1] = (uint32_t)n;
 	}
-	if (T)
-		k->off[T] = (uint32_t)n;
 }
 
 /* Build and evaluate what k keeps: 0 with *c, -1 on a bug. */
@@ -592,27 +591,53 @@ static const struct ilp_solver *pick_solver(const struct ilp_options *o, struct 
 	return NULL;
 }
 
-/* The smallest budget a schedule fits in (min_peak model). */
+/* Stage-to-stage sets of a solution, built and costed: its peak, or -1. */
+static int answer_peak(struct vars *v, const double *x, uint64_t *peak, struct rs_error *err)
+{
+	struct steps_kept k;
+	kept_from(v, x, 0.5, NULL, &k);
+	struct steps_cost c;
+	int rc = kept_cost(v->g, &k, &c, err);
+	steps_kept_free(&k);
+	*peak = c.peak;
+	return rc;
+}
+
+/*
+ * The smallest budget a schedule fits in, where it can be known: first
+ * the largest single op's need (a lower bound: if a schedule fits in it,
+ * that is the answer), then the min_peak model, each within the time
+ * limit (60 s without one). A schedule found but not proven smallest is
+ * reported as such.
+ */
+#define MIN_BUDGET_DEFAULT_SECONDS 60
 static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double time_limit,
 			    uint64_t need, struct ilp_result *r, struct rs_error *err)
 {
+	double limit = time_limit > 0 ? time_limit : MIN_BUDGET_DEFAULT_SECONDS;
 	struct ilp_model m = {0};
-	build(v, &m, 0, true, (double)(need / v->unit));
 	struct ilp_answer a;
-	int rc = ilp_backend_solve(sv, &m, true, time_limit, &a, err);
-	if (!rc && a.status == ILP_OPTIMAL) {
-		struct steps_kept k;
-		kept_from(v, a.x, 0.5, NULL, &k);
-		struct steps_cost c;
-		rc = kept_cost(v->g, &k, &c, err);
-		steps_kept_free(&k);
-		if (!rc) {
-			r->min_budget_known = true;
-			r->min_budget = c.peak;
-		}
+	build(v, &m, (double)(need / v->unit), false, 0);
+	int rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	model_free(&m);
+	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
+		rc = answer_peak(v, a.x, &r->min_budget, err);
+		r->min_budget_known = !rc;
+		free(a.x);
+		return rc;
 	}
 	free(a.x);
+	if (rc)
+		return rc;
+	build(v, &m, 0, true, (double)(need / v->unit));
+	rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
 	model_free(&m);
+	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
+		rc = answer_peak(v, a.x, &r->min_budget, err);
+		r->min_budget_known = !rc && a.status == ILP_OPTIMAL;
+		r->min_budget_found = !rc && a.status == ILP_FEASIBLE;
+	}
+	free(a.x);
 	return rc;
 }
 

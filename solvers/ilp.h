@@ -88,7 +88,8 @@ struct ilp_result {
 	 * any schedule fits in */
 	uint64_t need_bytes;
 	uint32_t need_node;     /* UINT32_MAX: the constants and pinned outputs */
-	bool min_budget_known;
+	bool min_budget_known;  /* min_budget is the smallest */
+	bool min_budget_found;  /* min_budget fits, not proven smallest */
 	uint64_t min_budget;
 	/* ilp-lp: the rounding kept (threshold, or 0 and the round) */
 	double lp_objective;

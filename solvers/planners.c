@@ -126,16 +126,16 @@ static int steps_plan(const struct profile *p, const struct steps_kept *k,
 	return steps_eval(p->graph, &out->steps, &out->cost, err);
 }
 
-/* "op NAME (line L)" of a node, for messages. */
+/* What needs the most memory at once, for messages. */
 static void node_text(const struct profile *p, uint32_t node, char *buf, size_t size)
 {
 	const struct schedule *s = p->s;
 	if (node == UINT32_MAX) {
-		snprintf(buf, size, "the constants and the outputs the log pins at its end");
+		snprintf(buf, size, "the constants and the outputs the log pins at its end take");
 		return;
 	}
 	const struct sched_op *op = &s->ops[p->graph->op[node]];
-	snprintf(buf, size, "op %s (line %u) with its inputs and outputs, and the constants "
+	snprintf(buf, size, "running op %s (line %u) takes, with its inputs and the constants "
 		 "made before it,", schedule_str(s, op->name), op->line);
 }
 
@@ -164,16 +164,19 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 		node_text(p, r->need_node, what, sizeof what);
 		if (r->need_bytes > args->param)
 			rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
-				     "infeasible: no schedule fits in %" PRIu64 " bytes: %s need "
-				     "%" PRIu64 " bytes at once", args->param, what, r->need_bytes);
+				     "infeasible: no schedule fits in %" PRIu64 " bytes: %s %"
+				     PRIu64 " bytes at once", args->param, what, r->need_bytes);
 		else
 			rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
 				     "infeasible: no schedule fits in %" PRIu64 " bytes (%s solved "
 				     "it in %.3g s)", args->param, r->solver, r->seconds);
-		if (r->min_budget_known) {
+		if (r->min_budget_known || r->min_budget_found) {
 			size_t len = strlen(err->msg);
 			snprintf(err->msg + len, sizeof err->msg - len,
-				 "; the smallest budget any schedule fits in is %" PRIu64 " bytes",
+				 r->min_budget_known
+					 ? "; the smallest budget any schedule fits in is %" PRIu64 " bytes"
+					 : "; a schedule fits in %" PRIu64 " bytes (the smallest found "
+					   "within the time limit)",
 				 r->min_budget);
 		}
 		return -1;

@@ -268,7 +268,7 @@ int revolve_plan(const struct profile *p, uint64_t s, struct steps_kept *k, uint
 	for (uint32_t j = 0; j + 1 < n; j++)
 		add_pair(&r, j + 1, j);
 	for (uint32_t i = (uint32_t)n; i < T; i++) {
-		uint32_t last = g->keep[i] ? (uint32_t)T - 1 : i;
+		uint32_t last = g->keep[i] ? (uint32_t)T : i; /* T: the last stage */
 		for (uint32_t e = g->succ_off[i]; e < g->succ_off[i + 1]; e++)
 			if (g->succ[e] > last)
 				last = g->succ[e];
@@ -277,18 +277,18 @@ int revolve_plan(const struct profile *p, uint64_t s, struct steps_kept *k, uint
 	}
 	qsort(r.pairs, r.n_pairs, sizeof *r.pairs, by_pair);
 	k->T = T;
-	k->off = xcalloc(T + 1, sizeof *k->off);
+	k->off = xcalloc(T + 2, sizeof *k->off);
 	k->node = xmalloc((r.n_pairs + 1) * sizeof *k->node);
 	size_t w = 0;
 	for (size_t q = 0; q < r.n_pairs; q++) {
 		if (q && r.pairs[q][0] == r.pairs[q - 1][0] && r.pairs[q][1] == r.pairs[q - 1][1])
 			continue;
-		if (r.pairs[q][0] >= T)
+		if (r.pairs[q][0] > T)
 			continue;
 		k->node[w++] = r.pairs[q][1];
 		k->off[r.pairs[q][0] + 1] = (uint32_t)w;
 	}
-	for (size_t t = 1; t <= T; t++)
+	for (size_t t = 1; t <= T + 1; t++)
 		if (k->off[t] < k->off[t - 1])
 			k->off[t] = k->off[t - 1];
 	free(r.pairs);

@@ -111,29 +111,30 @@ static int build_pass(struct builder *b, const struct steps_kept *k, struct rs_e
 	for (size_t i = 0; i <= T; i++)
 		b->tgt[i] = b->mark[i] = b->lu_at[i] = NONE;
 	b->out->n_steps = b->out->n_frees = 0;
-	for (uint32_t t = 0; t < T; t++) {
-		/* What the stage keeps for the next one. */
-		if (t + 1 < T) {
-			for (uint32_t j = k->off[t + 1]; j < k->off[t + 2]; j++) {
-				uint32_t i = k->node[j];
-				if (i > t || g->kind[i] != PGRAPH_OWN)
-					return rs_error_set(err, EXIT_SOFTWARE, NULL, 0,
-							    "explicit plan: stage %u keeps node %u, "
-							    "%s", t + 1, i, i > t ? "not made yet"
-										  : "which owns no storage");
-				b->tgt[i] = t;
-			}
-		} else {
-			for (size_t j = 0; j < b->n_final; j++)
-				b->tgt[b->final[j]] = t;
+	for (uint32_t t = 0; t <= T; t++) {
+		bool own = t < T; /* stage T has no node of its own */
+		/* What the stage keeps for the next one (the last: the pins). */
+		const uint32_t *kl = b->final;
+		size_t nk = b->n_final;
+		if (own) {
+			kl = k->node + k->off[t + 1];
+			nk = k->off[t + 2] - k->off[t + 1];
+		}
+		for (size_t j = 0; j < nk; j++) {
+			uint32_t i = kl[j];
+			if (own && (i > t || g->kind[i] != PGRAPH_OWN))
+				return rs_error_set(err, EXIT_SOFTWARE, NULL, 0,
+						    "explicit plan: stage %u keeps node %u, %s", t + 1, i,
+						    i > t ? "not made yet" : "which owns no storage");
+			b->tgt[i] = t;
 		}
 		/* What it computes: node t, what it keeps and lacks, and their
 		 * missing inputs, transitively. */
 		size_t ns = 0, nc = 0;
-		b->mark[t] = t;
-		b->stack[ns++] = t;
-		const uint32_t *kl = t + 1 < T ? k->node + k->off[t + 1] : b->final;
-		size_t nk = t + 1 < T ? k->off[t + 2] - k->off[t + 1] : b->n_final;
+		if (own) {
+			b->mark[t] = t;
+			b->stack[ns++] = t;
+		}
 		for (size_t j = 0; j < nk; j++) {
 			uint32_t i = kl[j];
 			if (b->mark[i] != t && !mem_has(g, &b->m, i)) {
@@ -177,8 +178,9 @@ static int build_pass(struct builder *b, const struct steps_kept *k, struct rs_e
 			if (g->kind[v] == PGRAPH_OWN && b->lu_at[v] != t && b->tgt[v] != t)
 				emit_free(b, v); /* nothing after it reads it */
 		}
-		/* Kept into this stage, unread, not kept further. */
-		if (t)
+		/* Kept into this stage, unread, not kept further (with no step of
+		 * its own to follow, a last stage's go after the one before). */
+		if (t && b->out->n_steps)
 			for (uint32_t j = k->off[t]; j < k->off[t + 1]; j++) {
 				uint32_t i = k->node[j];
 				if (b->m.on[i] && b->tgt[i] != t)
@@ -214,20 +216,20 @@ int steps_build(const struct profile_graph *g, const struct steps_kept *k, bool 
 	/* Pruning: drop what a stage keeps but does not read unless the next
 	 * keeps it too, back to front; a stage that then keeps less computes
 	 * less (and reads less), so repeat until nothing changes. */
-	struct steps_kept cur = {T, xmemdup(k->off, (T + 1) * sizeof *k->off),
-				 xmemdup(k->node, ((size_t)k->off[T] + 1) * sizeof *k->node)};
+	struct steps_kept cur = {T, xmemdup(k->off, (T + 2) * sizeof *k->off),
+				 xmemdup(k->node, ((size_t)k->off[T + 1] + 1) * sizeof *k->node)};
 	uint32_t *next = xmalloc((T + 1) * sizeof *next); /* kept into stage next[i] */
 	int rc;
 	for (;;) {
-		b.used = xrealloc(b.used, (size_t)cur.off[T] + 1);
+		b.used = xrealloc(b.used, (size_t)cur.off[T + 1] + 1);
 		if ((rc = build_pass(&b, &cur, err)) || !prune)
 			break;
 		for (size_t i = 0; i <= T; i++)
 			next[i] = NONE;
 		for (size_t i = 0; i < b.n_final; i++)
-			next[b.final[i]] = (uint32_t)T;
+			next[b.final[i]] = (uint32_t)T + 1;
 		size_t dropped = 0;
-		for (size_t t = T; t-- > 1;) {
+		for (size_t t = T + 1; t-- > 1;) {
 			for (uint32_t j = cur.off[t]; j < cur.off[t + 1]; j++) {
 				uint32_t i = cur.node[j];
 				if (b.used[j] || next[i] == t + 1) {
@@ -241,8 +243,8 @@ int steps_build(const struct profile_graph *g, const struct steps_kept *k, bool 
 		if (!dropped)
 			break;
 		size_t w = 0;
-		uint32_t *off2 = xcalloc(T + 1, sizeof *off2);
-		for (size_t t = 0; t < T; t++) {
+		uint32_t *off2 = xcalloc(T + 2, sizeof *off2);
+		for (size_t t = 0; t <= T; t++) {
 			for (uint32_t j = cur.off[t]; j < cur.off[t + 1]; j++)
 				if (cur.node[j] != NONE)
 					cur.node[w++] = cur.node[j];
@@ -291,7 +293,7 @@ int steps_eval(const struct profile_graph *g, const struct plan_steps *ps, struc
 	for (; k < ps->n_steps && !why; k++) {
 		/* A stage begins after the constants made before its node's
 		 * command: memory peaks there if it grew. */
-		if (t < T && begun != t) {
+		if (begun != t) {
 			begun = t;
 			uint64_t grew = g->static_bytes[t] - (t ? g->static_bytes[t - 1] : 0);
 			if (grew && g->static_bytes[t] + dyn > c->peak) {
@@ -302,7 +304,7 @@ int steps_eval(const struct profile_graph *g, const struct plan_steps *ps, struc
 		const struct plan_step *st = &ps->steps[k];
 		uint32_t v = st->node;
 		who = v;
-		if (t >= T || v > t) {
+		if (v >= T || v > t) {
 			why = "a computation past its stage";
 			break;
 		}

@@ -7,7 +7,8 @@
  * Stage t ends with node t's own computation (the log's COMPUTE command
  * of its op); before it, it recomputes what node t and the values kept
  * into stage t+1 need and memory lacks, in ascending node order (a
- * topological order). A value is freed right after the last computation
+ * topological order). A last stage T (after the last op, before the log's
+ * final pins) recomputes what the log pins at its end and memory lacks. A value is freed right after the last computation
  * of its stage that reads its storage, unless it is kept into the next
  * stage; one kept into a stage that no computation of it reads and not
  * kept further is freed at the stage's end. This is the stage model of
@@ -30,15 +31,16 @@
 #include "util.h"
 
 /*
- * What stays in memory between stages: for t in 1 .. T-1, the OWN nodes
- * (below t) kept from stage t-1 into stage t, CSR by stage (off[T + 1];
- * stage 0 keeps nothing). What the log pins at its end (graph->keep) is
- * kept after the last stage. Views are not listed: a view stays defined
- * while its storage does, and is computed where it is needed.
+ * What stays in memory between stages: for t in 1 .. T, the OWN nodes
+ * (below t) kept from stage t-1 into stage t, CSR by stage (off[T + 2];
+ * stage 0 keeps nothing; stage T is the last, after every op). What the
+ * log pins at its end (graph->keep) is there after it. Views are not
+ * listed: a view stays defined while its storage does, and is computed
+ * where it is needed.
  */
 struct steps_kept {
 	size_t T;
-	uint32_t *off;  /* [T + 1] */
+	uint32_t *off;  /* [T + 2] */
 	uint32_t *node; /* ascending within a stage */
 };
 void steps_kept_free(struct steps_kept *k);

@@ -250,8 +250,9 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			t++;
 		}
 	}
-	json_decref(rec);
-	json_decref(fr);
+	/* the last stage: before the log's final pins */
+	json_array_append_new(stages, json_pack("{s:I, s:n, s:n, s:o, s:o}", "stage", (json_int_t)t,
+						"op", "line", "recompute", rec, "free", fr));
 	json_object_set_new(o, "stages", stages);
 	json_t *rp = json_pack("{s:s, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
 		"outcome", outcome_name(res->run.outcome), "runtime", runtime_kind_name(res->runtime),
@@ -329,11 +330,13 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 	for (size_t k = 0; k < ps->n_steps; k++) {
 		const struct plan_step *st = &ps->steps[k];
 		if (st->node < t) {
-			if (!open) {
+			if (!open && t < p->graph->n) {
 				const struct sched_op *op = node_op(s, p, t);
 				printf("  %-6u %-8u %-20s", t, op->line, schedule_str(s, op->name));
-				open = true;
+			} else if (!open) {
+				printf("  %-6u %-8s %-20s", t, "-", "(end: final pins)");
 			}
+			open = true;
 			const struct sched_op *ro = node_op(s, p, st->node);
 			printf(" %s@%u", schedule_str(s, ro->name), ro->line);
 		}
@@ -344,6 +347,8 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			t++;
 		}
 	}
+	if (open)
+		printf("\n");
 }
 
 int cmd_solve(int argc, char **argv)

@@ -271,25 +271,31 @@ int plan_replay_steps(const struct schedule *s, const struct baseline *b,
 					    "log order", t);
 	/* The shape: stages in order, recomputations below their stage, frees
 	 * of nodes that own storage, and a count of actions and evictions per
-	 * command. */
+	 * command. A last stage, after every node's, runs before the command
+	 * after the last COMPUTE (the log's final pins). */
 	uint32_t *cmd_of = xmalloc((s->n_ops + 1) * sizeof *cmd_of);
+	uint32_t end = (uint32_t)s->n_cmds;
 	for (size_t i = 0; i < s->n_cmds; i++)
-		if (s->cmds[i].kind == CMD_COMPUTE)
+		if (s->cmds[i].kind == CMD_COMPUTE) {
 			cmd_of[s->cmds[i].id] = (uint32_t)i;
+			end = (uint32_t)i + 1;
+		}
 	uint32_t *act_off = xcalloc(s->n_cmds + 2, sizeof *act_off);
 	uint32_t *after_off = xcalloc(s->n_cmds + 2, sizeof *after_off);
 	const char *why = NULL;
 	size_t t = 0, f = 0, bad = 0;
 	for (size_t k = 0; k < ps->n_steps && !why; k++) {
 		const struct plan_step *st = &ps->steps[k];
-		if (t >= T || st->node > t) {
+		uint32_t c = t < T ? cmd_of[ps->node_op[t]] : end;
+		if (st->node >= T || st->node > t) {
 			why = "a step past its stage";
+		} else if (t == T && end >= s->n_cmds) {
+			why = "a last stage with no command after it";
 		} else if (st->n_free > ps->n_frees - f) {
 			why = "more frees than listed";
 		} else if (st->node < t && !s->ops[ps->node_op[st->node]].n_outs) {
 			why = "a recomputation of a node without outputs";
 		} else {
-			uint32_t c = cmd_of[ps->node_op[t]];
 			uint32_t nf = 0;
 			for (uint32_t j = 0; j < st->n_free && !why; j++) {
 				uint32_t v = ps->frees[f + j];
@@ -329,7 +335,7 @@ int plan_replay_steps(const struct schedule *s, const struct baseline *b,
 	f = 0;
 	for (size_t k = 0; k < ps->n_steps; k++) {
 		const struct plan_step *st = &ps->steps[k];
-		uint32_t c = cmd_of[ps->node_op[t]];
+		uint32_t c = t < T ? cmd_of[ps->node_op[t]] : end;
 		if (st->node < t)
 			act[afill[c]++] = (struct runtime_action){
 				RUNTIME_ACT_REMAT, s->ops[ps->node_op[st->node]].outs};

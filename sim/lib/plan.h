@@ -22,7 +22,9 @@
  * ILP and revolve give): over the log's nodes (its non-constant ops, in
  * log order), stage t computes, before node t's own COMPUTE command, the
  * nodes it names for recomputation, in order, then node t itself; after
- * each computation it frees the nodes it names. The replay runs exactly
+ * each computation it frees the nodes it names. A last stage, after the
+ * last COMPUTE command and before the log's final pins, recomputes what
+ * they need. The replay runs exactly
  * that on the V2 runtime (no eager eviction: the plan says when every
  * value goes), so its peak and compute are the schedule's own.
  */
@@ -67,9 +69,9 @@ struct plan_step {
 };
 
 /* An explicit schedule: stage by stage, each stage's steps ending with its
- * own node's. A freed node's storages are evicted (its views go with its
- * storage); a node that is only a view of another's storage is never
- * named in frees. */
+ * own node's, then the last stage's (recomputations only). A freed node's
+ * storages are evicted (its views go with its storage); a node that is
+ * only a view of another's storage is never named in frees. */
 struct plan_steps {
 	size_t n_nodes;
 	uint32_t *node_op;       /* [n_nodes]: each node's op, ascending */
