@@ -28,7 +28,8 @@ struct ilp_model {
 struct ilp_answer {
 	enum ilp_status status; /* OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN */
 	double obj, bound;
-	double seconds;
+	double seconds;         /* wall */
+	double cpu_seconds;     /* CPU time of the solving thread */
 	double *x;              /* [n_cols] when there is a solution (free it) */
 };
 

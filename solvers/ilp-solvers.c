@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "config.h"
 
@@ -66,6 +67,14 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	if (getenv("DBG_LP"))
 		Cbc_writeLp(cm, getenv("DBG_LP"));
 	Cbc_setParameter(cm, "threads", "0");
+	if (getenv("DBG_CBCP")) {
+		char *dup = strdup(getenv("DBG_CBCP")), *sv = NULL;
+		for (char *tok = strtok_r(dup, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
+			char *eq = strchr(tok, '=');
+			if (eq) { *eq = 0; Cbc_setParameter(cm, tok, eq + 1); }
+		}
+		free(dup);
+	}
 	Cbc_setAllowableGap(cm, 0);
 	Cbc_setAllowableFractionGap(cm, 0);
 	if (time_limit > 0)
@@ -243,7 +252,11 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 				    "rematsim was built without %s (install %s and rebuild: "
 				    "./scripts/setup)", s->name, s->package);
 	pthread_mutex_lock(&solve_lock);
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = s->solve(m, integer, time_limit, a, err);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	pthread_mutex_unlock(&solve_lock);
+	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
 	return rc;
 }

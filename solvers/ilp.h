@@ -80,6 +80,7 @@ struct ilp_result {
 	uint64_t mem_unit;      /* bytes per unit of the model's memory (a gcd) */
 	/* the solve */
 	double seconds;         /* wall time in the solver */
+	double cpu_seconds;     /* its CPU time (one thread) */
 	double objective;       /* recomputation cost of the solver's schedule (ns) */
 	double bound;           /* a lower bound on the optimal one */
 	double gap;             /* (objective - bound) / objective; 0 when optimal */

@@ -479,6 +479,63 @@ START_TEST(plan_replay_of_logs)
 }
 END_TEST
 
+/* Known answers of a plan's replay on the hand-made chain (the numbers of
+ * cli-solvers.sh's header): dp k=1 splits at forward op 3, so f0..f2 are
+ * checkpointed: a0 goes after f1 reads it, a1 after f2; a2 (read by f3, in
+ * the next segment) is the checkpoint. f2_backward rematerializes f0 then
+ * f1 (their handles still hold them: kept until released); memory peaks
+ * there at x0 10 + a2 300 + g2 300 + a0 100 + a1 200 + g1 200 = 1110. */
+struct trace {
+	uint32_t evicted[32], evicted_at[32], remat_op[8], remat_at[8];
+	size_t n_evicted, n_remat;
+};
+
+static void on_trace(void *ctx, const struct runtime_event *ev)
+{
+	struct trace *tr = ctx;
+	if (ev->kind == EV_EVICT && tr->n_evicted < 32) {
+		tr->evicted[tr->n_evicted] = ev->storage;
+		tr->evicted_at[tr->n_evicted++] = (uint32_t)ev->cmd;
+	} else if (ev->kind == EV_REMAT && tr->n_remat < 8) {
+		tr->remat_op[tr->n_remat] = ev->op;
+		tr->remat_at[tr->n_remat++] = (uint32_t)ev->cmd;
+	}
+}
+
+START_TEST(plan_replay_known_answers)
+{
+	struct schedule *s = load("tests/data", "solvers-chain.log");
+	struct baseline b;
+	baseline_run(s, &b);
+	/* storages: 0 x0, 1 a0, 2 a1, 3 a2, 4 a3, 5 g2, 6 g1, 7 g0; commands:
+	 * 2-5 f0..f3, 6 f3_backward, 7 release a3, 8 f2_backward, 9 release
+	 * g2, 10 release a2, 11 f1_backward, 12-14 release g1, a1, a0 */
+	ck_assert_int_eq(s->cmds[8].kind, CMD_COMPUTE);
+	ck_assert_str_eq(schedule_str(s, s->ops[s->cmds[8].id].name), "f2_backward");
+	size_t split = 3;
+	struct trace tr = {0};
+	struct plan_result r;
+	ck_assert_int_eq(plan_replay_observed(s, &b, &split, 1, true, on_trace, &tr, &r, NULL), 0);
+	const uint32_t want[][2] = {{1, 3}, {2, 4}, {4, 7}, {5, 9}, {3, 10}, {6, 12}, {2, 13}, {1, 14}};
+	ck_assert_uint_eq(tr.n_evicted, 8);
+	for (size_t i = 0; i < 8; i++) {
+		ck_assert_msg(tr.evicted[i] == want[i][0] && tr.evicted_at[i] == want[i][1],
+			      "eviction %zu: storage %u at command %u, want %u at %u", i,
+			      tr.evicted[i], tr.evicted_at[i], want[i][0], want[i][1]);
+	}
+	ck_assert_uint_eq(tr.n_remat, 2);
+	ck_assert_uint_eq(tr.remat_op[0], 1); /* f0, then f1, both within f2_backward */
+	ck_assert_uint_eq(tr.remat_op[1], 2);
+	ck_assert_uint_eq(tr.remat_at[0], 8);
+	ck_assert_uint_eq(tr.remat_at[1], 8);
+	ck_assert_uint_eq(r.run.peak_memory, 1110);
+	ck_assert_int_eq(r.run.remat_compute, 300);
+	ck_assert_int_eq(r.run.clock, 1 + 1900 + 300);
+	ck_assert_int_eq(r.runtime, RUNTIME_V2_EAGER);
+	schedule_free(s);
+}
+END_TEST
+
 /* The DTR paper's logs (../shared): profiles and plans as above. */
 START_TEST(paper_logs)
 {
@@ -523,6 +580,7 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tl, 120);
 	tcase_add_test(tl, profile_of_logs);
 	tcase_add_test(tl, plan_replay_of_logs);
+	tcase_add_test(tl, plan_replay_known_answers);
 	suite_add_tcase(s, tl);
 	return run_suite(s);
 }

@@ -199,6 +199,7 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "name", json_string(r->solver));
 		json_object_set_new(so, "status", json_string(ilp_status_name(r->status)));
 		json_object_set_new(so, "seconds", json_real(r->seconds));
+		json_object_set_new(so, "cpu_seconds", json_real(r->cpu_seconds));
 		json_object_set_new(so, "time_limit",
 				    a->time_limit > 0 ? json_real(a->time_limit) : json_null());
 		json_object_set_new(so, "objective", json_real(r->objective));
@@ -286,8 +287,8 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 		       "(memory in units of %" PRIu64 " bytes)\n", r->n_binaries, r->n_continuous,
 		       r->n_rows, r->n_nonzeros, r->mem_unit);
 		if (!strcmp(pl->name, "ilp-lp")) {
-			printf("solver: %s, LP relaxation solved in %.3f s: %.17g ns of recomputation\n",
-			       r->solver, r->seconds, r->lp_objective);
+			printf("solver: %s, LP relaxation solved in %.3f s (%.3f s CPU): %.17g ns of "
+			       "recomputation\n", r->solver, r->seconds, r->cpu_seconds, r->lp_objective);
 			if (r->round)
 				printf("rounding: random draw %u (seed %" PRIu64 ")", r->round, a->seed);
 			else
@@ -296,9 +297,9 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			       "above the relaxation\n", r->roundings_fit, 9 + a->rounds,
 			       r->objective, 100 * r->gap);
 		} else {
-			printf("solver: %s, %s in %.3f s%s: recomputation %.17g ns",
-			       r->solver, ilp_status_name(r->status), r->seconds,
-			       a->time_limit > 0 ? " (time limit given)" : "", r->objective);
+			printf("solver: %s, %s in %.3f s (%.3f s CPU): recomputation %.17g ns",
+			       r->solver, ilp_status_name(r->status), r->seconds, r->cpu_seconds,
+			       r->objective);
 			if (isfinite(r->bound))
 				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
 			else

@@ -33,6 +33,8 @@ size_t plan_forward_ops(const struct schedule *s, uint32_t **ops)
 
 struct plan_run {
 	const struct schedule *s;
+	void (*observe)(void *ctx, const struct runtime_event *ev); /* the caller's */
+	void *observe_ctx;
 	const uint32_t *forced, *forced_off; /* CSR by command */
 	uint32_t *refs;                      /* handles per storage */
 	uint32_t *remat;                     /* storages rematerialized this command */
@@ -46,6 +48,8 @@ struct plan_run {
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct plan_run *pr = ctx;
+	if (pr->observe)
+		pr->observe(pr->observe_ctx, ev);
 	if (ev->kind != EV_REMAT)
 		return;
 	const struct sched_op *op = &pr->s->ops[ev->op];
@@ -104,6 +108,14 @@ static size_t evict_after(void *ctx, size_t i, bool done, const uint32_t **list)
 
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err)
+{
+	return plan_replay_observed(s, b, splits, n_splits, check, NULL, NULL, out, err);
+}
+
+int plan_replay_observed(const struct schedule *s, const struct baseline *b, const size_t *splits,
+			 size_t n_splits, bool check,
+			 void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			 struct plan_result *out, struct rs_error *err)
 {
 	memset(out, 0, sizeof *out);
 	uint32_t *fwd;
@@ -179,6 +191,8 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 
 	struct plan_run pr = {
 		.s = s,
+		.observe = observe,
+		.observe_ctx = ctx,
 		.forced = forced,
 		.forced_off = off,
 		.refs = xcalloc(s->n_storages + 1, sizeof *pr.refs),

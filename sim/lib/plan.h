@@ -60,6 +60,11 @@ struct plan_result {
  */
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err);
+/** plan_replay, calling observe (borrows ctx) for each runtime event. */
+int plan_replay_observed(const struct schedule *s, const struct baseline *b, const size_t *splits,
+			 size_t n_splits, bool check,
+			 void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			 struct plan_result *out, struct rs_error *err);
 
 /* One computation of an explicit schedule and the frees right after it. */
 struct plan_step {
