@@ -100,7 +100,7 @@ bad 65 "too large without a time limit" "give --time-limit SECONDS" \
 	"$R" solve "$T/long.log" --planner ilp --budget 100
 
 # In an experiment: one point per budget, replayed on V2.
-printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300, 1000]}}\n' \
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300, 1000], time_limit: 60}}\n' \
 	"$PWD" $L > "$T/e.yaml"
 "$R" sweep "$T/e.yaml" --out "$T/out" --quiet --jobs 1 >/dev/null 2>&1 || no "ilp sweep failed"
 rows=$(grep -v '^#' "$T/out/points.tsv" | cut -f1-3,7,8,12)
@@ -109,5 +109,12 @@ has "ilp rows" "$rows" "$(printf 'c\tilp:budget=300\tV2\t300\tpass\t3')" \
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {revolve: {snapshots: [0]}}\n' \
 	"$PWD" $L > "$T/e.yaml"
 bad 65 "zero snapshots in YAML" "snapshots must be positive" "$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300], time_limit: 0}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "zero time limit in YAML" "'time_limit' must be seconds above 0" "$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {dp: {k: [1], time_limit: 5}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "time limit for dp in YAML" "unknown key 'time_limit' in planner 'dp' (known: k)" \
+	"$R" sweep "$T/e.yaml" --dry-run
 rm -rf "$T"
 exit $fail

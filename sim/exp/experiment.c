@@ -576,16 +576,24 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return node_error(w, k, "planner '%s' is listed twice", pl->name);
 		struct exp_plan *ep = &e->plans[e->n_plans++];
 		ep->planner = pl;
-		const char *keys[1] = {pl->param_name};
-		yaml_node_t *pv[1] = {NULL};
+		/* the ILP planners also take a solver time limit */
+		const char *keys[2] = {pl->param_name, "time_limit"};
+		yaml_node_t *pv[2] = {NULL, NULL};
+		size_t nkeys = !pl->param_name ? 0 : pl->param == PLANNER_PARAM_BUDGET ? 2 : 1;
 		char what[64];
 		snprintf(what, sizeof what, "planner '%s'", pl->name);
 		if (!pl->param_name && v->type == YAML_MAPPING_NODE &&
 		    v->data.mapping.pairs.top > v->data.mapping.pairs.start)
 			return node_error(w, v, "planner '%s' takes no parameters: give it as "
 					  "'%s: {}'", pl->name, pl->name);
-		if (!is_null(v) && want_mapping(w, v, what, keys, pl->param_name ? 1 : 0, pv))
+		if (!is_null(v) && want_mapping(w, v, what, keys, nkeys, pv))
 			return -1;
+		if (pv[1]) {
+			if (want_double(w, pv[1], "time_limit", &ep->time_limit))
+				return -1;
+			if (!(ep->time_limit > 0) || ep->time_limit > 1e9)
+				return node_error(w, pv[1], "'time_limit' must be seconds above 0");
+		}
 		if (!pl->param_name) {
 			ep->params = xcalloc(1, sizeof *ep->params);
 			ep->n_params = 1;
@@ -1114,6 +1122,11 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 		hash_str(&h, e->plans[i].planner->name);
 		for (size_t j = 0; j < e->plans[i].n_params; j++) {
 			snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->plans[i].params[j]);
+			hash_str(&h, buf);
+		}
+		if (e->plans[i].time_limit > 0) {
+			hash_str(&h, "time_limit");
+			format_double(buf, sizeof buf, e->plans[i].time_limit);
 			hash_str(&h, buf);
 		}
 	}

@@ -56,6 +56,7 @@ struct exp_plan {
 	const struct planner *planner;
 	uint64_t *params;  /* n_params values; one 0 for a planner without one */
 	size_t n_params;
+	double time_limit; /* ilp, ilp-lp: `time_limit` seconds; 0: none */
 };
 
 struct experiment {

@@ -357,6 +357,7 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 		bool exact = ep->planner->param != PLANNER_PARAM_K ||
 			     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
 		struct planner_args args = {.param = ep->params[p->step], .exact = exact,
+					    .time_limit = ep->time_limit,
 					    .rounds = PLANNER_DEFAULT_ROUNDS};
 		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, &args, false, &plan,
 				    &pr, &err)) {
