@@ -1,10 +1,16 @@
 /*
  * ilp-solvers.c: the ILP's backends, one table row each: CBC through its C
  * interface (Cbc_C_Interface.h, Debian's coinor-libcbc-dev) and GLPK
- * (libglpk-dev). Each is optional at build time (HAVE_CBC, HAVE_GLPK);
- * one missing is reported by name (EXIT_UNAVAILABLE) with its package.
- * Both run on one thread, silent, with no gap tolerance: "optimal" means
- * proven optimal.
+ * (libglpk-dev). Each is optional at build time (HAVE_CBC, HAVE_GLPK: its
+ * header was found); one missing is reported by name (EXIT_UNAVAILABLE)
+ * with its package. Both run on one thread, silent, with no gap
+ * tolerance: "optimal" means proven optimal.
+ *
+ * The libraries are loaded when first used (dlopen), not linked: CBC and
+ * the COIN-OR libraries under it cost every rematsim process 15 million
+ * instructions of start-up (C++ static initialization) otherwise, 60
+ * times a bare `rematsim --version`. Their functions are called through
+ * tables typed from the headers, so the compiler still checks each call.
  */
 #include "ilp-private.h"
 
@@ -17,6 +23,8 @@
 
 #include "config.h"
 
+#include <dlfcn.h>
+
 #if HAVE_CBC
 #include <Cbc_C_Interface.h>
 #endif
@@ -24,10 +32,64 @@
 #include <glpk.h>
 #endif
 
+/* Open the first of names that loads, and look up each symbol into the
+ * table fns (n pointers): 0, or -1 with err naming the library. */
+static int load_library(const char *what, const char *package, const char *const *names,
+			const char *const *syms, void **fns, size_t n, struct rs_error *err)
+{
+	void *h = NULL;
+	const char *why = "not found";
+	for (size_t i = 0; names[i] && !h; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			why = dlerror();
+	}
+	if (!h)
+		return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
+				    "%s cannot be loaded (%s): install %s", what, why, package);
+	for (size_t i = 0; i < n; i++)
+		if (!(fns[i] = dlsym(h, syms[i])))
+			return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
+					    "%s lacks %s: install %s", what, syms[i], package);
+	return 0;
+}
+
 #if HAVE_CBC
+#define CBC_FUNCTIONS(X) X(Cbc_newModel) X(Cbc_setLogLevel) X(Cbc_loadProblem) \
+	X(Cbc_setInteger) X(Cbc_setParameter) X(Cbc_setAllowableGap) \
+	X(Cbc_setAllowableFractionGap) X(Cbc_setMaximumSeconds) X(Cbc_solve) \
+	X(Cbc_isProvenInfeasible) X(Cbc_isSecondsLimitReached) X(Cbc_bestSolution) \
+	X(Cbc_isProvenOptimal) X(Cbc_getObjValue) X(Cbc_getBestPossibleObjValue) \
+	X(Cbc_getColSolution) X(Cbc_deleteModel)
+static struct {
+#define X(f) __typeof__(f) *f;
+	CBC_FUNCTIONS(X)
+#undef X
+} cbc;
+static bool cbc_loaded;
+
+static int cbc_load(struct rs_error *err)
+{
+	if (cbc_loaded)
+		return 0;
+	static const char *const names[] = {"libCbcSolver.so.3", "libCbcSolver.so", NULL};
+	static const char *const syms[] = {
+#define X(f) #f,
+		CBC_FUNCTIONS(X)
+#undef X
+	};
+	if (load_library("CBC", "coinor-libcbc3", names, syms, (void **)&cbc,
+			 sizeof syms / sizeof syms[0], err))
+		return -1;
+	cbc_loaded = true;
+	return 0;
+}
+
 static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		     struct ilp_answer *a, struct rs_error *err)
 {
+	if (cbc_load(err))
+		return -1;
 	/* Columns first (CSC for Cbc_loadProblem), from the rows. */
 	int *start = xcalloc(m->n_cols + 2, sizeof *start);
 	for (size_t k = 0; k < m->n_nz; k++)
@@ -49,10 +111,10 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		rlo[r] = m->sense[r] == 'L' ? -INFINITY : m->rhs[r];
 		rhi[r] = m->sense[r] == 'G' ? INFINITY : m->rhs[r];
 	}
-	Cbc_Model *cm = Cbc_newModel();
-	Cbc_setLogLevel(cm, getenv("DBG_CBC") ? atoi(getenv("DBG_CBC")) : 0);
-	Cbc_setParameter(cm, "timeMode", "elapsed");
-	Cbc_loadProblem(cm, (int)m->n_cols, (int)m->n_rows, start, index, value, m->lb, m->ub,
+	Cbc_Model *cm = cbc.Cbc_newModel();
+	cbc.Cbc_setLogLevel(cm, 0);
+	cbc.Cbc_setParameter(cm, "timeMode", "elapsed");
+	cbc.Cbc_loadProblem(cm, (int)m->n_cols, (int)m->n_rows, start, index, value, m->lb, m->ub,
 			m->obj, rlo, rhi);
 	free(start);
 	free(fill);
@@ -63,51 +125,71 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	if (integer)
 		for (size_t j = 0; j < m->n_cols; j++)
 			if (m->integer[j])
-				Cbc_setInteger(cm, (int)j);
-	if (getenv("DBG_LP"))
-		Cbc_writeLp(cm, getenv("DBG_LP"));
-	Cbc_setParameter(cm, "threads", "0");
-	if (getenv("DBG_CBCP")) {
-		char *dup = strdup(getenv("DBG_CBCP")), *sv = NULL;
-		for (char *tok = strtok_r(dup, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
-			char *eq = strchr(tok, '=');
-			if (eq) { *eq = 0; Cbc_setParameter(cm, tok, eq + 1); }
-		}
-		free(dup);
-	}
-	Cbc_setAllowableGap(cm, 0);
-	Cbc_setAllowableFractionGap(cm, 0);
+				cbc.Cbc_setInteger(cm, (int)j);
+	cbc.Cbc_setParameter(cm, "threads", "0");
+	cbc.Cbc_setAllowableGap(cm, 0);
+	cbc.Cbc_setAllowableFractionGap(cm, 0);
 	if (time_limit > 0)
-		Cbc_setMaximumSeconds(cm, time_limit);
+		cbc.Cbc_setMaximumSeconds(cm, time_limit);
 	double t0 = now_seconds();
-	int rc = Cbc_solve(cm);
+	int rc = cbc.Cbc_solve(cm);
 	a->seconds = now_seconds() - t0;
-	if (rc != 0 && !Cbc_isProvenInfeasible(cm) && !Cbc_isSecondsLimitReached(cm)) {
-		Cbc_deleteModel(cm);
+	if (rc != 0 && !cbc.Cbc_isProvenInfeasible(cm) && !cbc.Cbc_isSecondsLimitReached(cm)) {
+		cbc.Cbc_deleteModel(cm);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "CBC failed (status %d)", rc);
 	}
-	bool have = integer ? Cbc_bestSolution(cm) != NULL
-			    : Cbc_isProvenOptimal(cm) && !Cbc_isProvenInfeasible(cm);
-	if (Cbc_isProvenInfeasible(cm)) {
+	bool have = integer ? cbc.Cbc_bestSolution(cm) != NULL
+			    : cbc.Cbc_isProvenOptimal(cm) && !cbc.Cbc_isProvenInfeasible(cm);
+	if (cbc.Cbc_isProvenInfeasible(cm)) {
 		a->status = ILP_INFEASIBLE;
 	} else if (!have) {
 		a->status = ILP_UNKNOWN;
 	} else {
-		a->status = Cbc_isProvenOptimal(cm) ? ILP_OPTIMAL : ILP_FEASIBLE;
-		a->obj = Cbc_getObjValue(cm);
-		a->bound = integer ? Cbc_getBestPossibleObjValue(cm) : a->obj;
+		a->status = cbc.Cbc_isProvenOptimal(cm) ? ILP_OPTIMAL : ILP_FEASIBLE;
+		a->obj = cbc.Cbc_getObjValue(cm);
+		a->bound = integer ? cbc.Cbc_getBestPossibleObjValue(cm) : a->obj;
 		if (a->status == ILP_OPTIMAL || a->bound > a->obj)
 			a->bound = a->obj;
-		const double *x = integer ? Cbc_bestSolution(cm) : Cbc_getColSolution(cm);
+		const double *x = integer ? cbc.Cbc_bestSolution(cm) : cbc.Cbc_getColSolution(cm);
 		a->x = xmalloc((m->n_cols + 1) * sizeof *a->x);
 		memcpy(a->x, x, m->n_cols * sizeof *x);
 	}
-	Cbc_deleteModel(cm);
+	cbc.Cbc_deleteModel(cm);
 	return 0;
 }
 #endif
 
 #if HAVE_GLPK
+#define GLPK_FUNCTIONS(X) X(glp_term_out) X(glp_create_prob) X(glp_set_obj_dir) \
+	X(glp_add_cols) X(glp_set_col_kind) X(glp_set_col_bnds) X(glp_set_obj_coef) \
+	X(glp_add_rows) X(glp_set_row_bnds) X(glp_load_matrix) X(glp_init_iocp) \
+	X(glp_intopt) X(glp_mip_status) X(glp_init_smcp) X(glp_simplex) X(glp_get_status) \
+	X(glp_mip_obj_val) X(glp_get_obj_val) X(glp_mip_col_val) X(glp_get_col_prim) \
+	X(glp_delete_prob) X(glp_ios_best_node) X(glp_ios_node_bound)
+static struct {
+#define X(f) __typeof__(f) *f;
+	GLPK_FUNCTIONS(X)
+#undef X
+} glpk;
+static bool glpk_loaded;
+
+static int glpk_load(struct rs_error *err)
+{
+	if (glpk_loaded)
+		return 0;
+	static const char *const names[] = {"libglpk.so.40", "libglpk.so", NULL};
+	static const char *const syms[] = {
+#define X(f) #f,
+		GLPK_FUNCTIONS(X)
+#undef X
+	};
+	if (load_library("GLPK", "libglpk40", names, syms, (void **)&glpk,
+			 sizeof syms / sizeof syms[0], err))
+		return -1;
+	glpk_loaded = true;
+	return 0;
+}
+
 struct glpk_watch {
 	double bound;
 	bool have_bound;
@@ -116,9 +198,9 @@ struct glpk_watch {
 static void glpk_callback(glp_tree *tree, void *info)
 {
 	struct glpk_watch *w = info;
-	int best = glp_ios_best_node(tree);
+	int best = glpk.glp_ios_best_node(tree);
 	if (best) {
-		w->bound = glp_ios_node_bound(tree, best);
+		w->bound = glpk.glp_ios_node_bound(tree, best);
 		w->have_bound = true;
 	}
 }
@@ -126,29 +208,31 @@ static void glpk_callback(glp_tree *tree, void *info)
 static int solve_glpk(const struct ilp_model *m, bool integer, double time_limit,
 		      struct ilp_answer *a, struct rs_error *err)
 {
-	glp_term_out(GLP_OFF);
-	glp_prob *lp = glp_create_prob();
-	glp_set_obj_dir(lp, GLP_MIN);
-	glp_add_cols(lp, (int)m->n_cols);
+	if (glpk_load(err))
+		return -1;
+	glpk.glp_term_out(GLP_OFF);
+	glp_prob *lp = glpk.glp_create_prob();
+	glpk.glp_set_obj_dir(lp, GLP_MIN);
+	glpk.glp_add_cols(lp, (int)m->n_cols);
 	for (size_t j = 0; j < m->n_cols; j++) {
 		int c = (int)j + 1;
 		bool bin = integer && m->integer[j] && m->lb[j] == 0 && m->ub[j] == 1;
 		if (bin)
-			glp_set_col_kind(lp, c, GLP_BV);
+			glpk.glp_set_col_kind(lp, c, GLP_BV);
 		else if (m->lb[j] == m->ub[j])
-			glp_set_col_bnds(lp, c, GLP_FX, m->lb[j], m->ub[j]);
+			glpk.glp_set_col_bnds(lp, c, GLP_FX, m->lb[j], m->ub[j]);
 		else if (isinf(m->ub[j]))
-			glp_set_col_bnds(lp, c, GLP_LO, m->lb[j], 0);
+			glpk.glp_set_col_bnds(lp, c, GLP_LO, m->lb[j], 0);
 		else
-			glp_set_col_bnds(lp, c, GLP_DB, m->lb[j], m->ub[j]);
+			glpk.glp_set_col_bnds(lp, c, GLP_DB, m->lb[j], m->ub[j]);
 		if (integer && m->integer[j] && !bin)
-			glp_set_col_kind(lp, c, GLP_IV);
-		glp_set_obj_coef(lp, c, m->obj[j]);
+			glpk.glp_set_col_kind(lp, c, GLP_IV);
+		glpk.glp_set_obj_coef(lp, c, m->obj[j]);
 	}
 	if (m->n_rows) {
-		glp_add_rows(lp, (int)m->n_rows);
+		glpk.glp_add_rows(lp, (int)m->n_rows);
 		for (size_t r = 0; r < m->n_rows; r++)
-			glp_set_row_bnds(lp, (int)r + 1,
+			glpk.glp_set_row_bnds(lp, (int)r + 1,
 					 m->sense[r] == 'L' ? GLP_UP : m->sense[r] == 'G' ? GLP_LO : GLP_FX,
 					 m->rhs[r], m->rhs[r]);
 		int *ia = xmalloc((m->n_nz + 1) * sizeof *ia);
@@ -160,7 +244,7 @@ static int solve_glpk(const struct ilp_model *m, bool integer, double time_limit
 				ja[k + 1] = (int)m->col[k] + 1;
 				ar[k + 1] = m->val[k];
 			}
-		glp_load_matrix(lp, (int)m->n_nz, ia, ja, ar);
+		glpk.glp_load_matrix(lp, (int)m->n_nz, ia, ja, ar);
 		free(ia);
 		free(ja);
 		free(ar);
@@ -172,45 +256,45 @@ static int solve_glpk(const struct ilp_model *m, bool integer, double time_limit
 	struct glpk_watch w = {0};
 	if (integer) {
 		glp_iocp p;
-		glp_init_iocp(&p);
+		glpk.glp_init_iocp(&p);
 		p.msg_lev = GLP_MSG_OFF;
 		p.presolve = GLP_ON;
 		p.tm_lim = tm;
 		p.mip_gap = 0;
 		p.cb_func = glpk_callback;
 		p.cb_info = &w;
-		rc = glp_intopt(lp, &p);
-		st = glp_mip_status(lp);
+		rc = glpk.glp_intopt(lp, &p);
+		st = glpk.glp_mip_status(lp);
 	} else {
 		glp_smcp p;
-		glp_init_smcp(&p);
+		glpk.glp_init_smcp(&p);
 		p.msg_lev = GLP_MSG_OFF;
 		p.presolve = GLP_ON;
 		p.tm_lim = tm;
-		rc = glp_simplex(lp, &p);
-		st = glp_get_status(lp);
+		rc = glpk.glp_simplex(lp, &p);
+		st = glpk.glp_get_status(lp);
 	}
 	a->seconds = now_seconds() - t0;
 	if (rc == GLP_ENOPFS || st == GLP_NOFEAS) {
 		a->status = ILP_INFEASIBLE;
 	} else if (rc && rc != GLP_ETMLIM) {
-		glp_delete_prob(lp);
+		glpk.glp_delete_prob(lp);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "GLPK failed (code %d)", rc);
 	} else if (st == GLP_OPT || st == GLP_FEAS) {
 		a->status = st == GLP_OPT && rc == 0 ? ILP_OPTIMAL : ILP_FEASIBLE;
-		a->obj = integer ? glp_mip_obj_val(lp) : glp_get_obj_val(lp);
+		a->obj = integer ? glpk.glp_mip_obj_val(lp) : glpk.glp_get_obj_val(lp);
 		a->bound = a->status == ILP_OPTIMAL || !w.have_bound || w.bound > a->obj ? a->obj
 											    : w.bound;
 		if (a->status == ILP_FEASIBLE && !w.have_bound)
 			a->bound = -INFINITY;
 		a->x = xmalloc((m->n_cols + 1) * sizeof *a->x);
 		for (size_t j = 0; j < m->n_cols; j++)
-			a->x[j] = integer ? glp_mip_col_val(lp, (int)j + 1)
-					  : glp_get_col_prim(lp, (int)j + 1);
+			a->x[j] = integer ? glpk.glp_mip_col_val(lp, (int)j + 1)
+					  : glpk.glp_get_col_prim(lp, (int)j + 1);
 	} else {
 		a->status = ILP_UNKNOWN;
 	}
-	glp_delete_prob(lp);
+	glpk.glp_delete_prob(lp);
 	return 0;
 }
 #endif

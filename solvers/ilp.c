@@ -1,7 +1,3 @@
-#define WSTART 0
-#define WEND 2
-
-
 /*
  * ilp.c: see ilp.h. The model is built once into plain arrays
  * (ilp-private.h) and handed to a backend; only the variables a schedule
@@ -466,41 +462,6 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 				row_end(m, 'L', -stat);
 			} else {
 				row_end(m, 'L', cap - stat);
-			}
-		}
-	}
-	/* Dominance: some optimal schedule keeps a value into a stage only if
-	 * the stage reads it or keeps it further, and recomputes it only if a
-	 * later computation of the stage reads it or the stage keeps it. Other
-	 * schedules do the same or more for no less memory: cutting them off
-	 * changes no optimum and leaves the search fewer ties to explore. */
-	for (size_t t = 1; t <= T && !min_peak; t++) {
-		const uint32_t *L = v->lnode + v->loff[t];
-		const uint32_t nL = v->loff[t + 1] - v->loff[t];
-		for (uint32_t q = 0; q < nL; q++) {
-			uint32_t i = L[q];
-			if (t == T && g->keep[i])
-				continue;
-			const uint32_t *us = g->kind[i] == PGRAPH_OWN ? v->users + v->users_off[i]
-								      : g->succ + g->succ_off[i];
-			uint32_t nu = g->kind[i] == PGRAPH_OWN ? v->users_off[i + 1] - v->users_off[i]
-							       : g->succ_off[i + 1] - g->succ_off[i];
-			bool always = false; /* node t reads it: no row needed */
-			for (uint32_t j = 0; j < nu; j++)
-				always |= us[j] == t;
-			if (always)
-				continue;
-			for (int which = WSTART; which < WEND; which++) { /* S[t,i], then R[t,i] */
-				row_add(m, which ? v->r0[t] + q : v->s0[t] + q, 1);
-				for (uint32_t j = 0; j < nu && us[j] < t; j++) {
-					uint32_t rj = R(v, t, us[j]);
-					if (rj != NONE)
-						row_add(m, rj, -1);
-				}
-				uint32_t sn = t < T ? S(v, t + 1, i) : NONE;
-				if (sn != NONE)
-					row_add(m, sn, -1);
-				row_end(m, 'L', 0);
 			}
 		}
 	}
