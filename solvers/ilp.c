@@ -607,10 +607,10 @@ static int answer_peak(struct vars *v, const double *x, uint64_t *peak, struct r
  * The smallest budget a schedule fits in, where it can be known: first
  * the largest single op's need (a lower bound: if a schedule fits in it,
  * that is the answer), then the min_peak model, each within the time
- * limit (60 s without one). A schedule found but not proven smallest is
- * reported as such.
+ * limit (10 s without one: the answer to a refusal should come quickly).
+ * A schedule found but not proven smallest is reported as such.
  */
-#define MIN_BUDGET_DEFAULT_SECONDS 60
+#define MIN_BUDGET_DEFAULT_SECONDS 10
 static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double time_limit,
 			    uint64_t need, struct ilp_result *r, struct rs_error *err)
 {
