@@ -291,7 +291,8 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 		}
 		v->f_off[t + 1] = (uint32_t)v->n_f;
 		/* by the point they follow (the memory rows walk them so) */
-		qsort(v->f + v->f_off[t], v->n_f - v->f_off[t], sizeof *v->f, by_k);
+		if (v->n_f > v->f_off[t])
+			qsort(v->f + v->f_off[t], v->n_f - v->f_off[t], sizeof *v->f, by_k);
 	}
 	size_t nl = v->loff[T + 1], nl1 = nl - (v->loff[1] - v->loff[0]);
 	*binaries = nl + nl1 + v->n_f;

@@ -275,7 +275,8 @@ int revolve_plan(const struct profile *p, uint64_t s, struct steps_kept *k, uint
 		for (uint32_t t = i + 1; t <= last; t++)
 			add_pair(&r, t, i);
 	}
-	qsort(r.pairs, r.n_pairs, sizeof *r.pairs, by_pair);
+	if (r.n_pairs)
+		qsort(r.pairs, r.n_pairs, sizeof *r.pairs, by_pair);
 	k->T = T;
 	k->off = xcalloc(T + 2, sizeof *k->off);
 	k->node = xmalloc((r.n_pairs + 1) * sizeof *k->node);

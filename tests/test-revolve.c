@@ -59,7 +59,7 @@ END_TEST
 struct walk {
 	uint64_t n, s, cur, next_turn, steps;
 	uint8_t held[NMAX + 2];
-	size_t snaps;
+	size_t n_held, snaps;
 	bool bad;
 	char why[128];
 };
@@ -83,6 +83,7 @@ static void on_act(void *ctx, const struct revolve_action *a)
 			snprintf(w->why, sizeof w->why, "snapshot of %llu", (unsigned long long)a->to),
 				w->bad = true;
 		w->held[a->to] = 1;
+		w->n_held++;
 		break;
 	case REVOLVE_RESTORE:
 		if (!w->held[a->to])
@@ -96,23 +97,23 @@ static void on_act(void *ctx, const struct revolve_action *a)
 				 (unsigned long long)a->to, (unsigned long long)w->cur,
 				 (unsigned long long)w->next_turn), w->bad = true;
 		w->next_turn--;
-		/* snapshots past the next turn's state are no longer needed */
-		for (uint64_t i = w->next_turn; i <= w->n; i++)
-			w->held[i] = 0;
+		/* the snapshot of the next turn's state, if any, is its last
+		 * use: none past it is needed again */
+		if (w->next_turn <= w->n && w->held[w->next_turn] && w->next_turn) {
+			w->held[w->next_turn] = 0;
+			w->n_held--;
+		}
 		break;
 	}
-	size_t held = 0;
-	for (uint64_t i = 0; i <= w->n; i++)
-		held += w->held[i];
-	if (held > w->snaps)
-		w->snaps = held;
+	if (w->n_held > w->snaps)
+		w->snaps = w->n_held;
 }
 
 START_TEST(schedule_takes_the_closed_form)
 {
 	for (uint64_t n = 1; n <= NMAX; n++)
 		for (uint64_t s = 1; s <= n + 1; s++) {
-			struct walk w = {.n = n, .s = s, .next_turn = n};
+			struct walk w = {.n = n, .s = s, .next_turn = n, .n_held = 1};
 			w.held[0] = 1; /* the input's snapshot */
 			uint64_t steps = revolve_run(n, s, on_act, &w);
 			ck_assert_msg(!w.bad, "n %llu s %llu: %s", (unsigned long long)n,
