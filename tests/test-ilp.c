@@ -6,8 +6,8 @@
  * the nanosecond, views and multi-output ops included. ILP: the
  * hand-made four-op log's optimum at every budget band, derived by hand;
  * CBC and GLPK agree on small logs; no heuristic and no planner beats
- * the ILP at the budget it ran in (a theorem under the one cost model: a
- * failure is a bug in one of them); the LP relaxation's rounding fits and
+ * the ILP at the budget it ran in, revolve included (a theorem under the
+ * one cost model: a failure is a bug in one of them); the LP relaxation's rounding fits and
  * never beats the optimum; refusals. `test-ilp solver` runs the tests
  * that need a solver, and exits 77 (skipped) when the build has neither.
  */
@@ -454,6 +454,16 @@ START_TEST(nothing_beats_the_optimum)
 					     planners[k]);
 				planner_plan_free(&plan);
 			}
+		}
+		/* revolve, where the log is a chain */
+		for (uint64_t sn = 1; sn <= 8 && ok && (li == 6 || li == 7); sn++) {
+			struct planner_plan plan;
+			struct plan_result r;
+			struct planner_args a = {.param = sn};
+			ck_assert_int_eq(planner_replay(planner_find("revolve"), s, &b, &p, &a, false,
+							&plan, &r, NULL), 0);
+			note(bs, r.run.peak_memory, r.run.model_compute + r.run.remat_compute, "revolve");
+			planner_plan_free(&plan);
 		}
 		for (size_t i = 0; i < bs->n; i++) {
 			struct planner_plan plan;
