@@ -283,9 +283,10 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 	printf("ops: %zu (%zu forward), constants: %" PRIu64 " bytes\n", p->graph->n, p->n,
 	       p->graph->static_bytes[p->graph->n]);
 	if (pl->param == PLANNER_PARAM_BUDGET) {
-		printf("model: %zu binary and %zu continuous variables, %zu rows, %zu nonzeros "
+		printf("model: %zu binary and %zu continuous variables%s, %zu rows, %zu nonzeros "
 		       "(memory in units of %" PRIu64 " bytes)\n", r->n_binaries, r->n_continuous,
-		       r->n_rows, r->n_nonzeros, r->mem_unit);
+		       strcmp(pl->name, "ilp-lp") ? "" : " (the binaries relaxed to [0, 1])", r->n_rows,
+		       r->n_nonzeros, r->mem_unit);
 		if (!strcmp(pl->name, "ilp-lp")) {
 			printf("solver: %s, LP relaxation solved in %.3f s (%.3f s CPU): %.17g ns of "
 			       "recomputation\n", r->solver, r->seconds, r->cpu_seconds, r->lp_objective);
@@ -293,8 +294,8 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				printf("rounding: random draw %u (seed %" PRIu64 ")", r->round, a->seed);
 			else
 				printf("rounding: threshold %.1f", r->threshold);
-			printf(", the cheapest of the %u of %u roundings that fit: %.17g ns, %.3g%% "
-			       "above the relaxation\n", r->roundings_fit, 9 + a->rounds,
+			printf(" (%u of %u roundings fit; the cheapest): %.17g ns of recomputation, "
+			       "%.3g%% above the relaxation\n", r->roundings_fit, 9 + a->rounds,
 			       r->objective, 100 * r->gap);
 		} else {
 			printf("solver: %s, %s in %.3f s (%.3f s CPU): recomputation %.17g ns",
@@ -323,7 +324,7 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 		printf("recomputations: none\n");
 		return;
 	}
-	printf("recomputations, by the stage (op) that runs them first:\n");
+	printf("recomputations (each stage runs them just before its op):\n");
 	printf("  %-6s %-8s %-20s %s\n", "stage", "line", "op", "recomputes (op@line)");
 	const struct plan_steps *ps = &plan->steps;
 	uint32_t t = 0;
