@@ -116,7 +116,7 @@ struct vars {
 	/* free variables, per stage (CSR), each {storage, after, column} */
 	uint32_t *f_off;
 	struct fvar { uint32_t b, k, col; } *f;
-	size_t n_f, n_f_rows;
+	size_t n_f;
 };
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
@@ -193,9 +193,11 @@ static void vars_free(struct vars *v)
 	memset(v, 0, sizeof *v);
 }
 
-/* reach, L_t, the storage users, the memory unit; counts of the model. */
-static void vars_init(struct vars *v, const struct profile_graph *g, size_t *binaries,
-		      size_t *rows)
+/* reach, L_t, the storage users, the memory unit, the free variables; the
+ * model's binary variables into *binaries. Past ILP_MAX_BINARIES R and S
+ * variables, stops after counting them (false), before any table of the
+ * model's size is made. */
+static bool vars_init(struct vars *v, const struct profile_graph *g, size_t *binaries)
 {
 	memset(v, 0, sizeof *v);
 	v->g = g;
@@ -208,6 +210,14 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 			if (v->reach[g->succ[e]] > r)
 				r = v->reach[g->succ[e]];
 		v->reach[i] = r;
+	}
+	size_t live = 0;
+	for (size_t i = 0; i < T; i++)
+		if (g->kind[i] != PGRAPH_FIXED)
+			live += v->reach[i] - i;
+	if (live > ILP_MAX_BINARIES / 2) {
+		*binaries = 2 * live;
+		return false;
 	}
 	/* L_t: node i is live in stages i+1 .. reach (T: the last stage). */
 	v->loff = xcalloc(T + 3, sizeof *v->loff);
@@ -279,14 +289,6 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 					continue;
 				XGROW(v->f, cap, v->n_f + 1);
 				v->f[v->n_f++] = (struct fvar){b, k, 0};
-				/* hazard rows: R[t,k], S[t+1,b], later users */
-				v->n_f_rows += 1 + (t < T && v->reach[b] >= t + 1);
-				for (uint32_t h = e + 1; h < v->users_off[b + 1]; h++) {
-					uint32_t j = v->users[h];
-					if (j >= t)
-						break;
-					v->n_f_rows += rank_of(v, t, j) != NONE;
-				}
 			}
 		}
 		v->f_off[t + 1] = (uint32_t)v->n_f;
@@ -296,19 +298,7 @@ static void vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 	}
 	size_t nl = v->loff[T + 1], nl1 = nl - (v->loff[1] - v->loff[0]);
 	*binaries = nl + nl1 + v->n_f;
-	size_t deps = 0;
-	for (size_t t = 0; t < T; t++)
-		deps += g->pred_off[t + 1] - g->pred_off[t];
-	for (uint32_t q = 0; q < v->loff[T + 1]; q++)
-		deps += g->pred_off[v->lnode[q] + 1] - g->pred_off[v->lnode[q]];
-	*rows = v->n_f_rows + deps + nl + (T ? T : 0) + nl /* recurrence, retention, views */;
-}
-
-void ilp_size(const struct profile_graph *g, size_t *binaries, size_t *rows)
-{
-	struct vars v;
-	vars_init(&v, g, binaries, rows);
-	vars_free(&v);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -665,15 +655,17 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 				    strcmp(sv->name, "cbc") ? "cbc" : "glpk");
 	r->solver = sv->name;
 	struct vars v;
-	size_t bins, rows;
-	vars_init(&v, g, &bins, &rows);
+	size_t bins;
+	bool built = vars_init(&v, g, &bins);
 	r->n_binaries = bins;
 	r->mem_unit = v.unit;
 	int rc = 0;
-	if (bins > ILP_MAX_BINARIES) {
+	if (!built || bins > ILP_MAX_BINARIES) {
 		rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
-				  "the ILP of this log would have %zu binary variables (%zu ops), "
-				  "past the %d this tool builds", bins, g->n, ILP_MAX_BINARIES);
+				  "the ILP of this log would have %s%zu binary variables (%zu ops), "
+				  "past the %d this tool builds (--planner ilp-lp is no smaller; "
+				  "dp and DTR's heuristics scale)", built ? "" : "at least ", bins,
+				  g->n, ILP_MAX_BINARIES);
 		goto out;
 	}
 	if (!(o->time_limit > 0) && bins > ILP_MAX_UNTIMED_BINARIES) {

@@ -112,7 +112,4 @@ void ilp_result_free(struct ilp_result *r);
 int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_result *r,
 	      struct rs_error *err);
 
-/** The model's size for g (binaries, rows), without building it. */
-void ilp_size(const struct profile_graph *g, size_t *binaries, size_t *rows);
-
 #endif

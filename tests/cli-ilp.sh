@@ -98,6 +98,9 @@ bad 65 "mixed views" "op op19 has outputs of its own and views among its outputs
 "$R" gen linear --n 200 --out "$T/long.log" >/dev/null || no "gen linear 200"
 bad 65 "too large without a time limit" "give --time-limit SECONDS" \
 	"$R" solve "$T/long.log" --planner ilp --budget 100
+"$R" gen linear --n 20000 --out "$T/huge.log" >/dev/null || no "gen linear 20000"
+bad 65 "too large to build" "at least 1599959996 binary variables (40000 ops), past the 50000000" \
+	"$R" solve "$T/huge.log" --planner ilp --budget 100 --time-limit 5
 
 # In an experiment: one point per budget, replayed on V2.
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300, 1000], time_limit: 60}}\n' \
