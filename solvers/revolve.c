@@ -216,11 +216,11 @@ int revolve_plan(const struct profile *p, uint64_t s, struct steps_kept *k, uint
 	 * r-th reading of the chain at most x_{n-r-1} (node n-r-2). */
 	const char *why = NULL;
 	uint32_t bad = 0;
-	if (T != 2 * n) {
-		why = T < 2 * n ? "has fewer backward ops than forward ops"
-				: "has more backward ops than forward ops";
-		bad = (uint32_t)(T ? T - 1 : 0);
-	}
+	if (T != 2 * n)
+		return rs_error_set(err, EXIT_DATAERR, sc->source, 0,
+				    "revolve plans uniform chains (as `rematsim gen linear` writes "
+				    "them): this log has %zu forward ops and %zu others, not as many",
+				    n, T - n);
 	for (uint32_t j = 0; j < n && !why; j++) {
 		uint32_t np = g->pred_off[j + 1] - g->pred_off[j];
 		bad = j;

@@ -109,6 +109,19 @@ printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budg
 rows=$(grep -v '^#' "$T/out/points.tsv" | cut -f1-3,7,8,12)
 has "ilp rows" "$rows" "$(printf 'c\tilp:budget=300\tV2\t300\tpass\t3')" \
 	"$(printf 'c\tilp:budget=1000\tV2\t400\tpass\t0')"
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp-lp: {ratio: [0.75, 0.6]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+"$R" sweep "$T/e.yaml" --out "$T/out2" --quiet --jobs 1 >/dev/null 2>&1 || no "ilp-lp ratio sweep failed"
+rows=$(grep -v '^#' "$T/out2/points.tsv" | cut -f1-3,7,8,12)
+has "ilp-lp ratio rows" "$rows" "$(printf 'c\tilp-lp:ratio=0.75\tV2\t300\tpass\t3')" \
+	"$(printf 'c\tilp-lp:ratio=0.6\tV2\t210\tpass\t13')"
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {ratio: [0.8], budget: [300]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "budget and ratio in YAML" "planner 'ilp' takes 'budget' or 'ratio', not both" \
+	"$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {ratio: [0]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "zero ratio in YAML" "a ratio must be in (0, 10], not 0" "$R" sweep "$T/e.yaml" --dry-run
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {revolve: {snapshots: [0]}}\n' \
 	"$PWD" $L > "$T/e.yaml"
 bad 65 "zero snapshots in YAML" "snapshots must be positive" "$R" sweep "$T/e.yaml" --dry-run

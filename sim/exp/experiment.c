@@ -576,10 +576,11 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return node_error(w, k, "planner '%s' is listed twice", pl->name);
 		struct exp_plan *ep = &e->plans[e->n_plans++];
 		ep->planner = pl;
-		/* the ILP planners also take a solver time limit */
-		const char *keys[2] = {pl->param_name, "time_limit"};
-		yaml_node_t *pv[2] = {NULL, NULL};
-		size_t nkeys = !pl->param_name ? 0 : pl->param == PLANNER_PARAM_BUDGET ? 2 : 1;
+		/* the ILP planners also take a solver time limit, and budgets as
+		 * ratios of each model's baseline memory instead of bytes */
+		const char *keys[3] = {pl->param_name, "time_limit", "ratio"};
+		yaml_node_t *pv[3] = {NULL, NULL, NULL};
+		size_t nkeys = !pl->param_name ? 0 : pl->param == PLANNER_PARAM_BUDGET ? 3 : 1;
 		char what[64];
 		snprintf(what, sizeof what, "planner '%s'", pl->name);
 		if (!pl->param_name && v->type == YAML_MAPPING_NODE &&
@@ -599,9 +600,32 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 			ep->n_params = 1;
 			continue;
 		}
+		if (pv[0] && pv[2])
+			return node_error(w, pv[2], "planner '%s' takes '%s' or 'ratio', not both",
+					  pl->name, pl->param_name);
+		if (pv[2]) {
+			if (want_list(w, pv[2], "ratio"))
+				return -1;
+			ep->n_params = LIST_LEN(pv[2]);
+			ep->params = xcalloc(ep->n_params, sizeof *ep->params);
+			ep->ratios = xcalloc(ep->n_params, sizeof *ep->ratios);
+			for (size_t i = 0; i < ep->n_params; i++) {
+				yaml_node_t *it = LIST_ITEM(w, pv[2], i);
+				if (want_double(w, it, "ratio", &ep->ratios[i]))
+					return -1;
+				if (!(ep->ratios[i] > 0 && ep->ratios[i] <= 10))
+					return node_error(w, it, "a ratio must be in (0, 10], not %s",
+							  scalar(it));
+				for (size_t j = 0; j < i; j++)
+					if (ep->ratios[j] == ep->ratios[i])
+						return node_error(w, it, "this ratio is listed twice");
+			}
+			continue;
+		}
 		if (!pv[0])
-			return node_error(w, v, "planner '%s' needs '%s' (a list)", pl->name,
-					  pl->param_name);
+			return node_error(w, v, "planner '%s' needs '%s' (a list)%s", pl->name,
+					  pl->param_name,
+					  pl->param == PLANNER_PARAM_BUDGET ? " or 'ratio'" : "");
 		if (want_list(w, pv[0], pl->param_name))
 			return -1;
 		ep->n_params = LIST_LEN(pv[0]);
@@ -1124,6 +1148,11 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 			snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->plans[i].params[j]);
 			hash_str(&h, buf);
 		}
+		for (size_t j = 0; e->plans[i].ratios && j < e->plans[i].n_params; j++) {
+			hash_str(&h, "ratio");
+			format_double(buf, sizeof buf, e->plans[i].ratios[j]);
+			hash_str(&h, buf);
+		}
 		if (e->plans[i].time_limit > 0) {
 			hash_str(&h, "time_limit");
 			format_double(buf, sizeof buf, e->plans[i].time_limit);
@@ -1150,8 +1179,10 @@ void experiment_free(struct experiment *e)
 	}
 	for (size_t i = 0; i < e->n_series; i++)
 		free(e->series[i].name);
-	for (size_t i = 0; i < e->n_plans; i++)
+	for (size_t i = 0; i < e->n_plans; i++) {
 		free(e->plans[i].params);
+		free(e->plans[i].ratios);
+	}
 	free(e->plans);
 	free(e->models);
 	free(e->series);

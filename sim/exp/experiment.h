@@ -57,6 +57,9 @@ struct exp_plan {
 	uint64_t *params;  /* n_params values; one 0 for a planner without one */
 	size_t n_params;
 	double time_limit; /* ilp, ilp-lp: `time_limit` seconds; 0: none */
+	/* ilp, ilp-lp given `ratio:`: n_params ratios of each model's baseline
+	 * memory, the budgets (params then 0); else NULL */
+	double *ratios;
 };
 
 struct experiment {

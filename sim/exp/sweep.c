@@ -70,7 +70,11 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
 		      size_t size)
 {
 	const struct exp_plan *ep = &e->plans[p->plan];
-	if (ep->planner->param_name)
+	char r[FMT_DOUBLE_LEN];
+	if (ep->ratios)
+		snprintf(buf, size, "%s:ratio=%s", ep->planner->name,
+			 fmt_double(r, ep->ratios[p->step]));
+	else if (ep->planner->param_name)
 		snprintf(buf, size, "%s:%s=%llu", ep->planner->name, ep->planner->param_name,
 			 (unsigned long long)ep->params[p->step]);
 	else
@@ -356,7 +360,10 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 		uint64_t k = ep->params[p->step];
 		bool exact = ep->planner->param != PLANNER_PARAM_K ||
 			     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
-		struct planner_args args = {.param = ep->params[p->step], .exact = exact,
+		/* a ratio's budget as a heuristic point's: floor(baseline * ratio) */
+		uint64_t param = ep->ratios ? (uint64_t)((double)m->base.memory * ep->ratios[p->step])
+					    : ep->params[p->step];
+		struct planner_args args = {.param = param, .exact = exact,
 					    .time_limit = ep->time_limit,
 					    .rounds = PLANNER_DEFAULT_ROUNDS};
 		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, &args, false, &plan,
