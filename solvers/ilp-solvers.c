@@ -27,6 +27,7 @@
 
 #if HAVE_CBC
 #include <Cbc_C_Interface.h>
+#include <Clp_C_Interface.h>
 #endif
 #if HAVE_GLPK
 #include <glpk.h>
@@ -85,10 +86,40 @@ static int cbc_load(struct rs_error *err)
 	return 0;
 }
 
+/* LP relaxations go to CLP, CBC's own LP solver, directly: Cbc_solve on a
+ * model without integers ignores the time limit. */
+#define CLP_FUNCTIONS(X) X(Clp_newModel) X(Clp_deleteModel) X(Clp_loadProblem) \
+	X(Clp_setMaximumSeconds) X(Clp_setLogLevel) X(Clp_initialSolve) X(Clp_status) \
+	X(Clp_isProvenOptimal) X(Clp_isProvenPrimalInfeasible) X(Clp_objectiveValue) \
+	X(Clp_getColSolution)
+static struct {
+#define X(f) __typeof__(f) *f;
+	CLP_FUNCTIONS(X)
+#undef X
+} clp;
+static bool clp_loaded;
+
+static int clp_load(struct rs_error *err)
+{
+	if (clp_loaded)
+		return 0;
+	static const char *const names[] = {"libClp.so.1", "libClp.so", NULL};
+	static const char *const syms[] = {
+#define X(f) #f,
+		CLP_FUNCTIONS(X)
+#undef X
+	};
+	if (load_library("CLP", "coinor-libclp1", names, syms, (void **)&clp,
+			 sizeof syms / sizeof syms[0], err))
+		return -1;
+	clp_loaded = true;
+	return 0;
+}
+
 static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		     struct ilp_answer *a, struct rs_error *err)
 {
-	if (cbc_load(err))
+	if (integer ? cbc_load(err) : clp_load(err))
 		return -1;
 	/* Columns first (CSC for Cbc_loadProblem), from the rows. */
 	int *start = xcalloc(m->n_cols + 2, sizeof *start);
@@ -110,6 +141,35 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	for (size_t r = 0; r < m->n_rows; r++) {
 		rlo[r] = m->sense[r] == 'L' ? -INFINITY : m->rhs[r];
 		rhi[r] = m->sense[r] == 'G' ? INFINITY : m->rhs[r];
+	}
+	if (!integer) {
+		Clp_Simplex *lp = clp.Clp_newModel();
+		clp.Clp_setLogLevel(lp, 0);
+		clp.Clp_loadProblem(lp, (int)m->n_cols, (int)m->n_rows, start, index, value, m->lb,
+				    m->ub, m->obj, rlo, rhi);
+		free(start);
+		free(fill);
+		free(index);
+		free(value);
+		free(rlo);
+		free(rhi);
+		if (time_limit > 0)
+			clp.Clp_setMaximumSeconds(lp, time_limit);
+		double t0 = now_seconds();
+		clp.Clp_initialSolve(lp);
+		a->seconds = now_seconds() - t0;
+		if (clp.Clp_isProvenPrimalInfeasible(lp)) {
+			a->status = ILP_INFEASIBLE;
+		} else if (!clp.Clp_isProvenOptimal(lp)) {
+			a->status = ILP_UNKNOWN; /* stopped at the limit */
+		} else {
+			a->status = ILP_OPTIMAL;
+			a->obj = a->bound = clp.Clp_objectiveValue(lp);
+			a->x = xmalloc((m->n_cols + 1) * sizeof *a->x);
+			memcpy(a->x, clp.Clp_getColSolution(lp), m->n_cols * sizeof *a->x);
+		}
+		clp.Clp_deleteModel(lp);
+		return 0;
 	}
 	Cbc_Model *cm = cbc.Cbc_newModel();
 	cbc.Cbc_setLogLevel(cm, 0);
