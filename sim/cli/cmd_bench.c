@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "heuristics.h"
 #include "reference.h"
 #include "runtime.h"
@@ -35,10 +36,16 @@ static const char bench_help[] =
 	"baseline and all ratios on one thread (best of N repeats), the reference's\n"
 	"seconds (which include its parsing), the speedup without and with our read\n"
 	"time, and whether the numbers matched. Ends with the peak resident memory.\n"
+	"--heuristic H keeps that heuristic's rows, --log the logs whose name holds\n"
+	"SUBSTRING; --repeat N is 1 (the default) to 1000.\n"
 	"\n"
 	"Exit status: 0 when every number matched the reference; 70 when some\n"
 	"differ (a bug: please report it); 64 for an unknown heuristic or a\n"
 	"selection that matches no reference run; 66 without the reference data.\n";
+
+/* Repeats of each row, at most: each is a whole pass over the reference
+ * logs, so more would only run for days. */
+#define BENCH_MAX_REPEAT 1000
 
 static double cpu_seconds(void)
 {
@@ -51,7 +58,7 @@ int cmd_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"shared", required_argument, NULL, 'd'},
-		{"heuristic", required_argument, NULL, 'H'},
+		OPT_ROW_HEURISTIC,
 		{"log", required_argument, NULL, 'l'},
 		{"repeat", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
@@ -61,39 +68,35 @@ int cmd_bench(int argc, char **argv)
 		if (!strcmp(argv[i], "--scale"))
 			return bench_scale(argc, argv);
 	const char *shared = getenv("REMATSIM_SHARED");
-	const char *only_h = NULL, *only_log = NULL;
+	const char *only_log = NULL;
 	int repeat = 1;
 	if (!shared || !*shared)
 		shared = "../shared";
-	optind = 1;
-	opterr = 0;
+	struct opt_parser o;
+	opt_init(&o, "bench", bench_help, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
+		case OPT_FAIL: return o.status;
 		case 'd': shared = optarg; break;
-		case 'H': only_h = optarg; break;
 		case 'l': only_log = optarg; break;
-		case 'n':
-			repeat = atoi(optarg);
-			if (repeat < 1) {
-				fprintf(stderr, "rematsim bench: --repeat wants a positive count\n");
+		case 'n': {
+			uint64_t v;
+			if (opt_count("bench", "--repeat", optarg, 1, BENCH_MAX_REPEAT, &v))
 				return EXIT_USAGE;
-			}
+			repeat = (int)v;
 			break;
+		}
 		case 'h': fputs(bench_help, stdout); return 0;
-		default:
-			return usage_error("bench", bench_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc) {
 		fputs(bench_help, stderr);
 		return EXIT_USAGE;
 	}
-	if (only_h && !heuristic_find(only_h)) {
-		fprintf(stderr, "rematsim bench: unknown heuristic '%s' (rematsim replay --help lists them)\n",
-			only_h);
+	if (opt_resolve(&o, OPT_NO_RUNTIME))
 		return EXIT_USAGE;
-	}
+	const char *only_h = o.hname;
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s/reference", shared);
 	char *files[256];
