@@ -61,6 +61,12 @@ bad 64 "time limit for dp" "--time-limit and --solver are for ilp and ilp-lp" \
 	"$R" solve $L --planner dp -k 1 --time-limit 5
 bad 64 "rounds for ilp" "--rounds and --seed are for ilp-lp" \
 	"$R" solve $L --planner ilp --budget 300 --rounds 5
+bad 64 "ilp on module boundaries" "planner ilp schedules every op instead" \
+	"$R" solve modules.log --planner ilp --budget 300 --modules
+bad 64 "revolve on module boundaries" "planner revolve schedules every op instead" \
+	"$R" solve "$T/chain.log" --planner revolve --snapshots 3 --modules
+bad 64 "a time limit with --splits" "--splits gives the plan" \
+	"$R" solve modules.log --splits 1 --time-limit 5
 
 # The solver: skip the rest when the build has none.
 "$R" solve $L --planner ilp --budget 400 >/dev/null 2>&1
