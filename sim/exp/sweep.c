@@ -578,7 +578,9 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	int lock_fd;
 	if (sweep_lock(opt->out_dir, &lock_fd, err))
 		return -1;
-	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL};
+	/* (and sweep_check_output's probe, which a kill may leave) */
+	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL,
+					      ".rematsim-write-test"};
 	clean_stale_tmp(opt->out_dir, outputs, sizeof outputs / sizeof *outputs);
 	int rc = sweep_run_locked(e, opt, err);
 	close(lock_fd);
