@@ -108,6 +108,27 @@ bad 65 "too large without a time limit" "give --time-limit SECONDS" \
 bad 65 "too large to build" "at least 1599959996 binary variables (40000 ops), past the 50000000" \
 	"$R" solve "$T/huge.log" --planner ilp --budget 100 --time-limit 5
 
+# Checkmate's VGG16 training graph (45 ops; ../shared, read by the graph
+# importer, sim/lib/graph.c, where the build has it): at 90 % of its
+# topological-order peak one recomputation of 305 ns is optimal (both
+# solvers, whose schedules may differ in peak); at 80 % one op's footprint
+# alone passes the budget.
+V="${REMATSIM_SHARED:-}/graphs/moccasin/VGG16 (MLSys)_256_(224, 224, 3)_train_nx.json"
+if [ ! -f "$(dirname "$0")/../sim/lib/graph.c" ] || [ ! -f "$V" ]; then
+	echo "ok # skip: VGG16's graph (no importer in this build, or no ../shared)"
+else
+	for sv in cbc glpk; do
+		t=$("$R" solve "$V" --planner ilp --budget 14242598092 --solver $sv --check 2>&1)
+		case "$t" in
+		*"built without $sv"*) ok "VGG16 --solver $sv: not built in # skip" ;;
+		*) has "VGG16 at 90 % ($sv)" "$t" "solver: $sv, optimal" "recomputation 305 ns" \
+			"MIP gap 0%" "replay: pass on V2" "the schedule's own numbers" ;;
+		esac
+	done
+	bad 65 "VGG16 at 80 %" "block1_conv1_backward (line 45) takes, with its inputs and the constants made before it, 13153337344 bytes" \
+		"$R" solve "$V" --planner ilp --budget 12660087193
+fi
+
 # In an experiment: one point per budget, replayed on V2.
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300, 1000], time_limit: 60}}\n' \
 	"$PWD" $L > "$T/e.yaml"
