@@ -20,6 +20,8 @@ struct grow {
 	unsigned long long budget; /* heuristics: the budget; planners: the replayed peak */
 	const char *outcome;
 	const char *plan; /* the heuristic column: "dp:k=4" for a planner */
+	const char *status; /* an ILP row's solver_status, else NULL */
+	const char *lower_bound;
 };
 
 struct gmethod {
@@ -91,6 +93,25 @@ static int value_at(const struct grow *rows, const size_t *idx, size_t n, size_t
 	return 1;
 }
 
+/* The optimum planner's row solved for this budget (an ILP's: it has a
+ * solver_status), named by the ratio or the budget it was asked
+ * ("ilp:ratio=0.8", "ilp:budget=N"), or NULL. */
+static const struct grow *solved_at(const struct grow *rows, const size_t *idx, size_t n,
+				    size_t method, const char *name, double ratio,
+				    unsigned long long budget)
+{
+	char r[FMT_DOUBLE_LEN], by_ratio[256], by_budget[256];
+	snprintf(by_ratio, sizeof by_ratio, "%s:ratio=%s", name, fmt_double(r, ratio));
+	snprintf(by_budget, sizeof by_budget, "%s:budget=%llu", name, budget);
+	for (size_t i = 0; i < n; i++) {
+		const struct grow *g = &rows[idx[i]];
+		if (g->method == method && g->status &&
+		    (!strcmp(g->plan, by_ratio) || !strcmp(g->plan, by_budget)))
+			return g;
+	}
+	return NULL;
+}
+
 void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 {
 	size_t n_rows = 0, n_models = 0, cap_models = 0, n_names = 0, cap_names = 0;
@@ -101,8 +122,9 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 		if (!t->rows[i])
 			continue;
 		char *line = copies[i] = xstrdup(t->rows[i]);
-		char *c[PC_COUNT + PC_GEN_COUNT + 1];
-		if (tsv_split(line, c, PC_COUNT + PC_GEN_COUNT + 1) < PC_COUNT)
+		char *c[PC_COUNT + PC_GEN_COUNT + PC_ILP_COUNT + 1];
+		if (tsv_split(line, c, PC_COUNT + PC_GEN_COUNT + PC_ILP_COUNT + 1) !=
+		    points_columns(t))
 			continue;
 		struct grow *r = &rows[n_rows++];
 		r->model = index_of(&models, &n_models, &cap_models, c[PC_MODEL]);
@@ -112,6 +134,11 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 		r->outcome = c[PC_OUTCOME];
 		r->overhead = strtod(c[PC_OVERHEAD], NULL);
 		r->plan = c[PC_HEURISTIC];
+		size_t ic = points_ilp_col(t);
+		if (t->ilp_columns && strcmp(c[ic + PIC_STATUS], "-")) {
+			r->status = c[ic + PIC_STATUS];
+			r->lower_bound = c[ic + PIC_LOWER_BOUND];
+		}
 	}
 	/* A method is a heuristic when its rows name one (a planner's name
 	 * their plans: "dp:k=4"). */
@@ -127,8 +154,9 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 	fprintf(f, "# gap.tsv: each method's compute overhead minus the optimum's, per model and budget "
 		   "(docs/graphs.md)\n");
 	if (strcmp(optimum, "best"))
-		fprintf(f, "# optimum: the best plan of planner %s that fits the budget; where it has "
-			   "none, the least overhead any method reached (optimum_from best:METHOD)\n",
+		fprintf(f, "# optimum: planner %s's, where it solved the budget to optimality "
+			   "(optimum_status optimal); elsewhere the least overhead any method reached "
+			   "(optimum_from best:METHOD), not a proven optimum\n",
 			optimum);
 	else
 		fprintf(f, "# optimum: the least overhead any method reached at the budget "
@@ -168,12 +196,23 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 			for (size_t i = 0; i < mn; i++)
 				if (heur[rows[mi[i]].method] && rows[mi[i]].ratio == ratio)
 					budget = rows[mi[i]].budget;
-			/* every method's value, then the optimum */
+			/* the optimum planner's answer at this budget, if it was asked */
+			const struct grow *sol =
+				opt < n_names ? solved_at(rows, mi, mn, opt, names[opt], ratio, budget)
+					      : NULL;
+			/* every method's value (the optimum planner's: its answer
+			 * here, where it has one), then the optimum */
 			double best = INFINITY;
 			size_t best_at = n_names;
 			for (size_t j = 0; j < n_names; j++) {
 				has[j] = value_at(rows, mi, mn, j, heur[j], ratio, budget, &value[j],
 						  &outcome[j], &plan[j]);
+				if (j == opt && sol) {
+					has[j] = strcmp(sol->outcome, "oom") ? 1 : 0;
+					value[j] = sol->overhead;
+					outcome[j] = sol->outcome;
+					plan[j] = sol->plan;
+				}
 				if (has[j] == 1 && value[j] < best) {
 					best = value[j];
 					best_at = j;
@@ -181,9 +220,12 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 			}
 			double optv = NAN;
 			char from[256] = "-";
-			if (opt < n_names && has[opt] == 1) {
-				optv = value[opt];
-				snprintf(from, sizeof from, "%s", plan[opt]);
+			const char *status = sol ? sol->status : "best";
+			if (sol && !strcmp(sol->status, "optimal")) {
+				optv = sol->overhead;
+				snprintf(from, sizeof from, "%s", sol->plan);
+			} else if (sol && !strcmp(sol->status, "infeasible")) {
+				/* no schedule fits: nothing to measure from */
 			} else if (best_at < n_names) {
 				optv = best;
 				snprintf(from, sizeof from, "best:%s", names[best_at]);
@@ -194,15 +236,18 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 				rs_tsv_field(f, models[m]);
 				fprintf(f, "\t%s\t%llu\t", fmt_double(b1, ratio), budget);
 				rs_tsv_field(f, names[j]);
-				fprintf(f, "\t%s\t%s\t", j == opt ? "optimum" : heur[j] ? "heuristic" : "planner",
+				fprintf(f, "\t%s\t%s\t",
+					j == opt && sol ? "optimum" : heur[j] ? "heuristic" : "planner",
 					outcome[j]);
 				fputs(has[j] == 1 ? fmt_double(b1, value[j]) : "-", f);
 				fputc('\t', f);
 				rs_tsv_field(f, plan[j]);
 				fprintf(f, "\t%s\t", isnan(optv) ? "-" : fmt_double(b2, optv));
 				rs_tsv_field(f, from);
-				fprintf(f, "\t%s\n", has[j] == 1 && !isnan(optv)
-							    ? fmt_double(b3, value[j] - optv) : "-");
+				fprintf(f, "\t%s\t%s\t%s\n", status,
+					sol && sol->lower_bound ? sol->lower_bound : "-",
+					has[j] == 1 && !isnan(optv) ? fmt_double(b3, value[j] - optv)
+								    : "-");
 			}
 		}
 	}

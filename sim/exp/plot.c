@@ -1205,9 +1205,9 @@ static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
 	g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
 	g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
 	char *head = quoted(g.experiment); /* a gnuplot string expression (gptext.h) */
-	char *title = xmalloc(strlen(head) + 64);
+	char *title = xmalloc(strlen(head) + 96);
 	sprintf(title, "%s.': overhead above the %s at each budget'", head,
-		ilp ? "optimum (ILP)" : "best method");
+		ilp ? "optimum (ILP; unproven: best method)" : "best method");
 	free(head);
 	struct plot_ctx gc = {.dir = c->dir, .opt = c->opt, .points = c->points, .d = &g};
 	gc.styles = xcalloc(g.n_series + 1, sizeof *gc.styles);

@@ -197,8 +197,15 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		if (!columns_seen) {
-			t->gen_columns = !strcmp(line, POINTS_COLUMNS POINTS_GEN_COLUMNS);
-			if (strcmp(line, POINTS_COLUMNS) && !t->gen_columns) {
+			/* the column line: the usual columns, then maybe the
+			 * generated models' and the ILP's */
+			const char *rest = line;
+			bool ok = !strncmp(rest, POINTS_COLUMNS, strlen(POINTS_COLUMNS));
+			rest += ok ? strlen(POINTS_COLUMNS) : 0;
+			t->gen_columns = ok && !strncmp(rest, POINTS_GEN_COLUMNS, strlen(POINTS_GEN_COLUMNS));
+			rest += t->gen_columns ? strlen(POINTS_GEN_COLUMNS) : 0;
+			t->ilp_columns = ok && !strcmp(rest, POINTS_ILP_COLUMNS);
+			if (!ok || (*rest && !t->ilp_columns)) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -224,9 +231,9 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + PC_GEN_COUNT + 1];
-		size_t want = PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0);
-		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + 1);
+		char *f[PC_COUNT + PC_GEN_COUNT + PC_ILP_COUNT + 1];
+		size_t want = points_columns(t);
+		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + PC_ILP_COUNT + 1);
 		const char *why = row_problem(f, nf, want, t->total);
 		if (why) {
 			/* Complete rows are written whole: a bad one is damage, not a kill. */
@@ -250,7 +257,12 @@ void points_write(FILE *f, const struct points_table *t)
 {
 	for (size_t i = 0; i < t->n_header; i++)
 		fprintf(f, "# %s: %s\n", t->keys[i], t->values[i]);
-	fputs(t->gen_columns ? POINTS_COLUMNS POINTS_GEN_COLUMNS "\n" : POINTS_COLUMNS "\n", f);
+	fputs(POINTS_COLUMNS, f);
+	if (t->gen_columns)
+		fputs(POINTS_GEN_COLUMNS, f);
+	if (t->ilp_columns)
+		fputs(POINTS_ILP_COLUMNS, f);
+	fputc('\n', f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])
 			fprintf(f, "%s\n", t->rows[i]);

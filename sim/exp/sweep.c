@@ -96,8 +96,82 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
  * does: one whose remat compute passes (limit - 1) x the baseline compute
  * (the runtime's rule) is a thrash, its counters those of the whole replay.
  */
+/* The ILP columns (results.h) of a row: what the solver found for an ILP
+ * plan (r NULL: not an ILP's row) whose schedule replayed to `overhead`
+ * (NAN: no schedule). */
+static void ilp_fields(FILE *f, const struct experiment *e, size_t model,
+		       const struct ilp_result *r, double overhead)
+{
+	if (!e->ilp_columns)
+		return;
+	if (!r) {
+		fputs("\t-\t-\t-", f);
+		return;
+	}
+	if (!r->solver) { /* not tried: the model has more ops than max_ops */
+		fputs("\ttoo_large\t-\t0.000", f);
+		return;
+	}
+	static const char *const status[] = {
+		[ILP_OPTIMAL] = "optimal",       [ILP_FEASIBLE] = "feasible",
+		[ILP_INFEASIBLE] = "infeasible", [ILP_UNKNOWN] = "unsolved",
+		[ILP_LP_ROUNDED] = "rounded",    [ILP_NO_ROUNDING] = "unsolved",
+	};
+	char b[FMT_DOUBLE_LEN];
+	fprintf(f, "\t%s\t", status[r->status]);
+	/* The bound on the overhead: the schedule's replayed overhead less
+	 * what the solver may still save (its objective, the schedule's
+	 * recomputation, minus its bound), on the replay's own clock; the
+	 * overhead itself when proven optimal. */
+	double base = (double)e->models[model].base.compute;
+	if (r->status == ILP_OPTIMAL && !isnan(overhead))
+		fputs(fmt_double(b, overhead), f);
+	else if ((r->status == ILP_FEASIBLE || r->status == ILP_LP_ROUNDED) && !isnan(overhead) &&
+		 isfinite(r->bound) && base > 0)
+		fputs(fmt_double(b, overhead - (r->objective - (r->bound > 0 ? r->bound : 0)) / base),
+		      f);
+	else
+		fputs("-", f);
+	fprintf(f, "\t%.3f", r->seconds);
+}
+
+/* Whether a plan point's failure is an ILP's answer without a schedule
+ * (infeasible, nothing found in time): a row, not an error. */
+static bool ilp_no_schedule(const struct experiment *e, const struct planner_plan *pp,
+			    const struct rs_error *err)
+{
+	const struct ilp_result *r = &pp->ilp;
+	return e->ilp_columns && r->solver && err->status == EXIT_DATAERR &&
+	       (r->status == ILP_INFEASIBLE || r->status == ILP_UNKNOWN ||
+		r->status == ILP_NO_ROUNDING);
+}
+
+/* An ILP point without a schedule: outcome oom at the budget it was
+ * asked (ratio and budget the point's), nothing run, the solver's answer
+ * in the ILP columns. */
+static char *format_noplan_row(const struct experiment *e, size_t i, const struct exp_point *p,
+			       const struct ilp_result *r)
+{
+	const struct exp_model *m = &e->models[p->model];
+	uint64_t budget = experiment_plan_param(e, p->model, p->plan, p->step);
+	char ratio[FMT_DOUBLE_LEN], what[128];
+	fmt_double(ratio, m->base.memory ? (double)budget / (double)m->base.memory : 0);
+	if (e->plans[p->plan].ratios)
+		fmt_double(ratio, e->plans[p->plan].ratios[p->step]);
+	plan_text(e, p, what, sizeof what);
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&line, &n);
+	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0.000\t%s\t%zu",
+		m->name, what, runtime_kind_name(RUNTIME_V2), ratio, (unsigned long long)budget,
+		outcome_name(OUTCOME_OOM), e->plans[p->plan].planner->name, i);
+	ilp_fields(f, e, p->model, r, NAN);
+	fclose(f);
+	return line;
+}
+
 static char *format_plan_row(const struct experiment *e, size_t i, const struct exp_point *p,
-			     const struct plan_result *pr)
+			     const struct plan_result *pr, const struct planner_plan *pp)
 {
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], what[128];
@@ -119,6 +193,9 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
+	ilp_fields(f, e, p->model,
+		   e->plans[p->plan].planner->param == PLANNER_PARAM_BUDGET ? &pp->ilp : NULL,
+		   pr->overhead);
 	fclose(f);
 	return line;
 }
@@ -158,6 +235,7 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 		}
 		fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), step);
 	}
+	ilp_fields(f, e, p->model, NULL, NAN);
 	fclose(f);
 	return line;
 }
@@ -399,9 +477,15 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 	struct planner_plan plan;
 	struct plan_result pr;
 	char *line = NULL;
-	if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
-		line = format_plan_row(e, i, p, &pr);
+	const struct exp_plan *ep = &e->plans[p->plan];
+	if (ep->max_ops && m->sched->n_ops > ep->max_ops) {
+		struct ilp_result none = {0}; /* no solver ran */
+		line = format_noplan_row(e, i, p, &none);
+	} else if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
+		line = format_plan_row(e, i, p, &pr, &plan);
 		planner_plan_free(&plan);
+	} else if (ilp_no_schedule(e, &plan, &err)) {
+		line = format_noplan_row(e, i, p, &plan.ilp);
 	}
 	if (!line && !err.file[0])
 		snprintf(err.file, sizeof err.file, "%s", m->spec);
@@ -612,6 +696,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	fill_header(e, opt, &table);
 	points_table_size(&table, total);
 	table.gen_columns = e->gen_columns;
+	table.ilp_columns = e->ilp_columns;
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
 	char *journal_path = path_join(opt->out_dir, JOURNAL);
@@ -955,6 +1040,7 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_header_set(&merged, "shard", "1/1");
 			points_table_size(&merged, t.total);
 			merged.gen_columns = t.gen_columns;
+			merged.ilp_columns = t.ilp_columns;
 		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
 			   t.total != merged.total) {
 			rs_error_set(err, EXIT_DATAERR, path, 0,
