@@ -157,6 +157,8 @@ gap=$(cut -f2,4,5,9-13 "$T/out3/gap.tsv")
 has "gap.tsv from the ILP" "$gap" "$(printf '0.5\tDTR\theuristic\t-\t-\tinfeasible\t-\t-')" \
 	"$(printf '0.75\tilp\toptimum\t')" "$(printf '\tilp:ratio=0.75\toptimal\t')" \
 	"$(printf '1\tDTR\theuristic\t1.0666666666666667\tbest:DTR\tbest\t-\t0')"
+neg=$(awk -F'\t' '!/^#/ && $13 != "-" && $13 != "gap" && $13 + 0 < 0' "$T/out3/gap.tsv")
+[ -z "$neg" ] && ok "no method beats the proven optimum" || no "below the optimum: $neg"
 # max_ops: a model with more ops is not solved, and says so
 sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/e.yaml" > "$T/e3.yaml"
 "$R" sweep "$T/e3.yaml" --out "$T/out4" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops sweep failed"
