@@ -26,7 +26,12 @@ pkgs="yaml-0.1 zlib minizip jansson libxxhash"
 cflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
   -D_GNU_SOURCE -std=gnu11 -Isim/util -Isim/lib -Isolvers -Isim/exp -Ibuild/sim/util
   $(pkg-config --cflags $pkgs)"
-libs="$(pkg-config --libs $pkgs) -lm -lpthread"
+# The ILP's solvers as meson builds them: CBC's headers where the build
+# has it (config.h's HAVE_CBC), both libraries loaded with dlopen.
+if grep -q '#define HAVE_CBC 1' build/sim/util/config.h; then
+	cflags="$cflags $(pkg-config --cflags cbc)"
+fi
+libs="$(pkg-config --libs $pkgs) -lm -lpthread -ldl"
 
 # Every library source once, in parallel (an object per source, named after
 # its path).
