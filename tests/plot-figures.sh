@@ -8,7 +8,8 @@
 # series in every figure (the registry's), distinct within a figure,
 # failure styles in the legend, failure lines apart, print sizes and fonts,
 # wrapped descriptions, the y range following the overhead limit, and the
-# marks of `sweep --fit` (fit.tsv) at the ratios fit.tsv gives.
+# marks of `sweep --fit` (fit.tsv) at the ratios fit.tsv gives; and the
+# figures of `rematsim measured --out`.
 set -eu
 rematsim=$1
 command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot: skipped"; exit 77; }
@@ -157,7 +158,8 @@ for fig in "$tmp"/*/plot-data/*/figure.gp; do
 		}
 	} END { exit bad }' "$fig" >&2 || fail "$name: failure lines drawn over each other"
 	# descriptions wrapped for print: no line past 30 characters
-	grep -o 'pdescn\[[0-9]*\] = "[^"]*"' "$fig" | sed 's/^[^"]*"//; s/"$//; s/\\n/\n/g' |
+	# (single-quoted pieces joined by newlines, "\012": gptext.h)
+	grep -o 'pdescn\[[0-9]*\] = .*' "$fig" | sed "s/^[^=]*= '//; s/'\$//; s/'\\.\"\\\\012\"\\.'/\\n/g" |
 		awk 'length($0) > 30 { print "description line too long: " $0; bad = 1 } END { exit bad }' >&2 ||
 		fail "$name: a description overflows its panel"
 	# the legend explains the failure styles drawn (the SVG's text)
@@ -192,7 +194,7 @@ lf=$tmp/limit/plot-data/limit/figure.gp
 [ "$(gpval "$lf" ylog)" = 0 ] || fail "limit: a log axis"
 awk -v hi="$(gpval "$lf" yrange_hi)" 'BEGIN { exit !(hi >= 5 && hi < 10) }' ||
 	fail "limit: y range up to $(gpval "$lf" yrange_hi), not to the data's 8 or so"
-grep -q '\\n' "$lf" || fail "limit: the long description is not wrapped"
+grep -q '"\\012"' "$lf" || fail "limit: the long description is not wrapped"
 # a PDF at paper size: full width by default, one column on request
 grep -aq 'MediaBox \[ 0 0 504 ' "$tmp/limit/limit.pdf" || fail "limit.pdf is not 7 in wide"
 "$rematsim" plot --format pdf --size column --plots "$plots" "$tmp/limit" > /dev/null
@@ -282,6 +284,27 @@ st=0
 "$rematsim" plot --format svg --plots "$plots" "$tmp/fitexp" > /dev/null 2> "$tmp/fit.err" || st=$?
 [ "$st" -eq 65 ] && grep -q "fit.tsv:1: no column 'smallest_pass_ratio'" "$tmp/fit.err" ||
 	fail "a fit.tsv without its columns: status $st, $(cat "$tmp/fit.err")"
+
+# `rematsim measured --out`: its two figures, in every format, at print
+# size, standalone, without gnuplot warnings, every point inside the axes.
+"$rematsim" measured "$data/measured/runs.json" --manifest "$data/measured/manifest.json" \
+	--out "$tmp/meas" > /dev/null || fail "rematsim measured --out"
+"$rematsim" plot --format png,pdf,svg --plots "$plots" "$tmp/meas" > "$tmp/meas.list" 2> "$tmp/meas.err" ||
+	{ cat "$tmp/meas.err" >&2; fail "rematsim plot (measured)"; }
+[ ! -s "$tmp/meas.err" ] || { cat "$tmp/meas.err" >&2; fail "gnuplot said something for measured"; }
+for f in measured measured-budget; do
+	grep -qx "$tmp/meas/$f.png" "$tmp/meas.list" || fail "no $f.png"
+	grep -aq 'MediaBox \[ 0 0 504 ' "$tmp/meas/$f.pdf" || fail "$f.pdf is not 7 in wide"
+	grep -q 'viewBox="0 0 504 ' "$tmp/meas/$f.svg" || fail "$f.svg is not 7 in wide"
+	gnuplot -c "$plots/$f.gp" "$tmp/meas/plot-data/$f" "$tmp/meas/alone-$f.pdf" column 2> "$tmp/meas.err" &&
+		[ ! -s "$tmp/meas.err" ] || { cat "$tmp/meas.err" >&2; fail "$f.gp alone, column"; }
+	grep -aq 'MediaBox \[ 0 0 241 ' "$tmp/meas/alone-$f.pdf" || fail "$f.gp column is not 3.35 in wide"
+done
+# every point inside the square axes [0, vhi] of the measured figure
+vmax=$(sed -n 's/^vmax = //p' "$tmp/meas/plot-data/measured/figure.gp")
+cat "$tmp/meas/plot-data/measured"/p*-c*.tsv | awk -v v="$vmax" '!/^#/ && $1 != "NaN" &&
+	($1 < 0 || $2 < 0 || $1 > v || $4 > v) { bad = 1 } END { exit bad }' ||
+	fail "a measured point outside [0, vmax = $vmax]"
 
 # Without gnuplot: a clear message and status 69.
 mkdir "$tmp/empty-path"

@@ -31,7 +31,7 @@ START_TEST(registry)
 				      strspn(r->color + 1, "0123456789abcdef") == 6,
 			      "%s: colour '%s' is not #rrggbb", r->name, r->color);
 		ck_assert_msg(r->marker >= 1 && r->marker <= 15, "%s: marker %d", r->name, r->marker);
-		ck_assert_msg((r->needs & ~(unsigned)(NEEDS_REGIONS | NEEDS_EQCLASS | NEEDS_UNOPT)) == 0,
+		ck_assert_msg((r->needs & ~(unsigned)(NEEDS_REGIONS | NEEDS_EQCLASS | NEEDS_UNOPT | NEEDS_PROTO)) == 0,
 			      "%s: needs", r->name);
 		ck_assert_ptr_nonnull(r->choose);
 		/* found by its name, in any case, and only by it */

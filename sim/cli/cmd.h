@@ -26,6 +26,8 @@ int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 /* Sweeps on a Slurm cluster (docs/slurm.md). */
 int cmd_slurm(int argc, char **argv);
+/* Measured runs of the DTR prototype against their logs (docs/validation.md). */
+int cmd_measured(int argc, char **argv);
 
 /* Option values shared by replay, peak and fit (cmd_opts.c): 0, or
  * EXIT_USAGE after a message naming the command and the value. */
@@ -46,5 +48,9 @@ int usage_error(const char *cmd, const char *help, const char *fmt, ...)
 int list_archive(const char *path, bool json, FILE *out);
 /** Whether spec names a whole archive (ARCHIVE.zip), not one log. */
 bool log_is_archive(const char *spec);
+/** One JSON object (jansson's json_t) as a line on standard output, its
+ * reals in the shortest text that reads back exactly (cmd_replay.c). */
+struct json_t;
+void put_json_line(struct json_t *o);
 
 #endif

@@ -28,6 +28,7 @@ static const char replay_help[] =
 	"usage: rematsim replay LOG --heuristic H [--runtime R]\n"
 	"                       (--ratio X[,X...] | --budget BYTES[,BYTES...])\n"
 	"                       [--overhead-limit L] [--seed S] [--no-dealloc]\n"
+	"                       [--proto-rules RULE,...]\n"
 	"                       [--preallocate] [--from-start] [--check] [--json]\n"
 	"                       [--timeline FILE] [--trace FILE.json\n"
 	"                       [--trace-from LINE] [--trace-to LINE]]\n"
@@ -46,6 +47,12 @@ static const char replay_help[] =
 	"                      still stops past 2^61 ns of remats, where the clock\n"
 	"                      would overflow)\n"
 	"  --seed S            seed of the random heuristics (default 0)\n"
+	"  --proto-rules R,... DTRPrototype's rules, each on or off (no-RULE):\n"
+	"                      sampling (score a seeded sample of about sqrt(N)\n"
+	"                      candidates), small (ignore storages under 1% of the\n"
+	"                      mean size), after (check the budget after each op),\n"
+	"                      classes (the prototype's cost; no-classes: eq(s));\n"
+	"                      all or none; default all (docs/validation.md)\n"
 	"  --no-dealloc        drop every RELEASE of the schedule\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
@@ -105,8 +112,9 @@ static void describe_choices(FILE *f)
 }
 
 /* One JSON object as a line, its reals in the shortest text that reads
- * back exactly ("0.7", not "0.69999999999999996"), keys in order. */
-static void put_json_line(json_t *o)
+ * back exactly ("0.7", not "0.69999999999999996"), keys in order (also
+ * `rematsim measured`'s, cmd.h). */
+void put_json_line(json_t *o)
 {
 	const char *key;
 	json_t *v;
@@ -230,6 +238,7 @@ int cmd_replay(int argc, char **argv)
 		{"budget", required_argument, NULL, 'b'},
 		{"overhead-limit", required_argument, NULL, 'l'},
 		{"seed", required_argument, NULL, 'S'},
+		{"proto-rules", required_argument, NULL, 'P'},
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"from-start", no_argument, NULL, 's'},
@@ -252,6 +261,8 @@ int cmd_replay(int argc, char **argv)
 	uint64_t seed = 0;
 	bool no_dealloc = false, check = false, json = false;
 	struct read_options ropt = {0};
+	struct proto_rules rules = proto_rules_default;
+	bool rules_set = false;
 
 	optind = 1;
 	opterr = 0;
@@ -295,6 +306,13 @@ int cmd_replay(int argc, char **argv)
 			if (opt_whole("replay", "--seed", optarg, 0, &seed))
 				return EXIT_USAGE;
 			break;
+		case 'P': {
+			char why[200];
+			if (proto_rules_parse(optarg, &rules, NULL, why, sizeof why))
+				return usage_error("replay", replay_help, "--proto-rules: %s", why);
+			rules_set = true;
+			break;
+		}
 		case 'n': no_dealloc = true; break;
 		case 'p': ropt.preallocate = true; break;
 		case 's': ropt.from_start = true; break;
@@ -355,6 +373,10 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "rematsim replay: --trace-from and --trace-to need --trace FILE\n");
 		return EXIT_USAGE;
 	}
+	if (rules_set && !(h->needs & NEEDS_PROTO)) {
+		fprintf(stderr, "rematsim replay: --proto-rules applies to DTRPrototype, not %s\n", h->name);
+		return EXIT_USAGE;
+	}
 	if (trace_from > trace_to) {
 		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", trace_from, trace_to);
 		return EXIT_USAGE;
@@ -390,6 +412,7 @@ int cmd_replay(int argc, char **argv)
 			.seed = seed,
 			.no_dealloc = no_dealloc,
 			.check = check,
+			.proto = &rules,
 		};
 		struct point_result pr;
 		struct timeline tl = {0};
@@ -471,6 +494,10 @@ int cmd_replay(int argc, char **argv)
 			json_object_set_new(o, "heuristic_accesses", json_integer((json_int_t)pr.run.heuristic_accesses));
 			json_object_set_new(o, "overhead_limit", isinf(overhead_limit) ? json_string("inf") : json_real(overhead_limit));
 			json_object_set_new(o, "no_dealloc", json_boolean(no_dealloc));
+			if (h->needs & NEEDS_PROTO) { /* DTRPrototype: its rules */
+				char rb[100];
+				json_object_set_new(o, "proto_rules", json_string(proto_rules_text(&rules, rb, sizeof rb)));
+			}
 			json_object_set_new(o, "wall_ms", json_real(pr.wall_ms));
 			json_object_set_new(o, "version", json_string(REMATSIM_VERSION));
 			put_json_line(o);

@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{"solve", cmd_solve, "static checkpoint plans: split points, and their replay"},
 	{"slurm", cmd_slurm, "run a sweep on a Slurm cluster: job array, then merge"},
 	{"gen", cmd_gen, "write a synthetic op log (chain, residual, U-Net, transformer)"},
+	{"measured", cmd_measured, "measured runs of the DTR prototype beside replays of their logs"},
 };
 
 static void usage(FILE *f)

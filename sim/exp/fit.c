@@ -40,6 +40,7 @@ static uint64_t unbounded_peak(const struct schedule *s, const struct fit_config
 	struct runtime_config cfg = {
 		.runtime = c->runtime, .heuristic = c->heuristic, .budget = UINT64_MAX / 2,
 		.remat_limit = INFINITY, .seed = c->seed, .no_dealloc = c->no_dealloc,
+		.proto = c->proto,
 	};
 	struct runtime_result res;
 	*rc = runtime_run(s, &cfg, &res, err);
@@ -96,6 +97,7 @@ static void probe(const struct probe_ctx *pc, struct fit_probe *p)
 		.overhead_limit = pc->c->overhead_limit,
 		.seed = pc->c->seed,
 		.no_dealloc = pc->c->no_dealloc,
+		.proto = pc->c->proto,
 	};
 	struct point_result pr;
 	struct rs_error err;

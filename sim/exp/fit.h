@@ -41,6 +41,7 @@ struct fit_config {
 	bool no_dealloc;
 	double resolution;      /* grid step as a fraction of the baseline memory, in (0, 1] */
 	unsigned jobs;          /* threads for the grid (0: all processors) */
+	const struct proto_rules *proto; /* DTRPrototype's rules (NULL: all on) */
 };
 
 struct fit_probe {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gptext.h"
 #include "heuristics.h"
 #include "plot.h"
 #include "results.h"
@@ -61,15 +62,6 @@ static double treeverse(double n)
 	for (double m = 1; m < n; m *= 2)
 		t = m + 2 * t;
 	return t;
-}
-
-/* A gnuplot single-quoted string. */
-static void put_q(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++)
-		fputs(*s == '\'' ? "''" : (char[]){*s, 0}, f);
-	fputc('\'', f);
 }
 
 static int write_text(const char *dir, const char *name, char *buf, size_t len,
@@ -186,7 +178,7 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 		char title[512];
 		snprintf(title, sizeof title, "%s: extra compute (remat compute) against n",
 			 exp ? exp : "asymptotics");
-		put_q(f, title);
+		gptext_enhanced(f, title);
 		fprintf(f, "\nnpanels = %zu\nncurves = %zu\n", np, nc);
 		fprintf(f, "ncols = %zu\nnrows = %zu\n", np < 3 ? np : 3, (np + 2) / 3);
 		fprintf(f, "xmin = %.17g\nxmax = %.17g\nymax = %.17g\n", nmin, nmax, ymax);
@@ -195,7 +187,7 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 			char pt[200];
 			snprintf(pt, sizeof pt, "budget %s", panels[p]);
 			fprintf(f, "ptitle[%zu] = ", p + 1);
-			put_q(f, pt);
+			gptext_enhanced(f, pt);
 			fputc('\n', f);
 		}
 		/* Each heuristic's label, colour and marker from its registry
@@ -204,7 +196,10 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 		for (size_t c = 0; c < nc; c++) {
 			const struct heuristic *h = heuristic_find(curves[c]);
 			fprintf(f, "clabel[%zu] = ", c + 1);
-			put_q(f, h ? h->tex_label : curves[c]);
+			if (h)
+				gptext_string(f, h->tex_label); /* markup of ours */
+			else
+				gptext_enhanced(f, curves[c]);
 			fprintf(f, "\nccolor[%zu] = '%s'\ncmarker[%zu] = %d\n", c + 1,
 				h ? h->color : "#555555", c + 1, h ? h->marker : 1);
 		}

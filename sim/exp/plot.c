@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gptext.h"
 #include "heuristics.h"
 #include "planners.h"
 #include "results.h"
@@ -148,6 +149,18 @@ static int read_points(const char *dir, struct pdata *d, struct rs_error *err)
 		return -1;
 	}
 	const char *exp = points_header(&t, "experiment");
+	/* It names the figures' files and folders (DIR/NAME.png,
+	 * DIR/plot-data/NAME): a name, as experiment files require, never a
+	 * path. */
+	if (exp && (!*exp || !strcmp(exp, ".") || !strcmp(exp, "..") || strchr(exp, '/') ||
+		    strpbrk(exp, "\t\n\r"))) {
+		rs_error_set(err, EXIT_DATAERR, path, 0,
+			     "the experiment name '%s' of the header is not a name (it names "
+			     "the figures' files: no '/', not '.' or '..')", exp);
+		points_table_free(&t);
+		free(path);
+		return -1;
+	}
 	d->experiment = xstrdup(exp ? exp : "experiment");
 	/* Older folders lack these headers: the default limit, ratios. */
 	const char *lim = points_header(&t, "overhead_limit");
@@ -282,60 +295,8 @@ static int read_fit(const char *dir, struct pdata *d, struct rs_error *err)
 
 /* ------------------------------------------------------------ labels */
 
-/* Text for gnuplot's enhanced mode inside single quotes. */
-static void put_enhanced(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("''", f);
-		else if (strchr("_^@&~{}\\", *s))
-			fprintf(f, "\\%c", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
-/* Text for gnuplot's enhanced mode inside double quotes, wrapped at
- * spaces into lines of at most `width` characters (0: one line); returns
- * the number of lines. */
-static int put_wrapped(FILE *f, const char *s, size_t width)
-{
-	int lines = 1;
-	size_t col = 0;
-	fputc('"', f);
-	while (*s == ' ')
-		s++;
-	while (*s) {
-		size_t w = strcspn(s, " ");
-		if (width && col > 0 && col + 1 + w > width) {
-			fputs("\\n", f); /* a newline in the string */
-			lines++;
-			col = 0;
-		} else if (col > 0) {
-			fputc(' ', f);
-			col++;
-		}
-		for (size_t i = 0; i < w; i++) {
-			char c = s[i];
-			if (c == '"')
-				fputs("\\\"", f);
-			else if (c == '\\')
-				fputs("\\\\\\\\", f); /* enhanced text's escaped backslash */
-			else if (strchr("_^@&~{}", c))
-				fprintf(f, "\\\\%c", c); /* enhanced text's escape */
-			else
-				fputc(c, f);
-		}
-		col += w;
-		s += w;
-		while (*s == ' ')
-			s++;
-	}
-	fputc('"', f);
-	return lines;
-}
+/* Every text of a figure.gp goes through gptext.h (gptext_enhanced,
+ * gptext_wrapped, gptext_comment): gnuplot never interprets it. */
 
 /*
  * How a series is drawn: the registry row of its heuristic (label, colour,
@@ -634,11 +595,13 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	fprintf(f, "# written by `rematsim plot %s`: the panels and curves of this figure.\n"
+	fputs("# written by `rematsim plot ", f);
+	gptext_comment(f, dir);
+	fputs("`: the panels and curves of this figure.\n"
 		   "# Panel p, curve c: pP-cC.tsv (ratio, mean, min, max, trials),\n"
 		   "# pP-cC-band.tsv (the min-max band as steps), pP-cC-ends.tsv.\n"
 		   "# cmarked: a static planner's plans (x: replayed peak / baseline;\n"
-		   "# mean: the best plan at that peak), drawn as marked points.\n", dir);
+		   "# mean: the best plan at that peak), drawn as marked points.\n", f);
 	fputs("figtitle = ", f);
 	fputs(fs->title, f);
 	fprintf(f, "\nnpanels = %zu\nncurves = %zu\n", np, ncur);
@@ -684,7 +647,7 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		char xl[600];
 		snprintf(xl, sizeof xl, "memory ratio (budget / baseline peak) of absolute budgets %s%s%s B",
 			 first, comma ? " to " : "", comma ? last : "");
-		put_wrapped(f, xl, 0);
+		gptext_wrapped(f, xl, 0);
 	} else {
 		fputs("'memory ratio (budget / baseline peak)'", f);
 	}
@@ -695,14 +658,14 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	int dl_screen = 1, dl_print = 1;
 	for (size_t p = 0; p < np; p++) {
 		fprintf(f, "ptitle[%zu] = ", p + 1);
-		put_enhanced(f, d->models[p].title);
+		gptext_enhanced(f, d->models[p].title);
 		/* model descriptions wrapped to the panel: for screens (pdesc)
 		 * and for print (pdescn, narrower panels) */
 		fprintf(f, "; pdesc[%zu] = ", p + 1);
-		int l = put_wrapped(f, d->models[p].desc, 52);
+		int l = gptext_wrapped(f, d->models[p].desc, 52);
 		dl_screen = l > dl_screen ? l : dl_screen;
 		fprintf(f, "; pdescn[%zu] = ", p + 1);
-		l = put_wrapped(f, d->models[p].desc, 22);
+		l = gptext_wrapped(f, d->models[p].desc, 22);
 		dl_print = l > dl_print ? l : dl_print;
 		fprintf(f, "\npconst[%zu] = %s; ", p + 1, fmt_double(b1, d->models[p].const_ratio));
 		fprintf(f, "pbottle[%zu] = %s; pcurves[%zu] = '%s'\n", p + 1,
@@ -734,7 +697,7 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 			}
 		}
 		fprintf(f, "cseries[%zu] = ", c + 1);
-		put_wrapped(f, d->series[si].name, 0);
+		gptext_wrapped(f, d->series[si].name, 0);
 		fprintf(f, "; clabel[%zu] = %s; ccolor[%zu] = '%s'; cmarker[%zu] = %d; cband[%zu] = %d; "
 			   "cmarked[%zu] = %d\n",
 			c + 1, st->label, c + 1, st->color, c + 1, st->marker, c + 1,
@@ -865,7 +828,7 @@ static char *quoted(const char *s)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	put_enhanced(f, s);
+	gptext_enhanced(f, s);
 	fclose(f);
 	return buf;
 }
@@ -904,6 +867,12 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	*figs = NULL;
 	*n_figs = 0;
+	/* `rematsim measured --out DIR`: its figures alone (plot-measured.c). */
+	int mrc = plot_measured(dir, figs, n_figs, err);
+	if (mrc) {
+		pdata_free(&d);
+		return mrc < 0 ? -1 : 0;
+	}
 	if (read_models(dir, &d, err) || read_points(dir, &d, err) || read_fit(dir, &d, err)) {
 		pdata_free(&d);
 		return -1;

@@ -48,4 +48,11 @@ struct points_table;
 int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 		     struct plot_figure *out, struct rs_error *err);
 
+/**
+ * The figures of `rematsim measured --out DIR` (plot-measured.c): when dir
+ * has measured.tsv, write their data, give them in *figs and return 1;
+ * 0 when it has none; -1 with err on a bad file or a write error.
+ */
+int plot_measured(const char *dir, struct plot_figure **figs, size_t *n_figs, struct rs_error *err);
+
 #endif

@@ -1034,6 +1034,22 @@ static const struct heuristic registry[] = {
 		.random = true,
 		.choose = choose_random,
 	},
+	{
+		/* The paper's prototype (a modified PyTorch): its own candidate
+		 * list, sampling, budget check and classes (runtime-proto.c,
+		 * heuristics.h's struct proto_rules, docs/validation.md). */
+		.name = "DTRPrototype",
+		.label = "DTR prototype",
+		.tex_label = "DTR prototype",
+		.family = FAMILY_PAPER,
+		.cost = "eq(s) / (size(s) * staleness(s)) as the DTR prototype scores it: "
+			"a seeded sample of about sqrt(N) candidates, none under 1% of the "
+			"mean size, the budget checked after each op (--proto-rules)",
+		.color = "#8c564b", .marker = 15,
+		.needs = Q | NEEDS_PROTO,
+		.random = true,
+		.choose = rt_proto_choose,
+	},
 };
 #undef R
 #undef Q

@@ -21,6 +21,10 @@ enum heuristic_needs {
 	NEEDS_REGIONS = 1 << 0, /* evicted neighbourhoods (Optimized runtimes) */
 	NEEDS_EQCLASS = 1 << 1, /* union-find classes (Optimized runtimes) */
 	NEEDS_UNOPT = 1 << 2,   /* rebuilt from scratch (DTRUnopt, V1 only) */
+	/* The DTR prototype's own candidate list and classes (DTRPrototype,
+	 * runtime-proto.c): kept by every runtime for the heuristic that
+	 * needs them, as they belong to no runtime of the reference. */
+	NEEDS_PROTO = 1 << 3,
 };
 
 /* The figures a heuristic is drawn in: the paper's main comparison, or one
@@ -54,6 +58,44 @@ struct heuristic {
 	 * random ones pick a member. Counts evaluations and accesses. */
 	uint32_t (*choose)(struct runtime_state *rt);
 };
+
+/*
+ * The rules by which the DTR prototype (the modified PyTorch of the
+ * paper's artifact, dtr_code/dtr-implementation.patch) evicts differently
+ * from the reference simulator, each one switchable (docs/validation.md
+ * gives the patch lines of each). DTRPrototype's row runs with all of
+ * them on unless runtime_config.proto says otherwise.
+ */
+struct proto_rules {
+	/* CheckpointPool::evict: score a random sample of the candidates,
+	 * index 0 then steps drawn uniformly from 1..floor(sqrt(N)) (N the
+	 * list's length): about 2 sqrt(N) of them; else every candidate. */
+	bool sampling;
+	/* CheckpointPool::add: a storage joins the candidates only if it is
+	 * at least 1% of the mean storage size (ignore_small_tensors). */
+	bool ignore_small;
+	/* make_raw, Rematerializer::remat: the budget is checked after the op
+	 * ran, its outputs allocated (pool.auto_evict()), not before. */
+	bool after;
+	/* AliasPool::cost and ::evict: one class node per op (the evicted
+	 * outputs of one op share it, and a storage whose op has an evicted
+	 * output costs no compute of its own), and evicted neighbours' classes
+	 * summed once per node, not per class. Off: DTREqClass's eq(s). */
+	bool op_classes;
+};
+/** All rules on: the prototype as the artifact ran it. */
+extern const struct proto_rules proto_rules_default;
+/* struct proto_rules' fields as bits (proto_rules_parse's *named). */
+enum { PROTO_SAMPLING = 1, PROTO_SMALL = 2, PROTO_AFTER = 4, PROTO_CLASSES = 8, PROTO_ALL = 15 };
+/**
+ * Parse a comma list of rule names, each optionally prefixed with "no-"
+ * (sampling, small, after, classes; "all", "none"), applied in order to
+ * *r, and the rules it named set in *named (PROTO_*; NULL: not wanted):
+ * 0, or -1 with a message in why (naming the word).
+ */
+int proto_rules_parse(const char *text, struct proto_rules *r, unsigned *named, char *why, size_t why_len);
+/** The rules as "sampling,small,after,classes" with "no-" where off. */
+const char *proto_rules_text(const struct proto_rules *r, char *buf, size_t len);
 
 /** NULL when no heuristic has that name (in any case: "dtr" is DTR). */
 const struct heuristic *heuristic_find(const char *name);

@@ -206,6 +206,8 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 			rt_uf_merge(rt, rt->st[nb[i]].ecn, x->ecn);
 		}
 	}
+	if (__builtin_expect(rt->proto.on, 0))
+		rt_proto_evicting(rt, s);
 	rt_emit(rt, EV_EVICT, RT_NONE, s);
 }
 
@@ -230,7 +232,10 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 			return OUTCOME_OOM;
 		if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
 			rt_pool_compact(rt);
-		rt_evict(rt, rt->h->choose(rt));
+		uint32_t v = rt->h->choose(rt);
+		if (v == RT_NONE) /* DTRPrototype: none of its candidates can go */
+			return OUTCOME_OOM;
+		rt_evict(rt, v);
 		if (rt->broken)
 			return RT_BROKEN;
 	}
@@ -242,6 +247,18 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 static inline uint64_t out_bytes(const struct runtime_state *rt, uint32_t t)
 {
 	return rt->s->tensors[t].alias >= 0 ? 0 : rt->key[rt_storage_of(rt, t)].size;
+}
+
+/* Bytes of t's siblings that are defined already (a remat recomputes them
+ * too, and compute() frees the copies once the op is done). */
+static uint64_t rt_defined_outputs_bytes(const struct runtime_state *rt, uint32_t t)
+{
+	const struct sched_op *op = &rt->s->ops[rt->s->tensors[t].op];
+	uint64_t dup = 0;
+	for (uint32_t k = 0; k < op->n_outs; k++)
+		if (op->outs + k != t && rt->defined[op->outs + k])
+			dup += out_bytes(rt, op->outs + k);
+	return dup;
 }
 
 /* The op of t runs: t and its undefined siblings become defined. Leaves on
@@ -309,6 +326,8 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		if (rt->st[rt->stk[i]].ref_int)
 			rt_bug_at(rt, "a new storage is locked", rt->stk[i]);
 		rt_pool_append(rt, rt->stk[i]);
+		if (__builtin_expect(rt->proto.on, 0))
+			rt_proto_fresh(rt, rt->stk[i]);
 	}
 
 	if (rt->regions && es > bs) {
@@ -414,11 +433,21 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	const struct sched_op *op = &sc->ops[sc->tensors[t].op];
 	int rc;
 
-	if (rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
+	/* DTRPrototype's after rule: the op runs first, then memory is freed
+	 * while over the budget (its outputs, not candidates yet, and any
+	 * duplicates of outputs still material counted, as the prototype's
+	 * allocator counts them until the op returns). */
+	bool after = __builtin_expect(rt->proto.after, 0); /* set only when proto.on */
+	if (!after && rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
 		return rc;
+	uint64_t dup = after ? rt_defined_outputs_bytes(rt, t) : 0;
 
 	size_t n_sib;
 	size_t bsib = compute(rt, t, remat, &n_sib);
+	if (after && rt->memory + dup > rt->budget && (rc = free_memory(rt, dup)))
+		return rc;
+	if (__builtin_expect(rt->proto.on, 0))
+		rt_proto_joined(rt, sc->tensors[t].op, remat);
 
 	if (rt->v1) {
 		/* Python list iteration over a list that banishing may shrink. */

@@ -115,6 +115,32 @@ struct rt_frame {
 	size_t b, n_undef, i;
 };
 
+/*
+ * The DTR prototype's view of the replay (runtime-proto.c; heuristics.h,
+ * struct proto_rules): its candidate list `aps` as CheckpointPool keeps it
+ * (appended on (re)materialization, an entry removed by swapping the last
+ * one in when a scan meets it evicted or takes it: so it may hold evicted
+ * or locked storages, and a storage twice), and, for the op_classes rule,
+ * its union-find classes with one node per op.
+ */
+struct rt_proto {
+	bool on;                   /* the heuristic needs it */
+	bool sampling, ignore_small, after, op_classes; /* the rules in force */
+	uint32_t *aps;             /* the candidates, in the prototype's order */
+	size_t n_aps, cap_aps;
+	uint8_t *fresh;            /* per storage: made material by the op now
+				    * running, not yet a candidate */
+	unsigned __int128 size_sum; /* of all storages (ignore_small's mean) */
+	uint64_t size_count;
+	uint32_t *op_node;         /* per op: its class node while an output is evicted */
+	uint32_t *st_node;         /* per storage: its class node while evicted */
+	uint32_t *uf_parent;       /* class nodes: parent (RT_NONE: a root) ... */
+	int64_t *uf_value;         /* ... and a root's compute */
+	uint32_t *seen;            /* per node: a cost's stamp (distinct nodes) */
+	uint32_t stamp;
+	size_t n_nodes, cap_nodes;
+};
+
 struct runtime_state {
 	const struct schedule *s;
 	const struct runtime_config *cfg;
@@ -256,6 +282,9 @@ struct runtime_state {
 	struct runtime_result *res;
 	uint64_t bottleneck;
 	size_t cmd;
+
+	/* DTRPrototype's state (NEEDS_PROTO), owned by runtime-proto.c. */
+	struct rt_proto proto;
 };
 
 /* Where s's kept evicted-neighbour list starts in en: after the room of
@@ -356,6 +385,23 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s);
 
 /* runtime-check.c */
 void rt_check_state(struct runtime_state *rt);
+
+/* runtime-proto.c (NEEDS_PROTO; each is called only when rt->proto.on) */
+void rt_proto_init(struct runtime_state *rt);
+void rt_proto_free(struct runtime_state *rt);
+/** Storage s became material in the op now running (compute()). */
+static inline void rt_proto_fresh(struct runtime_state *rt, uint32_t s)
+{
+	rt->proto.fresh[s] = 1;
+}
+/** After op opi ran (and the after rule's eviction): its fresh outputs
+ * join the candidates in output order, leaving their classes. */
+void rt_proto_joined(struct runtime_state *rt, uint32_t opi, bool remat);
+/** Storage s is being evicted (any cause): the op_classes rule's merge. */
+void rt_proto_evicting(struct runtime_state *rt, uint32_t s);
+/** The prototype's choice (CheckpointPool::evict), RT_NONE when none of
+ * its candidates can go (the prototype would loop for ever: OOM here). */
+uint32_t rt_proto_choose(struct runtime_state *rt);
 
 /* ---- scratch stack and stamps (shared by every walk) ---------------- */
 

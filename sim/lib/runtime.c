@@ -184,6 +184,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	rt->budget = cfg->budget;
 	rt->clock = 1;
 	rt->rng = cfg->seed;
+	if (rt->h && (rt->h->needs & NEEDS_PROTO))
+		rt_proto_init(rt);
 	if (cfg->python_random) {
 		rt->pyrng = xmalloc(sizeof *rt->pyrng);
 		py_random_seed(rt->pyrng, cfg->seed);
@@ -192,6 +194,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 
 static void state_free(struct runtime_state *rt)
 {
+	rt_proto_free(rt);
 	free(rt->pyrng);
 	if (rt->reg) {
 		size_t nr = rt->reg_slot ? 2 * rt->n_slots : 2 * rt->s->n_storages;
@@ -354,6 +357,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.plain_regions = pc->plain_regions,
 		.run_regions = pc->run_regions,
 		.mark_lists = pc->mark_lists,
+		.proto = pc->proto,
 		.on_event = pc->on_event,
 		.ctx = pc->ctx,
 	};

@@ -48,6 +48,7 @@ enum outcome { OUTCOME_PASS, OUTCOME_OOM, OUTCOME_THRASH };
 const char *outcome_name(enum outcome o);
 
 struct heuristic; /* heuristics.h */
+struct proto_rules; /* heuristics.h */
 
 /** What a timeline callback sees (replay --timeline). */
 enum runtime_event_kind {
@@ -85,6 +86,8 @@ struct runtime_config {
 	 * stamps (the path taken up to RMEMO_MAX_STORAGES storages) even for
 	 * large logs: for tests. */
 	bool mark_lists;
+	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
+	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;
@@ -147,6 +150,7 @@ struct point_config {
 	bool plain_regions;    /* as in runtime_config */
 	bool run_regions;      /* as in runtime_config */
 	bool mark_lists;       /* as in runtime_config */
+	const struct proto_rules *proto; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;

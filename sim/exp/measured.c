@@ -1,0 +1,837 @@
+/*
+ * measured.c: see measured.h. Reading the DTR artifact's measured files,
+ * pairing their runs with logs, and replaying them.
+ */
+#include "measured.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fit.h"
+#include "heuristics.h"
+#include "pool.h"
+#include "schedule.h"
+#include "source.h"
+
+/*
+ * The models of the artifact's measured files (data_files/ of
+ * uwsampl/dtr-prototype) and the logs of its simrd/logs.zip recorded from
+ * the same configuration (the same model, batch size and input shape:
+ * the logs' unbounded peaks agree with the runs' measured total_mem within
+ * 0.1 %, their compute with base_compute_time within 1 %). Only these four
+ * are; the other rows say why a run of that key has no log. A run matches
+ * a row by its key and batch size, and by the extra_params the row names
+ * where the run gives them.
+ */
+static const struct measured_model models[] = {
+	{.key = "tv_densenet121", .batch = 84, .extra = "height=224,width=224",
+	 .log = "DenseNet-121 (84)", .title = "DenseNet-121", .color = "#1f77b4", .marker = 7},
+	{.key = "inceptionv4", .batch = 64, .log = "InceptionV4 (64)", .title = "InceptionV4",
+	 .color = "#ff7f0e", .marker = 9},
+	{.key = "transformer", .batch = 10, .extra = "input_seq_length=512",
+	 .log = "Transformer (10)", .title = "Transformer", .color = "#2ca02c", .marker = 5},
+	{.key = "unet", .batch = 6, .extra = "height=608,width=416", .log = "U-Net (6)",
+	 .title = "U-Net", .color = "#d62728", .marker = 13},
+	{.key = "inceptiov4", .title = "InceptionV4 (misspelt)", .color = "#ff7f0e", .marker = 8,
+	 .why = "a misspelt key of the artifact's data-full.json that repeats inceptionv4's runs"},
+	{.key = "resnet1202", .title = "ResNet-1202", .color = "#9467bd", .marker = 11,
+	 .why = "the archive's ResNet log is of ResNet-32 (batch 56), which no measured run used"},
+	{.key = "treelstm", .title = "TreeLSTM", .color = "#8c564b", .marker = 15,
+	 .why = "the archive's TreeLSTM log (batch_size 6, 640-wide nodes) peaks at 162 MiB "
+		"unbounded: no measured run is of its configuration"},
+	{.key = "lstm", .title = "LSTM", .color = "#e377c2", .marker = 3,
+	 .why = "the archive's LSTM log has batch_size 128 (5.3 GiB unbounded): no measured run "
+		"is of its configuration"},
+	{.key = "unroll_gan", .title = "Unrolled GAN", .color = "#7f7f7f", .marker = 1,
+	 .why = "the archive's Unrolled GAN log unrolls 10 steps (241 MiB unbounded); the "
+		"measured runs unroll 60"},
+};
+
+const struct measured_model *measured_models(size_t *n)
+{
+	*n = sizeof models / sizeof models[0];
+	return models;
+}
+
+const struct measured_model *measured_model_find(const char *key)
+{
+	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+		if (!strcmp(models[i].key, key))
+			return &models[i];
+	return NULL;
+}
+
+const char *measured_kind_name(enum measured_kind k)
+{
+	switch (k) {
+	case MEASURED_BASELINE: return "baseline";
+	case MEASURED_FIXED: return "fixed";
+	case MEASURED_RATIO: return "ratio";
+	case MEASURED_SWEEP: return "param_sweep";
+	}
+	return "?";
+}
+
+/* ---- where a value is: its path in the file, and the line it starts on ---- */
+
+#define JPATH_MAX 6
+struct jpath {
+	int depth;
+	const char *key[JPATH_MAX]; /* a member's key, or NULL for ... */
+	size_t idx[JPATH_MAX];      /* ... an array's element */
+};
+
+static struct jpath jp_key(struct jpath p, const char *key)
+{
+	if (p.depth < JPATH_MAX) {
+		p.key[p.depth] = key;
+		p.idx[p.depth++] = 0;
+	}
+	return p;
+}
+
+static struct jpath jp_idx(struct jpath p, size_t i)
+{
+	if (p.depth < JPATH_MAX) {
+		p.key[p.depth] = NULL;
+		p.idx[p.depth++] = i;
+	}
+	return p;
+}
+
+static void jp_text(const struct jpath *p, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < p->depth && n < len; i++) {
+		int k = p->key[i] ? snprintf(buf + n, len - n, "%s%s", i ? "." : "", p->key[i])
+				  : snprintf(buf + n, len - n, "[%zu]", p->idx[i]);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+}
+
+static const char *skip_ws(const char *p, const char *e, long *line)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) {
+		if (*p == '\n')
+			(*line)++;
+		p++;
+	}
+	return p;
+}
+
+static const char *skip_string(const char *p, const char *e)
+{
+	for (p++; p < e && *p != '"'; p++)
+		if (*p == '\\')
+			p++;
+	return p < e ? p + 1 : e;
+}
+
+/* Past one value (JSON that jansson accepted: strings hold no newline). */
+static const char *skip_value(const char *p, const char *e, long *line)
+{
+	p = skip_ws(p, e, line);
+	if (p >= e)
+		return e;
+	if (*p == '"')
+		return skip_string(p, e);
+	if (*p == '{' || *p == '[') {
+		int depth = 0;
+		while (p < e) {
+			char c = *p;
+			if (c == '"') {
+				p = skip_string(p, e);
+				continue;
+			}
+			if (c == '\n')
+				(*line)++;
+			else if (c == '{' || c == '[')
+				depth++;
+			else if ((c == '}' || c == ']') && --depth == 0)
+				return p + 1;
+			p++;
+		}
+		return e;
+	}
+	while (p < e && !strchr(",}] \t\r\n", *p))
+		p++;
+	return p;
+}
+
+/* The line where the value at path starts, walking the text as far as the
+ * path leads (the line of the deepest step found). */
+static long jp_line(const char *text, size_t len, const struct jpath *path)
+{
+	const char *p = text, *e = text + len;
+	long line = 1;
+	for (int d = 0; d < path->depth; d++) {
+		p = skip_ws(p, e, &line);
+		if (path->key[d]) {
+			if (p >= e || *p != '{')
+				return line;
+			p++;
+			size_t kl = strlen(path->key[d]);
+			for (;;) {
+				p = skip_ws(p, e, &line);
+				if (p >= e || *p != '"')
+					return line;
+				const char *k = p + 1, *ke = skip_string(p, e) - 1;
+				p = skip_ws(ke + 1, e, &line);
+				if (p < e && *p == ':')
+					p++;
+				if ((size_t)(ke - k) == kl && !memcmp(k, path->key[d], kl))
+					break;
+				p = skip_ws(skip_value(p, e, &line), e, &line);
+				if (p < e && *p == ',')
+					p++;
+			}
+		} else {
+			if (p >= e || *p != '[')
+				return line;
+			p++;
+			for (size_t i = 0; i < path->idx[d]; i++) {
+				p = skip_ws(skip_value(p, e, &line), e, &line);
+				if (p < e && *p == ',')
+					p++;
+			}
+		}
+	}
+	skip_ws(p, e, &line);
+	return line;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct reader {
+	const char *path, *text;
+	size_t len;
+	struct rs_error *err;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct reader *rd, const struct jpath *at, const char *fmt, ...)
+{
+	char where[256], msg[600];
+	jp_text(at, where, sizeof where);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return rs_error_set(rd->err, EXIT_DATAERR, rd->path, jp_line(rd->text, rd->len, at), "%s%s%s",
+			    where, *where ? ": " : "", msg);
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "a list";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+/* A whole number in [lo, hi] (an integer, or a real with no fraction). */
+static bool whole_in(const json_t *v, double lo, double hi, double *out)
+{
+	if (!json_is_number(v))
+		return false;
+	double x = json_number_value(v);
+	if (!(x >= lo && x <= hi) || x != floor(x))
+		return false;
+	*out = x;
+	return true;
+}
+
+/* A median of the summary's statistics: NAN when absent or not recorded
+ * (the artifact writes -1e-06, or -0.0, for a statistic it did not take). */
+static int stat_median(struct reader *rd, struct jpath at, const json_t *stats, const char *name, double *out)
+{
+	*out = NAN;
+	const json_t *s = json_object_get(stats, name);
+	if (!s)
+		return 0;
+	at = jp_key(at, name);
+	if (!json_is_object(s))
+		return fail(rd, &at, "%s where an object of statistics (median, mean, ...) belongs",
+			    type_name(s));
+	const json_t *m = json_object_get(s, "median");
+	at = jp_key(at, "median");
+	if (!m)
+		return fail(rd, &at, "missing: every statistic needs its median");
+	if (!json_is_number(m) || !isfinite(json_number_value(m)))
+		return fail(rd, &at, "%s where a number belongs", type_name(m));
+	double x = json_number_value(m);
+	if (x > 0 || (x == 0 && !signbit(x)))
+		*out = x;
+	return 0;
+}
+
+static int flag(struct reader *rd, struct jpath at, const json_t *sp, const char *name, bool *out)
+{
+	const json_t *v = json_object_get(sp, name);
+	*out = true; /* the prototype's defaults (CheckpointPool) */
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v)) {
+		at = jp_key(at, name);
+		return fail(rd, &at, "%s where true or false belongs", type_name(v));
+	}
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int read_run(struct reader *rd, const char *model, size_t i, const json_t *r, struct measured_run *out)
+{
+	struct jpath at = jp_idx(jp_key((struct jpath){0}, model), i);
+	memset(out, 0, sizeof *out);
+	out->model = xstrdup(model);
+	out->index = i;
+	out->line = jp_line(rd->text, rd->len, &at);
+	out->remat_ms = out->base_ms = out->total_mem = NAN;
+	if (!json_is_object(r))
+		return fail(rd, &at, "%s where a run belongs ({\"specific_params\": ..., \"summary\": ...})",
+			    type_name(r));
+	const json_t *sp = json_object_get(r, "specific_params"), *sum = json_object_get(r, "summary");
+	struct jpath asp = jp_key(at, "specific_params");
+	if (!json_is_object(sp))
+		return fail(rd, sp ? &asp : &at, "%s", sp ? "specific_params is not an object"
+							  : "no specific_params: not a run of the DTR artifact's files");
+	const json_t *type = json_object_get(sp, "type");
+	struct jpath atype = jp_key(asp, "type");
+	if (!json_is_string(type) || (strcmp(json_string_value(type), "baseline") &&
+				      strcmp(json_string_value(type), "dtr")))
+		return fail(rd, type ? &atype : &asp, "the run's type must be \"baseline\" or \"dtr\"");
+	bool dtr = !strcmp(json_string_value(type), "dtr");
+	double x;
+	struct jpath ab = jp_key(asp, "batch_size");
+	if (!whole_in(json_object_get(sp, "batch_size"), 1, 1e9, &x))
+		return fail(rd, json_object_get(sp, "batch_size") ? &ab : &asp,
+			    json_object_get(sp, "batch_size") ? "not a batch size (a whole number from 1 to 1e9)"
+							      : "no batch_size (a whole number from 1 to 1e9)");
+	out->batch = (unsigned)x;
+	const json_t *ex = json_object_get(sp, "extra_params");
+	out->extra = xstrdup("");
+	if (ex) {
+		struct jpath ae = jp_key(asp, "extra_params");
+		if (!json_is_object(ex))
+			return fail(rd, &ae, "%s where an object belongs", type_name(ex));
+		const char *k;
+		json_t *v;
+		size_t n = 0;
+		json_object_foreach((json_t *)ex, k, v) {
+			char *vt = json_is_string(v) ? xstrdup(json_string_value(v))
+						     : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			size_t need = n + strlen(k) + strlen(vt ? vt : "") + 3;
+			out->extra = xrealloc(out->extra, need);
+			n += (size_t)snprintf(out->extra + n, need - n, "%s%s=%s", n ? "," : "", k, vt ? vt : "");
+			free(vt);
+		}
+	}
+	if (flag(rd, asp, sp, "use_sampling", &out->use_sampling) ||
+	    flag(rd, asp, sp, "ignore_small_tensors", &out->ignore_small))
+		return -1;
+	out->kind = MEASURED_BASELINE;
+	if (dtr) {
+		const json_t *kind = json_object_get(sp, "kind");
+		struct jpath ak = jp_key(asp, "kind");
+		const char *ks = json_is_string(kind) ? json_string_value(kind) : "";
+		if (!strcmp(ks, "fixed"))
+			out->kind = MEASURED_FIXED;
+		else if (!strcmp(ks, "ratio"))
+			out->kind = MEASURED_RATIO;
+		else if (!strcmp(ks, "param_sweep"))
+			out->kind = MEASURED_SWEEP;
+		else
+			return fail(rd, kind ? &ak : &asp,
+				    "a dtr run's kind must be \"fixed\", \"ratio\" or \"param_sweep\"");
+		if (out->kind == MEASURED_RATIO) {
+			const json_t *rv = json_object_get(sp, "ratio");
+			struct jpath ar = jp_key(asp, "ratio");
+			if (!json_is_number(rv) || !(json_number_value(rv) > 0 && json_number_value(rv) <= 10))
+				return fail(rd, rv ? &ar : &asp, "a ratio run needs a ratio in (0, 10] "
+					    "(of its baseline's measured total_mem)");
+			out->ratio = json_number_value(rv);
+		} else {
+			const json_t *bv = json_object_get(sp, "memory_budget");
+			struct jpath abv = jp_key(asp, "memory_budget");
+			if (!bv)
+				return fail(rd, &asp, "a %s run needs its memory_budget (bytes)",
+					    measured_kind_name(out->kind));
+			double b = json_is_number(bv) ? json_number_value(bv) : NAN;
+			if (!(b >= 1 && b < 0x1p63))
+				return fail(rd, &abv, "%s is not a budget: bytes from 1 up, like 8e9",
+					    json_is_number(bv) ? "this number" : type_name(bv));
+			out->budget = (uint64_t)b;
+		}
+	}
+	struct jpath as = jp_key(at, "summary");
+	if (!sum)
+		return fail(rd, &at, "no summary (a list of one object of statistics, or \"error\")");
+	if (json_is_string(sum)) {
+		if (strcmp(json_string_value(sum), "error"))
+			return fail(rd, &as, "\"%.40s\": a summary is a list of one object of statistics, "
+				    "or \"error\" for a run that failed", json_string_value(sum));
+		out->error = true;
+		return 0;
+	}
+	if (!json_is_array(sum) || json_array_size(sum) != 1 || !json_is_object(json_array_get(sum, 0)))
+		return fail(rd, &as, "%s: a summary is a list of one object of statistics, or \"error\"",
+			    json_is_array(sum) ? "a list not of one object" : type_name(sum));
+	const json_t *st = json_array_get(sum, 0);
+	struct jpath a0 = jp_idx(as, 0);
+	if (stat_median(rd, a0, st, "remat_compute_time", &out->remat_ms) ||
+	    stat_median(rd, a0, st, "base_compute_time", &out->base_ms) ||
+	    stat_median(rd, a0, st, "total_mem", &out->total_mem))
+		return -1;
+	if (!isnan(out->total_mem))
+		out->total_mem *= 1e6; /* MB */
+	return 0;
+}
+
+/* A ratio run's budget: its ratio of the total_mem of the baseline run of
+ * its model and batch. */
+static int resolve_ratio(struct reader *rd, struct measured_file *f, struct measured_run *r)
+{
+	struct jpath at = jp_key(jp_key(jp_idx(jp_key((struct jpath){0}, r->model), r->index),
+					"specific_params"), "ratio");
+	const struct measured_run *b = NULL;
+	for (size_t i = 0; i < f->n_runs && !b; i++) {
+		const struct measured_run *x = &f->runs[i];
+		if (x->kind == MEASURED_BASELINE && !strcmp(x->model, r->model) && x->batch == r->batch)
+			b = x;
+	}
+	if (!b)
+		return fail(rd, &at, "a ratio run needs the measured total_mem of a baseline run of %s at "
+			    "batch %u, and the file has none", r->model, r->batch);
+	if (b->error || isnan(b->total_mem))
+		return fail(rd, &at, "its baseline run (line %ld) %s, so the ratio has no budget to scale",
+			    b->line, b->error ? "failed (\"error\")" : "did not record total_mem");
+	double bytes = floor(r->ratio * b->total_mem);
+	if (!(bytes >= 1 && bytes < 0x1p63))
+		return fail(rd, &at, "a budget of %.0f bytes", bytes);
+	r->budget = (uint64_t)bytes;
+	return 0;
+}
+
+/* The file whole, at most REMATSIM_MAX_INPUT bytes (docs/limits.md): an
+ * endless input (/dev/zero, a pipe) stops there. */
+static int read_bounded(const char *path, char **data, size_t *len, struct rs_error *err)
+{
+	uint64_t limit = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
+	*data = NULL;
+	*len = 0;
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "is a directory, not a file");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s", strerror(errno));
+	size_t cap = 65536, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (!got)
+			break;
+		if (n > limit) {
+			fclose(f);
+			free(buf);
+			return rs_error_set(err, EXIT_DATAERR, path, 0, "more than %" PRIu64 " bytes: over the "
+					    "input size limit; set REMATSIM_MAX_INPUT to raise it", limit);
+		}
+		if (n == cap)
+			buf = xrealloc(buf, (cap *= 2) + 1);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error");
+	}
+	buf[n] = 0;
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+int measured_read(const char *path, struct measured_file *f, struct rs_error *err)
+{
+	memset(f, 0, sizeof *f);
+	f->path = xstrdup(path);
+	char *text;
+	size_t len;
+	if (read_bounded(path, &text, &len, err))
+		return -1;
+	struct reader rd = {.path = path, .text = text, .len = len, .err = err};
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	int rc = 0;
+	if (!root) {
+		rc = rs_error_set(err, EXIT_DATAERR, path, je.line, "not JSON: %s", je.text);
+		goto out;
+	}
+	struct jpath top = {0};
+	if (!json_is_object(root)) {
+		rc = fail(&rd, &top, "%s: a measured file is an object of models, each a list of runs "
+			  "(the DTR artifact's data-full.json)", type_name(root));
+		goto out;
+	}
+	const char *key;
+	json_t *v;
+	size_t cap = 0, models_seen = 0;
+	json_object_foreach(root, key, v) {
+		struct jpath at = jp_key(top, key);
+		if (json_is_string(v) || json_is_number(v))
+			continue; /* notes: timestamp, start_time, ... */
+		if (!json_is_array(v)) {
+			rc = fail(&rd, &at, "%s: a member is a model's list of runs, or a note (a string "
+				  "or number)", type_name(v));
+			goto out;
+		}
+		models_seen++;
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			XGROW(f->runs, cap, f->n_runs + 1);
+			if ((rc = read_run(&rd, key, i, json_array_get(v, i), &f->runs[f->n_runs++])))
+				goto out;
+		}
+	}
+	if (!models_seen) {
+		rc = fail(&rd, &top, "no model's list of runs: not a measured file (an object of models, "
+			  "each a list of {specific_params, summary})");
+		goto out;
+	}
+	for (size_t i = 0; i < f->n_runs && !rc; i++)
+		if (f->runs[i].kind == MEASURED_RATIO)
+			rc = resolve_ratio(&rd, f, &f->runs[i]);
+out:
+	json_decref(root);
+	free(text);
+	return rc ? -1 : 0;
+}
+
+void measured_file_free(struct measured_file *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		free(f->runs[i].model);
+		free(f->runs[i].extra);
+		free(f->runs[i].spec);
+		free(f->runs[i].why);
+	}
+	free(f->runs);
+	free(f->path);
+	memset(f, 0, sizeof *f);
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+/* The value of key in a "k=v,k=v" list, into buf; false if absent. */
+static bool kv_get(const char *list, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = list; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
+			return true;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+/* Whether the run's extra_params agree with the row's; else *why. */
+static bool extra_agrees(const struct measured_run *r, const struct measured_model *m, char **why)
+{
+	if (!m->extra)
+		return true;
+	char key[64], want[64], have[64];
+	for (const char *p = m->extra; p && *p;) {
+		const char *eq = strchr(p, '='), *comma = strchr(p, ',');
+		snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
+		if (kv_get(m->extra, key, want, sizeof want) && kv_get(r->extra, key, have, sizeof have) &&
+		    strcmp(want, have)) {
+			char buf[400];
+			snprintf(buf, sizeof buf, "extra_params %s=%s; the %s log's run had %s=%s", key, have,
+				 m->log, key, want);
+			*why = xstrdup(buf);
+			return false;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return true;
+}
+
+void measured_match(struct measured_file *f, const struct manifest *mf)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		struct measured_run *r = &f->runs[i];
+		if (r->kind == MEASURED_BASELINE)
+			continue;
+		/* its row; else the first row of its key with a log (another
+		 * batch), or without one (why not) */
+		const struct measured_model *row = NULL, *logged = NULL, *nolog = NULL;
+		char *why = NULL, buf[600];
+		for (size_t k = 0; k < sizeof models / sizeof models[0] && !row; k++) {
+			const struct measured_model *m = &models[k];
+			if (strcmp(m->key, r->model))
+				continue;
+			if (!m->log) {
+				nolog = nolog ? nolog : m;
+				continue;
+			}
+			logged = logged ? logged : m;
+			if (m->batch != r->batch)
+				continue;
+			free(why);
+			why = NULL;
+			if (extra_agrees(r, m, &why))
+				row = m;
+		}
+		for (size_t k = 0; row && mf && k < mf->n_models && !r->spec; k++)
+			if (!strcmp(mf->models[k].name, row->log))
+				r->spec = xstrdup(mf->models[k].spec);
+		if (r->spec) {
+			r->mm = row;
+		} else if (row) {
+			snprintf(buf, sizeof buf, "%s has no model '%s' (the log of this configuration)",
+				 mf ? mf->source : "the archive", row->log);
+			r->why = xstrdup(buf);
+		} else if (why) {
+			r->why = why;
+			why = NULL;
+		} else if (logged) {
+			snprintf(buf, sizeof buf, "the %s log is of batch %u", logged->log, logged->batch);
+			r->why = xstrdup(buf);
+		} else if (nolog) {
+			r->why = xstrdup(nolog->why);
+		} else {
+			snprintf(buf, sizeof buf, "%s is not in the table of logged models "
+				 "(sim/exp/measured.c, models[])", r->model);
+			r->why = xstrdup(buf);
+		}
+		free(why);
+	}
+}
+
+/* ---- replaying ------------------------------------------------------------ */
+
+struct rlog {
+	const char *spec;
+	struct schedule *s;
+	struct baseline b;
+};
+
+struct task {
+	size_t point;   /* index into the points */
+	unsigned trial;
+};
+
+struct rctx {
+	const struct measured_file *f;
+	const struct measured_options *o;
+	struct rlog *logs;
+	size_t *run_log;              /* per run, its log (SIZE_MAX: none) */
+	struct proto_rules *rules;    /* per run */
+	struct measured_point *pts;
+	struct task *tasks;
+	/* per task: results */
+	double *pct, *peak;
+	enum outcome *out;
+	uint64_t *fit;
+	bool *refused;             /* per task: the runtime refused the log */
+	struct rs_error *why;      /* ... and why */
+};
+
+static void run_task(void *vctx, size_t i)
+{
+	struct rctx *c = vctx;
+	const struct task *t = &c->tasks[i];
+	const struct measured_point *pt = &c->pts[t->point];
+	const struct measured_run *r = &c->f->runs[pt->run];
+	const struct rlog *lg = &c->logs[c->run_log[pt->run]];
+	struct point_config pc = {
+		.heuristic = pt->h,
+		.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+		.budget = r->budget,
+		.overhead_limit = c->o->overhead_limit,
+		.seed = c->o->seed + t->trial,
+		.proto = &c->rules[pt->run],
+	};
+	struct point_result pr;
+	struct rs_error err;
+	/* The configuration was checked: a refusal is a log whose views a
+	 * region heuristic cannot follow (runtime.h), reported after the pool. */
+	if (point_run(lg->s, &lg->b, &pc, &pr, &c->why[i])) {
+		c->refused[i] = true;
+		return;
+	}
+	c->pct[i] = lg->b.compute > 0 ? 100.0 * (double)pr.run.remat_compute / (double)lg->b.compute : 0;
+	c->peak[i] = (double)pr.run.peak_memory;
+	c->out[i] = pr.run.outcome;
+	c->fit[i] = 0;
+	if (r->kind == MEASURED_SWEEP) {
+		struct fit_config fc = {
+			.heuristic = pt->h, .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.overhead_limit = c->o->overhead_limit, .seed = pc.seed,
+			.resolution = c->o->fit_resolution, .jobs = 1, .proto = pc.proto,
+		};
+		struct fit_result fr;
+		if (fit_run(lg->s, &lg->b, &fc, &fr, &err) == 0) {
+			c->fit[i] = fr.smallest_pass;
+			fit_result_free(&fr);
+		}
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int measured_replay(const struct measured_file *f, const struct measured_options *o,
+		    struct measured_point **pts_out, size_t *n_pts_out, struct rs_error *err)
+{
+	struct rctx c = {.f = f, .o = o};
+	size_t n_logs = 0, n_pts = 0, n_tasks = 0;
+	int rc = 0;
+	c.logs = xcalloc(f->n_runs + 1, sizeof *c.logs);
+	c.run_log = xmalloc((f->n_runs + 1) * sizeof *c.run_log);
+	c.rules = xcalloc(f->n_runs + 1, sizeof *c.rules);
+	struct read_options ro = {.preallocate = true}; /* no final pins */
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct measured_run *r = &f->runs[i];
+		c.run_log[i] = SIZE_MAX;
+		if (!r->mm || r->kind == MEASURED_BASELINE)
+			continue;
+		size_t k = 0;
+		while (k < n_logs && strcmp(c.logs[k].spec, r->spec))
+			k++;
+		if (k == n_logs) {
+			c.logs[k].spec = r->spec;
+			if (schedule_read(r->spec, &ro, &c.logs[k].s, err) < 0) {
+				rc = -1;
+				goto out;
+			}
+			baseline_run(c.logs[k].s, &c.logs[k].b);
+			n_logs++;
+		}
+		c.run_log[i] = k;
+		struct proto_rules *pr = &c.rules[i];
+		*pr = (struct proto_rules){.sampling = r->use_sampling, .ignore_small = r->ignore_small,
+					   .after = true, .op_classes = true};
+		unsigned nm = o->rules ? o->rules_named : 0;
+		if (nm & PROTO_SAMPLING)
+			pr->sampling = o->rules->sampling;
+		if (nm & PROTO_SMALL)
+			pr->ignore_small = o->rules->ignore_small;
+		if (nm & PROTO_AFTER)
+			pr->after = o->rules->after;
+		if (nm & PROTO_CLASSES)
+			pr->op_classes = o->rules->op_classes;
+		for (size_t h = 0; h < o->n_heuristics; h++) {
+			struct runtime_config probe = {.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+						       .heuristic = o->heuristics[h]};
+			if (runtime_check_config(&probe, err)) {
+				rc = -1;
+				goto out;
+			}
+			n_pts++;
+			n_tasks += o->heuristics[h]->random ? o->trials : 1;
+		}
+	}
+	c.pts = xcalloc(n_pts + 1, sizeof *c.pts);
+	c.tasks = xcalloc(n_tasks + 1, sizeof *c.tasks);
+	c.pct = xcalloc(n_tasks + 1, sizeof *c.pct);
+	c.peak = xcalloc(n_tasks + 1, sizeof *c.peak);
+	c.out = xcalloc(n_tasks + 1, sizeof *c.out);
+	c.fit = xcalloc(n_tasks + 1, sizeof *c.fit);
+	size_t p = 0, t = 0;
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (c.run_log[i] == SIZE_MAX)
+			continue;
+		for (size_t h = 0; h < o->n_heuristics; h++) {
+			struct measured_point *pt = &c.pts[p];
+			pt->run = i;
+			pt->h = o->heuristics[h];
+			pt->trials = pt->h->random ? o->trials : 1;
+			pt->baseline_memory = c.logs[c.run_log[i]].b.memory;
+			pt->rules = c.rules[i];
+			for (unsigned k = 0; k < pt->trials; k++)
+				c.tasks[t++] = (struct task){.point = p, .trial = k};
+			p++;
+		}
+	}
+	c.refused = xcalloc(n_tasks + 1, sizeof *c.refused);
+	c.why = xcalloc(n_tasks + 1, sizeof *c.why);
+	pool_run(o->jobs ? o->jobs : pool_default_jobs(), n_tasks, run_task, &c, NULL, 0);
+	for (size_t k = 0; k < n_tasks; k++) {
+		if (c.refused[k]) {
+			*err = c.why[k];
+			rc = -1;
+			goto out;
+		}
+	}
+	double *v = xmalloc((o->trials + 2) * sizeof *v), *w = xmalloc((o->trials + 2) * sizeof *w);
+	for (size_t k = 0, tk = 0; k < n_pts; k++) {
+		struct measured_point *pt = &c.pts[k];
+		pt->outcome = OUTCOME_PASS;
+		for (unsigned j = 0; j < pt->trials; j++, tk++) {
+			v[j] = c.pct[tk];
+			w[j] = c.peak[tk];
+			if (c.out[tk] == OUTCOME_PASS)
+				pt->passed++;
+			else if (pt->outcome == OUTCOME_PASS)
+				pt->outcome = c.out[tk];
+			if (j == 0)
+				pt->fit_budget = c.fit[tk];
+		}
+		pt->remat_pct = median(v, pt->trials);
+		pt->min_pct = v[0];
+		pt->max_pct = v[pt->trials - 1];
+		pt->peak = median(w, pt->trials);
+	}
+	free(v);
+	free(w);
+	*pts_out = c.pts;
+	*n_pts_out = n_pts;
+	c.pts = NULL;
+out:
+	for (size_t k = 0; k < n_logs; k++)
+		schedule_free(c.logs[k].s);
+	free(c.logs);
+	free(c.run_log);
+	free(c.rules);
+	free(c.pts);
+	free(c.tasks);
+	free(c.pct);
+	free(c.peak);
+	free(c.out);
+	free(c.fit);
+	free(c.refused);
+	free(c.why);
+	return rc;
+}

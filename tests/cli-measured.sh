@@ -1,0 +1,190 @@
+#!/bin/sh
+# cli-measured.sh REMATSIM: `rematsim measured` as a user meets it.
+#  - a hand-made file in the artifact's layout (tests/data/measured/runs.json,
+#    its log a small generated U-Net named like the artifact's): every row
+#    pinned (runs.expect: simulated overhead, peak, outcomes, Table 1's fit),
+#    unmatched runs listed with their reasons, the same bytes at any thread
+#    count and for the same seed, --out and its figures;
+#  - bad input: another shape, a budget of 0, a summary that is neither
+#    statistics nor "error", a ratio run whose baseline failed, a model with
+#    no log: status 65 and a message naming FILE:LINE and the run; usage
+#    errors 64, missing files 66;
+#  - with ../shared: the artifact's data-full.json against its logs.zip
+#    pinned (data-full.expect: the four matched models under DTR,
+#    DTREqClass and DTRPrototype, and the 20 unmatched runs), and Table 1
+#    (large-input-table-data.json: no run has a log).
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+cd "$(dirname "$0")/data/measured" || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rematsim-measured.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+sum() { python3 summarize.py; }
+
+# --- the hand-made file ------------------------------------------------------
+if "$R" measured runs.json --manifest manifest.json --json > "$tmp/j1" 2> "$tmp/e1"; then
+	ok "runs.json (0)"
+else
+	no "runs.json: status $?: $(cat "$tmp/e1")"
+fi
+if sum < "$tmp/j1" | diff -u runs.expect - > "$tmp/d" 2>&1; then
+	ok "runs.json: every row as pinned (runs.expect)"
+else
+	no "runs.json differs from runs.expect: $(head -c 1500 "$tmp/d")"
+fi
+"$R" measured runs.json --manifest manifest.json --json --jobs 1 > "$tmp/j2" 2>&1
+cmp -s "$tmp/j1" "$tmp/j2" && ok "the same rows on one thread" || no "--jobs 1 differs"
+"$R" measured runs.json --manifest manifest.json --json --seed 5 > "$tmp/j3" 2>&1
+"$R" measured runs.json --manifest manifest.json --json --seed 5 > "$tmp/j4" 2>&1
+cmp -s "$tmp/j3" "$tmp/j4" && ok "the same seed, the same rows" || no "--seed 5 twice differs"
+cmp -s "$tmp/j1" "$tmp/j3" && no "--seed 5 gives seed 1's rows" || ok "another seed, other samples"
+n=$(grep -c '"matched":false' "$tmp/j1")
+[ "$n" = 4 ] && ok "4 unmatched runs as JSON" || no "unmatched JSON objects: $n"
+grep -q '"model":"unet","log":"U-Net (6)","batch":6,"kind":"ratio","budget":329600000,' "$tmp/j1" &&
+	ok "a ratio run's budget: 0.8 of its baseline's 412 MB" || no "the ratio run's budget: $(grep ratio "$tmp/j1" | head -1)"
+grep -q '"measured_outcome":"error","outcome":"oom"' "$tmp/j1" &&
+	ok "a measured error beside the simulated outcome" || no "no error row"
+out=$("$R" measured runs.json --manifest manifest.json --heuristic DTREqClass 2>&1)
+case "$out" in
+*"unmatched: 4 runs with no log in manifest.json"*"unet (batch 7): 0.3 GB: the U-Net (6) log is of batch 6"*"height=512; the U-Net (6) log's run had height=608"*"resnet1202 (batch 64)"*"mymodel (batch 1): 1 GB (error): mymodel is not in the table"*)
+	ok "the table lists the unmatched runs and why" ;;
+*) no "unmatched list: $out" ;;
+esac
+case "$out" in *"unet                 6  0.15 GB  DTREqClass         n/a      3.66      n/a -  "*"n/a      148.1  error/oom"*)
+	ok "the table shows a failed run as n/a, error/oom" ;; *) no "error row in the table: $out" ;; esac
+case "$out" in *"largest inputs"*"unet                 6  0.30 GB  ok       DTREqClass        0.296 yes    pass"*"unet: the largest batch the prototype ran is 6, at 0.30 GB"*)
+	ok "Table 1's rows: fit and the replay at the run's budget" ;; *) no "Table 1 rows: $out" ;; esac
+case "$out" in *"DTREqClass: 0 of 2 runs within 1 point"*) ok "the summary line" ;; *) no "summary: $out" ;; esac
+if "$R" measured runs.json --manifest manifest.json --out "$tmp/o" > "$tmp/t" 2>&1 &&
+	head -5 "$tmp/o/measured.tsv" | grep -q '^model	log	batch	kind	budget	heuristic	' &&
+	[ "$(grep -vc '^#' "$tmp/o/measured.tsv")" = 10 ]; then
+	ok "--out writes measured.tsv (9 rows)"
+else
+	no "--out: $(cat "$tmp/t")"
+fi
+grep -q "wrote $tmp/o/measured.tsv: draw it with rematsim plot" "$tmp/t" && ok "--out says where" || no "--out message"
+if command -v gnuplot > /dev/null 2>&1; then
+	if REMATSIM_PLOTS="$REMATSIM_SOURCE/plots" "$R" plot "$tmp/o" > "$tmp/p" 2>&1 &&
+		[ -s "$tmp/o/measured.png" ] && [ -s "$tmp/o/measured-budget.pdf" ]; then
+		ok "plot draws measured and measured-budget"
+	else
+		no "plot: $(cat "$tmp/p")"
+	fi
+	# the data gnuplot reads: a panel per heuristic, a curve per model;
+	# the error run has no point
+	g="$tmp/o/plot-data/measured"
+	grep -q '^npanels = 3$' "$g/figure.gp" && grep -q "^ptitle\[3\] = 'DTR prototype'$" "$g/figure.gp" &&
+		grep -q "^clabel\[1\] = 'U-Net'$" "$g/figure.gp" && grep -q "^ccolor\[1\] = '#d62728'$" "$g/figure.gp" &&
+		[ "$(grep -vc '^#' "$g/p2-c1.tsv")" = 2 ] && ok "measured figure: panels, the model's style, 2 points" ||
+		no "measured figure data: $(cat "$g/figure.gp" "$g/p2-c1.tsv")"
+	b="$tmp/o/plot-data/measured-budget"
+	grep -q "^clabel\[1\] = 'measured (prototype)'$" "$b/figure.gp" &&
+		grep -q "^ccolor\[4\] = '#8c564b'$" "$b/figure.gp" && ok "budget figure: measured, then the registry's styles" ||
+		no "budget figure data: $(cat "$b/figure.gp")"
+else
+	echo "ok - # SKIP plot (no gnuplot)"
+fi
+
+# --- bad input ---------------------------------------------------------------
+bad() { # STATUS MESSAGE DESC CMD...
+	want=$1 msg=$2 desc=$3; shift 3
+	err=$("$@" 2>&1 >/dev/null); got=$?
+	if [ "$got" -ne "$want" ]; then
+		no "$desc: status $got, wanted $want: $(printf '%s' "$err" | head -c 400)"
+	elif ! printf '%s' "$err" | grep -qF -- "$msg"; then
+		no "$desc: stderr lacks '$msg': $(printf '%s' "$err" | head -c 400)"
+	else
+		ok "$desc ($got)"
+	fi
+}
+run() { # the file's lines, then the run of unet at its index: a run object
+	printf '%s\n' "$1" > "$tmp/b.json"
+	"$R" measured "$tmp/b.json" --manifest manifest.json --heuristic DTR
+}
+fixed='"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 3e8, "batch_size": 6}'
+stats='"summary": [{"remat_compute_time": {"median": 1}, "base_compute_time": {"median": 2}}]'
+bad 65 "b.json:1: a list: a measured file is an object of models" "a list, not an object" run '[1, 2]'
+bad 65 "b.json:2: not JSON: end of file expected" "an op log, not JSON" run "$(head -2 unet.log)"
+bad 65 "no model's list of runs" "an object with no lists" run '{"timestamp": "x", "n": 3}'
+bad 65 "b.json:2: unet: an object: a member is a model's list of runs" "a member of another type" \
+	run '{"a": 1,
+"unet": {"x": 1}}'
+bad 65 "b.json:3: unet[0].specific_params.memory_budget: this number is not a budget" "a budget of 0" \
+	run '{"unet": [
+{"specific_params": {"type": "dtr", "kind": "fixed", "batch_size": 6,
+ "memory_budget": 0}, '"$stats"'}]}'
+bad 65 "unet[0].specific_params.memory_budget: a string is not a budget" "a budget as a string" \
+	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": "8e9", "batch_size": 6}, '"$stats"'}]}'
+bad 65 "b.json:1: unet[0].specific_params.batch_size: not a batch size (a whole number from 1 to 1e9)" "a batch of 6.5" \
+	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 6.5}, '"$stats"'}]}'
+bad 65 "unet[0].specific_params.kind: a dtr run's kind must be" "an unknown kind" \
+	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "guess", "batch_size": 6}, '"$stats"'}]}'
+bad 65 "b.json:4: unet[1].summary: \"oops\": a summary is a list of one object of statistics, or \"error\"" \
+	"a summary neither statistics nor error" run '{"unet": [
+{'"$fixed"', '"$stats"'},
+{'"$fixed"',
+ "summary": "oops"}]}'
+bad 65 "unet[0].summary: a list not of one object" "a summary of two objects" \
+	run '{"unet": [{'"$fixed"', "summary": [{}, {}]}]}'
+bad 65 "unet[0].summary[0].total_mem.median: a string where a number belongs" "a median that is text" \
+	run '{"unet": [{'"$fixed"', "summary": [{"total_mem": {"median": "big"}}]}]}'
+bad 65 "b.json:3: unet[1].specific_params.ratio: its baseline run (line 2) failed (\"error\")" \
+	"a ratio run whose baseline is an error" run '{"unet": [
+{"specific_params": {"type": "baseline", "batch_size": 6}, "summary": "error"},
+{"specific_params": {"type": "dtr", "kind": "ratio", "ratio": 0.5, "batch_size": 6}, '"$stats"'}]}'
+bad 65 "needs the measured total_mem of a baseline run of unet at batch 6" "a ratio run with no baseline" \
+	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "ratio", "ratio": 0.5, "batch_size": 6}, '"$stats"'}]}'
+bad 65 "none of its 2 runs has a log in manifest.json" "a model with no log" \
+	run '{"resnet1202": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 64}, '"$stats"'}],
+"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 9}, '"$stats"'}]}'
+bad 65 "unet (batch 9): the U-Net (6) log is of batch 6" "... and says why" \
+	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 9}, '"$stats"'}]}'
+bad 65 "duplicate object key" "a key twice" run '{"unet": [], "unet": []}'
+bad 66 "nothing.json" "a missing file" "$R" measured nothing.json --manifest manifest.json
+bad 65 "over the input size limit; set REMATSIM_MAX_INPUT" "an endless input" \
+	env REMATSIM_MAX_INPUT=1MiB "$R" measured /dev/zero --manifest manifest.json
+bad 65 "not JSON: '[' or '{' expected near end of file" "an empty file" run ''
+bad 66 "is a directory" "a directory" "$R" measured . --manifest manifest.json
+bad 66 "nothing.zip" "a missing archive" "$R" measured runs.json --manifest nothing.zip
+bad 64 "--manifest ARCHIVE.zip is required" "no --manifest" "$R" measured runs.json
+bad 64 "give exactly one MEASURED.json" "no file" "$R" measured --manifest manifest.json
+bad 64 "unknown heuristic 'DTRPrototyp': did you mean DTRPrototype?" "a heuristic misspelt" \
+	"$R" measured runs.json --manifest manifest.json --heuristic DTRPrototyp
+bad 64 "heuristic DTR given twice" "a heuristic twice" "$R" measured runs.json --manifest manifest.json --heuristic DTR,dtr
+bad 64 "--trials wants 1 to 1000" "no trials" "$R" measured runs.json --manifest manifest.json --trials 0
+bad 64 "--proto-rules: unknown rule 'fast'" "an unknown rule" "$R" measured runs.json --manifest manifest.json --proto-rules fast
+expect_status 0 "measured --help" "$R" measured --help
+# the rules may be forced for every run
+"$R" measured runs.json --manifest manifest.json --heuristic DTRPrototype --proto-rules none --json > "$tmp/j5" 2>&1
+"$R" measured runs.json --manifest manifest.json --heuristic DTREqClass --json > "$tmp/j6" 2>&1
+a=$(sum < "$tmp/j5" | grep -v unmatched | cut -f5 | head -3 | tr '\n' ' ')
+b=$(sum < "$tmp/j6" | grep -v unmatched | cut -f5 | head -3 | tr '\n' ' ')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "DTRPrototype with no rule is DTREqClass here ($a)" || no "no rules: $a, DTREqClass: $b"
+# a rule named replaces only itself: the ratio run keeps its own no-sampling
+"$R" measured runs.json --manifest manifest.json --heuristic DTRPrototype --proto-rules no-after --json > "$tmp/j7" 2>&1
+grep -q '"kind":"ratio".*"proto_rules":"no-sampling,small,no-after,classes"' "$tmp/j7" &&
+	grep -q '"kind":"fixed","budget":350000000,.*"proto_rules":"sampling,small,no-after,classes"' "$tmp/j7" &&
+	ok "--proto-rules no-after keeps each run's sampling, and each row says its rules" ||
+	no "rules of the rows: $(grep -o '"kind":"[a-z]*","budget":[0-9]*\|"proto_rules":"[^"]*"' "$tmp/j7" | tr '\n' ' ')"
+
+# --- the artifact's files (../shared) ----------------------------------------
+S=${REMATSIM_SHARED:-}
+if [ -n "$S" ] && [ -f "$S/dtr-measured/data-full.json" ] && [ -f "$S/dtr-logs/logs.zip" ]; then
+	"$R" measured "$S/dtr-measured/data-full.json" --manifest "$S/dtr-logs/logs.zip" --json > "$tmp/f" 2>&1
+	if sum < "$tmp/f" | diff -u data-full.expect - > "$tmp/d" 2>&1; then
+		ok "data-full.json: 16 matched runs x 3 heuristics and 20 unmatched, as pinned"
+	else
+		no "data-full.json differs from data-full.expect: $(head -c 2000 "$tmp/d")"
+	fi
+	out=$("$R" measured "$S/dtr-measured/data-full.json" --manifest "$S/dtr-logs/logs.zip" --heuristic DTRPrototype 2>&1)
+	case "$out" in *"16 of 36 runs with a log"*"DTRPrototype: 14 of 16 runs within 1 point"*"unmatched: 20 runs"*)
+		ok "data-full.json: the table" ;; *) no "data-full.json table: $out" ;; esac
+	out=$("$R" measured "$S/dtr-measured/large-input-table-data.json" --manifest "$S/dtr-logs/logs.zip" 2>&1); st=$?
+	[ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c ' no log')" = 16 ] &&
+		printf '%s\n' "$out" | grep -q 'unet: the largest batch the prototype ran is 10, at 6.00 GB (unmodified PyTorch: 7)' &&
+		ok "Table 1: no run has a log; the largest inputs" || no "Table 1 ($st): $out"
+else
+	echo "ok - # SKIP the artifact's files (no ../shared)"
+fi
+exit $fail
