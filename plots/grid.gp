@@ -13,7 +13,10 @@
 # (3.35 in) for PDF and SVG, with 8 pt text (9 pt titles) at that size; PNG
 # is a large figure for screens. When the sweep ran with --fit, figure.gp
 # also has fit.tsv's marks (fit_x, fit_to, fit_lane, any_fit), drawn on the
-# x axis of every panel and explained in the legend.
+# x axis of every panel and explained in the legend. Planners (cmarked)
+# are drawn as their Pareto frontier, the plans it dominates as faint
+# markers (pP-cC-faint.tsv, any_faint); with heuristics_at_plan_peaks, the
+# heuristics' points at plan peaks are ringed (pP-cC-peaks.tsv, any_peaks).
 
 load DATA.'/figure.gp'
 
@@ -71,7 +74,12 @@ show_thrash = fail_lines && any_thrash
 # where feasibility is not monotone
 show_fit = exists('any_fit') ? any_fit : 0
 show_fitr = exists('any_fit_range') ? any_fit_range : 0
-nfail = show_oom + show_thrash + show_fit + show_fitr
+# dominated plans (faint), heuristics at plan peaks (ringed)
+show_faint = exists('any_faint') ? any_faint : 0
+show_peaks = exists('any_peaks') ? any_peaks : 0
+# (figures with planners or points at plan peaks draw those marks)
+marks = exists('any_faint') || exists('any_peaks')
+nfail = show_oom + show_thrash + show_fit + show_fitr + show_faint + show_peaks
 kcc = (key_chars > 6) ? key_chars : 6
 key_wc = samp + 8 + kcc * charw
 key_wf = samp + 8 + 21 * charw
@@ -109,7 +117,16 @@ title_h = line * (0.8 + 1.2 * title_lines)
 legend_h = key_line * key_rows + line * 0.8
 xlab_h = line * 1.4
 cap_h = line * cap_lines + (cap_lines ? line * 0.4 : 0)
-H = title_h + legend_h + nrows * ph_u + xlab_h + cap_h
+# Print sizes fit a page: at most 9 in (648 pt) tall. More rows of panels
+# go on further pages of the PDF, or further SVG files (OUT less its .svg,
+# then -2.svg, -3.svg ...), each with the title, legend and labels.
+rows_pp = nrows
+if (!screen) {
+	rows_pp = int((648 - title_h - legend_h - xlab_h - cap_h) / ph_u)
+	rows_pp = (rows_pp < 1) ? 1 : (rows_pp > nrows) ? nrows : rows_pp
+}
+pages = int((nrows + rows_pp - 1) / rows_pp)
+H = title_h + legend_h + rows_pp * ph_u + xlab_h + cap_h
 
 if (ext eq '.png') {
 	set terminal pngcairo size W, H enhanced font 'Sans,10' fontscale 1.0
@@ -133,21 +150,38 @@ set dashtype 11 (2, 5)
 set dashtype 12 (14, 8)
 colof(c) = ccolor[c]
 ptof(c) = cmarker[c]
+# the colour, mostly transparent: a dominated plan
+faintof(c) = '#A0'.ccolor[c][2:7]
 # (an empty list still evaluates the body of 'for [i = 1:0]' once)
 cof(p, i) = (word(pcurves[p], i) eq '' ? 1 : word(pcurves[p], i) + 0)
 curve(p, c, kind) = sprintf('%s/p%d-c%d%s.tsv', DATA, p, c, kind)
 ps_end = screen ? 1.2 : 0.6
+ps_ring = screen ? 1.9 : 1.0
 lw_curve = screen ? 2 : 1.2
 # a lane of fit marks: 14 px or 7 pt of the plot's height, in graph units
 lane_h = screen ? 14.0 / 230 : 7.0 / (pw_u * 0.72)
 lw_tick = screen ? 3 : 2.5
 
+do for [pg = 1:pages] {
+if (pg > 1 && ext eq '.svg') {
+	set output OUT[1:strlen(OUT) - 4].sprintf('-%d.svg', pg)
+}
+# this page's panels and rows
+pfirst = (pg - 1) * rows_pp * ncols + 1
+plast = pg * rows_pp * ncols
+plast = (plast > npanels) ? npanels : plast
+prows = int((plast - pfirst + ncols) / ncols)
 # Panels are placed by hand (not `layout`) so that the legend runs under the
 # figure title and the axis labels are shared by all panels.
 set multiplot
 set label 999 figtitle at screen 0.5, screen 1 - (line * 0.9) / H center font sprintf(',%d', fsz + 1)
+if (pages > 1) {
+	# which page, in the top right corner
+	set label 994 sprintf('%d/%d', pg, pages) at screen (W - 3) / W, screen 1 - (line * 0.9) / H \
+		right font sprintf(',%d', fsz - 1)
+}
 set label 997 ylabel_text at screen (left * 0.45) / W, \
-	screen (xlab_h + cap_h + nrows * ph_u / 2) / H center rotate by 90
+	screen (xlab_h + cap_h + (rows_pp - prows / 2.0) * ph_u) / H center rotate by 90
 set label 996 xlabel_text at screen (left + (W - left - right) / 2) / W, \
 	screen (cap_h + xlab_h * 0.45) / H center
 if (cap_lines > 0) {
@@ -174,10 +208,10 @@ if (ylog) {
 set yrange [yrange_lo:yrange_hi]
 set style fill transparent solid 0.2 noborder
 
-do for [p = 1:npanels] {
+do for [p = pfirst:plast] {
 	col = (p - 1) % ncols
-	row = (p - 1) / ncols
-	set origin (left + col * pw_u) / W, (xlab_h + cap_h + (nrows - 1 - row) * ph_u) / H
+	row = (p - pfirst) / ncols
+	set origin (left + col * pw_u) / W, (xlab_h + cap_h + (rows_pp - 1 - row) * ph_u) / H
 	set size pw_u / W, ph_u / H
 	# (print: 7 pt panel titles, so that four panels a row keep their
 	# titles apart on a 7 in page)
@@ -222,7 +256,7 @@ do for [p = 1:npanels] {
 		}
 	}
 	n = words(pcurves[p])
-	if (n > 0) {
+	if (n > 0 && !marks) {
 		plot NaN notitle, \
 			for [i = 1:n] curve(p, cof(p, i), '-band') using 1:2:3 \
 				with filledcurves fc rgb colof(cof(p, i)) notitle, \
@@ -233,13 +267,34 @@ do for [p = 1:npanels] {
 			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? $2 : NaN) \
 				with linespoints lc rgb colof(cof(p, i)) lw lw_curve dt 12 \
 				pt ptof(cof(p, i)) ps ps_end notitle
-	} else {
+	}
+	if (n > 0 && marks) {
+		# the same, and the dominated plans (faint) and the points at plan peaks (ringed)
+		plot NaN notitle, \
+			for [i = 1:n] curve(p, cof(p, i), '-band') using 1:2:3 \
+				with filledcurves fc rgb colof(cof(p, i)) notitle, \
+			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? NaN : $2) \
+				with steps lc rgb colof(cof(p, i)) lw lw_curve notitle, \
+			for [i = 1:n] curve(p, cof(p, i), '-ends') using 1:(cmarked[cof(p, i)] ? NaN : $2) \
+				with points lc rgb colof(cof(p, i)) pt ptof(cof(p, i)) ps ps_end notitle, \
+			for [i = 1:n] curve(p, cof(p, i), '') using 1:(cmarked[cof(p, i)] ? $2 : NaN) \
+				with linespoints lc rgb colof(cof(p, i)) lw lw_curve dt 12 \
+				pt ptof(cof(p, i)) ps ps_end notitle, \
+			for [i = 1:n] curve(p, cof(p, i), cmarked[cof(p, i)] ? '-faint' : '-ends') \
+				using 1:(cmarked[cof(p, i)] ? $2 : NaN) \
+				with points lc rgb faintof(cof(p, i)) pt ptof(cof(p, i)) ps ps_end notitle, \
+			for [i = 1:n] curve(p, cof(p, i), show_peaks && !cmarked[cof(p, i)] ? '-peaks' : '-ends') \
+				using 1:(show_peaks && !cmarked[cof(p, i)] ? $2 : NaN) \
+				with points lc rgb colof(cof(p, i)) pt 6 ps ps_ring notitle
+	}
+	if (n == 0) {
 		# No curve passed anywhere in this panel: draw the frame alone.
 		set label 998 'no ratio passed' at graph 0.5, graph 0.5 center
 		plot NaN notitle
 		unset label 998
 	}
 	unset label 999
+	unset label 994
 	unset label 997
 	unset label 996
 	unset label 995
@@ -285,17 +340,30 @@ do for [e = 1:ncurves + nfail] {
 			point pt ptof(e) lc rgb colof(e) ps ps_end
 		set label tb clabel[e] at screen (kx + samp + 4) / W, screen ky / H left
 	} else {
-		# which: 1 out of memory, 2 thrash, 3 fit tick, 4 fit bar (those shown)
+		# which: 1 out of memory, 2 thrash, 3 fit tick, 4 fit bar, 5 a
+		# dominated plan, 6 at a plan's peak (those shown)
 		j = e - ncurves
 		which = 0
 		cnt = 0
-		do for [q = 1:4] {
-			shown = (q == 1) ? show_oom : (q == 2) ? show_thrash : (q == 3) ? show_fit : show_fitr
+		do for [q = 1:6] {
+			shown = (q == 1) ? show_oom : (q == 2) ? show_thrash : (q == 3) ? show_fit : \
+				(q == 4) ? show_fitr : (q == 5) ? show_faint : show_peaks
 			cnt = cnt + shown
 			if (which == 0 && shown && cnt == j) { which = q }
 		}
 	}
-	if (e > ncurves && which >= 3) {
+	if (e > ncurves && which >= 5) {
+		if (which == 5) {
+			set label ta '' at screen (kx + samp / 2) / W, screen ky / H \
+				point pt 7 lc rgb '#A0404040' ps ps_end
+			set label tb 'dominated plan' at screen (kx + samp + 4) / W, screen ky / H left
+		} else {
+			set label ta '' at screen (kx + samp / 2) / W, screen ky / H \
+				point pt 6 lc rgb '#404040' ps ps_ring
+			set label tb "at a plan's peak" at screen (kx + samp + 4) / W, screen ky / H left
+		}
+	}
+	if (e > ncurves && which >= 3 && which <= 4) {
 		if (which == 3) {
 			set arrow ta from screen (kx + samp / 2) / W, screen (ky - line * 0.45) / H \
 				to screen (kx + samp / 2) / W, screen (ky + line * 0.45) / H \
@@ -308,7 +376,7 @@ do for [e = 1:ncurves + nfail] {
 			set label tb 'fails again (fit)' at screen (kx + samp + 4) / W, screen ky / H left
 		}
 	}
-	if (e > ncurves && which <= 2) {
+	if (e > ncurves && which >= 1 && which <= 2) {
 		oom = (which == 1)
 		kdash = oom ? 11 : 12
 		# (two colours: the svg terminal would draw both samples as one
@@ -321,3 +389,4 @@ do for [e = 1:ncurves + nfail] {
 }
 plot NaN notitle
 unset multiplot
+}

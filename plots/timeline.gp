@@ -1,8 +1,10 @@
 # timeline.gp: memory in use over simulated time for one replay, from the
 # TSV that `rematsim replay LOG ... --timeline FILE` writes (columns: clock
 # memory event op storage budget; clock in ns, memory in bytes; event is
-# compute, remat or evict). Evictions and rematerializations are marked, the
-# budget is a dashed line.
+# compute, remat, evict, or backward: the row where the backward pass
+# begins). Evictions and rematerializations are marked, the budget is a
+# dashed line, and a dotted vertical line parts the forward pass from the
+# backward pass.
 #
 #   gnuplot -c plots/timeline.gp TIMELINE.tsv OUT.png|OUT.pdf|OUT.svg [TITLE]
 if (ARGC < 2) {
@@ -42,6 +44,16 @@ mem_div = (mem_max >= 2**30) ? 2**30 : 2**20
 mem_unit = (mem_max >= 2**30) ? 'GiB' : 'MiB'
 clk_div = (clk_max >= 1e6) ? 1e6 : 1e3
 clk_unit = (clk_max >= 1e6) ? 'ms' : 'µs'
+is(e) = (strcol(3) eq e)
+# Where the backward pass begins (the `backward` row; none when the replay
+# stopped before it, or the log has no backward op): a dotted line.
+stats DATA skip 1 using (is('backward') ? $1 : 1e300) nooutput
+if (STATS_min < 1e300) {
+	bx = STATS_min / clk_div
+	set arrow 1 from first bx, graph 0 to first bx, graph 1 nohead dt 3 lc rgb '#404040' lw 1.5 back
+	set label 1 'forward ' at first bx, graph 0.04 right tc rgb '#404040'
+	set label 2 ' backward' at first bx, graph 0.04 left tc rgb '#404040'
+}
 
 set title TITLE noenhanced
 set xlabel sprintf('simulated time (%s)', clk_unit)
@@ -52,7 +64,6 @@ set yrange [0:mem_max / mem_div * 1.08]
 set grid back lc rgb '#e0e0e0'
 set autoscale xfix
 set key outside top center horizontal
-is(e) = (strcol(3) eq e)
 plot DATA skip 1 using ($1 / clk_div):($2 / mem_div) with steps lc rgb '#1f77b4' lw 1.5 \
 		title 'memory in use', \
 	DATA skip 1 using ($1 / clk_div):(($6 < 1e18) ? $6 / mem_div : NaN) with lines \

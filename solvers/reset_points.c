@@ -378,8 +378,8 @@ int reset_points_read_sizes(const char *path, uint64_t **out, size_t *n_out,
 			p = *p == '\n' ? p + 1 : (const char *)memchr(p, '\n', (size_t)(end + 1 - p)) + 1;
 	}
 	free(buf);
-	if (!rc && !n)
-		rc = rs_error_set(err, EXIT_DATAERR, path, 0, "no sizes in the file");
+	/* No sizes (an empty file, or `#` comments only) is a list like any
+	 * other: the tracker's answer for it is 0 with no split points. */
 	if (rc) {
 		free(a);
 		return -1;

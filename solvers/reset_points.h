@@ -47,7 +47,8 @@ void reset_plan_free(struct reset_plan *plan);
  * `#` comments (whole lines or after the number) ignored. Gives *a (free
  * it) and its length; returns 0, or -1 with err: EXIT_NOINPUT (cannot
  * read), EXIT_DATAERR with the line (not a whole number, negative, over
- * 64 bits, a sum over 64 bits, no sizes).
+ * 64 bits, a sum over 64 bits). A file without sizes (empty, or `#`
+ * comments only) gives n = 0: the DP's answer is then 0, no splits.
  */
 int reset_points_read_sizes(const char *path, uint64_t **a, size_t *n, struct rs_error *err);
 /** *sum = sum of a, or -1 when it overflows 64 bits. */

@@ -136,11 +136,25 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	echo "ok - # SKIP gnuplot not installed"
 fi
+# The transformer's defaults (GPT-2 small's dimensions at 1024 tokens):
+# activations, not the weights and their pinned gradients, make the peak,
+# as in the DTR paper's logs, so a budget below the baseline can pass (with
+# GPT-3's block as defaults nothing passed below 1.0).
+"$R" gen transformer --layers 2 --out "$T/tf-default.log.gz"
+kinds=$("$R" peak "$T/tf-default.log.gz" --json | tr '{' '\n' | sed -n 's/^"kind":"\([a-z]*\)","bytes":\([0-9]*\).*/\1=\2/p' | tr '\n' ' ')
+fwd=$(printf '%s' "$kinds" | sed -n 's/.*forward=\([0-9]*\).*/\1/p')
+cst=$(printf '%s' "$kinds" | sed -n 's/.*constant=\([0-9]*\).*/\1/p')
+[ -n "$fwd" ] && [ -n "$cst" ] && [ "$fwd" -gt "$cst" ] && ok "gen transformer's defaults: activations dominate the peak ($kinds)" ||
+	no "gen transformer's defaults: the peak's kinds are $kinds"
+r=$("$R" fit "$T/tf-default.log.gz" --heuristic DTR --resolution 0.05 --json | sed -n 's/.*"smallest_pass_ratio":\([0-9.]*\).*/\1/p')
+awk -v r="$r" 'BEGIN { exit !(r > 0 && r < 0.9) }' && ok "gen transformer's defaults: DTR fits at $r of the baseline" ||
+	no "gen transformer's defaults: the smallest passing ratio is '$r'"
+
 # bench --scale replays the generator's logs: its counts are those of a
 # replay of `rematsim gen`'s file (the chain at n = 16, the 8-layer
 # transformer at batch 32), and its bad options exit 64.
 "$R" gen linear --n 16 --out "$T/bs-chain.log"
-"$R" gen transformer --layers 8 --batch 32 --out "$T/bs-tfm.log"
+"$R" gen transformer --layers 8 --batch 32 --width 12288 --heads 96 --seq 2048 --out "$T/bs-tfm.log"
 want=$("$R" replay "$T/bs-chain.log" --budget 8 --heuristic LRU --runtime V2EagerOptimized \
 	--overhead-limit inf | awk 'NR == 2 { print $7, $8 }')
 got=$("$R" bench --scale --shape chain --min-log2 4 --max-log2 4 --budget 2sqrt --heuristic LRU \

@@ -33,10 +33,24 @@ done
 out=$("$R" peak peak.log)
 case "$out" in *"7660 bytes"*"log line 23, op linear_backward"*"temporary                60    0.8%         2"*)
 	ok "peak table of peak.log" ;; *) no "peak table of peak.log: $out" ;; esac
-expect_status 64 "peak: budget below the bottleneck" "$R" peak tiny.log --heuristic DTR --budget 10
+# A replay that stops is shown where it stopped (status 0): out of memory,
+# the set when nothing more could be evicted, the op's inputs marked;
+# thrash, the set at the limit.
+expect_status 0 "peak: a replay that runs out of memory" "$R" peak tiny.log --heuristic DTR --budget 10
 m=$("$R" peak tiny.log --heuristic DTR --budget 10 2>&1)
-case "$m" in *"runs out of memory"*"below the log's bottleneck, 192 bytes"*) ok "peak: the bottleneck is named" ;;
+case "$m" in *"when the replay ran out of memory"*"below the log's bottleneck, 192 bytes"*) ok "peak: the bottleneck is named" ;;
 	*) no "peak below the bottleneck says: $m" ;; esac
+m=$("$R" peak peak.log --heuristic DTR --budget 4596)
+case "$m" in *"at command 9 (log line 23, op linear_backward)"*"live: 2600 bytes"*"3 storages: 1 pinned (100 bytes), 2 more inputs of op linear_backward (2500 bytes)"*"op linear_backward makes 4000 bytes of outputs; 1996 bytes of the budget are free"*"2000 "*"input "*"linear"*"b"*) ok "peak at OOM: where, the live set, the inputs" ;;
+	*) no "peak at OOM says: $m" ;; esac
+j=$("$R" peak peak.log --heuristic DTR --budget 4596 --json)
+case "$j" in *'"outcome":"oom","live_memory":2600'*'"handle":"b","storage":'*',"input":true}'*) ok "peak --json at OOM" ;;
+	*) no "peak --json at OOM: $j" ;; esac
+m=$("$R" peak chain16.log --heuristic LRU --ratio 0.5 --overhead-limit 1.05)
+case "$m" in *"when the replay thrashed"*"the remat compute, 18000 ns, passed 0.05 x the baseline compute, 12125.5 ns"*) ok "peak at the overhead limit" ;;
+	*) no "peak at thrash says: $m" ;; esac
+j=$("$R" peak chain12.log --heuristic DTR --ratio 0.6 --json)
+case "$j" in *'"outcome"'* | *'"input"'* | '') no "a passing peak's JSON: $j" ;; *) ok "a passing run's peak has no outcome or input keys (its JSON as before)" ;; esac
 expect_status 64 "peak: budget without heuristic" "$R" peak tiny.log --budget 100
 expect_status 64 "peak: heuristic without budget" "$R" peak tiny.log --heuristic DTR
 expect_status 64 "peak: unknown heuristic" "$R" peak tiny.log --heuristic Nope --ratio 1
@@ -61,6 +75,32 @@ expect_status 64 "fit: resolution below a byte" "$R" fit tiny.log --heuristic DT
 expect_status 64 "fit: too many grid points" "$R" fit chain12.log --heuristic DTR --resolution 0.000001
 m=$("$R" fit tiny.log --heuristic DTR --resolution 0.001 2>&1)
 case "$m" in *"finer than one byte"*) ok "fit: the resolution message" ;; *) no "fit resolution says: $m" ;; esac
+# What fit did not try: the gaps between its probes above the answer. At
+# resolution 0.05 the grid misses chain12's failing budgets above the
+# smallest pass under LRU (34816 to 39423 fail again, above): the answer
+# says it did not try them, and --scan finds them.
+j=$("$R" fit chain12.log --heuristic LRU --resolution 0.05 --json)
+case "$j" in *'"smallest_pass":34816,'*'"monotone":true,'*'"untried_gaps":'[1-9]*'"widest_untried":['*'"scan":null'*) ok "fit: the untried gaps" ;;
+	*) no "fit at 0.05: $j" ;; esac
+m=$("$R" fit chain12.log --heuristic LRU --resolution 0.05)
+case "$m" in *"no failing budget above it among the probes"*"not tried: the budgets between the probes above it, in "*" gaps, the widest"*"--scan SPAN tries them"*) ok "fit: says what it did not try" ;;
+	*) no "fit at 0.05 says: $m" ;; esac
+j=$("$R" fit chain12.log --heuristic LRU --resolution 0.05 --scan 0.5 --scan-step 0.001 --json)
+case "$j" in *'"smallest_pass":34816,'*'"largest_fail_above":39375,'*'"monotone":false,'*'"scan":{"span":0.5,"step":97,"to":'*) ok "fit --scan: the failures between grid points" ;;
+	*) no "fit --scan: $j" ;; esac
+expect_status 64 "fit: --scan 0" "$R" fit tiny.log --heuristic DTR --scan 0
+expect_status 64 "fit: --scan 11" "$R" fit tiny.log --heuristic DTR --scan 11
+expect_status 64 "fit: --scan-step without --scan" "$R" fit tiny.log --heuristic DTR --scan-step 0.01
+expect_status 64 "fit: a scan of too many replays" "$R" fit chain12.log --heuristic DTR --scan 10 --scan-step 0.00002
+# When the lower bound passes, it is the answer: one replay, and the budgets
+# above it untried, said so (floor.log: L = 200, the op grow's a + b; the
+# unbounded peak 250 holds t beside them; DTR evicts t and recomputes it).
+j=$("$R" fit floor.log --heuristic DTR --json)
+case "$j" in *'"smallest_pass":200,'*'"exact":true,'*'"grid_probes":1,"probes_total":1,"floor_passes":true,"untried_gaps":1,"widest_untried":[201,249]'*) ok "fit: stops at a lower bound that passes" ;;
+	*) no "fit floor.log: $j" ;; esac
+m=$("$R" fit floor.log --heuristic DTR)
+case "$m" in *"the lower bound passes: the search stopped there, probing no budget above it"*"search: 1 replay"*) ok "fit: says it stopped at the lower bound" ;;
+	*) no "fit floor.log says: $m" ;; esac
 expect_status 64 "fit: no heuristic" "$R" fit tiny.log
 expect_status 66 "fit: missing log" "$R" fit no-such.log --heuristic DTR
 
@@ -118,6 +158,23 @@ for log in tiny.log chain12.log peak.log; do
 	done < "$tmp/tl.tsv"
 	[ $bad = 0 ] && [ $rows -gt 0 ] && ok "timeline names of $log are the log's ($rows rows, $evicts evictions)" ||
 		no "timeline of $log names something the log does not"
+	# One `backward` row where the backward pass begins (none when the replay
+	# stops before it: tiny.log runs out of memory; there when it stops in
+	# the first backward op's command, as peak.log does): at the first CALL after
+	# the log's BACKWARD annotation, at the clock and memory of the row before
+	# it, before any row of that op's command.
+	first=$(awk '/"ANNOTATION":"BACKWARD"/ { b = 1; next } b && /"INSTRUCTION":"CALL"/ { print NR; exit }' $log)
+	awk -F '\t' -v first="$first" '
+		NR > 1 && $3 == "backward" {
+			n++
+			if ($7 != first) { print "backward row at line " $7 ", not " first; bad = 1 }
+			if ($1 != clock || $2 != memory) { print "backward row at " $1 "/" $2 ", not " clock "/" memory; bad = 1 }
+			if ($8 != 0) { print "backward row with bytes " $8; bad = 1 }
+		}
+		NR > 1 && $3 == "compute" && $7 == first { ran = 1; if (!n) { print "the first backward op runs before its row"; bad = 1 } }
+		NR > 1 { clock = $1; memory = $2 }
+		END { if (n > 1 || (ran && n != 1)) { print n + 0 " backward rows"; bad = 1 }; exit bad }' "$tmp/tl.tsv" >&2 &&
+		ok "timeline of $log: the backward row (line $first), if the replay got there" || no "timeline of $log: the backward row"
 done
 
 exit $fail

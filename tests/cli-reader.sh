@@ -36,6 +36,10 @@ rm -f "$ex"
 out=$("$R" info chains.zip)
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 4 ] && case "$out" in *"16 layers of one chain logs/chain16.log"*) true ;; *) false ;; esac &&
 	ok "archive listing, multi-line description" || no "archive listing: $out"
+# ... and its columns aligned past a long description (chain16's, as the
+# paper's LSTM): every log path starts at the same column.
+cols=$(printf '%s\n' "$out" | awk 'NR > 1 { print index($0, "logs/") }' | sort -u | wc -l)
+[ "$cols" -eq 1 ] && ok "the listing's columns are aligned" || no "log paths at $cols columns: $out"
 
 # options anywhere: after the log too
 j=$("$R" info tiny.log --json) && case "$j" in '{"log":"tiny.log"'*) ok "info LOG --json" ;; *) no "info LOG --json: $j" ;; esac

@@ -66,6 +66,14 @@ j=$("$R" replay tiny.log --heuristic DTR --budget 10 --json)
 case "$j" in *'"const_memory":16,'*) ok "const memory of a run stopped at the first constant" ;; *) no "const memory at budget 10: $j" ;; esac
 n=$("$R" replay tiny.log --heuristic LRU --ratio 0.5,0.75,1 --json | wc -l)
 [ "$n" -eq 3 ] && ok "one line per budget" || no "$n lines for 3 budgets"
+# Each line names its log's digest, as a sweep's models.tsv does: the
+# sha256 of the log's decompressed bytes.
+want=$(sha256sum tiny.log | cut -c1-64)
+j=$("$R" replay tiny.log --heuristic DTR --ratio 1 --json)
+case "$j" in '{"log":"tiny.log","log_sha256":"'"$want"'",'*) ok "log_sha256 of a plain log" ;; *) no "log_sha256: $j" ;; esac
+want=$(gzip -dc ../../logs/mlp-cpu.log.gz | sha256sum | cut -c1-64)
+j=$("$R" replay ../../logs/mlp-cpu.log.gz --heuristic DTR --ratio 1 --json)
+case "$j" in *'"log_sha256":"'"$want"'"'*) ok "log_sha256 of a gzip log: its decompressed bytes" ;; *) no "log_sha256 (gz): $j" ;; esac
 
 # A log whose views (ops with several arguments or results) make regions
 # drift from frontiers: simrd asserts there; we stop with 65 and a message,

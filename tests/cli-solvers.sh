@@ -96,9 +96,41 @@ printf '18446744073709551615\n1\n' > "$S.bad"
 bad 65 "sum over 64 bits" ":2: the sizes' sum passes 2^64" "$R" solve --sizes "$S.bad" -k 1
 printf '18446744073709551616\n' > "$S.bad"
 bad 65 "size over 64 bits" "does not fit in 64 bits" "$R" solve --sizes "$S.bad" -k 1
-printf '# nothing\n' > "$S.bad"
-bad 65 "no sizes" "no sizes" "$R" solve --sizes "$S.bad" -k 1
+# No sizes (comments only, or an empty file): the tracker's (0, []), as its
+# reference cases of an empty list expect; not an error.
+printf '# nothing\n# at all\n' > "$S.empty"
+t=$("$R" solve --sizes "$S.empty" -k 3 --json)
+[ "$t" = '{"max_memory":0,"split_points":[]}' ] && ok "no sizes: 0, no splits" || no "no sizes: $t"
+: > "$S.empty"
+t=$("$R" solve --sizes "$S.empty" -k 0 --exact)
+case "$t" in "max_memory: 0
+split_points:
+# 0 sizes, k = 0, exact mode") ok "an empty file: 0, no splits" ;; *) no "an empty file: $t" ;; esac
 bad 66 "missing sizes file" "cannot open" "$R" solve --sizes "$S.none" -k 1
+# The tracker's reference cases (../shared), empty lists among them, through
+# the command line: max_memory in both modes, the split points in exact mode.
+ref=${REMATSIM_SHARED:-}/reference/reset_points.json
+if [ -n "${REMATSIM_SHARED:-}" ] && [ -f "$ref" ] && command -v python3 >/dev/null 2>&1; then
+	python3 - "$ref" "$S.ref" > "$S.cases" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+for i, c in enumerate(cases):
+    with open("%s.%d" % (sys.argv[2], i), "w") as f:
+        f.write("# reference case %d\n" % i + "".join("%d\n" % a for a in c["activations"]))
+    print(i, c["nb_checkpoints"], json.dumps({"max_memory": c["max_memory"], "split_points": c["split_points"]}, separators=(",", ":")))
+PY
+	bad_cases=0
+	while read -r i k want; do
+		got=$("$R" solve --sizes "$S.ref.$i" -k "$k" --exact --json)
+		fast=$("$R" solve --sizes "$S.ref.$i" -k "$k" --json | sed 's/,"split_points".*//')
+		[ "$got" = "$want" ] && [ "$fast" = "${want%%,\"split_points\"*}" ] ||
+			{ bad_cases=$((bad_cases + 1)); echo "# case $i: exact $got, fast $fast, want $want"; }
+	done < "$S.cases"
+	[ "$bad_cases" -eq 0 ] && [ -s "$S.cases" ] && ok "the tracker's $(wc -l < "$S.cases") reference cases" ||
+		no "$bad_cases reference cases differ"
+else
+	echo "ok - # SKIP the tracker's reference cases (no ../shared)"
+fi
 bad 64 "budget below the largest activation" "below the largest single activation, 400 bytes" \
 	"$R" solve $L --planner dp --budget 399
 bad 64 "segment budget below the largest activation" "below the largest single activation" \

@@ -8,8 +8,12 @@
 # series in every figure (the registry's), distinct within a figure,
 # failure styles in the legend, failure lines apart, print sizes and fonts,
 # wrapped descriptions, the y range following the overhead limit, and the
-# marks of `sweep --fit` (fit.tsv) at the ratios fit.tsv gives; and the
-# figures of `rematsim measured --out`.
+# marks of `sweep --fit` (fit.tsv) at the ratios fit.tsv gives; planners as
+# Pareto frontiers with their dominated plans faint, heuristics ringed at
+# plan peaks, plans past the overhead limit failing, one point never
+# switching the y axis to log, print figures of at most 9 in a page
+# (gnuplot's own page sizes), the timeline's forward/backward marker; and
+# the figures of `rematsim measured --out`.
 set -eu
 rematsim=$1
 command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot: skipped"; exit 77; }
@@ -58,6 +62,15 @@ gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.png" "chain12, DTR, 0.5" 
 	{ cat "$tmp/tl.err" >&2; fail "timeline.gp"; }
 [ -s "$tmp/tl.png" ] || fail "no timeline.png"
 [ ! -s "$tmp/tl.err" ] || { cat "$tmp/tl.err" >&2; fail "timeline.gp said something"; }
+# the forward/backward boundary: a dotted line at the `backward` row's clock
+gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.svg" "chain12" 2> "$tmp/tl.err" &&
+	grep -q '>forward <\|> backward<' "$tmp/tl.svg" || fail "timeline.gp: no forward/backward marker"
+# and none for a replay stopped before the backward pass (no row to mark)
+"$rematsim" replay "$data/chain12.log" --heuristic DTR --ratio 0.1 --timeline "$tmp/tl0.tsv" > /dev/null
+! grep -q '	backward	' "$tmp/tl0.tsv" || fail "a backward row in a replay that stopped before it"
+gnuplot -c "$plots/timeline.gp" "$tmp/tl0.tsv" "$tmp/tl0.svg" 2> "$tmp/tl.err" ||
+	{ cat "$tmp/tl.err" >&2; fail "timeline.gp without a backward row"; }
+! grep -q '> backward<' "$tmp/tl0.svg" || fail "a backward marker without a backward row"
 
 # The profile script on a profile, with split points, and without.
 "$rematsim" profile "$data/solvers-chain.log" > "$tmp/prof.tsv"
@@ -124,11 +137,12 @@ for fig in "$tmp"/*/plot-data/*/figure.gp; do
 	out=${fd%/plot-data/*}
 	lo=$(gpval "$fig" yrange_lo); hi=$(gpval "$fig" yrange_hi); xhi=$(gpval "$fig" xrange_hi)
 	[ -n "$lo" ] && [ -n "$hi" ] && [ -n "$xhi" ] || fail "$name: no axis ranges in figure.gp"
-	# every plotted point (mean, min, max) inside the axes
+	# every plotted point (mean, min, max) inside the axes: the curves',
+	# the faint plans' and the rings' (a NaN row: a file with none)
 	for t in "$fd"/p*-c*.tsv; do
 		case $t in *-band.tsv | *-ends.tsv) continue ;; esac
 		awk -v lo="$lo" -v hi="$hi" -v xhi="$xhi" -v f="$name/${t##*/}" '
-			/^#/ { next }
+			/^#/ || $1 == "NaN" { next }
 			{
 				if ($1 < 0 || $1 > xhi + 0) { print f ": ratio " $1 " outside [0, " xhi "]"; bad = 1 }
 				for (i = 2; i <= 4; i++)
@@ -284,6 +298,116 @@ st=0
 "$rematsim" plot --format svg --plots "$plots" "$tmp/fitexp" > /dev/null 2> "$tmp/fit.err" || st=$?
 [ "$st" -eq 65 ] && grep -q "fit.tsv:1: no column 'smallest_pass_ratio'" "$tmp/fit.err" ||
 	fail "a fit.tsv without its columns: status $st, $(cat "$tmp/fit.err")"
+
+# ---- Planners and heuristics at their peaks (the pareto sweep above: its
+# file has planners and heuristics_at_plan_peaks).
+pf=$tmp/pareto/plot-data/pareto/figure.gp
+[ "$(gpval "$pf" any_peaks)" = 1 ] || fail "pareto: no points at plan peaks marked"
+grep -q "at a plan's peak" "$tmp/pareto/pareto.svg" || fail "pareto: the rings are unexplained"
+n=$(gpval "$pf" ncurves)
+np=$(gpval "$pf" npanels)
+p=1
+while [ "$p" -le "$np" ]; do
+	c=1
+	planx=$tmp/planx.txt
+	: > "$planx"
+	while [ "$c" -le "$n" ]; do
+		if [ "$(gpval "$pf" "cmarked[$c]")" = 1 ]; then
+			# a planner's curve is its Pareto frontier: x rising, y falling; every
+			# faint point is dominated by one of the frontier (no larger x and y)
+			awk '!/^#/ { if (NR > 2 && !($1 > x && $2 < y)) { print "not a frontier: " $0; bad = 1 } x = $1; y = $2 }
+				END { exit bad }' "$(dirname "$pf")/p$p-c$c.tsv" >&2 || fail "pareto: panel $p curve $c"
+			awk 'NR == FNR { if (!/^#/) { fx[++n] = $1; fy[n] = $2 } next }
+				!/^#/ && $1 != "NaN" { d = 0; for (i = 1; i <= n; i++) if (fx[i] <= $1 && fy[i] <= $2) d = 1
+					if (!d) { print "faint but not dominated: " $0; bad = 1 } }
+				END { exit bad }' "$(dirname "$pf")/p$p-c$c.tsv" "$(dirname "$pf")/p$p-c$c-faint.tsv" >&2 ||
+				fail "pareto: panel $p curve $c's faint plans"
+			cat "$(dirname "$pf")/p$p-c$c.tsv" "$(dirname "$pf")/p$p-c$c-faint.tsv" | awk '!/^#/ && $1 != "NaN" { print $1 }' >> "$planx"
+		fi
+		c=$((c + 1))
+	done
+	# the heuristics' ringed points are at plans' peaks (passing plans, or failing ones)
+	model=$(awk -F '\t' -v p="$p" 'NR == p + 1 { print $1 }' "$tmp/pareto/models.tsv")
+	awk -F '\t' -v m="$model" '!/^#/ && $1 == m && $2 ~ /:|^sqrtn$/ { print $6 }' "$tmp/pareto/points.tsv" > "$planx"
+	c=1
+	while [ "$c" -le "$n" ]; do
+		if [ "$(gpval "$pf" "cmarked[$c]")" = 0 ]; then
+			awk 'NR == FNR { x[$1 + 0] = 1; next } !/^#/ && $1 != "NaN" && !(($1 + 0) in x) { print "ring off a plan peak: " $0; bad = 1 }
+				END { exit bad }' "$planx" "$(dirname "$pf")/p$p-c$c-peaks.tsv" >&2 || fail "pareto: panel $p curve $c's rings"
+		fi
+		c=$((c + 1))
+	done
+	p=$((p + 1))
+done
+
+# ---- Plans obey the overhead limit, and one point does not change the y
+# axis's scale. A plan row edited to pass at 17x (as the paper's logs gave):
+# drawn as failing under the limit of 2, the axis linear and not up to it.
+cp -r "$tmp/pareto" "$tmp/over"
+awk -F '\t' 'BEGIN { OFS = "\t" } !/^#/ && !done && $2 ~ /^dp:/ && $8 == "pass" { $9 = 17; done = 1 } { print }' \
+	"$tmp/pareto/points.tsv" > "$tmp/over/points.tsv"
+grep -q '	17	' "$tmp/over/points.tsv" || fail "over: no plan row edited"
+"$rematsim" plot --format svg --plots "$plots" "$tmp/over" > /dev/null 2> "$tmp/over.err" ||
+	{ cat "$tmp/over.err" >&2; fail "plot of a plan past the limit"; }
+of=$tmp/over/plot-data/pareto/figure.gp
+[ "$(gpval "$of" ylog)" = 0 ] || fail "a plan at 17x past the limit of 2 made the y axis log"
+awk -v hi="$(gpval "$of" yrange_hi)" 'BEGIN { exit !(hi < 3) }' || fail "a plan past the limit stretched the y axis to $(gpval "$of" yrange_hi)"
+! grep -h '	17	' "$tmp"/over/plot-data/pareto/p*-c*.tsv | grep -q . || fail "the plan at 17x is drawn"
+# With no limit, the one point at 50x is drawn, on a linear axis; two such
+# points make the axis log.
+sed 's/^# overhead_limit: .*/# overhead_limit: inf/; s/	17	/	50	/' "$tmp/over/points.tsv" > "$tmp/over/p2" && mv "$tmp/over/p2" "$tmp/over/points.tsv"
+"$rematsim" plot --format svg --plots "$plots" "$tmp/over" > /dev/null 2> "$tmp/over.err" ||
+	{ cat "$tmp/over.err" >&2; fail "plot without a limit"; }
+[ "$(gpval "$of" ylog)" = 0 ] || fail "one point at 50x made the y axis log"
+awk -v hi="$(gpval "$of" yrange_hi)" 'BEGIN { exit !(hi >= 50) }' || fail "the point at 50x outside the axis"
+awk -F '\t' 'BEGIN { OFS = "\t" } !/^#/ && !done && $2 == "DTR" && $8 == "pass" && $9 != 50 { $9 = 50; done = 1 } { print }' \
+	"$tmp/over/points.tsv" > "$tmp/over/p2" && mv "$tmp/over/p2" "$tmp/over/points.tsv"
+"$rematsim" plot --format svg --plots "$plots" "$tmp/over" > /dev/null 2> "$tmp/over.err" ||
+	{ cat "$tmp/over.err" >&2; fail "plot with two points at 50x"; }
+[ "$(gpval "$of" ylog)" = 1 ] || fail "two points at 50x kept a linear axis"
+# A sweep marks a plan past its limit thrash (the runtime's rule: remat
+# compute past (limit - 1) x the baseline compute).
+printf '%s\n' "experiment: tight" "manifest: $data/manifest.json" "heuristics: [DTR]" \
+	"ratios: [0.5, 1.0]" "overhead_limit: 1.05" "planners:" "  dp: {k: [1, 2, 4]}" "  sqrtn: {}" > "$tmp/tight.yaml"
+"$rematsim" sweep -q "$tmp/tight.yaml" --out "$tmp/tight"
+awk -F '\t' '!/^#/ && ($2 ~ /:/ || $2 == "sqrtn") { n++; if ($8 == "pass" && $9 > 1.05 + 1e-9) { print "a plan passes at " $9; bad = 1 } if ($8 == "thrash") t++ }
+	END { if (!t) { print "no plan past the limit: the test needs one"; bad = 1 } exit bad }' "$tmp/tight/points.tsv" >&2 ||
+	fail "a sweep's plans past the overhead limit"
+
+# ---- A print figure fits a page: at most 9 in (648 pt) tall; more rows of
+# panels go on further PDF pages and SVG files. Ten panels at column size
+# (2 a row: 5 rows) and at full size (4 a row).
+awk 'BEGIN { printf "{\"models\": [" }
+	{ for (i = 1; i <= 10; i++) printf "%s{\"name\": \"m%d\", \"title\": \"Chain %d\", \"desc\": \"layers\", \"log\": \"%s/chain%d.log\", \"has_start\": true}", (i > 1 ? ", " : ""), i, i, $0, (i % 3 == 0 ? 8 : i % 3 == 1 ? 12 : 16) }
+	END { print "]}" }' <<DIR > "$tmp/ten.json"
+$data
+DIR
+printf '%s\n' "experiment: ten" "manifest: $tmp/ten.json" "heuristics: [DTR, LRU]" "ratios: [0.5, 1.0]" > "$tmp/ten.yaml"
+"$rematsim" sweep -q "$tmp/ten.yaml" --out "$tmp/ten"
+for size in column full; do
+	rm -f "$tmp"/ten/ten*.pdf "$tmp"/ten/ten*.svg
+	"$rematsim" plot --format pdf,svg --size "$size" --plots "$plots" "$tmp/ten" > "$tmp/ten.list" 2> "$tmp/ten.err" ||
+		{ cat "$tmp/ten.err" >&2; fail "plot --size $size of ten panels"; }
+	[ ! -s "$tmp/ten.err" ] || { cat "$tmp/ten.err" >&2; fail "gnuplot said something for ten ($size)"; }
+	w=$([ "$size" = column ] && echo 241 || echo 504)
+	# gnuplot's own page sizes
+	grep -ao 'MediaBox \[ 0 0 [0-9.]* [0-9.]* \]' "$tmp/ten/ten.pdf" | awk -v w="$w" -v s="$size" '
+		{ n++; if ($5 != w || $6 > 648) { print s ": a page of " $5 " x " $6 " pt"; bad = 1 } }
+		END { if (s == "column" && n < 2) { print s ": " n " page"; bad = 1 } exit bad }' >&2 ||
+		fail "ten.pdf at $size does not fit its pages"
+	svgs=$(grep -c '\.svg$' "$tmp/ten.list")
+	for f in $(grep '\.svg$' "$tmp/ten.list"); do
+		grep -o 'viewBox="0 0 [0-9.]* [0-9.]*"' "$f" | head -n 1 | tr -d '"' |
+			awk -v w="$w" -v f="$f" '{ if ($3 != w || $4 > 648) { print f ": " $3 " x " $4; exit 1 } }' >&2 ||
+			fail "$f does not fit a page"
+	done
+	# every panel once, over the files
+	titles=$(cat $(grep '\.svg$' "$tmp/ten.list") | grep -o 'Chain [0-9]*<' | sort -u | wc -l)
+	[ "$titles" = 10 ] || fail "ten at $size: $titles panels over $svgs SVG files"
+	if [ "$size" = column ]; then
+		[ "$svgs" -ge 2 ] && grep -qx "$tmp/ten/ten-2.svg" "$tmp/ten.list" || fail "ten at column: no second SVG file"
+	fi
+done
 
 # `rematsim measured --out`: its two figures, in every format, at print
 # size, standalone, without gnuplot warnings, every point inside the axes.

@@ -348,10 +348,19 @@ START_TEST(seed_formula)
 	uint64_t h = FNV1A64_INIT;
 	h = fnv1a64(h, "m\x1fh\x1f" "3", 5);
 	ck_assert_uint_eq(experiment_trial_seed(42, "m", "h", 3), splitmix64(42 ^ h));
-	char buf[64];
-	format_double(buf, sizeof buf, 0.1);
+	/* Pinned, so that a change of fnv1a64 or splitmix64 (hash.h), which the
+	 * line above would follow, is caught: the values of an independent
+	 * FNV-1a and splitmix64 (Python, by hand), and the seeds of chain8's
+	 * RandomStorage trials in a sweep with seed 0 (the `seed` column of
+	 * points.tsv, docs/experiments.md). */
+	ck_assert_uint_eq(experiment_trial_seed(42, "m", "h", 3), 0x9b65b78dfbddf3d1ull);
+	ck_assert_uint_eq(experiment_trial_seed(0, "chain8", "RandomStorage", 0), 12297602080500157274ull);
+	ck_assert_uint_eq(experiment_trial_seed(0, "chain8", "RandomStorage", 1), 1990471138663067992ull);
+	ck_assert_uint_eq(experiment_trial_seed(0, "chain8", "RandomStorage", 2), 2223387291497870509ull);
+	char buf[FMT_DOUBLE_LEN];
+	fmt_double(buf, 0.1);
 	ck_assert_str_eq(buf, "0.1");
-	format_double(buf, sizeof buf, 1.0 / 3);
+	fmt_double(buf, 1.0 / 3);
 	ck_assert(strtod(buf, NULL) == 1.0 / 3);
 }
 END_TEST
@@ -383,6 +392,40 @@ START_TEST(frontier_prefix_min)
 			   "m\tS\tH\tV2\t0\t0.6\t1.25\t0.4\n"
 			   "m\tS\tH\tV2\t0\t0.8\t1.25\t0.4\n"
 			   "m\tS\tH\tV2\t0\t1\t1\t1\n";
+	char *body = strstr(buf, FRONTIER_COLUMNS);
+	ck_assert_ptr_nonnull(body);
+	ck_assert_str_eq(body, want);
+	free(buf);
+	points_table_free(&t);
+}
+END_TEST
+
+/* Two trials of one series: each its own prefix minimum, never the other
+ * trial's (a group keyed on model and series alone would carry trial 1's
+ * better overhead into trial 0's rows and label them all trial 0). */
+START_TEST(frontier_two_trials)
+{
+	struct points_table t = {0};
+	points_header_add(&t, "points", "4");
+	points_table_size(&t, 4);
+	const char *rows[] = {
+		"m\tH\tV2\t0\t1\t0.5\t5\tpass\t1.5\t0\t0\t0\t0\t0\t0\t0\t1\tS\t0",
+		"m\tH\tV2\t0\t1\t1\t10\tpass\t1.2\t0\t0\t0\t0\t0\t0\t0\t1\tS\t1",
+		"m\tH\tV2\t1\t2\t0.5\t5\tpass\t1.1\t0\t0\t0\t0\t0\t0\t0\t1\tS\t2",
+		"m\tH\tV2\t1\t2\t1\t10\tpass\t1.3\t0\t0\t0\t0\t0\t0\t0\t1\tS\t3",
+	};
+	for (size_t i = 0; i < 4; i++)
+		points_table_put(&t, i, strdup(rows[i]));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	frontier_write(f, &t);
+	fclose(f);
+	const char *want = FRONTIER_COLUMNS "\n"
+			   "m\tS\tH\tV2\t0\t0.5\t1.5\t0.5\n"
+			   "m\tS\tH\tV2\t0\t1\t1.2\t1\n"
+			   "m\tS\tH\tV2\t1\t0.5\t1.1\t0.5\n"
+			   "m\tS\tH\tV2\t1\t1\t1.1\t0.5\n";
 	char *body = strstr(buf, FRONTIER_COLUMNS);
 	ck_assert_ptr_nonnull(body);
 	ck_assert_str_eq(body, want);
@@ -501,6 +544,98 @@ START_TEST(sweep_models_csv)
 }
 END_TEST
 
+/* The two routes to a manifest, the `manifest:` key and `--manifest`, read
+ * it the same way (issue 29): a description on several lines (the DTR
+ * paper's LSTM) or a title with a tab is text, folded to spaces in
+ * models.tsv by both; a name with a newline keys rows and is refused by
+ * both. */
+START_TEST(sweep_manifest_routes)
+{
+	char *d = tmp_dir();
+	char path[4096], text[8192];
+	snprintf(path, sizeof path, "%s/manifest.json", d);
+	snprintf(text, sizeof text,
+		 "{\"models\": [{\"name\": \"lstm\", \"title\": \"LSTM\\t(512)\", "
+		 "\"desc\": \"Input dimension 512,\\nHidden dimension 1700,\\nSequence length 128\", "
+		 "\"log\": \"%s/chain8.log\", \"has_start\": true}]}\n", data_dir());
+	write_text(path, text);
+	snprintf(path, sizeof path, "%s/key.yaml", d);
+	snprintf(text, sizeof text, "experiment: e\nmanifest: %s/manifest.json\n"
+		 "heuristics: [DTR]\nratios: [0.5, 1]\n", d);
+	write_text(path, text);
+	snprintf(path, sizeof path, "%s/opt.yaml", d);
+	snprintf(text, sizeof text, "experiment: e\nmodels:\n  - {name: x, log: %s/chain12.log}\n"
+		 "heuristics: [DTR]\nratios: [0.5, 1]\n", data_dir());
+	write_text(path, text);
+	ck_assert_int_eq(sh("%s sweep -q %s/key.yaml --out %s/key", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/opt.yaml --out %s/opt --manifest %s/manifest.json",
+			    rematsim(), d, d, d), 0);
+	ck_assert_int_eq(sh("cmp %s/key/models.tsv %s/opt/models.tsv", d, d), 0);
+	ck_assert_int_eq(sh("awk -F '\\t' 'NR == 2 && $2 == \"LSTM (512)\" && $3 == \"Input dimension "
+			    "512, Hidden dimension 1700, Sequence length 128\" { ok = 1 } END { exit !ok }' "
+			    "%s/key/models.tsv", d), 0);
+	/* a name that keys rows may not hold a newline: refused by both */
+	ck_assert_int_eq(sh("sed -i 's/\"name\": \"lstm\"/\"name\": \"ls\\\\ntm\"/' %s/manifest.json", d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/key.yaml --dry-run 2>%s/err1", rematsim(), d, d), 65);
+	ck_assert_int_eq(sh("%s sweep -q %s/opt.yaml --dry-run --manifest %s/manifest.json 2>%s/err2",
+			    rematsim(), d, d, d), 65);
+	ck_assert_int_eq(sh("grep -q 'model names cannot hold tabs or newlines' %s/err1 && "
+			    "grep -q 'model names cannot hold tabs or newlines' %s/err2", d, d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
+/*
+ * heuristics_at_plan_peaks: every series' trial also runs at each plan's
+ * replayed peak, after the planners' rows: its budget is that plan row's
+ * budget, point for point; the rows are the same sharded and merged; the
+ * frontier keeps one block per (model, series, trial) though the rows at
+ * plan peaks come after the planners'; and the key needs planners.
+ */
+START_TEST(sweep_at_plan_peaks)
+{
+	char *d = tmp_dir();
+	write_experiment(d, "pk", "planners:\n  dp: {k: [1, 2]}\n  sqrtn: {}\n"
+			 "heuristics_at_plan_peaks: true\n");
+	/* 3 models x (5 series-trials x 6 ratios + 3 plans + 5 x 3 at their peaks) */
+	ck_assert_int_eq(sh("test \"$(%s sweep %s/pk.yaml --dry-run)\" = 144", rematsim(), d), 0);
+	ck_assert_int_eq(sh("%s sweep -q %s/pk.yaml --out %s/full", rematsim(), d, d), 0);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/full/points.tsv", d);
+	ck_assert_int_eq(sh("grep -qx '# plan_peak_points: 99' %s", path), 0);
+	/* point 99 + 15m + 3s + k: series s (DTR, LRU, RandomStorage x3) at plan k of
+	 * model m, whose row is point 90 + 3m + k; the same budget, its ratio */
+	ck_assert_int_eq(sh("awk -F '\\t' '!/^#/ && $19 != \"point\" { budget[$19] = $7; ratio[$19] = $6; model[$19] = $1 }"
+			    " END { for (p = 99; p < 144; p++) { m = int((p - 99) / 15); k = (p - 99) %% 3;"
+			    " q = 90 + 3 * m + k; if (budget[p] != budget[q] || ratio[p] != ratio[q] ||"
+			    " model[p] != model[q]) { print p, q; bad = 1 } } exit bad }' %s", path), 0);
+	/* sharded and merged: the same rows */
+	ck_assert_int_eq(sh("%s sweep -q %s/pk.yaml --out %s/s1 --shard 1/2 && "
+			    "%s sweep -q %s/pk.yaml --out %s/s2 --shard 2/2 && "
+			    "%s merge %s/s1 %s/s2 --out %s/m 2>/dev/null", rematsim(), d, d, rematsim(), d, d,
+			    rematsim(), d, d, d), 0);
+	char merged[4096];
+	snprintf(merged, sizeof merged, "%s/m/points.tsv", d);
+	char *a = rows_sans_wall(path), *b = rows_sans_wall(merged);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	/* one frontier block per (model, series, trial): ratios rise within it */
+	ck_assert_int_eq(sh("awk -F '\\t' '!/^#/ && $1 != \"model\" { key = $1 \"/\" $2 \"/\" $5;"
+			    " if (key != last) { if (key in seen) { print \"split: \" key; bad = 1 }"
+			    " seen[key] = 1; last = key; prev = -1 }"
+			    " if ($6 + 0 < prev) { print \"not rising: \" key; bad = 1 } prev = $6 + 0 }"
+			    " END { exit bad }' %s/full/frontier.tsv", d), 0);
+	/* the key needs planners */
+	write_experiment(d, "np", "heuristics_at_plan_peaks: true\n");
+	ck_assert_int_eq(sh("%s sweep %s/np.yaml --dry-run 2>%s/err", rematsim(), d, d), 65);
+	ck_assert_int_eq(sh("grep -q \"'heuristics_at_plan_peaks' needs 'planners'\" %s/err", d), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
 START_TEST(sweep_shards_merge)
 {
 	char *d = tmp_dir();
@@ -609,7 +744,9 @@ START_TEST(experiment_scripts)
 		const char *points;
 	} files[] = {
 		/* 3 models x series-trials x 10 ratios (+ planner points) */
-		{"pareto", "519"},    /* 6 deterministic + 10 random trials; 7 dp + 5 greedy + 1 sqrtn plans */
+		/* 6 deterministic + 10 random trials; 7 dp + 5 greedy + 1 sqrtn plans;
+		 * the 16 series-trials at each of the 13 plans' peaks: 3 x (160 + 13 + 208) */
+		{"pareto", "1143"},
 		{"ablation", "750"},  /* 15 + 10 */
 		{"banishing", "90"},  /* 3 */
 		{"accesses", "90"},   /* 3 */
@@ -684,6 +821,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(unit, yaml_good);
 	tcase_add_test(unit, seed_formula);
 	tcase_add_test(unit, frontier_prefix_min);
+	tcase_add_test(unit, frontier_two_trials);
 	suite_add_tcase(s, unit);
 	TCase *sweep = tcase_create("sweep");
 	tcase_set_timeout(sweep, 240);
@@ -691,6 +829,8 @@ static Suite *experiment_suite(void)
 	tcase_add_test(sweep, sweep_resume);
 	tcase_add_test(sweep, sweep_shards_merge);
 	tcase_add_test(sweep, sweep_models_csv);
+	tcase_add_test(sweep, sweep_manifest_routes);
+	tcase_add_test(sweep, sweep_at_plan_peaks);
 	tcase_add_test(sweep, sweep_bad_input);
 	tcase_add_test(sweep, experiment_scripts);
 	suite_add_tcase(s, sweep);

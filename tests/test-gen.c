@@ -765,11 +765,22 @@ START_TEST(transformer_sizes)
 	ck_assert_uint_eq(s->ops[k + 2].total_size, 16 * 192 * 4);
 	schedule_free(s);
 
-	/* --layers 96 at the default dimensions: about 1.2e5 ops */
+	/* --layers 96 with GPT-3's block (width 12288, 96 heads, 2048
+	 * tokens): about 1.2e5 ops, (10 + 7H) + (18 + 6H) a layer */
 	gen_params_default(&p, GEN_TRANSFORMER);
-	p.layers = 96;
+	p.layers = 96, p.width = 12288, p.heads = 96, p.seq = 2048;
 	s = make(&p);
 	ck_assert_uint_eq(s->n_ops, 1156 + 65476 + 57029);
+	schedule_free(s);
+	/* ... and at the defaults (12 heads): 96 x (94 + 90) + 9 + 1156 */
+	gen_params_default(&p, GEN_TRANSFORMER);
+	ck_assert_uint_eq(p.width, 768);
+	ck_assert_uint_eq(p.heads, 12);
+	ck_assert_uint_eq(p.seq, 1024);
+	ck_assert_uint_eq(p.batch, 1);
+	p.layers = 96;
+	s = make(&p);
+	ck_assert_uint_eq(s->n_ops, 96 * (94 + 90) + 9 + 1156);
 	schedule_free(s);
 }
 END_TEST
@@ -857,7 +868,7 @@ START_TEST(distributions)
 	ck_assert_ptr_null(t);
 	gen_params_default(&p, GEN_TRANSFORMER);
 	ck_assert_int_eq(gen_params_set(&p, "heads", "7", &err), 0);
-	ck_assert_int_eq(gen_check(&p, &err), -1); /* 12288 % 7 */
+	ck_assert_int_eq(gen_check(&p, &err), -1); /* 768 % 7 */
 }
 END_TEST
 

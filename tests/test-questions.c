@@ -119,8 +119,16 @@ START_TEST(peak_known_set)
 }
 END_TEST
 
-/* The same log under a budget: the set follows the budgeted replay. */
-START_TEST(peak_budgeted_refuses_failure)
+/*
+ * The same log under budgets at which the replay runs out of memory: the
+ * live set at the moment it stopped. Budget 1000: the first linear (line
+ * 3, command 2) needs 1000 bytes beside w's 100; only w, pinned, is live.
+ * Budget 4596: at linear_backward (line 23; c, b -> gc, 4000 bytes), with
+ * w 100, a 1000, b 2000, c 500, t 50, n 10 live (d released), DTR evicts
+ * a, t and n, and 2600 + 4000 still pass 4596: w (pinned), b and c (the
+ * op's inputs, kept) are live.
+ */
+START_TEST(peak_at_failure)
 {
 	char p[4096];
 	struct schedule *s = read_log(data_path(p, sizeof p, "peak.log"));
@@ -130,9 +138,35 @@ START_TEST(peak_budgeted_refuses_failure)
 	};
 	struct peak_report r;
 	struct rs_error err;
-	ck_assert_int_eq(peak_find(s, &cfg, &r, &err), -1);
-	ck_assert_int_eq(err.status, EXIT_USAGE);
+	ck_assert_int_eq(peak_find(s, &cfg, &r, &err), 0);
+	ck_assert(r.stopped);
 	ck_assert_int_eq(r.run.outcome, OUTCOME_OOM);
+	ck_assert_uint_eq(r.cmd, 2);
+	ck_assert_uint_eq(s->ops[r.model_op].line, 3);
+	ck_assert_uint_eq(r.n_entries, 1);
+	ck_assert_uint_eq(r.live_bytes, 100);
+	ck_assert_ptr_nonnull(entry(s, &r, "w", 1));
+	ck_assert(entry(s, &r, "w", 1)->pinned);
+	peak_report_free(&r);
+
+	cfg.budget = 4596;
+	ck_assert_int_eq(peak_find(s, &cfg, &r, &err), 0);
+	ck_assert(r.stopped);
+	ck_assert_int_eq(r.run.outcome, OUTCOME_OOM);
+	ck_assert_uint_eq(s->ops[r.model_op].line, 23);
+	ck_assert_str_eq(schedule_str(s, s->ops[r.model_op].name), "linear_backward");
+	ck_assert_uint_eq(r.n_entries, 3);
+	ck_assert_uint_eq(r.live_bytes, 2600);
+	const struct peak_entry *b = entry(s, &r, "b", 6), *c = entry(s, &r, "c", 9);
+	const struct peak_entry *w = entry(s, &r, "w", 1);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(w);
+	ck_assert(b->bytes == 2000 && b->kind == SK_FORWARD && c->bytes == 500 && c->kind == SK_FORWARD);
+	ck_assert(b->input && !b->pinned);
+	ck_assert(c->input && !c->pinned);
+	ck_assert(w->pinned && !w->input);
+	peak_report_free(&r);
 	schedule_free(s);
 }
 END_TEST
@@ -154,12 +188,19 @@ static void check_peak(const struct schedule *s, const struct baseline *b, const
 	};
 	struct peak_report r;
 	int rc = peak_find(s, &cfg, &r, &err);
-	if (pr.run.outcome != OUTCOME_PASS) {
-		ck_assert_int_eq(rc, -1);
-		ck_assert_int_eq(err.status, EXIT_USAGE);
+	ck_assert_msg(rc == 0, "%s %s %g: %s", s->source, hname, ratio, err.msg);
+	ck_assert_int_eq(r.stopped, pr.run.outcome != OUTCOME_PASS);
+	if (r.stopped) {
+		/* the set where it stopped: within the budget, its bytes summed */
+		uint64_t live = 0;
+		for (size_t i = 0; i < r.n_entries; i++)
+			live += r.entries[i].bytes;
+		ck_assert_uint_eq(live, r.live_bytes);
+		ck_assert_uint_le(r.live_bytes, pr.budget);
+		ck_assert_uint_eq(r.cmd, pr.run.stopped_at < s->n_cmds ? pr.run.stopped_at : s->n_cmds - 1);
+		peak_report_free(&r);
 		return;
 	}
-	ck_assert_msg(rc == 0, "%s %s %g: %s", s->source, hname, ratio, err.msg);
 	ck_assert_uint_eq(r.peak_bytes, pr.run.peak_memory);
 	uint64_t sum = 0;
 	for (size_t i = 0; i < r.n_entries; i++)
@@ -570,7 +611,7 @@ int main(void)
 	Suite *su = suite_create("questions");
 	TCase *tc = tcase_create("peak");
 	tcase_add_test(tc, peak_known_set);
-	tcase_add_test(tc, peak_budgeted_refuses_failure);
+	tcase_add_test(tc, peak_at_failure);
 	tcase_add_test(tc, peak_is_replay_peak);
 	tcase_add_test(tc, peak_is_replay_peak_shared);
 	suite_add_tcase(su, tc);

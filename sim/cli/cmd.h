@@ -29,14 +29,9 @@ int cmd_slurm(int argc, char **argv);
 /* Measured runs of the DTR prototype against their logs (docs/validation.md). */
 int cmd_measured(int argc, char **argv);
 
-/* Option values shared by replay, peak and fit (cmd_opts.c): 0, or
- * EXIT_USAGE after a message naming the command and the value. */
-#include <stdint.h>
-int opt_overhead_limit(const char *cmd, const char *arg, double *out);
-/** A whole number >= 0 in base (0: C's prefixes) for option opt. */
-int opt_whole(const char *cmd, const char *opt, const char *arg, int base, uint64_t *out);
+/* The options several commands share, and their values: cmd_opts.h. */
 /** "rematsim CMD: " and the message (printf's fmt), then the command's
- * help, on stderr: returns EXIT_USAGE. */
+ * help, on stderr: returns EXIT_USAGE (cmd_opts.c). */
 int usage_error(const char *cmd, const char *help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "heuristics.h"
 #include "reference.h"
 #include "runtime.h"
@@ -75,6 +76,10 @@ static const char bench_help[] =
 	"a selection that matches no row; 65 for a malformed speed.tsv (FILE:LINE);\n"
 	"66 without the reference data or OLD_BINARY; or the status of a run of\n"
 	"this binary that failed.\n";
+
+/* Repeats of each row, at most: each is a whole pass over the reference
+ * logs, so more would only run for days. */
+#define BENCH_MAX_REPEAT 1000
 
 /* The overhead limit of the reference's runs (SIMULATION.md, section 7). */
 #define BENCH_OVERHEAD_LIMIT "2"
@@ -647,30 +652,24 @@ int cmd_bench(int argc, char **argv)
 	int repeat = 0;
 	if (!shared || !*shared)
 		shared = "../shared";
-	optind = 1;
-	opterr = 0;
+	struct opt_parser o;
+	opt_init(&o, "bench", bench_help, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
+		case OPT_FAIL: return o.status;
 		case 'd': shared = optarg; break;
 		case 'H': only_h = optarg; break;
 		case 'l': only_log = optarg; break;
 		case 'a': old = optarg; break;
 		case 'n': {
 			uint64_t v;
-			if (opt_whole("bench", "--repeat", optarg, 10, &v))
+			if (opt_count("bench", "--repeat", optarg, 1, BENCH_MAX_REPEAT, &v))
 				return EXIT_USAGE;
-			if (v < 1 || v > 1000) {
-				fprintf(stderr, "rematsim bench: --repeat wants a count from 1 to 1000, not '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
 			repeat = (int)v;
 			break;
 		}
 		case 'h': fputs(bench_help, stdout); return 0;
-		default:
-			return usage_error("bench", bench_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "gen.h"
 #include "heuristics.h"
 #include "runtime.h"
@@ -264,6 +265,9 @@ int bench_scale(int argc, char **argv)
 	const char *names[64];
 	size_t n_names = 0;
 	char *hlist = NULL;
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("bench --scale", argc, argv, "h", longopts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -384,6 +388,10 @@ int bench_scale(int argc, char **argv)
 		gen_params_default(&gp, GEN_TRANSFORMER);
 		gp.layers = transformer_layers[k - 4];
 		gp.batch = transformer_batch;
+		/* GPT-3's block, as docs/scale.md measured (no longer gen's defaults) */
+		gp.width = 12288;
+		gp.heads = 96;
+		gp.seq = 2048;
 		char name[64];
 		snprintf(name, sizeof name, "transformer-%u", transformer_layers[k - 4]);
 		struct schedule *s = gen_schedule(&gp, name);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "fit.h"
 #include "heuristics.h"
 #include "runtime.h"
@@ -23,8 +24,9 @@
 
 static const char fit_help[] =
 	"usage: rematsim fit LOG --heuristic H [--runtime R] [--overhead-limit L]\n"
-	"                    [--resolution X] [--seed S] [--no-dealloc] [--jobs N]\n"
-	"                    [--from-start] [--preallocate] [--probes] [--json]\n"
+	"                    [--resolution X] [--scan SPAN [--scan-step X]] [--seed S]\n"
+	"                    [--no-dealloc] [--jobs N] [--from-start] [--preallocate]\n"
+	"                    [--probes] [--json]\n"
 	"\n"
 	"Find the smallest memory budget at which the replay passes (no OOM, no\n"
 	"thrash). Feasibility is not always monotone in the budget, so this probes\n"
@@ -33,7 +35,10 @@ static const char fit_help[] =
 	"then bisects to the byte at the lowest pass and at the highest failure, and\n"
 	"reports the smallest passing budget found, the largest failing budget above\n"
 	"it (if any: feasibility is then not monotone there), and the budget from\n"
-	"which every probe passed. Budgets between probes are not tried.\n"
+	"which every probe passed. Budgets between probes are not tried: the report\n"
+	"says how many gaps above the answer and the widest; --scan tries every step\n"
+	"above it. When the lower bound itself passes it is the answer, and the\n"
+	"search stops there.\n"
 	"\n"
 	"  --heuristic H       eviction heuristic (as in `rematsim replay`)\n"
 	"  --runtime R         as in `rematsim replay` (default V2EagerOptimized)\n"
@@ -41,6 +46,13 @@ static const char fit_help[] =
 	"                      default 2, 'inf' for none\n"
 	"  --resolution X      grid step as a fraction in (0,1] of the baseline\n"
 	"                      memory (default 0.01); at most 100000 grid points\n"
+	"  --scan SPAN         then probe every scan step above the answer, up to SPAN\n"
+	"                      (a fraction in (0,10] of the baseline memory) above it\n"
+	"                      or to the unbounded peak: the failures between grid\n"
+	"                      points that the search does not try\n"
+	"  --scan-step X       the scan's step, a fraction of the baseline memory\n"
+	"                      (default a tenth of the resolution); at most 100000\n"
+	"                      scan probes\n"
 	"  --seed S            seed of the random heuristics (default 0)\n"
 	"  --no-dealloc        drop every RELEASE of the schedule\n"
 	"  --jobs N            threads for the grid (default: all processors)\n"
@@ -50,7 +62,7 @@ static const char fit_help[] =
 	"  --json              one JSON object\n"
 	"\n"
 	"Cost: (unbounded peak - lower bound) / step + 1 grid replays, plus about\n"
-	"log2(step) per bisection (two at most).\n"
+	"log2(step) per bisection (two at most), plus SPAN / scan step with --scan.\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage (also an impossible --resolution), 65\n"
 	"malformed log, 66 missing input.\n";
@@ -79,14 +91,141 @@ static bool probed(const struct fit_result *r, uint64_t budget, enum outcome *o)
 	return false;
 }
 
+/* Counts of the probes by what made them. */
+static void probe_counts(const struct fit_result *r, size_t *grid, size_t *scan, size_t *bisect)
+{
+	*grid = *scan = *bisect = 0;
+	for (size_t i = 0; i < r->n_probes; i++) {
+		*grid += r->probes[i].grid;
+		*scan += r->probes[i].scan;
+		*bisect += !r->probes[i].grid && !r->probes[i].scan;
+	}
+}
+
+static void put_json(const struct schedule *s, const struct baseline *base,
+		     const struct fit_config *fc, const struct fit_result *r)
+{
+	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
+	double bm = base->memory ? (double)base->memory : 1;
+	json_t *o = json_object();
+	json_object_set_new(o, "log", json_string(logname));
+	json_object_set_new(o, "heuristic", json_string(fc->heuristic->name));
+	json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc->runtime)));
+	json_object_set_new(o, "overhead_limit", isinf(fc->overhead_limit) ? json_string("inf") : json_real(fc->overhead_limit));
+	json_object_set_new(o, "resolution", json_real(fc->resolution));
+	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)base->memory));
+	json_object_set_new(o, "lower_bound", json_integer((json_int_t)r->lower));
+	json_object_set_new(o, "unbounded_peak", json_integer((json_int_t)r->upper));
+	json_object_set_new(o, "step", json_integer((json_int_t)r->step));
+	json_object_set_new(o, "smallest_pass", json_integer((json_int_t)r->smallest_pass));
+	json_object_set_new(o, "smallest_pass_ratio", json_real((double)r->smallest_pass / bm));
+	json_object_set_new(o, "exact", json_boolean(r->exact));
+	json_object_set_new(o, "largest_fail_above", r->largest_fail ? json_integer((json_int_t)r->largest_fail) : json_null());
+	json_object_set_new(o, "all_pass_from", json_integer((json_int_t)r->all_pass_from));
+	json_object_set_new(o, "all_pass_from_ratio", json_real((double)r->all_pass_from / bm));
+	json_object_set_new(o, "monotone", json_boolean(!r->largest_fail));
+	json_object_set_new(o, "grid_probes", json_integer((json_int_t)r->n_grid));
+	json_object_set_new(o, "probes_total", json_integer((json_int_t)r->n_probes));
+	/* what was not tried: the floor alone, the gaps between probes, the scan */
+	json_object_set_new(o, "floor_passes", json_boolean(r->floor_passes));
+	json_object_set_new(o, "untried_gaps", json_integer((json_int_t)r->n_untried_gaps));
+	json_object_set_new(o, "widest_untried", r->n_untried_gaps
+				? json_pack("[I, I]", (json_int_t)r->untried_lo, (json_int_t)r->untried_hi)
+				: json_null());
+	json_object_set_new(o, "scan", !fc->scan ? json_null()
+				: json_pack("{s:f, s:I, s:I, s:I}", "span", fc->scan,
+					    "step", (json_int_t)r->scan_step, "to", (json_int_t)r->scan_to,
+					    "probes", (json_int_t)r->n_scan));
+	json_object_set_new(o, "wall_ms", json_real(r->wall_ms));
+	json_t *ps = json_array();
+	for (size_t i = 0; i < r->n_probes; i++) {
+		json_t *p = json_pack("{s:I, s:s, s:f, s:b}", "budget", (json_int_t)r->probes[i].budget,
+				      "outcome", outcome_name(r->probes[i].outcome),
+				      "overhead", r->probes[i].overhead, "grid", r->probes[i].grid);
+		if (fc->scan) /* (only then: without a scan, probes are as they were) */
+			json_object_set_new(p, "scan", json_boolean(r->probes[i].scan));
+		json_array_append_new(ps, p);
+	}
+	json_object_set_new(o, "probes", ps);
+	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	puts(line);
+	free(line);
+}
+
+static void put_text(const struct schedule *s, const struct baseline *base,
+		     const struct fit_config *fc, const struct fit_result *r, bool list)
+{
+	double bm = base->memory ? (double)base->memory : 1;
+	enum outcome below = OUTCOME_PASS;
+	bool below_probed = r->smallest_pass > 0 && probed(r, r->smallest_pass - 1, &below);
+	printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc->heuristic->name,
+	       runtime_kind_name(fc->runtime), fc->overhead_limit);
+	char hb[32];
+	printf("  smallest passing budget found: %" PRIu64 " bytes (%s, ratio %.6f)", r->smallest_pass,
+	       human(hb, sizeof hb, r->smallest_pass), (double)r->smallest_pass / bm);
+	if (r->exact)
+		printf(", the lower bound: no budget below it can pass\n");
+	else if (below_probed && below != OUTCOME_PASS)
+		printf(", %" PRIu64 " fails (%s)\n", r->smallest_pass - 1, outcome_name(below));
+	else
+		printf("\n");
+	if (r->largest_fail) {
+		enum outcome lo = OUTCOME_OOM;
+		probed(r, r->largest_fail, &lo);
+		printf("  largest failing budget above it: %" PRIu64 " bytes (%s, ratio %.6f, %s): "
+		       "feasibility is not monotone\n", r->largest_fail, human(hb, sizeof hb, r->largest_fail),
+		       (double)r->largest_fail / bm, outcome_name(lo));
+	} else {
+		printf("  no failing budget above it among the probes\n");
+	}
+	printf("  every probed budget from %" PRIu64 " bytes (%s, ratio %.6f) up passes\n", r->all_pass_from,
+	       human(hb, sizeof hb, r->all_pass_from), (double)r->all_pass_from / bm);
+	if (r->floor_passes)
+		printf("  the lower bound passes: the search stopped there%s\n",
+		       r->n_scan ? " (no grid)" : ", probing no budget above it");
+	if (r->n_scan)
+		printf("  scanned: every %" PRIu64 " bytes (ratio %.6f) from it to %" PRIu64 " bytes "
+		       "(ratio %.6f), %zu replays\n", r->scan_step, (double)r->scan_step / bm, r->scan_to,
+		       (double)r->scan_to / bm, r->n_scan);
+	if (r->n_untried_gaps)
+		printf("  not tried: the budgets between the probes above it, in %zu gap%s, the widest\n"
+		       "    %" PRIu64 " to %" PRIu64 " bytes (%" PRIu64 ", ratio %.6f to %.6f); --scan SPAN "
+		       "tries them\n", r->n_untried_gaps, r->n_untried_gaps == 1 ? "" : "s", r->untried_lo,
+		       r->untried_hi, r->untried_hi - r->untried_lo + 1, (double)r->untried_lo / bm,
+		       (double)r->untried_hi / bm);
+	size_t grid, scan, bisect;
+	probe_counts(r, &grid, &scan, &bisect);
+	if (r->floor_passes && !scan)
+		printf("search: 1 replay (the lower bound, which passed; the unbounded peak is %" PRIu64
+		       "), %.0f ms\n", r->upper, r->wall_ms);
+	else if (scan)
+		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
+		       " to the unbounded peak %" PRIu64 ", %zu bisecting, %zu scanning), %.0f ms\n",
+		       r->n_probes, grid, r->step, r->lower, r->upper, bisect, scan, r->wall_ms);
+	else
+		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
+		       " to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
+		       r->n_probes, r->n_grid, r->step, r->lower, r->upper, r->n_probes - r->n_grid, r->wall_ms);
+	if (list) {
+		printf("\n%16s %10s %-6s %20s %s\n", "budget", "ratio", "result", "overhead", "probe");
+		for (size_t i = 0; i < r->n_probes; i++)
+			printf("%16" PRIu64 " %10.6f %-6s %20.17g %s\n", r->probes[i].budget,
+			       (double)r->probes[i].budget / bm, outcome_name(r->probes[i].outcome),
+			       r->probes[i].overhead, r->probes[i].grid ? "grid" : r->probes[i].scan ? "scan" : "bisect");
+	}
+}
+
 int cmd_fit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"heuristic", required_argument, NULL, 'H'},
-		{"runtime", required_argument, NULL, 'r'},
-		{"overhead-limit", required_argument, NULL, 'l'},
+		OPT_ROW_HEURISTIC,
+		OPT_ROW_RUNTIME,
+		OPT_ROW_OVERHEAD_LIMIT,
 		{"resolution", required_argument, NULL, 'R'},
-		{"seed", required_argument, NULL, 'S'},
+		{"scan", required_argument, NULL, 'C'},
+		{"scan-step", required_argument, NULL, 'X'},
+		OPT_ROW_SEED,
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"jobs", required_argument, NULL, 'J'},
 		{"from-start", no_argument, NULL, 's'},
@@ -96,23 +235,16 @@ int cmd_fit(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *hname = NULL, *rname = "V2EagerOptimized", *why = NULL;
-	struct fit_config fc = {.overhead_limit = 2, .resolution = 0.01};
+	const char *why = NULL;
+	struct fit_config fc = {.resolution = 0.01};
 	bool json = false, list = false;
 	struct read_options ropt = {0};
-	char *end;
-
-	optind = 1;
-	opterr = 0;
+	struct opt_parser o;
+	opt_init(&o, "fit", fit_help, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
-		case 'H': hname = optarg; break;
-		case 'r': rname = optarg; break;
-		case 'l':
-			if (opt_overhead_limit("fit", optarg, &fc.overhead_limit))
-				return EXIT_USAGE;
-			break;
+		case OPT_FAIL: return o.status;
 		case 'R':
 			if (scalar_parse_double(optarg, &fc.resolution, &why) || !(fc.resolution > 0 && fc.resolution <= 1)) {
 				fprintf(stderr, "rematsim fit: --resolution wants a fraction in (0,1] of the baseline "
@@ -120,17 +252,25 @@ int cmd_fit(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'S':
-			if (opt_whole("fit", "--seed", optarg, 0, &fc.seed))
-				return EXIT_USAGE;
-			break;
-		case 'J': {
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || errno || *optarg == '-' || v < 1 || v > 4096) {
-				fprintf(stderr, "rematsim fit: --jobs wants a number from 1 to 4096, not '%s'\n", optarg);
+		case 'C':
+			if (scalar_parse_double(optarg, &fc.scan, &why) || !(fc.scan > 0 && fc.scan <= 10)) {
+				fprintf(stderr, "rematsim fit: --scan wants a fraction in (0,10] of the baseline "
+					"memory, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'X':
+			if (scalar_parse_double(optarg, &fc.scan_step, &why) ||
+			    !(fc.scan_step > 0 && fc.scan_step <= 1)) {
+				fprintf(stderr, "rematsim fit: --scan-step wants a fraction in (0,1] of the "
+					"baseline memory, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'J': {
+			uint64_t v;
+			if (opt_count("fit", "--jobs", optarg, 1, 4096, &v))
+				return EXIT_USAGE;
 			fc.jobs = (unsigned)v;
 			break;
 		}
@@ -142,28 +282,21 @@ int cmd_fit(int argc, char **argv)
 		case 'h':
 			fputs(fit_help, stdout);
 			return 0;
-		default:
-			return usage_error("fit", fit_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("fit", fit_help, "give exactly one LOG");
-	if (!hname) {
-		fprintf(stderr, "rematsim fit: --heuristic is required (rematsim replay --help lists them)\n");
+	if (fc.scan_step > 0 && !(fc.scan > 0)) {
+		fprintf(stderr, "rematsim fit: --scan-step needs --scan SPAN\n");
 		return EXIT_USAGE;
 	}
-	fc.heuristic = heuristic_find(hname);
-	if (!fc.heuristic || runtime_kind_parse(rname, &fc.runtime)) {
-		fprintf(stderr, "rematsim fit: unknown %s '%s' (rematsim replay --help lists them)\n",
-			fc.heuristic ? "runtime" : "heuristic", fc.heuristic ? rname : hname);
+	if (opt_resolve(&o, OPT_NEED_HEURISTIC) || opt_check_config(&o))
 		return EXIT_USAGE;
-	}
+	fc.heuristic = o.heuristic;
+	fc.runtime = o.runtime;
+	fc.overhead_limit = o.overhead_limit;
+	fc.seed = o.seed;
 	struct rs_error err;
-	struct runtime_config probe = {.runtime = fc.runtime, .heuristic = fc.heuristic};
-	if (runtime_check_config(&probe, &err)) {
-		fprintf(stderr, "rematsim fit: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
 
 	struct schedule *s;
 	if (schedule_read(argv[optind], &ropt, &s, &err) < 0) {
@@ -181,75 +314,10 @@ int cmd_fit(int argc, char **argv)
 		schedule_free(s);
 		return err.status;
 	}
-	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
-	double bm = base.memory ? (double)base.memory : 1;
-	enum outcome below = OUTCOME_PASS;
-	bool below_probed = r.smallest_pass > 0 && probed(&r, r.smallest_pass - 1, &below);
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "log", json_string(logname));
-		json_object_set_new(o, "heuristic", json_string(fc.heuristic->name));
-		json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc.runtime)));
-		json_object_set_new(o, "overhead_limit", isinf(fc.overhead_limit) ? json_string("inf") : json_real(fc.overhead_limit));
-		json_object_set_new(o, "resolution", json_real(fc.resolution));
-		json_object_set_new(o, "baseline_memory", json_integer((json_int_t)base.memory));
-		json_object_set_new(o, "lower_bound", json_integer((json_int_t)r.lower));
-		json_object_set_new(o, "unbounded_peak", json_integer((json_int_t)r.upper));
-		json_object_set_new(o, "step", json_integer((json_int_t)r.step));
-		json_object_set_new(o, "smallest_pass", json_integer((json_int_t)r.smallest_pass));
-		json_object_set_new(o, "smallest_pass_ratio", json_real((double)r.smallest_pass / bm));
-		json_object_set_new(o, "exact", json_boolean(r.exact));
-		json_object_set_new(o, "largest_fail_above", r.largest_fail ? json_integer((json_int_t)r.largest_fail) : json_null());
-		json_object_set_new(o, "all_pass_from", json_integer((json_int_t)r.all_pass_from));
-		json_object_set_new(o, "all_pass_from_ratio", json_real((double)r.all_pass_from / bm));
-		json_object_set_new(o, "monotone", json_boolean(!r.largest_fail));
-		json_object_set_new(o, "grid_probes", json_integer((json_int_t)r.n_grid));
-		json_object_set_new(o, "probes_total", json_integer((json_int_t)r.n_probes));
-		json_object_set_new(o, "wall_ms", json_real(r.wall_ms));
-		json_t *ps = json_array();
-		for (size_t i = 0; i < r.n_probes; i++)
-			json_array_append_new(ps, json_pack("{s:I, s:s, s:f, s:b}", "budget", (json_int_t)r.probes[i].budget,
-							    "outcome", outcome_name(r.probes[i].outcome),
-							    "overhead", r.probes[i].overhead, "grid", r.probes[i].grid));
-		json_object_set_new(o, "probes", ps);
-		char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-		json_decref(o);
-		puts(line);
-		free(line);
-	} else {
-		printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc.heuristic->name,
-		       runtime_kind_name(fc.runtime), fc.overhead_limit);
-		char hb[32];
-		printf("  smallest passing budget found: %" PRIu64 " bytes (%s, ratio %.6f)", r.smallest_pass,
-		       human(hb, sizeof hb, r.smallest_pass), (double)r.smallest_pass / bm);
-		if (r.exact)
-			printf(", the lower bound: no budget below it can pass\n");
-		else if (below_probed && below != OUTCOME_PASS)
-			printf(", %" PRIu64 " fails (%s)\n", r.smallest_pass - 1, outcome_name(below));
-		else
-			printf("\n");
-		if (r.largest_fail) {
-			enum outcome lo = OUTCOME_OOM;
-			probed(&r, r.largest_fail, &lo);
-			printf("  largest failing budget above it: %" PRIu64 " bytes (%s, ratio %.6f, %s): "
-			       "feasibility is not monotone\n", r.largest_fail, human(hb, sizeof hb, r.largest_fail),
-			       (double)r.largest_fail / bm, outcome_name(lo));
-		} else {
-			printf("  no failing budget above it among the probes\n");
-		}
-		printf("  every probed budget from %" PRIu64 " bytes (%s, ratio %.6f) up passes\n", r.all_pass_from,
-		       human(hb, sizeof hb, r.all_pass_from), (double)r.all_pass_from / bm);
-		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
-		       " to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
-		       r.n_probes, r.n_grid, r.step, r.lower, r.upper, r.n_probes - r.n_grid, r.wall_ms);
-		if (list) {
-			printf("\n%16s %10s %-6s %20s %s\n", "budget", "ratio", "result", "overhead", "probe");
-			for (size_t i = 0; i < r.n_probes; i++)
-				printf("%16" PRIu64 " %10.6f %-6s %20.17g %s\n", r.probes[i].budget,
-				       (double)r.probes[i].budget / bm, outcome_name(r.probes[i].outcome),
-				       r.probes[i].overhead, r.probes[i].grid ? "grid" : "bisect");
-		}
-	}
+	if (json)
+		put_json(s, &base, &fc, &r);
+	else
+		put_text(s, &base, &fc, &r, list);
 	fit_result_free(&r);
 	schedule_free(s);
 	if (fflush(stdout) || ferror(stdout)) {

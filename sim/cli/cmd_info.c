@@ -201,6 +201,14 @@ int list_archive(const char *path, bool json, FILE *out)
 	if (!json)
 		fprintf(out, "%s: %zu model%s (replay one as '%s:NAME')\n", path, m->n_models,
 		       m->n_models == 1 ? "" : "s", path);
+	/* columns as wide as their longest entry (at least 24 and 12), so
+	 * that a long description (the DTR paper's LSTM) keeps them aligned */
+	int wname = 24, wdesc = 12;
+	for (size_t i = 0; i < m->n_models; i++) {
+		int ln = (int)strlen(m->models[i].name), ld = (int)strlen(m->models[i].desc);
+		wname = ln > wname ? ln : wname;
+		wdesc = ld > wdesc ? ld : wdesc;
+	}
 	for (size_t i = 0; i < m->n_models; i++) {
 		const struct manifest_model *mm = &m->models[i];
 		if (json) {
@@ -221,7 +229,7 @@ int list_archive(const char *path, bool json, FILE *out)
 			for (char *q = desc; *q; q++)
 				if (*q == '\n' || *q == '\r' || *q == '\t')
 					*q = ' ';
-			fprintf(out, "  %-24s %-12s %s%s\n", mm->name, desc, mm->log,
+			fprintf(out, "  %-*s %-*s %s%s\n", wname, mm->name, wdesc, desc, mm->log,
 			       mm->has_start ? "" : " (no START)");
 			free(desc);
 		}

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "config.h"
 #include "heuristics.h"
 #include "measured.h"
@@ -398,6 +399,9 @@ int cmd_measured(int argc, char **argv)
 	bool json = false, rules_set = false;
 	struct proto_rules rules = proto_rules_default;
 	unsigned rules_named = 0;
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("measured", argc, argv, ":h", longopts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	int c;

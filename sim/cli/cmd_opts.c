@@ -1,15 +1,18 @@
 /*
- * cmd_opts.c: option values that several commands take the same way
- * (replay, peak, fit): the overhead limit and whole numbers such as a
- * seed, and the usage errors. One parser and one message each, so the
- * commands agree.
+ * cmd_opts.c: see cmd_opts.h. One parser and one message for each option
+ * several commands take, so the commands agree; the lists of names in
+ * messages and help come from the registries (heuristics.c, runtimes.c).
  */
+#include "cmd_opts.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "heuristics.h"
 #include "scalar.h"
 #include "util.h"
 
@@ -37,6 +40,36 @@ int opt_whole(const char *cmd, const char *opt, const char *arg, int base, uint6
 	return 0;
 }
 
+int opt_count(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+	      uint64_t *out)
+{
+	uint64_t v = 0;
+	bool ok = *arg != '\0';
+	for (const char *p = arg; *p && ok; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		ok = *p >= '0' && *p <= '9' && v <= (UINT64_MAX - d) / 10;
+		v = v * 10 + d;
+	}
+	if (!ok || v < lo || v > hi) {
+		fprintf(stderr, "rematsim %s: %s wants a number from %llu to %llu, not '%s'\n", cmd, opt,
+			(unsigned long long)lo, (unsigned long long)hi, arg);
+		return EXIT_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+int opt_bytes(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	const char *why = NULL;
+	if (scalar_parse_u64(arg, out, &why)) {
+		fprintf(stderr, "rematsim %s: %s wants a byte count (e.g. 8e9 or 6GiB), not '%s' (%s)\n",
+			cmd, opt, arg, why);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int usage_error(const char *cmd, const char *help, const char *fmt, ...)
 {
 	va_list ap;
@@ -47,4 +80,278 @@ int usage_error(const char *cmd, const char *help, const char *fmt, ...)
 	fputc('\n', stderr);
 	fputs(help, stderr);
 	return EXIT_USAGE;
+}
+
+void opt_init(struct opt_parser *p, const char *cmd, const char *help, int max_values)
+{
+	memset(p, 0, sizeof *p);
+	p->cmd = cmd;
+	p->help = help;
+	p->max_values = max_values < 1 ? 1 : max_values > OPT_MAX_VALUES ? OPT_MAX_VALUES : max_values;
+	p->overhead_limit = 2;
+	p->runtime = OPT_DEFAULT_RUNTIME;
+	optind = 1;
+	opterr = 0;
+}
+
+/* Split a comma list of numbers (scalar.h's grammar: 0.25, 1e9, 2GiB, inf);
+ * returns the count, or -1 with *why set. */
+static int parse_list(const char *arg, double *out, uint64_t *uout, int max, const char **why)
+{
+	char buf[256];
+	int n = 0;
+	const char *p = arg;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (n == max || len >= sizeof buf) {
+			*why = "too many values or too long";
+			return -1;
+		}
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		if (uout ? scalar_parse_u64(buf, &uout[n], why) : scalar_parse_double(buf, &out[n], why))
+			return -1;
+		n++;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
+/* --ratio: fractions in (0,10] of the baseline peak, a list or one. */
+static int take_ratio(struct opt_parser *p, const char *arg)
+{
+	const char *why = NULL;
+	if (p->max_values == 1) {
+		double r;
+		if (scalar_parse_double(arg, &r, &why) || !(r > 0 && r <= 10)) {
+			fprintf(stderr, "rematsim %s: --ratio wants a number in (0,10], not '%s'\n",
+				p->cmd, arg);
+			return EXIT_USAGE;
+		}
+		p->ratios[0] = r;
+		p->n_ratios = 1;
+		return 0;
+	}
+	int n = parse_list(arg, p->ratios, NULL, p->max_values, &why);
+	if (n <= 0) {
+		fprintf(stderr, "rematsim %s: --ratio wants numbers in (0,10], not '%s' (%s)\n", p->cmd,
+			arg, why);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!(p->ratios[i] > 0 && p->ratios[i] <= 10)) {
+			fprintf(stderr, "rematsim %s: --ratio '%s': every ratio must be in (0,10], a "
+					"fraction of the baseline peak memory\n", p->cmd, arg);
+			return EXIT_USAGE;
+		}
+	}
+	p->n_ratios = n;
+	return 0;
+}
+
+/* --budget: byte counts, a list or one. */
+static int take_budget(struct opt_parser *p, const char *arg)
+{
+	if (p->max_values == 1) {
+		if (opt_bytes(p->cmd, "--budget", arg, &p->budgets[0]))
+			return EXIT_USAGE;
+		p->n_budgets = 1;
+		return 0;
+	}
+	const char *why = NULL;
+	int n = parse_list(arg, NULL, p->budgets, p->max_values, &why);
+	if (n <= 0) {
+		fprintf(stderr, "rematsim %s: --budget wants byte counts (whole numbers >= 0, e.g. 8e9 "
+				"or 6GiB), not '%s' (%s)\n", p->cmd, arg, why);
+		return EXIT_USAGE;
+	}
+	p->n_budgets = n;
+	return 0;
+}
+
+/* The key of the option getopt_long just returned in a seen set: its
+ * value, or for rows of value 0 (told apart by their index) past them. */
+static int seen_key(int c, int longindex)
+{
+	if (c > 0 && c < OPT_ID_END)
+		return c;
+	if (c == 0 && longindex >= 0 && longindex < OPT_SEEN_KEYS - OPT_ID_END)
+		return OPT_ID_END + longindex;
+	return -1;
+}
+
+/* Refuse an option with a value seen before (marking it seen): 0, or
+ * EXIT_USAGE after the message. */
+static int check_repeat(const char *cmd, bool *seen, int c, int longindex,
+			const struct option *longopts)
+{
+	int key = seen_key(c, longindex);
+	if (!optarg || key < 0)
+		return 0; /* a flag given twice is the flag */
+	if (!seen[key]) {
+		seen[key] = true;
+		return 0;
+	}
+	char name[64];
+	if (longindex >= 0)
+		snprintf(name, sizeof name, "--%s", longopts[longindex].name);
+	else
+		snprintf(name, sizeof name, "-%c", c);
+	fprintf(stderr, "rematsim %s: %s given twice (the second time '%s'): give each option "
+			"once%s\n", cmd, name, optarg,
+		c == OPT_RATIO || c == OPT_BUDGET ? ", with every value in one list: 0.5,0.7" : "");
+	return EXIT_USAGE;
+}
+
+/* Whether name is one of the space-separated words of list. */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; p += strcspn(p, " "), p += *p == ' ')
+		if (strcspn(p, " ") == n && !strncmp(p, name, n))
+			return true;
+	return false;
+}
+
+int opt_refuse_repeats(const char *cmd, int argc, char **argv, const char *shortopts,
+		       const struct option *longopts, const char *repeatable)
+{
+	bool seen[OPT_SEEN_KEYS] = {0};
+	int rc = 0, c, longindex;
+	char so[64];
+	snprintf(so, sizeof so, "%s%s", shortopts[0] == ':' ? "" : ":", shortopts);
+	int saved_opterr = opterr; /* the command's own loop may let getopt speak */
+	optind = 1;
+	opterr = 0;
+	do {
+		longindex = -1;
+		optarg = NULL;
+		c = getopt_long(argc, argv, so, longopts, &longindex);
+		if (c != -1 && c != '?' && c != ':' &&
+		    !(longindex >= 0 && in_list(repeatable, longopts[longindex].name)))
+			rc = check_repeat(cmd, seen, c, longindex, longopts);
+	} while (c != -1 && !rc);
+	optind = 1;
+	opterr = saved_opterr;
+	return rc;
+}
+
+int opt_next(struct opt_parser *p, int argc, char **argv, const char *shortopts,
+	     const struct option *longopts)
+{
+	/* a leading ':' makes getopt tell a missing value from an unknown option */
+	if (!p->shortopts[0])
+		snprintf(p->shortopts, sizeof p->shortopts, "%s%s", shortopts[0] == ':' ? "" : ":",
+			 shortopts);
+	for (;;) {
+		int longindex = -1;
+		optarg = NULL;
+		int c = getopt_long(argc, argv, p->shortopts, longopts, &longindex);
+		if (c == -1)
+			return -1;
+		if (c == ':') {
+			p->status = usage_error(p->cmd, p->help, "option '%s' needs a value",
+						argv[optind - 1]);
+			return OPT_FAIL;
+		}
+		if (c == '?') {
+			p->status = usage_error(p->cmd, p->help, "bad option '%s'", argv[optind - 1]);
+			return OPT_FAIL;
+		}
+		/* An option with a value, given again, would silently replace
+		 * the first value: refused. */
+		if ((p->status = check_repeat(p->cmd, p->seen, c, longindex, longopts)))
+			return OPT_FAIL;
+		int rc = 0;
+		switch (c) {
+		case OPT_HEURISTIC: p->hname = optarg; break;
+		case OPT_RUNTIME: p->rname = optarg; break;
+		case OPT_RATIO: rc = take_ratio(p, optarg); break;
+		case OPT_BUDGET: rc = take_budget(p, optarg); break;
+		case OPT_OVERHEAD_LIMIT:
+			rc = opt_overhead_limit(p->cmd, optarg, &p->overhead_limit);
+			p->has_limit = true;
+			break;
+		case OPT_SEED:
+			rc = opt_whole(p->cmd, "--seed", optarg, 0, &p->seed);
+			p->has_seed = true;
+			break;
+		default:
+			return c;
+		}
+		if (rc) {
+			p->status = rc;
+			return OPT_FAIL;
+		}
+	}
+}
+
+void opt_put_runtime_names(FILE *f, int indent, int width)
+{
+	int col = indent;
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++) {
+		const char *name = runtime_kind_name((enum runtime_kind)i);
+		int w = (int)strlen(name) + (i + 1 < RUNTIME_KIND_COUNT);
+		if (i && col + 1 + w > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (i) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%s%s", name, i + 1 < RUNTIME_KIND_COUNT ? "," : "");
+		col += w;
+	}
+}
+
+/* The names to choose from, on one line each (after an unknown name). */
+static void list_choices(FILE *f, bool runtimes)
+{
+	size_t n;
+	const struct heuristic *h = heuristic_list(&n);
+	fprintf(f, "heuristics:");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", h[i].name);
+	fputc('\n', f);
+	if (!runtimes)
+		return;
+	fprintf(f, "runtimes:");
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++)
+		fprintf(f, " %s", runtime_kind_name((enum runtime_kind)i));
+	fputc('\n', f);
+}
+
+int opt_resolve(struct opt_parser *p, unsigned flags)
+{
+	p->heuristic = p->hname ? heuristic_find(p->hname) : NULL;
+	bool rt_ok = !p->rname || !runtime_kind_parse(p->rname, &p->runtime);
+	if ((p->hname || !(flags & OPT_NEED_HEURISTIC)) && (!p->hname || p->heuristic) && rt_ok)
+		return 0;
+	if (!p->hname && (flags & OPT_NEED_HEURISTIC))
+		fprintf(stderr, "rematsim %s: --heuristic is required\n", p->cmd);
+	else if (p->hname && !p->heuristic && heuristic_suggest(p->hname))
+		fprintf(stderr, "rematsim %s: unknown heuristic '%s': did you mean %s?\n", p->cmd,
+			p->hname, heuristic_suggest(p->hname));
+	else if (p->hname && !p->heuristic)
+		fprintf(stderr, "rematsim %s: unknown heuristic '%s'\n", p->cmd, p->hname);
+	else if (runtime_suggest(p->rname))
+		fprintf(stderr, "rematsim %s: unknown runtime '%s': did you mean %s?\n", p->cmd,
+			p->rname, runtime_suggest(p->rname));
+	else
+		fprintf(stderr, "rematsim %s: unknown runtime '%s'\n", p->cmd, p->rname);
+	list_choices(stderr, !(flags & OPT_NO_RUNTIME));
+	return EXIT_USAGE;
+}
+
+int opt_check_config(const struct opt_parser *p)
+{
+	struct rs_error err;
+	struct runtime_config probe = {.runtime = p->runtime, .heuristic = p->heuristic};
+	if (p->heuristic && runtime_check_config(&probe, &err)) {
+		fprintf(stderr, "rematsim %s: %s\n", p->cmd, err.msg);
+		return EXIT_USAGE;
+	}
+	return 0;
 }

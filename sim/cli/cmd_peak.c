@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "heuristics.h"
 #include "peak.h"
 #include "runtime.h"
@@ -31,7 +32,11 @@ static const char peak_help[] =
 	"kind and whether it is pinned, and the totals per op name and per kind.\n"
 	"With no budget the replay is the unbounded baseline (runtime V1, nothing\n"
 	"evicted), whose peak is the baseline memory `replay` prints; with one, the\n"
-	"replay of `replay` under that heuristic and budget, which must pass.\n"
+	"replay of `replay` under that heuristic and budget. A budgeted replay that\n"
+	"does not pass is shown at the moment it stopped: out of memory, what was\n"
+	"live when nothing more could be evicted (pinned storages, and the inputs\n"
+	"of the op in progress, which the runtime keeps); thrash, what was live\n"
+	"when the remat compute passed the overhead limit.\n"
 	"\n"
 	"  --heuristic H       eviction heuristic (as in `rematsim replay`)\n"
 	"  --ratio X           budget as a fraction in (0,10] of the baseline peak\n"
@@ -51,9 +56,8 @@ static const char peak_help[] =
 	"for its release). Pinned: a constant, or an output kept at the end that\n"
 	"the replay has pinned by then; the runtime never evicts these.\n"
 	"\n"
-	"Exit status: 0 ok, 64 usage (also a budgeted replay that runs out of\n"
-	"memory or thrashes: there is no peak of a passing run to show), 65\n"
-	"malformed log, 66 missing input.\n";
+	"Exit status: 0 ok (also for a replay that stopped), 64 usage, 65 malformed\n"
+	"log, 66 missing input.\n";
 
 static double mib(uint64_t b)
 {
@@ -92,6 +96,11 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 	json_object_set_new(o, "model_line", json_integer(cmd_line(s, r->cmd)));
 	json_object_set_new(o, "clock", json_integer(r->clock));
 	json_object_set_new(o, "live_storages", json_integer((json_int_t)r->n_entries));
+	if (r->stopped) {
+		/* (only for a run that stopped: a passing run's object is as it was) */
+		json_object_set_new(o, "outcome", json_string(outcome_name(r->run.outcome)));
+		json_object_set_new(o, "live_memory", json_integer((json_int_t)r->live_bytes));
+	}
 	json_t *kinds = json_array();
 	for (int k = 0; k < SK_COUNT; k++)
 		json_array_append_new(kinds, json_pack("{s:s, s:I, s:I}", "kind", r->by_kind[k].name,
@@ -108,14 +117,17 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 	for (size_t i = 0; i < r->n_entries && (!top || i < top); i++) {
 		const struct peak_entry *e = &r->entries[i];
 		uint32_t op = storage_op(s, e->storage);
-		json_array_append_new(live, json_pack("{s:I, s:s, s:b, s:s, s:I, s:s, s:I}",
-						      "bytes", (json_int_t)e->bytes,
-						      "kind", storage_kind_name(e->kind),
-						      "pinned", e->pinned,
-						      "op", op_name(s, op),
-						      "line", (json_int_t)s->ops[op].line,
-						      "handle", storage_handle(s, e->storage),
-						      "storage", (json_int_t)e->storage));
+		json_t *le = json_pack("{s:I, s:s, s:b, s:s, s:I, s:s, s:I}",
+				       "bytes", (json_int_t)e->bytes,
+				       "kind", storage_kind_name(e->kind),
+				       "pinned", e->pinned,
+				       "op", op_name(s, op),
+				       "line", (json_int_t)s->ops[op].line,
+				       "handle", storage_handle(s, e->storage),
+				       "storage", (json_int_t)e->storage);
+		if (r->stopped)
+			json_object_set_new(le, "input", json_boolean(e->input));
+		json_array_append_new(live, le);
 	}
 	json_object_set_new(o, "live", live);
 	char *line = json_dumps(o, JSON_COMPACT);
@@ -127,8 +139,49 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 	return 0;
 }
 
-static void print_table(const struct schedule *s, const char *hname, const char *rname,
-			uint64_t budget, const struct peak_report *r, size_t top)
+/* The head of a replay that stopped: where, why, and what held memory. */
+static void print_stopped_head(const struct schedule *s, const char *hname, const char *rname,
+			       uint64_t budget, const struct peak_report *r,
+			       const struct baseline *base, double limit)
+{
+	bool oom = r->run.outcome == OUTCOME_OOM;
+	const char *op = op_name(s, r->op);
+	printf("live set of %s under %s, runtime %s, budget %" PRIu64 ", when the replay %s:\n",
+	       s->source, hname, rname, budget, oom ? "ran out of memory" : "thrashed");
+	printf("  at command %zu (log line %u, op %s), simulated time %" PRId64 " ns: ", r->cmd,
+	       s->ops[r->op].line, op, r->clock);
+	if (oom)
+		printf("nothing more could be evicted\n");
+	else
+		printf("the remat compute, %" PRId64 " ns, passed %g x the baseline compute, %g ns "
+		       "(overhead limit %g)\n", r->run.remat_compute, limit - 1,
+		       (limit - 1) * (double)base->compute, limit);
+	size_t npin = 0, nin = 0;
+	uint64_t bpin = 0, bin = 0;
+	for (size_t i = 0; i < r->n_entries; i++) {
+		const struct peak_entry *e = &r->entries[i];
+		npin += e->pinned;
+		bpin += e->pinned ? e->bytes : 0;
+		nin += e->input && !e->pinned;
+		bin += e->input && !e->pinned ? e->bytes : 0;
+	}
+	printf("  live: %" PRIu64 " bytes (%.1f MiB) in %zu storage%s: %zu pinned (%" PRIu64 " bytes), "
+	       "%zu more input%s of op %s (%" PRIu64 " bytes)\n", r->live_bytes, mib(r->live_bytes),
+	       r->n_entries, r->n_entries == 1 ? "" : "s", npin, bpin, nin, nin == 1 ? "" : "s", op,
+	       bin);
+	if (oom && r->model_op != RT_NONE_OP)
+		printf("  op %s makes %" PRIu64 " bytes of outputs; %" PRIu64 " bytes of the budget "
+		       "are free\n", op, s->ops[r->model_op].total_size,
+		       budget > r->live_bytes ? budget - r->live_bytes : 0);
+	if (oom && budget < base->bottleneck_memory)
+		printf("  The budget is below the log's bottleneck, %" PRIu64 " bytes (the largest "
+		       "op's inputs and outputs).\n", base->bottleneck_memory);
+	printf("  `rematsim fit` finds the smallest budget that passes.\n\n");
+}
+
+/* The head of a passing replay: the moment of its peak. */
+static void print_peak_head(const struct schedule *s, const char *hname, const char *rname,
+			    uint64_t budget, const struct peak_report *r)
 {
 	if (hname)
 		printf("peak of %s under %s, runtime %s, budget %" PRIu64 ":\n", s->source, hname, rname, budget);
@@ -155,8 +208,12 @@ static void print_table(const struct schedule *s, const char *hname, const char 
 			bpin += r->entries[i].bytes;
 		}
 	printf("  live: %zu storages, %zu of them pinned (%" PRIu64 " bytes)\n\n", r->n_entries, npin, bpin);
+}
 
-	double total = r->peak_bytes ? (double)r->peak_bytes : 1;
+/* Totals by kind and op name, then the storages, as shares of total. */
+static void print_body(const struct schedule *s, const struct peak_report *r, size_t top,
+		       double total)
+{
 	printf("%-10s %16s %7s %9s\n", "kind", "bytes", "share", "storages");
 	for (int k = 0; k < SK_COUNT; k++)
 		printf("%-10s %16" PRIu64 " %6.1f%% %9zu\n", r->by_kind[k].name, r->by_kind[k].bytes,
@@ -175,23 +232,38 @@ static void print_table(const struct schedule *s, const char *hname, const char 
 	for (size_t i = 0; i < n; i++) {
 		const struct peak_entry *e = &r->entries[i];
 		uint32_t op = storage_op(s, e->storage);
+		/* (a stopped run also marks the inputs of the op in progress) */
 		printf("%16" PRIu64 " %6.1f%% %-9s %-6s %8u  %-28s %s\n", e->bytes,
-		       100.0 * (double)e->bytes / total, storage_kind_name(e->kind), e->pinned ? "yes" : "-",
+		       100.0 * (double)e->bytes / total, storage_kind_name(e->kind),
+		       e->pinned ? "yes" : e->input ? "input" : "-",
 		       s->ops[op].line, op_name(s, op), storage_handle(s, e->storage));
 	}
 	if (n < r->n_entries)
 		printf("... %zu more storages (--top 0 lists all)\n", r->n_entries - n);
 }
 
+static void print_table(const struct schedule *s, const char *hname, const char *rname,
+			uint64_t budget, const struct peak_report *r, size_t top,
+			const struct baseline *base, double limit)
+{
+	if (r->stopped)
+		print_stopped_head(s, hname, rname, budget, r, base, limit);
+	else
+		print_peak_head(s, hname, rname, budget, r);
+	double total = r->stopped ? (double)r->live_bytes : (double)r->peak_bytes;
+	total = total > 0 ? total : 1;
+	print_body(s, r, top, total);
+}
+
 int cmd_peak(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"heuristic", required_argument, NULL, 'H'},
-		{"runtime", required_argument, NULL, 'r'},
-		{"ratio", required_argument, NULL, 'x'},
-		{"budget", required_argument, NULL, 'b'},
-		{"overhead-limit", required_argument, NULL, 'l'},
-		{"seed", required_argument, NULL, 'S'},
+		OPT_ROW_HEURISTIC,
+		OPT_ROW_RUNTIME,
+		OPT_ROW_RATIO,
+		OPT_ROW_BUDGET,
+		OPT_ROW_OVERHEAD_LIMIT,
+		OPT_ROW_SEED,
 		{"top", required_argument, NULL, 'T'},
 		{"from-start", no_argument, NULL, 's'},
 		{"preallocate", no_argument, NULL, 'p'},
@@ -199,42 +271,15 @@ int cmd_peak(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *hname = NULL, *rname = "V2EagerOptimized", *why = NULL;
-	double ratio = 0, overhead_limit = 2;
-	uint64_t budget = 0, seed = 0, top = 0;
-	bool have_ratio = false, have_budget = false, have_top = false, json = false;
+	uint64_t top = 0;
+	bool have_top = false, json = false;
 	struct read_options ropt = {0};
-
-	optind = 1;
-	opterr = 0;
+	struct opt_parser o;
+	opt_init(&o, "peak", peak_help, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
-		case 'H': hname = optarg; break;
-		case 'r': rname = optarg; break;
-		case 'x':
-			if (scalar_parse_double(optarg, &ratio, &why) || !(ratio > 0 && ratio <= 10)) {
-				fprintf(stderr, "rematsim peak: --ratio wants a number in (0,10], not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			have_ratio = true;
-			break;
-		case 'b':
-			if (scalar_parse_u64(optarg, &budget, &why)) {
-				fprintf(stderr, "rematsim peak: --budget wants a byte count (e.g. 8e9 or 6GiB), "
-					"not '%s' (%s)\n", optarg, why);
-				return EXIT_USAGE;
-			}
-			have_budget = true;
-			break;
-		case 'l':
-			if (opt_overhead_limit("peak", optarg, &overhead_limit))
-				return EXIT_USAGE;
-			break;
-		case 'S':
-			if (opt_whole("peak", "--seed", optarg, 0, &seed))
-				return EXIT_USAGE;
-			break;
+		case OPT_FAIL: return o.status;
 		case 'T':
 			if (opt_whole("peak", "--top", optarg, 10, &top))
 				return EXIT_USAGE;
@@ -246,35 +291,27 @@ int cmd_peak(int argc, char **argv)
 		case 'h':
 			fputs(peak_help, stdout);
 			return 0;
-		default:
-			return usage_error("peak", peak_help, "bad option \'%s\'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("peak", peak_help, "give exactly one LOG");
-	if (!hname && (have_ratio || have_budget)) {
+	bool have_ratio = o.n_ratios > 0, have_budget = o.n_budgets > 0;
+	if (!o.hname && (have_ratio || have_budget)) {
 		fprintf(stderr, "rematsim peak: a budget needs --heuristic (with none, the replay is unbounded)\n");
 		return EXIT_USAGE;
 	}
-	if (hname && have_ratio == have_budget) {
+	if (o.hname && have_ratio == have_budget) {
 		fprintf(stderr, "rematsim peak: with --heuristic, give either --ratio or --budget\n");
 		return EXIT_USAGE;
 	}
-	const struct heuristic *h = hname ? heuristic_find(hname) : NULL;
-	enum runtime_kind rk;
-	if ((hname && !h) || runtime_kind_parse(rname, &rk)) {
-		if (hname && !h)
-			fprintf(stderr, "rematsim peak: unknown heuristic '%s' (rematsim replay --help lists them)\n", hname);
-		else
-			fprintf(stderr, "rematsim peak: unknown runtime '%s' (rematsim replay --help lists them)\n", rname);
+	if (opt_resolve(&o, 0) || opt_check_config(&o))
 		return EXIT_USAGE;
-	}
+	const struct heuristic *h = o.heuristic;
+	enum runtime_kind rk = o.runtime;
+	uint64_t budget = have_budget ? o.budgets[0] : 0;
+	double ratio = have_ratio ? o.ratios[0] : 0;
 	struct rs_error err;
 	struct runtime_config cfg = {.runtime = rk, .heuristic = h};
-	if (h && runtime_check_config(&cfg, &err)) {
-		fprintf(stderr, "rematsim peak: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
 	if (!json && !have_top)
 		top = 20;
 
@@ -290,8 +327,9 @@ int cmd_peak(int argc, char **argv)
 		struct point_config pc = {.budget = have_budget ? budget : 0, .ratio = ratio};
 		budget = point_budget(&base, &pc);
 		cfg.budget = budget;
-		cfg.remat_limit = isinf(overhead_limit) ? INFINITY : (double)base.compute * (overhead_limit - 1);
-		cfg.seed = seed;
+		cfg.remat_limit = isinf(o.overhead_limit) ? INFINITY
+							   : (double)base.compute * (o.overhead_limit - 1);
+		cfg.seed = o.seed;
 	} else {
 		/* baseline_run's configuration */
 		rk = RUNTIME_V1;
@@ -300,18 +338,7 @@ int cmd_peak(int argc, char **argv)
 	}
 	struct peak_report r;
 	if (peak_find(s, &cfg, &r, &err)) {
-		if (err.status == EXIT_USAGE && r.run.outcome != OUTCOME_PASS) {
-			size_t at = r.run.stopped_at < s->n_cmds ? r.run.stopped_at : s->n_cmds - 1;
-			fprintf(stderr, "rematsim peak: %s: under %s at budget %" PRIu64 " the replay %s at "
-				"command %zu (log line %u): no peak of a passing run to show.",
-				s->source, h->name, budget,
-				r.run.outcome == OUTCOME_OOM ? "runs out of memory" : "thrashes (passes the overhead limit)",
-				at, cmd_line(s, at));
-			if (budget < base.bottleneck_memory)
-				fprintf(stderr, " The budget is below the log's bottleneck, %" PRIu64
-					" bytes (the largest op's inputs and outputs).", base.bottleneck_memory);
-			fprintf(stderr, " `rematsim fit` finds the smallest budget that passes.\n");
-		} else if (err.file[0]) {
+		if (err.file[0]) {
 			rs_error_print(&err);
 		} else {
 			fprintf(stderr, "rematsim peak: %s\n", err.msg);
@@ -324,7 +351,8 @@ int cmd_peak(int argc, char **argv)
 	if (json)
 		status = print_json(s, logname, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top);
 	else
-		print_table(s, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top);
+		print_table(s, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top, &base,
+			    o.overhead_limit);
 	peak_report_free(&r);
 	schedule_free(s);
 	if (fflush(stdout) || ferror(stdout)) {

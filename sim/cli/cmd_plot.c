@@ -17,12 +17,36 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "plot.h"
 #include "results.h"
 #include "util.h"
 
 extern char **environ;
 
+
+/* text from column `indent` (where the line is now) to `width`, wrapped at
+ * spaces with the same indent. */
+static void put_wrapped_help(FILE *f, const char *text, int indent, int width)
+{
+	int col = indent;
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + (int)w > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, w, f);
+		col += (int)w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
 
 static void plot_usage(FILE *f)
 {
@@ -45,6 +69,18 @@ static void plot_usage(FILE *f)
 		"                   installed share/rematsim/plots, or $REMATSIM_PLOTS)\n\n"
 		"Exit status: 0 done, 64 usage, 65 bad result files, 66 no results in DIR,\n"
 		"69 gnuplot not found, 70 gnuplot failed, 73 cannot write.\n");
+	/* the table of figures (plot.c), in the order its rows are asked */
+	size_t n;
+	const struct plot_figure_row *rows = plot_figure_rows(&n);
+	fprintf(f, "\nFigures: the rows of the table of figures, asked in this order (EXP:\n"
+		   "the experiment's name; data in DIR/plot-data/NAME/):\n");
+	for (size_t i = 0; i < n; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s. plots/%s.gp; %s", rows[i].applies, rows[i].script,
+			 rows[i].writes);
+		fprintf(f, "  %-13s", rows[i].name);
+		put_wrapped_help(f, text, 15, 78);
+	}
 }
 
 static bool is_file(const char *path)
@@ -103,6 +139,95 @@ static int run_gnuplot(const char *script, const char *data, const char *out, co
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* Claim a temporary output name exclusively (a planted file or link of
+ * that name is removed, never followed): gnuplot then writes into a file
+ * of ours. 0, or EXIT_CANTCREAT after a message. */
+static int claim(const char *path)
+{
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		fprintf(stderr, "rematsim plot: cannot create %s: %s\n", path, strerror(errno));
+		return EXIT_CANTCREAT;
+	}
+	close(fd);
+	return 0;
+}
+
+/* DIR/NAME[-PAGE].EXT, or the temporary name of it (gives). */
+static char *out_path(const char *dir, const char *name, size_t page, const char *ext, bool tmp)
+{
+	char file[600], pg[32] = "";
+	if (page > 1)
+		snprintf(pg, sizeof pg, "-%zu", page);
+	if (tmp)
+		snprintf(file, sizeof file, "%s.tmp-%ld%s.%s", name, (long)getpid(), pg, ext);
+	else
+		snprintf(file, sizeof file, "%s%s.%s", name, pg, ext);
+	return path_join(dir, file);
+}
+
+/*
+ * Render one figure in one format: gnuplot writes under a temporary name
+ * (with the same extension: it picks the terminal) that is renamed only
+ * once the figure is complete. An SVG at print size with more rows than a
+ * page holds comes as several files (grid.gp): DIR/NAME.svg, then
+ * DIR/NAME-2.svg ...; their temporary names are claimed beforehand too,
+ * up to one a panel, and those gnuplot leaves empty removed. Prints each
+ * figure's path; 0 or an exit status after a message.
+ */
+static int render(const char *script, const struct plot_figure *fig, const char *dir,
+		  const char *ext, const char *size)
+{
+	size_t pages = !strcmp(ext, "svg") && fig->panels > 1 ? fig->panels : 1;
+	char *tmp = out_path(dir, fig->name, 1, ext, true);
+	int status = 0;
+	size_t claimed = 0;
+	for (size_t k = 1; k <= pages && !status; k++) {
+		char *t = out_path(dir, fig->name, k, ext, true);
+		status = claim(t);
+		free(t);
+		claimed += !status;
+	}
+	int rc = status ? 0 : run_gnuplot(script, fig->data_dir, tmp, size);
+	for (size_t k = 1; k <= claimed; k++) {
+		char *t = out_path(dir, fig->name, k, ext, true), *out = out_path(dir, fig->name, k, ext, false);
+		struct stat st;
+		bool used = k == 1 || (!lstat(t, &st) && st.st_size > 0);
+		if (rc == 0 && !status && used) {
+			if (rename(t, out)) {
+				fprintf(stderr, "rematsim plot: cannot move %s into place: %s\n", out,
+					strerror(errno));
+				status = EXIT_CANTCREAT;
+				unlink(t);
+			} else {
+				printf("%s\n", out);
+			}
+		} else {
+			unlink(t);
+			/* a page of an earlier, longer figure would be mistaken for this one's */
+			if (rc == 0 && !status && !used && !lstat(out, &st) && S_ISREG(st.st_mode))
+				unlink(out);
+		}
+		free(t);
+		free(out);
+	}
+	if (rc == -1) {
+		fprintf(stderr, "rematsim plot: gnuplot is not on PATH: install it "
+				"(Debian: apt-get install gnuplot-nox); the figure data "
+				"is in %s/plot-data\n", dir);
+		status = EXIT_UNAVAILABLE;
+	} else if (rc) {
+		char *out = out_path(dir, fig->name, 1, ext, false);
+		fprintf(stderr, "rematsim plot: gnuplot -c %s %s %s failed (status %d)\n", script,
+			fig->data_dir, out, rc);
+		free(out);
+		status = EXIT_SOFTWARE;
+	}
+	free(tmp);
+	return status;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -116,6 +241,9 @@ int cmd_plot(int argc, char **argv)
 	const char *formats = "png,pdf", *plots_given = NULL, *size = "full";
 	struct plot_options popt = {0};
 	int c;
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("plot", argc, argv, "f:p:s:y:h", opts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:p:s:y:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -190,53 +318,8 @@ int cmd_plot(int argc, char **argv)
 		char script_name[256];
 		snprintf(script_name, sizeof script_name, "%s.gp", figs[i].script);
 		char *script = path_join(plots, script_name);
-		for (size_t e = 0; e < n_exts && !status; e++) {
-			char out_name[512];
-			snprintf(out_name, sizeof out_name, "%s.%s", figs[i].name, exts[e]);
-			char *out = path_join(dir, out_name);
-			/* gnuplot writes under a temporary name (with the same
-			 * extension: it picks the terminal) that is renamed only
-			 * once the figure is complete. */
-			char tmp_name[600];
-			snprintf(tmp_name, sizeof tmp_name, "%s.tmp-%ld.%s", figs[i].name, (long)getpid(),
-				 exts[e]);
-			char *tmp = path_join(dir, tmp_name);
-			/* Claim the name first, exclusively (a planted file or link of
-			 * that name is removed, never followed): gnuplot then writes
-			 * into a file of ours. */
-			unlink(tmp);
-			int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-			if (fd < 0) {
-				fprintf(stderr, "rematsim plot: cannot create %s: %s\n", tmp, strerror(errno));
-				free(tmp);
-				free(out);
-				status = EXIT_CANTCREAT;
-				break;
-			}
-			close(fd);
-			int rc = run_gnuplot(script, figs[i].data_dir, tmp, size);
-			if (rc == 0 && rename(tmp, out)) {
-				fprintf(stderr, "rematsim plot: cannot move %s into place: %s\n", out,
-					strerror(errno));
-				status = EXIT_CANTCREAT;
-			}
-			if (rc || status)
-				unlink(tmp);
-			free(tmp);
-			if (rc == -1) {
-				fprintf(stderr, "rematsim plot: gnuplot is not on PATH: install it "
-						"(Debian: apt-get install gnuplot-nox); the figure data "
-						"is in %s/plot-data\n", dir);
-				status = EXIT_UNAVAILABLE;
-			} else if (rc) {
-				fprintf(stderr, "rematsim plot: gnuplot -c %s %s %s failed (status %d)\n",
-					script, figs[i].data_dir, out, rc);
-				status = EXIT_SOFTWARE;
-			} else if (!status) {
-				printf("%s\n", out);
-			}
-			free(out);
-		}
+		for (size_t e = 0; e < n_exts && !status; e++)
+			status = render(script, &figs[i], dir, exts[e], size);
 		free(script);
 	}
 	plot_figures_free(figs, n_figs);

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "profile.h"
 #include "schedule.h"
 #include "util.h"
@@ -71,6 +72,9 @@ int cmd_profile(int argc, char **argv)
 	};
 	bool json = false;
 	struct read_options ropt = {0};
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("profile", argc, argv, "h", longopts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	int c;

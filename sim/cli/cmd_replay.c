@@ -14,7 +14,9 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "config.h"
+#include "hash.h"
 #include "heuristics.h"
 #include "outfile.h"
 #include "peak.h"
@@ -24,7 +26,7 @@
 #include "trace.h"
 #include "util.h"
 
-static const char replay_help[] =
+static const char help_head[] =
 	"usage: rematsim replay LOG --heuristic H [--runtime R]\n"
 	"                       (--ratio X[,X...] | --budget BYTES[,BYTES...])\n"
 	"                       [--overhead-limit L] [--seed S] [--no-dealloc]\n"
@@ -37,8 +39,9 @@ static const char replay_help[] =
 	"tensors as the DTR paper's simulator does, and print one result per budget.\n"
 	"\n"
 	"  --heuristic H       eviction heuristic (see the list below; any case)\n"
-	"  --runtime R         V1, V2, V2Eager, V2Optimized, V2EagerOptimized\n"
-	"                      (default V2EagerOptimized)\n"
+	"  --runtime R         ";
+/* (the runtimes' names, from their table, and the default) */
+static const char help_tail[] =
 	"  --ratio X,...       budgets as fractions in (0,10] of the baseline peak memory\n"
 	"  --budget B,...      budgets in bytes (8e9, 6GiB and 6GB are understood)\n"
 	"  --overhead-limit L  stop (thrash) when remat compute exceeds (L-1) x baseline\n"
@@ -78,17 +81,20 @@ static const char replay_help[] =
 	"73 cannot create the timeline or trace file, 74 cannot write it or the\n"
 	"results (neither file is ever left half-written).\n";
 
-static void list_choices(FILE *f)
+/* The help, its lists from the registries (built once, kept). */
+static const char *replay_help(void)
 {
-	size_t n;
-	const struct heuristic *h = heuristic_list(&n);
-	fprintf(f, "heuristics:");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, " %s", h[i].name);
-	fprintf(f, "\nruntimes:");
-	for (int i = 0; i < RUNTIME_KIND_COUNT; i++)
-		fprintf(f, " %s", runtime_kind_name((enum runtime_kind)i));
-	fprintf(f, "\n");
+	static char *text;
+	if (!text) {
+		size_t len;
+		FILE *f = open_memstream(&text, &len);
+		fputs(help_head, f);
+		opt_put_runtime_names(f, 22, 78);
+		fprintf(f, "\n%22s(default %s)\n", "", runtime_kind_name(OPT_DEFAULT_RUNTIME));
+		fputs(help_tail, f);
+		fclose(f);
+	}
+	return text;
 }
 
 /* --help: every heuristic with its cost, every runtime with its line,
@@ -141,56 +147,57 @@ void put_json_line(json_t *o)
 	fputs("}\n", stdout);
 }
 
-/* Split a comma list of numbers (scalar.h's grammar: 0.25, 1e9, 2GiB, inf);
- * returns the count, or -1 with *why set. */
-static int parse_list(const char *arg, double *out, uint64_t *uout, int max, const char **why)
-{
-	char buf[256];
-	int n = 0;
-	const char *p = arg;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		if (n == max || len >= sizeof buf) {
-			*why = "too many values or too long";
-			return -1;
-		}
-		memcpy(buf, p, len);
-		buf[len] = 0;
-		if (uout ? scalar_parse_u64(buf, &uout[n], why) : scalar_parse_double(buf, &out[n], why))
-			return -1;
-		n++;
-		if (!comma)
-			return n;
-		p = comma + 1;
-	}
-}
-
 struct timeline {
 	FILE *f;
 	uint64_t budget;
 	const struct schedule *s;
+	bool backward;   /* the backward pass has begun (its row is written) */
+	int64_t clock;   /* after the last event */
+	uint64_t memory;
 };
+
+/* The handle of an op's first result, "-" for an op with none. */
+static const char *first_handle(const struct schedule *s, uint32_t op)
+{
+	return s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
+}
+
+static void put_timeline_row(const struct timeline *tl, int64_t clock, uint64_t memory,
+			     const char *event, uint32_t op, const char *handle, uint64_t bytes)
+{
+	const struct schedule *s = tl->s;
+	/* names from the log may hold tabs or newlines: escaped */
+	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", clock, memory, event);
+	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
+	fputc('\t', tl->f);
+	rs_tsv_field(tl->f, handle);
+	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+}
 
 /* One TSV row per event, naming things as the log does: the op (for an
  * eviction, the op that made the evicted storage), the handle of the
  * storage (an op's first result), the op's log line, and the bytes the op
- * allocated or the eviction freed. */
+ * allocated or the eviction freed. Before the first event of the first
+ * backward op (its rematerializations come first), a `backward` row marks
+ * where the backward pass begins: the clock and memory of the event before,
+ * the op, 0 bytes. */
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
 	const struct schedule *s = tl->s;
 	static const char *const names[] = {"compute", "remat", "evict"};
+	if (!tl->backward && ev->cmd < s->n_cmds && s->cmds[ev->cmd].kind == CMD_COMPUTE &&
+	    s->ops[s->cmds[ev->cmd].id].backward) {
+		uint32_t bop = s->cmds[ev->cmd].id;
+		tl->backward = true;
+		put_timeline_row(tl, tl->clock, tl->memory, "backward", bop, first_handle(s, bop), 0);
+	}
 	uint32_t op = ev->kind == EV_EVICT ? storage_op(s, ev->storage) : ev->op;
-	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage)
-						  : s->ops[op].n_outs ? schedule_str(s, s->tensors[s->ops[op].outs].name) : "-";
+	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage) : first_handle(s, op);
 	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
-	/* names from the log may hold tabs or newlines: escaped */
-	fprintf(tl->f, "%" PRId64 "\t%" PRIu64 "\t%s\t", ev->clock, ev->memory, names[ev->kind]);
-	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
-	fputc('\t', tl->f);
-	rs_tsv_field(tl->f, handle);
-	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+	put_timeline_row(tl, ev->clock, ev->memory, names[ev->kind], op, handle, bytes);
+	tl->clock = ev->clock;
+	tl->memory = ev->memory;
 }
 
 /* The hooks of the last budget: the timeline, the trace, or both. */
@@ -227,17 +234,27 @@ static json_t *json_finite(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-#define MAX_POINTS 1024
+/* What the command line asked for. */
+struct replay_args {
+	struct opt_parser o; /* heuristic, runtime, ratios or budgets, limit, seed */
+	const char *log, *timeline, *trace;
+	uint32_t trace_from, trace_to;
+	bool no_dealloc, check, json;
+	struct read_options ropt;
+	struct proto_rules rules; /* DTRPrototype's (--proto-rules) */
+	bool rules_set;
+};
 
-int cmd_replay(int argc, char **argv)
+/* Options and operands: 0, -1 after --help (exit 0), or an exit status. */
+static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	static const struct option longopts[] = {
-		{"heuristic", required_argument, NULL, 'H'},
-		{"runtime", required_argument, NULL, 'r'},
-		{"ratio", required_argument, NULL, 'x'},
-		{"budget", required_argument, NULL, 'b'},
-		{"overhead-limit", required_argument, NULL, 'l'},
-		{"seed", required_argument, NULL, 'S'},
+		OPT_ROW_HEURISTIC,
+		OPT_ROW_RUNTIME,
+		OPT_ROW_RATIO,
+		OPT_ROW_BUDGET,
+		OPT_ROW_OVERHEAD_LIMIT,
+		OPT_ROW_SEED,
 		{"proto-rules", required_argument, NULL, 'P'},
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"preallocate", no_argument, NULL, 'p'},
@@ -251,269 +268,243 @@ int cmd_replay(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *hname = NULL, *rname = "V2EagerOptimized", *timeline = NULL, *trace = NULL;
-	uint32_t trace_from = 0, trace_to = UINT32_MAX;
-	static double ratios[MAX_POINTS];
-	static uint64_t budgets[MAX_POINTS];
-	const char *why = NULL;
-	int n_ratios = 0, n_budgets = 0;
-	double overhead_limit = 2;
-	uint64_t seed = 0;
-	bool no_dealloc = false, check = false, json = false;
-	struct read_options ropt = {0};
-	struct proto_rules rules = proto_rules_default;
-	bool rules_set = false;
-
-	optind = 1;
-	opterr = 0;
+	memset(a, 0, sizeof *a);
+	a->trace_to = UINT32_MAX;
+	a->rules = proto_rules_default;
+	struct opt_parser *o = &a->o;
+	opt_init(o, "replay", replay_help(), OPT_MAX_VALUES);
 	int c;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = opt_next(o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
-		case ':':
-			fprintf(stderr, "rematsim replay: option '%s' needs a value\n", argv[optind - 1]);
-			fputs(replay_help, stderr);
-			return EXIT_USAGE;
-		case 'H': hname = optarg; break;
-		case 'r': rname = optarg; break;
-		case 'x':
-			n_ratios = parse_list(optarg, ratios, NULL, MAX_POINTS, &why);
-			if (n_ratios <= 0) {
-				fprintf(stderr, "rematsim replay: --ratio wants numbers in (0,10], not '%s' (%s)\n",
-					optarg, why);
-				return EXIT_USAGE;
-			}
-			for (int i = 0; i < n_ratios; i++) {
-				if (!(ratios[i] > 0 && ratios[i] <= 10)) {
-					fprintf(stderr, "rematsim replay: --ratio '%s': every ratio must be "
-						"in (0,10], a fraction of the baseline peak memory\n", optarg);
-					return EXIT_USAGE;
-				}
-			}
-			break;
-		case 'b':
-			n_budgets = parse_list(optarg, NULL, budgets, MAX_POINTS, &why);
-			if (n_budgets <= 0) {
-				fprintf(stderr, "rematsim replay: --budget wants byte counts (whole numbers >= 0, "
-					"e.g. 8e9 or 6GiB), not '%s' (%s)\n", optarg, why);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			if (opt_overhead_limit("replay", optarg, &overhead_limit))
-				return EXIT_USAGE;
-			break;
-		case 'S':
-			if (opt_whole("replay", "--seed", optarg, 0, &seed))
-				return EXIT_USAGE;
-			break;
+		case OPT_FAIL: return o->status;
 		case 'P': {
 			char why[200];
-			if (proto_rules_parse(optarg, &rules, NULL, why, sizeof why))
-				return usage_error("replay", replay_help, "--proto-rules: %s", why);
-			rules_set = true;
+			if (proto_rules_parse(optarg, &a->rules, NULL, why, sizeof why))
+				return usage_error("replay", replay_help(), "--proto-rules: %s", why);
+			a->rules_set = true;
 			break;
 		}
-		case 'n': no_dealloc = true; break;
-		case 'p': ropt.preallocate = true; break;
-		case 's': ropt.from_start = true; break;
-		case 'c': check = true; break;
-		case 'j': json = true; break;
-		case 't': timeline = optarg; break;
-		case 'T': trace = optarg; break;
+		case 'n': a->no_dealloc = true; break;
+		case 'p': a->ropt.preallocate = true; break;
+		case 's': a->ropt.from_start = true; break;
+		case 'c': a->check = true; break;
+		case 'j': a->json = true; break;
+		case 't': a->timeline = optarg; break;
+		case 'T': a->trace = optarg; break;
 		case 'F':
-			if (parse_line("--trace-from", optarg, &trace_from))
+			if (parse_line("--trace-from", optarg, &a->trace_from))
 				return EXIT_USAGE;
 			break;
 		case 'U':
-			if (parse_line("--trace-to", optarg, &trace_to))
+			if (parse_line("--trace-to", optarg, &a->trace_to))
 				return EXIT_USAGE;
 			break;
 		case 'h':
-			fputs(replay_help, stdout);
+			fputs(replay_help(), stdout);
 			fputc('\n', stdout);
 			describe_choices(stdout);
-			return 0;
-		default:
-			return usage_error("replay", replay_help, "bad option \'%s\'", argv[optind - 1]);
+			return -1;
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error("replay", replay_help, "give exactly one LOG");
-	const char *log = argv[optind];
-	if (log_is_archive(log)) {
+		return usage_error("replay", replay_help(), "give exactly one LOG");
+	a->log = argv[optind];
+	if (log_is_archive(a->log)) {
 		/* an archive of models: say which there are and how to pick one */
 		fprintf(stderr, "rematsim replay: %s is an archive of models: replay one as "
-				"'%s:NAME'\n", log, log);
-		int rc = list_archive(log, false, stderr);
+				"'%s:NAME'\n", a->log, a->log);
+		int rc = list_archive(a->log, false, stderr);
 		return rc ? rc : EXIT_USAGE;
 	}
-	const struct heuristic *h = hname ? heuristic_find(hname) : NULL;
-	enum runtime_kind rk;
-	if (!h || runtime_kind_parse(rname, &rk)) {
-		if (!hname)
-			fprintf(stderr, "rematsim replay: --heuristic is required\n");
-		else if (!h && heuristic_suggest(hname))
-			fprintf(stderr, "rematsim replay: unknown heuristic '%s': did you mean %s?\n", hname,
-				heuristic_suggest(hname));
-		else if (!h)
-			fprintf(stderr, "rematsim replay: unknown heuristic '%s'\n", hname);
-		else if (runtime_suggest(rname))
-			fprintf(stderr, "rematsim replay: unknown runtime '%s': did you mean %s?\n", rname,
-				runtime_suggest(rname));
-		else
-			fprintf(stderr, "rematsim replay: unknown runtime '%s'\n", rname);
-		list_choices(stderr);
+	if (opt_resolve(o, OPT_NEED_HEURISTIC))
 		return EXIT_USAGE;
-	}
-	if ((n_ratios > 0) == (n_budgets > 0)) {
+	a->ropt.digest = a->json; /* log_sha256 */
+	if ((o->n_ratios > 0) == (o->n_budgets > 0)) {
 		fprintf(stderr, "rematsim replay: give either --ratio or --budget\n");
 		return EXIT_USAGE;
 	}
-	if (!trace && (trace_from || trace_to != UINT32_MAX)) {
+	if (!a->trace && (a->trace_from || a->trace_to != UINT32_MAX)) {
 		fprintf(stderr, "rematsim replay: --trace-from and --trace-to need --trace FILE\n");
 		return EXIT_USAGE;
 	}
-	if (rules_set && !(h->needs & NEEDS_PROTO)) {
-		fprintf(stderr, "rematsim replay: --proto-rules applies to DTRPrototype, not %s\n", h->name);
+	if (a->rules_set && !(o->heuristic->needs & NEEDS_PROTO)) {
+		fprintf(stderr, "rematsim replay: --proto-rules applies to DTRPrototype, not %s\n",
+			o->heuristic->name);
 		return EXIT_USAGE;
 	}
-	if (trace_from > trace_to) {
-		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", trace_from, trace_to);
+	if (a->trace_from > a->trace_to) {
+		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", a->trace_from,
+			a->trace_to);
 		return EXIT_USAGE;
 	}
-	struct rs_error err;
-	struct runtime_config probe = {.runtime = rk, .heuristic = h};
-	if (runtime_check_config(&probe, &err)) {
-		fprintf(stderr, "rematsim replay: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	return opt_check_config(o);
+}
 
-	struct schedule *s;
-	if (schedule_read(log, &ropt, &s, &err) < 0) {
+/* One budget's result as a JSON line (docs: README, "With --json"). */
+static void put_json_row(const struct replay_args *a, const struct schedule *s,
+			 const char *logname, const struct baseline *base,
+			 const struct point_result *pr, double ratio)
+{
+	const struct opt_parser *o = &a->o;
+	/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
+	char sha[65];
+	hex_encode(s->sha256, 32, sha);
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
+			      "log", logname, "log_sha256", sha, "heuristic", o->heuristic->name,
+			      "runtime", runtime_kind_name(o->runtime),
+			      "seed", (json_int_t)o->seed, "ratio", json_finite(ratio),
+			      "budget", (json_int_t)pr->budget, "outcome", outcome_name(pr->run.outcome),
+			      "overhead", json_finite(pr->overhead),
+			      "baseline_memory", (json_int_t)base->memory,
+			      "baseline_compute", (json_int_t)base->compute,
+			      "model_compute", (json_int_t)pr->run.model_compute,
+			      "remat_compute", (json_int_t)pr->run.remat_compute,
+			      "peak_memory", (json_int_t)pr->run.peak_memory);
+	/* The run's own counters, as simrd's telemetry keeps them: a
+	 * run that stops early has met only some constants and ops. */
+	json_object_set_new(j, "const_memory", json_integer((json_int_t)pr->run.const_memory));
+	json_object_set_new(j, "bottleneck_memory", json_integer((json_int_t)pr->run.bottleneck_memory));
+	json_object_set_new(j, "baseline_const_memory", json_integer((json_int_t)base->const_memory));
+	json_object_set_new(j, "baseline_bottleneck_memory", json_integer((json_int_t)base->bottleneck_memory));
+	json_object_set_new(j, "evictions", json_integer((json_int_t)pr->run.evictions));
+	json_object_set_new(j, "remats", json_integer((json_int_t)pr->run.remats));
+	json_object_set_new(j, "heuristic_evals", json_integer((json_int_t)pr->run.heuristic_evals));
+	json_object_set_new(j, "heuristic_accesses", json_integer((json_int_t)pr->run.heuristic_accesses));
+	json_object_set_new(j, "overhead_limit", isinf(o->overhead_limit) ? json_string("inf") : json_real(o->overhead_limit));
+	json_object_set_new(j, "no_dealloc", json_boolean(a->no_dealloc));
+	if (o->heuristic->needs & NEEDS_PROTO) { /* DTRPrototype: its rules */
+		char rb[100];
+		json_object_set_new(j, "proto_rules", json_string(proto_rules_text(&a->rules, rb, sizeof rb)));
+	}
+	json_object_set_new(j, "wall_ms", json_real(pr->wall_ms));
+	json_object_set_new(j, "version", json_string(REMATSIM_VERSION));
+	put_json_line(j);
+	json_decref(j);
+}
+
+/*
+ * Replay budget i (the last one also with the timeline and trace asked
+ * for) and print its row: 0, or an exit status after a message, when the
+ * replay could not run. A timeline or trace is committed whole or not at
+ * all; when that fails, the row is still printed and *late set.
+ */
+static int run_budget(const struct replay_args *a, const struct schedule *s,
+		      const struct baseline *base, const char *logname, int i, bool last, int *late)
+{
+	const struct opt_parser *o = &a->o;
+	struct point_config pc = {
+		.heuristic = o->heuristic,
+		.runtime = o->runtime,
+		.ratio = o->n_ratios ? o->ratios[i] : 0,
+		.budget = o->n_budgets ? o->budgets[i] : 0,
+		.overhead_limit = o->overhead_limit,
+		.seed = o->seed,
+		.no_dealloc = a->no_dealloc,
+		.check = a->check,
+		.proto = &a->rules,
+	};
+	struct rs_error err;
+	struct point_result pr;
+	struct timeline tl = {0};
+	struct hooks hk = {0};
+	uint64_t last_budget = point_budget(base, &pc);
+	struct outfile tout = {0}; /* a unique temporary name, renamed when whole */
+	if (a->timeline && last) {
+		if (outfile_open(&tout, a->timeline, &err)) {
+			rs_error_print(&err);
+			return err.status;
+		}
+		tl.f = tout.f;
+		tl.s = s;
+		tl.budget = last_budget;
+		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
+		hk.tl = &tl;
+	}
+	if (a->trace && last) {
+		char title[512];
+		snprintf(title, sizeof title, "%s: %s, %s, budget %" PRIu64, logname, o->heuristic->name,
+			 runtime_kind_name(o->runtime), last_budget);
+		struct trace_options to = {.title = title, .budget = last_budget,
+					   .from_line = a->trace_from, .to_line = a->trace_to};
+		hk.tw = trace_open(a->trace, s, &to, &err);
+		if (!hk.tw) {
+			fprintf(stderr, "rematsim replay: %s\n", err.msg);
+			if (tl.f)
+				outfile_abort(&tout);
+			return err.status;
+		}
+	}
+	if (hk.tl || hk.tw) {
+		pc.on_event = on_event_all;
+		pc.ctx = &hk;
+	}
+	if (point_run(s, base, &pc, &pr, &err)) {
+		if (err.file[0])
+			rs_error_print(&err);
+		else
+			fprintf(stderr, "rematsim replay: %s\n", err.msg);
+		if (tl.f) /* no half-written timeline */
+			outfile_abort(&tout);
+		if (hk.tw) /* nor trace */
+			trace_close(hk.tw, false, NULL);
+		return err.status;
+	}
+	if (tl.f && outfile_commit(&tout, false, &err)) {
 		rs_error_print(&err);
+		*late = EXIT_IOERR;
+	}
+	if (hk.tw && trace_close(hk.tw, true, &err)) {
+		fprintf(stderr, "rematsim replay: %s\n", err.msg);
+		*late = err.status;
+	}
+	double ratio = o->n_ratios ? o->ratios[i] : (double)pr.budget / (double)base->memory;
+	if (a->json)
+		put_json_row(a, s, logname, base, &pr, ratio);
+	else
+		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
+		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
+		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_args *a = xmalloc(sizeof *a);
+	int status = parse_args(argc, argv, a);
+	if (status) {
+		free(a);
+		return status < 0 ? 0 : status;
+	}
+	const struct opt_parser *o = &a->o;
+	struct rs_error err;
+	struct schedule *s;
+	if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
+		rs_error_print(&err);
+		free(a);
 		return err.status;
 	}
 	struct baseline base;
 	baseline_run(s, &base);
 
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
-	int n = n_ratios ? n_ratios : n_budgets;
-	if (!json)
+	int n = o->n_ratios ? o->n_ratios : o->n_budgets;
+	if (!a->json)
 		printf("%-8s %14s %-6s %20s %14s %14s %10s %10s %10s\n", "ratio", "budget", "result",
 		       "overhead", "remat_compute", "peak_memory", "evals", "accesses", "wall_ms");
-	int status = 0;
 	for (int i = 0; i < n; i++) {
-		struct point_config pc = {
-			.heuristic = h,
-			.runtime = rk,
-			.ratio = n_ratios ? ratios[i] : 0,
-			.budget = n_budgets ? budgets[i] : 0,
-			.overhead_limit = overhead_limit,
-			.seed = seed,
-			.no_dealloc = no_dealloc,
-			.check = check,
-			.proto = &rules,
-		};
-		struct point_result pr;
-		struct timeline tl = {0};
-		struct hooks hk = {0};
-		uint64_t last_budget = point_budget(&base, &pc);
-		struct outfile tout = {0}; /* a unique temporary name, renamed when whole */
-		if (timeline && i == n - 1) {
-			if (outfile_open(&tout, timeline, &err)) {
-				rs_error_print(&err);
-				schedule_free(s);
-				return err.status;
-			}
-			tl.f = tout.f;
-			tl.s = s;
-			tl.budget = last_budget;
-			fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
-			hk.tl = &tl;
-		}
-		if (trace && i == n - 1) {
-			char title[512];
-			snprintf(title, sizeof title, "%s: %s, %s, budget %" PRIu64, logname, h->name,
-				 runtime_kind_name(rk), last_budget);
-			struct trace_options to = {.title = title, .budget = last_budget,
-						   .from_line = trace_from, .to_line = trace_to};
-			hk.tw = trace_open(trace, s, &to, &err);
-			if (!hk.tw) {
-				fprintf(stderr, "rematsim replay: %s\n", err.msg);
-				if (tl.f)
-					outfile_abort(&tout);
-				schedule_free(s);
-				return err.status;
-			}
-		}
-		if (hk.tl || hk.tw) {
-			pc.on_event = on_event_all;
-			pc.ctx = &hk;
-		}
-		if (point_run(s, &base, &pc, &pr, &err)) {
-			if (err.file[0])
-				rs_error_print(&err);
-			else
-				fprintf(stderr, "rematsim replay: %s\n", err.msg);
-			if (tl.f) /* no half-written timeline */
-				outfile_abort(&tout);
-			if (hk.tw) /* nor trace */
-				trace_close(hk.tw, false, NULL);
+		int rc = run_budget(a, s, &base, logname, i, i == n - 1, &status);
+		if (rc) {
 			schedule_free(s);
-			return err.status;
-		}
-		if (tl.f && outfile_commit(&tout, false, &err)) {
-			rs_error_print(&err);
-			status = EXIT_IOERR;
-		}
-		if (hk.tw && trace_close(hk.tw, true, &err)) {
-			fprintf(stderr, "rematsim replay: %s\n", err.msg);
-			status = err.status;
-		}
-		if (json) {
-			/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
-			json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
-					      "log", logname, "heuristic", h->name, "runtime", runtime_kind_name(rk),
-					      "seed", (json_int_t)seed, "ratio", json_finite(n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory),
-					      "budget", (json_int_t)pr.budget, "outcome", outcome_name(pr.run.outcome),
-					      "overhead", json_finite(pr.overhead),
-					      "baseline_memory", (json_int_t)base.memory,
-					      "baseline_compute", (json_int_t)base.compute,
-					      "model_compute", (json_int_t)pr.run.model_compute,
-					      "remat_compute", (json_int_t)pr.run.remat_compute,
-					      "peak_memory", (json_int_t)pr.run.peak_memory);
-			/* The run's own counters, as simrd's telemetry keeps them: a
-			 * run that stops early has met only some constants and ops. */
-			json_object_set_new(o, "const_memory", json_integer((json_int_t)pr.run.const_memory));
-			json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)pr.run.bottleneck_memory));
-			json_object_set_new(o, "baseline_const_memory", json_integer((json_int_t)base.const_memory));
-			json_object_set_new(o, "baseline_bottleneck_memory", json_integer((json_int_t)base.bottleneck_memory));
-			json_object_set_new(o, "evictions", json_integer((json_int_t)pr.run.evictions));
-			json_object_set_new(o, "remats", json_integer((json_int_t)pr.run.remats));
-			json_object_set_new(o, "heuristic_evals", json_integer((json_int_t)pr.run.heuristic_evals));
-			json_object_set_new(o, "heuristic_accesses", json_integer((json_int_t)pr.run.heuristic_accesses));
-			json_object_set_new(o, "overhead_limit", isinf(overhead_limit) ? json_string("inf") : json_real(overhead_limit));
-			json_object_set_new(o, "no_dealloc", json_boolean(no_dealloc));
-			if (h->needs & NEEDS_PROTO) { /* DTRPrototype: its rules */
-				char rb[100];
-				json_object_set_new(o, "proto_rules", json_string(proto_rules_text(&rules, rb, sizeof rb)));
-			}
-			json_object_set_new(o, "wall_ms", json_real(pr.wall_ms));
-			json_object_set_new(o, "version", json_string(REMATSIM_VERSION));
-			put_json_line(o);
-			json_decref(o);
-		} else {
-			printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
-			       n_ratios ? ratios[i] : (double)pr.budget / (double)base.memory,
-			       pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
-			       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
+			free(a);
+			return rc;
 		}
 	}
-	if (!json)
+	if (!a->json)
 		printf("baseline: memory %" PRIu64 ", compute %" PRId64 ", const memory %" PRIu64
 		       ", bottleneck %" PRIu64 " (%s, %s)\n",
-		       base.memory, base.compute, base.const_memory, base.bottleneck_memory, h->name,
-		       runtime_kind_name(rk));
+		       base.memory, base.compute, base.const_memory, base.bottleneck_memory,
+		       o->heuristic->name, runtime_kind_name(o->runtime));
 	schedule_free(s);
+	free(a);
 	return status;
 }

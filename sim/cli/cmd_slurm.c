@@ -3,13 +3,15 @@
  * batch scripts into DIR/slurm/ and submit them with sbatch (docs/slurm.md):
  *
  *   shards.sbatch  a job array; task I runs `rematsim sweep EXP.yaml
- *                  --shard I/N --out DIR/shard-I` (a requeued task resumes
+ *                  [--manifest F | --models L,...] --shard I/N
+ *                  --out DIR/shard-I` (a requeued task resumes
  *                  its folder; near the time limit a task that made progress
  *                  requeues itself)
  *   merge.sbatch   `rematsim merge DIR/shard-* --out DIR`, then `rematsim
  *                  plot DIR`; submitted with --dependency=afterok: on the array
  *
- * Everything is named by absolute path (the executable, the YAML file, DIR),
+ * Everything is named by absolute path (the executable, the YAML file, the
+ * manifest or logs given instead of the file's models, DIR),
  * so the scripts run from any node that sees the same shared filesystem, and
  * they can be resubmitted by hand. The experiment file is checked here,
  * before anything is submitted.
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "experiment.h"
 #include "results.h"
 #include "scalar.h"
@@ -37,6 +40,7 @@ static void slurm_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rematsim slurm EXPERIMENT.yaml --shards N --out DIR [--cpus C]\n"
+		"                      [--manifest F | --models LOG,...]\n"
 		"                      [--time T] [--mem M] [--partition P] [--account A]\n"
 		"                      [--max-running K] [--sbatch OPTION]... [--dry-run]\n\n"
 		"Run a sweep on a Slurm cluster: a job array of N tasks, task I running\n"
@@ -50,6 +54,10 @@ static void slurm_usage(FILE *f)
 		"  -n, --shards N        array tasks (shards), 1 to 100000\n"
 		"  -o, --out DIR         results folder (shards in DIR/shard-I)\n"
 		"  -c, --cpus C          CPUs per task = sweep threads (default 1)\n"
+		"      --manifest F      the models of this manifest instead of the file's,\n"
+		"                        as `rematsim sweep --manifest` (the DTR paper's\n"
+		"                        logs.zip as it is)\n"
+		"      --models L,...    these logs instead, as `rematsim sweep --models`\n"
 		"  -t, --time T          time limit per task (sbatch --time: MIN, H:M:S,\n"
 		"                        D-H:M...); from 5 minutes on, a task requeues\n"
 		"                        itself shortly before it, if it made progress\n"
@@ -156,6 +164,7 @@ struct slurm_options {
 	const char **extra;
 	size_t n_extra;
 	const char *command_line;
+	char *manifest, *models; /* absolute, or NULL: the file's own models */
 };
 
 /* The #SBATCH lines both scripts share. */
@@ -218,6 +227,11 @@ static char *shards_script(const struct slurm_options *o, size_t *len)
 	put_sh(f, o->yaml);
 	fputs("\nout=", f);
 	put_sh(f, o->dir);
+	if (o->manifest || o->models) {
+		/* the models instead of the file's, as `sweep --manifest/--models` */
+		fputs(o->manifest ? "\nmanifest=" : "\nmodels=", f);
+		put_sh(f, o->manifest ? o->manifest : o->models);
+	}
 	fprintf(f, "\nn=%u\n", o->shards);
 	fputs("i=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
 	      "shard=\"$out/shard-$i\"\n"
@@ -244,10 +258,11 @@ static char *shards_script(const struct slurm_options *o, size_t *len)
 		      "\tfi\n"
 		      "}\n"
 		      "trap requeue_self USR1\n", f);
-	fputs("\n"
-	      "\"$rematsim\" sweep \"$experiment\" --shard \"$i/$n\" --jobs "
-	      "\"${SLURM_CPUS_PER_TASK:-1}\" --out \"$shard\" &\n"
-	      "pid=$!\n"
+	fprintf(f, "\n"
+		"\"$rematsim\" sweep \"$experiment\"%s --shard \"$i/$n\" --jobs "
+		"\"${SLURM_CPUS_PER_TASK:-1}\" --out \"$shard\" &\n",
+		o->manifest ? " --manifest \"$manifest\"" : o->models ? " --models \"$models\"" : "");
+	fputs("pid=$!\n"
 	      "# wait returns early when a trapped signal arrives: wait until the sweep ends.\n"
 	      "while :; do\n"
 	      "\twait \"$pid\"\n"
@@ -391,6 +406,46 @@ static bool parse_count(const char *opt, const char *s, unsigned max, unsigned *
 	return true;
 }
 
+/*
+ * The logs of `--models L,...` by absolute path (gives), so that the
+ * scripts find them from any node: each LOG, or ARCHIVE.zip:MEMBER with
+ * the archive's path made absolute. NULL with err when one cannot be
+ * resolved.
+ */
+static char *absolute_models(const char *list, struct rs_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = 0;
+	for (const char *p = list; *p && !rc;) {
+		size_t n = strcspn(p, ",");
+		char *item = xmalloc(n + 1);
+		memcpy(item, p, n);
+		item[n] = 0;
+		char *zip = strstr(item, ".zip:");
+		if (zip)
+			zip[4] = 0; /* the archive's path */
+		char *abs = realpath(item, NULL);
+		if (!abs)
+			rc = rs_error_set(err, EXIT_NOINPUT, item, 0, "--models: cannot resolve the path: %s",
+					  strerror(errno));
+		else
+			fprintf(f, "%s%s%s%s", p == list ? "" : ",", abs, zip ? ":" : "",
+				zip ? zip + 5 : "");
+		free(abs);
+		free(item);
+		p += n;
+		p += *p == ',';
+	}
+	fclose(f);
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* The command line as one string (gives). */
 static char *command_line(int argc, char **argv)
 {
@@ -408,7 +463,7 @@ static char *command_line(int argc, char **argv)
 
 int cmd_slurm(int argc, char **argv)
 {
-	enum { O_MEM = 256, O_MAX_RUNNING, O_SBATCH, O_DRY_RUN };
+	enum { O_MEM = 256, O_MAX_RUNNING, O_SBATCH, O_DRY_RUN, O_MANIFEST, O_MODELS };
 	static const struct option opts[] = {
 		{"shards", required_argument, NULL, 'n'},
 		{"out", required_argument, NULL, 'o'},
@@ -420,16 +475,25 @@ int cmd_slurm(int argc, char **argv)
 		{"max-running", required_argument, NULL, O_MAX_RUNNING},
 		{"sbatch", required_argument, NULL, O_SBATCH},
 		{"dry-run", no_argument, NULL, O_DRY_RUN},
+		{"manifest", required_argument, NULL, O_MANIFEST},
+		{"models", required_argument, NULL, O_MODELS},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct slurm_options o = {.cpus = 1};
 	const char *out = NULL;
+	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
 	bool dry_run = false;
 	int c;
 	const char **extra = xcalloc((size_t)argc + 1, sizeof *extra);
 	o.extra = extra;
 	char *cmdline = command_line(argc, argv); /* before getopt reorders argv */
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("slurm", argc, argv, "n:o:c:t:p:A:h", opts, "sbatch")) {
+		free(cmdline);
+		free(extra);
+		return EXIT_USAGE;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:o:c:t:p:A:h", opts, NULL)) != -1) {
 		const char *bad = NULL;
@@ -476,6 +540,15 @@ int cmd_slurm(int argc, char **argv)
 		case O_DRY_RUN:
 			dry_run = true;
 			break;
+		case O_MANIFEST:
+		case O_MODELS:
+			if (c == O_MANIFEST ? models != NULL : manifest != NULL) {
+				fprintf(stderr, "rematsim slurm: give --manifest or --models, not both\n");
+				goto usage;
+			}
+			*(c == O_MANIFEST ? &manifest : &models) = optarg;
+			bad = *optarg ? NULL : c == O_MANIFEST ? "--manifest" : "--models";
+			break;
 		case 'h':
 			slurm_usage(stdout);
 			free(cmdline);
@@ -514,7 +587,17 @@ int cmd_slurm(int argc, char **argv)
 	char *script = NULL, *array_id = NULL, *merge_id = NULL;
 	char *shards_path = NULL, *merge_path = NULL, *logs = NULL;
 	int status = 0;
-	if (experiment_read(argv[optind], &e, &err) || check_logs(e, &err))
+	if (experiment_read(argv[optind], &e, &err) ||
+	    ((manifest || models) && experiment_set_models(e, manifest, models, &err)) ||
+	    check_logs(e, &err))
+		goto fail;
+	/* the scripts name them by absolute path, as everything else */
+	if (manifest && !(o.manifest = realpath(manifest, NULL))) {
+		rs_error_set(&err, EXIT_NOINPUT, manifest, 0, "--manifest: cannot resolve the path: %s",
+			     strerror(errno));
+		goto fail;
+	}
+	if (models && !(o.models = absolute_models(models, &err)))
 		goto fail;
 	o.experiment_name = e->name;
 	o.points = experiment_n_points(e);
@@ -627,6 +710,8 @@ out:
 	free(o.exe);
 	free(o.yaml);
 	free(o.dir);
+	free(o.manifest);
+	free(o.models);
 	free(extra);
 	experiment_free(e);
 	return status;

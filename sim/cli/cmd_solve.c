@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "plan.h"
 #include "planners.h"
 #include "profile.h"
@@ -23,7 +24,7 @@
 #include "schedule.h"
 #include "util.h"
 
-static const char solve_help[] =
+static const char help_head[] =
 	"usage: rematsim solve --sizes FILE -k K [--exact] [--json]\n"
 	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
 	"                      [--exact] [--replay] [--check] [--from-start] [--json]\n"
@@ -39,7 +40,9 @@ static const char solve_help[] =
 	"recomputed in the backward pass), the last one runs as usual; and the\n"
 	"largest chunk of activations the plan predicts.\n"
 	"\n"
-	"  --planner P           none, dp (-k), sqrtn, greedy (--segment-budget)\n"
+	"  --planner P           ";
+/* (the planners' names and options, from their registry) */
+static const char help_tail[] =
 	"  -k K                  checkpoints for dp (a whole number >= 0)\n"
 	"  --segment-budget B    greedy: split where the running sum passes B bytes\n"
 	"  --budget B            search for the plan with the fewest splits whose\n"
@@ -58,6 +61,34 @@ static const char solve_help[] =
 	"Exit status: 0 ok, 64 usage (a bad k, a budget below the largest single\n"
 	"activation), 65 malformed sizes or log, a log with no forward ops, or no\n"
 	"plan that fits the budget, 66 missing input.\n";
+
+/* The option that sets a planner's parameter, or NULL. */
+static const char *param_option(const struct planner *pl)
+{
+	return pl->param == PLANNER_PARAM_K ? "-k" :
+	       pl->param == PLANNER_PARAM_BYTES ? "--segment-budget" : NULL;
+}
+
+/* The help, its list of planners from their registry (built once, kept). */
+static const char *solve_help(void)
+{
+	static char *text;
+	if (!text) {
+		size_t len, n;
+		FILE *f = open_memstream(&text, &len);
+		fputs(help_head, f);
+		const struct planner *pl = planner_list(&n);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s%s", i ? ", " : "", pl[i].name);
+			if (param_option(&pl[i]))
+				fprintf(f, " (%s)", param_option(&pl[i]));
+		}
+		fputc('\n', f);
+		fputs(help_tail, f);
+		fclose(f);
+	}
+	return text;
+}
 
 /* A whole number >= 0, digits only (not 1e3: k counts checkpoints). */
 static int parse_count(const char *text, uint64_t *out)
@@ -133,13 +164,68 @@ static void param_text(const struct planner *pl, uint64_t param, char *buf, size
 		snprintf(buf, size, "%s, %s = %" PRIu64, pl->name, pl->param_name, param);
 }
 
-int cmd_solve(int argc, char **argv)
+/* What the command line asked for. */
+struct solve_args {
+	struct opt_parser o; /* --budget */
+	const char *sizes, *pname, *log;
+	const struct planner *pl;
+	uint64_t k, seg;
+	bool have_k, have_seg, have_budget;
+	bool exact, replay, check, json;
+	struct read_options ropt;
+};
+
+/* The planner and its parameter as given: 0, or EXIT_USAGE after a message. */
+static int check_planner(struct solve_args *a)
+{
+	char names[256];
+	planner_names(names, sizeof names);
+	const struct planner *pl = a->pname ? planner_find(a->pname) : NULL;
+	if (!pl) {
+		if (a->pname)
+			fprintf(stderr, "rematsim solve: unknown planner '%s' (known: %s)\n", a->pname,
+				names);
+		else
+			fprintf(stderr, "rematsim solve: --planner is required (%s)\n", names);
+		return EXIT_USAGE;
+	}
+	a->pl = pl;
+	if (a->have_budget && (a->have_k || a->have_seg)) {
+		fprintf(stderr, "rematsim solve: --budget searches the parameter: give it "
+				"without -k or --segment-budget\n");
+		return EXIT_USAGE;
+	}
+	if ((a->have_k && pl->param != PLANNER_PARAM_K) ||
+	    (a->have_seg && pl->param != PLANNER_PARAM_BYTES)) {
+		fprintf(stderr, "rematsim solve: planner %s takes %s\n", pl->name,
+			param_option(pl) ? param_option(pl) : "no parameter");
+		return EXIT_USAGE;
+	}
+	if (!a->have_budget && ((pl->param == PLANNER_PARAM_K && !a->have_k) ||
+				(pl->param == PLANNER_PARAM_BYTES && !a->have_seg))) {
+		fprintf(stderr, "rematsim solve: planner %s needs %s (or --budget)\n", pl->name,
+			pl->param == PLANNER_PARAM_K ? "-k K" : "--segment-budget BYTES");
+		return EXIT_USAGE;
+	}
+	if (a->have_budget && pl->param == PLANNER_PARAM_NONE) {
+		fprintf(stderr, "rematsim solve: planner %s has no parameter to search: "
+				"--budget needs dp or greedy\n", pl->name);
+		return EXIT_USAGE;
+	}
+	if (a->have_budget)
+		a->replay = true;
+	return 0;
+}
+
+/* Options and operands: 0, -1 after --help (exit 0), or an exit status.
+ * With --sizes, the rest is not checked here (solve_sizes). */
+static int parse_args(int argc, char **argv, struct solve_args *a)
 {
 	static const struct option longopts[] = {
 		{"sizes", required_argument, NULL, 'z'},
 		{"planner", required_argument, NULL, 'P'},
 		{"segment-budget", required_argument, NULL, 'B'},
-		{"budget", required_argument, NULL, 'b'},
+		OPT_ROW_BUDGET,
 		{"exact", no_argument, NULL, 'e'},
 		{"replay", no_argument, NULL, 'r'},
 		{"check", no_argument, NULL, 'c'},
@@ -148,270 +234,272 @@ int cmd_solve(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *sizes = NULL, *pname = NULL, *why = NULL;
-	uint64_t k = 0, seg = 0, budget = 0;
-	bool have_k = false, have_seg = false, have_budget = false;
-	bool exact = false, replay = false, check = false, json = false;
-	struct read_options ropt = {0};
-	char names[256];
-	planner_names(names, sizeof names);
-
-	optind = 1;
-	opterr = 0;
+	memset(a, 0, sizeof *a);
+	opt_init(&a->o, "solve", solve_help(), 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "hk:", longopts, NULL)) != -1) {
+	while ((c = opt_next(&a->o, argc, argv, "hk:", longopts)) != -1) {
 		switch (c) {
-		case 'z': sizes = optarg; break;
-		case 'P': pname = optarg; break;
+		case OPT_FAIL: return a->o.status;
+		case 'z': a->sizes = optarg; break;
+		case 'P': a->pname = optarg; break;
 		case 'k':
-			if (parse_count(optarg, &k)) {
+			if (parse_count(optarg, &a->k)) {
 				fprintf(stderr, "rematsim solve: -k wants a whole number of checkpoints "
 						"(0 or more), not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
-			have_k = true;
+			a->have_k = true;
 			break;
 		case 'B':
-		case 'b':
-			if (scalar_parse_u64(optarg, c == 'B' ? &seg : &budget, &why)) {
-				fprintf(stderr, "rematsim solve: --%s wants a byte count (e.g. 8e9 or "
-						"6GiB), not '%s' (%s)\n",
-					c == 'B' ? "segment-budget" : "budget", optarg, why);
+			if (opt_bytes("solve", "--segment-budget", optarg, &a->seg))
 				return EXIT_USAGE;
-			}
-			*(c == 'B' ? &have_seg : &have_budget) = true;
+			a->have_seg = true;
 			break;
-		case 'e': exact = true; break;
-		case 'r': replay = true; break;
-		case 'c': check = true; break;
-		case 's': ropt.from_start = true; break;
-		case 'j': json = true; break;
+		case 'e': a->exact = true; break;
+		case 'r': a->replay = true; break;
+		case 'c': a->check = true; break;
+		case 's': a->ropt.from_start = true; break;
+		case 'j': a->json = true; break;
 		case 'h':
-			fputs(solve_help, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "rematsim solve: bad option '%s'%s\n", argv[optind - 1],
-				optopt == 'k' ? " (-k wants a value)" : "");
-			fputs(solve_help, stderr);
-			return EXIT_USAGE;
+			fputs(solve_help(), stdout);
+			return -1;
 		}
 	}
-	if (sizes) {
-		if (optind != argc || pname || have_seg || have_budget || replay || check) {
+	a->have_budget = a->o.n_budgets > 0;
+	if (a->sizes) {
+		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay || a->check) {
 			fprintf(stderr, "rematsim solve: --sizes takes only -k, --exact and --json\n");
 			return EXIT_USAGE;
 		}
-		if (!have_k) {
+		if (!a->have_k) {
 			fprintf(stderr, "rematsim solve: --sizes needs -k K\n");
 			return EXIT_USAGE;
 		}
-		return solve_sizes(sizes, k, exact, json);
+		return 0;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "rematsim solve: give one LOG (or --sizes FILE)\n");
-		fputs(solve_help, stderr);
+		fputs(solve_help(), stderr);
 		return EXIT_USAGE;
 	}
-	const struct planner *pl = pname ? planner_find(pname) : NULL;
-	if (!pl) {
-		if (pname)
-			fprintf(stderr, "rematsim solve: unknown planner '%s' (known: %s)\n", pname,
-				names);
-		else
-			fprintf(stderr, "rematsim solve: --planner is required (%s)\n", names);
-		return EXIT_USAGE;
-	}
-	if (have_budget && (have_k || have_seg)) {
-		fprintf(stderr, "rematsim solve: --budget searches the parameter: give it "
-				"without -k or --segment-budget\n");
-		return EXIT_USAGE;
-	}
-	if ((have_k && pl->param != PLANNER_PARAM_K) ||
-	    (have_seg && pl->param != PLANNER_PARAM_BYTES)) {
-		fprintf(stderr, "rematsim solve: planner %s takes %s\n", pl->name,
-			pl->param == PLANNER_PARAM_K ? "-k" :
-			pl->param == PLANNER_PARAM_BYTES ? "--segment-budget" : "no parameter");
-		return EXIT_USAGE;
-	}
-	if (!have_budget && ((pl->param == PLANNER_PARAM_K && !have_k) ||
-			     (pl->param == PLANNER_PARAM_BYTES && !have_seg))) {
-		fprintf(stderr, "rematsim solve: planner %s needs %s (or --budget)\n", pl->name,
-			pl->param == PLANNER_PARAM_K ? "-k K" : "--segment-budget BYTES");
-		return EXIT_USAGE;
-	}
-	if (have_budget && pl->param == PLANNER_PARAM_NONE) {
-		fprintf(stderr, "rematsim solve: planner %s has no parameter to search: "
-				"--budget needs dp or greedy\n", pl->name);
-		return EXIT_USAGE;
-	}
-	if (have_budget)
-		replay = true;
+	a->log = argv[optind];
+	return check_planner(a);
+}
+/* A plan for a log, and its replay or budget search when asked for. */
+struct solve_result {
+	struct profile p;
+	struct baseline base;
+	struct planner_fit *fit; /* --budget: the search */
+	uint64_t param;
+	struct reset_plan plan;
+	struct plan_result res;  /* --replay */
+	uint64_t chunk;          /* the largest chunk the plan predicts */
+};
 
+static void solve_result_free(struct solve_result *r)
+{
+	reset_plan_free(&r->plan);
+	free(r->fit);
+	profile_free(&r->p);
+}
+
+/* Profile the log, find the plan (searching the parameter with --budget),
+ * replay it with --replay: 0, or -1 with err. */
+static int solve_log(const struct solve_args *a, const struct schedule *s, struct solve_result *r,
+		     struct rs_error *err)
+{
+	const struct planner *pl = a->pl;
+	memset(r, 0, sizeof *r);
+	if (profile_build(s, &r->p, err))
+		return -1;
+	if (a->replay)
+		baseline_run(s, &r->base);
+	r->param = pl->param == PLANNER_PARAM_K ? a->k : a->seg;
+	if (a->have_budget) {
+		uint64_t budget = a->o.budgets[0];
+		r->fit = xcalloc(1, sizeof *r->fit);
+		if (planner_fit(pl, s, &r->base, &r->p, budget, a->exact, r->fit, err))
+			return -1;
+		if (!r->fit->found) {
+			uint64_t best = UINT64_MAX;
+			for (size_t i = 0; i < r->fit->n_tries; i++)
+				if (r->fit->tries[i].peak < best)
+					best = r->fit->tries[i].peak;
+			return rs_error_set(err, EXIT_DATAERR, s->source, 0,
+					    "no %s plan fits in %" PRIu64 " bytes: the smallest replayed "
+					    "peak found is %" PRIu64 " bytes",
+					    pl->name, budget, best);
+		}
+		r->param = r->fit->param;
+	}
+	if (planner_check_param(pl, r->p.bytes, r->p.n, r->param, err))
+		return -1;
+	if (a->replay) {
+		if (planner_replay(pl, s, &r->base, &r->p, r->param, a->exact, a->check, &r->plan,
+				   &r->res, err))
+			return -1;
+	} else if (pl->plan(r->p.bytes, r->p.n, r->param, a->exact, &r->plan, err)) {
+		return -1;
+	}
+	r->chunk = planner_max_chunk(r->p.bytes, r->p.n, r->plan.splits, r->plan.n_splits);
+	return 0;
+}
+
+static void put_json(const struct solve_args *a, const struct schedule *s,
+		     const struct solve_result *r)
+{
+	const struct planner *pl = a->pl;
+	const struct profile *p = &r->p;
+	const struct reset_plan *plan = &r->plan;
+	json_t *o = json_object(), *sp = json_array(), *named = json_array();
+	json_object_set_new(o, "log", json_string(s->source));
+	json_object_set_new(o, "planner", json_string(pl->name));
+	if (pl->param_name)
+		json_object_set_new(o, pl->param_name, json_integer((json_int_t)r->param));
+	if (pl->param == PLANNER_PARAM_K)
+		json_object_set_new(o, "mode", json_string(a->exact ? "exact" : "fast"));
+	json_object_set_new(o, "forward_ops", json_integer((json_int_t)p->n));
+	json_object_set_new(o, "activations", json_integer((json_int_t)p->total));
+	json_object_set_new(o, "max_memory", json_integer((json_int_t)r->chunk));
+	for (size_t i = 0; i < plan->n_splits; i++) {
+		size_t at = plan->splits[i];
+		json_array_append_new(sp, json_integer((json_int_t)at));
+		if (at < p->n) {
+			const struct sched_op *op = &s->ops[p->op[at]];
+			json_array_append_new(named, json_pack("{s:I, s:s, s:I}",
+				"index", (json_int_t)at, "op", schedule_str(s, op->name),
+				"line", (json_int_t)op->line));
+		} else {
+			json_array_append_new(named, json_pack("{s:I, s:n, s:n}",
+				"index", (json_int_t)at, "op", "line"));
+		}
+	}
+	json_object_set_new(o, "split_points", sp);
+	json_object_set_new(o, "splits", named);
+	if (a->replay) {
+		const struct plan_result *res = &r->res;
+		json_t *j = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+			"outcome", outcome_name(res->run.outcome),
+			"peak_memory", (json_int_t)res->run.peak_memory,
+			"baseline_memory", (json_int_t)r->base.memory,
+			"ratio", res->ratio, "overhead", res->overhead,
+			"model_compute", (json_int_t)res->run.model_compute,
+			"remat_compute", (json_int_t)res->run.remat_compute,
+			"baseline_compute", (json_int_t)r->base.compute,
+			"evictions", (json_int_t)res->run.evictions,
+			"remats", (json_int_t)res->run.remats);
+		json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
+		json_object_set_new(o, "replay", j);
+	}
+	if (r->fit) {
+		json_t *f = json_object(), *tries = json_array();
+		json_object_set_new(f, "budget", json_integer((json_int_t)a->o.budgets[0]));
+		json_object_set_new(f, pl->param_name, json_integer((json_int_t)r->fit->param));
+		for (size_t i = 0; i < r->fit->n_tries; i++)
+			json_array_append_new(tries, json_pack("{s:I, s:I}",
+				pl->param_name, (json_int_t)r->fit->tries[i].param,
+				"peak_memory", (json_int_t)r->fit->tries[i].peak));
+		json_object_set_new(f, "tries", tries);
+		json_object_set_new(o, "search", f);
+	}
+	print_json(o);
+}
+
+static void put_text(const struct solve_args *a, const struct schedule *s,
+		     const struct solve_result *r)
+{
+	const struct planner *pl = a->pl;
+	const struct profile *p = &r->p;
+	const struct reset_plan *plan = &r->plan;
+	bool is_dp = pl->param == PLANNER_PARAM_K;
+	char ptext[128];
+	param_text(pl, r->param, ptext, sizeof ptext);
+	printf("log: %s\n", s->source);
+	printf("planner: %s%s\n", ptext,
+	       is_dp ? (a->exact ? " (exact mode: the tracker's split points)" : " (fast mode)") : "");
+	printf("forward ops: %zu, activations: %" PRIu64 " bytes\n", p->n, p->total);
+	if (r->fit) {
+		printf("search for budget %" PRIu64 " bytes (%zu replays):", a->o.budgets[0],
+		       r->fit->n_tries);
+		for (size_t i = 0; i < r->fit->n_tries; i++)
+			printf("%s %s=%" PRIu64 " peak %" PRIu64, i ? "," : "", pl->param_name,
+			       r->fit->tries[i].param, r->fit->tries[i].peak);
+		printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
+		       pl->param_name, r->fit->param);
+	}
+	printf("split points: %zu (forward-op index where a segment starts)\n", plan->n_splits);
+	if (plan->n_splits)
+		printf("  %-6s %-8s %-8s %s\n", "split", "index", "line", "op");
+	for (size_t i = 0; i < plan->n_splits; i++) {
+		size_t at = plan->splits[i];
+		if (at < p->n) {
+			const struct sched_op *op = &s->ops[p->op[at]];
+			printf("  %-6zu %-8zu %-8u %s\n", i + 1, at, op->line,
+			       schedule_str(s, op->name));
+		} else {
+			printf("  %-6zu %-8zu %-8s (past the last forward op)\n", i + 1, at, "-");
+		}
+	}
+	if (plan->n_splits) {
+		printf("segments:\n");
+		for (size_t g = 0; g <= plan->n_splits; g++) {
+			size_t from = g ? plan->splits[g - 1] : 0;
+			size_t to = g < plan->n_splits ? plan->splits[g] : p->n;
+			if (from >= to)
+				continue; /* a split at n: nothing after it */
+			uint64_t bytes = 0;
+			for (size_t i = from; i < to; i++)
+				bytes += p->bytes[i];
+			const struct sched_op *o1 = &s->ops[p->op[from]], *o2 = &s->ops[p->op[to - 1]];
+			printf("  ops %zu-%zu (line %u %s .. line %u %s): %" PRIu64 " bytes, %s\n",
+			       from, to - 1, o1->line, schedule_str(s, o1->name), o2->line,
+			       schedule_str(s, o2->name), bytes,
+			       g < plan->n_splits ? "checkpointed" : "runs as usual");
+		}
+	}
+	printf("predicted largest chunk: %" PRIu64 " bytes (%.1f%% of the activations)\n",
+	       r->chunk, p->total ? 100.0 * (double)r->chunk / (double)p->total : 0.0);
+	if (a->replay) {
+		const struct plan_result *res = &r->res;
+		printf("replay: %s, peak %" PRIu64 " bytes (%.4g of the baseline %" PRIu64
+		       "), overhead %.6g, %" PRIu64 " remats (%" PRId64 " ns), %" PRIu64
+		       " evictions\n",
+		       outcome_name(res->run.outcome), res->run.peak_memory, res->ratio, r->base.memory,
+		       res->overhead, res->run.remats, res->run.remat_compute, res->run.evictions);
+	}
+}
+
+int cmd_solve(int argc, char **argv)
+{
+	struct solve_args *a = xmalloc(sizeof *a);
+	int status = parse_args(argc, argv, a);
+	if (status || a->sizes) {
+		if (!status)
+			status = solve_sizes(a->sizes, a->k, a->exact, a->json);
+		free(a);
+		return status < 0 ? 0 : status;
+	}
 	struct rs_error err = {0};
 	struct schedule *s;
-	if (schedule_read(argv[optind], &ropt, &s, &err) < 0) {
+	if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
 		rs_error_print(&err);
+		free(a);
 		return err.status;
 	}
-	int status = 0;
-	struct profile p;
-	struct baseline base = {0};
-	struct planner_fit *fit = NULL;
-	struct reset_plan plan = {0};
-	struct plan_result res = {0};
-	if (profile_build(s, &p, &err)) {
-		rs_error_print(&err);
-		schedule_free(s);
-		return err.status;
-	}
-	if (replay)
-		baseline_run(s, &base);
-	uint64_t param = pl->param == PLANNER_PARAM_K ? k : seg;
-	if (have_budget) {
-		fit = xcalloc(1, sizeof *fit);
-		if (planner_fit(pl, s, &base, &p, budget, exact, fit, &err))
-			goto fail;
-		if (!fit->found) {
-			uint64_t best = UINT64_MAX;
-			for (size_t i = 0; i < fit->n_tries; i++)
-				if (fit->tries[i].peak < best)
-					best = fit->tries[i].peak;
-			rs_error_set(&err, EXIT_DATAERR, s->source, 0,
-				     "no %s plan fits in %" PRIu64 " bytes: the smallest replayed "
-				     "peak found is %" PRIu64 " bytes",
-				     pl->name, budget, best);
-			goto fail;
-		}
-		param = fit->param;
-	}
-	if (planner_check_param(pl, p.bytes, p.n, param, &err))
-		goto fail;
-	if (replay) {
-		if (planner_replay(pl, s, &base, &p, param, exact, check, &plan, &res, &err))
-			goto fail;
-	} else if (pl->plan(p.bytes, p.n, param, exact, &plan, &err)) {
-		goto fail;
-	}
-	uint64_t chunk = planner_max_chunk(p.bytes, p.n, plan.splits, plan.n_splits);
-	char ptext[128];
-	param_text(pl, param, ptext, sizeof ptext);
-	bool is_dp = pl->param == PLANNER_PARAM_K;
-
-	if (json) {
-		json_t *o = json_object(), *sp = json_array(), *named = json_array();
-		json_object_set_new(o, "log", json_string(s->source));
-		json_object_set_new(o, "planner", json_string(pl->name));
-		if (pl->param_name)
-			json_object_set_new(o, pl->param_name, json_integer((json_int_t)param));
-		if (is_dp)
-			json_object_set_new(o, "mode", json_string(exact ? "exact" : "fast"));
-		json_object_set_new(o, "forward_ops", json_integer((json_int_t)p.n));
-		json_object_set_new(o, "activations", json_integer((json_int_t)p.total));
-		json_object_set_new(o, "max_memory", json_integer((json_int_t)chunk));
-		for (size_t i = 0; i < plan.n_splits; i++) {
-			size_t at = plan.splits[i];
-			json_array_append_new(sp, json_integer((json_int_t)at));
-			if (at < p.n) {
-				const struct sched_op *op = &s->ops[p.op[at]];
-				json_array_append_new(named, json_pack("{s:I, s:s, s:I}",
-					"index", (json_int_t)at, "op", schedule_str(s, op->name),
-					"line", (json_int_t)op->line));
-			} else {
-				json_array_append_new(named, json_pack("{s:I, s:n, s:n}",
-					"index", (json_int_t)at, "op", "line"));
-			}
-		}
-		json_object_set_new(o, "split_points", sp);
-		json_object_set_new(o, "splits", named);
-		if (replay) {
-			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
-				"outcome", outcome_name(res.run.outcome),
-				"peak_memory", (json_int_t)res.run.peak_memory,
-				"baseline_memory", (json_int_t)base.memory,
-				"ratio", res.ratio, "overhead", res.overhead,
-				"model_compute", (json_int_t)res.run.model_compute,
-				"remat_compute", (json_int_t)res.run.remat_compute,
-				"baseline_compute", (json_int_t)base.compute,
-				"evictions", (json_int_t)res.run.evictions,
-				"remats", (json_int_t)res.run.remats);
-			json_object_set_new(r, "wall_ms", json_real(res.wall_ms));
-			json_object_set_new(o, "replay", r);
-		}
-		if (fit) {
-			json_t *f = json_object(), *tries = json_array();
-			json_object_set_new(f, "budget", json_integer((json_int_t)budget));
-			json_object_set_new(f, pl->param_name, json_integer((json_int_t)fit->param));
-			for (size_t i = 0; i < fit->n_tries; i++)
-				json_array_append_new(tries, json_pack("{s:I, s:I}",
-					pl->param_name, (json_int_t)fit->tries[i].param,
-					"peak_memory", (json_int_t)fit->tries[i].peak));
-			json_object_set_new(f, "tries", tries);
-			json_object_set_new(o, "search", f);
-		}
-		print_json(o);
+	struct solve_result r;
+	if (solve_log(a, s, &r, &err)) {
+		if (err.file[0])
+			rs_error_print(&err);
+		else
+			fprintf(stderr, "rematsim solve: %s\n", err.msg);
+		status = err.status;
+	} else if (a->json) {
+		put_json(a, s, &r);
 	} else {
-		printf("log: %s\n", s->source);
-		printf("planner: %s%s\n", ptext,
-		       is_dp ? (exact ? " (exact mode: the tracker's split points)" : " (fast mode)") : "");
-		printf("forward ops: %zu, activations: %" PRIu64 " bytes\n", p.n, p.total);
-		if (fit) {
-			printf("search for budget %" PRIu64 " bytes (%zu replays):", budget, fit->n_tries);
-			for (size_t i = 0; i < fit->n_tries; i++)
-				printf("%s %s=%" PRIu64 " peak %" PRIu64, i ? "," : "", pl->param_name,
-				       fit->tries[i].param, fit->tries[i].peak);
-			printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
-			       pl->param_name, fit->param);
-		}
-		printf("split points: %zu (forward-op index where a segment starts)\n", plan.n_splits);
-		if (plan.n_splits)
-			printf("  %-6s %-8s %-8s %s\n", "split", "index", "line", "op");
-		for (size_t i = 0; i < plan.n_splits; i++) {
-			size_t at = plan.splits[i];
-			if (at < p.n) {
-				const struct sched_op *op = &s->ops[p.op[at]];
-				printf("  %-6zu %-8zu %-8u %s\n", i + 1, at, op->line,
-				       schedule_str(s, op->name));
-			} else {
-				printf("  %-6zu %-8zu %-8s (past the last forward op)\n", i + 1, at, "-");
-			}
-		}
-		if (plan.n_splits) {
-			printf("segments:\n");
-			for (size_t g = 0; g <= plan.n_splits; g++) {
-				size_t from = g ? plan.splits[g - 1] : 0;
-				size_t to = g < plan.n_splits ? plan.splits[g] : p.n;
-				if (from >= to)
-					continue; /* a split at n: nothing after it */
-				uint64_t bytes = 0;
-				for (size_t i = from; i < to; i++)
-					bytes += p.bytes[i];
-				const struct sched_op *o1 = &s->ops[p.op[from]], *o2 = &s->ops[p.op[to - 1]];
-				printf("  ops %zu-%zu (line %u %s .. line %u %s): %" PRIu64 " bytes, %s\n",
-				       from, to - 1, o1->line, schedule_str(s, o1->name), o2->line,
-				       schedule_str(s, o2->name), bytes,
-				       g < plan.n_splits ? "checkpointed" : "runs as usual");
-			}
-		}
-		printf("predicted largest chunk: %" PRIu64 " bytes (%.1f%% of the activations)\n",
-		       chunk, p.total ? 100.0 * (double)chunk / (double)p.total : 0.0);
-		if (replay)
-			printf("replay: %s, peak %" PRIu64 " bytes (%.4g of the baseline %" PRIu64
-			       "), overhead %.6g, %" PRIu64 " remats (%" PRId64 " ns), %" PRIu64
-			       " evictions\n",
-			       outcome_name(res.run.outcome), res.run.peak_memory, res.ratio, base.memory,
-			       res.overhead, res.run.remats, res.run.remat_compute, res.run.evictions);
+		put_text(a, s, &r);
 	}
-	goto out;
-fail:
-	if (err.file[0])
-		rs_error_print(&err);
-	else
-		fprintf(stderr, "rematsim solve: %s\n", err.msg);
-	status = err.status;
-out:
-	reset_plan_free(&plan);
-	free(fit);
-	profile_free(&p);
+	solve_result_free(&r);
 	schedule_free(s);
+	free(a);
 	return status;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 #include "experiment.h"
 #include "fit.h"
 #include "pool.h"
@@ -227,6 +228,9 @@ int cmd_sweep(int argc, char **argv)
 	int c;
 	const char *why;
 	uint64_t v;
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("sweep", argc, argv, "o:j:s:nqh", opts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:j:s:nqh", opts, NULL)) != -1) {
 		switch (c) {
@@ -381,6 +385,9 @@ int cmd_merge(int argc, char **argv)
 	};
 	const char *out = NULL;
 	int c;
+	/* an option with a value given twice is refused (cmd_opts.h) */
+	if (opt_refuse_repeats("merge", argc, argv, "o:h", opts, NULL))
+		return EXIT_USAGE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {

@@ -57,6 +57,7 @@ static int take_memory_limit(int *argc, char **argv)
 	uint64_t phys = rs_physical_memory();
 	uint64_t limit = phys == UINT64_MAX ? UINT64_MAX : phys / 4 * 3;
 	int n = 1;
+	bool given = false;
 	for (int i = 1; i < *argc; i++) {
 		const char *v = NULL;
 		if (!strcmp(argv[i], "--")) {
@@ -76,6 +77,12 @@ static int take_memory_limit(int *argc, char **argv)
 			argv[n++] = argv[i];
 			continue;
 		}
+		if (given) {
+			fprintf(stderr, "rematsim: --memory-limit given twice (the second time '%s'): "
+					"give each option once\n", v);
+			return EXIT_USAGE;
+		}
+		given = true;
 		const char *why = NULL;
 		if (!strcmp(v, "none") || !strcmp(v, "inf")) {
 			limit = UINT64_MAX;

@@ -16,8 +16,11 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "plan.h"
 #include "planners.h"
 #include "pool.h"
+#include "profile.h"
+#include "reset_points.h"
 #include "scalar.h"
 #include "source.h"
 
@@ -39,12 +42,6 @@ uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 	h = fnv1a64(h, "\x1f", 1);
 	h = fnv1a64(h, num, strlen(num));
 	return splitmix64(seed ^ h);
-}
-
-void format_double(char *buf, size_t size, double x)
-{
-	char b[FMT_DOUBLE_LEN];
-	snprintf(buf, size, "%s", fmt_double(b, x)); /* util.h: the shortest exact text */
 }
 
 /* ------------------------------------------------------------ YAML walking */
@@ -262,12 +259,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_PLANNERS, K_YRANGE, K_TOP_COUNT
+	K_PLANNERS, K_YRANGE, K_AT_PLAN_PEAKS, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
-	"planners", "yrange",
+	"planners", "yrange", "heuristics_at_plan_peaks",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -631,47 +628,68 @@ static int by_step(const void *a, const void *b)
 	       (sort_steps->budgets[i] < sort_steps->budgets[j]);
 }
 
-static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
+/*
+ * A model's fields are fields of models.tsv and points.tsv: a title or
+ * description is text, whose tabs and line breaks become spaces (the DTR
+ * paper's manifest describes its LSTM on three lines); a name or log path
+ * keys rows, and one with a tab or newline is refused. Returns what is
+ * refused ("names", "log paths") or NULL. Both routes to a manifest (the
+ * `manifest:` key and `sweep --manifest`) and `models:` go through it.
+ */
+static const char *model_fields(struct exp_model *m)
 {
-	yaml_node_t *v[K_TOP_COUNT];
-	if (want_mapping(w, root, "the experiment", top_keys, K_TOP_COUNT, v))
-		return -1;
-	char *dir = dir_of(w->file);
-	int rc = -1;
+	for (char *t = m->title; *t; t++)
+		*t = strchr("\t\n\r", *t) ? ' ' : *t;
+	for (char *t = m->desc; *t; t++)
+		*t = strchr("\t\n\r", *t) ? ' ' : *t;
+	return strpbrk(m->name, "\t\n\r")   ? "names"
+	       : strpbrk(m->spec, "\t\n\r") ? "log paths"
+					     : NULL;
+}
 
-	if (!v[K_EXPERIMENT]) {
-		node_error(w, root, "missing key 'experiment' (the experiment's name)");
-		goto out;
-	}
+/* What series inherit from the top of the file, wherever they appear in it. */
+struct series_defaults {
+	enum runtime_kind runtime;
+	bool no_dealloc;
+	unsigned trials;
+};
+
+/* 'experiment': the name, which names a folder and heads the TSV files. */
+static int read_name(struct walk *w, struct experiment *e, yaml_node_t *root, yaml_node_t **v)
+{
+	if (!v[K_EXPERIMENT])
+		return node_error(w, root, "missing key 'experiment' (the experiment's name)");
 	if (want_string(w, v[K_EXPERIMENT], "experiment", &e->name))
-		goto out;
-	if (!*e->name || strpbrk(e->name, "/\t\n\r")) {
-		node_error(w, v[K_EXPERIMENT], "'experiment' must be a non-empty name without '/', "
-			   "tabs or newlines (it names a folder and heads the TSV files)");
-		goto out;
-	}
+		return -1;
+	if (!*e->name || strpbrk(e->name, "/\t\n\r"))
+		return node_error(w, v[K_EXPERIMENT], "'experiment' must be a non-empty name without "
+				  "'/', tabs or newlines (it names a folder and heads the TSV files)");
+	return 0;
+}
 
-	/* Defaults first: series inherit them wherever they appear in the file. */
-	enum runtime_kind runtime = DEFAULT_RUNTIME;
-	bool no_dealloc = false;
-	unsigned trials = DEFAULT_RANDOM_TRIALS;
+/* 'runtime', 'no_dealloc', 'trials' (the series' defaults), 'seed',
+ * 'overhead_limit' and 'yrange'. */
+static int read_settings(struct walk *w, struct experiment *e, yaml_node_t **v,
+			 struct series_defaults *def)
+{
+	def->runtime = DEFAULT_RUNTIME;
+	def->no_dealloc = false;
+	def->trials = DEFAULT_RANDOM_TRIALS;
 	e->overhead_limit = DEFAULT_OVERHEAD_LIMIT;
 	e->seed = 0;
-	if (v[K_RUNTIME] && want_runtime(w, v[K_RUNTIME], "runtime", &runtime))
-		goto out;
-	if (v[K_NO_DEALLOC] && want_bool(w, v[K_NO_DEALLOC], "no_dealloc", &no_dealloc))
-		goto out;
-	if (v[K_TRIALS] && want_trials(w, v[K_TRIALS], "trials", &trials))
-		goto out;
+	if (v[K_RUNTIME] && want_runtime(w, v[K_RUNTIME], "runtime", &def->runtime))
+		return -1;
+	if (v[K_NO_DEALLOC] && want_bool(w, v[K_NO_DEALLOC], "no_dealloc", &def->no_dealloc))
+		return -1;
+	if (v[K_TRIALS] && want_trials(w, v[K_TRIALS], "trials", &def->trials))
+		return -1;
 	if (v[K_SEED] && want_u64(w, v[K_SEED], "seed", &e->seed))
-		goto out;
+		return -1;
 	if (v[K_OVERHEAD_LIMIT]) {
 		if (want_double(w, v[K_OVERHEAD_LIMIT], "overhead_limit", &e->overhead_limit))
-			goto out;
-		if (!(e->overhead_limit >= 1)) {
-			node_error(w, v[K_OVERHEAD_LIMIT], "'overhead_limit' must be at least 1");
-			goto out;
-		}
+			return -1;
+		if (!(e->overhead_limit >= 1))
+			return node_error(w, v[K_OVERHEAD_LIMIT], "'overhead_limit' must be at least 1");
 	}
 
 	/* The figures' y range: how results are drawn, not which, so it is
@@ -679,7 +697,7 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 	e->yrange[0] = e->yrange[1] = NAN;
 	if (v[K_YRANGE]) {
 		if (want_list(w, v[K_YRANGE], "yrange"))
-			goto out;
+			return -1;
 		double yr[2];
 		if (LIST_LEN(v[K_YRANGE]) != 2 ||
 		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
@@ -687,186 +705,203 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 		    !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0])) {
 			if (!w->err->status)
 				node_error(w, v[K_YRANGE], "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
-			goto out;
+			return -1;
 		}
 		e->yrange[0] = yr[0];
 		e->yrange[1] = yr[1];
 	}
+	return 0;
+}
 
-	if (v[K_RATIOS] && v[K_BUDGETS]) {
-		node_error(w, v[K_BUDGETS], "give 'ratios' or 'budgets', not both");
-		goto out;
+/* 'budgets': bytes, or formulas of n (formula.h). */
+static int read_budgets(struct walk *w, struct experiment *e, yaml_node_t *list)
+{
+	if (want_list(w, list, "budgets"))
+		return -1;
+	e->n_steps = LIST_LEN(list);
+	e->budgets = xcalloc(e->n_steps, sizeof *e->budgets);
+	for (size_t i = 0; i < e->n_steps; i++) {
+		yaml_node_t *it = LIST_ITEM(w, list, i);
+		const char *why;
+		/* A budget in bytes, or a formula of n (formula.h). */
+		if (it->type == YAML_SCALAR_NODE && !is_null(it) &&
+		    scalar_parse_u64(scalar(it), &e->budgets[i], &why)) {
+			struct formula f;
+			const char *fwhy;
+			int at;
+			if (formula_parse(scalar(it), &f, &fwhy, &at))
+				return node_error(w, it, "budgets: '%s' is neither a whole number of "
+						  "bytes (%s) nor a formula of n (column %d: %s)",
+						  scalar(it), why, at + 1, fwhy);
+			if (!e->formulas)
+				e->formulas = xcalloc(e->n_steps, sizeof *e->formulas);
+			e->formulas[i] = xmemdup(&f, sizeof f);
+			e->gen_columns = true;
+			continue;
+		}
+		if (want_u64(w, it, "budgets", &e->budgets[i]))
+			return -1;
+		if (!e->budgets[i])
+			return node_error(w, it, "a budget must be positive");
 	}
-	if (v[K_BUDGETS]) {
-		if (want_list(w, v[K_BUDGETS], "budgets"))
-			goto out;
-		e->n_steps = LIST_LEN(v[K_BUDGETS]);
-		e->budgets = xcalloc(e->n_steps, sizeof *e->budgets);
-		for (size_t i = 0; i < e->n_steps; i++) {
-			yaml_node_t *it = LIST_ITEM(w, v[K_BUDGETS], i);
-			const char *why;
-			/* A budget in bytes, or a formula of n (formula.h). */
-			if (it->type == YAML_SCALAR_NODE && !is_null(it) &&
-			    scalar_parse_u64(scalar(it), &e->budgets[i], &why)) {
-				struct formula f;
-				const char *fwhy;
-				int at;
-				if (formula_parse(scalar(it), &f, &fwhy, &at)) {
-					node_error(w, it, "budgets: '%s' is neither a whole number of "
-						   "bytes (%s) nor a formula of n (column %d: %s)",
-						   scalar(it), why, at + 1, fwhy);
-					goto out;
-				}
-				if (!e->formulas)
-					e->formulas = xcalloc(e->n_steps, sizeof *e->formulas);
-				e->formulas[i] = xmemdup(&f, sizeof f);
-				e->gen_columns = true;
-				continue;
-			}
-			if (want_u64(w, it, "budgets", &e->budgets[i]))
-				goto out;
-			if (!e->budgets[i]) {
-				node_error(w, it, "a budget must be positive");
-				goto out;
-			}
-		}
-	} else if (v[K_RATIOS]) {
-		if (want_list(w, v[K_RATIOS], "ratios"))
-			goto out;
-		e->n_steps = LIST_LEN(v[K_RATIOS]);
-		e->ratios = xcalloc(e->n_steps, sizeof *e->ratios);
-		for (size_t i = 0; i < e->n_steps; i++) {
-			yaml_node_t *it = LIST_ITEM(w, v[K_RATIOS], i);
-			if (want_double(w, it, "ratios", &e->ratios[i]))
-				goto out;
-			if (!(e->ratios[i] > 0 && e->ratios[i] <= 10)) {
-				/* as `replay --ratio`: a fraction of the baseline peak memory */
-				node_error(w, it, "a ratio must be in (0, 10], not %s", scalar(it));
-				goto out;
-			}
-		}
-	} else {
+	return 0;
+}
+
+/* 'ratios' (fractions in (0, 10] of the baseline peak), or the paper's
+ * 0.1 ... 1.0 when the file gives neither. */
+static int read_ratios(struct walk *w, struct experiment *e, yaml_node_t *list)
+{
+	if (!list) {
 		e->n_steps = 10;
 		e->ratios = xcalloc(e->n_steps, sizeof *e->ratios);
 		for (size_t i = 0; i < e->n_steps; i++)
 			e->ratios[i] = (double)(i + 1) / 10; /* 0.1 ... 1.0 */
+		return 0;
 	}
-	if (e->n_steps > EXPERIMENT_MAX_STEPS) {
-		node_error(w, v[e->ratios ? K_RATIOS : K_BUDGETS], "%zu %s, more than the limit of %u "
-			   "(docs/limits.md)", e->n_steps, e->ratios ? "ratios" : "budgets",
-			   EXPERIMENT_MAX_STEPS);
-		goto out;
+	if (want_list(w, list, "ratios"))
+		return -1;
+	e->n_steps = LIST_LEN(list);
+	e->ratios = xcalloc(e->n_steps, sizeof *e->ratios);
+	for (size_t i = 0; i < e->n_steps; i++) {
+		yaml_node_t *it = LIST_ITEM(w, list, i);
+		if (want_double(w, it, "ratios", &e->ratios[i]))
+			return -1;
+		/* as `replay --ratio`: a fraction of the baseline peak memory */
+		if (!(e->ratios[i] > 0 && e->ratios[i] <= 10))
+			return node_error(w, it, "a ratio must be in (0, 10], not %s", scalar(it));
 	}
-	{ /* A repeat, found in n log n (sorted indices): the first one listed twice. */
-		size_t *order = xcalloc(e->n_steps + 1, sizeof *order), dup = SIZE_MAX;
-		for (size_t i = 0; i < e->n_steps; i++)
-			order[i] = i;
-		sort_steps = e;
-		qsort(order, e->n_steps, sizeof *order, by_step);
-		for (size_t i = 1; i < e->n_steps; i++)
-			if (!by_step(&order[i - 1], &order[i])) {
-				size_t later = order[i - 1] > order[i] ? order[i - 1] : order[i];
-				if (later < dup)
-					dup = later;
-			}
-		free(order);
-		if (dup != SIZE_MAX) {
-			node_error(w, LIST_ITEM(w, v[e->ratios ? K_RATIOS : K_BUDGETS], dup),
-				   "this %s is listed twice", e->ratios ? "ratio" : "budget");
-			goto out;
-		}
-	}
+	return 0;
+}
 
+/* The steps: 'ratios' or 'budgets', within the limit, none twice. */
+static int read_steps(struct walk *w, struct experiment *e, yaml_node_t **v)
+{
+	if (v[K_RATIOS] && v[K_BUDGETS])
+		return node_error(w, v[K_BUDGETS], "give 'ratios' or 'budgets', not both");
+	if (v[K_BUDGETS] ? read_budgets(w, e, v[K_BUDGETS]) : read_ratios(w, e, v[K_RATIOS]))
+		return -1;
+	if (e->n_steps > EXPERIMENT_MAX_STEPS)
+		return node_error(w, v[e->ratios ? K_RATIOS : K_BUDGETS], "%zu %s, more than the "
+				  "limit of %u (docs/limits.md)", e->n_steps,
+				  e->ratios ? "ratios" : "budgets", EXPERIMENT_MAX_STEPS);
+	/* A repeat, found in n log n (sorted indices): the first one listed twice. */
+	size_t *order = xcalloc(e->n_steps + 1, sizeof *order), dup = SIZE_MAX;
+	for (size_t i = 0; i < e->n_steps; i++)
+		order[i] = i;
+	sort_steps = e;
+	qsort(order, e->n_steps, sizeof *order, by_step);
+	for (size_t i = 1; i < e->n_steps; i++)
+		if (!by_step(&order[i - 1], &order[i])) {
+			size_t later = order[i - 1] > order[i] ? order[i - 1] : order[i];
+			if (later < dup)
+				dup = later;
+		}
+	free(order);
+	if (dup != SIZE_MAX)
+		return node_error(w, LIST_ITEM(w, v[e->ratios ? K_RATIOS : K_BUDGETS], dup),
+				  "this %s is listed twice", e->ratios ? "ratio" : "budget");
+	return 0;
+}
+
+/* 'series': named curves of a heuristic, runtime, no_dealloc, trials. */
+static int read_series(struct walk *w, struct experiment *e, yaml_node_t *sl,
+		       const struct series_defaults *def, size_t *cap)
+{
+	if (want_list(w, sl, "series"))
+		return -1;
+	for (size_t i = 0; i < LIST_LEN(sl); i++) {
+		yaml_node_t *it = LIST_ITEM(w, sl, i), *sv[S_COUNT];
+		if (want_mapping(w, it, "a series", series_keys, S_COUNT, sv))
+			return -1;
+		if (!sv[S_NAME] || !sv[S_HEURISTIC])
+			return node_error(w, it, "a series needs 'name' and 'heuristic'");
+		struct exp_series s = {.runtime = def->runtime, .no_dealloc = def->no_dealloc};
+		add_series(e, cap, s);
+		struct exp_series *sp = &e->series[e->n_series - 1];
+		if (want_string(w, sv[S_NAME], "name", &sp->name) ||
+		    want_heuristic(w, sv[S_HEURISTIC], "heuristic", &sp->heuristic))
+			return -1;
+		if (sv[S_RUNTIME] && want_runtime(w, sv[S_RUNTIME], "runtime", &sp->runtime))
+			return -1;
+		if (sv[S_NO_DEALLOC] && want_bool(w, sv[S_NO_DEALLOC], "no_dealloc", &sp->no_dealloc))
+			return -1;
+		if (want_servable(w, it, sp))
+			return -1;
+		sp->trials = sp->heuristic->random ? def->trials : 1;
+		if (sv[S_TRIALS] && want_trials(w, sv[S_TRIALS], "trials", &sp->trials))
+			return -1;
+		if (sp->trials > 1 && !sp->heuristic->random)
+			return node_error(w, sv[S_TRIALS], "heuristic '%s' is deterministic: "
+					  "more than one trial would repeat the same run",
+					  sp->heuristic->name);
+	}
+	return 0;
+}
+
+/* The curves: 'heuristics' (a series each), 'series', 'planners'; at
+ * least one, within the limit, names unique and tab-free. */
+static int read_curves(struct walk *w, struct experiment *e, yaml_node_t *root, yaml_node_t **v,
+		       const struct series_defaults *def)
+{
 	size_t cap = 0;
 	if (v[K_HEURISTICS]) {
 		yaml_node_t *hl = v[K_HEURISTICS];
 		if (want_list(w, hl, "heuristics"))
-			goto out;
+			return -1;
 		for (size_t i = 0; i < LIST_LEN(hl); i++) {
 			yaml_node_t *it = LIST_ITEM(w, hl, i);
-			struct exp_series s = {.runtime = runtime, .no_dealloc = no_dealloc};
+			struct exp_series s = {.runtime = def->runtime, .no_dealloc = def->no_dealloc};
 			if (want_heuristic(w, it, "heuristics", &s.heuristic))
-				goto out;
-			s.trials = s.heuristic->random ? trials : 1;
+				return -1;
+			s.trials = s.heuristic->random ? def->trials : 1;
 			if (want_servable(w, it, &s))
-				goto out;
+				return -1;
 			s.name = xstrdup(s.heuristic->name);
 			add_series(e, &cap, s);
 		}
 	}
-	if (v[K_SERIES]) {
-		yaml_node_t *sl = v[K_SERIES];
-		if (want_list(w, sl, "series"))
-			goto out;
-		for (size_t i = 0; i < LIST_LEN(sl); i++) {
-			yaml_node_t *it = LIST_ITEM(w, sl, i), *sv[S_COUNT];
-			if (want_mapping(w, it, "a series", series_keys, S_COUNT, sv))
-				goto out;
-			if (!sv[S_NAME] || !sv[S_HEURISTIC]) {
-				node_error(w, it, "a series needs 'name' and 'heuristic'");
-				goto out;
-			}
-			struct exp_series s = {.runtime = runtime, .no_dealloc = no_dealloc};
-			add_series(e, &cap, s);
-			struct exp_series *sp = &e->series[e->n_series - 1];
-			if (want_string(w, sv[S_NAME], "name", &sp->name) ||
-			    want_heuristic(w, sv[S_HEURISTIC], "heuristic", &sp->heuristic))
-				goto out;
-			if (sv[S_RUNTIME] && want_runtime(w, sv[S_RUNTIME], "runtime", &sp->runtime))
-				goto out;
-			if (sv[S_NO_DEALLOC] &&
-			    want_bool(w, sv[S_NO_DEALLOC], "no_dealloc", &sp->no_dealloc))
-				goto out;
-			if (want_servable(w, it, sp))
-				goto out;
-			sp->trials = sp->heuristic->random ? trials : 1;
-			if (sv[S_TRIALS] && want_trials(w, sv[S_TRIALS], "trials", &sp->trials))
-				goto out;
-			if (sp->trials > 1 && !sp->heuristic->random) {
-				node_error(w, sv[S_TRIALS], "heuristic '%s' is deterministic: "
-					   "more than one trial would repeat the same run",
-					   sp->heuristic->name);
-				goto out;
-			}
-		}
-	}
+	if (v[K_SERIES] && read_series(w, e, v[K_SERIES], def, &cap))
+		return -1;
 	if (v[K_PLANNERS] && read_planners(w, e, v[K_PLANNERS]))
-		goto out;
-	if (!e->n_series && !e->n_plans) {
-		node_error(w, root, "no heuristics: give 'heuristics', 'series' or 'planners'");
-		goto out;
+		return -1;
+	/* every series also at each plan's replayed peak: equal memory */
+	if (v[K_AT_PLAN_PEAKS]) {
+		if (want_bool(w, v[K_AT_PLAN_PEAKS], "heuristics_at_plan_peaks", &e->at_plan_peaks))
+			return -1;
+		if (e->at_plan_peaks && (!e->n_plans || !e->n_series))
+			return node_error(w, v[K_AT_PLAN_PEAKS], "'heuristics_at_plan_peaks' needs "
+					  "'planners' and heuristics (or series) to run at their peaks");
 	}
-	if (e->n_series > EXPERIMENT_MAX_SERIES) {
-		node_error(w, root, "%zu series, more than the limit of %u (docs/limits.md)",
-			   e->n_series, EXPERIMENT_MAX_SERIES);
-		goto out;
-	}
+	if (!e->n_series && !e->n_plans)
+		return node_error(w, root, "no heuristics: give 'heuristics', 'series' or 'planners'");
+	if (e->n_series > EXPERIMENT_MAX_SERIES)
+		return node_error(w, root, "%zu series, more than the limit of %u (docs/limits.md)",
+				  e->n_series, EXPERIMENT_MAX_SERIES);
 	for (size_t i = 0; i < e->n_series; i++)
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(e->series[i].name, e->series[j].name)) {
-				node_error(w, root, "series '%s' appears twice", e->series[i].name);
-				goto out;
-			}
+			if (!strcmp(e->series[i].name, e->series[j].name))
+				return node_error(w, root, "series '%s' appears twice", e->series[i].name);
 	for (size_t i = 0; i < e->n_series; i++)
-		for (const char *c = e->series[i].name; *c; c++)
-			if (*c == '\t' || *c == '\n' || *c == '\r') {
-				node_error(w, root, "series names cannot hold tabs or newlines");
-				goto out;
-			}
+		if (strpbrk(e->series[i].name, "\t\n\r"))
+			return node_error(w, root, "series names cannot hold tabs or newlines");
+	return 0;
+}
 
-	if (v[K_MODELS] && v[K_MANIFEST]) {
-		node_error(w, v[K_MANIFEST], "give 'models' or 'manifest', not both");
-		goto out;
-	}
+/* The models: 'models' or 'manifest' (dir: the experiment file's folder),
+ * their fields (model_fields), and the points they make within the limit. */
+static int read_model_keys(struct walk *w, struct experiment *e, yaml_node_t *root,
+			   yaml_node_t **v, const char *dir)
+{
+	if (v[K_MODELS] && v[K_MANIFEST])
+		return node_error(w, v[K_MANIFEST], "give 'models' or 'manifest', not both");
 	if (v[K_MODELS]) {
 		if (read_models(w, e, v[K_MODELS], dir))
-			goto out;
+			return -1;
 	} else if (v[K_MANIFEST]) {
 		if (read_manifest(w, e, v[K_MANIFEST], dir))
-			goto out;
+			return -1;
 	} else {
-		node_error(w, root, "no models: give 'models' or 'manifest'");
-		goto out;
+		return node_error(w, root, "no models: give 'models' or 'manifest'");
 	}
 	for (size_t i = 0; i < e->n_models; i++) {
 		struct exp_model *m = &e->models[i];
@@ -874,31 +909,36 @@ static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
 			m->title = xstrdup(m->name);
 		if (!m->desc)
 			m->desc = xstrdup("");
-		/* They are fields of models.tsv and points.tsv. */
-		const char *what = strpbrk(m->name, "\t\n\r")	 ? "names"
-				   : strpbrk(m->title, "\t\n\r") ? "titles"
-				   : strpbrk(m->desc, "\t\n\r")  ? "descriptions"
-				   : strpbrk(m->spec, "\t\n\r")  ? "log paths"
-								   : NULL;
-		if (what) {
-			node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],
-				   "model %s cannot hold tabs or newlines (model '%s')", what, m->name);
-			goto out;
-		}
+		const char *what = model_fields(m);
+		if (what)
+			return node_error(w, v[K_MODELS] ? v[K_MODELS] : v[K_MANIFEST],
+					  "model %s cannot hold tabs or newlines (model '%s')", what,
+					  m->name);
 	}
-	{ /* models x series x trials x steps, without overflowing */
-		long double n = 0;
-		for (size_t i = 0; i < e->n_series; i++)
-			n += (long double)e->series[i].trials * (long double)e->n_steps;
-		n *= (long double)e->n_models;
-		if (n > EXPERIMENT_MAX_POINTS) {
-			node_error(w, root, "the experiment has %.0Lf points, more than the limit of %u "
-				   "(docs/limits.md)", n, EXPERIMENT_MAX_POINTS);
-			goto out;
-		}
-	}
-	rc = 0;
-out:
+	/* models x (series x trials x (steps + plans at whose peaks they run)
+	 * + plans), without overflowing */
+	long double n = 0, plans = (long double)experiment_plan_points(e);
+	for (size_t i = 0; i < e->n_series; i++)
+		n += (long double)e->series[i].trials *
+		     ((long double)e->n_steps + (e->at_plan_peaks ? plans : 0));
+	n = (n + plans) * (long double)e->n_models;
+	if (n > EXPERIMENT_MAX_POINTS)
+		return node_error(w, root, "the experiment has %.0Lf points, more than the limit of "
+				  "%u (docs/limits.md)", n, EXPERIMENT_MAX_POINTS);
+	return 0;
+}
+
+/* The whole file, key by key, in the order its errors are reported. */
+static int read_top(struct walk *w, struct experiment *e, yaml_node_t *root)
+{
+	yaml_node_t *v[K_TOP_COUNT];
+	if (want_mapping(w, root, "the experiment", top_keys, K_TOP_COUNT, v))
+		return -1;
+	struct series_defaults def;
+	char *dir = dir_of(w->file);
+	int rc = read_name(w, e, root, v) || read_settings(w, e, v, &def) || read_steps(w, e, v) ||
+			 read_curves(w, e, root, v, &def) || read_model_keys(w, e, root, v, dir)
+		 ? -1 : 0;
 	free(dir);
 	return rc;
 }
@@ -1092,7 +1132,7 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 	}
 	for (size_t i = 0; i < e->n_steps; i++) {
 		if (e->ratios)
-			format_double(buf, sizeof buf, e->ratios[i]);
+			fmt_double(buf, e->ratios[i]);
 		else if (e->formulas && e->formulas[i]) {
 			hash_str(&h, "F");
 			snprintf(buf, sizeof buf, "%.60s", e->formulas[i]->text);
@@ -1101,10 +1141,13 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 			snprintf(buf, sizeof buf, "B%llu", (unsigned long long)e->budgets[i]);
 		hash_str(&h, buf);
 	}
-	format_double(buf, sizeof buf, e->overhead_limit);
+	fmt_double(buf, e->overhead_limit);
 	hash_str(&h, buf);
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->seed);
 	hash_str(&h, buf);
+	/* Only when asked for: other experiments keep their hash. */
+	if (e->at_plan_peaks)
+		hash_str(&h, "heuristics_at_plan_peaks");
 	/* Planners only where there are some: older experiments keep their hash. */
 	for (size_t i = 0; i < e->n_plans; i++) {
 		hash_str(&h, "planner");
@@ -1169,8 +1212,9 @@ uint64_t experiment_budget(const struct experiment *e, size_t model, size_t step
 
 void experiment_step_text(const struct experiment *e, size_t step, char *buf, size_t size)
 {
+	char b[FMT_DOUBLE_LEN];
 	if (e->ratios)
-		format_double(buf, size, e->ratios[step]);
+		snprintf(buf, size, "%s", fmt_double(b, e->ratios[step]));
 	else if (e->formulas && e->formulas[step])
 		snprintf(buf, size, "%s", e->formulas[step]->text);
 	else
@@ -1186,28 +1230,88 @@ static size_t heuristic_points(const struct experiment *e)
 	return per_model * e->n_models;
 }
 
-static size_t plan_points_per_model(const struct experiment *e)
+size_t experiment_plan_points(const struct experiment *e)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < e->n_plans; i++)
 		n += e->plans[i].n_params;
 	return n;
 }
+#define plan_points_per_model experiment_plan_points
 
-size_t experiment_n_points(const struct experiment *e)
+void experiment_plan_point(const struct experiment *e, size_t k, uint32_t *plan, uint32_t *step)
+{
+	for (*plan = 0; k >= e->plans[*plan].n_params; (*plan)++)
+		k -= e->plans[*plan].n_params;
+	*step = (uint32_t)k;
+}
+
+/* Heuristic points at plan peaks, per model: every series' trials x plans. */
+static size_t peak_points_per_model(const struct experiment *e)
+{
+	if (!e->at_plan_peaks)
+		return 0;
+	size_t trials = 0;
+	for (size_t s = 0; s < e->n_series; s++)
+		trials += e->series[s].trials;
+	return trials * plan_points_per_model(e);
+}
+
+int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
+			   struct reset_plan *rp, struct plan_result *out, struct rs_error *err)
+{
+	const struct exp_model *m = &e->models[model];
+	const struct exp_plan *ep = &e->plans[plan];
+	struct profile prof;
+	if (profile_build(m->sched, &prof, err))
+		return -1;
+	/* dp: the tracker's own split points where its table fits */
+	uint64_t k = ep->params[step];
+	bool exact = ep->planner->param != PLANNER_PARAM_K ||
+		     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
+	int rc = planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[step], exact, false,
+				rp, out, err);
+	profile_free(&prof);
+	return rc;
+}
+
+size_t experiment_first_peak_point(const struct experiment *e)
 {
 	return heuristic_points(e) + plan_points_per_model(e) * e->n_models;
 }
 
+size_t experiment_n_points(const struct experiment *e)
+{
+	return experiment_first_peak_point(e) + peak_points_per_model(e) * e->n_models;
+}
+
 void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 {
-	size_t nh = heuristic_points(e);
+	size_t nh = heuristic_points(e), first_peak = experiment_first_peak_point(e);
+	p->at_peak = EXP_NONE;
+	if (i >= first_peak) {
+		/* a series' trial at a plan's peak: models, series, trials, plans */
+		size_t np = plan_points_per_model(e), per_model = peak_points_per_model(e);
+		size_t r = (i - first_peak) % per_model;
+		p->model = (uint32_t)((i - first_peak) / per_model);
+		p->plan = EXP_NONE;
+		p->step = EXP_NONE;
+		for (p->series = 0;; p->series++) {
+			size_t n = e->series[p->series].trials * np;
+			if (r < n)
+				break;
+			r -= n;
+		}
+		p->trial = (uint32_t)(r / np);
+		p->at_peak = (uint32_t)(r % np);
+		p->seed = experiment_trial_seed(e->seed, e->models[p->model].name,
+						e->series[p->series].heuristic->name, p->trial);
+		return;
+	}
 	if (i >= nh) {
 		size_t per_model = plan_points_per_model(e), r = (i - nh) % per_model;
 		p->model = (uint32_t)((i - nh) / per_model);
-		for (p->plan = 0; r >= e->plans[p->plan].n_params; p->plan++)
-			r -= e->plans[p->plan].n_params;
-		p->step = (uint32_t)r;
+		experiment_plan_point(e, r, &p->plan, &p->step);
 		p->series = EXP_NONE;
 		p->trial = 0;
 		p->seed = 0;
@@ -1268,6 +1372,14 @@ int experiment_set_models(struct experiment *e, const char *manifest, const char
 			m->desc = xstrdup(mm->desc ? mm->desc : "");
 			m->spec = xstrdup(mm->spec);
 			m->has_start = mm->has_start;
+			const char *what = model_fields(m);
+			if (what) {
+				rs_error_set(err, EXIT_DATAERR, manifest, 0,
+					     "model %s cannot hold tabs or newlines (model '%s')", what,
+					     m->name);
+				manifest_free(man);
+				return -1;
+			}
 		}
 		manifest_free(man);
 		return 0;

@@ -9,8 +9,10 @@
  *    ratios (as listed); after all of them the planner points: models,
  *    then planners (as listed), then their parameters (as listed), so
  *    that adding planners leaves every heuristic point's number as it
- *    was. Every output sorts rows by this number, so results never depend
- *    on thread timing, --jobs or --shard.
+ *    was; then, with `heuristics_at_plan_peaks`, the heuristic points at
+ *    each plan's replayed peak: models, series, trials, then the planner
+ *    points' order. Every output sorts rows by this number, so results
+ *    never depend on thread timing, --jobs or --shard.
  *  - after experiment_load, each model's schedule is only read (shared by
  *    all worker threads).
  */
@@ -77,6 +79,8 @@ struct experiment {
 	bool gen_columns;  /* points.tsv has the n and budget_formula columns:
 			      an experiment with generated models or formulas */
 	double overhead_limit;
+	bool at_plan_peaks; /* `heuristics_at_plan_peaks`: every series also at
+			       each plan's replayed peak (its budget) */
 	double yrange[2];  /* the figures' y range; NAN when not given */
 	uint64_t seed;
 	char hash[17];     /* hex config hash; set by experiment_load */
@@ -84,13 +88,35 @@ struct experiment {
 
 /** One point: indices into the experiment's arrays. A planner point has
  *  plan < n_plans (series EXP_NONE, step the index of its parameter,
- *  trial and seed 0); a heuristic point has plan EXP_NONE. */
+ *  trial and seed 0); a heuristic point has plan EXP_NONE, and at_peak
+ *  EXP_NONE, or (`heuristics_at_plan_peaks`) the planner point, within
+ *  its model (experiment_plan_point), whose replayed peak is its budget
+ *  (step EXP_NONE). */
 #define EXP_NONE UINT32_MAX
 struct exp_point {
 	uint32_t model, series, trial, step;
 	uint64_t seed;
 	uint32_t plan;
+	uint32_t at_peak;
 };
+
+/** Planner points per model; k-th of them (0-based, in the canonical
+ *  order) as its plan and parameter index. */
+size_t experiment_plan_points(const struct experiment *e);
+void experiment_plan_point(const struct experiment *e, size_t k, uint32_t *plan, uint32_t *step);
+/** The first point at a plan's peak (experiment_n_points when none). */
+size_t experiment_first_peak_point(const struct experiment *e);
+
+struct plan_result;
+struct reset_plan;
+/**
+ * Replay model's plan `plan` with parameter index `step` (the tracker's
+ * exact DP where its table fits), as the sweep's planner points and the
+ * budgets of the points at plan peaks do. 0 with *plan (free with
+ * reset_plan_free) and *out, or -1 with err.
+ */
+int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
+			   struct reset_plan *rp, struct plan_result *out, struct rs_error *err);
 
 /**
  * Read and check an experiment file. Gives *out (free with
@@ -157,8 +183,5 @@ void experiment_point(const struct experiment *e, size_t i, struct exp_point *p)
 uint64_t experiment_trial_seed(uint64_t seed, const char *model,
 			       const char *heuristic, unsigned trial);
 
-
-/** Write the shortest "%.*g" text that reads back as exactly x. */
-void format_double(char *buf, size_t size, double x);
 
 #endif

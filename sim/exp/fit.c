@@ -35,6 +35,12 @@ uint64_t fit_lower_bound(const struct schedule *s)
 	return best;
 }
 
+uint64_t fit_floor(const struct schedule *s, const struct baseline *b)
+{
+	(void)b;
+	return fit_lower_bound(s);
+}
+
 static uint64_t unbounded_peak(const struct schedule *s, const struct fit_config *c, struct rs_error *err, int *rc)
 {
 	struct runtime_config cfg = {
@@ -63,7 +69,7 @@ int fit_plan(const struct schedule *s, const struct baseline *b, const struct fi
 	*upper = unbounded_peak(s, c, err, &rc);
 	if (rc)
 		return -1;
-	*lower = fit_lower_bound(s);
+	*lower = fit_floor(s, b);
 	if (*lower > *upper) /* cannot be: the peak holds every op's inputs and outputs */
 		rs_bug("fit: lower bound %llu above the unbounded peak %llu",
 		       (unsigned long long)*lower, (unsigned long long)*upper);
@@ -78,6 +84,20 @@ int fit_plan(const struct schedule *s, const struct baseline *b, const struct fi
 				    "take a coarser one", c->resolution, (unsigned long long)n,
 				    (unsigned long long)*lower, (unsigned long long)*upper, FIT_MAX_GRID);
 	*n_grid = (size_t)n;
+	if (c->scan > 0) {
+		double ss = c->scan_step > 0 ? c->scan_step : c->resolution / 10;
+		if (!(c->scan <= 10) || !(ss > 0 && ss <= 1) || ss * (double)b->memory < 1)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "a scan of %g with a step of %g of the baseline memory (%llu bytes): "
+					    "the span must be in (0, 10], the step in (0, 1] and at least a byte",
+					    c->scan, ss, (unsigned long long)b->memory);
+		double probes = floor(c->scan / ss);
+		if (probes > FIT_MAX_GRID)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "a scan of %g in steps of %g is %.0f replays, more than %d: "
+					    "take a shorter span or a coarser --scan-step",
+					    c->scan, ss, probes, FIT_MAX_GRID);
+	}
 	return 0;
 }
 
@@ -143,26 +163,28 @@ static uint64_t bisect(const struct probe_ctx *pc, uint64_t lo, uint64_t hi, str
 	return hi;
 }
 
-int fit_run(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
-	    struct fit_result *r, struct rs_error *err)
+static void scan_task(void *ctx, size_t i)
 {
-	memset(r, 0, sizeof *r);
-	double t0 = now_seconds();
-	size_t n;
-	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
-		return -1;
-	size_t cap = n + 128;
-	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
-	for (size_t i = 0; i < n; i++) {
+	struct probe_ctx *pc = ctx;
+	probe(pc, &pc->probes[i]);
+}
+
+/* Step 3 and 4 of fit.h, when the floor fails: the grid above it and the
+ * bisections. ps[0] is the floor's probe; returns the probe count. */
+static size_t grid_search(struct probe_ctx *pc, struct fit_result *r, size_t n,
+			  struct fit_probe **psp, size_t *cap)
+{
+	struct fit_probe *ps = *psp;
+	for (size_t i = 1; i < n; i++) {
 		ps[i].budget = i + 1 < n ? r->lower + i * r->step : r->upper;
 		ps[i].grid = true;
 	}
-	struct probe_ctx pc = {.s = s, .b = b, .c = c, .probes = ps};
-	pool_run(c->jobs ? c->jobs : pool_default_jobs(), n, grid_task, &pc, NULL, 1.0);
-	r->n_grid = n;
+	pc->probes = ps + 1;
+	pool_run(pc->c->jobs ? pc->c->jobs : pool_default_jobs(), n - 1, grid_task, pc, NULL, 1.0);
+	pc->probes = NULL;
 
 	/* The smallest passing grid point (U passes: nothing is evicted). */
-	size_t lo_pass = 0;
+	size_t lo_pass = 1;
 	while (lo_pass < n && ps[lo_pass].outcome != OUTCOME_PASS)
 		lo_pass++;
 	if (lo_pass == n)
@@ -176,19 +198,97 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	uint64_t pass_b = ps[lo_pass].budget, fail_b = hi_fail < n ? ps[hi_fail].budget : 0;
 	uint64_t next_pass = hi_fail < n ? ps[hi_fail + 1].budget : 0;
 	size_t np = n;
-	pc.probes = NULL;
-	r->exact = lo_pass == 0;
-	r->smallest_pass = lo_pass ? bisect(&pc, ps[lo_pass - 1].budget, pass_b, &ps, &np, &cap) : pass_b;
+	r->smallest_pass = bisect(pc, ps[lo_pass - 1].budget, pass_b, psp, &np, cap);
 	if (hi_fail < n) {
-		r->all_pass_from = bisect(&pc, fail_b, next_pass, &ps, &np, &cap);
+		r->all_pass_from = bisect(pc, fail_b, next_pass, psp, &np, cap);
 		r->largest_fail = r->all_pass_from - 1;
 	} else {
 		r->all_pass_from = r->smallest_pass;
 	}
+	return np;
+}
+
+/* Step 5: every scan step above the smallest pass, up to the span (or U). */
+static size_t scan(struct probe_ctx *pc, const struct baseline *b, struct fit_result *r,
+		   struct fit_probe **psp, size_t np, size_t *cap)
+{
+	const struct fit_config *c = pc->c;
+	double ss = c->scan_step > 0 ? c->scan_step : c->resolution / 10;
+	r->scan_step = (uint64_t)ceil(ss * (double)b->memory);
+	double to = (double)r->smallest_pass + c->scan * (double)b->memory;
+	r->scan_to = to < (double)r->upper ? (uint64_t)to : r->upper;
+	size_t k = r->scan_to > r->smallest_pass ? (size_t)((r->scan_to - r->smallest_pass) / r->scan_step) : 0;
+	XGROW(*psp, *cap, np + k + 1);
+	struct fit_probe *sp = *psp + np;
+	memset(sp, 0, (k + 1) * sizeof *sp);
+	for (size_t i = 0; i < k; i++) {
+		sp[i].budget = r->smallest_pass + (i + 1) * r->scan_step;
+		sp[i].scan = true;
+	}
+	pc->probes = sp;
+	pool_run(c->jobs ? c->jobs : pool_default_jobs(), k, scan_task, pc, NULL, 1.0);
+	pc->probes = NULL;
+	r->n_scan = k;
+	return np + k;
+}
+
+/* The gaps between consecutive probes above the smallest pass (and below
+ * U, which passes): how many, and the widest. ps sorted. */
+static void untried(struct fit_result *r, const struct fit_probe *ps, size_t np)
+{
+	uint64_t prev = r->smallest_pass, widest = 0;
+	for (size_t i = 0; i <= np; i++) {
+		uint64_t next = i < np ? ps[i].budget : r->upper;
+		if (next <= prev)
+			continue;
+		if (next - prev > 1) {
+			r->n_untried_gaps++;
+			if (next - prev - 1 > widest) { /* the first of the widest */
+				widest = next - prev - 1;
+				r->untried_lo = prev + 1;
+				r->untried_hi = next - 1;
+			}
+		}
+		prev = next;
+	}
+}
+
+int fit_run(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+	    struct fit_result *r, struct rs_error *err)
+{
+	memset(r, 0, sizeof *r);
+	double t0 = now_seconds();
+	size_t n;
+	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
+		return -1;
+	size_t cap = n + 128;
+	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
+	struct probe_ctx pc = {.s = s, .b = b, .c = c};
+	/* The floor first: when it passes, it is the answer. */
+	ps[0].budget = r->lower;
+	ps[0].grid = true;
+	probe(&pc, &ps[0]);
+	size_t np;
+	if (ps[0].outcome == OUTCOME_PASS) {
+		r->floor_passes = true;
+		r->smallest_pass = r->all_pass_from = r->lower;
+		r->n_grid = np = 1;
+	} else {
+		np = grid_search(&pc, r, n, &ps, &cap);
+		r->n_grid = n;
+	}
+	if (c->scan > 0)
+		np = scan(&pc, b, r, &ps, np, &cap);
 	qsort(ps, np, sizeof *ps, by_budget);
+	/* a scan may meet a budget probed already: keep one probe a budget */
+	size_t m = 0;
+	for (size_t i = 0; i < np; i++)
+		if (!m || ps[m - 1].budget != ps[i].budget)
+			ps[m++] = ps[i];
+	np = m;
 	/* What the probes say, recomputed from all of them: a bisection may
 	 * have met a pass below the grid's smallest, or a failure above the
-	 * grid's largest failing point. */
+	 * grid's largest failing point (or the scan one). */
 	for (size_t i = 0; i < np; i++)
 		if (ps[i].outcome == OUTCOME_PASS) {
 			r->smallest_pass = ps[i].budget;
@@ -205,6 +305,7 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	if (!r->largest_fail)
 		r->all_pass_from = r->smallest_pass;
 	r->exact = r->smallest_pass == r->lower;
+	untried(r, ps, np);
 	r->probes = ps;
 	r->n_probes = np;
 	r->wall_ms = (now_seconds() - t0) * 1e3;
@@ -217,13 +318,6 @@ void fit_result_free(struct fit_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* A TSV field: no tabs or newlines. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-	fputc('\t', f);
-}
 
 int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
 		       char **text, size_t *len, struct rs_error *err)
@@ -250,16 +344,15 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 				rc = -1;
 				break;
 			}
-			char lim[64], res[64], r1[64], r2[64];
+			char lim[FMT_DOUBLE_LEN], res[FMT_DOUBLE_LEN], r1[FMT_DOUBLE_LEN], r2[FMT_DOUBLE_LEN];
 			double bm = em->base.memory ? (double)em->base.memory : 1;
-			format_double(lim, sizeof lim, e->overhead_limit);
-			format_double(res, sizeof res, resolution);
-			format_double(r1, sizeof r1, (double)r.smallest_pass / bm);
-			format_double(r2, sizeof r2, (double)r.all_pass_from / bm);
-			put_field(f, em->name);
-			put_field(f, se->name);
-			fprintf(f, "%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", se->heuristic->name,
+			fmt_double(lim, e->overhead_limit);
+			fmt_double(res, resolution);
+			fmt_double(r1, (double)r.smallest_pass / bm);
+			fmt_double(r2, (double)r.all_pass_from / bm);
+			/* names as they are: no tab or line break (experiment.c) */
+			fprintf(f, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", em->name, se->name, se->heuristic->name,
 				runtime_kind_name(se->runtime), fc.seed, lim, res, em->base.memory, r.lower,
 				r.upper, r.step, r.smallest_pass, r1);
 			if (r.largest_fail)

@@ -6,20 +6,23 @@
  * the search and its cost.
  *
  * The search, in budgets (bytes):
- *  1. bounds: L, the largest op's distinct input storages + its outputs
- *     (below it every replay fails: an op runs with its inputs and outputs
- *     resident), and U, the peak of the unbounded replay of the same
- *     runtime and heuristic (from it every replay passes: nothing is ever
- *     evicted);
- *  2. a grid L, L + step, ... below U, and U (step = resolution x
- *     baseline memory), all probed (on `jobs` threads);
- *  3. bisection to the byte between the smallest passing grid point and
- *     the failing one below it (unless it is L), and between the largest
- *     failing point above that and the passing one above it.
+ *  1. bounds: L, the floor (fit_floor: below it every replay fails), and
+ *     U, the peak of the unbounded replay of the same runtime and
+ *     heuristic (from it every replay passes: nothing is ever evicted);
+ *  2. L alone: when it passes it is the answer, and the search stops
+ *     there (no grid: the budgets above it are untried);
+ *  3. a grid L + step, ... below U, and U (step = resolution x baseline
+ *     memory), all probed (on `jobs` threads);
+ *  4. bisection to the byte between the smallest passing grid point and
+ *     the failing one below it, and between the largest failing point
+ *     above that and the passing one above it;
+ *  5. with a scan (fit_config.scan), every scan step above the smallest
+ *     pass up to the scan's span.
  * Reported: the smallest passing budget found (the byte below it fails),
  * the largest failing budget above it if any (feasibility is then not
- * monotone), and the budget from which every probe passed. Budgets
- * between probes are not tried: a finer resolution tries more.
+ * monotone), the budget from which every probe passed, and the budgets
+ * not tried: the gaps between probes above the smallest pass (a finer
+ * resolution, or a scan, tries more).
  *
  * Same inputs, same result at any thread count.
  */
@@ -41,6 +44,10 @@ struct fit_config {
 	bool no_dealloc;
 	double resolution;      /* grid step as a fraction of the baseline memory, in (0, 1] */
 	unsigned jobs;          /* threads for the grid (0: all processors) */
+	double scan;            /* probe every scan step above the smallest pass, up to
+				 * this fraction of the baseline memory above it; 0: none */
+	double scan_step;       /* the scan's step, a fraction of the baseline memory;
+				 * 0: a tenth of the resolution */
 	const struct proto_rules *proto; /* DTRPrototype's rules (NULL: all on) */
 };
 
@@ -48,7 +55,8 @@ struct fit_probe {
 	uint64_t budget;
 	enum outcome outcome;
 	double overhead;
-	bool grid;              /* a grid point (else a bisection step) */
+	bool grid;              /* a grid point (else a bisection step or a scan probe) */
+	bool scan;              /* a scan probe */
 };
 
 struct fit_result {
@@ -59,13 +67,22 @@ struct fit_result {
 	bool exact;             /* smallest_pass == L: no budget below it passes */
 	uint64_t largest_fail;  /* largest failing budget above smallest_pass; 0: none */
 	uint64_t all_pass_from; /* every probe from here up passed */
+	bool floor_passes;      /* L passed: the search stopped there */
+	/* Budgets not tried above the smallest pass: the gaps between
+	 * consecutive probes (U, which passes, closing the last), their count
+	 * and the widest, [untried_lo, untried_hi] (0, 0: none). */
+	size_t n_untried_gaps;
+	uint64_t untried_lo, untried_hi;
+	/* The scan: its step and last budget (0: none), and its probes. */
+	uint64_t scan_step, scan_to;
+	size_t n_scan;
 	struct fit_probe *probes; /* in budget order */
 	size_t n_probes;
 	size_t n_grid;
 	double wall_ms;
 };
 
-/** Most grid points a search may take (a finer resolution is refused). */
+/** Most grid points (and scan probes) a search may take (more are refused). */
 #define FIT_MAX_GRID 100000
 
 /**
@@ -81,8 +98,17 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	    struct fit_result *r, struct rs_error *err);
 void fit_result_free(struct fit_result *r);
 
-/** L of the search: the largest op's distinct input storages + its outputs. */
+/** The largest op's distinct input storages + its outputs: below it every
+ * replay fails (an op runs with its inputs and outputs resident). */
 uint64_t fit_lower_bound(const struct schedule *s);
+
+/**
+ * L, where the search starts: a budget below which no replay of s passes
+ * (today fit_lower_bound; any higher bound that holds, such as the bytes
+ * the log keeps at its end, may join it here alone). When L passes, the
+ * search stops at it.
+ */
+uint64_t fit_floor(const struct schedule *s, const struct baseline *b);
 
 struct experiment; /* experiment.h */
 

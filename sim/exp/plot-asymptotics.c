@@ -4,9 +4,9 @@
  * formula, one curve per series, with Chen et al.'s sqrt(n) checkpointing
  * (y = n) and Griewank's TREEVERSE (treeverse(n) - n) as references.
  *
- * Chosen by plot_prepare for results whose points.tsv has the n and
- * budget_formula columns and some formula of n; plots/asymptotics.gp draws
- * it. Files in DIR/plot-data/NAME/ (docs/gen.md):
+ * The row "asymptotics" of plot.c's table of figures: it applies to
+ * results whose points.tsv has the n and budget_formula columns and some
+ * formula of n; plots/asymptotics.gp draws it. Files in DIR/plot-data/NAME/ (docs/gen.md):
  *   figure.gp        title, panel titles (formulas), curve labels, ranges
  *   pP-cC.tsv        `n remat_compute` of the passing points, n ascending
  *   pP-cC-fail.tsv   `n outcome` of the points that ran out of memory or
@@ -21,13 +21,13 @@
 
 #include "gptext.h"
 #include "heuristics.h"
-#include "plot.h"
+#include "plot-private.h"
 #include "results.h"
 
 struct arow {
 	size_t panel, curve;
 	double n, remat;
-	int outcome; /* 0 pass, 1 oom, 2 thrash */
+	enum plot_outcome outcome;
 };
 
 static size_t intern(char ***names, size_t *n, size_t *cap, const char *s)
@@ -72,15 +72,32 @@ static int write_text(const char *dir, const char *name, char *buf, size_t len,
 	return rc;
 }
 
-int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
-		     struct plot_figure *out, struct rs_error *err)
+bool plot_asymptotics_applies(const struct plot_ctx *ctx, const struct plot_figure_row *row)
 {
-	*done = false;
+	(void)row;
+	const struct points_table *t = ctx->points;
 	if (!t->gen_columns)
-		return 0;
+		return false;
+	for (size_t i = 0; i < t->total; i++) {
+		if (!t->rows[i])
+			continue;
+		char *copy = xstrdup(t->rows[i]);
+		char *f[PC_COUNT + PC_GEN_COUNT];
+		tsv_split(copy, f, PC_COUNT + PC_GEN_COUNT);
+		bool formula = !is_number(f[PC_BUDGET_FORMULA]);
+		free(copy);
+		if (formula)
+			return true;
+	}
+	return false;
+}
+
+int plot_asymptotics_write(struct plot_ctx *ctx, const struct plot_figure_row *row,
+			   struct plot_list *out, struct rs_error *err)
+{
+	const struct points_table *t = ctx->points;
 	char **panels = NULL, **curves = NULL;
 	size_t np = 0, nc = 0, capp = 0, capc = 0, nr = 0;
-	bool any_formula = false;
 	struct arow *rows = xcalloc(t->n_rows ? t->n_rows : 1, sizeof *rows);
 	for (size_t i = 0; i < t->total; i++) {
 		if (!t->rows[i])
@@ -88,31 +105,27 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 		char *copy = xstrdup(t->rows[i]);
 		char *f[PC_COUNT + PC_GEN_COUNT];
 		tsv_split(copy, f, PC_COUNT + PC_GEN_COUNT);
-		any_formula |= !is_number(f[PC_BUDGET_FORMULA]);
 		struct arow *r = &rows[nr++];
 		r->panel = intern(&panels, &np, &capp, f[PC_BUDGET_FORMULA]);
 		r->curve = intern(&curves, &nc, &capc, f[PC_SERIES]);
 		r->n = strtod(f[PC_N], NULL);
 		r->remat = strtod(f[PC_REMAT_COMPUTE], NULL);
-		r->outcome = !strcmp(f[PC_OUTCOME], "pass") ? 0 : !strcmp(f[PC_OUTCOME], "oom") ? 1 : 2;
+		r->outcome = plot_outcome_parse(f[PC_OUTCOME]);
 		free(copy);
 	}
 	int rc = 0;
-	if (!any_formula)
-		goto out;
-	*done = true;
 	const char *exp = points_header(t, "experiment");
-	char *pd = path_join(dir, "plot-data");
-	char *fdir = path_join(pd, exp ? exp : "asymptotics");
-	free(pd);
-	if ((rc = make_dirs(fdir, err)))
-		goto out_dir;
+	char *fdir = plot_data_dir(ctx, exp ? exp : "asymptotics", err);
+	if (!fdir) {
+		rc = -1;
+		goto out;
+	}
 	qsort(rows, nr, sizeof *rows, by_n);
 	double nmin = INFINITY, nmax = 0, ymax = 1;
 	for (size_t i = 0; i < nr; i++) {
 		nmin = fmin(nmin, rows[i].n);
 		nmax = fmax(nmax, rows[i].n);
-		if (!rows[i].outcome)
+		if (rows[i].outcome == PLOT_PASS)
 			ymax = fmax(ymax, rows[i].remat);
 	}
 	if (!(nmin >= 1))
@@ -130,12 +143,12 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 				size_t k = 0;
 				for (size_t i = 0; i < nr; i++) {
 					const struct arow *r = &rows[i];
-					if (r->panel != p || r->curve != c || (r->outcome != 0) != fail)
+					if (r->panel != p || r->curve != c || (r->outcome != PLOT_PASS) != fail)
 						continue;
 					if (!fail && r->remat <= 0)
 						continue;
 					if (fail)
-						fprintf(f, "%.17g\t%d\n", r->n, r->outcome);
+						fprintf(f, "%.17g\t%d\n", r->n, (int)r->outcome);
 					else
 						fprintf(f, "%.17g\t%.17g\n", r->n, r->remat);
 					k++;
@@ -207,12 +220,9 @@ int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
 		rc = write_text(fdir, "figure.gp", buf, len, err);
 	}
 	if (!rc) {
-		out->name = xstrdup(exp ? exp : "asymptotics");
-		out->script = xstrdup("asymptotics");
-		out->data_dir = fdir;
+		plot_list_add(out, exp ? exp : "asymptotics", row->script, fdir, 1);
 		fdir = NULL;
 	}
-out_dir:
 	free(fdir);
 out:
 	for (size_t i = 0; i < np; i++)

@@ -13,50 +13,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gptext.h"
 #include "heuristics.h"
 #include "planners.h"
+#include "plot-private.h"
 #include "results.h"
 
-struct prow {
-	size_t model, series;
-	double ratio;
-	int outcome; /* 0 pass, 1 oom, 2 thrash */
-	double overhead;
-	double accesses;
-};
+/*
+ * The table of figures, asked in this order (plot.h, struct
+ * plot_figure_row). A new figure is a row here and a script in plots/
+ * (meson installs the folder whole) and, when its data is not a grid of
+ * panels, a write function in a file of its own over plot-private.h
+ * (plot-asymptotics.c). docs/architecture.md, "Adding a figure".
+ */
+static bool applies_grid(const struct plot_ctx *c, const struct plot_figure_row *row);
+static bool applies_ablation(const struct plot_ctx *c, const struct plot_figure_row *row);
+static bool applies_accesses(const struct plot_ctx *c, const struct plot_figure_row *row);
+static int write_ablation(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err);
+static int write_overhead(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err);
+static int write_accesses(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err);
+static bool applies_measured(const struct plot_ctx *c, const struct plot_figure_row *row);
+static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err);
 
-struct pmodel {
-	char *name, *title, *desc;
-	double const_ratio, bottleneck_ratio;
-};
-
-struct pseries {
-	char *name, *heuristic;
-	unsigned trials;
-	bool has_accesses;
-	const struct planner *planner; /* a planner's points (marked), or NULL */
-};
-
-struct pdata {
-	char *experiment;
-	double overhead_limit;  /* from the points.tsv header; INFINITY: none */
-	bool absolute;          /* the sweep gave budgets in bytes, not ratios */
-	char *budgets;          /* their list, as the header says */
-	double ylo, yhi;        /* a y range asked for (experiment or --yrange); NAN: none */
-	struct pmodel *models;
-	size_t n_models, cap_models;
-	struct pseries *series;
-	size_t n_series, cap_series;
-	struct prow *rows;
-	size_t n_rows;
-	/* fit.tsv (`sweep --fit`), when the folder has one: per model m and
-	 * series s (m * n_series + s), the smallest passing ratio and, where
-	 * feasibility is not monotone, the ratio from which every probe
-	 * passed; NAN: no row. */
-	double *fit_x, *fit_to;
+#define GRID_FILES "figure.gp, pP-cC.tsv, pP-cC-band.tsv, pP-cC-ends.tsv"
+static const struct plot_figure_row figures[] = {
+	{.name = "measured", .script = "measured",
+	 .applies = "the folder of `rematsim measured --out` (measured.tsv, no sweep); drawn alone",
+	 .writes = "measured (plots/measured.gp): simulated against measured, a panel per "
+		   "heuristic; measured-budget (plots/measured-budget.gp): overhead against budget, a "
+		   "panel per model (plot-measured.c)",
+	 .own_files = true, .last = true, .applies_to = applies_measured, .write = write_measured},
+	{.name = "asymptotics", .script = "asymptotics",
+	 .applies = "budgets written as formulas of n (the asymptotic study); drawn alone",
+	 .writes = "EXP: figure.gp, pP-cC.tsv, pP-cC-fail.tsv, chen.tsv, treeverse.tsv",
+	 .last = true, .applies_to = plot_asymptotics_applies, .write = plot_asymptotics_write},
+	{.name = "ablation", .script = "ablation",
+	 .applies = "every series an ablation variant; one figure per family",
+	 .writes = "EXP-FAMILY: " GRID_FILES,
+	 .last = true, .applies_to = applies_ablation, .write = write_ablation},
+	{.name = "banishing", .script = "banishing",
+	 .applies = "the experiment named banishing; drawn alone",
+	 .writes = "EXP: " GRID_FILES,
+	 .bare = true, .suffix = "overhead", .experiment = "banishing",
+	 .title = "Banishing vs eager eviction",
+	 .last = true, .applies_to = applies_grid, .write = write_overhead},
+	{.name = "pareto", .script = "pareto",
+	 .applies = "any other sweep: compute overhead against the budget, heuristics and planners",
+	 .writes = "EXP (EXP-overhead beside another main figure): " GRID_FILES,
+	 .bare = true, .suffix = "overhead", .applies_to = applies_grid, .write = write_overhead},
+	{.name = "accesses", .script = "accesses",
+	 .applies = "a second figure, when a series counts metadata accesses",
+	 .writes = "EXP-accesses (EXP for the experiment named accesses): " GRID_FILES,
+	 .suffix = "accesses", .main_of = "accesses",
+	 .applies_to = applies_accesses, .write = write_accesses},
 };
 
 static void pdata_free(struct pdata *d)
@@ -139,66 +155,74 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 	return rc;
 }
 
-static int read_points(const char *dir, struct pdata *d, struct rs_error *err)
+enum plot_outcome plot_outcome_parse(const char *text)
 {
-	char *path = path_join(dir, "points.tsv");
-	struct points_table t;
-	int rc = points_read(path, false, &t, err);
-	if (rc) {
-		free(path);
-		return -1;
-	}
-	const char *exp = points_header(&t, "experiment");
+	return !strcmp(text, "pass") ? PLOT_PASS : !strcmp(text, "oom") ? PLOT_OOM : PLOT_THRASH;
+}
+
+/* The rows of points.tsv (t, read from path) by model and series. */
+static int read_points(const char *path, const struct points_table *t, struct pdata *d,
+		       struct rs_error *err)
+{
+	int rc = 0;
+	const char *exp = points_header(t, "experiment");
 	/* It names the figures' files and folders (DIR/NAME.png,
 	 * DIR/plot-data/NAME): a name, as experiment files require, never a
 	 * path. */
 	if (exp && (!*exp || !strcmp(exp, ".") || !strcmp(exp, "..") || strchr(exp, '/') ||
-		    strpbrk(exp, "\t\n\r"))) {
-		rs_error_set(err, EXIT_DATAERR, path, 0,
-			     "the experiment name '%s' of the header is not a name (it names "
-			     "the figures' files: no '/', not '.' or '..')", exp);
-		points_table_free(&t);
-		free(path);
-		return -1;
-	}
+		    strpbrk(exp, "\t\n\r")))
+		return rs_error_set(err, EXIT_DATAERR, path, 0,
+				    "the experiment name '%s' of the header is not a name (it names "
+				    "the figures' files: no '/', not '.' or '..')", exp);
 	d->experiment = xstrdup(exp ? exp : "experiment");
 	/* Older folders lack these headers: the default limit, ratios. */
-	const char *lim = points_header(&t, "overhead_limit");
+	const char *lim = points_header(t, "overhead_limit");
 	d->overhead_limit = lim ? strtod(lim, NULL) : 2;
-	const char *budgets = points_header(&t, "budgets");
+	const char *budgets = points_header(t, "budgets");
 	d->absolute = budgets != NULL;
 	d->budgets = budgets ? xstrdup(budgets) : NULL;
-	const char *yr = points_header(&t, "yrange");
+	const char *yr = points_header(t, "yrange");
 	if (yr && isnan(d->ylo))
 		plot_parse_yrange(yr, &d->ylo, &d->yhi);
-	d->rows = xcalloc(t.n_rows ? t.n_rows : 1, sizeof *d->rows);
-	for (size_t i = 0; i < t.total; i++) {
-		if (!t.rows[i])
+	/* rows from this point on are heuristics at plan peaks */
+	const char *pk = points_header(t, "plan_peak_points");
+	size_t first_peak = pk ? (size_t)strtoull(pk, NULL, 10) : SIZE_MAX;
+	d->rows = xcalloc(t->n_rows ? t->n_rows : 1, sizeof *d->rows);
+	for (size_t i = 0; i < t->total; i++) {
+		if (!t->rows[i])
 			continue;
+		char *line = xstrdup(t->rows[i]);
 		char *f[PC_COUNT];
-		tsv_split(t.rows[i], f, PC_COUNT);
+		tsv_split(line, f, PC_COUNT);
 		size_t m = find_model(d, f[PC_MODEL]);
 		if (m == (size_t)-1) {
 			rc = rs_error_set(err, EXIT_DATAERR, path, 0,
 					  "model '%s' is not in models.tsv", f[PC_MODEL]);
+			free(line);
 			break;
 		}
 		struct prow *r = &d->rows[d->n_rows++];
 		r->model = m;
 		r->series = find_series(d, f[PC_SERIES], f[PC_HEURISTIC]);
 		r->ratio = strtod(f[PC_RATIO], NULL);
-		r->outcome = !strcmp(f[PC_OUTCOME], "pass") ? 0 : !strcmp(f[PC_OUTCOME], "oom") ? 1 : 2;
+		r->outcome = plot_outcome_parse(f[PC_OUTCOME]);
 		r->overhead = strtod(f[PC_OVERHEAD], NULL);
 		r->accesses = strtod(f[PC_HEURISTIC_ACCESSES], NULL);
+		r->at_peak = strtoull(f[PC_POINT], NULL, 10) >= first_peak;
+		d->any_at_peak |= r->at_peak;
+		/* A plan obeys the overhead limit as a heuristic does: one past it
+		 * fails (a sweep marks it thrash; older folders said pass). */
+		if (d->series[r->series].planner && r->outcome == PLOT_PASS &&
+		    r->overhead > d->overhead_limit)
+			r->outcome = PLOT_THRASH;
 		unsigned trial = (unsigned)strtoul(f[PC_TRIAL], NULL, 10);
 		struct pseries *s = &d->series[r->series];
 		if (trial + 1 > s->trials)
 			s->trials = trial + 1;
 		if (r->accesses > 0)
 			s->has_accesses = true;
+		free(line);
 	}
-	points_table_free(&t);
-	free(path);
 	return rc;
 }
 
@@ -371,7 +395,6 @@ static void style_of(const struct pseries *s, struct style *st, bool ablation_fi
 /* ------------------------------------------------------------ figures */
 
 struct figure_spec {
-	const char *script;
 	char *name;
 	char *title;      /* enhanced markup */
 	bool accesses;    /* y: metadata accesses, not overhead */
@@ -402,17 +425,59 @@ static void put_row(FILE *f, int n, const double *v, int count)
 struct cell {
 	double ratio, mean, min, max;
 	unsigned n;
+	bool at_peak;   /* some of its rows are at a plan's peak */
 };
+
+/* What the y axis must hold: every plotted point, and each point's
+ * largest value (so that one point alone cannot switch the axis to log). */
+struct yacc {
+	double lo, hi;
+	double *maxes;
+	size_t n, cap;
+};
+
+static void yacc_add(struct yacc *y, const struct cell *cl)
+{
+	y->lo = fmin(y->lo, cl->min);
+	y->hi = fmax(y->hi, cl->max);
+	XGROW(y->maxes, y->cap, y->n + 1);
+	y->maxes[y->n++] = cl->max;
+}
+
+/* One file of the curve: a comment line, then rows from put (or, when it
+ * writes none, a NaN row, so that gnuplot meets no empty file). */
+static void put_cells(FILE *f, const char *comment, const struct cell *cells, size_t n,
+		      bool peaks_only)
+{
+	fputs(comment, f);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (peaks_only && !cells[i].at_peak)
+			continue;
+		put_row(f, 4, (double[]){cells[i].ratio, cells[i].mean, cells[i].min, cells[i].max},
+			(int)cells[i].n);
+		k++;
+	}
+	if (!k)
+		fputs("NaN\tNaN\tNaN\tNaN\t0\n", f);
+}
 
 /*
  * Write the files of one (panel, curve); returns the fail line through
- * *fail_x / *fail_kind and whether any point was written.
+ * *fail_x / *fail_kind and whether any point was written. A planner's
+ * curve is its Pareto frontier: a plan is drawn on it unless another plan
+ * of the planner has a smaller peak and no larger overhead (dominated
+ * plans go to pP-cC-faint.tsv, drawn faint). With peaks (points at plan
+ * peaks in the sweep), a heuristic's cells at those ratios also go to
+ * pP-cC-peaks.tsv, drawn marked.
  */
 static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_t c,
-			size_t model, size_t series, bool accesses, double *ylo, double *yhi,
-			double *fail_x, int *fail_kind, size_t *npts, struct rs_error *err, int *rc)
+			size_t model, size_t series, bool accesses, bool peaks, struct yacc *y,
+			double *fail_x, enum plot_outcome *fail_kind, size_t *npts, size_t *n_faint,
+			struct rs_error *err, int *rc)
 {
 	size_t n = 0;
+	bool planner = d->series[series].planner != NULL;
 	double *ratios = xcalloc(d->n_rows ? d->n_rows : 1, sizeof *ratios);
 	for (size_t i = 0; i < d->n_rows; i++)
 		if (d->rows[i].model == model && d->rows[i].series == series)
@@ -424,21 +489,24 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 			ratios[nr++] = ratios[i];
 
 	struct cell *cells = xcalloc(nr ? nr : 1, sizeof *cells);
-	int *fails = xcalloc(nr ? nr : 1, sizeof *fails);
-	size_t nc = 0;
-	double first_pass = NAN;
+	struct cell *faint = xcalloc(nr ? nr : 1, sizeof *faint);
+	enum plot_outcome *fails = xcalloc(nr ? nr : 1, sizeof *fails);
+	size_t nc = 0, nf = 0;
+	double first_pass = NAN, best = INFINITY;
 	for (size_t k = 0; k < nr; k++) {
 		struct cell cl = {.ratio = ratios[k], .min = INFINITY, .max = -INFINITY};
 		unsigned total = 0;
-		int worst = 0;
+		enum plot_outcome worst = PLOT_PASS;
 		double sum = 0;
 		for (size_t i = 0; i < d->n_rows; i++) {
 			const struct prow *r = &d->rows[i];
 			if (r->model != model || r->series != series || r->ratio != ratios[k])
 				continue;
 			total++;
-			if (r->outcome) {
-				worst = worst == 2 ? 2 : r->outcome;
+			cl.at_peak |= r->at_peak;
+			if (r->outcome != PLOT_PASS) {
+				/* a thrash wins over running out of memory */
+				worst = worst == PLOT_THRASH ? PLOT_THRASH : r->outcome;
 				continue;
 			}
 			double y = accesses ? r->accesses : r->overhead;
@@ -451,25 +519,32 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 		/* Zero accesses cannot sit on a log axis: leave the point out. */
 		if (cl.n == total && total > 0 && !(accesses && cl.min <= 0)) {
 			/* plans of one planner at the same peak: the best of them */
-			cl.mean = d->series[series].planner ? cl.min : sum / cl.n;
-			cells[nc++] = cl;
-			*ylo = fmin(*ylo, cl.min);
-			*yhi = fmax(*yhi, cl.max);
+			cl.mean = planner ? cl.min : sum / cl.n;
+			yacc_add(y, &cl);
 			if (isnan(first_pass))
 				first_pass = cl.ratio;
+			/* ratios ascending: a plan no better than one at a smaller
+			 * peak is dominated */
+			if (planner && !(cl.mean < best))
+				faint[nf++] = cl;
+			else
+				cells[nc++] = cl;
+			best = fmin(best, cl.mean);
 		}
 	}
 	*fail_x = 0;
-	*fail_kind = 0;
+	*fail_kind = PLOT_PASS;
 	for (size_t k = 0; k < nr && !isnan(first_pass) && ratios[k] < first_pass; k++)
-		if (fails[k]) {
+		if (fails[k] != PLOT_PASS) {
 			*fail_x = first_pass;
 			*fail_kind = fails[k]; /* the failure just below first_pass wins */
 		}
 
 	char name[64];
-	const char *kinds[] = {"", "-band", "-ends"};
-	for (int kind = 0; kind < 3 && !*rc; kind++) {
+	const char *kinds[] = {"", "-band", "-ends", "-faint", "-peaks"};
+	for (int kind = 0; kind < 5 && !*rc; kind++) {
+		if ((kind == 3 && !planner) || (kind == 4 && (!peaks || planner)))
+			continue;
 		snprintf(name, sizeof name, "p%zu-c%zu%s.tsv", p, c, kinds[kind]);
 		char *text = NULL;
 		size_t len = 0;
@@ -488,12 +563,18 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 					put_row(f, 3, (double[]){cells[k + 1].ratio, cells[k].min,
 								 cells[k].max}, -1);
 			}
-		} else {
+		} else if (kind == 2) {
 			fputs("# ratio\tmean: the first and last points of the curve\n", f);
 			if (nc)
 				put_row(f, 2, (double[]){cells[0].ratio, cells[0].mean}, -1);
 			if (nc > 1)
 				put_row(f, 2, (double[]){cells[nc - 1].ratio, cells[nc - 1].mean}, -1);
+		} else if (kind == 3) {
+			put_cells(f, "# ratio\toverhead\tmin\tmax\tplans: dominated plans (a smaller peak "
+				     "has no larger overhead), drawn faint\n", faint, nf, false);
+		} else {
+			put_cells(f, "# ratio\tmean\tmin\tmax\ttrials: the cells at a plan's peak "
+				     "(heuristics_at_plan_peaks), marked\n", cells, nc, true);
 		}
 		fclose(f);
 		if (write_file_atomic(fdir, name, text, len, false, err))
@@ -501,15 +582,17 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 		free(text);
 	}
 	free(ratios);
+	free(faint);
 	free(cells);
 	free(fails);
 	*npts = nc;
+	*n_faint += nf;
 	return nc > 0;
 }
 
 /* A y range that holds every plotted point and the overhead limit, with a
  * margin so that a curve at the limit is not drawn into the frame. */
-static void linear_range(const struct pdata *d, double dlo, double dhi, double *lo, double *hi,
+static void linear_range(const struct pdata *d, const struct yacc *y, double *lo, double *hi,
 			 bool *log_y)
 {
 	*log_y = false;
@@ -518,6 +601,7 @@ static void linear_range(const struct pdata *d, double dlo, double dhi, double *
 		*hi = d->yhi;
 		return;
 	}
+	double dlo = y->lo, dhi = y->hi;
 	bool data = isfinite(dlo) && isfinite(dhi);
 	/* the paper's 2x, or the limit below it, or the data above it: a
 	 * limit far above the data would squash the curves to the floor */
@@ -527,7 +611,11 @@ static void linear_range(const struct pdata *d, double dlo, double dhi, double *
 	double bottom = 0.9;
 	if (data && dlo < 0.95)
 		bottom = dlo - 0.05 * (top - dlo);
-	if (bottom > 0 && top / bottom > 20) {
+	/* points above 20 x the bottom: one alone does not change the scale */
+	size_t high = 0;
+	for (size_t i = 0; i < y->n && bottom > 0; i++)
+		high += y->maxes[i] / bottom > 20;
+	if (bottom > 0 && top / bottom > 20 && high > 1) {
 		/* a range this wide squashes every curve to its floor: log y */
 		*log_y = true;
 		*lo = pow(10, floor(log10(bottom)));
@@ -538,23 +626,27 @@ static void linear_range(const struct pdata *d, double dlo, double dhi, double *
 	*hi = top + 0.04 * (top - bottom);
 }
 
-static int write_figure(const char *dir, const struct pdata *d, const struct figure_spec *fs,
-			struct style *styles, struct plot_figure *out, struct rs_error *err)
+static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, const char *script,
+			struct plot_list *out, struct rs_error *err)
 {
-	char *pd = path_join(dir, "plot-data");
-	char *fdir = path_join(pd, fs->name);
-	free(pd);
-	int rc = make_dirs(fdir, err);
-	if (rc) {
-		free(fdir);
+	const char *dir = ctx->dir;
+	const struct pdata *d = ctx->d;
+	struct style *styles = ctx->styles;
+	char *fdir = plot_data_dir(ctx, fs->name, err);
+	if (!fdir)
 		return -1;
-	}
+	int rc = 0;
 	size_t np = d->n_models, ncur = fs->n_series;
 	double *fail_x = xcalloc(np * ncur + 1, sizeof *fail_x);
-	int *fail_kind = xcalloc(np * ncur + 1, sizeof *fail_kind);
+	enum plot_outcome *fail_kind = xcalloc(np * ncur + 1, sizeof *fail_kind);
 	bool *lone = xcalloc(np * ncur + 1, sizeof *lone);
 	char **pcurves = xcalloc(np, sizeof *pcurves);
-	double ylo = INFINITY, yhi = -INFINITY;
+	struct yacc yv = {.lo = INFINITY, .hi = -INFINITY};
+	/* points at plan peaks to mark, in the overhead figures */
+	bool peaks = d->any_at_peak && !fs->accesses, planners = false;
+	size_t n_faint = 0;
+	for (size_t c = 0; c < ncur; c++)
+		planners |= d->series[fs->series[c]].planner != NULL;
 	for (size_t p = 0; p < np && !rc; p++) {
 		char *list = NULL;
 		size_t len = 0;
@@ -562,8 +654,8 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 		for (size_t c = 0; c < ncur && !rc; c++) {
 			size_t k = p * ncur + c;
 			size_t npts = 0;
-			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, &ylo, &yhi,
-					&fail_x[k], &fail_kind[k], &npts, err, &rc))
+			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, peaks, &yv,
+					&fail_x[k], &fail_kind[k], &npts, &n_faint, err, &rc))
 				fprintf(lf, "%s%zu", len ? " " : "", c + 1);
 			lone[k] = npts == 1;
 			fflush(lf);
@@ -578,12 +670,12 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	for (size_t p = 0; p < np; p++) {
 		for (size_t c = 0; c < ncur; c++) {
 			size_t k = p * ncur + c;
-			if (!fail_kind[k])
+			if (fail_kind[k] == PLOT_PASS)
 				continue;
 			size_t same = 0, before = 0;
 			for (size_t o = 0; o < ncur; o++) {
 				size_t j = p * ncur + o;
-				if (fail_kind[j] && fail_x[j] == fail_x[k]) {
+				if (fail_kind[j] != PLOT_PASS && fail_x[j] == fail_x[k]) {
 					same++;
 					before += o < c;
 				}
@@ -611,15 +703,15 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	bool log_y = fs->accesses;
 	char b1[FMT_DOUBLE_LEN], b2[FMT_DOUBLE_LEN];
 	if (fs->accesses) {
-		lo = isfinite(ylo) ? pow(10, floor(log10(ylo))) : 1;
-		hi = isfinite(yhi) ? pow(10, ceil(log10(yhi))) : 10;
+		lo = isfinite(yv.lo) ? pow(10, floor(log10(yv.lo))) : 1;
+		hi = isfinite(yv.hi) ? pow(10, ceil(log10(yv.hi))) : 10;
 		if (!(hi > lo))
 			hi = lo * 10;
 	} else {
-		linear_range(d, ylo, yhi, &lo, &hi, &log_y);
+		linear_range(d, &yv, &lo, &hi, &log_y);
 	}
 	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
-		fmt_double(b1, ylo), fmt_double(b2, yhi));
+		fmt_double(b1, yv.lo), fmt_double(b2, yv.hi));
 	/* x: 0 to 1.1 as the paper, wider when budgets go past it */
 	double xmax = 1.0;
 	for (size_t i = 0; i < d->n_rows; i++)
@@ -724,12 +816,20 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	for (size_t k = 0; k < n_fail; k++) {
 		fprintf(f, "fail_x[%zu] = %s; ", k + 1, fmt_double(b1, fail_x[k]));
 		fprintf(f, "fail_shift[%zu] = %s; fail_kind[%zu] = %d; lone[%zu] = %d\n", k + 1,
-			fmt_double(b1, fail_shift[k]), k + 1, fail_kind[k], k + 1, lone[k]);
-		any_oom |= fail_kind[k] == 1;
-		any_thrash |= fail_kind[k] == 2;
+			fmt_double(b1, fail_shift[k]), k + 1, (int)fail_kind[k], k + 1, lone[k]);
+		any_oom |= fail_kind[k] == PLOT_OOM;
+		any_thrash |= fail_kind[k] == PLOT_THRASH;
 		any_lone |= lone[k];
 	}
 	fprintf(f, "any_oom = %d\nany_thrash = %d\nany_lone = %d\n", any_oom, any_thrash, any_lone);
+	/* (only where there are planners, or points at plan peaks: other
+	 * figures keep their data) */
+	if (planners)
+		fprintf(f, "# planners: the Pareto frontier of each (pP-cC.tsv), their dominated\n"
+			   "# plans faint (pP-cC-faint.tsv)\nany_faint = %d\n", n_faint > 0);
+	if (peaks)
+		fputs("# heuristics at plan peaks (heuristics_at_plan_peaks): pP-cC-peaks.tsv,\n"
+		      "# marked\nany_peaks = 1\n", f);
 	if (fit_marks)
 		put_fit_marks(f, d, fs);
 	fclose(f);
@@ -743,13 +843,12 @@ static int write_figure(const char *dir, const struct pdata *d, const struct fig
 	free(fail_shift);
 	free(fail_kind);
 	free(lone);
+	free(yv.maxes);
 	if (rc) {
 		free(fdir);
 		return -1;
 	}
-	out->name = xstrdup(fs->name);
-	out->script = xstrdup(fs->script);
-	out->data_dir = fdir;
+	plot_list_add(out, fs->name, script, fdir, d->n_models);
 	return 0;
 }
 
@@ -810,17 +909,23 @@ static void put_fit_marks(FILE *f, const struct pdata *d, const struct figure_sp
 	free(lane);
 }
 
-static void add_spec(struct figure_spec *specs, size_t *n, const char *script,
-		     const char *name, const char *title, bool accesses, size_t n_series)
+/* A grid figure named for row (figure_name) with the given title, its
+ * series chosen by the caller; free with spec_free. */
+static void spec_init(struct figure_spec *fs, const struct plot_ctx *c, char *name,
+		      const char *title, bool accesses)
 {
-	struct figure_spec *s = &specs[(*n)++];
-	s->script = script;
-	s->name = xstrdup(name);
-	s->title = xstrdup(title);
-	s->accesses = accesses;
-	s->ablation = false;
-	s->series = xcalloc(n_series ? n_series : 1, sizeof *s->series);
-	s->n_series = 0;
+	memset(fs, 0, sizeof *fs);
+	fs->name = name;
+	fs->title = xstrdup(title);
+	fs->accesses = accesses;
+	fs->series = xcalloc(c->d->n_series ? c->d->n_series : 1, sizeof *fs->series);
+}
+
+static void spec_free(struct figure_spec *fs)
+{
+	free(fs->name);
+	free(fs->title);
+	free(fs->series);
 }
 
 static char *quoted(const char *s)
@@ -856,6 +961,169 @@ static enum heuristic_family family_of(const struct pseries *s)
 	return h ? h->family : FAMILY_PAPER;
 }
 
+/* ------------------------------------------------------------ the rows */
+
+/* Whether a row names the experiment's main figure (main_of). */
+static bool has_main(const char *exp)
+{
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+		if (figures[i].main_of && !strcmp(figures[i].main_of, exp))
+			return true;
+	return false;
+}
+
+/* The figure's name (gives): plot.h, struct plot_figure_row. */
+static char *figure_name(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	const char *exp = c->d->experiment;
+	bool main = row->main_of ? !strcmp(row->main_of, exp) : row->bare && !has_main(exp);
+	char *name = xmalloc(strlen(exp) + 1 + strlen(row->suffix ? row->suffix : "") + 1);
+	sprintf(name, main || !row->suffix ? "%s" : "%s-%s", exp, row->suffix);
+	return name;
+}
+
+static bool applies_grid(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	return c->d->n_rows > 0 && (!row->experiment || !strcmp(row->experiment, c->d->experiment));
+}
+
+/* Every series of an ablation variant (none of the paper's heuristics, no
+ * planner): the ablation study. */
+static bool applies_ablation(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	if (!applies_grid(c, row))
+		return false;
+	for (size_t s = 0; s < c->d->n_series; s++)
+		if (family_of(&c->d->series[s]) == FAMILY_PAPER)
+			return false;
+	return true;
+}
+
+static bool applies_accesses(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	if (!applies_grid(c, row))
+		return false;
+	for (size_t s = 0; s < c->d->n_series; s++)
+		if (c->d->series[s].has_accesses)
+			return true;
+	return false;
+}
+
+/* One figure per ablation family with series, EXP-FAMILY, titled by it. */
+static int write_ablation(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err)
+{
+	const struct pdata *d = c->d;
+	for (int fam = FAMILY_PAPER + 1; fam < FAMILY_COUNT; fam++) {
+		const char *fname = heuristic_family_name((enum heuristic_family)fam);
+		char *name = xmalloc(strlen(d->experiment) + strlen(fname) + 2);
+		sprintf(name, "%s-%s", d->experiment, fname);
+		char title[256];
+		snprintf(title, sizeof title, "'%s'",
+			 heuristic_family_title((enum heuristic_family)fam));
+		struct figure_spec fs;
+		spec_init(&fs, c, name, title, false);
+		fs.ablation = true;
+		for (size_t s = 0; s < d->n_series; s++)
+			if ((int)family_of(&d->series[s]) == fam)
+				fs.series[fs.n_series++] = s;
+		int rc = fs.n_series ? write_figure(c, &fs, row->script, out, err) : 0;
+		spec_free(&fs);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Compute overhead against the budget, every series (pareto, banishing). */
+static int write_overhead(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err)
+{
+	const struct pdata *d = c->d;
+	char *head = row->title ? quoted(row->title) : quoted(d->experiment);
+	char *title = xmalloc(strlen(head) + 64);
+	sprintf(title, "%s.': compute overhead vs memory budget'", head);
+	struct figure_spec fs;
+	spec_init(&fs, c, figure_name(c, row), title, false);
+	for (size_t s = 0; s < d->n_series; s++)
+		fs.series[fs.n_series++] = s;
+	int rc = write_figure(c, &fs, row->script, out, err);
+	spec_free(&fs);
+	free(title);
+	free(head);
+	return rc;
+}
+
+/* The heuristics' metadata accesses, the series that count any. */
+static int write_accesses(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err)
+{
+	const struct pdata *d = c->d;
+	struct figure_spec fs;
+	spec_init(&fs, c, figure_name(c, row), "'Metadata accesses of the heuristics'", true);
+	for (size_t s = 0; s < d->n_series; s++)
+		if (d->series[s].has_accesses)
+			fs.series[fs.n_series++] = s;
+	int rc = write_figure(c, &fs, row->script, out, err);
+	spec_free(&fs);
+	return rc;
+}
+
+/* `rematsim measured --out DIR`: DIR/measured.tsv (plot-measured.c). */
+static bool applies_measured(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	(void)row;
+	char *path = path_join(c->dir, "measured.tsv");
+	struct stat st;
+	bool there = !stat(path, &st);
+	free(path);
+	return there;
+}
+
+static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err)
+{
+	(void)row;
+	struct plot_figure *figs = NULL;
+	size_t n = 0;
+	int rc = plot_measured(c->dir, &figs, &n, err);
+	for (size_t i = 0; i < n && rc > 0; i++) {
+		plot_list_add(out, figs[i].name, figs[i].script, figs[i].data_dir, 1);
+		figs[i].data_dir = NULL;
+	}
+	plot_figures_free(figs, n);
+	return rc < 0 ? -1 : 0;
+}
+
+const struct plot_figure_row *plot_figure_rows(size_t *n)
+{
+	*n = sizeof figures / sizeof figures[0];
+	return figures;
+}
+
+void plot_list_add(struct plot_list *l, const char *name, const char *script, char *data_dir,
+		   size_t panels)
+{
+	XGROW(l->figs, l->cap, l->n + 1);
+	l->figs[l->n].name = xstrdup(name);
+	l->figs[l->n].script = xstrdup(script);
+	l->figs[l->n].data_dir = data_dir;
+	l->figs[l->n].panels = panels;
+	l->n++;
+}
+
+char *plot_data_dir(const struct plot_ctx *c, const char *name, struct rs_error *err)
+{
+	char *pd = path_join(c->dir, "plot-data");
+	char *fdir = path_join(pd, name);
+	free(pd);
+	if (make_dirs(fdir, err)) {
+		free(fdir);
+		return NULL;
+	}
+	return fdir;
+}
+
 int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
 		 size_t *n_figs, struct rs_error *err)
 {
@@ -867,122 +1135,58 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	*figs = NULL;
 	*n_figs = 0;
-	/* `rematsim measured --out DIR`: its figures alone (plot-measured.c). */
-	int mrc = plot_measured(dir, figs, n_figs, err);
-	if (mrc) {
-		pdata_free(&d);
-		return mrc < 0 ? -1 : 0;
+	/* Rows that read their own files, not a sweep's, first. */
+	struct plot_ctx own = {.dir = dir, .opt = opt};
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+		const struct plot_figure_row *row = &figures[i];
+		if (!row->own_files || !row->applies_to(&own, row))
+			continue;
+		struct plot_list out = {0};
+		if (row->write(&own, row, &out, err)) {
+			plot_figures_free(out.figs, out.n);
+			return -1;
+		}
+		*figs = out.figs;
+		*n_figs = out.n;
+		return 0;
 	}
-	if (read_models(dir, &d, err) || read_points(dir, &d, err) || read_fit(dir, &d, err)) {
-		pdata_free(&d);
-		return -1;
-	}
-	/* Budgets given as formulas of n: the asymptotic study's figure alone. */
 	char *ppath = path_join(dir, "points.tsv");
-	struct points_table pt;
-	bool done = false;
-	int arc = points_read(ppath, false, &pt, err);
+	struct points_table pt = {0};
+	int rc = read_models(dir, &d, err);
+	if (!rc)
+		rc = points_read(ppath, false, &pt, err);
+	if (!rc)
+		rc = read_points(ppath, &pt, &d, err);
+	if (!rc)
+		rc = read_fit(dir, &d, err);
 	free(ppath);
-	if (!arc) {
-		*figs = xcalloc(1, sizeof **figs);
-		arc = plot_asymptotics(dir, &pt, &done, &(*figs)[0], err);
-		points_table_free(&pt);
-		if (done && !arc)
-			*n_figs = 1;
-		if (arc || done) {
-			if (arc) {
-				free(*figs);
-				*figs = NULL;
-			}
-			pdata_free(&d);
-			return arc ? -1 : 0;
-		}
-		free(*figs);
-		*figs = NULL;
+	struct plot_ctx c = {.dir = dir, .opt = opt, .points = &pt, .d = &d};
+	c.styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *c.styles);
+	struct plot_list out = {0};
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0] && !rc; i++) {
+		const struct plot_figure_row *row = &figures[i];
+		if (row->own_files)
+			continue; /* (asked before the sweep's files were read) */
+		if (!row->applies_to(&c, row))
+			continue;
+		rc = row->write(&c, row, &out, err);
+		if (row->last)
+			break;
 	}
-	if (arc) {
-		pdata_free(&d);
-		return -1;
-	}
-	if (!d.n_rows) {
-		pdata_free(&d);
-		return rs_error_set(err, EXIT_DATAERR, dir, 0, "points.tsv has no rows to plot");
-	}
-	struct figure_spec specs[FAMILY_COUNT + 2];
-	size_t ns = 0;
-	char name[512];
-	bool ablation = true;
+	if (!rc && !out.n)
+		rc = rs_error_set(err, EXIT_DATAERR, dir, 0, "points.tsv has no rows to plot");
 	for (size_t s = 0; s < d.n_series; s++)
-		ablation &= family_of(&d.series[s]) != FAMILY_PAPER;
-	char *qexp = quoted(d.experiment);
-
-	if (ablation) {
-		for (int fam = FAMILY_PAPER + 1; fam < FAMILY_COUNT; fam++) {
-			snprintf(name, sizeof name, "%s-%s", d.experiment,
-				 heuristic_family_name((enum heuristic_family)fam));
-			char title[256];
-			snprintf(title, sizeof title, "'%s'",
-				 heuristic_family_title((enum heuristic_family)fam));
-			add_spec(specs, &ns, "ablation", name, title, false, d.n_series);
-			specs[ns - 1].ablation = true;
-			for (size_t s = 0; s < d.n_series; s++)
-				if ((int)family_of(&d.series[s]) == fam)
-					specs[ns - 1].series[specs[ns - 1].n_series++] = s;
-			if (!specs[ns - 1].n_series) {
-				free(specs[ns - 1].name);
-				free(specs[ns - 1].title);
-				free(specs[ns - 1].series);
-				ns--;
-			}
-		}
-	} else {
-		bool banishing = !strcmp(d.experiment, "banishing");
-		bool acc_only = !strcmp(d.experiment, "accesses");
-		snprintf(name, sizeof name, acc_only ? "%s-overhead" : "%s", d.experiment);
-		char title[600];
-		snprintf(title, sizeof title, "%s.': compute overhead vs memory budget'",
-			 banishing ? "'Banishing vs eager eviction'" : qexp);
-		add_spec(specs, &ns, banishing ? "banishing" : "pareto", name, title, false,
-			 d.n_series);
-		for (size_t s = 0; s < d.n_series; s++)
-			specs[ns - 1].series[specs[ns - 1].n_series++] = s;
-		size_t with_acc = 0;
-		for (size_t s = 0; s < d.n_series; s++)
-			with_acc += d.series[s].has_accesses;
-		if (!banishing && with_acc) {
-			snprintf(name, sizeof name, acc_only ? "%s" : "%s-accesses", d.experiment);
-			add_spec(specs, &ns, "accesses", name,
-				 "'Metadata accesses of the heuristics'", true,
-				 d.n_series);
-			for (size_t s = 0; s < d.n_series; s++)
-				if (d.series[s].has_accesses)
-					specs[ns - 1].series[specs[ns - 1].n_series++] = s;
-		}
-	}
-	free(qexp);
-
-	int rc = 0;
-	struct style *styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *styles);
-	*figs = xcalloc(ns ? ns : 1, sizeof **figs);
-	for (size_t i = 0; i < ns; i++) {
-		if (!rc && write_figure(dir, &d, &specs[i], styles, &(*figs)[*n_figs], err) == 0)
-			(*n_figs)++;
-		else
-			rc = -1;
-		free(specs[i].name);
-		free(specs[i].title);
-		free(specs[i].series);
-	}
-	for (size_t s = 0; s < d.n_series; s++)
-		free(styles[s].label);
-	free(styles);
+		free(c.styles[s].label);
+	free(c.styles);
+	points_table_free(&pt);
 	pdata_free(&d);
 	if (rc) {
-		plot_figures_free(*figs, *n_figs);
-		*figs = NULL;
-		*n_figs = 0;
+		plot_figures_free(out.figs, out.n);
+		return -1;
 	}
-	return rc;
+	*figs = out.figs;
+	*n_figs = out.n;
+	return 0;
 }
 
 void plot_figures_free(struct plot_figure *figs, size_t n)

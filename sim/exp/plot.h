@@ -19,6 +19,7 @@ struct plot_figure {
 	char *name;     /* output file stem: DIR/NAME.png, DIR/NAME.pdf */
 	char *script;   /* "pareto", "ablation", "banishing", "accesses" */
 	char *data_dir; /* DIR/plot-data/NAME */
+	size_t panels;  /* at most this many SVG pages (DIR/NAME-2.svg ...: grid.gp) */
 };
 
 /* Choices of `rematsim plot` that change the data. */
@@ -39,14 +40,38 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 		 size_t *n_figs, struct rs_error *err);
 void plot_figures_free(struct plot_figure *figs, size_t n);
 
-struct points_table;
-/**
- * The asymptotic study's figure (plot-asymptotics.c): when t (dir's
- * points) has budget formulas of n, write its data, fill *out and set
- * *done; otherwise leave *done false. -1 with err on a write error.
+/*
+ * The table of figures (plot.c's figures[]): one row per kind of figure,
+ * asked in order whether it applies to a sweep's results; each that does
+ * writes its figures' data. `rematsim plot --help` lists the rows, and
+ * plots/meson.build installs every script a row names (the install test
+ * checks it).
  */
-int plot_asymptotics(const char *dir, const struct points_table *t, bool *done,
-		     struct plot_figure *out, struct rs_error *err);
+struct plot_ctx;
+struct plot_list;
+struct plot_figure_row {
+	const char *name;     /* the kind of figure */
+	const char *script;   /* plots/SCRIPT.gp draws it */
+	const char *applies;  /* when it applies (--help, docs) */
+	const char *writes;   /* the figures it names and their data files */
+	/* Names: EXP-SUFFIX, where EXP is the experiment; EXP alone for the
+	 * experiment's main figure: the row whose main_of is EXP or, when no
+	 * row is, a `bare` one. */
+	const char *suffix;
+	const char *main_of;
+	bool bare;
+	const char *experiment; /* applies only to the experiment of this name (NULL: any) */
+	const char *title;      /* figure title (NULL: the experiment's name) */
+	bool last;              /* when it applies, the rows after it are not asked */
+	bool own_files;         /* reads its own files in DIR, not a sweep's: asked
+				 * first, with a context of dir and opt alone */
+	bool (*applies_to)(const struct plot_ctx *c, const struct plot_figure_row *row);
+	int (*write)(struct plot_ctx *c, const struct plot_figure_row *row,
+		     struct plot_list *out, struct rs_error *err);
+};
+
+/** The table of figures, in the order its rows are asked. */
+const struct plot_figure_row *plot_figure_rows(size_t *n);
 
 /**
  * The figures of `rematsim measured --out DIR` (plot-measured.c): when dir

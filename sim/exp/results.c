@@ -277,12 +277,45 @@ static int by_ratio(const void *a, const void *b)
 	return (x->overhead > y->overhead) - (x->overhead < y->overhead);
 }
 
+/* A row's place for grouping: its (model, series, trial) and point order. */
+struct frow {
+	char **f;
+	size_t i;
+};
+
+static int same_key(const struct frow *x, const struct frow *y)
+{
+	return !strcmp(x->f[PC_MODEL], y->f[PC_MODEL]) && !strcmp(x->f[PC_SERIES], y->f[PC_SERIES]) &&
+	       !strcmp(x->f[PC_TRIAL], y->f[PC_TRIAL]);
+}
+
+static int by_key_then_point(const void *a, const void *b)
+{
+	const struct frow *x = a, *y = b;
+	int c = strcmp(x->f[PC_MODEL], y->f[PC_MODEL]);
+	if (!c)
+		c = strcmp(x->f[PC_SERIES], y->f[PC_SERIES]);
+	if (!c)
+		c = strcmp(x->f[PC_TRIAL], y->f[PC_TRIAL]);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* A group: its rows ord[at..end), its first point. */
+struct fgroup {
+	size_t first, at, end;
+};
+
+static int by_first_point(const void *a, const void *b)
+{
+	const struct fgroup *x = a, *y = b;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
 void frontier_write(FILE *f, const struct points_table *t)
 {
 	fputs("# prefix-minimum overhead of passing points, per (model, series, trial),\n"
 	      "# over ratios in increasing order; from_ratio: the point that gives it\n", f);
 	fputs(FRONTIER_COLUMNS "\n", f);
-	/* Rows of one (model, series, trial) are consecutive in point order. */
 	char **copies = xcalloc(t->total, sizeof *copies);
 	char *(*fields)[PC_COUNT] = xcalloc(t->total, sizeof *fields);
 	size_t n = 0;
@@ -292,15 +325,28 @@ void frontier_write(FILE *f, const struct points_table *t)
 			tsv_split(copies[n], fields[n], PC_COUNT);
 			n++;
 		}
+	/* The rows of one (model, series, trial), groups in the order of their
+	 * first point: runs of consecutive rows, but for the points at plan
+	 * peaks (experiment.h), which come after the planners' and join their
+	 * series' group. */
+	struct frow *ord = xcalloc(n ? n : 1, sizeof *ord);
+	for (size_t i = 0; i < n; i++)
+		ord[i] = (struct frow){fields[i], i};
+	qsort(ord, n, sizeof *ord, by_key_then_point);
+	struct fgroup *groups = xcalloc(n ? n : 1, sizeof *groups);
+	size_t n_groups = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!k || !same_key(&ord[k], &ord[k - 1]))
+			groups[n_groups++] = (struct fgroup){.first = ord[k].i, .at = k};
+		groups[n_groups - 1].end = k + 1;
+	}
+	qsort(groups, n_groups, sizeof *groups, by_first_point);
 	struct fpoint *group = xcalloc(n ? n : 1, sizeof *group);
-	for (size_t start = 0; start < n;) {
-		size_t end = start + 1;
-		while (end < n && !strcmp(fields[end][PC_MODEL], fields[start][PC_MODEL]) &&
-		       !strcmp(fields[end][PC_SERIES], fields[start][PC_SERIES]) &&
-		       !strcmp(fields[end][PC_TRIAL], fields[start][PC_TRIAL]))
-			end++;
-		size_t g = 0;
-		for (size_t i = start; i < end; i++, g++) {
+	for (size_t gi = 0; gi < n_groups; gi++) {
+		const struct fgroup *gr = &groups[gi];
+		size_t start = gr->first, g = 0;
+		for (size_t j = gr->at; j < gr->end; j++, g++) {
+			size_t i = ord[j].i;
 			group[g].ratio = strtod(fields[i][PC_RATIO], NULL);
 			group[g].overhead = strtod(fields[i][PC_OVERHEAD], NULL);
 			group[g].pass = !strcmp(fields[i][PC_OUTCOME], "pass");
@@ -323,9 +369,10 @@ void frontier_write(FILE *f, const struct points_table *t)
 				fields[start][PC_RUNTIME], fields[start][PC_TRIAL],
 				group[i].ratio_text, fmt_double(bt, best), best_ratio);
 		}
-		start = end;
 	}
 	free(group);
+	free(groups);
+	free(ord);
 	for (size_t i = 0; i < n; i++)
 		free(copies[i]);
 	free(copies);

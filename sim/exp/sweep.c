@@ -54,11 +54,12 @@ int sweep_check_output(const char *out_dir, struct rs_error *err)
 static void ratio_text(const struct experiment *e, const struct exp_point *p, char *buf,
 		       size_t size)
 {
+	char b[FMT_DOUBLE_LEN];
 	if (e->ratios)
-		format_double(buf, size, e->ratios[p->step]);
+		snprintf(buf, size, "%s", fmt_double(b, e->ratios[p->step]));
 	else
-		format_double(buf, size, (double)experiment_budget(e, p->model, p->step) /
-					 (double)e->models[p->model].base.memory);
+		snprintf(buf, size, "%s", fmt_double(b, (double)experiment_budget(e, p->model, p->step) /
+						   (double)e->models[p->model].base.memory));
 }
 
 /*
@@ -81,22 +82,30 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
  * A planner point's row, in the same columns: runtime V2Eager (what plans
  * replay on), trial and seed 0, ratio the replayed peak / baseline memory,
  * budget the replayed peak (the budget the plan needs), no heuristic
- * evaluations.
+ * evaluations. A plan obeys the experiment's overhead limit as a heuristic
+ * does: one whose remat compute passes (limit - 1) x the baseline compute
+ * (the runtime's rule) is a thrash, its counters those of the whole replay.
  */
 static char *format_plan_row(const struct experiment *e, size_t i, const struct exp_point *p,
 			     const struct plan_result *pr)
 {
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], what[128];
-	format_double(ratio, sizeof ratio, pr->ratio);
+	fmt_double(ratio, pr->ratio);
 	plan_text(e, p, what, sizeof what);
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
+	double limit = isinf(e->overhead_limit)
+			       ? INFINITY
+			       : (double)e->models[p->model].base.compute * (e->overhead_limit - 1);
+	enum outcome outcome = r->outcome == OUTCOME_PASS && (double)r->remat_compute > limit
+				       ? OUTCOME_THRASH
+				       : r->outcome;
 	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t0\t0\t%.3f\t%s\t%zu",
 		e->models[p->model].name, what, runtime_kind_name(RUNTIME_V2_EAGER), ratio,
-		(unsigned long long)r->peak_memory, outcome_name(r->outcome), pr->overhead,
+		(unsigned long long)r->peak_memory, outcome_name(outcome), pr->overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
@@ -110,7 +119,10 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 	const struct exp_series *s = &e->series[p->series];
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], overhead[FMT_DOUBLE_LEN];
-	ratio_text(e, p, ratio, sizeof ratio);
+	if (p->at_peak != EXP_NONE) /* at a plan's peak: budget / baseline memory */
+		fmt_double(ratio, (double)pr->budget / (double)e->models[p->model].base.memory);
+	else
+		ratio_text(e, p, ratio, sizeof ratio);
 	fmt_double(overhead, pr->overhead); /* shortest exact: 1.7, not 1.7000000000000002 */
 	char *line = NULL;
 	size_t n = 0;
@@ -127,7 +139,13 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 		(unsigned long long)r->heuristic_accesses, pr->wall_ms, s->name, i);
 	if (e->gen_columns) {
 		char step[160];
-		experiment_step_text(e, p->step, step, sizeof step);
+		if (p->at_peak != EXP_NONE) { /* the plan whose peak it is */
+			struct exp_point pp = *p;
+			experiment_plan_point(e, p->at_peak, &pp.plan, &pp.step);
+			plan_text(e, &pp, step, sizeof step);
+		} else {
+			experiment_step_text(e, p->step, step, sizeof step);
+		}
 		fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), step);
 	}
 	fclose(f);
@@ -153,19 +171,20 @@ static bool row_matches(const struct experiment *e, size_t i, const char *row)
 		free(copy);
 		return ok;
 	}
+	if (p.at_peak != EXP_NONE) {
+		/* the budget is a plan's replayed peak: checked by the config hash */
+		bool ok = !strcmp(f[PC_MODEL], e->models[p.model].name) &&
+			  !strcmp(f[PC_SERIES], e->series[p.series].name) &&
+			  !strcmp(f[PC_TRIAL], trial);
+		free(copy);
+		return ok;
+	}
 	ratio_text(e, &p, ratio, sizeof ratio);
 	bool ok = !strcmp(f[PC_MODEL], e->models[p.model].name) &&
 		  !strcmp(f[PC_SERIES], e->series[p.series].name) &&
 		  !strcmp(f[PC_TRIAL], trial) && !strcmp(f[PC_RATIO], ratio);
 	free(copy);
 	return ok;
-}
-
-/* A field of models.tsv: no tabs or newlines. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
 static char *models_text(const struct experiment *e, size_t *len)
@@ -178,15 +197,10 @@ static char *models_text(const struct experiment *e, size_t *len)
 		char sha[65], cr[64], br[64];
 		hex_encode(m->sched->sha256, 32, sha);
 		double mem = (double)m->base.memory;
-		format_double(cr, sizeof cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
-		format_double(br, sizeof br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
-		put_field(f, m->name);
-		fputc('\t', f);
-		put_field(f, m->title);
-		fputc('\t', f);
-		put_field(f, m->desc);
-		fputc('\t', f);
-		put_field(f, m->spec);
+		fmt_double(cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
+		fmt_double(br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
+		/* as they are: no tab or line break (experiment.c, model_fields) */
+		fprintf(f, "%s\t%s\t%s\t%s", m->name, m->title, m->desc, m->spec);
 		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\n", sha,
 			m->sched->n_ops, m->sched->n_tensors,
 			(unsigned long long)m->base.memory, (long long)m->base.compute,
@@ -221,7 +235,7 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	points_header_add(t, "seeds", "splitmix64(seed ^ fnv1a64(model \\x1f heuristic \\x1f trial))");
 	/* What the figures need to know (plot.c): the limit, absolute
 	 * budgets, a y range asked for. */
-	format_double(buf, sizeof buf, e->overhead_limit);
+	fmt_double(buf, e->overhead_limit);
 	points_header_add(t, "overhead_limit", buf);
 	if (e->budgets) {
 		size_t len = 0;
@@ -231,10 +245,14 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 						(unsigned long long)e->budgets[i]);
 		points_header_add(t, "budgets", buf);
 	}
+	if (e->at_plan_peaks) { /* the points from here on are at plan peaks (experiment.h) */
+		snprintf(buf, sizeof buf, "%zu", experiment_first_peak_point(e));
+		points_header_add(t, "plan_peak_points", buf);
+	}
 	if (e->yrange[1] > e->yrange[0]) { /* NAN compares false */
 		char lo[64], hi[64];
-		format_double(lo, sizeof lo, e->yrange[0]);
-		format_double(hi, sizeof hi, e->yrange[1]);
+		fmt_double(lo, e->yrange[0]);
+		fmt_double(hi, e->yrange[1]);
 		snprintf(buf, sizeof buf, "%s:%s", lo, hi);
 		points_header_add(t, "yrange", buf);
 	}
@@ -311,6 +329,9 @@ struct run_ctx {
 	double start_s;
 	bool tty;
 	bool progress_shown;
+	/* [model * plan points + k]: plan k's replayed peak, the budget of the
+	 * points at plan peaks (computed for the models that run some) */
+	uint64_t *peaks;
 };
 
 /* Hand a finished row (or an error) to the journal and table. */
@@ -345,23 +366,13 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 {
 	const struct experiment *e = rc->e;
 	const struct exp_model *m = &e->models[p->model];
-	const struct exp_plan *ep = &e->plans[p->plan];
 	struct rs_error err = {0};
-	struct profile prof;
 	struct reset_plan plan;
 	struct plan_result pr;
 	char *line = NULL;
-	if (!profile_build(m->sched, &prof, &err)) {
-		/* dp: the tracker's own split points where its table fits */
-		uint64_t k = ep->params[p->step];
-		bool exact = ep->planner->param != PLANNER_PARAM_K ||
-			     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
-		if (!planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[p->step],
-				    exact, false, &plan, &pr, &err)) {
-			line = format_plan_row(e, i, p, &pr);
-			reset_plan_free(&plan);
-		}
-		profile_free(&prof);
+	if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
+		line = format_plan_row(e, i, p, &pr);
+		reset_plan_free(&plan);
 	}
 	if (!line && !err.file[0])
 		snprintf(err.file, sizeof err.file, "%s", m->spec);
@@ -386,11 +397,13 @@ static void run_point(void *ctx, size_t k)
 		return;
 	}
 	const struct exp_series *s = &e->series[p.series];
+	bool at_peak = p.at_peak != EXP_NONE;
 	struct point_config pc = {
 		.heuristic = s->heuristic,
 		.runtime = s->runtime,
-		.ratio = e->ratios ? e->ratios[p.step] : 0,
-		.budget = experiment_budget(e, p.model, p.step),
+		.ratio = e->ratios && !at_peak ? e->ratios[p.step] : 0,
+		.budget = at_peak ? rc->peaks[p.model * experiment_plan_points(e) + p.at_peak]
+				  : experiment_budget(e, p.model, p.step),
 		.overhead_limit = e->overhead_limit,
 		.seed = p.seed,
 		.no_dealloc = s->no_dealloc,
@@ -431,7 +444,7 @@ static void order_todo(const struct experiment *e, size_t *todo, size_t n)
 		struct exp_point p;
 		experiment_point(e, todo[k], &p);
 		const struct exp_model *m = &e->models[p.model];
-		double r = p.plan != EXP_NONE ? 1
+		double r = p.plan != EXP_NONE || p.at_peak != EXP_NONE ? 1
 			   : e->ratios ? e->ratios[p.step]
 				       : (double)experiment_budget(e, p.model, p.step) /
 					 (double)(m->base.memory + 1);
@@ -477,6 +490,74 @@ static void progress(void *ctx, size_t done, size_t n)
 
 static int sweep_run_locked(const struct experiment *e, const struct sweep_options *opt,
 			    struct rs_error *err);
+
+/* The plans' replayed peaks, the budgets of the points at plan peaks. */
+struct peaks_ctx {
+	const struct experiment *e;
+	size_t *tasks;          /* model * plan points + k */
+	uint64_t *peaks;
+	struct rs_error *errs;  /* per task */
+	bool *failed;
+};
+
+static void peak_task(void *ctx, size_t i)
+{
+	struct peaks_ctx *pc = ctx;
+	size_t np = experiment_plan_points(pc->e), t = pc->tasks[i];
+	uint32_t plan, step;
+	experiment_plan_point(pc->e, t % np, &plan, &step);
+	struct reset_plan rp;
+	struct plan_result pr;
+	if (experiment_plan_replay(pc->e, t / np, plan, step, &rp, &pr, &pc->errs[i])) {
+		pc->failed[i] = true;
+		return;
+	}
+	pc->peaks[t] = pr.run.peak_memory;
+	reset_plan_free(&rp);
+}
+
+/*
+ * For the models with points at plan peaks among todo, replay their plans
+ * (on jobs threads) for the peaks: gives *peaks ([model * plan points +
+ * k]), or -1 with err from the first plan (in order) that failed.
+ */
+static int plan_peaks(const struct experiment *e, unsigned jobs, const size_t *todo, size_t n_todo,
+		      uint64_t **peaks, struct rs_error *err)
+{
+	size_t np = experiment_plan_points(e), n = 0;
+	bool *need = xcalloc(e->n_models + 1, sizeof *need);
+	for (size_t k = 0; k < n_todo; k++) {
+		struct exp_point p;
+		experiment_point(e, todo[k], &p);
+		if (p.at_peak != EXP_NONE)
+			need[p.model] = true;
+	}
+	struct peaks_ctx pc = {.e = e, .peaks = xcalloc(e->n_models * np + 1, sizeof *pc.peaks)};
+	pc.tasks = xcalloc(e->n_models * np + 1, sizeof *pc.tasks);
+	for (size_t m = 0; m < e->n_models; m++)
+		for (size_t k = 0; need[m] && k < np; k++)
+			pc.tasks[n++] = m * np + k;
+	pc.errs = xcalloc(n + 1, sizeof *pc.errs);
+	pc.failed = xcalloc(n + 1, sizeof *pc.failed);
+	pool_run(jobs, n, peak_task, &pc, NULL, 1.0);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (pc.failed[i]) {
+			if (err)
+				*err = pc.errs[i];
+			rc = -1;
+		}
+	free(need);
+	free(pc.tasks);
+	free(pc.errs);
+	free(pc.failed);
+	if (rc) {
+		free(pc.peaks);
+		return -1;
+	}
+	*peaks = pc.peaks;
+	return 0;
+}
 
 int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	      struct rs_error *err)
@@ -528,6 +609,8 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	int rc = -1;
 	struct run_ctx ctx = {.e = e, .opt = opt, .todo = todo, .table = &table};
 	pthread_mutex_init(&ctx.lock, NULL);
+	if (e->at_plan_peaks && n_todo && plan_peaks(e, opt->jobs, todo, n_todo, &ctx.peaks, err))
+		goto out;
 
 	/* The journal starts as a whole file holding every row known so far. */
 	size_t len;
@@ -575,6 +658,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	rc = 0;
 out:
 	pthread_mutex_destroy(&ctx.lock);
+	free(ctx.peaks);
 	free(models);
 	free(todo);
 	free(points_path);

@@ -61,7 +61,7 @@ struct gen_params {
 	uint64_t seed;
 };
 
-/** Defaults for a shape (docs/gen.md): unit ops, GPT-3-like transformer dims. */
+/** Defaults for a shape (docs/gen.md): unit ops, GPT-2-small-like transformer dims. */
 void gen_params_default(struct gen_params *p, enum gen_shape shape);
 
 /**

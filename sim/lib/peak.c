@@ -14,6 +14,10 @@
  * moment's bytes are memory before the op + the op's total output size,
  * which is the followed set's bytes + those duplicate bytes (dup_bytes,
  * zero in an unbounded replay, which never rematerializes).
+ *
+ * A run that stops (OOM, thrash) leaves the follower at its last event:
+ * the set it holds then is the set at the stop, as the runtime's last
+ * event left it (the evictions it made trying to make room included).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,32 +159,42 @@ int peak_find(const struct schedule *s, const struct runtime_config *cfg,
 		rs_bug("peak_find: the configuration already has an event hook");
 	if (runtime_run(s, cfg, &out->run, err))
 		return -1;
-	if (out->run.outcome != OUTCOME_PASS)
-		return rs_error_set(err, EXIT_USAGE, NULL, 0, "the replay does not pass (%s)",
-				    outcome_name(out->run.outcome));
+	out->stopped = out->run.outcome != OUTCOME_PASS;
 
 	struct follower f = {
 		.s = s,
 		.material = xcalloc(s->n_storages ? s->n_storages : 1, 1),
 		.snapshot = xcalloc(s->n_storages ? s->n_storages : 1, 1),
-		.want = out->run.peak_memory,
+		/* a stopped run: no moment to catch on the way, the set at the end */
+		.want = out->stopped ? UINT64_MAX : out->run.peak_memory,
 	};
 	struct runtime_config c2 = *cfg;
 	c2.on_event = follow;
 	c2.ctx = &f;
 	struct runtime_result again;
 	int rc = runtime_run(s, &c2, &again, err);
-	if (!rc && (f.broken || !f.caught || again.peak_memory != out->run.peak_memory))
+	if (!rc && (f.broken || (!out->stopped && !f.caught) ||
+		    again.peak_memory != out->run.peak_memory || again.outcome != out->run.outcome ||
+		    (out->stopped && again.stopped_at != out->run.stopped_at)))
 		rc = rs_error_set(err, EXIT_SOFTWARE, NULL, 0,
 				  "peak: the followed memory disagrees with the replay's "
 				  "(%s; peak %llu, caught %d): please report this",
 				  f.broken ? "at some event" : "at the end",
 				  (unsigned long long)out->run.peak_memory, f.caught);
-	free(f.material);
 	if (rc) {
+		free(f.material);
 		free(f.snapshot);
 		return -1;
 	}
+	if (out->stopped) {
+		/* the moment it stopped: the command in progress, the set then */
+		memcpy(f.snapshot, f.material, s->n_storages);
+		f.cmd = out->run.stopped_at < s->n_cmds ? out->run.stopped_at : s->n_cmds - 1;
+		f.op = s->cmds[f.cmd].kind == CMD_COMPUTE ? s->cmds[f.cmd].id
+							   : s->tensors[s->cmds[f.cmd].id].op;
+		f.clock = out->run.clock;
+	}
+	free(f.material);
 
 	out->peak_bytes = out->run.peak_memory;
 	out->dup_bytes = f.dup;
@@ -189,6 +203,13 @@ int peak_find(const struct schedule *s, const struct runtime_config *cfg,
 	out->remat = f.remat;
 	out->clock = f.clock;
 	out->model_op = s->cmds[f.cmd].kind == CMD_COMPUTE ? s->cmds[f.cmd].id : RT_NONE_OP;
+	/* the op in progress when a run stopped: its arguments are kept */
+	uint8_t *input = xcalloc(s->n_storages ? s->n_storages : 1, 1);
+	if (out->stopped && out->model_op != RT_NONE_OP) {
+		const struct sched_op *mop = &s->ops[out->model_op];
+		for (uint32_t a = 0; a < mop->n_args; a++)
+			input[s->arg_storage[mop->args + a]] = 1;
+	}
 
 	uint8_t *kind = xmalloc(s->n_storages ? s->n_storages : 1);
 	uint8_t *pinned = xmalloc(s->n_storages ? s->n_storages : 1);
@@ -205,6 +226,8 @@ int peak_find(const struct schedule *s, const struct runtime_config *cfg,
 		e->bytes = s->storages[st].size;
 		e->kind = (enum storage_kind)kind[st];
 		e->pinned = pinned[st];
+		e->input = input[st];
+		out->live_bytes += e->bytes;
 		out->by_kind[e->kind].bytes += e->bytes;
 		out->by_kind[e->kind].count++;
 	}
@@ -212,6 +235,7 @@ int peak_find(const struct schedule *s, const struct runtime_config *cfg,
 		out->by_kind[k].name = storage_kind_name((enum storage_kind)k);
 	free(kind);
 	free(pinned);
+	free(input);
 	free(f.snapshot);
 	qsort(out->entries, out->n_entries, sizeof *out->entries, by_bytes);
 

@@ -12,6 +12,13 @@
  * Invariant, checked at every event of the second replay: the bytes of the
  * followed set equal the runtime's memory; the moment's bytes equal the
  * run's peak_memory (else EXIT_SOFTWARE: a bug of ours).
+ *
+ * A run that does not pass (out of memory, or past the overhead limit) is
+ * reported at the moment it stopped instead: the set the runtime held when
+ * nothing more could be evicted (OOM) or when the limit was passed
+ * (thrash), with the arguments of the op in progress marked (the runtime
+ * keeps them while it runs the op). The second replay must stop at the
+ * same command with the same outcome.
  */
 #ifndef REMATSIM_PEAK_H
 #define REMATSIM_PEAK_H
@@ -50,6 +57,7 @@ struct peak_entry {
 	uint64_t bytes;
 	enum storage_kind kind;
 	bool pinned;          /* pinned by the log (a constant, a kept output) by then */
+	bool input;           /* (a run that stopped) an argument of the op in progress */
 };
 
 struct peak_group {
@@ -60,6 +68,8 @@ struct peak_group {
 
 struct peak_report {
 	struct runtime_result run;  /* the replay's (its peak_memory is the peak) */
+	bool stopped;               /* the run did not pass: the moment is where it stopped */
+	uint64_t live_bytes;        /* bytes of the live set (entries) */
 	uint64_t peak_bytes;        /* == run.peak_memory */
 	uint64_t dup_bytes;         /* counted twice at the moment (see peak.c) */
 	size_t cmd;                 /* command in progress at the moment */
@@ -77,9 +87,10 @@ struct peak_report {
 
 /**
  * Replay s under cfg (its on_event must be NULL) twice and fill *out (free
- * with peak_report_free). Returns 0, or -1 with err filled: EXIT_USAGE for
- * a configuration the runtime refuses, or for a run that does not pass
- * (out->run says how it stopped); EXIT_SOFTWARE for a broken invariant.
+ * with peak_report_free): the moment of the peak, or for a run that does
+ * not pass (out->stopped; out->run says how) the moment it stopped. Returns
+ * 0, or -1 with err filled: EXIT_USAGE for a configuration the runtime
+ * refuses; EXIT_SOFTWARE for a broken invariant.
  */
 int peak_find(const struct schedule *s, const struct runtime_config *cfg,
 	      struct peak_report *out, struct rs_error *err);

@@ -278,13 +278,28 @@ int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 	if ((unsigned)cfg->runtime >= RUNTIME_KIND_COUNT)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown runtime");
 	unsigned kept = runtime_desc(cfg->runtime)->maintains;
-	if (h && (h->needs & (NEEDS_REGIONS | NEEDS_EQCLASS) & ~kept))
-		return rs_error_set(err, EXIT_USAGE, NULL, 0,
-				    "heuristic %s needs %s, which only the V2Optimized and "
-				    "V2EagerOptimized runtimes keep (runtime %s)",
-				    h->name, (h->needs & NEEDS_REGIONS) ? "evicted regions" : "union-find classes",
-				    runtime_kind_name(cfg->runtime));
-	return 0;
+	unsigned missing = h ? h->needs & (NEEDS_REGIONS | NEEDS_EQCLASS) & ~kept : 0;
+	if (!missing)
+		return 0;
+	/* the runtimes that keep it, from the runtime table: "the A and B runtimes" */
+	unsigned need = (h->needs & NEEDS_REGIONS) ? NEEDS_REGIONS : NEEDS_EQCLASS;
+	char keepers[256] = "";
+	int n = 0, total = 0;
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++)
+		total += (runtime_desc((enum runtime_kind)i)->maintains & need) != 0;
+	for (int i = 0; i < RUNTIME_KIND_COUNT; i++) {
+		if (!(runtime_desc((enum runtime_kind)i)->maintains & need))
+			continue;
+		size_t len = strlen(keepers);
+		snprintf(keepers + len, sizeof keepers - len, "%s%s", n == 0 ? "" :
+			 n + 1 == total ? " and " : ", ", runtime_kind_name((enum runtime_kind)i));
+		n++;
+	}
+	return rs_error_set(err, EXIT_USAGE, NULL, 0,
+			    "heuristic %s needs %s, which only the %s runtime%s keep%s (runtime %s)",
+			    h->name, need == NEEDS_REGIONS ? "evicted regions" : "union-find classes",
+			    keepers, total > 1 ? "s" : "", total > 1 ? "" : "s",
+			    runtime_kind_name(cfg->runtime));
 }
 
 int runtime_run(const struct schedule *s, const struct runtime_config *cfg,

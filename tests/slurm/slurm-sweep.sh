@@ -14,7 +14,10 @@
 #  3. checks that a merge over a missing shard fails with status 65 and a
 #     message naming the shard and its points;
 #  4. runs the by-hand template scripts/slurm/sweep.sbatch (3 shards, then
-#     the merge) and checks its result the same way.
+#     the merge) and checks its result the same way;
+#  5. submits with --manifest and with --models (paths relative to the
+#     submitting folder) and checks the merge against `sweep --manifest`
+#     and `sweep --models`.
 # Exits 77 (skip) only when Slurm or munge is missing or cannot start here.
 set -u
 rematsim=${1:-${REMATSIM:-build/rematsim}}
@@ -266,4 +269,26 @@ rows "$tmp/run4/points.tsv" | cmp -s "$tmp/small.rows" - ||
 	fail "template: merged points.tsv differs from the unsharded sweep"
 [ -s "$tmp/run4/slurm-${array}_2.out" ] || fail "template: no log slurm-${array}_2.out"
 echo "template: 3 shards + merge equal the unsharded sweep"
+# --- 5. --manifest and --models instead of the file's models (issue 29):
+# given relative to the submitting folder, named absolutely in the scripts,
+# the merged result equals `rematsim sweep --manifest/--models`. ---
+mkdir "$tmp/sub"
+cp "$src/tests/data/chains.zip" "$tmp/sub/"
+for how in manifest models; do
+	if [ "$how" = manifest ]; then arg=chains.zip; else arg=chains.zip:chain12,$src/tests/data/chain8.log; fi
+	(cd "$tmp/sub" && "$rematsim" sweep "$tmp/small.yaml" --"$how" "$arg" --out "$tmp/$how-ref" --quiet --jobs 1) ||
+		fail "sweep --$how"
+	(cd "$tmp/sub" && "$rematsim" slurm "$tmp/small.yaml" --"$how" "$arg" --shards 2 --out "$tmp/run5-$how" \
+		>"$tmp/run5-$how.ids" 2>"$tmp/run5-$how.err") || fail "rematsim slurm --$how: $(cat "$tmp/run5-$how.err")"
+	array=$(awk '$1 == "shards" { print $2 }' "$tmp/run5-$how.ids")
+	merge=$(awk '$1 == "merge" { print $2 }' "$tmp/run5-$how.ids")
+	wait_jobs "$array,$merge" 60
+	[ "$(state "$merge")" = COMPLETED ] || fail "--$how: merge job $merge ended $(state "$merge")"
+	rows "$tmp/$how-ref/points.tsv" >"$tmp/$how.rows"
+	rows "$tmp/run5-$how/points.tsv" | cmp -s "$tmp/$how.rows" - ||
+		fail "--$how: merged points.tsv differs from sweep --$how"
+	grep -q "^$how=$tmp/sub/chains.zip" "$tmp/run5-$how/slurm/shards.sbatch" ||
+		fail "--$how: the script does not name the archive by absolute path"
+done
+echo "--manifest and --models: 2 shards + merge equal sweep --manifest/--models"
 echo "done in $(elapsed) s"
