@@ -52,6 +52,21 @@ out=$("$R" bench --shared "$t" --against "$t/old" --repeat 1 2>&1); st=$?
 [ "$st" -eq 70 ] && ok "an old binary's other numbers exit 70" || no "other old numbers: status $st"
 case "$out" in *"not OLD's numbers"*remat_compute*DIFFERENT*) ok "the message names the field" ;;
 	*) no "no DIFFERENT row or field: $out" ;; esac
+# An older build's output may lack a field added since (log_sha256), not
+# hold one this build dropped.
+cat > "$t/old" <<EOF
+#!/bin/sh
+"$R" "\$@" | sed 's/"log_sha256":"[0-9a-f]*",//'
+EOF
+out=$("$R" bench --shared "$t" --against "$t/old" --repeat 1 2>&1); st=$?
+[ "$st" -eq 0 ] && ok "an older build without a newer field: the same numbers" || no "older fields: $st: $out"
+cat > "$t/old" <<EOF
+#!/bin/sh
+"$R" "\$@" | sed 's/"budget":/"gone":1,"budget":/'
+EOF
+out=$("$R" bench --shared "$t" --against "$t/old" --repeat 1 2>&1); st=$?
+[ "$st" -eq 70 ] && case "$out" in *"OLD has a field gone, this one not"*) true ;; *) false ;; esac &&
+	ok "a field the old build had and this one lacks: 70" || no "dropped field: $st: $out"
 # An old binary that fails: said, and the row goes on.
 printf '#!/bin/sh\necho broken >&2\nexit 3\n' > "$t/old"
 out=$("$R" bench --shared "$t" --against "$t/old" --repeat 1 2>&1); st=$?

@@ -11,10 +11,11 @@
  * compared.
  *
  * A benchmark, but also an exactness check: each row says whether its
- * numbers matched the reference's own (the JSON files of DIR/reference, by the rule
- * of reference.h) where those exist, OLD's output (every field but
- * wall_ms and version) with --against, and its own on every repeat. Any
- * mismatch makes the command exit 70, since it is a bug of ours.
+ * numbers matched the reference's own (the JSON files of DIR/reference, by
+ * the rule of reference.h) where those exist, OLD's output with --against
+ * (every field OLD prints, wall_ms and version aside: fields added since
+ * are new), and its own on every repeat. Any mismatch makes the command
+ * exit 70, since it is a bug of ours.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,8 +69,9 @@ static const char bench_help[] =
 	"\n"
 	"Numbers: 'same' when every check that applies passed: the reference's\n"
 	"own numbers (DIR/reference/*.json, for the logs they cover), OLD's\n"
-	"output with --against (every field but wall_ms and version), and each\n"
-	"repeat's output; '-' when no check applies (one run, no reference).\n"
+	"output with --against (every field OLD prints but wall_ms and version;\n"
+	"fields this build adds are not compared), and each repeat's output;\n"
+	"'-' when no check applies (one run, no reference).\n"
 	"\n"
 	"Exit status: 0 when every number matched; 70 when some differ (a bug:\n"
 	"please report it; the message names the field); 64 for a bad option or\n"
@@ -313,8 +315,9 @@ static json_t *parse_lines(const char *out, char *why, size_t why_len)
 }
 
 /* Whether two outputs say the same (wall_ms and version aside); else the
- * first difference into why. */
-static bool outputs_same(const char *a, const char *b, const char *what_b, char *why,
+ * first difference into why. With `older`, b is an older build's: a field
+ * that only a has is one added since, not a difference. */
+static bool outputs_same(const char *a, const char *b, const char *what_b, bool older, char *why,
 			 size_t why_len)
 {
 	json_t *x = parse_lines(a, why, why_len), *y = x ? parse_lines(b, why, why_len) : NULL;
@@ -330,6 +333,8 @@ static bool outputs_same(const char *a, const char *b, const char *what_b, char 
 		json_t *v;
 		json_object_foreach(p, key, v) {
 			json_t *w = json_object_get(q, key);
+			if (!w && older)
+				continue;
 			if (!w || !json_equal(v, w)) {
 				char *vt = json_dumps(v, JSON_ENCODE_ANY);
 				char *wt = w ? json_dumps(w, JSON_ENCODE_ANY) : NULL;
@@ -342,10 +347,13 @@ static bool outputs_same(const char *a, const char *b, const char *what_b, char 
 				break;
 			}
 		}
-		if (same && json_object_size(p) != json_object_size(q)) {
-			snprintf(why, why_len, "ratio %g: %s has other fields",
-				 json_number_value(json_object_get(p, "ratio")), what_b);
-			same = false;
+		/* and every field of b is one of a's */
+		json_object_foreach(q, key, v) {
+			if (same && !json_object_get(p, key)) {
+				snprintf(why, why_len, "ratio %g: %s has a field %s, this one not",
+					 json_number_value(json_object_get(p, "ratio")), what_b, key);
+				same = false;
+			}
 		}
 	}
 	json_decref(x);
@@ -542,7 +550,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 				if (!old_first) {
 					old_first = run.out;
 					run.out = NULL;
-				} else if (same && !outputs_same(old_first, run.out, "another run",
+				} else if (same && !outputs_same(old_first, run.out, "another run", false,
 								 why, sizeof why)) {
 					same = false;
 					fprintf(stderr, "rematsim bench: %s, %s %s: OLD's repeats differ: %s\n",
@@ -557,7 +565,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 					run.out = NULL;
 				} else if (same) {
 					checked = true;
-					if (!outputs_same(first, run.out, "another run", why, sizeof why)) {
+					if (!outputs_same(first, run.out, "another run", false, why, sizeof why)) {
 						same = false;
 						fprintf(stderr, "rematsim bench: %s, %s %s: repeats differ: %s\n",
 							row->model->name, row->heuristic, row->runtime,
@@ -587,7 +595,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 	}
 	if (same && old_first) {
 		checked = true;
-		if (!outputs_same(first, old_first, "OLD", why, sizeof why)) {
+		if (!outputs_same(first, old_first, "OLD", true, why, sizeof why)) {
 			same = false;
 			fprintf(stderr, "rematsim bench: %s, %s %s: not OLD's numbers: %s\n",
 				row->model->name, row->heuristic, row->runtime, why);
