@@ -1,7 +1,7 @@
 # timeline.gp: memory in use over simulated time for one replay, from the
 # TSV that `rematsim replay LOG ... --timeline FILE` writes (columns: clock
 # memory event op storage budget; clock in ns, memory in bytes; event is
-# compute, remat, evict, or backward: the row where the backward pass
+# compute, remat, evict, drop, or backward: the row where the backward pass
 # begins). Evictions and rematerializations are marked, the budget is a
 # dashed line, and a dotted vertical line parts the forward pass from the
 # backward pass.

@@ -196,7 +196,10 @@ END_TEST
 static void expect_error(const char *text, long line, long col, const char *needle)
 {
 	struct experiment *e;
-	struct rs_error err = {0};
+	struct rs_error err;
+	/* not zeroed: a parser that reads err before it fills it gets garbage
+	 * (issue 27, N18: a yrange of the wrong length) */
+	memset(&err, 0x5a, sizeof err);
 	int rc = experiment_parse("t.yaml", text, strlen(text), &e, &err);
 	ck_assert_msg(rc == -1, "accepted:\n%s", text);
 	ck_assert_int_eq(err.status, EXIT_DATAERR);
@@ -238,9 +241,22 @@ START_TEST(yaml_errors)
 		     4, 7, "non-negative");
 	expect_error("experiment: x\nmodels: [{name: a}]\nheuristics: [DTR]\n", 2, 10,
 		     "needs 'name' and 'log'");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR, LRU, DTR]\n",
+		     3, 24, "series 'DTR' appears twice");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nseries:\n"
+		     "  - {name: s, heuristic: DTR}\n  - {name: s, heuristic: LRU}\n",
+		     5, 12, "series 's' appears twice");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [1]\n", 4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [1, 2, 3]\n", 4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [2, 1]\n", 4, 9, "'yrange' must be [LOW, HIGH]");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "yrange: [1, high]\n", 4, 13, "not a number");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\n"
 		     "heuristics: [DTR]\nseries:\n  - {name: DTR, heuristic: LRU}\n",
-		     1, 1, "appears twice");
+		     5, 12, "appears twice"); /* (was 1:1: issue 27, D18) */
 	expect_error("experiment: x\n  bad: [\n", 2, 6, "YAML");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "overhead_limit: 0.5\n",

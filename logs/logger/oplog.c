@@ -227,11 +227,10 @@ static void shadow_reset(struct oplog *log)
 
 int oplog_check_path(const char *path, struct rs_error *err)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return rs_error_set(err, EXIT_CANTCREAT, path, 0,
-				    "not a regular file: a log is written under a temporary name "
-				    "and renamed into place, which would replace it");
+	/* a log is written under a temporary name and renamed into place:
+	 * never over a device, a FIFO or a symbolic link (outfile.h) */
+	if (outfile_check(path, false, err) < 0)
+		return -1;
 	char *tmp;
 	int fd = outfile_create_tmp(path, &tmp);
 	if (fd < 0)
@@ -239,6 +238,7 @@ int oplog_check_path(const char *path, struct rs_error *err)
 				    strerror(errno));
 	close(fd);
 	unlink(tmp);
+	outfile_tmp_done(tmp);
 	free(tmp);
 	return 0;
 }
@@ -264,6 +264,7 @@ struct oplog *oplog_open(const char *path, struct rs_error *err)
 			     errno ? strerror(errno) : "zlib error");
 		close(fd);
 		unlink(tmp);
+		outfile_tmp_done(tmp);
 		free(tmp);
 		return NULL;
 	}
@@ -407,6 +408,7 @@ int oplog_close(struct oplog *log, struct rs_error *err)
 				  strerror(errno));
 	if (rc)
 		unlink(log->tmp_path); /* no half log left behind */
+	outfile_tmp_done(log->tmp_path);
 	free(log->tmp_path);
 
 	shadow_reset(log);

@@ -48,4 +48,21 @@ bool log_is_archive(const char *spec);
 struct json_t;
 void put_json_line(struct json_t *o);
 
+/* JSON of unsigned 64-bit values (cmd_json.c): jansson's integers are
+ * signed, so a value above 2^63 - 1 goes in as cmd_json_u64 and the
+ * dumped text through cmd_json_text. */
+#include <jansson.h>
+#include <stdint.h>
+/** v as a JSON value: an integer, or above INT64_MAX a mark for cmd_json_text. */
+json_t *cmd_json_u64(uint64_t v);
+/** s as a JSON string; bytes that are not UTF-8 (a file name) as U+FFFD
+ * (jansson refuses them: the key, or the whole object, went missing). */
+json_t *cmd_json_str(const char *s);
+/** x as a JSON number, or null when not finite (JSON has no infinity;
+ * jansson refuses one, and json_pack then drops the whole object). */
+json_t *cmd_json_finite(double x);
+/** Text of json_dumps with each cmd_json_u64 mark written as its number
+ * (in place; returns text, NULL for NULL). */
+char *cmd_json_text(char *text);
+
 #endif

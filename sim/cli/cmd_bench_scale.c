@@ -240,6 +240,20 @@ static size_t parse_ratios(const char *text, double *out, size_t max)
 	return n;
 }
 
+/* A whole number of at most 9 digits (no sign), or -1 with *end at the
+ * first byte that is not one (the caller's 'not a number'). */
+static int small_whole(const char *s, char **end)
+{
+	size_t n = strspn(s, "0123456789");
+	*end = (char *)s + n;
+	if (!n || s[n] || n > 9) {
+		if (!**end)
+			*end = (char *)s; /* too long: not a number we take */
+		return -1;
+	}
+	return (int)strtol(s, NULL, 10);
+}
+
 int bench_scale(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -284,10 +298,12 @@ int bench_scale(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'a': kmin = (int)strtol(optarg, &end, 10); break;
-		case 'z': kmax = (int)strtol(optarg, &end, 10); break;
-		case 'A': tmin = (int)strtol(optarg, &end, 10); break;
-		case 'Z': tmax = (int)strtol(optarg, &end, 10); break;
+		/* (whole numbers checked before they are narrowed: -1 or 2^32 + 1
+		 * would wrap into range) */
+		case 'a': kmin = small_whole(optarg, &end); break;
+		case 'z': kmax = small_whole(optarg, &end); break;
+		case 'A': tmin = small_whole(optarg, &end); break;
+		case 'Z': tmax = small_whole(optarg, &end); break;
 		case 'r':
 			n_ratios = parse_ratios(optarg, ratios, sizeof ratios / sizeof *ratios);
 			if (!n_ratios) {
@@ -315,7 +331,7 @@ int bench_scale(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 't': o.timeout = (unsigned)strtoul(optarg, &end, 10); break;
+		case 't': o.timeout = (unsigned)small_whole(optarg, &end); break;
 		case 'h': fputs(scale_help, stdout); free(hlist); return 0;
 		default:
 			fprintf(stderr, "rematsim bench --scale: bad option '%s'\n", argv[optind - 1]);
@@ -324,12 +340,13 @@ int bench_scale(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (end && *end) {
-			fprintf(stderr, "rematsim bench --scale: '%s' is not a number\n", optarg);
+			fprintf(stderr, "rematsim bench --scale: '%s' is not a %s\n", optarg,
+				strchr("azAZt", c) ? "whole number (at most 9 digits)" : "number");
 			free(hlist);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc || kmin < 1 || kmax > 22 || kmin > kmax || o.timeout == 0 || tmin < 4 ||
+	if (optind != argc || kmin < 1 || kmax > 22 || kmin > kmax || o.timeout < 1 || tmin < 4 ||
 	    tmax > 6 || tmin > tmax) {
 		fprintf(stderr, "rematsim bench --scale: want 1 <= --min-log2 <= --max-log2 <= 22, "
 				"4 <= --min-log10 <= --max-log10 <= 6 and a positive --timeout\n");

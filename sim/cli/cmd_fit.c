@@ -108,7 +108,7 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
 	double bm = base->memory ? (double)base->memory : 1;
 	json_t *o = json_object();
-	json_object_set_new(o, "log", json_string(logname));
+	json_object_set_new(o, "log", cmd_json_str(logname));
 	json_object_set_new(o, "heuristic", json_string(fc->heuristic->name));
 	json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc->runtime)));
 	json_object_set_new(o, "overhead_limit", isinf(fc->overhead_limit) ? json_string("inf") : json_real(fc->overhead_limit));
@@ -139,9 +139,11 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	json_object_set_new(o, "wall_ms", json_real(r->wall_ms));
 	json_t *ps = json_array();
 	for (size_t i = 0; i < r->n_probes; i++) {
-		json_t *p = json_pack("{s:I, s:s, s:f, s:b}", "budget", (json_int_t)r->probes[i].budget,
+		/* (an infinite overhead, a baseline compute of 0: null, cmd_json.c) */
+		json_t *p = json_pack("{s:I, s:s, s:o, s:b}", "budget", (json_int_t)r->probes[i].budget,
 				      "outcome", outcome_name(r->probes[i].outcome),
-				      "overhead", r->probes[i].overhead, "grid", r->probes[i].grid);
+				      "overhead", cmd_json_finite(r->probes[i].overhead),
+				      "grid", r->probes[i].grid);
 		if (fc->scan) /* (only then: without a scan, probes are as they were) */
 			json_object_set_new(p, "scan", json_boolean(r->probes[i].scan));
 		json_array_append_new(ps, p);

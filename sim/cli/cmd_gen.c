@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "gen.h"
+#include "outfile.h"
 #include "util.h"
 
 static const char gen_help[] =
@@ -49,10 +50,13 @@ static const char gen_help[] =
 	"     --flops RATE        FLOP/s turning FLOP counts into ns (default 1e15)\n"
 	"  --seed N               seed of the random draws (default 0): the same\n"
 	"                         options and seed give the same bytes\n"
-	"  --out FILE             the log to write (required)\n"
+	"  --out FILE             the log to write (required): written whole under a\n"
+	"                         temporary name and renamed; /dev/stdout or a FIFO\n"
+	"                         is written in place\n"
 	"\n"
 	"Exit status: 0 ok, 64 bad shape or option (n < 1, a distribution that does\n"
-	"not parse, sizes past the reader's bounds), 73 cannot create FILE, 74 I/O error.\n";
+	"not parse, sizes past the reader's bounds), 73 cannot create FILE (or it is\n"
+	"a symbolic link to a file), 74 I/O error.\n";
 
 struct sink {
 	gzFile gz;
@@ -170,50 +174,44 @@ int cmd_gen(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	size_t tn = strlen(out) + 16;
-	char *tmp = xmalloc(tn);
-	snprintf(tmp, tn, "%s.tmpXXXXXX", out);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "rematsim gen: cannot create %s: %s\n", out, strerror(errno));
-		free(tmp);
-		return EXIT_CANTCREAT;
+	/* Through the one safe output path (outfile.h): a whole file renamed
+	 * into place, a device or FIFO written in place, never replaced. */
+	struct outfile o;
+	if (outfile_open(&o, out, &err)) {
+		fprintf(stderr, "rematsim gen: %s: %s\n", err.file, err.msg);
+		return err.status;
 	}
-	mode_t um = umask(0); /* mkstemp's 0600 would outlive the rename */
-	umask(um);
-	fchmod(fd, 0666 & ~um);
-	struct sink sk = {0};
-	if (ends_with(out, ".gz"))
-		sk.gz = gzdopen(fd, "wb6");
-	else
-		sk.f = fdopen(fd, "wb");
-	if (!sk.gz && !sk.f) {
-		fprintf(stderr, "rematsim gen: cannot create %s: %s\n", out, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return EXIT_CANTCREAT;
+	struct sink sk = {.f = o.f};
+	if (ends_with(out, ".gz")) {
+		/* zlib writes a descriptor of its own: outfile's, duplicated */
+		int fd = dup(fileno(o.f));
+		sk.gz = fd < 0 ? NULL : gzdopen(fd, "wb6");
+		if (!sk.gz) {
+			fprintf(stderr, "rematsim gen: cannot create %s: %s\n", out,
+				strerror(errno ? errno : ENOMEM));
+			if (fd >= 0)
+				close(fd);
+			outfile_abort(&o);
+			return EXIT_CANTCREAT;
+		}
 	}
+	errno = 0;
 	int rc = gen_write(&p, sink_write, &sk, &err);
 	int wrote_err = errno;
-	int closed = sk.gz ? (gzclose(sk.gz) == Z_OK ? 0 : -1) : fclose(sk.f);
+	int closed = sk.gz ? (gzclose(sk.gz) == Z_OK ? 0 : -1) : 0;
 	if (rc || closed) {
 		int status = rc ? err.status : EXIT_IOERR;
 		if (status == EXIT_IOERR)
 			fprintf(stderr, "rematsim gen: cannot write %s: %s\n", out,
-				strerror(wrote_err ? wrote_err : errno));
+				strerror(wrote_err ? wrote_err : errno ? errno : EIO));
 		else
 			fprintf(stderr, "rematsim gen: %s\n", err.msg);
-		unlink(tmp);
-		free(tmp);
+		outfile_abort(&o);
 		return status;
 	}
-	if (rename(tmp, out)) {
-		fprintf(stderr, "rematsim gen: cannot rename into %s: %s\n", out, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return EXIT_CANTCREAT;
+	if (outfile_commit(&o, false, &err)) {
+		fprintf(stderr, "rematsim gen: %s: %s\n", err.file, err.msg);
+		return err.status;
 	}
-	free(tmp);
 	return 0;
 }

@@ -150,7 +150,7 @@ static json_t *info_json(const struct schedule *s, const struct baseline *b)
 		json_object_set_new(rec, record_kind_name((enum record_kind)k),
 				    json_integer((json_int_t)s->records[k]));
 	json_t *o = json_object();
-	json_object_set_new(o, "log", json_string(s->source));
+	json_object_set_new(o, "log", cmd_json_str(s->source));
 	json_object_set_new(o, "sha256", json_string(hex));
 	json_object_set_new(o, "lines", json_integer((json_int_t)s->lines));
 	json_object_set_new(o, "has_start", json_boolean(s->has_start));
@@ -213,7 +213,7 @@ int list_archive(const char *path, bool json, FILE *out)
 		const struct manifest_model *mm = &m->models[i];
 		if (json) {
 			json_t *o = json_object();
-			json_object_set_new(o, "archive", json_string(path));
+			json_object_set_new(o, "archive", cmd_json_str(path));
 			json_object_set_new(o, "name", json_string(mm->name));
 			json_object_set_new(o, "title", json_string(mm->title));
 			json_object_set_new(o, "desc", json_string(mm->desc));
@@ -288,7 +288,7 @@ static void report_problem(void *ctx, const struct rs_error *e)
 	json_object_set_new(p, "line", json_integer(e->line));
 	if (e->column)
 		json_object_set_new(p, "column", json_integer(e->column));
-	json_object_set_new(p, "message", json_string(e->msg));
+	json_object_set_new(p, "message", cmd_json_str(e->msg));
 	json_array_append_new(list, p);
 }
 
@@ -305,7 +305,7 @@ static int check_one(const char *spec, const struct log_opts *o)
 	}
 	if (list) {
 		json_t *obj = json_object();
-		json_object_set_new(obj, "log", json_string(spec));
+		json_object_set_new(obj, "log", cmd_json_str(spec));
 		json_object_set_new(obj, "ok", json_boolean(n == 0));
 		json_object_set_new(obj, "problems", list);
 		json_object_set_new(obj, "stopped", json_boolean(n >= o->max_problems));

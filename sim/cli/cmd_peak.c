@@ -82,10 +82,10 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 		      const char *rname, uint64_t budget, const struct peak_report *r, size_t top)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "log", json_string(logname));
+	json_object_set_new(o, "log", cmd_json_str(logname));
 	json_object_set_new(o, "heuristic", hname ? json_string(hname) : json_null());
 	json_object_set_new(o, "runtime", json_string(rname));
-	json_object_set_new(o, "budget", hname ? json_integer((json_int_t)budget) : json_null());
+	json_object_set_new(o, "budget", hname ? cmd_json_u64(budget) : json_null());
 	json_object_set_new(o, "peak_memory", json_integer((json_int_t)r->peak_bytes));
 	json_object_set_new(o, "duplicate_bytes", json_integer((json_int_t)r->dup_bytes));
 	json_object_set_new(o, "command", json_integer((json_int_t)r->cmd));
@@ -130,7 +130,7 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 		json_array_append_new(live, le);
 	}
 	json_object_set_new(o, "live", live);
-	char *line = json_dumps(o, JSON_COMPACT);
+	char *line = cmd_json_text(json_dumps(o, JSON_COMPACT));
 	json_decref(o);
 	if (!line)
 		return EXIT_SOFTWARE;

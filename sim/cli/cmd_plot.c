@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "cmd_opts.h"
+#include "outfile.h"
 #include "plot.h"
 #include "results.h"
 #include "util.h"
@@ -151,6 +152,7 @@ static int claim(const char *path)
 		return EXIT_CANTCREAT;
 	}
 	close(fd);
+	outfile_tmp_track(path); /* removed if a signal ends us first */
 	return 0;
 }
 
@@ -183,6 +185,17 @@ static int render(const char *script, const struct plot_figure *fig, const char 
 	char *tmp = out_path(dir, fig->name, 1, ext, true);
 	int status = 0;
 	size_t claimed = 0;
+	/* a figure's name that is a link or not a regular file is refused:
+	 * renaming would replace it (outfile.h) */
+	for (size_t k = 1; k <= pages && !status; k++) {
+		char *out = out_path(dir, fig->name, k, ext, false);
+		struct rs_error err;
+		if (outfile_check(out, false, &err) < 0) {
+			rs_error_print(&err);
+			status = err.status;
+		}
+		free(out);
+	}
 	for (size_t k = 1; k <= pages && !status; k++) {
 		char *t = out_path(dir, fig->name, k, ext, true);
 		status = claim(t);
@@ -203,8 +216,10 @@ static int render(const char *script, const struct plot_figure *fig, const char 
 			} else {
 				printf("%s\n", out);
 			}
+			outfile_tmp_done(t);
 		} else {
 			unlink(t);
+			outfile_tmp_done(t);
 			/* a page of an earlier, longer figure would be mistaken for this one's */
 			if (rc == 0 && !status && !used && !lstat(out, &st) && S_ISREG(st.st_mode))
 				unlink(out);

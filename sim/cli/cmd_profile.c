@@ -107,7 +107,7 @@ int cmd_profile(int argc, char **argv)
 	size_t nt = largest(&p, top);
 	if (json) {
 		json_t *o = json_object(), *ops = json_array(), *big = json_array();
-		json_object_set_new(o, "log", json_string(s->source));
+		json_object_set_new(o, "log", cmd_json_str(s->source));
 		json_object_set_new(o, "forward_ops", json_integer((json_int_t)p.n));
 		json_object_set_new(o, "total", json_integer((json_int_t)p.total));
 		uint64_t cum = 0;

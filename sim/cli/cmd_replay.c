@@ -136,7 +136,7 @@ void put_json_line(json_t *o)
 			if (!strpbrk(b, ".eni")) /* a real stays one when read back */
 				strcat(b, ".0");
 		} else {
-			vt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			vt = cmd_json_text(json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT));
 		}
 		printf("%s%s:%s", first ? "" : ",", kt, vt ? vt : b);
 		first = false;
@@ -177,10 +177,13 @@ static void put_timeline_row(const struct timeline *tl, int64_t clock, uint64_t 
 /* One TSV row per event, naming things as the log does: the op (for an
  * eviction, the op that made the evicted storage), the handle of the
  * storage (an op's first result), the op's log line, and the bytes the op
- * allocated or the eviction freed. Before the first event of the first
- * backward op (its rematerializations come first), a `backward` row marks
- * where the backward pass begins: the clock and memory of the event before,
- * the op, 0 bytes. */
+ * allocated or the eviction freed. An op that ran while some of its
+ * outputs were in memory already (a rematerialization beside material
+ * siblings) has its row at the memory while it ran, which the peak
+ * counts, and a `drop` row for those outputs' bytes after it. Before the
+ * first event of the first backward op (its rematerializations come
+ * first), a `backward` row marks where the backward pass begins: the clock
+ * and memory of the event before, the op, 0 bytes. */
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
@@ -195,7 +198,10 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 	uint32_t op = ev->kind == EV_EVICT ? storage_op(s, ev->storage) : ev->op;
 	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage) : first_handle(s, op);
 	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
-	put_timeline_row(tl, ev->clock, ev->memory, names[ev->kind], op, handle, bytes);
+	put_timeline_row(tl, ev->clock, ev->memory_high, names[ev->kind], op, handle, bytes);
+	if (ev->memory_high != ev->memory)
+		put_timeline_row(tl, ev->clock, ev->memory, "drop", op, handle,
+				 ev->memory_high - ev->memory);
 	tl->clock = ev->clock;
 	tl->memory = ev->memory;
 }
@@ -349,11 +355,12 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 	/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
 	char sha[65];
 	hex_encode(s->sha256, 32, sha);
-	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
-			      "log", logname, "log_sha256", sha, "heuristic", o->heuristic->name,
+	/* (a log named in bytes that are not UTF-8, a budget past 2^63: cmd_json.c) */
+	json_t *j = json_pack("{s:o, s:s, s:s, s:s, s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I, s:I, s:I}",
+			      "log", cmd_json_str(logname), "log_sha256", sha, "heuristic", o->heuristic->name,
 			      "runtime", runtime_kind_name(o->runtime),
 			      "seed", (json_int_t)o->seed, "ratio", json_finite(ratio),
-			      "budget", (json_int_t)pr->budget, "outcome", outcome_name(pr->run.outcome),
+			      "budget", cmd_json_u64(pr->budget), "outcome", outcome_name(pr->run.outcome),
 			      "overhead", json_finite(pr->overhead),
 			      "baseline_memory", (json_int_t)base->memory,
 			      "baseline_compute", (json_int_t)base->compute,
@@ -453,6 +460,17 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		rs_error_print(&err);
 		*late = EXIT_IOERR;
 	}
+	if (hk.tw && !trace_kept(hk.tw) && s->n_ops) {
+		/* a window that holds nothing says so (issue 27, N14) */
+		char window[64];
+		if (a->trace_to != UINT32_MAX)
+			snprintf(window, sizeof window, "of lines %u to %u", a->trace_from, a->trace_to);
+		else
+			snprintf(window, sizeof window, "from line %u on", a->trace_from);
+		fprintf(stderr, "rematsim replay: the trace holds no event: no model op %s ran (the "
+			"log's ops are on lines %u to %u)\n", window, s->ops[0].line,
+			s->ops[s->n_ops - 1].line);
+	}
 	if (hk.tw && trace_close(hk.tw, true, &err)) {
 		fprintf(stderr, "rematsim replay: %s\n", err.msg);
 		*late = err.status;
@@ -482,6 +500,13 @@ int cmd_replay(int argc, char **argv)
 		rs_error_print(&err);
 		free(a);
 		return err.status;
+	}
+	if (a->trace_from > s->lines) {
+		fprintf(stderr, "rematsim replay: --trace-from %u is past the log's last line (%" PRIu64
+			"): the trace would be empty\n", a->trace_from, s->lines);
+		schedule_free(s);
+		free(a);
+		return EXIT_USAGE;
 	}
 	struct baseline base;
 	baseline_run(s, &base);

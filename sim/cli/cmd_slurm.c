@@ -503,6 +503,10 @@ int cmd_slurm(int argc, char **argv)
 				goto usage;
 			break;
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "rematsim slurm: --out: an empty name is no folder\n");
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case 'c':

@@ -110,7 +110,7 @@ static int parse_count(const char *text, uint64_t *out)
 
 static void print_json(json_t *o)
 {
-	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	char *line = cmd_json_text(json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)));
 	puts(line);
 	free(line);
 	json_decref(o);
@@ -138,7 +138,7 @@ static int solve_sizes(const char *path, uint64_t k, bool exact, bool json)
 	}
 	if (json) {
 		json_t *o = json_object(), *sp = json_array();
-		json_object_set_new(o, "max_memory", json_integer((json_int_t)plan.max_chunk));
+		json_object_set_new(o, "max_memory", cmd_json_u64(plan.max_chunk));
 		for (size_t i = 0; i < plan.n_splits; i++)
 			json_array_append_new(sp, json_integer((json_int_t)plan.splits[i]));
 		json_object_set_new(o, "split_points", sp);
@@ -352,15 +352,15 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 	const struct profile *p = &r->p;
 	const struct reset_plan *plan = &r->plan;
 	json_t *o = json_object(), *sp = json_array(), *named = json_array();
-	json_object_set_new(o, "log", json_string(s->source));
+	json_object_set_new(o, "log", cmd_json_str(s->source));
 	json_object_set_new(o, "planner", json_string(pl->name));
 	if (pl->param_name)
-		json_object_set_new(o, pl->param_name, json_integer((json_int_t)r->param));
+		json_object_set_new(o, pl->param_name, cmd_json_u64(r->param));
 	if (pl->param == PLANNER_PARAM_K)
 		json_object_set_new(o, "mode", json_string(a->exact ? "exact" : "fast"));
 	json_object_set_new(o, "forward_ops", json_integer((json_int_t)p->n));
 	json_object_set_new(o, "activations", json_integer((json_int_t)p->total));
-	json_object_set_new(o, "max_memory", json_integer((json_int_t)r->chunk));
+	json_object_set_new(o, "max_memory", cmd_json_u64(r->chunk));
 	for (size_t i = 0; i < plan->n_splits; i++) {
 		size_t at = plan->splits[i];
 		json_array_append_new(sp, json_integer((json_int_t)at));
@@ -378,11 +378,13 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 	json_object_set_new(o, "splits", named);
 	if (a->replay) {
 		const struct plan_result *res = &r->res;
-		json_t *j = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+		/* (a baseline of 0: a ratio or overhead that is not finite is null,
+		 * not a missing object: cmd_json.c) */
+		json_t *j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
 			"outcome", outcome_name(res->run.outcome),
 			"peak_memory", (json_int_t)res->run.peak_memory,
 			"baseline_memory", (json_int_t)r->base.memory,
-			"ratio", res->ratio, "overhead", res->overhead,
+			"ratio", cmd_json_finite(res->ratio), "overhead", cmd_json_finite(res->overhead),
 			"model_compute", (json_int_t)res->run.model_compute,
 			"remat_compute", (json_int_t)res->run.remat_compute,
 			"baseline_compute", (json_int_t)r->base.compute,
@@ -393,7 +395,7 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 	}
 	if (r->fit) {
 		json_t *f = json_object(), *tries = json_array();
-		json_object_set_new(f, "budget", json_integer((json_int_t)a->o.budgets[0]));
+		json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
 		json_object_set_new(f, pl->param_name, json_integer((json_int_t)r->fit->param));
 		for (size_t i = 0; i < r->fit->n_tries; i++)
 			json_array_append_new(tries, json_pack("{s:I, s:I}",

@@ -235,6 +235,10 @@ int cmd_sweep(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:j:s:nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "rematsim %s: --out: an empty name is no folder\n", argv[0]);
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case OPT_MANIFEST:
@@ -287,6 +291,14 @@ int cmd_sweep(int argc, char **argv)
 			if (scalar_parse_double(optarg, &fit_res, &why) || !(fit_res > 0 && fit_res <= 1)) {
 				fprintf(stderr, "rematsim sweep: --fit: '%s': a resolution in (0,1] is expected\n",
 					optarg);
+				return EXIT_USAGE;
+			}
+			/* the grid it makes for a peak at the baseline: refused now,
+			 * not once every point has run */
+			if (1 / fit_res > FIT_MAX_GRID) {
+				fprintf(stderr, "rematsim sweep: --fit: %s makes more than %d grid points "
+						"from a bound to the peak: take a coarser one\n", optarg,
+					FIT_MAX_GRID);
 				return EXIT_USAGE;
 			}
 			break;
@@ -346,15 +358,21 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (fit_res > 0) {
+		/* every pair that could be searched is written, whatever the
+		 * others (each left out is named); the status is the first's */
 		char *text;
 		size_t len;
-		if (fit_experiment_tsv(e, fit_res, so.jobs, &text, &len, &err) ||
-		    write_file_atomic(out, "fit.tsv", text, len, true, &err)) {
-			rs_error_print(&err);
+		int frc = fit_experiment_tsv(e, fit_res, so.jobs, &text, &len, &err);
+		struct rs_error werr = {0};
+		if (write_file_atomic(out, "fit.tsv", text, len, true, &werr)) {
+			rs_error_print(&werr);
+			status = werr.status;
+		} else if (frc) {
 			status = err.status ? err.status : EXIT_SOFTWARE;
-			goto out;
 		}
 		free(text);
+		if (status)
+			goto out;
 	}
 	if (!so.quiet)
 		fprintf(stderr, "rematsim: %s: results in %s/points.tsv%s\n", e->name, out,
@@ -392,6 +410,10 @@ int cmd_merge(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "rematsim %s: --out: an empty name is no folder\n", argv[0]);
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case 'h':

@@ -359,6 +359,19 @@ static int read_gen_model(struct walk *w, struct experiment *e, size_t *cap, yam
 		if (!strcmp(key, "gen") || !strcmp(key, "name") || !strcmp(key, "title") ||
 		    !strcmp(key, "desc"))
 			continue;
+		/* size_dist and size-dist name one parameter: once, not the last */
+		for (yaml_node_pair_t *q = item->data.mapping.pairs.start; q < pair; q++) {
+			const char *other = scalar(yaml_document_get_node(w->doc, q->key));
+			size_t i = 0;
+			while (key[i] && (key[i] == other[i] ||
+					  (strchr("-_", key[i]) && other[i] && strchr("-_", other[i]))))
+				i++;
+			if (!key[i] && !other[i]) {
+				node_error(w, k, "'%s' and '%s' are one parameter: give it once", other,
+					   key);
+				goto expand_fail;
+			}
+		}
 		bool list = v->type == YAML_SEQUENCE_NODE;
 		if (list && want_list(w, v, key))
 			goto expand_fail;
@@ -699,14 +712,13 @@ static int read_settings(struct walk *w, struct experiment *e, yaml_node_t **v,
 		if (want_list(w, v[K_YRANGE], "yrange"))
 			return -1;
 		double yr[2];
-		if (LIST_LEN(v[K_YRANGE]) != 2 ||
-		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
-		    want_double(w, LIST_ITEM(w, v[K_YRANGE], 1), "yrange", &yr[1]) ||
-		    !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0])) {
-			if (!w->err->status)
-				node_error(w, v[K_YRANGE], "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
-			return -1;
-		}
+		bool two = LIST_LEN(v[K_YRANGE]) == 2;
+		if (two && (want_double(w, LIST_ITEM(w, v[K_YRANGE], 0), "yrange", &yr[0]) ||
+			    want_double(w, LIST_ITEM(w, v[K_YRANGE], 1), "yrange", &yr[1])))
+			return -1; /* (its message is set) */
+		if (!two || !isfinite(yr[0]) || !isfinite(yr[1]) || !(yr[1] > yr[0]))
+			return node_error(w, v[K_YRANGE],
+					  "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
 		e->yrange[0] = yr[0];
 		e->yrange[1] = yr[1];
 	}
@@ -838,6 +850,20 @@ static int read_series(struct walk *w, struct experiment *e, yaml_node_t *sl,
 	return 0;
 }
 
+/* The node that gave series i (read by read_curves: the heuristics'
+ * items, then each series' name), for messages at its line and column. */
+static yaml_node_t *series_node(struct walk *w, yaml_node_t **v, size_t i)
+{
+	size_t nh = v[K_HEURISTICS] ? LIST_LEN(v[K_HEURISTICS]) : 0;
+	if (i < nh)
+		return LIST_ITEM(w, v[K_HEURISTICS], i);
+	yaml_node_t *it = LIST_ITEM(w, v[K_SERIES], i - nh);
+	for (yaml_node_pair_t *p = it->data.mapping.pairs.start; p < it->data.mapping.pairs.top; p++)
+		if (!strcmp(scalar(yaml_document_get_node(w->doc, p->key)), "name"))
+			return yaml_document_get_node(w->doc, p->value);
+	return it;
+}
+
 /* The curves: 'heuristics' (a series each), 'series', 'planners'; at
  * least one, within the limit, names unique and tab-free. */
 static int read_curves(struct walk *w, struct experiment *e, yaml_node_t *root, yaml_node_t **v,
@@ -879,11 +905,13 @@ static int read_curves(struct walk *w, struct experiment *e, yaml_node_t *root, 
 				  e->n_series, EXPERIMENT_MAX_SERIES);
 	for (size_t i = 0; i < e->n_series; i++)
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(e->series[i].name, e->series[j].name))
-				return node_error(w, root, "series '%s' appears twice", e->series[i].name);
+			if (!strcmp(e->series[i].name, e->series[j].name)) /* at the second one */
+				return node_error(w, series_node(w, v, i), "series '%s' appears twice",
+						  e->series[i].name);
 	for (size_t i = 0; i < e->n_series; i++)
 		if (strpbrk(e->series[i].name, "\t\n\r"))
-			return node_error(w, root, "series names cannot hold tabs or newlines");
+			return node_error(w, series_node(w, v, i),
+					  "series names cannot hold tabs or newlines");
 	return 0;
 }
 

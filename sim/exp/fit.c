@@ -329,25 +329,43 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 	      "\tlower_bound\tunbounded_peak\tstep\tsmallest_pass\tsmallest_pass_ratio"
 	      "\tlargest_fail_above\tall_pass_from\tall_pass_from_ratio\tmonotone\tprobes\n", f);
 	int rc = 0;
-	for (size_t m = 0; m < e->n_models && !rc; m++) {
+	for (size_t m = 0; m < e->n_models; m++) {
 		const struct exp_model *em = &e->models[m];
-		for (size_t k = 0; k < e->n_series && !rc; k++) {
+		if (!em->base.memory) {
+			fprintf(stderr, "rematsim: fit.tsv: model '%s' has a baseline memory of 0 bytes: "
+				"nothing to search, left out\n", em->name);
+			continue;
+		}
+		/* one byte at least: a resolution finer than that, for a small
+		 * model, is one byte (the finest grid there is) */
+		double res_m = resolution;
+		if (res_m * (double)em->base.memory < 1) {
+			res_m = 1.0 / (double)em->base.memory;
+			while (res_m * (double)em->base.memory < 1)
+				res_m = nextafter(res_m, 2);
+		}
+		for (size_t k = 0; k < e->n_series; k++) {
 			const struct exp_series *se = &e->series[k];
 			struct fit_config fc = {
 				.heuristic = se->heuristic, .runtime = se->runtime,
 				.overhead_limit = e->overhead_limit,
 				.seed = experiment_trial_seed(e->seed, em->name, se->heuristic->name, 0),
-				.no_dealloc = se->no_dealloc, .resolution = resolution, .jobs = jobs,
+				.no_dealloc = se->no_dealloc, .resolution = res_m, .jobs = jobs,
 			};
 			struct fit_result r;
-			if (fit_run(em->sched, &em->base, &fc, &r, err)) {
+			struct rs_error e1;
+			if (fit_run(em->sched, &em->base, &fc, &r, &e1)) {
+				fprintf(stderr, "rematsim: fit.tsv: model '%s', series '%s' left out: %s\n",
+					em->name, se->name, e1.msg);
+				if (!rc)
+					*err = e1;
 				rc = -1;
-				break;
+				continue;
 			}
 			char lim[FMT_DOUBLE_LEN], res[FMT_DOUBLE_LEN], r1[FMT_DOUBLE_LEN], r2[FMT_DOUBLE_LEN];
-			double bm = em->base.memory ? (double)em->base.memory : 1;
+			double bm = (double)em->base.memory;
 			fmt_double(lim, e->overhead_limit);
-			fmt_double(res, resolution);
+			fmt_double(res, res_m);
 			fmt_double(r1, (double)r.smallest_pass / bm);
 			fmt_double(r2, (double)r.all_pass_from / bm);
 			/* names as they are: no tab or line break (experiment.c) */
@@ -366,9 +384,5 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 	}
 	if (fclose(f))
 		rs_bug("fit: memstream failed");
-	if (rc) {
-		free(*text);
-		*text = NULL;
-	}
 	return rc;
 }

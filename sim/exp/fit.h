@@ -117,7 +117,13 @@ struct experiment; /* experiment.h */
  * loaded experiment (its overhead limit; a random heuristic with its first
  * trial's seed), at resolution X, as the text of fit.tsv (gives *text):
  * one header line, then one row per model and series in the experiment's
- * order; the same bytes at any thread count. Returns 0, or -1 with err.
+ * order; the same bytes at any thread count. A model whose baseline memory
+ * makes X finer than one byte is searched at one byte (its `resolution`
+ * column says so); a model of baseline memory 0 has nothing to search, and
+ * a pair whose search fails (a grid past FIT_MAX_GRID, a log its
+ * heuristic cannot replay) is left out with a note on stderr: one model
+ * does not stop the others. Returns 0, or -1 with err (the first pair left
+ * out: the text holds the others).
  */
 int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned jobs,
 		       char **text, size_t *len, struct rs_error *err);

@@ -233,6 +233,10 @@ int formula_budget(const struct formula *f, double n, uint64_t *bytes, const cha
 		*why = "is negative there";
 		return -1;
 	}
+	if (v == 0) { /* as a literal budget of 0 is refused (also -0) */
+		*why = "is 0 there (a budget must be positive)";
+		return -1;
+	}
 	if (v >= 0x1p63) {
 		*why = "passes 2^63 bytes there";
 		return -1;

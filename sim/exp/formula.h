@@ -40,8 +40,9 @@ double formula_eval(const struct formula *f, double n);
 
 /**
  * The budget in bytes at n: ceil of the value, as simrd's bounds round.
- * Returns 0 and *bytes, or -1 when the value is negative, not finite or
- * past 2^63 (*why says which).
+ * Returns 0 and *bytes, or -1 when the value is 0 or negative (budgets are
+ * positive, as literal ones must be), not finite or past 2^63 (*why says
+ * which).
  */
 int formula_budget(const struct formula *f, double n, uint64_t *bytes, const char **why);
 

@@ -49,30 +49,9 @@ void gptext_string(FILE *f, const char *s)
 		fputs("''", f);
 }
 
-/* The length of the valid UTF-8 sequence at p (1 for ASCII), or 0. */
 static size_t utf8_len(const unsigned char *p)
 {
-	if (p[0] < 0x80)
-		return 1;
-	size_t n;
-	uint32_t cp, min;
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2, cp = p[0] & 0x1f, min = 0x80;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3, cp = p[0] & 0x0f, min = 0x800;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4, cp = p[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* (also stops at the NUL) */
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	return rs_utf8_len((const char *)p);
 }
 
 /* Write to m the markup that shows the one character at *pp, and step

@@ -169,8 +169,7 @@ static int read_points(const char *path, const struct points_table *t, struct pd
 	/* It names the figures' files and folders (DIR/NAME.png,
 	 * DIR/plot-data/NAME): a name, as experiment files require, never a
 	 * path. */
-	if (exp && (!*exp || !strcmp(exp, ".") || !strcmp(exp, "..") || strchr(exp, '/') ||
-		    strpbrk(exp, "\t\n\r")))
+	if (exp && !results_experiment_name_ok(exp))
 		return rs_error_set(err, EXIT_DATAERR, path, 0,
 				    "the experiment name '%s' of the header is not a name (it names "
 				    "the figures' files: no '/', not '.' or '..')", exp);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,9 +71,22 @@ void pool_run(unsigned jobs, size_t n, pool_task_fn fn, void *ctx,
 	pthread_condattr_destroy(&ca);
 
 	pthread_t *threads = xcalloc(jobs, sizeof *threads);
-	for (unsigned t = 0; t < jobs; t++)
-		if (pthread_create(&threads[t], NULL, worker, &p))
-			rs_bug("cannot start a worker thread");
+	for (unsigned t = 0; t < jobs; t++) {
+		int e = pthread_create(&threads[t], NULL, worker, &p);
+		if (e == EAGAIN || e == ENOMEM) {
+			/* Out of a resource, not a bug: a thread's stack counts
+			 * against the memory limit (RLIMIT_DATA). */
+			pthread_attr_t a;
+			size_t stack = 0;
+			if (!pthread_attr_init(&a)) {
+				pthread_attr_getstacksize(&a, &stack);
+				pthread_attr_destroy(&a);
+			}
+			rs_cannot_start(t + 1, jobs, stack, e);
+		} else if (e) {
+			rs_bug("cannot start a worker thread: %s", strerror(e));
+		}
+	}
 
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);

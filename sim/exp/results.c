@@ -383,6 +383,8 @@ void frontier_write(FILE *f, const struct points_table *t)
 
 int make_dirs(const char *dir, struct rs_error *err)
 {
+	if (!*dir) /* (and the walk below starts past the first byte) */
+		return rs_error_set(err, EXIT_CANTCREAT, "''", 0, "an empty name is no folder");
 	char *p = xstrdup(dir);
 	for (char *s = p + 1;; s++) {
 		if (*s != '/' && *s)
@@ -408,6 +410,163 @@ int make_dirs(const char *dir, struct rs_error *err)
 	}
 	free(p);
 	return 0;
+}
+
+bool results_experiment_name_ok(const char *name)
+{
+	return *name && strcmp(name, ".") && strcmp(name, "..") && !strpbrk(name, "/\t\n\r");
+}
+
+/* Whether s is a whole number >= 0 (digits only) that fits 64 bits. */
+static bool is_whole(const char *s)
+{
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return false;
+	errno = 0;
+	strtoull(s, NULL, 10);
+	return errno == 0;
+}
+
+static bool is_hex64(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}
+
+/* Whether s is a real number (finite unless inf_ok), as strtod reads all of it. */
+static bool is_real(const char *s, bool inf_ok, double *out)
+{
+	char *end;
+	double x = strtod(s, &end);
+	if (!*s || *end || isnan(x) || (!inf_ok && isinf(x)))
+		return false;
+	if (out)
+		*out = x;
+	return true;
+}
+
+int results_check_header(const struct points_table *t, const char *path, struct rs_error *err)
+{
+	const char *exp = points_header(t, "experiment");
+	if (!exp || !results_experiment_name_ok(exp))
+		return rs_error_set(err, EXIT_DATAERR, path, 0,
+				    "header 'experiment' %s%s%s is not an experiment's name (it names "
+				    "folders and figures: no '/', not '.' or '..')",
+				    exp ? "'" : "", exp ? exp : "missing", exp ? "'" : "");
+	double x;
+	const char *lim = points_header(t, "overhead_limit");
+	if (lim && !(is_real(lim, true, &x) && x >= 1))
+		return rs_error_set(err, EXIT_DATAERR, path, 0,
+				    "header 'overhead_limit' '%s' is not a number >= 1 or inf", lim);
+	const char *yr = points_header(t, "yrange");
+	if (yr) {
+		char lo[64];
+		size_t n = strcspn(yr, ":");
+		double a, b;
+		if (n >= sizeof lo || !yr[n] ||
+		    (memcpy(lo, yr, n), lo[n] = 0, !is_real(lo, false, &a)) ||
+		    !is_real(yr + n + 1, false, &b) || !(a < b))
+			return rs_error_set(err, EXIT_DATAERR, path, 0,
+					    "header 'yrange' '%s' is not LO:HI with LO < HI", yr);
+	}
+	const char *budgets = points_header(t, "budgets");
+	if (budgets) {
+		char *copy = xstrdup(budgets);
+		bool ok = *copy != 0;
+		for (char *p = copy, *comma; ok && p; p = comma ? comma + 1 : NULL) {
+			comma = strchr(p, ',');
+			if (comma)
+				*comma = 0;
+			ok = is_whole(p);
+		}
+		free(copy);
+		if (!ok)
+			return rs_error_set(err, EXIT_DATAERR, path, 0,
+					    "header 'budgets' '%s' is not a list of byte counts", budgets);
+	}
+	for (size_t i = 0; i < t->n_header; i++) {
+		if (strcmp(t->keys[i], "log"))
+			continue;
+		char *copy = xstrdup(t->values[i]);
+		char *f[4];
+		size_t nf = tsv_split(copy, f, 4);
+		bool ok = nf == 3 && *f[0] && is_hex64(f[1]);
+		free(copy);
+		if (!ok)
+			return rs_error_set(err, EXIT_DATAERR, path, 0,
+					    "header 'log' '%s' is not a model's name, SHA-256 and log",
+					    t->values[i]);
+	}
+	return 0;
+}
+
+int results_check_models(const char *text, const struct points_table *t, const char *path,
+			 struct rs_error *err)
+{
+	char *copy = xstrdup(text);
+	int rc = 0;
+	long lineno = 0;
+	size_t h = 0; /* the next `log` header line to meet */
+	char *next;
+	for (char *line = copy; line && !rc; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else if (!*line)
+			break; /* after the last newline */
+		lineno++;
+		if (lineno == 1) {
+			if (strcmp(line, MODELS_COLUMNS))
+				rc = rs_error_set(err, EXIT_DATAERR, path, 1,
+						  "not the column line of models.tsv");
+			continue;
+		}
+		while (h < t->n_header && strcmp(t->keys[h], "log"))
+			h++;
+		char *f[MC_COUNT + 1];
+		if (tsv_split(line, f, MC_COUNT + 1) != MC_COUNT) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "expected %d tab-separated columns", MC_COUNT);
+			break;
+		}
+		if (h == t->n_header) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "model '%s' is not one of the points' models (their 'log' "
+					  "header lines)", f[MC_MODEL]);
+			break;
+		}
+		char *want = xstrdup(t->values[h]);
+		char *w[4];
+		tsv_split(want, w, 4);
+		if (strcmp(f[MC_MODEL], w[0]) || strcmp(f[MC_SHA256], w[1]))
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "model '%s' (sha256 %.12s...) where the points have '%s' "
+					  "(%.12s...): not the models of these points",
+					  f[MC_MODEL], f[MC_SHA256], w[0], w[1]);
+		free(want);
+		static const int whole[] = {MC_OPS, MC_TENSORS, MC_BASELINE_MEMORY,
+					    MC_BASELINE_COMPUTE, MC_CONST_MEMORY, MC_BOTTLENECK_MEMORY};
+		for (size_t k = 0; !rc && k < sizeof whole / sizeof whole[0]; k++)
+			if (!is_whole(f[whole[k]]))
+				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+						  "column %d ('%s') is not a whole number", whole[k] + 1,
+						  f[whole[k]]);
+		double x;
+		for (int k = MC_CONST_RATIO; !rc && k <= MC_BOTTLENECK_RATIO; k++)
+			if (!is_real(f[k], false, &x) || x < 0)
+				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+						  "column %d ('%s') is not a ratio", k + 1, f[k]);
+		h++;
+	}
+	if (!rc && lineno == 0)
+		rc = rs_error_set(err, EXIT_DATAERR, path, 0, "empty (no column line)");
+	while (!rc && h < t->n_header && strcmp(t->keys[h], "log"))
+		h++;
+	if (!rc && h < t->n_header)
+		rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+				  "no row for model '%.*s' of the points", (int)strcspn(t->values[h], "\t"),
+				  t->values[h]);
+	free(copy);
+	return rc ? -1 : 0;
 }
 
 int write_file_atomic(const char *dir, const char *name, const char *data,

@@ -99,6 +99,25 @@ void points_table_size(struct points_table *t, size_t total);
 /** Store a row (takes line) as point `point`. */
 void points_table_put(struct points_table *t, size_t point, char *line);
 
+/** Whether name can be an experiment's name: it names folders and files
+ * (out/NAME, the figures), so non-empty, no '/', not "." or "..", no tab
+ * or newline. */
+bool results_experiment_name_ok(const char *name);
+/**
+ * What merge copies into a folder that plot then reads, checked: the
+ * header of a points file (path, for messages) in the form sweeps write
+ * it (an experiment name, an overhead limit >= 1 or inf, budgets, a y
+ * range, `log` lines of a name, a SHA-256 and a path) ...
+ */
+int results_check_header(const struct points_table *t, const char *path, struct rs_error *err);
+/**
+ * ... and models.tsv's text (path, for messages): the column line, then
+ * one row per `log` line of t's header, in its order, with its name and
+ * SHA-256, every number a number. -1 with err (EXIT_DATAERR, the line).
+ */
+int results_check_models(const char *text, const struct points_table *t, const char *path,
+			 struct rs_error *err);
+
 /** Write header lines, column line and rows (in point order) to f. */
 void points_write(FILE *f, const struct points_table *t);
 

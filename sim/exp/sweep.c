@@ -7,6 +7,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "config.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "plan.h"
 #include "planners.h"
 #include "pool.h"
@@ -36,17 +38,20 @@ int sweep_check_output(const char *out_dir, struct rs_error *err)
 {
 	if (make_dirs(out_dir, err))
 		return -1;
-	char *probe = path_join(out_dir, ".rematsim-write-test");
-	FILE *f = fopen(probe, "w");
-	if (!f) {
+	/* a fresh name of ours, created exclusively: a planted file or link
+	 * of a fixed name would be followed and truncated */
+	char *probe = path_join(out_dir, ".rematsim-write-test"), *tmp;
+	int fd = outfile_create_tmp(probe, &tmp);
+	free(probe);
+	if (fd < 0) {
 		rs_error_set(err, EXIT_CANTCREAT, out_dir, 0, "cannot write in this folder: %s",
 			     strerror(errno));
-		free(probe);
 		return -1;
 	}
-	fclose(f);
-	unlink(probe);
-	free(probe);
+	close(fd);
+	unlink(tmp);
+	outfile_tmp_done(tmp);
+	free(tmp);
 	return 0;
 }
 
@@ -619,8 +624,12 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	free(text);
 	if (wrc)
 		goto out;
-	ctx.journal = fopen(journal_path, "a");
+	/* appended to where it was just written: never through a link */
+	int jfd = open(journal_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	ctx.journal = jfd < 0 ? NULL : fdopen(jfd, "a");
 	if (!ctx.journal) {
+		if (jfd >= 0)
+			close(jfd);
 		rs_error_set(err, EXIT_CANTCREAT, journal_path, 0, "cannot open: %s",
 			     strerror(errno));
 		goto out;
@@ -834,12 +843,54 @@ static void report_missing(const struct points_table *t, const char *const *dirs
 	rs_error_set(err, status, NULL, 0, "%s", msg);
 }
 
+/* Whether a points row's model is one of t's header `log` lines' models. */
+static bool row_model_known(const struct points_table *t, const char *row)
+{
+	size_t n = strcspn(row, "\t");
+	for (size_t i = 0; i < t->n_header; i++)
+		if (!strcmp(t->keys[i], "log") && strcspn(t->values[i], "\t") == n &&
+		    !strncmp(t->values[i], row, n))
+			return true;
+	return false;
+}
+
+/* Whether t's header (of path) differs from the merged one's (first's) in
+ * a line other than the command, shard and version: -1 with err if so. */
+static int header_differs(const struct points_table *t, const struct points_table *merged,
+			  const char *path, const char *first, struct rs_error *err)
+{
+	static const char *const own[] = {"command", "shard", "rematsim"};
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < t->n_header && (!strcmp(t->keys[i], own[0]) ||
+					   !strcmp(t->keys[i], own[1]) || !strcmp(t->keys[i], own[2])))
+			i++;
+		while (j < merged->n_header && (!strcmp(merged->keys[j], own[0]) ||
+						!strcmp(merged->keys[j], own[1]) ||
+						!strcmp(merged->keys[j], own[2])))
+			j++;
+		if (i == t->n_header && j == merged->n_header)
+			return 0;
+		if (i == t->n_header || j == merged->n_header || strcmp(t->keys[i], merged->keys[j]) ||
+		    strcmp(t->values[i], merged->values[j]))
+			break;
+		i++;
+		j++;
+	}
+	const char *key = i < t->n_header ? t->keys[i] : merged->keys[j];
+	return rs_error_set(err, EXIT_DATAERR, path, 0,
+			    "header '%s' is '%s' here but '%s' in %s: the shards disagree (one was "
+			    "edited, or is of another sweep)", key,
+			    i < t->n_header ? t->values[i] : "(missing)",
+			    j < merged->n_header ? merged->values[j] : "(missing)", first);
+}
+
 int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		const char *command_line, struct rs_error *err)
 {
 	struct points_table merged = {0};
 	char *models = NULL;
-	size_t models_len = 0;
+	size_t models_len = 0, models_from = 0;
 	int rc = -1;
 	size_t first = n_dirs; /* the first folder with results: header and models.tsv */
 	enum merge_kind *kinds = xcalloc(n_dirs, sizeof *kinds);
@@ -862,6 +913,12 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		if (!shards[d] || n < 2 || (n_shards && n != n_shards))
 			one_split = false;
 		n_shards = n;
+		/* what is copied is checked: plot reads it (issue 27, N15) */
+		if (results_check_header(&t, path, err)) {
+			points_table_free(&t);
+			free(path);
+			goto out;
+		}
 		if (first == n_dirs) {
 			first = d;
 			const char *cmd = points_header(&t, "command");
@@ -880,10 +937,32 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_table_free(&t);
 			free(path);
 			goto out;
+		} else if (d != first && header_differs(&t, &merged, path, dirs[first], err)) {
+			points_table_free(&t);
+			free(path);
+			goto out;
 		}
-		if (!models && kinds[d] == MERGE_DONE) {
-			char *mpath = path_join(dirs[d], "models.tsv");
-			int mrc = read_whole_file(mpath, &models, &models_len, err);
+		if (kinds[d] == MERGE_DONE) {
+			/* every finished shard's models.tsv: well formed, of these
+			 * points' models, and the same in each */
+			char *mpath = path_join(dirs[d], "models.tsv"), *text;
+			size_t len;
+			int mrc = read_whole_file(mpath, &text, &len, err);
+			if (!mrc && strlen(text) != len)
+				mrc = rs_error_set(err, EXIT_DATAERR, mpath, 0, "holds a NUL byte");
+			if (!mrc)
+				mrc = results_check_models(text, &t, mpath, err);
+			if (!mrc && models && (len != models_len || memcmp(text, models, len)))
+				mrc = rs_error_set(err, EXIT_DATAERR, mpath, 0,
+						   "differs from %s/models.tsv: the shards disagree (one "
+						   "was edited, or is of another sweep)", dirs[models_from]);
+			if (!mrc && !models) {
+				models = text;
+				models_len = len;
+				models_from = d;
+				text = NULL;
+			}
+			free(text);
 			free(mpath);
 			if (mrc) {
 				points_table_free(&t);
@@ -893,6 +972,15 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 		}
 		for (size_t i = 0; i < t.total; i++)
 			if (t.rows[i] && !merged.rows[i]) {
+				if (!row_model_known(&merged, t.rows[i])) {
+					rs_error_set(err, EXIT_DATAERR, path, 0,
+						     "point %zu is of model '%.*s', which is not one of "
+						     "the header's: the row was edited", i,
+						     (int)strcspn(t.rows[i], "\t"), t.rows[i]);
+					points_table_free(&t);
+					free(path);
+					goto out;
+				}
 				points_table_put(&merged, i, t.rows[i]);
 				t.rows[i] = NULL;
 			}

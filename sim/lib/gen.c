@@ -60,7 +60,8 @@ static int parse_count(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* A finite real number, the whole string. */
+/* A finite real number, the whole string: 0, -1 (not one), or -2 (past
+ * 2^53 and not a value a double holds: it would be rounded silently). */
 static int parse_real(const char *s, double *out)
 {
 	if (!*s || strchr(s, 'x') || strchr(s, 'X') || strchr(s, 'n') || strchr(s, 'N') ||
@@ -70,6 +71,10 @@ static int parse_real(const char *s, double *out)
 	double v = strtod(s, &end);
 	if (*end || !isfinite(v))
 		return -1;
+	/* (x86's long double holds every whole number below 2^64) */
+	long double exact = strtold(s, NULL);
+	if (fabsl(exact) > 0x1p53L && (long double)v != exact)
+		return -2;
 	*out = v;
 	return 0;
 }
@@ -116,7 +121,14 @@ int gen_dist_parse(const char *text, struct gen_dist *d, const char **why)
 							   : "lognormal takes two numbers: lognormal:MU:SIGMA";
 		return -1;
 	}
-	if (parse_real(parts[1], &d->a) || (want == 3 && parse_real(parts[2], &d->b))) {
+	int pa = parse_real(parts[1], &d->a), pb = want == 3 ? parse_real(parts[2], &d->b) : 0;
+	if (pa == -2 || pb == -2) {
+		*why = "a value past 2^53 that a double does not hold exactly, which would be "
+		       "rounded silently: give one it holds (past 2^53 an even number, past "
+		       "2^54 a multiple of 4, ...)";
+		return -1;
+	}
+	if (pa || pb) {
 		*why = "not a finite number";
 		return -1;
 	}

@@ -125,12 +125,15 @@ static void rt_unlock(struct runtime_state *rt, uint32_t s)
 
 /* ---- events ------------------------------------------------------------- */
 
-static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s)
+/* dup: the bytes of outputs dropped right after the op ran (compute). */
+static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint32_t op, uint32_t s,
+		    uint64_t dup)
 {
 	if (!rt->cfg->on_event)
 		return;
 	struct runtime_event ev = {
-		.kind = kind, .clock = rt->clock, .memory = rt->memory, .op = op, .storage = s,
+		.kind = kind, .clock = rt->clock, .memory = rt->memory,
+		.memory_high = rt->memory + dup, .op = op, .storage = s,
 		.cmd = rt->cmd, /* peak.c, trace.c: where in the log */
 	};
 	rt->cfg->on_event(rt->cfg->ctx, &ev);
@@ -208,7 +211,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 	}
 	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_evicting(rt, s);
-	rt_emit(rt, EV_EVICT, RT_NONE, s);
+	rt_emit(rt, EV_EVICT, RT_NONE, s, 0);
 }
 
 static void pin_tensor(struct runtime_state *rt, uint32_t t)
@@ -386,7 +389,7 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		}
 	}
 	rt->stk_len = bs;
-	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE);
+	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE, dup);
 	return b;
 }
 

@@ -60,6 +60,11 @@ struct runtime_event {
 	enum runtime_event_kind kind;
 	int64_t clock;     /* simulated time after the event */
 	uint64_t memory;   /* bytes in use after the event */
+	/* COMPUTE/REMAT: bytes in use while the op ran, all its outputs
+	 * allocated, before those of them that were in memory already (a
+	 * rematerialized op's results still material) are dropped again: the
+	 * reported peak counts this moment (as simrd does). Else memory. */
+	uint64_t memory_high;
 	uint32_t op;       /* COMPUTE/REMAT: the op */
 	uint32_t storage;  /* EVICT: the storage */
 	size_t cmd;        /* index of the schedule command in progress */

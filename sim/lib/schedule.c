@@ -21,6 +21,7 @@
  */
 #include "schedule.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,20 +537,26 @@ bad:
 	return false;
 }
 
-/* ALIAS: "-1" or "k" as a string, or a JSON integer. */
-static bool get_alias(struct builder *b, const struct rec *r, int64_t *out)
+/* ALIAS: "-1" or "k" as a string, or a JSON integer; text (of size 48)
+ * gets it as the log wrote it, for messages (a string past 64 bits is not
+ * clamped there). */
+static bool get_alias(struct builder *b, const struct rec *r, int64_t *out, char *text)
 {
 	const struct jv *v = jv_get(r->j, "ALIAS");
 	if (jv_is_int(v)) {
 		*out = jv_int(v);
+		snprintf(text, 48, "%" PRId64, *out);
 		return true;
 	}
 	if (jv_is_string(v)) {
 		const char *p = jv_str(v);
 		char *endp;
+		errno = 0;
 		long long x = strtoll(p, &endp, 10);
 		if (*p && !*endp && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))) {
-			*out = x;
+			/* past 64 bits: out of range whatever the op (strtoll clamps) */
+			*out = errno == ERANGE ? (x < 0 ? INT64_MIN : INT64_MAX) : x;
+			snprintf(text, 48, "%.40s%s", p, strlen(p) > 40 ? "..." : "");
 			return true;
 		}
 	}
@@ -779,12 +786,13 @@ static void do_call(struct builder *b, const struct rec *r)
 			break;
 		}
 		int64_t k;
-		if (!get_alias(b, &a, &k)) {
+		char ktext[48];
+		if (!get_alias(b, &a, &k, ktext)) {
 			ok = false;
 		} else if (k < -1 || k >= (int64_t)n_args) {
 			problem(b, EXIT_DATAERR, a.line,
-				"ALIAS %" PRId64 " of \"%s\" is out of range: the op has %zu argument%s",
-				k, rn, n_args, n_args == 1 ? "" : "s");
+				"ALIAS %s of \"%s\" is out of range: the op has %zu argument%s",
+				ktext, rn, n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
 			alias[i] = (int32_t)k;
@@ -1081,6 +1089,17 @@ static void free_whole(char *whole, size_t whole_cap)
 		free(whole);
 }
 
+/* What the second pass of a streamed log must read again: the same file
+ * (a log replaced by `mv` is another), as many bytes, the same check
+ * digest (a log rewritten in place). */
+struct pass1 {
+	uint64_t bytes;
+	uint64_t check;
+	struct source_file_id id;
+};
+
+void (*schedule_test_between_passes)(const char *spec);
+
 /*
  * The first pass: the line of the first START record (0 if none), the
  * digest, and for a streamed log every error of its source (a truncated
@@ -1091,7 +1110,7 @@ static void free_whole(char *whole, size_t whole_cap)
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
 		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
-		uint64_t *bytes, struct rs_error *err)
+		struct pass1 *p1, struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
@@ -1153,6 +1172,8 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			*whole_cap = mapped ? cap : 0; /* 0: malloc'ed */
 			source_lines_mem(&l, buf, n);
 		} else {
+			/* read twice: the second pass must read these bytes again */
+			source_check_start(src, buf, n);
 			source_lines_src(&l, src, STREAM_WINDOW, buf, n, cap);
 			/* a line over the limit is an error of the source: not kept */
 			uint64_t max = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
@@ -1177,7 +1198,9 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		rc = got < 0 ? -1 : 0;
 		if (rc == 0 && digest)
 			source_sha256(src, sha);
-		*bytes = source_bytes(src);
+		p1->bytes = source_bytes(src);
+		p1->check = source_check_digest(src);
+		p1->id = source_file_id(src);
 	}
 	source_lines_free(&l);
 	source_close(src);
@@ -1315,9 +1338,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct rs_error e = {0};
 	char *whole;
 	size_t whole_len, whole_cap = 0;
-	uint64_t bytes = 0;
+	struct pass1 p1 = {0};
 	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &whole_cap, &bytes, &e);
+			   &whole_cap, &p1, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -1346,8 +1369,19 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	struct source_lines lines = {0};
 	if (b.opt->digest)
 		memcpy(s->sha256, sha, sizeof sha);
+	if (scanned == 0 && spec && schedule_test_between_passes)
+		schedule_test_between_passes(spec);
 	if (scanned < 0 || open_lines(spec, data, len, &src, &lines, &e) < 0)
 		source_problem(&b, &e);
+	if (src) { /* the second pass: the same file, digested again */
+		struct source_file_id id = source_file_id(src);
+		if (id.dev != p1.id.dev || id.ino != p1.id.ino)
+			/* not even the same file: its records are not the log's */
+			problem(&b, EXIT_IOERR, 0, "changed while it was read (replaced by another "
+				"file of that name between the two passes: docs/reader.md): read it "
+				"again once it is written");
+		source_check_start(src, NULL, 0);
+	}
 	b.in = &lines;
 	s->has_start = start_line > 0;
 	s->from_start = b.opt->from_start || !start_line;
@@ -1369,10 +1403,15 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	}
 	if (b.has_pushed)
 		rec_drop(&b, &b.pushed);
-	if (src && !stop(&b) && source_bytes(src) != bytes)
+	if (src && !stop(&b) && source_bytes(src) != p1.bytes)
 		/* read to its end both times, but not the same */
 		problem(&b, EXIT_IOERR, 0, "changed while it was read (%" PRIu64 " bytes, then %" PRIu64
-			"): read it again once it is written", bytes, source_bytes(src));
+			"): read it again once it is written", p1.bytes, source_bytes(src));
+	else if (src && !stop(&b) && source_check_digest(src) != p1.check)
+		/* as many bytes, other bytes: rewritten in place */
+		problem(&b, EXIT_IOERR, 0, "changed while it was read (the same %" PRIu64 " bytes, "
+			"but other bytes the second time: docs/reader.md): read it again once it "
+			"is written", p1.bytes);
 	source_lines_free(&lines);
 	source_close(src);
 	free_whole(whole, whole_cap);

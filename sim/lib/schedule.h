@@ -152,8 +152,14 @@ struct read_options {
  * Read a log: a plain `.log`, a `.log.gz`, or `ARCHIVE.zip:MEMBER` (member
  * path inside the archive, or a model name from its manifest.json).
  * Gives a new schedule in *out (free with schedule_free) and returns 0, or
- * returns -1 with err filled (status EXIT_NOINPUT or EXIT_DATAERR).
+ * returns -1 with err filled (status EXIT_NOINPUT or EXIT_DATAERR; EXIT_IOERR
+ * for a log that changed between the two passes of a streamed read:
+ * another file, other bytes or another length, docs/reader.md).
  */
+/** A test hook: when set, called between the two passes of a streamed
+ * read (a log over 8 MiB), where a test rewrites or replaces the log. */
+extern void (*schedule_test_between_passes)(const char *spec);
+
 int schedule_read(const char *spec, const struct read_options *opt,
 		  struct schedule **out, struct rs_error *err);
 

@@ -10,6 +10,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include <jansson.h>
 #include <unzip.h>
+#include <xxhash.h>
 #include <zlib.h>
 
 #include "sha256.h"
@@ -172,7 +174,6 @@ struct zwin {
 
 static voidpf ZCALLBACK zwin_open(voidpf opaque, const void *name, int mode)
 {
-	(void)opaque;
 	if ((mode & ZLIB_FILEFUNC_MODE_READWRITEFILTER) != ZLIB_FILEFUNC_MODE_READ)
 		return NULL;
 	int fd = open(name, O_RDONLY | O_CLOEXEC);
@@ -186,6 +187,9 @@ static voidpf ZCALLBACK zwin_open(voidpf opaque, const void *name, int mode)
 	struct zwin *w = xcalloc(1, sizeof *w);
 	w->fd = fd;
 	w->size = (uint64_t)st.st_size;
+	struct source_file_id *id = opaque; /* the archive read, for the caller */
+	if (id)
+		*id = (struct source_file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
 	return w;
 }
 
@@ -264,7 +268,9 @@ static int ZCALLBACK zwin_error(voidpf opaque, voidpf stream)
 	return ((struct zwin *)stream)->error;
 }
 
-static int zip_open(const char *archive, unzFile *zf, struct rs_error *err)
+/* Open the archive; *id (if not NULL) gets the file opened. */
+static int zip_open(const char *archive, unzFile *zf, struct source_file_id *id,
+		    struct rs_error *err)
 {
 	FILE *f = fopen(archive, "rb");
 	if (!f)
@@ -273,7 +279,7 @@ static int zip_open(const char *archive, unzFile *zf, struct rs_error *err)
 	zlib_filefunc64_def io = {
 		.zopen64_file = zwin_open, .zread_file = zwin_read, .zwrite_file = zwin_write,
 		.ztell64_file = zwin_tell, .zseek64_file = zwin_seek, .zclose_file = zwin_close,
-		.zerror_file = zwin_error,
+		.zerror_file = zwin_error, .opaque = id,
 	};
 	*zf = unzOpen2_64(archive, &io);
 	if (!*zf)
@@ -447,7 +453,7 @@ int manifest_read(const char *path, struct manifest **out, struct rs_error *err)
 	int rc;
 	if (source_is_bare_zip(path)) {
 		unzFile zf;
-		if (zip_open(path, &zf, err) < 0)
+		if (zip_open(path, &zf, NULL, err) < 0)
 			return -1;
 		buf_limits(&b, false);
 		if (!zip_find_manifest(zf)) {
@@ -495,10 +501,10 @@ void manifest_free(struct manifest *m)
 /* Open MEMBER of ARCHIVE for reading (gives *out, the member current and
  * open): an exact member path, else a manifest model name. */
 static int open_zip_member(const char *spec, const char *archive, const char *member,
-			   unzFile *out, struct rs_error *err)
+			   unzFile *out, struct source_file_id *id, struct rs_error *err)
 {
 	unzFile zf;
-	if (zip_open(archive, &zf, err) < 0)
+	if (zip_open(archive, &zf, id, err) < 0)
 		return -1;
 	if (strlen(member) > ZIP_MAX_NAME) {
 		unzClose(zf);
@@ -523,7 +529,7 @@ static int open_zip_member(const char *spec, const char *archive, const char *me
 				continue;
 			char *log = xstrdup(m->models[i].log);
 			manifest_free(m);
-			if (zip_open(archive, &zf, err) < 0) {
+			if (zip_open(archive, &zf, id, err) < 0) {
 				free(log);
 				return -1;
 			}
@@ -586,6 +592,8 @@ struct source {
 	uint64_t total, newlines, line_len;
 	bool digest;
 	struct sha256_ctx sha;
+	XXH3_state_t *check; /* the check digest of the text given, or NULL */
+	struct source_file_id id;
 	bool regular;        /* a regular file or a zip member */
 	bool failed;         /* errors are sticky */
 	struct rs_error ferr;
@@ -706,6 +714,8 @@ static int text_given(struct source *src, const char *p, size_t n, struct rs_err
 		src->bad_line = bad;
 	if (src->digest)
 		sha256_update(&src->sha, p, n);
+	if (src->check)
+		XXH3_64bits_update(src->check, p, n);
 	return 0;
 }
 
@@ -835,8 +845,9 @@ int source_open(const char *spec, struct source **out, struct rs_error *err)
 	const char *member = split_zip_spec(spec, &archive);
 	unzFile zf = NULL;
 	FILE *f = NULL;
+	struct source_file_id id = {0, 0};
 	if (member) {
-		int rc = open_zip_member(spec, archive, member, &zf, err);
+		int rc = open_zip_member(spec, archive, member, &zf, &id, err);
 		free(archive);
 		if (rc < 0)
 			return -1;
@@ -854,6 +865,9 @@ int source_open(const char *spec, struct source **out, struct rs_error *err)
 	src->zf = zf;
 	struct stat st;
 	src->regular = zf || (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
+	if (!zf && src->regular)
+		id = (struct source_file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+	src->id = id;
 	src->limit = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
 	src->line_limit = rs_limit(RS_MAX_LINE_ENV, RS_MAX_LINE_DEFAULT);
 	if (src->limit == UINT64_MAX)
@@ -900,6 +914,27 @@ void source_sha256(struct source *src, uint8_t out[32])
 	sha256_final(&src->sha, out);
 }
 
+void source_check_start(struct source *src, const void *p, size_t n)
+{
+	if (src->check || n != src->total)
+		rs_bug("source_check_start: %zu bytes of %" PRIu64 " given", n, src->total);
+	src->check = XXH3_createState();
+	if (!src->check)
+		rs_out_of_memory(1024); /* (an XXH3 state: 576 bytes) */
+	XXH3_64bits_reset(src->check);
+	XXH3_64bits_update(src->check, p, n);
+}
+
+uint64_t source_check_digest(const struct source *src)
+{
+	return src->check ? XXH3_64bits_digest(src->check) : 0;
+}
+
+struct source_file_id source_file_id(const struct source *src)
+{
+	return src->id;
+}
+
 long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err)
 {
 	if (src->failed) {
@@ -938,6 +973,7 @@ void source_close(struct source *src)
 		unzClose(src->zf);
 	if (src->gz)
 		inflateEnd(&src->z);
+	XXH3_freeState(src->check);
 	free(src->in);
 	free(src->name);
 	free(src);

@@ -43,6 +43,22 @@ uint64_t source_bytes(const struct source *src);
 void source_digest(struct source *src);
 /** The SHA-256 of the bytes read, once source_read has returned 0. */
 void source_sha256(struct source *src, uint8_t out[32]);
+/**
+ * Keep a 64-bit check digest (XXH3) of the text, from its start: the n
+ * bytes at p, which must be all the text given so far (a reader that
+ * decides to read a source twice once it has read some of it), then what
+ * is given from now on. A reader that reads a source twice compares the
+ * two passes' digests (docs/reader.md).
+ */
+void source_check_start(struct source *src, const void *p, size_t n);
+/** The check digest of the text given so far (source_check_start first). */
+uint64_t source_check_digest(const struct source *src);
+/** The file a source reads (a zip member's archive): device and inode,
+ * both 0 for none known. Another file by the same name has another. */
+struct source_file_id {
+	uint64_t dev, ino;
+};
+struct source_file_id source_file_id(const struct source *src);
 void source_close(struct source *src);
 
 /*

@@ -5,9 +5,11 @@
  * 2 backward, 3 rematerialization, 4 evictions (named by "M" metadata
  * events and kept in that order by thread_sort_index). Per runtime event
  * the file gets one "C" sample of the "memory" counter (arg bytes: memory
- * after the event) and then one "X" slice (a computation:
- * ts = clock - cost, dur = cost) or one thread-scoped "i" instant (an
- * eviction). A "budget" counter (arg bytes) has a sample at the first and
+ * after the event, while it ran for a computation) and then one "X" slice
+ * (a computation: ts = clock - cost, dur = cost) or one thread-scoped "i"
+ * instant (an eviction); a computation that found some of its results in
+ * memory already is followed by a sample and an instant ("drop") for
+ * dropping those copies, as the timeline's `drop` row. A "budget" counter (arg bytes) has a sample at the first and
  * the last memory sample's time. Names come from the log: op names,
  * handles, log lines.
  */
@@ -142,7 +144,7 @@ void trace_on_event(void *ctx, const struct runtime_event *ev)
 	if (!w->counted++)
 		budget(w, ev->clock);
 	w->last_clock = ev->clock;
-	counter(w, "memory", ev->clock, ev->memory);
+	counter(w, "memory", ev->clock, ev->memory_high);
 
 	sep(w);
 	if (ev->kind == EV_EVICT) {
@@ -169,12 +171,31 @@ void trace_on_event(void *ctx, const struct runtime_event *ev)
 	fputs(",\"args\":{\"handle\":", f);
 	put_str(f, op->n_outs ? schedule_str(s, s->tensors[op->outs].name) : "-");
 	fprintf(f, ",\"line\":%u,\"bytes\":%" PRIu64 ",\"memory\":%" PRIu64 "}}", op->line, op->total_size,
-		ev->memory);
+		ev->memory_high);
+	if (ev->memory_high == ev->memory)
+		return;
+	/* its outputs that were in memory already, dropped right after it:
+	 * a sample and an instant, as the timeline's `drop` row */
+	counter(w, "memory", ev->clock, ev->memory);
+	sep(w);
+	fputs("{\"name\":", f);
+	put_str(f, schedule_str(s, op->name));
+	fprintf(f, ",\"cat\":\"drop\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%d,\"ts\":", tid);
+	put_us(f, ev->clock);
+	fputs(",\"args\":{\"handle\":", f);
+	put_str(f, op->n_outs ? schedule_str(s, s->tensors[op->outs].name) : "-");
+	fprintf(f, ",\"line\":%u,\"bytes\":%" PRIu64 ",\"memory\":%" PRIu64 "}}", op->line,
+		ev->memory_high - ev->memory, ev->memory);
 }
 
 uint64_t trace_events(const struct trace_writer *w)
 {
 	return w->events;
+}
+
+uint64_t trace_kept(const struct trace_writer *w)
+{
+	return w->counted;
 }
 
 int trace_close(struct trace_writer *w, bool keep, struct rs_error *err)

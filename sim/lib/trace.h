@@ -49,5 +49,7 @@ int trace_close(struct trace_writer *w, bool keep, struct rs_error *err);
 
 /** Events written so far (all kinds, metadata included). */
 uint64_t trace_events(const struct trace_writer *w);
+/** The runtime events the window kept (memory samples, 0: none). */
+uint64_t trace_kept(const struct trace_writer *w);
 
 #endif

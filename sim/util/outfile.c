@@ -1,10 +1,21 @@
 /*
  * outfile.c: see outfile.h.
+ *
+ * Temporaries alive are kept in a small table that a handler of SIGINT,
+ * SIGTERM and SIGHUP (installed with the first one, where the signal's
+ * action is the default) removes before the signal takes its default
+ * course: a killed writer leaves no PATH.tmp.* behind. The table holds
+ * copies of the names in fixed slots, so that the handler reads no memory
+ * another thread may free.
  */
 #include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +23,92 @@
 #include <time.h>
 #include <unistd.h>
 
+/* ---- temporaries removed on a fatal signal ---- */
+
+#define LIVE_SLOTS 64 /* more at once (threads) are only removed by their writers */
+enum { SLOT_FREE, SLOT_BUSY, SLOT_READY };
+static _Atomic int live_state[LIVE_SLOTS];
+static char live_name[LIVE_SLOTS][PATH_MAX];
+static pthread_once_t live_once = PTHREAD_ONCE_INIT;
+static const int live_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void live_on_signal(int sig)
+{
+	int e = errno;
+	for (int i = 0; i < LIVE_SLOTS; i++)
+		if (atomic_load(&live_state[i]) == SLOT_READY)
+			unlink(live_name[i]); /* (async-signal-safe) */
+	errno = e;
+	raise(sig); /* the default action (SA_RESETHAND), once this returns */
+}
+
+static void live_install(void)
+{
+	for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++) {
+		struct sigaction old;
+		if (sigaction(live_signals[i], NULL, &old) || old.sa_handler != SIG_DFL)
+			continue; /* ignored (nohup), or the program's own */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = live_on_signal;
+		sa.sa_flags = SA_RESETHAND;
+		sigemptyset(&sa.sa_mask);
+		sigaction(live_signals[i], &sa, NULL);
+	}
+}
+
+static void live_add(const char *name)
+{
+	if (strlen(name) >= PATH_MAX)
+		return;
+	pthread_once(&live_once, live_install);
+	for (int i = 0; i < LIVE_SLOTS; i++) {
+		int free_state = SLOT_FREE;
+		if (atomic_compare_exchange_strong(&live_state[i], &free_state, SLOT_BUSY)) {
+			strcpy(live_name[i], name);
+			atomic_store(&live_state[i], SLOT_READY);
+			return;
+		}
+	}
+}
+
+void outfile_tmp_track(const char *tmp)
+{
+	live_add(tmp);
+}
+
+void outfile_tmp_done(const char *tmp)
+{
+	for (int i = 0; i < LIVE_SLOTS; i++) {
+		if (atomic_load(&live_state[i]) != SLOT_READY || strcmp(live_name[i], tmp))
+			continue;
+		int ready = SLOT_READY;
+		if (atomic_compare_exchange_strong(&live_state[i], &ready, SLOT_BUSY)) {
+			live_name[i][0] = 0;
+			atomic_store(&live_state[i], SLOT_FREE);
+			return;
+		}
+	}
+}
+
+/* ---- names ---- */
+
+/* How much of a file name (base, no folder) a temporary name keeps: all
+ * of it, unless the name plus the mark and 8 hex digits would pass
+ * NAME_MAX (a valid 250-byte name must still get a temporary). */
+static size_t kept(size_t base)
+{
+	size_t room = NAME_MAX - (sizeof OUTFILE_TMP_MARK - 1) - 8;
+	return base < room ? base : room;
+}
+
 int outfile_create_tmp(const char *path, char **tmp)
 {
 	static unsigned long counter;
-	size_t n = strlen(path) + sizeof OUTFILE_TMP_MARK + 24;
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t keep = dir + kept(strlen(path) - dir);
+	size_t n = keep + sizeof OUTFILE_TMP_MARK + 8 + 1;
 	char *name = xmalloc(n);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -24,9 +117,11 @@ int outfile_create_tmp(const char *path, char **tmp)
 	for (int attempt = 0; attempt < 100; attempt++) {
 		x += __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xbf58476d1ce4e5b9ull;
 		x ^= x >> 31;
-		snprintf(name, n, "%s" OUTFILE_TMP_MARK "%08lx", path, (unsigned long)(x & 0xffffffffu));
+		snprintf(name, n, "%.*s" OUTFILE_TMP_MARK "%08lx", (int)keep, path,
+			 (unsigned long)(x & 0xffffffffu));
 		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd >= 0) {
+			live_add(name);
 			*tmp = name;
 			return fd;
 		}
@@ -39,19 +134,69 @@ int outfile_create_tmp(const char *path, char **tmp)
 	return -1;
 }
 
+bool outfile_is_tmp_of(const char *name, const char *base)
+{
+	size_t n = kept(strlen(base)), m = sizeof OUTFILE_TMP_MARK - 1;
+	if (strncmp(name, base, n) || strncmp(name + n, OUTFILE_TMP_MARK, m))
+		return false;
+	const char *s = name + n + m;
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return false;
+	return true;
+}
+
+/* ---- what an output may be ---- */
+
+int outfile_check(const char *path, bool in_place, struct rs_error *err)
+{
+	struct stat st, lst;
+	if (lstat(path, &lst))
+		return 0; /* a new file (or none we can see: creating it will say) */
+	bool link = S_ISLNK(lst.st_mode);
+	if (link && stat(path, &st))
+		return rs_error_set(err, EXIT_CANTCREAT, path, 0,
+				    "is a symbolic link to nothing: give the file's own name");
+	if (!link)
+		st = lst;
+	if (S_ISDIR(st.st_mode))
+		return rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot write: is a folder");
+	if (S_ISREG(st.st_mode) && link)
+		return rs_error_set(err, EXIT_CANTCREAT, path, 0,
+				    "is a symbolic link: a file is written under a temporary "
+				    "name and renamed into place, which would replace the link, "
+				    "not its target; give the file's own name");
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (!in_place)
+		return rs_error_set(err, EXIT_CANTCREAT, path, 0,
+				    "not a regular file: this output is written under a temporary "
+				    "name and renamed into place, which would replace it");
+	return 1;
+}
+
 int outfile_open(struct outfile *o, const char *path, struct rs_error *err)
 {
 	memset(o, 0, sizeof *o);
-	struct stat st;
+	int how = outfile_check(path, true, err);
+	if (how < 0)
+		return -1;
 	int fd;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot write: is a folder");
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (how) {
 		/* A FIFO, terminal or device: write through it, never replace it. */
 		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0)
 			return rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot open for writing: %s",
 					    strerror(errno));
+		struct stat st;
+		if (fstat(fd, &st) || S_ISREG(st.st_mode)) {
+			/* swapped for a file since the check: never written in place */
+			close(fd);
+			return rs_error_set(err, EXIT_CANTCREAT, path, 0,
+					    "changed while it was opened: try again");
+		}
 	} else {
 		fd = outfile_create_tmp(path, &o->tmp);
 		if (fd < 0)
@@ -62,8 +207,10 @@ int outfile_open(struct outfile *o, const char *path, struct rs_error *err)
 	if (!o->f) {
 		int e = errno;
 		close(fd);
-		if (o->tmp)
+		if (o->tmp) {
 			unlink(o->tmp);
+			outfile_tmp_done(o->tmp);
+		}
 		free(o->tmp);
 		o->tmp = NULL;
 		return rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot open: %s", strerror(e));
@@ -74,6 +221,8 @@ int outfile_open(struct outfile *o, const char *path, struct rs_error *err)
 
 static void release(struct outfile *o)
 {
+	if (o->tmp)
+		outfile_tmp_done(o->tmp);
 	free(o->path);
 	free(o->tmp);
 	memset(o, 0, sizeof *o);
@@ -114,18 +263,4 @@ void outfile_abort(struct outfile *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	release(o);
-}
-
-bool outfile_is_tmp_of(const char *name, const char *base)
-{
-	size_t n = strlen(base), m = sizeof OUTFILE_TMP_MARK - 1;
-	if (strncmp(name, base, n) || strncmp(name + n, OUTFILE_TMP_MARK, m))
-		return false;
-	const char *s = name + n + m;
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-			return false;
-	return true;
 }

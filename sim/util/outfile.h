@@ -8,7 +8,12 @@
  * kill, a full disk or a concurrent writer leaves the old file or the new
  * one, never half of one, and two writers never swap data. An output that
  * exists and is not a regular file (a FIFO, a terminal, /dev/stdout, a
- * device node) is written in place: it is never replaced by a file.
+ * device node, or a symbolic link to one) is written in place: it is never
+ * replaced by a file. A symbolic link to a file is refused: renaming would
+ * replace the link, and writing through it would follow a link that anyone
+ * who can write in the folder may have planted. A temporary name keeps as
+ * much of PATH's file name as NAME_MAX allows; one still there when the
+ * process gets SIGINT, SIGTERM or SIGHUP is removed first.
  */
 #ifndef REMATSIM_OUTFILE_H
 #define REMATSIM_OUTFILE_H
@@ -27,6 +32,14 @@ struct outfile {
 	char *tmp;   /* the temporary name, or NULL when written in place */
 };
 
+/**
+ * What path may be as an output (see above): 0 a new or regular file
+ * (temporary and rename), 1 one to write in place (only when in_place:
+ * else refused), or -1 with err (EXIT_CANTCREAT: a folder, a symbolic
+ * link to a file or to nothing).
+ */
+int outfile_check(const char *path, bool in_place, struct rs_error *err);
+
 /** Open path for writing (see above). -1 with err (EXIT_CANTCREAT). */
 int outfile_open(struct outfile *o, const char *path, struct rs_error *err);
 /**
@@ -41,9 +54,17 @@ void outfile_abort(struct outfile *o);
 /**
  * Create a fresh temporary file PATH.tmp.XXXXXXXX exclusively (O_EXCL,
  * O_NOFOLLOW, mode 0666 less the umask); gives its name in *tmp and
- * returns its descriptor, or -1 with errno.
+ * returns its descriptor, or -1 with errno. It is removed if a fatal
+ * signal comes before outfile_tmp_done(*tmp) is called (after the rename
+ * or the unlink).
  */
 int outfile_create_tmp(const char *path, char **tmp);
+/** The temporary tmp was renamed or removed: no signal removes it now. */
+void outfile_tmp_done(const char *tmp);
+
+/** Remove tmp (a temporary made otherwise: the figures gnuplot writes)
+ * if a fatal signal comes before outfile_tmp_done(tmp). */
+void outfile_tmp_track(const char *tmp);
 
 /** Whether name (a file name, no folder) is a temporary of outfile_open for `base`. */
 bool outfile_is_tmp_of(const char *name, const char *base);

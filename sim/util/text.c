@@ -1,7 +1,8 @@
 /*
  * text.c: numbers and names as text (util.h): the shortest exact text of a
- * double (JSON, TSV, figure data), and the nearest name of a list for "did
- * you mean" hints (heuristics, runtimes).
+ * double (JSON, TSV, figure data), the nearest name of a list for "did
+ * you mean" hints (heuristics, runtimes), and UTF-8 checks (names from a
+ * command line or a file system are bytes; JSON and figures need UTF-8).
  */
 #include "util.h"
 
@@ -67,4 +68,49 @@ char *fmt_double(char buf[FMT_DOUBLE_LEN], double x)
 			break;
 	}
 	return buf;
+}
+
+size_t rs_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (p[0] < 0x80)
+		return 1;
+	size_t n;
+	uint32_t cp, min;
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2, cp = p[0] & 0x1f, min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3, cp = p[0] & 0x0f, min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4, cp = p[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* (also stops at the NUL) */
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+char *rs_utf8_clean(const char *s)
+{
+	char *out = xmalloc(strlen(s) * 3 + 1), *w = out;
+	while (*s) {
+		size_t n = rs_utf8_len(s);
+		if (n) {
+			memcpy(w, s, n);
+			w += n;
+			s += n;
+		} else {
+			memcpy(w, "\xef\xbf\xbd", 3); /* U+FFFD REPLACEMENT CHARACTER */
+			w += 3;
+			s++;
+		}
+	}
+	*w = 0;
+	return out;
 }

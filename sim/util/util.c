@@ -101,6 +101,20 @@ _Noreturn void rs_out_of_memory(size_t bytes)
 	_exit(EXIT_NOMEM);
 }
 
+_Noreturn void rs_cannot_start(unsigned thread, unsigned threads, size_t stack, int error)
+{
+	fflush(stdout);
+	if (memory_limit != UINT64_MAX)
+		fprintf(stderr, "rematsim: cannot start worker thread %u of %u (%s): the memory limit "
+				"of %.1f MiB was reached, each thread's stack taking %.1f MiB; give fewer "
+				"--jobs or raise --memory-limit\n", thread, threads, strerror(error),
+			(double)memory_limit / 1048576.0, (double)stack / 1048576.0);
+	else
+		fprintf(stderr, "rematsim: cannot start worker thread %u of %u (%s): give fewer "
+				"--jobs\n", thread, threads, strerror(error));
+	_exit(EXIT_NOMEM);
+}
+
 static _Noreturn void out_of_memory(size_t bytes)
 {
 	rs_out_of_memory(bytes);

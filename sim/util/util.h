@@ -40,6 +40,11 @@ uint64_t rs_memory_limit(void);
 uint64_t rs_physical_memory(void);
 /** Stop: an allocation of `bytes` failed (message, EXIT_NOMEM). */
 _Noreturn void rs_out_of_memory(size_t bytes);
+/** Stop: worker thread `thread` of `threads` (its stack: stack bytes) could
+ * not start, errno error (EAGAIN, ENOMEM): a message saying why (the memory
+ * limit, the process limit) and what to do (fewer --jobs), EXIT_NOMEM
+ * (sysexits' EX_OSERR, "cannot fork"). */
+_Noreturn void rs_cannot_start(unsigned thread, unsigned threads, size_t stack, int error);
 
 /** Allocation wrappers: rs_out_of_memory on failure. */
 void *xmalloc(size_t bytes);
@@ -122,5 +127,15 @@ const char *nearest_name(const char *name, const char *const *names, size_t n);
  * Returns buf.
  */
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
+
+/**
+ * The length of the valid UTF-8 sequence at p (1 for ASCII, 2 to 4), or 0
+ * for a byte that does not start one (overlong forms, surrogates and code
+ * points past U+10FFFF are not valid). Reads no byte past a NUL.
+ */
+size_t rs_utf8_len(const char *p);
+/** A copy of s (gives) with each byte that is not part of valid UTF-8
+ * replaced by U+FFFD: text for JSON and figures, which must be UTF-8. */
+char *rs_utf8_clean(const char *s);
 
 #endif

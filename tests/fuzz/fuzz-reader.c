@@ -68,8 +68,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct schedule *s = NULL;
 	struct rs_error err;
+	memset(&err, 0x5a, sizeof err); /* a status read before it is set shows */
 	struct read_options opt = {0};
-	if (schedule_parse("fuzz", (const char *)data, size, &opt, &s, &err) == 0) {
+	int rc = schedule_parse("fuzz", (const char *)data, size, &opt, &s, &err);
+	if (rc && (err.status != 65 || !err.msg[0] || strlen(err.msg) >= sizeof err.msg))
+		abort(); /* a refusal is a data error with a message */
+	if (rc == 0) {
 		/* A schedule that was accepted must hold together. */
 		for (size_t i = 0; i < s->n_cmds; i++) {
 			uint32_t id = s->cmds[i].id;

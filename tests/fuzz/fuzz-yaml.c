@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "experiment.h"
 
@@ -15,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct experiment *e;
 	struct rs_error err;
+	memset(&err, 0x5a, sizeof err); /* a status read before it is set shows */
 	if (experiment_parse("fuzz.yaml", (const char *)data, size, &e, &err) == 0) {
 		size_t n = experiment_n_points(e);
 		if (n > EXPERIMENT_MAX_POINTS)

@@ -7,6 +7,7 @@
  * libFuzzer entry point LLVMFuzzerTestOneInput; FUZZ_STANDALONE adds the
  * mutation driver of fuzz-main.h (what `meson test` runs).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,24 @@
 #include "source.h"
 
 static char zip_path[64];
+
+/* Every refusal is a data error or a missing input, with a message; err
+ * is not zeroed before a call, so that a status read before it is set
+ * shows. */
+static struct rs_error err;
+
+static struct rs_error *fresh(void)
+{
+	memset(&err, 0x5a, sizeof err);
+	return &err;
+}
+
+static bool refused(int rc)
+{
+	if (rc && ((err.status != 65 && err.status != 66) || !err.msg[0]))
+		abort();
+	return rc != 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -30,19 +49,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fwrite(data, 1, size, f);
 	fclose(f);
-	struct rs_error err;
 	struct manifest *m;
-	if (manifest_read(zip_path, &m, &err) == 0) {
+	if (!refused(manifest_read(zip_path, &m, fresh()))) {
 		for (size_t i = 0; i < m->n_models && i < 8; i++) {
 			char spec[4200];
 			snprintf(spec, sizeof spec, "%s:%s", zip_path, m->models[i].name);
 			struct schedule *s;
 			struct read_options opt = {0};
-			if (schedule_read(spec, &opt, &s, &err) == 0)
+			if (!refused(schedule_read(spec, &opt, &s, fresh())))
 				schedule_free(s);
 			char *d;
 			size_t n;
-			if (source_load(m->models[i].spec, &d, &n, &err) == 0)
+			if (!refused(source_load(m->models[i].spec, &d, &n, fresh())))
 				free(d);
 		}
 		manifest_free(m);
@@ -53,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(spec, sizeof spec, "%s:%s", zip_path, members[i]);
 		char *d;
 		size_t n;
-		if (source_load(spec, &d, &n, &err) == 0)
+		if (!refused(source_load(spec, &d, &n, fresh())))
 			free(d);
 	}
 	return 0;

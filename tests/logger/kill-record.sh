@@ -4,7 +4,8 @@
 # renames it only when the log is complete, after its meta file), a kill
 # between the two renames leaves no log without its meta file, and a
 # finished one leaves exactly the log and its meta file. --out is checked
-# before any work and never replaces a special file; --seed is >= 0.
+# before any work and never replaces a special file or a symbolic link;
+# SIGINT, SIGTERM and SIGHUP leave no temporary file; --seed is >= 0.
 set -u
 record=$1
 dir=$(mktemp -d)
@@ -45,6 +46,36 @@ if [ $st -ne 73 ] || ! grep -q "not a regular file" "$dir/err" || [ ! -c /dev/fu
 	exit 1
 fi
 echo "ok --out /dev/full refused (73) before recording"
+# SIGINT and SIGTERM mid-recording: no log, and no temporary left either
+# (issue 27, D17).
+for sig in INT TERM HUP; do
+	# (a shell starts background commands with SIGINT ignored: env restores it)
+	env --default-signal=$sig "$record" --model mlp --batch 256 --width 1024 --depth 8 \
+		--out "$dir/$sig.log.gz" 2>/dev/null &
+	pid=$!
+	i=0
+	while [ -z "$(ls "$dir" | grep "^$sig\.log\.gz\.tmp\.")" ] && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -s $sig $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	left=$(ls "$dir" | grep "^$sig\." | tr '\n' ' ')
+	if [ -n "$left" ]; then
+		echo "FAIL SIG$sig mid-recording left: $left"
+		exit 1
+	fi
+	echo "ok SIG$sig mid-recording left nothing of $sig.log.gz"
+done
+# A symbolic link is refused before recording: renaming would replace it.
+: > "$dir/target.log"
+ln -s target.log "$dir/link.log"
+"$record" --model mlp --out "$dir/link.log" 2>"$dir/err"; st=$?
+if [ $st -ne 73 ] || ! grep -q "symbolic link" "$dir/err" || [ ! -L "$dir/link.log" ] || [ -s "$dir/target.log" ]; then
+	echo "FAIL --out a symbolic link: status $st, $(cat "$dir/err")"
+	exit 1
+fi
+echo "ok --out a symbolic link refused (73) before recording"
 "$record" --model mlp --seed -1 --out "$dir/s.log" 2>/dev/null; st=$?
 [ $st -eq 64 ] || { echo "FAIL --seed -1: status $st"; exit 1; }
 echo "ok --seed -1 refused (64)"
