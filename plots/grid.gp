@@ -17,6 +17,8 @@
 # are drawn as their Pareto frontier, the plans it dominates as faint
 # markers (pP-cC-faint.tsv, any_faint); with heuristics_at_plan_peaks, the
 # heuristics' points at plan peaks are ringed (pP-cC-peaks.tsv, any_peaks).
+# pfloor (models.tsv's floor_ratio) is drawn as a hatched band beside the
+# constants.
 
 load DATA.'/figure.gp'
 
@@ -100,6 +102,20 @@ if (fail_lines && (any_oom || any_thrash)) {
 }
 if (regions) {
 	caption = caption.(ncap ? sep : '').'black: constants; grey: plus the largest op'
+	ncap = ncap + 1
+}
+# The floor (models.tsv's floor_ratio): what a replay holds pinned at the
+# end, constants and the outputs still held; no budget below it passes.
+# A hatched band from the constants (0 without regions) up to it, in the
+# panels where it is above them.
+show_floor = 0
+if (exists('pfloor')) {
+	do for [p = 1:npanels] {
+		if (pfloor[p] > (regions ? pconst[p] : 0) * 1.0001) { show_floor = 1 }
+	}
+}
+if (show_floor) {
+	caption = caption.(ncap ? sep : '').'hatched: pinned at the end (the floor)'
 	ncap = ncap + 1
 }
 if (any_lone) {
@@ -225,6 +241,13 @@ do for [p = pfirst:plast] {
 			back fc rgb 'black' fs solid 1.0 noborder
 		set object 2 rect from first pconst[p], graph 0 to first pbottle[p], graph 1 \
 			back fc rgb '#b8b8b8' fs solid 1.0 noborder
+	}
+	if (show_floor) {
+		fl0 = regions ? pconst[p] : 0
+		if (pfloor[p] > fl0 * 1.0001) {
+			set object 3 rect from first fl0, graph 0 to first pfloor[p], graph 1 \
+				back fc rgb '#8b1a1a' fs transparent pattern 4 border lc rgb '#8b1a1a' lw 1
+		}
 	}
 	if (baseline) {
 		set arrow 100 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black' lw 1 back

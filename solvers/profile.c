@@ -1,8 +1,8 @@
 /*
  * profile.c: see profile.h. No replay is needed: in an unbounded replay a
  * storage is freed only when its handles drop to none, so walking the
- * commands up to the first backward op and counting handles (one per
- * output tensor made, GET +1, RELEASE -1) says which storages are alive.
+ * commands up to the first backward op and counting handles
+ * (schedule_count_handles) says which storages are alive.
  */
 #include "profile.h"
 
@@ -19,20 +19,12 @@ int profile_build(const struct schedule *s, struct profile *p, struct rs_error *
 		return rs_error_set(err, EXIT_DATAERR, s->source, 0,
 				    "the log has no forward ops (non-constant ops before the "
 				    "first backward op): no activations to profile or split");
-	uint32_t *refs = xcalloc(s->n_storages + 1, sizeof *refs);
+	int64_t *refs = xcalloc(s->n_storages + 1, sizeof *refs);
 	for (size_t i = 0; i < s->n_cmds; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
-		if (c->kind == CMD_COMPUTE) {
-			const struct sched_op *op = &s->ops[c->id];
-			if (op->backward)
-				break;
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				refs[s->tensor_storage[op->outs + k]]++;
-		} else if (c->kind == CMD_GET) {
-			refs[s->tensor_storage[c->id]]++;
-		} else if (c->kind == CMD_RELEASE) {
-			refs[s->tensor_storage[c->id]]--;
-		}
+		if (c->kind == CMD_COMPUTE && s->ops[c->id].backward)
+			break;
+		schedule_count_handles(s, c, refs);
 	}
 	/* op id -> forward index, through the ascending op list */
 	p->bytes = xcalloc(p->n, sizeof *p->bytes);

@@ -97,7 +97,7 @@ tamper() {
 	esac
 	[ ! -e "$T/mg/tm/points.tsv" ] || no "merge of $4 wrote points.tsv"
 }
-tamper 1 models.tsv '2s/\t[^\t]*$//' "a models.tsv row short of a column" "expected 13 tab-separated columns"
+tamper 1 models.tsv '2s/\t[^\t]*$//' "a models.tsv row short of a column" "expected 15 tab-separated columns"
 tamper 1 models.tsv '1s/^model/name/' "models.tsv without its column line" "column line"
 tamper 1 models.tsv '3s/^chain12/chainX/' "a model of models.tsv renamed" "not the models of these points"
 tamper 1 models.tsv '4d' "models.tsv lacking a model" "no row for model 'chain16'"

@@ -51,9 +51,16 @@ j=$("$R" check bad/out-of-order.log --json); st=$?
 j=$("$R" info --json tiny.log)
 for key in '"log":"tiny.log"' '"CALL":5' '"MUTATE":1' '"ops":8' '"forward_ops":3' '"backward_ops":3' \
 	'"constants":2' '"tensors":8' '"storages":7' '"total_compute":2660' '"const_memory":80' \
-	'"max_output_size":64' '"baseline_memory":' '"baseline_compute":2660' '"bottleneck_memory":'; do
+	'"max_output_size":64' '"baseline_memory":' '"baseline_compute":2660' '"bottleneck_memory":' \
+	'"floor_memory":144'; do
 	case "$j" in *"$key"*) ok "json has $key" ;; *) no "json lacks $key: $j" ;; esac
 done
+
+# the floor: the constants a and w (80 bytes, pinned for good), and w's
+# new version, which w2 holds at the end
+out=$("$R" info tiny.log)
+case "$out" in *"floor          144 bytes (0.0 MiB, "*"no budget below it passes"*) ok "info shows the floor" ;;
+*) no "info's floor: $out" ;; esac
 
 for f in bad/*.log; do
 	want=$(cat "${f%.log}.expect")

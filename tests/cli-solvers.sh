@@ -170,6 +170,57 @@ ex "planners: {sqrtn: {k: [1]}}"
 bad 65 "a parameter for sqrtn" "takes no parameters" "$R" sweep "$E/e.yaml" --dry-run
 rm -rf "$E"
 
+# Module plans on modules.log (make-logs.py; its calls and the replay of
+# one plan as applied are traced by hand in tests/test-solvers.c): seq
+# (Sequential: seq.0, seq.1 writes its input, seq.2, seq.3), act called
+# twice, an empty call. Nine forward ops; boundaries 1 2 3 5 6.
+M=modules.log
+p=$("$R" profile $M --modules)
+has "profile --modules" "$p" "$(printf '0\tseq\tSequential\t0\t1\t5\t2500\tyes')" \
+	"$(printf '2\tseq.1\tAct\t1\t2\t1\t0\tno: it writes in place a tensor it did not make (its input) (line 17)')" \
+	"$(printf '5\tact\tAct\t0\t6\t1\t400\tno: its module is called more than once')" \
+	"$(printf '7\tempty\tId\t0\t8\t0\t0\tno: it has no forward op')" "8, 4 of them can be"
+has "profile --modules --json" "$("$R" profile $M --modules --json)" \
+	'{"call":3,"module":"seq.2","type":"Lin","depth":1,"parent":0,"line":' \
+	'"first":3,"ops":2,"bytes":500,"calls":1,"checkpointable":true}'
+j=$("$R" solve $M --modules --splits seq.2,6 --check --json)
+has "--modules --splits" "$j" '"split_points":[3,6]' '"split_modules":["seq.2","act"]' \
+	'"checkpoint":[["seq.0"],["seq.2","seq.3"]]' '"applied_split_points":[1,2,3,6]' \
+	'"unwrapped_ops":2' '"floor_memory":1110'
+has "--modules --splits 6" "$("$R" solve $M --modules --splits 6 --json)" \
+	'"checkpoint":[["seq"]]' '"peak_memory":9614' '"baseline_memory":8614'
+j=$("$R" solve $M --modules --planner dp -k 1 --replay --json)
+has "--modules dp" "$j" '"module_boundaries":5' '"checkpoint":[' '"replay":{"outcome":"pass"'
+t=$("$R" solve $M --modules --planner dp -k 1 --replay)
+has "--modules text" "$t" "module boundaries: 5 (starts and ends of the 4 of 8 module calls" \
+	"checkpoint: " "the plan as applied: split points" "replay of the plan as applied: pass"
+# without --modules, names are module starts, indices anywhere
+has "--splits names" "$("$R" solve $M --splits seq.2,7 --json)" '"split_points":[3,7]' \
+	'"planner":"splits"'
+bad 64 "split not a boundary" "split point 4 (forward op 4) is not a module boundary" \
+	"$R" solve $M --modules --splits 4
+bad 64 "split names no module" "split 'seq.9' is no module of the log's forward pass (did you mean 'seq.0'?)" \
+	"$R" solve $M --modules --splits seq.9
+bad 64 "module that cannot be checkpointed" "module 'seq.1' cannot be checkpointed: it writes in place" \
+	"$R" solve $M --modules --splits seq.1
+bad 64 "module called twice" "module 'act' cannot be checkpointed: its module is called more than once" \
+	"$R" solve $M --modules --splits act
+bad 64 "module called twice, no --modules" "module 'act' is called 2 times" "$R" solve $M --splits act
+bad 64 "splits out of order" "is not after the one before it" "$R" solve $M --splits 5,3
+bad 64 "split past the end" "past the last forward op" "$R" solve $M --splits 10
+bad 64 "--splits with a planner" "--splits gives the plan" "$R" solve $M --splits 3 --planner dp
+bad 64 "budget below the floor" "budget 1000 bytes is below the log's floor, 1110 bytes" \
+	"$R" solve $M --modules --planner dp --budget 1000
+bad 64 "budget below the floor (no --modules)" "below the log's floor, 1110 bytes" \
+	"$R" solve $M --planner dp --budget 1000
+bad 64 "--modules --budget with greedy" "--modules --budget searches dp's k" \
+	"$R" solve $M --modules --planner greedy --budget 9000
+bad 65 "--modules on a log without module calls" "has none: record it with rematsim_torch" \
+	"$R" solve $L --modules --planner dp -k 1
+bad 65 "profile --modules on a log without module calls" "no module calls" "$R" profile $L --modules
+bad 65 "a name on a log without module calls" "names a module, but the log has no module calls" \
+	"$R" solve $L --splits f3
+
 expect_status 0 "solve --help" "$R" solve --help
 expect_status 0 "profile --help" "$R" profile --help
 rm -f "$S" "$S.bad" "$S.log"

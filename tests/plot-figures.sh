@@ -299,6 +299,42 @@ st=0
 [ "$st" -eq 65 ] && grep -q "fit.tsv:1: no column 'smallest_pass_ratio'" "$tmp/fit.err" ||
 	fail "a fit.tsv without its columns: status $st, $(cat "$tmp/fit.err")"
 
+# The floor band: each panel's pfloor is models.tsv's floor_ratio, which is
+# info's floor_memory / baseline_memory; tiny.log ends with a weight's new
+# version held (floor 144 bytes, above its 80 of constants), so the band is
+# drawn and the caption explains it; the chains' floors are their constants
+# and draw none. A models.tsv written before the floor columns still plots.
+printf '%s\n' "experiment: floorexp" "models:" \
+	"  - {name: tiny, log: $data/tiny.log, title: Tiny, desc: 'tiny', has_start: true}" \
+	"  - {name: chain8, log: $data/chain8.log, title: Chain, desc: '8 layers', has_start: true}" \
+	"heuristics: [LRU]" "ratios: [0.5, 1.0]" > "$tmp/floorexp.yaml"
+"$rematsim" sweep -q "$tmp/floorexp.yaml" --out "$tmp/floorexp"
+"$rematsim" plot --format svg --plots "$plots" "$tmp/floorexp" > /dev/null 2> "$tmp/floorexp.err" ||
+	{ cat "$tmp/floorexp.err" >&2; fail "rematsim plot floorexp"; }
+fe=$tmp/floorexp/plot-data/floorexp/figure.gp
+for p in 1 2; do
+	log=$(awk -F '\t' -v p="$p" 'NR == p + 1 { print $4 }' "$tmp/floorexp/models.tsv")
+	info=$("$rematsim" info --json "$log")
+	want=$(printf '%s\n' "$info" | awk '{ match($0, /"floor_memory":[0-9]+/); f = substr($0, RSTART + 15, RLENGTH - 15)
+		match($0, /"baseline_memory":[0-9]+/); b = substr($0, RSTART + 18, RLENGTH - 18); printf "%.12g", f / b }')
+	got=$(gpval "$fe" "pfloor[$p]")
+	tsv=$(awk -F '\t' -v p="$p" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i } NR == p + 1 { printf "%.12g", $col["floor_ratio"] }' \
+		"$tmp/floorexp/models.tsv")
+	[ "$(printf '%.12g' "$got")" = "$want" ] && [ "$tsv" = "$want" ] ||
+		fail "floorexp panel $p: pfloor $got, models.tsv $tsv, info $want"
+done
+[ "$(printf '%.12g' "$(gpval "$fe" 'pfloor[1]')")" = "$(awk 'BEGIN { printf "%.12g", 144 / 208 }')" ] ||
+	fail "tiny.log's floor is not 144 / 208 of its baseline: $(gpval "$fe" 'pfloor[1]')"
+grep -q 'hatched: pinned at the end (the floor)' "$tmp/floorexp/floorexp.svg" ||
+	fail "floorexp: the floor band is not explained"
+grep -q 'hatched: pinned at the end' "$tmp/one/one.svg" 2>/dev/null &&
+	fail "one: a floor band explained where the floor is the constants"
+cut -f1-13 "$tmp/floorexp/models.tsv" > "$tmp/models13.tsv" && mv "$tmp/models13.tsv" "$tmp/floorexp/models.tsv"
+"$rematsim" plot --format svg --plots "$plots" "$tmp/floorexp" > /dev/null 2> "$tmp/floorexp.err" ||
+	{ cat "$tmp/floorexp.err" >&2; fail "rematsim plot of a models.tsv without the floor columns"; }
+[ "$(gpval "$fe" 'pfloor[1]')" = 0 ] || fail "no floor column, yet pfloor[1] = $(gpval "$fe" 'pfloor[1]')"
+grep -q 'hatched: pinned at the end' "$tmp/floorexp/floorexp.svg" && fail "no floor column, yet a band is explained"
+
 # ---- Planners and heuristics at their peaks (the pareto sweep above: its
 # file has planners and heuristics_at_plan_peaks).
 pf=$tmp/pareto/plot-data/pareto/figure.gp

@@ -153,20 +153,27 @@ static struct schedule *random_schedule(uint64_t seed, int min, uint32_t span, b
 	return s;
 }
 
-/* A region representation's numbers against the plain walk's. */
-static void same_numbers(const struct runtime_result *m, const struct runtime_result *w, const char *what,
-			 int log, const char *h, enum runtime_kind rt, double ratio)
+/* A region representation's numbers against the plain walk's (or the
+ * fast scans' against the plain loop's: what, against). */
+static void same_against(const struct runtime_result *m, const struct runtime_result *w, const char *what,
+			 const char *against, int log, const char *h, enum runtime_kind rt, double ratio)
 {
 	ck_assert_msg(m->outcome == w->outcome && m->clock == w->clock &&
 			      m->remat_compute == w->remat_compute && m->evictions == w->evictions &&
 			      m->remats == w->remats && m->heuristic_evals == w->heuristic_evals &&
 			      m->heuristic_accesses == w->heuristic_accesses && m->peak_memory == w->peak_memory,
 		      "log %d, %s on %s at %.2f: %s %s clock %lld evals %llu accesses %llu, "
-		      "walk %s clock %lld evals %llu accesses %llu",
+		      "%s %s clock %lld evals %llu accesses %llu",
 		      log, h, runtime_kind_name(rt), ratio, what, outcome_name(m->outcome), (long long)m->clock,
 		      (unsigned long long)m->heuristic_evals, (unsigned long long)m->heuristic_accesses,
-		      outcome_name(w->outcome), (long long)w->clock, (unsigned long long)w->heuristic_evals,
-		      (unsigned long long)w->heuristic_accesses);
+		      against, outcome_name(w->outcome), (long long)w->clock,
+		      (unsigned long long)w->heuristic_evals, (unsigned long long)w->heuristic_accesses);
+}
+
+static void same_numbers(const struct runtime_result *m, const struct runtime_result *w, const char *what,
+			 int log, const char *h, enum runtime_kind rt, double ratio)
+{
+	same_against(m, w, what, "walk", log, h, rt, ratio);
 }
 
 START_TEST(memo_equals_walk)
@@ -370,6 +377,47 @@ START_TEST(wide_keys_agree)
 }
 END_TEST
 
+/* Every heuristic's choices by the runtime (its key scans, the row's
+ * inlined loop with its shortcut) and by the plain scoring loop
+ * (runtime_config.plain_scans: each member's exact cost): on random logs,
+ * at several budgets, with and without deallocation, the same numbers. */
+START_TEST(plain_scans_agree)
+{
+	static const double ratios[] = {0.25, 0.5, 0.75};
+	struct baseline b;
+	struct rs_error err, err2;
+	struct schedule *s = random_schedule(31337u + (uint64_t)_i, 60, 300, false, &b);
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	int compared = 0;
+	for (size_t h = 0; h < nh; h++) {
+		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+			for (int nd = 0; nd < 2; nd++) {
+				struct point_config pc = {
+					.heuristic = &hs[h],
+					.runtime = hs[h].needs & NEEDS_UNOPT ? RUNTIME_V1
+						   : hs[h].needs	      ? RUNTIME_V2_EAGER_OPTIMIZED
+									      : RUNTIME_V2_EAGER,
+					.ratio = ratios[r], .overhead_limit = 2, .seed = 5, .no_dealloc = nd,
+				};
+				struct point_result fast, plain;
+				int rf = point_run(s, &b, &pc, &fast, &err);
+				pc.plain_scans = true;
+				int rp = point_run(s, &b, &pc, &plain, &err2);
+				ck_assert_int_eq(rf, rp);
+				if (rf)
+					continue; /* the region error: nothing to compare */
+				same_against(&fast.run, &plain.run, "fast scans", "plain loop", _i, hs[h].name,
+					     pc.runtime, ratios[r]);
+				compared++;
+			}
+		}
+	}
+	ck_assert_int_gt(compared, 100);
+	schedule_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("differential");
@@ -380,6 +428,7 @@ int main(void)
 	tcase_add_loop_test(tc, large_lists_equal_marks, 0, 2);
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
+	tcase_add_loop_test(tc, plain_scans_agree, 0, 12);
 	suite_add_tcase(su, tc);
 	return run_suite(su);
 }

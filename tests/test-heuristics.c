@@ -34,6 +34,9 @@ START_TEST(registry)
 		ck_assert_msg((r->needs & ~(unsigned)(NEEDS_REGIONS | NEEDS_EQCLASS | NEEDS_UNOPT | NEEDS_PROTO)) == 0,
 			      "%s: needs", r->name);
 		ck_assert_ptr_nonnull(r->choose);
+		/* a key only beside the cost it stands for */
+		ck_assert_msg((unsigned)r->key < SCAN_KEY_COUNT && (r->key == SCAN_NONE || r->score),
+			      "%s: a key without a cost", r->name);
 		/* found by its name, in any case, and only by it */
 		ck_assert_ptr_eq(heuristic_find(r->name), r);
 		char lower[64];
@@ -139,10 +142,12 @@ END_TEST
  * different keys such as 2/4 and 1/2) or nearly (fractions a rounding
  * apart, denominators past 2^53), with holes, never-accessed members,
  * members accessed at the clock (staleness 0), size 0 and compute 0.
- * Each non-region heuristic chooses twice on it: with the keys narrow
- * (the fast scans) and marked wide (the exact fraction per member, the
- * scan the reference tests check), and both choices and their counts
- * must agree.
+ * Each row that names a key (runtime-scan.h) chooses three times on it,
+ * through the runtime's rt_choose: with the keys narrow (the runtime's
+ * key scan), marked wide (the row's own loop, with its inlined cost and
+ * shortcut), and with the plain loop forced (each member's exact cost, as
+ * runtime_config.plain_scans), and the choices and their counts must
+ * agree.
  */
 static uint64_t tie_rng = 12345;
 
@@ -178,8 +183,8 @@ START_TEST(fast_scans_choose_exactly)
 		struct runtime_result res;
 		struct runtime_state rt;
 		memset(&rt, 0, sizeof rt);
-		rt.key = key, rt.pool = pool, rt.pk_size = pk_size;
-		rt.pk_compute = pk_compute, rt.pk_last = pk_last, rt.res = &res;
+		rt.key = key, rt.pool.slot = pool, rt.pool.size = pk_size;
+		rt.pool.compute = pk_compute, rt.pool.last = pk_last, rt.res = &res;
 		/* clocks near 2^31 make size * staleness pass 2^53 with the big sizes */
 		rt.clock = round % 3 == 0 ? 1000 : round % 3 == 1 ? (1LL << 31) + 7 : (1LL << 50);
 		/* small pools half the time: their last few slots are tested apart */
@@ -218,22 +223,30 @@ START_TEST(fast_scans_choose_exactly)
 				members++;
 			}
 		}
-		rt.pool_end = end, rt.pool_len = members;
+		rt.pool.end = end, rt.pool.len = members;
 		for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 			const struct heuristic *hh = heuristic_find(names[h]);
-			uint32_t got[2];
-			uint64_t evals[2], acc[2];
-			for (int wide = 0; wide < 2; wide++) {
+			ck_assert_int_ne(hh->key, SCAN_NONE);
+			rt.h = hh;
+			/* 0: the runtime's key scan; 1: the row's loop (keys marked
+			 * wide); 2: the plain loop, each member's exact cost */
+			static const char *const path[] = {"key scan", "row's loop", "plain loop"};
+			uint32_t got[3];
+			uint64_t evals[3], acc[3];
+			for (int k = 0; k < 3; k++) {
 				memset(&res, 0, sizeof res);
-				rt.wide = wide;
-				got[wide] = hh->choose(&rt);
-				evals[wide] = res.heuristic_evals;
-				acc[wide] = res.heuristic_accesses;
+				rt.scan.wide = k == 1;
+				rt.scan.plain = k == 2;
+				got[k] = rt_choose(&rt);
+				evals[k] = res.heuristic_evals;
+				acc[k] = res.heuristic_accesses;
 			}
-			ck_assert_msg(got[0] == got[1] && evals[0] == evals[1] && acc[0] == acc[1],
-				      "round %d, %s: fast scan chose %u after %llu evaluations, exact %u after %llu",
-				      round, names[h], got[0], (unsigned long long)evals[0], got[1],
-				      (unsigned long long)evals[1]);
+			for (int k = 0; k < 2; k++)
+				ck_assert_msg(got[k] == got[2] && evals[k] == evals[2] && acc[k] == acc[2],
+					      "round %d, %s: the %s chose %u after %llu evaluations, the plain "
+					      "loop %u after %llu",
+					      round, names[h], path[k], got[k], (unsigned long long)evals[k],
+					      got[2], (unsigned long long)evals[2]);
 			ck_assert_uint_ne(got[0], RT_NONE);
 			ck_assert_uint_ne(pool[got[0] < end ? got[0] : 0], RT_NONE);
 		}

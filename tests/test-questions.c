@@ -354,7 +354,10 @@ START_TEST(fit_monotone)
 	struct fit_result r;
 	struct rs_error err;
 	ck_assert_int_eq(fit_run(s, &b, &fc, &r, &err), 0);
-	ck_assert_uint_eq(r.lower, fit_lower_bound(s));
+	ck_assert_uint_eq(r.lower, fit_floor(s, &fc));
+	ck_assert_uint_eq(r.lower, r.footprint > r.floor_memory ? r.footprint : r.floor_memory);
+	ck_assert_uint_eq(r.footprint, fit_lower_bound(s));
+	ck_assert_uint_eq(r.floor_memory, schedule_floor(s, false));
 	ck_assert_uint_eq(r.largest_fail, 0);
 	ck_assert_uint_eq(r.all_pass_from, r.smallest_pass);
 	ck_assert_int_eq(outcome_at(s, &b, "DTR", r.smallest_pass), OUTCOME_PASS);

@@ -218,6 +218,104 @@ START_TEST(backward_marks)
 }
 END_TEST
 
+#define ENTER(m, t) "{\"ANNOTATION\":\"ENTER\",\"INSTRUCTION\":\"ANNOTATE\",\"MODULE\":\"" m "\",\"TYPE\":\"" t "\"}\n"
+#define EXIT(m) "{\"ANNOTATION\":\"EXIT\",\"INSTRUCTION\":\"ANNOTATE\",\"MODULE\":\"" m "\"}\n"
+
+/* Module calls are kept as marks (the ops made before each) and change
+ * nothing of the schedule: the same log without them gives the same
+ * commands, ops and tensors. */
+START_TEST(module_marks_nest_and_change_nothing)
+{
+	const char *plain = CONST("a", "4")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\"}\n"
+		MEM("b", "4") ALIAS("b", "-1")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"g\",\"ARGS\":[\"b\"],\"RESULT\":[\"c\"],\"TIME\":\"1\"}\n"
+		MEM("c", "4") ALIAS("c", "-1") REL("b");
+	const char *marked = CONST("a", "4") ENTER("block", "Sequential") ENTER("block.0", "Linear")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\"}\n"
+		MEM("b", "4") ALIAS("b", "-1") EXIT("block.0")
+		"{\"ANNOTATION\":\"ENTER\",\"INSTRUCTION\":\"ANNOTATE\",\"MODULE\":\"block.1\"}\n"
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"g\",\"ARGS\":[\"b\"],\"RESULT\":[\"c\"],\"TIME\":\"1\"}\n"
+		MEM("c", "4") ALIAS("c", "-1") EXIT("block.1") EXIT("block") REL("b");
+	struct schedule *p = parse_text(plain, &defaults, NULL);
+	struct schedule *s = parse_text(marked, &defaults, NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(p->n_marks, 0);
+	ck_assert_uint_eq(s->n_cmds, p->n_cmds);
+	ck_assert_mem_eq(s->cmds, p->cmds, p->n_cmds * sizeof *p->cmds);
+	ck_assert_uint_eq(s->n_ops, p->n_ops);
+	ck_assert_uint_eq(s->n_tensors, p->n_tensors);
+	ck_assert_uint_eq(s->records[REC_ANNOTATE], 6);
+	ck_assert_uint_eq(s->n_marks, 6);
+	static const struct {
+		const char *name, *type;
+		uint32_t op;
+		bool enter;
+	} want[] = {
+		{"block", "Sequential", 1, true}, {"block.0", "Linear", 1, true},
+		{"block.0", "", 2, false},       {"block.1", "", 2, true},
+		{"block.1", "", 3, false},       {"block", "", 3, false},
+	};
+	for (size_t i = 0; i < 6; i++) {
+		ck_assert_str_eq(schedule_str(s, s->marks[i].name), want[i].name);
+		ck_assert_str_eq(schedule_str(s, s->marks[i].type), want[i].type);
+		ck_assert_uint_eq(s->marks[i].op, want[i].op);
+		ck_assert_int_eq(s->marks[i].enter, want[i].enter);
+	}
+	ck_assert_uint_eq(s->marks[0].line, 3);
+	schedule_free(p);
+	schedule_free(s);
+}
+END_TEST
+
+/* WRITES: kept as op_args indices, ascending; nothing else changes. */
+START_TEST(writes_are_listed)
+{
+	const char *log = CONST("a", "4") CONST("g", "4")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"add_\",\"ARGS\":[\"a\",\"g\"],\"RESULT\":[\"t\"],\"TIME\":\"0\"}\n"
+		MEM("t", "0") ALIAS("t", "-1")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"add_\",\"ARGS\":[\"a\"],\"RESULT\":[\"a2\"],\"TIME\":\"7\",\"WRITES\":[0]}\n"
+		MEM("a2", "4") ALIAS("a2", "0") REL("a") REL("t")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"swap_\",\"ARGS\":[\"g\",\"a2\"],\"RESULT\":[\"u\"],\"TIME\":\"0\",\"WRITES\":[1,0]}\n"
+		MEM("u", "0") ALIAS("u", "-1");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_writes, 3);
+	ck_assert_uint_eq(s->writes[0], s->ops[3].args);
+	ck_assert_uint_eq(s->writes[1], s->ops[4].args);
+	ck_assert_uint_eq(s->writes[2], s->ops[4].args + 1);
+	ck_assert_uint_eq(s->tensors[s->ops[3].outs].storage, s->tensors[s->ops[0].outs].storage);
+	schedule_free(s);
+}
+END_TEST
+
+/* The floor: constants' storages and the final pins' (V1: final pins
+ * only), each storage once. */
+START_TEST(floor_is_what_stays_pinned)
+{
+	const char *log = CONST("w", "100") CONST("x", "10")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f\",\"ARGS\":[\"w\",\"x\"],\"RESULT\":[\"h\"],\"TIME\":\"1\"}\n"
+		MEM("h", "1000") ALIAS("h", "-1")
+		"{\"INSTRUCTION\":\"CALL\",\"NAME\":\"g\",\"ARGS\":[\"h\"],\"RESULT\":[\"gw\",\"v\"],\"TIME\":\"1\"}\n"
+		MEM("gw", "100") ALIAS("gw", "-1") MEM("v", "0") ALIAS("v", "0")
+		COPY("gw2", "gw") REL("h") REL("x");
+	struct schedule *s = parse_text(log, &defaults, NULL);
+	ck_assert_ptr_nonnull(s);
+	/* w, x (released but pinned for good), h's storage (released, but its
+	 * view v is held), gw once though two handles hold it */
+	ck_assert_uint_eq(schedule_floor(s, false), 1210);
+	/* V1 banishes the released x */
+	ck_assert_uint_eq(schedule_floor(s, true), 1200);
+	schedule_free(s);
+	struct read_options pre = {.preallocate = true};
+	s = parse_text(log, &pre, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(schedule_floor(s, false), 110); /* no final pins */
+	schedule_free(s);
+}
+END_TEST
+
 START_TEST(numbers_as_numbers)
 {
 	const char *log = "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"a\"}\n"
@@ -298,6 +396,26 @@ START_TEST(bad_inputs)
 	expect_bad(CONST("a", "4") CALL1("f", "\"a\"", "b", "-3") MEM("b", "4") ALIAS("b", "-1"), 3, "negative");
 	expect_bad(CONST("a", "4.5"), 2, "MEMORY must be");
 	expect_bad(CONST("a", "99999999999999999999999"), 2, "too large");
+	/* module calls and writes */
+	expect_bad(CONST("a", "4") "{\"ANNOTATION\":\"ENTRE\",\"INSTRUCTION\":\"ANNOTATE\"}\n", 3,
+		   "unknown ANNOTATION \"ENTRE\": START, BACKWARD, ENTER or EXIT");
+	expect_bad(CONST("a", "4") "{\"ANNOTATION\":\"ENTER\",\"INSTRUCTION\":\"ANNOTATE\"}\n", 3,
+		   "lacks the field \"MODULE\"");
+	expect_bad(CONST("a", "4") "{\"ANNOTATION\":\"EXIT\",\"INSTRUCTION\":\"ANNOTATE\",\"MODULE\":\"\"}\n",
+		   3, "empty MODULE");
+	expect_bad(CONST("a", "4") "{\"ANNOTATION\":\"ENTER\",\"INSTRUCTION\":\"ANNOTATE\",\"MODULE\":\"m\",\"TYPE\":1}\n",
+		   3, "non-string field \"TYPE\"");
+	expect_bad(CONST("a", "4") EXIT("m"), 3, "EXIT of module \"m\", but no module call is open");
+	expect_bad(CONST("a", "4") ENTER("m", "M") ENTER("m.0", "L") EXIT("m"), 5,
+		   "innermost open call is of \"m.0\" (ENTER on line 4)");
+	expect_bad(CONST("a", "4") ENTER("m", "M") ENTER("m.0", "L") EXIT("m.0"), 3,
+		   "module \"m\" is entered here and never exited");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f_\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\",\"WRITES\":[1]}\n"
+		   MEM("b", "4") ALIAS("b", "0"), 3, "WRITES[0] (1) is out of range: the op has 1 argument");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f_\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\",\"WRITES\":[0,0]}\n"
+		   MEM("b", "4") ALIAS("b", "0"), 3, "WRITES lists argument 0 twice");
+	expect_bad(CONST("a", "4") "{\"INSTRUCTION\":\"CALL\",\"NAME\":\"f_\",\"ARGS\":[\"a\"],\"RESULT\":[\"b\"],\"TIME\":\"1\",\"WRITES\":0}\n"
+		   MEM("b", "4") ALIAS("b", "0"), 3, "malformed \"WRITES\" list");
 }
 END_TEST
 
@@ -723,6 +841,9 @@ int main(void)
 	tcase_add_test(tc, copy_from_releases_then_gets);
 	tcase_add_test(tc, start_skips_warmup);
 	tcase_add_test(tc, backward_marks);
+	tcase_add_test(tc, module_marks_nest_and_change_nothing);
+	tcase_add_test(tc, writes_are_listed);
+	tcase_add_test(tc, floor_is_what_stays_pinned);
 	tcase_add_test(tc, numbers_as_numbers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");

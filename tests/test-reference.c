@@ -6,8 +6,9 @@
  * runs in check mode. Metadata accesses must match exactly too, except for
  * the union-find (EqClass) heuristics: there the reference merges classes
  * in the iteration order of a Python set of objects, which follows memory
- * addresses; those are held to 1% and reported. Skipped (77) without
- * ../shared.
+ * addresses; those are held to 1% and reported. The region heuristics
+ * again on plain regions, and the heuristics the runtime scans by key
+ * again by their plain loops. Skipped (77) without ../shared.
  */
 #include <check.h>
 #include <stdio.h>
@@ -21,10 +22,16 @@
 
 static int n_files;
 
-/* Check every run of one reference file; with plain_regions, only the
- * region heuristics, on the list-and-walk path that large logs take. The
+/* How a file's runs are replayed: as they come; the region heuristics on
+ * the list-and-walk path that large logs take (plain_regions); the
+ * heuristics whose rows name a key of the pool by their plain scoring
+ * loop, each member's exact cost, not the runtime's key scans
+ * (plain_scans). */
+enum mode { AS_IS, PLAIN_REGIONS, PLAIN_SCANS };
+
+/* Check every run of one reference file that the mode replays. The
  * comparison rule is reference.h's, which `rematsim bench` uses too. */
-static void check_file(const char *path, bool plain_regions)
+static void check_file(const char *path, enum mode mode)
 {
 	struct ref_file *ref;
 	struct rs_error err;
@@ -48,7 +55,8 @@ static void check_file(const char *path, bool plain_regions)
 		const struct ref_run *run = &ref->runs[i];
 		ck_assert_msg(run->heuristic != NULL, "unknown heuristic %s", run->heuristic_name);
 		ck_assert_msg(run->runtime_known, "unknown runtime %s", run->runtime_name);
-		if (plain_regions && !(run->heuristic->needs & NEEDS_REGIONS))
+		if ((mode == PLAIN_REGIONS && !(run->heuristic->needs & NEEDS_REGIONS)) ||
+		    (mode == PLAIN_SCANS && run->heuristic->key == SCAN_NONE))
 			continue;
 		uint64_t acc_ours = 0, acc_ref = 0;
 		int acc_diff = 0;
@@ -57,7 +65,8 @@ static void check_file(const char *path, bool plain_regions)
 				.heuristic = run->heuristic, .runtime = run->runtime,
 				.ratio = run->points[j].ratio,
 				.overhead_limit = run->overhead_limit, .check = true,
-				.plain_regions = plain_regions,
+				.plain_regions = mode == PLAIN_REGIONS,
+				.plain_scans = mode == PLAIN_SCANS,
 			};
 			struct point_result pr;
 			ck_assert_int_eq(point_run(s, &b, &pc, &pr, &err), 0);
@@ -70,7 +79,8 @@ static void check_file(const char *path, bool plain_regions)
 			acc_diff += differ;
 		}
 		printf("%-14.14s %-16s %-17s%s match%s", ref->log, run->heuristic_name,
-		       run->runtime_name, plain_regions ? " (plain regions)" : "",
+		       run->runtime_name,
+		       mode == PLAIN_REGIONS ? " (plain regions)" : mode == PLAIN_SCANS ? " (plain scans)" : "",
 		       acc_diff ? "" : " (accesses too)\n");
 		if (acc_diff)
 			printf(" (accesses differ at %d ratios: %llu vs %llu in all, %+.3f%%)\n", acc_diff,
@@ -95,7 +105,7 @@ START_TEST(reference)
 	char *names[64];
 	int n = reference_files(names, 64);
 	for (int i = 0; i < n; i++) {
-		check_file(names[i], false);
+		check_file(names[i], AS_IS);
 		free(names[i]);
 	}
 	ck_assert_int_gt(n_files, 0);
@@ -107,7 +117,19 @@ START_TEST(reference_plain_regions)
 	char *names[64];
 	int n = reference_files(names, 64);
 	for (int i = 0; i < n; i++) {
-		check_file(names[i], true);
+		check_file(names[i], PLAIN_REGIONS);
+		free(names[i]);
+	}
+	ck_assert_int_gt(n_files, 0);
+}
+END_TEST
+
+START_TEST(reference_plain_scans)
+{
+	char *names[64];
+	int n = reference_files(names, 64);
+	for (int i = 0; i < n; i++) {
+		check_file(names[i], PLAIN_SCANS);
 		free(names[i]);
 	}
 	ck_assert_int_gt(n_files, 0);
@@ -125,6 +147,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, reference);
 	tcase_add_test(tc, reference_plain_regions);
+	tcase_add_test(tc, reference_plain_scans);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,8 +1,11 @@
 /*
  * test-runtime.c: the runtimes on tiny hand-built logs whose every step is
  * worked out by hand in the comments: eviction, rematerialization, OOM,
- * thrash, pinning, banishing, eager release, tie-breaking, cost 0, and the
- * no-deallocation and preallocation variants. Every run is in check mode.
+ * thrash, pinning, banishing, eager release, tie-breaking, cost 0, the
+ * seeded random choice, and the no-deallocation and preallocation
+ * variants; and the replay-case table (tests/data/replay-cases.tsv), whose
+ * rows each name the rule they guard. Every run is in check mode (the
+ * table's also without).
  */
 #include <check.h>
 #include <math.h>
@@ -351,19 +354,64 @@ START_TEST(zero_cost_taken_at_once)
 }
 END_TEST
 
+/*
+ * RandomStorage draws from the seeded splitmix64 (docs/semantics.md,
+ * Random heuristics), pinned on a hand-built log: w (10 bytes, a constant:
+ * pinned); a..f = op(w), 100 bytes each, times 1, 2, 4, ..., 32; g =
+ * op(a, b, c), 64; everything released; V2 (no eager eviction), budget
+ * 410. Each eviction takes the member at a uniform index below the pool's
+ * length: 4 for e's and f's, then 2 and 1 for g's (its locked arguments
+ * aside). splitmix64's first outputs modulo those, computed apart
+ * (Python): seed 42 gives 1, 3, 0, 0; seed 7 gives 3, 0, 0, 0. So seed 42
+ * evicts b of [a, b, c, d], e of [a, c, d, e], d of [d, f] while b comes
+ * back, then f: storages 2, 5, 4, 6, clock 1 + 63 + 2 + 64 = 130; seed 7
+ * evicts d, a of [a, b, c, e], e of [e, f] while a comes back, then f:
+ * 4, 1, 5, 6, clock 129. Each seed twice gives the same run: a change to
+ * the draw (its generator, the modulo, the seeding, which member an index
+ * names) fails here.
+ */
 START_TEST(random_is_seeded)
 {
-	struct schedule *s = chain();
-	struct runtime_config cfg = {
-		.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find("RandomStorage"),
-		.budget = 310, .remat_limit = INFINITY, .seed = 42, .check = true,
+	static const struct {
+		uint64_t seed;
+		int64_t clock;
+		int n;
+		uint32_t evicted[4];
+	} want[] = {
+		{42, 130, 4, {2, 5, 4, 6}},
+		{7, 129, 4, {4, 1, 5, 6}},
 	};
-	struct runtime_result r1, r2;
-	struct rs_error err;
-	ck_assert_int_eq(runtime_run(s, &cfg, &r1, &err), 0);
-	ck_assert_int_eq(runtime_run(s, &cfg, &r2, &err), 0);
-	ck_assert_int_eq(r1.clock, r2.clock);
-	ck_assert_uint_eq(r1.heuristic_evals, r2.heuristic_evals);
+	struct logb lb = {0};
+	lconst(&lb, "w", 10);
+	lcall(&lb, "a", "\"w\"", 100, 1);
+	lcall(&lb, "b", "\"w\"", 100, 2);
+	lcall(&lb, "c", "\"w\"", 100, 4);
+	lcall(&lb, "d", "\"w\"", 100, 8);
+	lcall(&lb, "e", "\"w\"", 100, 16);
+	lcall(&lb, "f", "\"w\"", 100, 32);
+	lcall(&lb, "g", "\"a\",\"b\",\"c\"", 100, 64);
+	release_all(&lb, "w a b c d e f g");
+	struct schedule *s = build(&lb);
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		for (int again = 0; again < 2; again++) {
+			struct evlog ev = {0};
+			struct runtime_config cfg = {
+				.runtime = RUNTIME_V2, .heuristic = heuristic_find("RandomStorage"),
+				.budget = 410, .remat_limit = INFINITY, .seed = want[k].seed, .check = true,
+				.on_event = on_event, .ctx = &ev,
+			};
+			struct runtime_result r;
+			struct rs_error err;
+			ck_assert_int_eq(runtime_run(s, &cfg, &r, &err), 0);
+			ck_assert_int_eq(r.outcome, OUTCOME_PASS);
+			ck_assert_int_eq(r.clock, want[k].clock);
+			ck_assert_uint_eq(r.heuristic_evals, 4); /* one per choice */
+			ck_assert_int_eq(ev.n_evicted, want[k].n);
+			for (int i = 0; i < ev.n_evicted; i++)
+				ck_assert_msg(ev.evicted[i] == want[k].evicted[i], "seed %llu: eviction %d is %u, want %u",
+					      (unsigned long long)want[k].seed, i, ev.evicted[i], want[k].evicted[i]);
+		}
+	}
 	schedule_free(s);
 }
 END_TEST
@@ -430,6 +478,115 @@ START_TEST(preallocate)
 }
 END_TEST
 
+/*
+ * The replay-case table (tests/data/replay-cases.tsv, one driver for its
+ * rows): each row a small log, a heuristic, runtime and budget, the numbers
+ * its replay must give and the rule it guards, which a failure names. Each
+ * row is replayed in check mode on every region representation (bitsets
+ * with the memo, plain lists, runs) and by the plain scoring loop; all must
+ * give the row's numbers.
+ */
+enum { CASE_FIELDS = 12 };
+
+/* Appends to fails what of row f the replay r (by way how) does not give. */
+static void case_check(char *fails, size_t cap, int line, const char *how, const char *const *f,
+		       const struct runtime_result *r)
+{
+	static const char *const names[] = {"evictions", "remats", "remat_compute", "peak", "evals", "accesses"};
+	const uint64_t got[] = {r->evictions, r->remats, (uint64_t)r->remat_compute, r->peak_memory,
+				r->heuristic_evals, r->heuristic_accesses};
+	char diff[512] = "";
+	size_t len = 0;
+	if (strcmp(outcome_name(r->outcome), f[5]))
+		len += (size_t)snprintf(diff + len, sizeof diff - len, " outcome %s (want %s)",
+					outcome_name(r->outcome), f[5]);
+	for (int k = 0; k < 6 && len < sizeof diff; k++) {
+		unsigned long long want = strtoull(f[6 + k], NULL, 10);
+		if (got[k] != want)
+			len += (size_t)snprintf(diff + len, sizeof diff - len, " %s %llu (want %llu)", names[k],
+						(unsigned long long)got[k], want);
+	}
+	if (len) {
+		size_t at = strlen(fails);
+		snprintf(fails + at, cap - at, "\nreplay-cases.tsv line %d, %s: breaks the rule \"%s\":%s", line, how,
+			 f[0], diff);
+	}
+}
+
+/* Replays every row of the table, each on every region representation
+ * and by the plain loop, in check mode or not; appends to fails what each
+ * replay does not give. */
+static void replay_table(bool check, char *fails, size_t cap)
+{
+	FILE *f = open_test_data("replay-cases.tsv");
+	char buf[1024];
+	int line = 0, rows = 0;
+	while (fgets(buf, sizeof buf, f)) {
+		line++;
+		buf[strcspn(buf, "\n")] = 0;
+		if (buf[0] == '#' || !buf[0])
+			continue;
+		const char *fld[CASE_FIELDS];
+		int n = 0;
+		for (char *p = buf, *tab; n < CASE_FIELDS; p = tab + 1) {
+			fld[n++] = p;
+			if (!(tab = strchr(p, '\t')))
+				break;
+			*tab = 0;
+		}
+		ck_assert_msg(n == CASE_FIELDS, "replay-cases.tsv line %d: %d fields, want %d", line, n,
+			      CASE_FIELDS);
+		char path[4096];
+		snprintf(path, sizeof path, "%s/tests/data/%s", getenv("REMATSIM_SOURCE"), fld[1]);
+		struct read_options opt = {0};
+		struct schedule *s;
+		struct rs_error err;
+		ck_assert_msg(schedule_read(path, &opt, &s, &err) == 0, "%s: %s", path, err.msg);
+		struct runtime_config cfg = {
+			.heuristic = heuristic_find(fld[2]),
+			.budget = strtoull(fld[4], NULL, 10),
+			.remat_limit = INFINITY,
+			.check = check,
+		};
+		ck_assert_msg(cfg.heuristic, "replay-cases.tsv line %d: no heuristic %s", line, fld[2]);
+		ck_assert_msg(runtime_kind_parse(fld[3], &cfg.runtime) == 0, "replay-cases.tsv line %d: no runtime %s",
+			      line, fld[3]);
+		static const char *const how[] = {"as it comes", "plain regions", "runs regions", "plain scans"};
+		for (int k = 0; k < 4; k++) {
+			cfg.plain_regions = k == 1;
+			cfg.run_regions = k == 2;
+			cfg.plain_scans = k == 3;
+			struct runtime_result r;
+			if (runtime_run(s, &cfg, &r, &err)) {
+				size_t at = strlen(fails);
+				snprintf(fails + at, cap - at,
+					 "\nreplay-cases.tsv line %d, %s: breaks the rule \"%s\": no replay (%s)", line,
+					 how[k], fld[0], err.msg);
+				continue;
+			}
+			case_check(fails, cap, line, how[k], fld, &r);
+		}
+		schedule_free(s);
+		rows++;
+	}
+	fclose(f);
+	ck_assert_int_ge(rows, 7);
+}
+
+START_TEST(replay_cases)
+{
+	static char fails[16384];
+	/* first without check mode, so that a broken rule shows in the
+	 * numbers and its row is named; then in check mode, which stops at
+	 * the first broken invariant (internal error, status 70) */
+	fails[0] = 0;
+	replay_table(false, fails, sizeof fails);
+	ck_assert_msg(!fails[0], "%s", fails);
+	replay_table(true, fails, sizeof fails);
+	ck_assert_msg(!fails[0], "%s (in check mode)", fails);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("runtime");
@@ -448,6 +605,7 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, kind_names);
 	tcase_add_test(tc, preallocate);
+	tcase_add_test(tc, replay_cases);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

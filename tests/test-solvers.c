@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "plan.h"
+#include "modules.h"
 #include "planners.h"
 #include "profile.h"
 #include "reset_points.h"
@@ -442,6 +443,142 @@ START_TEST(plan_replay_of_logs)
 }
 END_TEST
 
+/* solvers/modules.c on tests/data/modules.log (make-logs.py): the calls,
+ * why some cannot be wrapped, the boundaries and units, how plans are
+ * tiled with wraps, and the replay of a plan as applied, traced by hand. */
+START_TEST(modules_of_a_log)
+{
+	struct schedule *s = load("tests/data", "modules.log");
+	struct profile p;
+	struct module_calls m;
+	struct rs_error err = {0};
+	ck_assert_int_eq(profile_build(s, &p, NULL), 0);
+	ck_assert_uint_eq(p.n, 9); /* stem, lin, act_, lin, side, lin, act, act, loss */
+	ck_assert_int_eq(modules_build(s, &p, &m, &err), 0);
+	static const struct {
+		const char *name;
+		uint32_t depth;
+		int32_t parent;
+		size_t first, end;
+		uint64_t bytes;
+		enum module_veto veto;
+	} want[] = {
+		{"seq", 0, -1, 1, 6, 2500, MODULE_OK},
+		{"seq.0", 1, 0, 1, 2, 2000, MODULE_OK},
+		{"seq.1", 1, 0, 2, 3, 0, MODULE_WRITES_INPUT}, /* act_ writes h, made by seq.0 */
+		{"seq.2", 1, 0, 3, 5, 500, MODULE_OK},
+		{"seq.3", 1, 0, 5, 6, 0, MODULE_OK},
+		{"act", 0, -1, 6, 7, 400, MODULE_CALLED_AGAIN},
+		{"act", 0, -1, 7, 8, 400, MODULE_CALLED_AGAIN},
+		{"empty", 0, -1, 8, 8, 0, MODULE_EMPTY},
+	};
+	ck_assert_uint_eq(m.n, 8);
+	for (size_t i = 0; i < 8; i++) {
+		const struct module_call *c = &m.c[i];
+		ck_assert_str_eq(schedule_str(s, c->name), want[i].name);
+		ck_assert_uint_eq(c->depth, want[i].depth);
+		ck_assert_int_eq(c->parent, want[i].parent);
+		ck_assert_uint_eq(c->first, want[i].first);
+		ck_assert_uint_eq(c->end, want[i].end);
+		ck_assert_uint_eq(c->bytes, want[i].bytes);
+		ck_assert_int_eq(c->veto, want[i].veto);
+	}
+	/* seq writes h too, but h is its own: it can be wrapped */
+	const size_t bounds[] = {1, 2, 3, 5, 6};
+	ck_assert_uint_eq(m.n_bound, 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(m.bound[i], bounds[i]);
+	ck_assert(modules_is_bound(&m, 3) && !modules_is_bound(&m, 4));
+	size_t nu;
+	uint64_t *u = modules_units(&m, &nu);
+	const uint64_t units[] = {0, 2000, 0, 500, 0, 804};
+	ck_assert_uint_eq(nu, 6);
+	for (size_t i = 0; i < nu; i++)
+		ck_assert_uint_eq(u[i], units[i]);
+	free(u);
+	ck_assert_uint_eq(modules_unit_split(&m, 1), 1);
+	ck_assert_uint_eq(modules_unit_split(&m, 5), 6);
+	ck_assert_uint_eq(modules_unit_split(&m, 6), 9);
+	ck_assert_int_eq(modules_starting(&m, 1), 0); /* seq, the outermost */
+	ck_assert_int_eq(modules_ending(&m, 5), 3);   /* seq.2 */
+	ck_assert_int_eq(modules_find(&m, "seq.3"), 4);
+	ck_assert_int_eq(modules_find(&m, "nope"), -1);
+
+	/* One checkpointed segment [0, 6): the stem runs as usual, seq is one
+	 * wrap. */
+	struct module_plan mp;
+	size_t one[] = {6};
+	modules_apply(&m, one, 1, &mp);
+	ck_assert_uint_eq(mp.n_wraps, 1);
+	ck_assert_uint_eq(mp.off[1] - mp.off[0], 1);
+	ck_assert_uint_eq(mp.calls[0], 0);
+	ck_assert_uint_eq(mp.unwrapped_ops, 1);
+	ck_assert_uint_eq(mp.n_splits, 2);
+	ck_assert_uint_eq(mp.splits[0], 1);
+	ck_assert_uint_eq(mp.splits[1], 6);
+	ck_assert(mp.as_usual[0] && !mp.as_usual[1]);
+	/* The replay of that plan as applied, traced by hand (bytes in use):
+	 * x, w 110; stem a 1110; lin h 3110; act_ (a view); lin b 6110, then h
+	 * evicted (last used in seq) 4110; side s 4610, evicted 4110; lin e
+	 * 4710, b evicted 1710; a released but held (seq's input, until the
+	 * last backward op reading what seq made) 1710; act c 2110, e freed
+	 * 1510; act d 1910; loss l 1914; backward: gd 2314, gc 2714, gd and d
+	 * freed 1914; ge 2514, gc and c freed 1714; gb 4714, ge freed 4114.
+	 * side_backward reads ss (s, evicted): seq is recomputed whole, each
+	 * storage that handles hold, in order: h (sh, h2) 6114, h2; s (ss),
+	 * whose parent b is rebuilt first 9114, then s 9614 (the peak), b
+	 * freed (no handle) 6614; gb2 9614 too. */
+	struct baseline b;
+	baseline_run(s, &b);
+	struct plan_result r;
+	ck_assert_int_eq(plan_replay_wraps(s, &b, mp.splits, mp.n_splits, mp.as_usual, true, &r, &err), 0);
+	ck_assert_int_eq(r.run.outcome, OUTCOME_PASS);
+	ck_assert_uint_eq(r.run.peak_memory, 9614);
+	ck_assert_uint_eq(b.memory, 8614);
+	/* every segment as usual: the unbounded replay */
+	bool all[] = {true, true};
+	ck_assert_int_eq(plan_replay_wraps(s, &b, mp.splits, mp.n_splits, all, true, &r, &err), 0);
+	ck_assert_uint_eq(r.run.peak_memory, 8614);
+	ck_assert_uint_eq(r.run.remats, 0);
+	module_plan_free(&mp);
+
+	/* [0, 3) and [3, 6): seq.0 alone (seq.1 cannot be wrapped, and seq
+	 * ends past 3), then seq.2 and seq.3 as one wrap (one nn.Sequential);
+	 * the stem and seq.1's act_ run as usual. */
+	size_t two[] = {3, 6};
+	modules_apply(&m, two, 2, &mp);
+	ck_assert_uint_eq(mp.n_wraps, 2);
+	ck_assert_uint_eq(mp.off[1], 1);
+	ck_assert_uint_eq(mp.off[2], 3);
+	ck_assert_uint_eq(mp.calls[0], 1);
+	ck_assert_uint_eq(mp.calls[1], 3);
+	ck_assert_uint_eq(mp.calls[2], 4);
+	ck_assert_uint_eq(mp.unwrapped_ops, 2);
+	const size_t applied[] = {1, 2, 3, 6};
+	const bool usual[] = {true, false, true, false};
+	ck_assert_uint_eq(mp.n_splits, 4);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(mp.splits[i], applied[i]);
+		ck_assert_int_eq(mp.as_usual[i], usual[i]);
+	}
+	ck_assert_int_eq(plan_replay_wraps(s, &b, mp.splits, mp.n_splits, mp.as_usual, true, &r, &err), 0);
+	ck_assert_int_eq(r.run.outcome, OUTCOME_PASS);
+	module_plan_free(&mp);
+	modules_free(&m);
+	profile_free(&p);
+	schedule_free(s);
+
+	/* a log without module calls */
+	s = load("tests/data", "solvers-chain.log");
+	ck_assert_int_eq(profile_build(s, &p, NULL), 0);
+	ck_assert_int_eq(modules_build(s, &p, &m, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_DATAERR);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no module calls"));
+	profile_free(&p);
+	schedule_free(s);
+}
+END_TEST
+
 /* The DTR paper's logs (../shared): profiles and plans as above. */
 START_TEST(paper_logs)
 {
@@ -486,6 +623,7 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tl, 120);
 	tcase_add_test(tl, profile_of_logs);
 	tcase_add_test(tl, plan_replay_of_logs);
+	tcase_add_test(tl, modules_of_a_log);
 	suite_add_tcase(s, tl);
 	return run_suite(s);
 }

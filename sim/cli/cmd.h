@@ -22,6 +22,23 @@ int cmd_plot(int argc, char **argv);
 /* Static checkpoint plans (docs/solvers.md). */
 int cmd_profile(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+/* `solve --modules` and `solve --splits` (cmd_solve_modules.c), which
+ * cmd_solve hands over to with its options. */
+#include <stdbool.h>
+#include <stdint.h>
+#include "schedule.h"
+struct planner;
+struct solve_module_opts {
+	const char *log;
+	const struct planner *pl; /* NULL with splits */
+	uint64_t param;           /* the planner's -k or --segment-budget */
+	uint64_t budget;          /* --budget, when have_budget (dp: the smallest k that fits) */
+	bool have_budget;
+	const char *splits;       /* --splits A,B,...: forward-op indices or module names */
+	bool modules, exact, replay, check, json;
+	struct read_options ropt;
+};
+int solve_modules(const struct solve_module_opts *o);
 /* Synthetic logs (docs/gen.md). */
 int cmd_gen(int argc, char **argv);
 /* Sweeps on a Slurm cluster (docs/slurm.md). */

@@ -30,8 +30,9 @@ static const char fit_help[] =
 	"\n"
 	"Find the smallest memory budget at which the replay passes (no OOM, no\n"
 	"thrash). Feasibility is not always monotone in the budget, so this probes\n"
-	"a grid from a lower bound (the largest op's inputs and outputs, below\n"
-	"which nothing passes) to the unbounded peak (from which everything does),\n"
+	"a grid from a lower bound, below which nothing passes (the larger of the\n"
+	"largest op's inputs and outputs and the log's floor, the bytes pinned at\n"
+	"the end: `rematsim info`), to the unbounded peak (from which everything does),\n"
 	"then bisects to the byte at the lowest pass and at the highest failure, and\n"
 	"reports the smallest passing budget found, the largest failing budget above\n"
 	"it (if any: feasibility is then not monotone there), and the budget from\n"
@@ -115,6 +116,7 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	json_object_set_new(o, "resolution", json_real(fc->resolution));
 	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)base->memory));
 	json_object_set_new(o, "lower_bound", json_integer((json_int_t)r->lower));
+	json_object_set_new(o, "floor_memory", json_integer((json_int_t)r->floor_memory));
 	json_object_set_new(o, "unbounded_peak", json_integer((json_int_t)r->upper));
 	json_object_set_new(o, "step", json_integer((json_int_t)r->step));
 	json_object_set_new(o, "smallest_pass", json_integer((json_int_t)r->smallest_pass));
@@ -198,17 +200,20 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 		       (double)r->untried_hi / bm);
 	size_t grid, scan, bisect;
 	probe_counts(r, &grid, &scan, &bisect);
+	/* which bound L is (fit.h) */
+	const char *lb = r->floor_memory >= r->footprint ? " (the floor: pinned at the end)"
+							  : " (the largest op's inputs and outputs)";
 	if (r->floor_passes && !scan)
-		printf("search: 1 replay (the lower bound, which passed; the unbounded peak is %" PRIu64
-		       "), %.0f ms\n", r->upper, r->wall_ms);
+		printf("search: 1 replay (the lower bound%s, which passed; the unbounded peak is %" PRIu64
+		       "), %.0f ms\n", lb, r->upper, r->wall_ms);
 	else if (scan)
 		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
-		       " to the unbounded peak %" PRIu64 ", %zu bisecting, %zu scanning), %.0f ms\n",
-		       r->n_probes, grid, r->step, r->lower, r->upper, bisect, scan, r->wall_ms);
+		       "%s to the unbounded peak %" PRIu64 ", %zu bisecting, %zu scanning), %.0f ms\n",
+		       r->n_probes, grid, r->step, r->lower, lb, r->upper, bisect, scan, r->wall_ms);
 	else
 		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
-		       " to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
-		       r->n_probes, r->n_grid, r->step, r->lower, r->upper, r->n_probes - r->n_grid, r->wall_ms);
+		       "%s to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
+		       r->n_probes, r->n_grid, r->step, r->lower, lb, r->upper, r->n_probes - r->n_grid, r->wall_ms);
 	if (list) {
 		printf("\n%16s %10s %-6s %20s %s\n", "budget", "ratio", "result", "overhead", "probe");
 		for (size_t i = 0; i < r->n_probes; i++)

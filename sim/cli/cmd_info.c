@@ -24,8 +24,11 @@ static const char info_help[] =
 	"\n"
 	"Print what each op log holds: the count of each record type, ops\n"
 	"(forward / backward / constant), tensors, storages, aliases, the total\n"
-	"compute (sum of op times), constant memory, the largest op output, and\n"
-	"the baseline: peak memory and compute of an unbounded replay.\n"
+	"compute (sum of op times), constant memory, the largest op output, the\n"
+	"baseline (peak memory and compute of an unbounded replay), and the floor:\n"
+	"the bytes pinned at the end (constants and the outputs still held), below\n"
+	"which no budget passes (on runtime V1, which frees released constants, the\n"
+	"outputs alone: `fit --runtime V1` starts there).\n"
 	"LOG is a .log, a .log.gz, or ARCHIVE.zip:MEMBER (a path in the archive\n"
 	"or a model name of its manifest.json); a bare ARCHIVE.zip lists its models.\n"
 	"Options go anywhere; '--' ends them.\n"
@@ -138,6 +141,10 @@ static void print_info_text(const struct schedule *s, const struct baseline *b)
 	       " ns (unbounded V1 replay)\n", b->memory, b->memory / 1048576.0, b->compute);
 	printf("  bottleneck     %" PRIu64 " bytes (%.1f MiB): the largest single op's footprint\n",
 	       b->bottleneck_memory, b->bottleneck_memory / 1048576.0);
+	uint64_t floor = schedule_floor(s, false);
+	printf("  floor          %" PRIu64 " bytes (%.1f MiB, %.3f of the baseline): pinned at the end "
+	       "(constants, outputs still held): no budget below it passes\n", floor,
+	       floor / 1048576.0, b->memory ? (double)floor / (double)b->memory : 0.0);
 	printf("  sha256         %s\n", hex);
 }
 
@@ -173,6 +180,7 @@ static json_t *info_json(const struct schedule *s, const struct baseline *b)
 	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)b->memory));
 	json_object_set_new(o, "baseline_compute", json_integer(b->compute));
 	json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)b->bottleneck_memory));
+	json_object_set_new(o, "floor_memory", json_integer((json_int_t)schedule_floor(s, false)));
 	return o;
 }
 

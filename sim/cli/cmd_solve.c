@@ -27,7 +27,8 @@
 static const char help_head[] =
 	"usage: rematsim solve --sizes FILE -k K [--exact] [--json]\n"
 	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
-	"                      [--exact] [--replay] [--check] [--from-start] [--json]\n"
+	"                      [--modules] [--exact] [--replay] [--check] [--from-start] [--json]\n"
+	"       rematsim solve LOG --splits A,B,... [--modules] [--check] [--from-start] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
 	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
@@ -53,14 +54,28 @@ static const char help_tail[] =
 	"                        (default: the fast mode, the same largest chunk)\n"
 	"  --replay              replay the plan on the log: peak memory, compute\n"
 	"                        overhead, rematerializations\n"
+	"  --modules             split only at module boundaries (a log with module\n"
+	"                        calls, ANNOTATE ENTER/EXIT, as rematsim_torch records\n"
+	"                        with model=): the planner splits the activations\n"
+	"                        summed between the starts and ends of the calls a\n"
+	"                        checkpoint wrapper can take; split points are named by\n"
+	"                        module (the layer tracker's split_modules), and the\n"
+	"                        modules to wrap listed; --replay replays the plan as\n"
+	"                        applied (a split at each wrap's start and end);\n"
+	"                        --budget searches dp's k (docs/solvers.md)\n"
+	"  --splits A,B,...      replay this plan: split points as forward-op indices\n"
+	"                        or module names (the start of the module's call);\n"
+	"                        with --modules each must be a module boundary\n"
 	"  --check               verify the runtime's invariants during the replay\n"
 	"  --from-start          use the log from its top, not from its START\n"
 	"  --json                one JSON object (--sizes: {\"max_memory\", \"split_points\"})\n"
 	"\n"
 	"Byte counts take 8e9, 6GiB and 6GB.\n"
 	"Exit status: 0 ok, 64 usage (a bad k, a budget below the largest single\n"
-	"activation), 65 malformed sizes or log, a log with no forward ops, or no\n"
-	"plan that fits the budget, 66 missing input.\n";
+	"activation or below the log's floor, a split that is no module boundary,\n"
+	"names no module or a module that cannot be checkpointed), 65 malformed\n"
+	"sizes or log, a log with no forward ops (--modules: no module calls), or\n"
+	"no plan that fits the budget, 66 missing input.\n";
 
 /* The option that sets a planner's parameter, or NULL. */
 static const char *param_option(const struct planner *pl)
@@ -172,6 +187,8 @@ struct solve_args {
 	uint64_t k, seg;
 	bool have_k, have_seg, have_budget;
 	bool exact, replay, check, json;
+	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
+	const char *splits; /* --splits: likewise */
 	struct read_options ropt;
 };
 
@@ -231,6 +248,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"check", no_argument, NULL, 'c'},
 		{"from-start", no_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
+		{"modules", no_argument, NULL, 'm'},
+		{"splits", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -260,6 +279,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		case 'c': a->check = true; break;
 		case 's': a->ropt.from_start = true; break;
 		case 'j': a->json = true; break;
+		case 'm': a->modules = true; break;
+		case 'S': a->splits = optarg; break;
 		case 'h':
 			fputs(solve_help(), stdout);
 			return -1;
@@ -267,7 +288,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 	}
 	a->have_budget = a->o.n_budgets > 0;
 	if (a->sizes) {
-		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay || a->check) {
+		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay || a->check ||
+		    a->modules || a->splits) {
 			fprintf(stderr, "rematsim solve: --sizes takes only -k, --exact and --json\n");
 			return EXIT_USAGE;
 		}
@@ -283,7 +305,21 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		return EXIT_USAGE;
 	}
 	a->log = argv[optind];
-	return check_planner(a);
+	if (a->splits) {
+		if (a->pname || a->have_k || a->have_seg || a->have_budget || a->exact) {
+			fprintf(stderr, "rematsim solve: --splits gives the plan: no --planner, -k, "
+					"--segment-budget, --budget or --exact with it\n");
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	int rc = check_planner(a);
+	if (!rc && a->modules && a->have_budget && a->pl->param != PLANNER_PARAM_K) {
+		fprintf(stderr, "rematsim solve: --modules --budget searches dp's k: give "
+				"--planner dp\n");
+		return EXIT_USAGE;
+	}
+	return rc;
 }
 /* A plan for a log, and its replay or budget search when asked for. */
 struct solve_result {
@@ -315,6 +351,12 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 	if (a->replay)
 		baseline_run(s, &r->base);
 	r->param = pl->param == PLANNER_PARAM_K ? a->k : a->seg;
+	if (a->have_budget && a->o.budgets[0] < schedule_floor(s, false))
+		return rs_error_set(err, EXIT_USAGE, NULL, 0,
+				    "budget %" PRIu64 " bytes is below the log's floor, %" PRIu64 " bytes "
+				    "(what a replay holds pinned at the end: the constants and the outputs "
+				    "still held): no plan can fit it", a->o.budgets[0],
+				    schedule_floor(s, false));
 	if (a->have_budget) {
 		uint64_t budget = a->o.budgets[0];
 		r->fit = xcalloc(1, sizeof *r->fit);
@@ -480,6 +522,16 @@ int cmd_solve(int argc, char **argv)
 			status = solve_sizes(a->sizes, a->k, a->exact, a->json);
 		free(a);
 		return status < 0 ? 0 : status;
+	}
+	if (a->splits || a->modules) {
+		struct solve_module_opts so = {.log = a->log, .pl = a->pl, .splits = a->splits,
+			.param = a->pl && a->pl->param == PLANNER_PARAM_K ? a->k : a->seg,
+			.budget = a->have_budget ? a->o.budgets[0] : 0, .have_budget = a->have_budget,
+			.modules = a->modules, .exact = a->exact, .replay = a->replay || a->splits,
+			.check = a->check, .json = a->json, .ropt = a->ropt};
+		status = solve_modules(&so);
+		free(a);
+		return status;
 	}
 	struct rs_error err = {0};
 	struct schedule *s;

@@ -35,10 +35,10 @@ uint64_t fit_lower_bound(const struct schedule *s)
 	return best;
 }
 
-uint64_t fit_floor(const struct schedule *s, const struct baseline *b)
+uint64_t fit_floor(const struct schedule *s, const struct fit_config *c)
 {
-	(void)b;
-	return fit_lower_bound(s);
+	uint64_t op = fit_lower_bound(s), floor = schedule_floor(s, c->runtime == RUNTIME_V1);
+	return op > floor ? op : floor;
 }
 
 static uint64_t unbounded_peak(const struct schedule *s, const struct fit_config *c, struct rs_error *err, int *rc)
@@ -69,8 +69,9 @@ int fit_plan(const struct schedule *s, const struct baseline *b, const struct fi
 	*upper = unbounded_peak(s, c, err, &rc);
 	if (rc)
 		return -1;
-	*lower = fit_floor(s, b);
-	if (*lower > *upper) /* cannot be: the peak holds every op's inputs and outputs */
+	*lower = fit_floor(s, c);
+	if (*lower > *upper) /* cannot be: the peak holds every op's inputs and outputs, and
+			      * the end of an unbounded run the floor */
 		rs_bug("fit: lower bound %llu above the unbounded peak %llu",
 		       (unsigned long long)*lower, (unsigned long long)*upper);
 	*step = (uint64_t)st;
@@ -261,10 +262,12 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	size_t n;
 	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
 		return -1;
+	r->footprint = fit_lower_bound(s);
+	r->floor_memory = schedule_floor(s, c->runtime == RUNTIME_V1);
 	size_t cap = n + 128;
 	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
 	struct probe_ctx pc = {.s = s, .b = b, .c = c};
-	/* The floor first: when it passes, it is the answer. */
+	/* L first: when it passes, it is the answer. */
 	ps[0].budget = r->lower;
 	ps[0].grid = true;
 	probe(&pc, &ps[0]);

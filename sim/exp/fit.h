@@ -6,9 +6,13 @@
  * the search and its cost.
  *
  * The search, in budgets (bytes):
- *  1. bounds: L, the floor (fit_floor: below it every replay fails), and
- *     U, the peak of the unbounded replay of the same runtime and
- *     heuristic (from it every replay passes: nothing is ever evicted);
+ *  1. bounds: L (fit_floor), the larger of the largest op's distinct input
+ *     storages + its outputs (an op runs with its inputs and outputs
+ *     resident) and the log's floor for the runtime (schedule_floor: what
+ *     stays pinned at the end must all be resident then), below which
+ *     every replay fails; and U, the peak of the unbounded replay of the
+ *     same runtime and heuristic (from it every replay passes: nothing is
+ *     ever evicted);
  *  2. L alone: when it passes it is the answer, and the search stops
  *     there (no grid: the budgets above it are untried);
  *  3. a grid L + step, ... below U, and U (step = resolution x baseline
@@ -60,7 +64,9 @@ struct fit_probe {
 };
 
 struct fit_result {
-	uint64_t lower;         /* L */
+	uint64_t lower;         /* L (fit_floor): the larger of the two below */
+	uint64_t footprint;     /* fit_lower_bound: the largest op's inputs and outputs */
+	uint64_t floor_memory;  /* schedule_floor for the runtime: pinned at the end */
 	uint64_t upper;         /* U */
 	uint64_t step;          /* grid step, bytes */
 	uint64_t smallest_pass; /* smallest passing budget probed */
@@ -103,12 +109,12 @@ void fit_result_free(struct fit_result *r);
 uint64_t fit_lower_bound(const struct schedule *s);
 
 /**
- * L, where the search starts: a budget below which no replay of s passes
- * (today fit_lower_bound; any higher bound that holds, such as the bytes
- * the log keeps at its end, may join it here alone). When L passes, the
- * search stops at it.
+ * L, where the search starts: a budget below which no replay of s under
+ * c's runtime passes, the larger of fit_lower_bound and the bytes the log
+ * keeps pinned at its end (schedule_floor; on V1 its final pins alone).
+ * When L passes, the search stops at it.
  */
-uint64_t fit_floor(const struct schedule *s, const struct baseline *b);
+uint64_t fit_floor(const struct schedule *s, const struct fit_config *c);
 
 struct experiment; /* experiment.h */
 

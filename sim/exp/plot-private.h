@@ -42,6 +42,7 @@ struct prow {
 struct pmodel {
 	char *name, *title, *desc;
 	double const_ratio, bottleneck_ratio;
+	double floor_ratio; /* pinned at the end; NAN in folders written before models.tsv had it */
 };
 
 struct planner;

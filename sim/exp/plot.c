@@ -134,7 +134,8 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 		if (line[0] == '#' || lineno == 1)
 			continue; /* the column line */
 		char *f[MC_COUNT + 1];
-		if (tsv_split(line, f, MC_COUNT + 1) != MC_COUNT) {
+		int nf = tsv_split(line, f, MC_COUNT + 1);
+		if (nf != MC_COUNT && nf != MC_COUNT_NO_FLOOR) {
 			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 					  "expected %d tab-separated columns", MC_COUNT);
 			break;
@@ -149,6 +150,7 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 		 * and outputs, as simrd counts it): the grey region starts where
 		 * the constants end and is that wide. */
 		m->bottleneck_ratio = m->const_ratio + strtod(f[MC_BOTTLENECK_RATIO], NULL);
+		m->floor_ratio = nf == MC_COUNT ? strtod(f[MC_FLOOR_RATIO], NULL) : NAN;
 	}
 	free(text);
 	free(path);
@@ -746,6 +748,12 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	fprintf(f, "array ptitle[%zu]\narray pdesc[%zu]\narray pdescn[%zu]\narray pconst[%zu]\n"
 		   "array pbottle[%zu]\narray pcurves[%zu]\n", np ? np : 1, np ? np : 1, np ? np : 1,
 		np ? np : 1, np ? np : 1, np ? np : 1);
+	/* the floor band (grid.gp): 0 where models.tsv has no floor */
+	fprintf(f, "array pfloor[%zu]\n", np ? np : 1);
+	for (size_t p = 0; p < np; p++)
+		fprintf(f, "pfloor[%zu] = %s\n", p + 1,
+			isnan(d->models[p].floor_ratio) ? "0"
+							: fmt_double(b1, d->models[p].floor_ratio));
 	int dl_screen = 1, dl_print = 1;
 	for (size_t p = 0; p < np; p++) {
 		fprintf(f, "ptitle[%zu] = ", p + 1);

@@ -4,7 +4,7 @@
  *
  *   points.tsv    `#` header lines (key: value), the column line, one row
  *                 per point in canonical point order (experiment.h)
- *   models.tsv    one row per model: baseline, constant and bottleneck memory
+ *   models.tsv    one row per model: baseline, constant, bottleneck and floor memory
  *   frontier.tsv  prefix-minimum overhead per (model, series, trial)
  *
  * Invariant: every file is written whole to a temporary name in the same
@@ -51,14 +51,19 @@ enum points_col {
 #define PC_GEN_COUNT 2
 enum points_gen_col { PC_N = PC_COUNT, PC_BUDGET_FORMULA };
 
+/* floor_memory: the bytes a replay holds pinned at the end (constants and
+ * the outputs still held: schedule_floor, runtimes but V1), below which no
+ * budget passes; floor_ratio its share of the baseline. Folders written
+ * before these two columns have MC_COUNT_NO_FLOOR columns. */
 #define MODELS_COLUMNS \
 	"model\ttitle\tdesc\tlog\tsha256\tops\ttensors\tbaseline_memory\t" \
 	"baseline_compute\tconst_memory\tbottleneck_memory\tconst_ratio\t" \
-	"bottleneck_ratio"
+	"bottleneck_ratio\tfloor_memory\tfloor_ratio"
 enum models_col {
 	MC_MODEL, MC_TITLE, MC_DESC, MC_LOG, MC_SHA256, MC_OPS, MC_TENSORS,
 	MC_BASELINE_MEMORY, MC_BASELINE_COMPUTE, MC_CONST_MEMORY,
-	MC_BOTTLENECK_MEMORY, MC_CONST_RATIO, MC_BOTTLENECK_RATIO, MC_COUNT
+	MC_BOTTLENECK_MEMORY, MC_CONST_RATIO, MC_BOTTLENECK_RATIO,
+	MC_COUNT_NO_FLOOR, MC_FLOOR_MEMORY = MC_COUNT_NO_FLOOR, MC_FLOOR_RATIO, MC_COUNT
 };
 
 #define FRONTIER_COLUMNS \

@@ -199,18 +199,21 @@ static char *models_text(const struct experiment *e, size_t *len)
 	fputs(MODELS_COLUMNS "\n", f);
 	for (size_t i = 0; i < e->n_models; i++) {
 		const struct exp_model *m = &e->models[i];
-		char sha[65], cr[64], br[64];
+		char sha[65], cr[64], br[64], fr[64];
 		hex_encode(m->sched->sha256, 32, sha);
 		double mem = (double)m->base.memory;
+		uint64_t floor = schedule_floor(m->sched, false);
 		fmt_double(cr, mem > 0 ? (double)m->base.const_memory / mem : 0);
 		fmt_double(br, mem > 0 ? (double)m->base.bottleneck_memory / mem : 0);
+		fmt_double(fr, mem > 0 ? (double)floor / mem : 0);
 		/* as they are: no tab or line break (experiment.c, model_fields) */
 		fprintf(f, "%s\t%s\t%s\t%s", m->name, m->title, m->desc, m->spec);
-		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\n", sha,
+		fprintf(f, "\t%s\t%zu\t%zu\t%llu\t%lld\t%llu\t%llu\t%s\t%s\t%llu\t%s\n", sha,
 			m->sched->n_ops, m->sched->n_tensors,
 			(unsigned long long)m->base.memory, (long long)m->base.compute,
 			(unsigned long long)m->base.const_memory,
-			(unsigned long long)m->base.bottleneck_memory, cr, br);
+			(unsigned long long)m->base.bottleneck_memory, cr, br,
+			(unsigned long long)floor, fr);
 	}
 	fclose(f);
 	return buf;

@@ -1,10 +1,11 @@
 /*
  * heuristics.h: the eviction policies, one self-describing registry row
  * each: its name, how figures label and draw it, its family, its cost in
- * words, what runtime state it needs, and its choice. The figures
- * (sim/exp/plot.c), `replay --help` and the tests read the rows; nothing
- * else lists heuristics. Adding one is a cost function and a row in
- * heuristics.c (docs/adding-a-heuristic.md).
+ * words, what runtime state it needs, and how it chooses (its cost and
+ * key, or a choice of its own). The figures (sim/exp/plot.c), `replay
+ * --help` and the tests read the rows; nothing else lists heuristics.
+ * Adding one is a cost function and a row in heuristics.c
+ * (docs/adding-a-heuristic.md).
  */
 #ifndef REMATSIM_HEURISTICS_H
 #define REMATSIM_HEURISTICS_H
@@ -13,14 +14,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct runtime_state; /* runtime-state.h */
+#include "runtime-scan.h"
+
+struct policy; /* policy.h: the runtime as a heuristic sees it */
+struct rt_key; /* runtime-state.h: a storage's size, compute, last access */
+struct rt_frac; /* runtime-state.h: a cost as an exact fraction */
 
 /* What a heuristic needs the runtime to maintain. */
 enum heuristic_needs {
 	NEEDS_NOTHING = 0,
 	NEEDS_REGIONS = 1 << 0, /* evicted neighbourhoods (Optimized runtimes) */
 	NEEDS_EQCLASS = 1 << 1, /* union-find classes (Optimized runtimes) */
-	NEEDS_UNOPT = 1 << 2,   /* rebuilt from scratch (DTRUnopt, V1 only) */
+	/* Regions rebuilt from scratch on every evaluation (DTRUnopt): nothing
+	 * kept, so no runtime's `maintains` has it and every runtime serves it
+	 * (simrd accepts it on V2 too); the paper runs it on V1, which is what
+	 * its figures and the shipped logs' reference rows use
+	 * (docs/semantics.md, "Random heuristics and refusals"). */
+	NEEDS_UNOPT = 1 << 2,
 	/* The DTR prototype's own candidate list and classes (DTRPrototype,
 	 * runtime-proto.c): kept by every runtime for the heuristic that
 	 * needs them, as they belong to no runtime of the reference. */
@@ -53,11 +63,23 @@ struct heuristic {
 	int marker;            /* gnuplot point type (cairo terminals) */
 	unsigned needs;        /* enum heuristic_needs */
 	bool random;           /* draws from a seeded generator (trials) */
-	/* Choose the storage to evict from the runtime's (non-empty) pool:
-	 * the lowest cost, ties to the later one, a cost of 0 at once; the
-	 * random ones pick a member. Counts evaluations and accesses. */
-	uint32_t (*choose)(struct runtime_state *rt);
+	/* The cost of evicting pool member s (x its key), exactly: the lowest
+	 * is evicted, ties to the later member, a cost of 0 at once (the
+	 * scoring loop of heuristics.c). NULL for a row with a choice of its
+	 * own (the random ones). */
+	struct rt_frac (*score)(struct policy *rt, uint32_t s, const struct rt_key *x);
+	/* With score: the key of the pool that orders as it does, which the
+	 * runtime scans by itself (runtime-scan.h), or SCAN_NONE. */
+	enum scan_key key;
+	/* The storage to evict from the runtime's (non-empty) pool: score's
+	 * loop, or the row's own choice. Counts evaluations and accesses. */
+	uint32_t (*choose)(struct policy *rt);
 };
+
+/** h's choice by the plain scoring loop: every member's exact cost, no
+ * shortcut (runtime_config.plain_scans, for tests); h->choose for a row
+ * without a score. */
+uint32_t heuristic_choose_plain(struct policy *rt, const struct heuristic *h);
 
 /*
  * The rules by which the DTR prototype (the modified PyTorch of the

@@ -90,16 +90,11 @@ void peak_classify(const struct schedule *s, size_t cmd, uint8_t *kind, uint8_t 
 		pin[i] = SIZE_MAX;
 	for (size_t i = 0; i < s->n_cmds; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
+		schedule_count_handles(s, c, refs);
 		if (c->kind == CMD_COMPUTE) {
 			const struct sched_op *op = &s->ops[c->id];
 			for (uint32_t a = 0; a < op->n_args; a++)
 				last[s->arg_storage[op->args + a]] = i + 1;
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				refs[s->tensors[op->outs + k].storage]++;
-		} else if (c->kind == CMD_GET) {
-			refs[s->tensors[c->id].storage]++;
-		} else if (c->kind == CMD_RELEASE) {
-			refs[s->tensors[c->id].storage]--;
 		} else if (c->kind == CMD_PIN) {
 			uint32_t st = s->tensors[c->id].storage;
 			if (pin[st] == SIZE_MAX)

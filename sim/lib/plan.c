@@ -33,8 +33,13 @@ size_t plan_forward_ops(const struct schedule *s, uint32_t **ops)
 
 struct plan_run {
 	const struct schedule *s;
+	/* plan_replay_wraps: the segments whose recomputation command i
+	 * starts (CSR by command), and each segment's evicted storages */
+	uint32_t *trig, *trig_off, *gst, *gst_off;
+	uint32_t *want;                      /* what remat_before hands over */
+	size_t cap_want;
 	const uint32_t *forced, *forced_off; /* CSR by command */
-	uint32_t *refs;                      /* handles per storage */
+	int64_t *refs;                       /* handles per storage */
 	uint32_t *remat;                     /* storages rematerialized this command */
 	size_t n_remat, cap_remat;
 	uint32_t *fresh;                     /* the latest remat's storages */
@@ -66,16 +71,7 @@ static size_t evict_after(void *ctx, size_t i, bool done, const uint32_t **list)
 	const struct schedule *s = pr->s;
 	size_t n = 0, nf = 0;
 	if (done) {
-		const struct sched_cmd *c = &s->cmds[i];
-		if (c->kind == CMD_COMPUTE) {
-			const struct sched_op *op = &s->ops[c->id];
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				pr->refs[s->tensor_storage[op->outs + k]]++;
-		} else if (c->kind == CMD_GET) {
-			pr->refs[s->tensor_storage[c->id]]++;
-		} else if (c->kind == CMD_RELEASE) {
-			pr->refs[s->tensor_storage[c->id]]--;
-		}
+		schedule_count_handles(s, &s->cmds[i], pr->refs);
 		nf = pr->forced_off[i + 1] - pr->forced_off[i];
 	}
 	XGROW(pr->list, pr->cap_list, nf + pr->n_remat + 1);
@@ -102,8 +98,224 @@ static size_t evict_after(void *ctx, size_t i, bool done, const uint32_t **list)
 	return n;
 }
 
+/* plan_replay_wraps's recomputations: before command i, the tensors of
+ * the storages of the segments it triggers that handles hold. */
+static size_t remat_before(void *ctx, size_t i, const uint32_t **list)
+{
+	struct plan_run *pr = ctx;
+	const struct schedule *s = pr->s;
+	size_t n = 0;
+	for (uint32_t g = pr->trig_off[i]; g < pr->trig_off[i + 1]; g++) {
+		uint32_t seg = pr->trig[g];
+		for (uint32_t k = pr->gst_off[seg]; k < pr->gst_off[seg + 1]; k++) {
+			uint32_t st = pr->gst[k];
+			if (!pr->refs[st])
+				continue;
+			const struct sched_storage *ss = &s->storages[st];
+			XGROW(pr->want, pr->cap_want, n + ss->n_tensors);
+			for (uint32_t q = 0; q < ss->n_tensors; q++)
+				pr->want[n++] = s->storage_tensors[ss->tensors + q];
+		}
+	}
+	*list = pr->want;
+	return n;
+}
+
+static int replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
+		  size_t n_splits, const bool *as_usual, bool whole, bool check,
+		  struct plan_result *out, struct rs_error *err);
+
+/* For plan_replay_wraps: s's commands with each wrapped segment's inputs
+ * held, as a checkpoint keeps the arguments of the function it wraps
+ * until the last tensor it saved is freed: a GET of each tensor that the
+ * segment's ops read and that an op before it made (no constant) before
+ * the segment's first command, and its RELEASE after the last backward op
+ * that reads a storage the segment made (what autograd saved: the wrap's
+ * backward then ends), or at the segment's end when none does. */
+static struct sched_cmd *held_inputs(const struct schedule *s, const uint32_t *fwd, size_t n,
+				     const uint32_t *seg, size_t n_splits, const bool *as_usual,
+				     size_t *n_out)
+{
+	size_t ng = n_splits;
+	uint32_t *first_cmd = xmalloc((ng + 1) * sizeof *first_cmd);
+	uint32_t *end_cmd = xmalloc((ng + 1) * sizeof *end_cmd);
+	uint32_t *rel_at = xmalloc((ng + 1) * sizeof *rel_at);
+	uint32_t *first_op = xmalloc((ng + 1) * sizeof *first_op);
+	for (size_t g = 0; g <= ng; g++)
+		first_cmd[g] = end_cmd[g] = rel_at[g] = first_op[g] = NONE;
+	uint32_t *cmd_of = xmalloc((s->n_ops + 1) * sizeof *cmd_of);
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].kind == CMD_COMPUTE)
+			cmd_of[s->cmds[i].id] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g = seg[fwd[i]];
+		if (g >= ng || (as_usual && as_usual[g]))
+			continue;
+		if (first_op[g] == NONE) {
+			first_op[g] = fwd[i];
+			first_cmd[g] = cmd_of[fwd[i]];
+		}
+		/* the segment ends at the next op's command */
+		end_cmd[g] = fwd[i] + 1 < s->n_ops ? cmd_of[fwd[i] + 1] : (uint32_t)s->n_cmds;
+	}
+	/* the inputs, one tensor per storage, by segment (CSR: the forward ops
+	 * come segment after segment) */
+	uint32_t *in_off = xcalloc(ng + 2, sizeof *in_off), *in = NULL;
+	size_t n_in = 0, cap_in = 0;
+	uint32_t *stamp = xcalloc(s->n_storages + 1, sizeof *stamp);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g = seg[fwd[i]];
+		if (g >= ng || first_op[g] == NONE)
+			continue;
+		const struct sched_op *op = &s->ops[fwd[i]];
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t t = s->op_args[op->args + a], st = s->arg_storage[op->args + a];
+			uint32_t root = s->tensors[schedule_storage_root(s, st)].op;
+			if (root >= first_op[g] || s->ops[root].constant || stamp[st] == g + 1)
+				continue;
+			stamp[st] = g + 1;
+			XGROW(in, cap_in, n_in + 1);
+			in[n_in++] = t;
+			in_off[g + 1]++;
+		}
+	}
+	for (size_t g = 0; g < ng; g++)
+		in_off[g + 1] += in_off[g];
+	free(stamp);
+	/* where each segment's backward ends: the last backward op that reads
+	 * a storage the segment made (what autograd saved of it) */
+	bool bwd = false;
+	for (size_t i = 0; i < s->n_cmds; i++) {
+		const struct sched_cmd *c = &s->cmds[i];
+		if (c->kind != CMD_COMPUTE)
+			continue;
+		const struct sched_op *op = &s->ops[c->id];
+		bwd = bwd || op->backward;
+		if (!bwd)
+			continue;
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t g = seg[s->tensors[schedule_storage_root(s, s->arg_storage[op->args + a])].op];
+			if (g < ng && first_op[g] != NONE)
+				rel_at[g] = (uint32_t)i;
+		}
+	}
+	/* the commands, with the GETs before each segment's first and the
+	 * RELEASEs after their point (or before its end): per command, linked
+	 * lists of segments */
+	uint32_t *h_get = xmalloc((s->n_cmds + 1) * sizeof *h_get);
+	uint32_t *h_end = xmalloc((s->n_cmds + 1) * sizeof *h_end);
+	uint32_t *h_rel = xmalloc((s->n_cmds + 1) * sizeof *h_rel);
+	uint32_t *nx_get = xmalloc((ng + 1) * sizeof *nx_get);
+	uint32_t *nx_end = xmalloc((ng + 1) * sizeof *nx_end);
+	uint32_t *nx_rel = xmalloc((ng + 1) * sizeof *nx_rel);
+	for (size_t i = 0; i <= s->n_cmds; i++)
+		h_get[i] = h_end[i] = h_rel[i] = NONE;
+	for (size_t g = ng; g-- > 0;) {
+		if (first_op[g] == NONE || in_off[g] == in_off[g + 1])
+			continue;
+		nx_get[g] = h_get[first_cmd[g]];
+		h_get[first_cmd[g]] = (uint32_t)g;
+		if (rel_at[g] == NONE) {
+			nx_end[g] = h_end[end_cmd[g]];
+			h_end[end_cmd[g]] = (uint32_t)g;
+		} else {
+			nx_rel[g] = h_rel[rel_at[g]];
+			h_rel[rel_at[g]] = (uint32_t)g;
+		}
+	}
+	struct sched_cmd *out = xmalloc((s->n_cmds + 2 * n_in + 1) * sizeof *out);
+	size_t k = 0;
+	for (size_t i = 0; i <= s->n_cmds; i++) {
+		for (uint32_t g = h_get[i]; g != NONE; g = nx_get[g])
+			for (uint32_t q = in_off[g]; q < in_off[g + 1]; q++)
+				out[k++] = (struct sched_cmd){.kind = CMD_GET, .id = in[q]};
+		for (uint32_t g = h_end[i]; g != NONE; g = nx_end[g])
+			for (uint32_t q = in_off[g]; q < in_off[g + 1]; q++)
+				out[k++] = (struct sched_cmd){.kind = CMD_RELEASE, .id = in[q]};
+		if (i == s->n_cmds)
+			break;
+		out[k++] = s->cmds[i];
+		for (uint32_t g = h_rel[i]; g != NONE; g = nx_rel[g])
+			for (uint32_t q = in_off[g]; q < in_off[g + 1]; q++)
+				out[k++] = (struct sched_cmd){.kind = CMD_RELEASE, .id = in[q]};
+	}
+	free(h_get);
+	free(h_end);
+	free(h_rel);
+	free(nx_get);
+	free(nx_end);
+	free(nx_rel);
+	free(first_cmd);
+	free(end_cmd);
+	free(rel_at);
+	free(first_op);
+	free(cmd_of);
+	free(in_off);
+	free(in);
+	*n_out = k;
+	return out;
+}
+
+/* For plan_replay_wraps: each segment's storages the plan evicts (when[st]
+ * set; seg: the segment of each op), and the command that first needs one
+ * of them back, a backward op reading one, where the segment is recomputed. */
+static void whole_segments(const struct schedule *s, const uint32_t *seg, const uint32_t *when,
+			   size_t n_splits, struct plan_run *pr)
+{
+	pr->gst_off = xcalloc(n_splits + 2, sizeof *pr->gst_off);
+	for (size_t st = 0; st < s->n_storages; st++)
+		if (when[st] != NONE)
+			pr->gst_off[seg[s->tensors[schedule_storage_root(s, (uint32_t)st)].op] + 1]++;
+	for (size_t g = 0; g < n_splits; g++)
+		pr->gst_off[g + 1] += pr->gst_off[g];
+	pr->gst = xmalloc((pr->gst_off[n_splits] + 1) * sizeof *pr->gst);
+	uint32_t *fill = xmemdup(pr->gst_off, (n_splits + 1) * sizeof *fill);
+	for (size_t st = 0; st < s->n_storages; st++)
+		if (when[st] != NONE)
+			pr->gst[fill[seg[s->tensors[schedule_storage_root(s, (uint32_t)st)].op]]++] =
+				(uint32_t)st;
+	free(fill);
+	bool *done = xcalloc(n_splits + 1, sizeof *done);
+	pr->trig_off = xcalloc(s->n_cmds + 2, sizeof *pr->trig_off);
+	pr->trig = xmalloc((n_splits + 1) * sizeof *pr->trig);
+	uint32_t nt = 0;
+	for (size_t i = 0; i < s->n_cmds; i++) {
+		pr->trig_off[i] = nt;
+		const struct sched_cmd *c = &s->cmds[i];
+		if (c->kind != CMD_COMPUTE || !s->ops[c->id].backward)
+			continue;
+		const struct sched_op *op = &s->ops[c->id];
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t st = s->arg_storage[op->args + a];
+			if (when[st] == NONE)
+				continue;
+			uint32_t g = seg[s->tensors[schedule_storage_root(s, st)].op];
+			if (!done[g]) {
+				done[g] = true;
+				pr->trig[nt++] = g;
+			}
+		}
+	}
+	pr->trig_off[s->n_cmds] = nt;
+	free(done);
+}
+
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err)
+{
+	return replay(s, b, splits, n_splits, NULL, false, check, out, err);
+}
+
+int plan_replay_wraps(const struct schedule *s, const struct baseline *b, const size_t *splits,
+		      size_t n_splits, const bool *as_usual, bool check, struct plan_result *out,
+		      struct rs_error *err)
+{
+	return replay(s, b, splits, n_splits, as_usual, true, check, out, err);
+}
+
+static int replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
+		  size_t n_splits, const bool *as_usual, bool whole, bool check,
+		  struct plan_result *out, struct rs_error *err)
 {
 	memset(out, 0, sizeof *out);
 	uint32_t *fwd;
@@ -127,6 +339,15 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 		while (k < n_splits && splits[k] <= i)
 			k++;
 		seg[fwd[i]] = (uint32_t)k;
+	}
+	/* plan_replay_wraps: the same schedule but for its commands, which
+	 * hold each wrap's inputs */
+	struct schedule held;
+	struct sched_cmd *held_cmds = NULL;
+	if (whole) {
+		held = *s;
+		held.cmds = held_cmds = held_inputs(s, fwd, n, seg, n_splits, as_usual, &held.n_cmds);
+		s = &held;
 	}
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->cmds[i].kind == CMD_COMPUTE)
@@ -154,7 +375,7 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 		when[st] = NONE;
 		uint32_t o = s->tensors[schedule_storage_root(s, st)].op;
 		uint32_t c = seg[o];
-		if (c == NONE || c >= n_splits)
+		if (c == NONE || c >= n_splits || (as_usual && as_usual[c]))
 			continue; /* not made by a checkpointed segment */
 		if (last_seg[st] != NONE && last_seg[st] > c)
 			continue; /* a later segment's input: a checkpoint */
@@ -170,6 +391,9 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 		if (when[st] != NONE)
 			forced[fill[when[st]]++] = (uint32_t)st;
 	free(fill);
+	struct plan_run pr = {.s = s};
+	if (whole)
+		whole_segments(s, seg, when, n_splits, &pr);
 	free(when);
 	free(last);
 	free(last_seg);
@@ -177,12 +401,9 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 	free(cmd_of);
 	free(fwd);
 
-	struct plan_run pr = {
-		.s = s,
-		.forced = forced,
-		.forced_off = off,
-		.refs = xcalloc(s->n_storages + 1, sizeof *pr.refs),
-	};
+	pr.forced = forced;
+	pr.forced_off = off;
+	pr.refs = xcalloc(s->n_storages + 1, sizeof *pr.refs);
 	struct runtime_config cfg = {
 		.runtime = RUNTIME_V2_EAGER,
 		.heuristic = NULL,
@@ -191,9 +412,16 @@ int plan_replay(const struct schedule *s, const struct baseline *b, const size_t
 		.check = check,
 		.on_event = on_event,
 		.evict_after = evict_after,
+		.remat_before = whole ? remat_before : NULL,
 		.ctx = &pr,
 	};
 	int rc = runtime_run(s, &cfg, &out->run, err);
+	free(held_cmds);
+	free(pr.trig);
+	free(pr.trig_off);
+	free(pr.gst);
+	free(pr.gst_off);
+	free(pr.want);
 	free(pr.refs);
 	free(pr.remat);
 	free(pr.fresh);

@@ -50,4 +50,20 @@ struct plan_result {
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err);
 
+/**
+ * A plan as a program applies it with checkpoint wrappers (`solve
+ * --modules`, solvers/modules.h): plan_replay, except that as_usual[i]
+ * (n_splits entries; NULL: none) leaves segment i ([p_i, p_i+1), p_0 = 0)
+ * unwrapped, its storages kept as the last segment's are, and that a
+ * wrapped segment is recomputed whole, as torch.utils.checkpoint
+ * recomputes the wrapped function at the first use of any tensor it
+ * saved: before the first backward op that reads a storage the plan
+ * evicted from segment g, every storage that segment's ops made, that the
+ * plan evicted and that a handle still holds (what autograd saved) is
+ * rematerialized, each of its tensors in order.
+ */
+int plan_replay_wraps(const struct schedule *s, const struct baseline *b, const size_t *splits,
+		      size_t n_splits, const bool *as_usual, bool check, struct plan_result *out,
+		      struct rs_error *err);
+
 #endif

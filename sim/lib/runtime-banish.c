@@ -3,10 +3,76 @@
  * evicted dependents each storage has, and evicting a storage for good once
  * nothing can need it again, which deletes its edges from the graph (so V1
  * works on copies of the schedule's edge lists) and pins its children.
+ * Owns the ban part of struct runtime_state; on V1 the graph's views point
+ * at its copies.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime-state.h"
+
+/* Banishing edits the lists: copies, appended to as ops come. */
+void rt_banish_init(struct runtime_state *rt)
+{
+	const struct schedule *s = rt->s;
+	struct rt_banish *v = &rt->ban;
+	v->n_deps = xcalloc(s->n_storages + 1, sizeof *v->n_deps);
+	/* Children, one entry per argument slot and output, CSR by tensor
+	 * (room for all of them; n_chi[t] so far). */
+	v->chi_off = xcalloc(s->n_tensors + 1, sizeof *v->chi_off);
+	for (size_t o = 0; o < s->n_ops; o++)
+		for (uint32_t a = 0; a < s->ops[o].n_args; a++)
+			v->chi_off[s->op_args[s->ops[o].args + a]] += s->ops[o].n_outs;
+	size_t nchi = 0;
+	for (size_t t = 0; t < s->n_tensors; t++) {
+		uint32_t c = v->chi_off[t];
+		v->chi_off[t] = (uint32_t)nchi;
+		nchi += c;
+	}
+	/* Each tensor has its own copy of its op's arguments (the siblings'
+	 * lists lose different parents). */
+	size_t npar = 0;
+	for (size_t t = 0; t < s->n_tensors; t++)
+		npar += s->ops[s->tensors[t].op].n_args;
+	v->par_off = xmalloc((s->n_tensors + 1) * sizeof *v->par_off);
+	v->n_par = xmalloc((s->n_tensors + 1) * sizeof *v->n_par);
+	v->par = xmalloc((npar + 1) * sizeof *v->par);
+	v->par_s = xmalloc((npar + 1) * sizeof *v->par_s);
+	npar = 0;
+	for (size_t t = 0; t < s->n_tensors; t++) {
+		const struct sched_op *op = &s->ops[s->tensors[t].op];
+		uint32_t a = op->args, n = op->n_args;
+		v->par_off[t] = (uint32_t)npar;
+		v->n_par[t] = n;
+		memcpy(v->par + npar, s->op_args + a, n * sizeof *v->par);
+		memcpy(v->par_s + npar, s->arg_storage + a, n * sizeof *v->par_s);
+		npar += n;
+	}
+	v->chi = xmalloc((nchi + 1) * sizeof *v->chi);
+	v->n_chi = xcalloc(s->n_tensors + 1, sizeof *v->n_chi);
+	v->sfwd = xmalloc(((size_t)s->storage_fwd_off[s->n_storages] + 1) * sizeof *v->sfwd);
+	v->srev = xmalloc(((size_t)s->storage_rev_off[s->n_storages] + 1) * sizeof *v->srev);
+	rt->graph.par = v->par;
+	rt->graph.par_s = v->par_s;
+	rt->graph.sfwd = v->sfwd;
+	rt->graph.srev = v->srev;
+}
+
+void rt_banish_free(struct runtime_state *rt)
+{
+	struct rt_banish *v = &rt->ban;
+	u64set_free(&v->deps);
+	free(v->n_deps);
+	free(v->par);
+	free(v->par_off);
+	free(v->n_par);
+	free(v->par_s);
+	free(v->chi);
+	free(v->chi_off);
+	free(v->n_chi);
+	free(v->sfwd);
+	free(v->srev);
+}
 
 /* ---- V1 evicted dependents ---------------------------------------------- */
 
@@ -46,34 +112,35 @@ static void slist_remove(struct runtime_state *rt, uint32_t *list, uint32_t *n, 
 void rt_try_banish(struct runtime_state *rt, uint32_t s)
 {
 	const struct schedule *sc = rt->s;
+	struct rt_banish *v = &rt->ban;
+	struct rt_graph *g = &rt->graph;
 	struct rt_storage *x = &rt->st[s];
-	if (x->banished || x->ref_ext > 0 || rt->n_deps[s] > 0)
+	if (x->banished || x->ref_ext > 0 || v->n_deps[s] > 0)
 		return;
-	if ((rt->tag[s] & 1)) {
+	if (rt_material(rt, s)) {
 		x->ref_int = 0;
 		rt_evict(rt, s);
 	}
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
-		for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
-			uint32_t p = rt->par[rt_par_off(rt, t) + j];
+		for (uint32_t j = 0; j < v->n_par[t]; j++) {
+			uint32_t p = v->par[v->par_off[t] + j];
 			uint32_t ps = rt_storage_of(rt, p);
 			if (ps == s)
 				continue;
 			rt_dep_remove(rt, ps, t);
-			list_remove(rt, rt->w_chi + rt->w_chi_off[p], NULL, &rt->n_chi[p], t);
-			slist_remove(rt, rt->w_sfwd + rt->sfwd_off[ps], &rt->n_sfwd[ps], s);
+			list_remove(rt, v->chi + v->chi_off[p], NULL, &v->n_chi[p], t);
+			slist_remove(rt, v->sfwd + g->sfwd_off[ps], &g->n_sfwd[ps], s);
 		}
-		for (uint32_t j = 0; j < rt->n_chi[t]; j++) {
-			uint32_t c = rt->w_chi[rt->w_chi_off[t] + j];
+		for (uint32_t j = 0; j < v->n_chi[t]; j++) {
+			uint32_t c = v->chi[v->chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
-			list_remove(rt, rt->w_par + rt_par_off(rt, c), rt->w_par_s + rt_par_off(rt, c), &rt->w_n_par[c], t);
+			list_remove(rt, v->par + v->par_off[c], v->par_s + v->par_off[c], &v->n_par[c], t);
 			uint32_t cs = rt_storage_of(rt, c);
-			slist_remove(rt, rt->w_srev + rt->srev_off[cs], &rt->n_srev[cs], s);
+			slist_remove(rt, v->srev + g->srev_off[cs], &g->n_srev[cs], s);
 			rt_pin_tensor(rt, c);
 		}
 	}
 	x->banished = true;
 }
-

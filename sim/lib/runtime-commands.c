@@ -3,9 +3,12 @@
  * get, pin, release) and what they do: materializing a tensor (locking its
  * parents, rematerializing the evicted ones, freeing memory by evicting the
  * heuristic's choice, running its op), eviction, and the pool of evictable
- * storages with its locks. Start at rt_replay and cmd_compute; the maintained state
- * (regions, reach memo, classes, V1's banishing) lives in the other
- * runtime-*.c files, reached through runtime-state.h.
+ * storages with its locks. Start at rt_replay and cmd_compute. Owns the
+ * pool and mat parts of struct runtime_state and writes the shared one;
+ * the maintained states (regions, reach memo, classes, V1's banishing,
+ * DTRPrototype's candidates) live in their own runtime-*.c files, which
+ * it hands their events (rt_regions_evict, rt_classes_computed, ...), and
+ * a heuristic's choice is runtime-scan.c's (rt_choose).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,52 +27,68 @@
  * transformer log over compacting as holes appear. Scans read the array
  * sequentially instead of chasing list links. */
 
+void rt_commands_init(struct runtime_state *rt)
+{
+	(void)rt; /* the pool and frames grow from empty */
+}
+
+void rt_commands_free(struct runtime_state *rt)
+{
+	free(rt->pool.slot);
+	free(rt->pool.size);
+	free(rt->pool.compute);
+	free(rt->pool.last);
+	free(rt->mat.f);
+}
+
 /* Slot i's keys become storage s's. */
 static inline void pk_put(struct runtime_state *rt, uint32_t i, uint32_t s)
 {
-	rt->pk_size[i] = rt->key[s].size;
-	rt->pk_compute[i] = rt->key[s].compute;
-	rt->pk_last[i] = rt->key[s].last;
+	rt->pool.size[i] = rt->key[s].size;
+	rt->pool.compute[i] = rt->key[s].compute;
+	rt->pool.last[i] = rt->key[s].last;
 }
 
 static void rt_pool_compact(struct runtime_state *rt)
 {
+	struct rt_pool *p = &rt->pool;
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < rt->pool_end; i++) {
-		uint32_t s = rt->pool[i];
+	for (uint32_t i = 0; i < p->end; i++) {
+		uint32_t s = p->slot[i];
 		if (s == RT_NONE)
 			continue;
-		rt->pool[n] = s;
-		rt->pk_size[n] = rt->pk_size[i];
-		rt->pk_compute[n] = rt->pk_compute[i];
-		rt->pk_last[n] = rt->pk_last[i];
+		p->slot[n] = s;
+		p->size[n] = p->size[i];
+		p->compute[n] = p->compute[i];
+		p->last[n] = p->last[i];
 		rt->st[s].pool_pos = n++;
 	}
-	rt->pool_end = n;
+	p->end = n;
 }
 
 static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 {
+	struct rt_pool *p = &rt->pool;
 	struct rt_storage *x = &rt->st[s];
 	if (x->in_pool)
 		return;
-	if (rt->pool_end == rt->pool_cap) {
-		if (rt->pool_end - rt->pool_len > rt->pool_len / 2) {
+	if (p->end == p->cap) {
+		if (p->end - p->len > p->len / 2) {
 			rt_pool_compact(rt);
 		} else {
-			size_t cap = rt->pool_cap, c1 = cap, c2 = cap, c3 = cap;
-			XGROW(rt->pool, cap, (size_t)rt->pool_end + 1);
-			XGROW(rt->pk_size, c1, cap);
-			XGROW(rt->pk_compute, c2, cap);
-			XGROW(rt->pk_last, c3, cap);
-			rt->pool_cap = (uint32_t)cap;
+			size_t cap = p->cap, c1 = cap, c2 = cap, c3 = cap;
+			XGROW(p->slot, cap, (size_t)p->end + 1);
+			XGROW(p->size, c1, cap);
+			XGROW(p->compute, c2, cap);
+			XGROW(p->last, c3, cap);
+			p->cap = (uint32_t)cap;
 		}
 	}
 	x->in_pool = true;
-	x->pool_pos = rt->pool_end;
-	pk_put(rt, rt->pool_end, s);
-	rt->pool[rt->pool_end++] = s;
-	rt->pool_len++;
+	x->pool_pos = p->end;
+	pk_put(rt, p->end, s);
+	p->slot[p->end++] = s;
+	p->len++;
 }
 
 /* After key[s] changed: keep the pool-order copy in step. */
@@ -82,16 +101,42 @@ static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 
 static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 {
+	struct rt_pool *p = &rt->pool;
 	struct rt_storage *x = &rt->st[s];
 	if (!x->in_pool)
 		return false;
 	x->in_pool = false;
-	rt->pool[x->pool_pos] = RT_NONE;
-	rt->pk_size[x->pool_pos] = 0; /* a hole's keys: see pk_size */
-	rt->pk_compute[x->pool_pos] = INT64_MAX;
-	rt->pk_last[x->pool_pos] = INT64_MAX;
-	rt->pool_len--;
+	p->slot[x->pool_pos] = RT_NONE;
+	p->size[x->pool_pos] = 0; /* a hole's keys: see struct rt_pool */
+	p->compute[x->pool_pos] = INT64_MAX;
+	p->last[x->pool_pos] = INT64_MAX;
+	p->len--;
 	return true;
+}
+
+void rt_pool_check(struct runtime_state *rt)
+{
+	const struct rt_pool *p = &rt->pool;
+	size_t in_pool = 0;
+	for (size_t i = 0; i < rt->s->n_storages; i++) {
+		const struct rt_storage *x = &rt->st[i];
+		/* V1: banishing drops a pinned storage's lock but not its pin, and
+		 * a banished storage can come back as the sibling of a
+		 * rematerialized output; it then joins the pool unlocked, pin and
+		 * all, as in simrd (same numbers). */
+		bool should = rt_material(rt, (uint32_t)i) && x->ref_int == 0 && (!x->pinned || x->banished);
+		if (x->in_pool && (p->slot[x->pool_pos] != i || p->size[x->pool_pos] != rt->key[i].size ||
+				   p->compute[x->pool_pos] != rt->key[i].compute ||
+				   p->last[x->pool_pos] != rt->key[i].last))
+			rt_bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
+		if (should != x->in_pool)
+			rt_bug_at(rt, should ? "a material unlocked storage is not in the pool"
+					  : "the pool holds a locked, pinned or evicted storage",
+			       (uint32_t)i);
+		in_pool += x->in_pool;
+	}
+	if (in_pool != p->len)
+		rs_bug("command %zu: pool length %zu, %zu members", rt->cmd, p->len, in_pool);
 }
 
 /* ---- locks ------------------------------------------------------------- */
@@ -104,7 +149,7 @@ void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
 static void rt_lock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
-	if (!(rt->tag[s] & 1) || x->banished)
+	if (!rt_material(rt, s) || x->banished)
 		rt_bug_at(rt, "locking an evicted or banished storage", s);
 	if (x->ref_int == 0 && !rt_pool_remove(rt, s))
 		rt_bug_at(rt, "an unlocked storage was not in the pool", s);
@@ -114,7 +159,7 @@ static void rt_lock(struct runtime_state *rt, uint32_t s)
 static void rt_unlock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
-	if (!(rt->tag[s] & 1) || x->ref_int == 0)
+	if (!rt_material(rt, s) || x->ref_int == 0)
 		rt_bug_at(rt, "unlocking an evicted or unlocked storage", s);
 	if (--x->ref_int == 0) {
 		if (x->in_pool)
@@ -157,7 +202,7 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
 		rt->defined[t] = 0;
 		if (rt->v1) {
-			const uint32_t *ps = rt->par + rt_par_off(rt, t);
+			const uint32_t *ps = rt->graph.par + rt_par_off(rt, t);
 			for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
 				uint32_t p = rt_storage_of(rt, ps[j]);
 				if (p != s)
@@ -166,49 +211,10 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		}
 	}
 	rt->res->evictions++;
-
-	if (rt->regions) {
-		if (rt->runs)
-			rt_regions_evicting(rt, s);
-		/* Forward regions of s's reverse frontier absorb s's forward
-		 * region, and the other way round. */
-		for (int d = 0; d < 2; d++) {
-			struct region *reg = d ? rt_rev(rt, s) : rt_fwd(rt, s);
-			uint32_t lo = 0, hi = 0;
-			size_t b = rt_push_frontier(rt, d ? rt_fwd(rt, s) : rt_rev(rt, s));
-			if (rt->rw)
-				rt_region_span(rt, reg, &lo, &hi);
-			for (size_t i = b; i < rt->stk_len; i++) {
-				struct region *r = d ? rt_rev(rt, rt->stk[i]) : rt_fwd(rt, rt->stk[i]);
-				reg = d ? rt_rev(rt, s) : rt_fwd(rt, s); /* (r may have moved the slots) */
-				if (rt->runs)
-					rt_region_absorb_runs(rt, r, s, reg);
-				else if (rt->rw)
-					rt_region_absorb_bits(rt, r, s, reg, lo, hi);
-				else
-					rt_region_absorb(rt, r, s, reg);
-			}
-			rt->stk_len = b;
-		}
-		rt_region_reset(rt, rt_fwd(rt, s));
-		rt_region_reset(rt, rt_rev(rt, s));
-		if (rt->reg_slot)
-			rt_slot_release(rt, s);
-	}
-	if (rt->eqclass) {
-		if (x->ecn != RT_NONE)
-			rt_bug_at(rt, "an evicted storage already has a class", s);
-		x->ecn = rt_uf_new(rt, s, rt->key[s].compute);
-		/* its distinct evicted neighbours, walking all its edges */
-		rt->res->heuristic_accesses += (uint64_t)rt->n_srev[s] + rt->n_sfwd[s];
-		uint32_t nn;
-		const uint32_t *nb = rt_evicted_list(rt, s, &nn);
-		for (uint32_t i = 0; i < nn; i++) {
-			if (rt->st[nb[i]].ecn == RT_NONE)
-				rt_bug_at(rt, "an evicted neighbour has no class", nb[i]);
-			rt_uf_merge(rt, rt->st[nb[i]].ecn, x->ecn);
-		}
-	}
+	if (rt->regions)
+		rt_regions_evict(rt, s);
+	if (rt->eqclass)
+		rt_classes_evict(rt, s);
 	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_evicting(rt, s);
 	rt_emit(rt, EV_EVICT, RT_NONE, s, 0);
@@ -218,7 +224,7 @@ static void pin_tensor(struct runtime_state *rt, uint32_t t)
 {
 	uint32_t s = rt_storage_of(rt, t);
 	struct rt_storage *x = &rt->st[s];
-	if (!(rt->tag[s] & 1))
+	if (!rt_material(rt, s))
 		rt_bug_at(rt, "pinning an evicted storage", s);
 	if (x->pinned)
 		return;
@@ -231,11 +237,11 @@ static void pin_tensor(struct runtime_state *rt, uint32_t t)
 static int free_memory(struct runtime_state *rt, uint64_t bytes)
 {
 	while (rt->memory + bytes > rt->budget) {
-		if (rt->pool_len == 0 || !rt->h)
+		if (rt->pool.len == 0 || !rt->h)
 			return OUTCOME_OOM;
-		if (rt->pool_end - rt->pool_len > rt->pool_len / 4 + 16)
+		if (rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
 			rt_pool_compact(rt);
-		uint32_t v = rt->h->choose(rt);
+		uint32_t v = rt_choose(rt);
 		if (v == RT_NONE) /* DTRPrototype: none of its candidates can go */
 			return OUTCOME_OOM;
 		rt_evict(rt, v);
@@ -270,14 +276,15 @@ static uint64_t rt_defined_outputs_bytes(const struct runtime_state *rt, uint32_
 static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *n_sib)
 {
 	const struct schedule *sc = rt->s;
+	struct rt_scratch *x = &rt->scratch;
 	uint32_t opi = sc->tensors[t].op;
 	const struct sched_op *op = &sc->ops[opi];
-	size_t b = rt->stk_len;
+	size_t b = x->stk_len;
 
 	if (rt->cfg->check) {
-		const uint32_t *ps = rt->par + rt_par_off(rt, t);
+		const uint32_t *ps = rt->graph.par + rt_par_off(rt, t);
 		for (uint32_t j = 0; j < rt_n_par(rt, t); j++)
-			if (!rt->defined[ps[j]] || !(rt->tag[rt_storage_of(rt, ps[j])] & 1))
+			if (!rt->defined[ps[j]] || !rt_material(rt, rt_storage_of(rt, ps[j])))
 				rt_bug_at(rt, "an op ran with an input not material", rt_storage_of(rt, ps[j]));
 	}
 
@@ -291,16 +298,16 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		else
 			rt_push(rt, u);
 	}
-	*n_sib = rt->stk_len - b;
-	size_t bs = rt->stk_len;
+	*n_sib = x->stk_len - b;
+	size_t bs = x->stk_len;
 	for (uint32_t k = 0; k < op->n_outs; k++) {
 		uint32_t u = op->outs + k;
-		if (u != t && !(rt->tag[rt_storage_of(rt, u)] & 1))
+		if (u != t && !rt_material(rt, rt_storage_of(rt, u)))
 			rt_push(rt, rt_storage_of(rt, u));
 	}
-	if (!(rt->tag[rt_storage_of(rt, t)] & 1))
+	if (!rt_material(rt, rt_storage_of(rt, t)))
 		rt_push(rt, rt_storage_of(rt, t));
-	size_t es = rt->stk_len;
+	size_t es = x->stk_len;
 
 	rt->clock += op->cost;
 	rt->memory += op->total_size;
@@ -315,80 +322,28 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 	rt->tag[rt_storage_of(rt, t)] |= 1;
 	rt->defined[t] = 1;
 	for (size_t i = b; i < b + *n_sib; i++) {
-		uint32_t u = rt->stk[i];
+		uint32_t u = x->stk[i];
 		rt->tag[rt_storage_of(rt, u)] |= 1;
 		rt->defined[u] = 1;
 	}
 	rt->memory -= dup;
 	for (size_t i = bs; i < es; i++)
-		rt_reach_changed(rt, rt->stk[i]);
+		rt_reach_changed(rt, x->stk[i]);
 	if (rt->eqclass)
 		for (size_t i = bs; i < es; i++)
-			rt_en_changed(rt, rt->stk[i]);
+			rt_en_changed(rt, x->stk[i]);
 	for (size_t i = bs; i < es; i++) {
-		if (rt->st[rt->stk[i]].ref_int)
-			rt_bug_at(rt, "a new storage is locked", rt->stk[i]);
-		rt_pool_append(rt, rt->stk[i]);
+		if (rt->st[x->stk[i]].ref_int)
+			rt_bug_at(rt, "a new storage is locked", x->stk[i]);
+		rt_pool_append(rt, x->stk[i]);
 		if (__builtin_expect(rt->proto.on, 0))
-			rt_proto_fresh(rt, rt->stk[i]);
+			rt_proto_fresh(rt, x->stk[i]);
 	}
-
-	if (rt->regions && es > bs) {
-		if (rt->rw)
-			rt_reach_batch(rt);
-		rt->sb = bs;
-		rt->se = es;
-		for (size_t i = bs; i < es; i++) {
-			uint32_t us = rt->stk[i];
-			rt_region_rebuild_after(rt, rt_fwd(rt, us), us, false);
-			rt_region_rebuild_after(rt, rt_rev(rt, us), us, true);
-		}
-		/* Regions whose frontier the new storages are on: forward regions of
-		 * their reverse frontiers, reverse regions of their forward ones. */
-		uint32_t sa = rt_next_stamp(&rt->stamp_a, rt->mark_a, sc->n_storages);
-		uint32_t sb = rt_next_stamp(&rt->stamp_b, rt->mark_b, sc->n_storages);
-		size_t ba = rt->stk_len;
-		for (size_t i = bs; i < es; i++) {
-			size_t f = rt_push_frontier(rt, rt_rev(rt, rt->stk[i])), e = rt->stk_len;
-			rt->stk_len = f;
-			for (size_t j = f; j < e; j++) {
-				uint32_t v = rt->stk[j];
-				if (rt->mark_a[v] != sa) {
-					rt->mark_a[v] = sa;
-					rt->stk[rt->stk_len++] = v;
-				}
-			}
-		}
-		size_t bb = rt->stk_len;
-		for (size_t i = bs; i < es; i++) {
-			size_t f = rt_push_frontier(rt, rt_fwd(rt, rt->stk[i])), e = rt->stk_len;
-			rt->stk_len = f;
-			for (size_t j = f; j < e; j++) {
-				uint32_t v = rt->stk[j];
-				if (rt->mark_b[v] != sb) {
-					rt->mark_b[v] = sb;
-					rt->stk[rt->stk_len++] = v;
-				}
-			}
-		}
-		size_t eb = rt->stk_len;
-		for (size_t i = ba; i < bb; i++)
-			rt_region_rebuild_after(rt, rt_fwd(rt, rt->stk[i]), rt->stk[i], false);
-		for (size_t i = bb; i < eb; i++)
-			rt_region_rebuild_after(rt, rt_rev(rt, rt->stk[i]), rt->stk[i], true);
-		rt->stk_len = es;
-	}
-	if (rt->eqclass) {
-		for (size_t i = bs; i < es; i++) {
-			struct rt_storage *x = &rt->st[rt->stk[i]];
-			if (x->ecn == RT_NONE)
-				rt_bug_at(rt, "a rematerialized storage has no class", rt->stk[i]);
-			int64_t pre = rt->uf_value[rt_uf_find(rt, x->ecn)];
-			rt->uf_value[rt_uf_find(rt, x->ecn)] = pre - rt->key[rt->stk[i]].compute;
-			x->ecn = RT_NONE;
-		}
-	}
-	rt->stk_len = bs;
+	if (rt->regions && es > bs)
+		rt_regions_computed(rt, bs, es);
+	if (rt->eqclass)
+		rt_classes_computed(rt, x->stk + bs, es - bs);
+	x->stk_len = bs;
 	rt_emit(rt, remat ? EV_REMAT : EV_COMPUTE, opi, RT_NONE, dup);
 	return b;
 }
@@ -402,7 +357,7 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 		rt_bug_at(rt, "materializing a banished storage", rt_storage_of(rt, t));
 	const uint32_t off = rt_par_off(rt, t), np = rt_n_par(rt, t);
 	for (uint32_t j = 0; j < np; j++) {
-		uint32_t ps = rt->par_s[off + j];
+		uint32_t ps = rt->graph.par_s[off + j];
 		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
 			rt_key_sync(rt, ps);
@@ -411,18 +366,19 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 
 	/* Lock the defined parents, then rematerialize and lock the others
 	 * (a sibling's remat may define some meanwhile). */
-	size_t b = rt->stk_len;
+	size_t b = rt->scratch.stk_len;
 	for (uint32_t j = 0; j < np; j++) {
-		uint32_t p = rt->par[off + j];
+		uint32_t p = rt->graph.par[off + j];
 		if (rt->defined[p])
 			rt_lock(rt, rt_storage_of(rt, p));
 		else
 			rt_push(rt, p);
 	}
-	if (rt->mf_len == rt->mf_cap)
-		XGROW(rt->mf, rt->mf_cap, rt->mf_len + 1);
-	rt->mf[rt->mf_len++] = (struct rt_frame){
-		.t = t, .remat = remat, .b = b, .n_undef = rt->stk_len - b,
+	struct rt_mat *m = &rt->mat;
+	if (m->len == m->cap)
+		XGROW(m->f, m->cap, m->len + 1);
+	m->f[m->len++] = (struct rt_frame){
+		.t = t, .remat = remat, .b = b, .n_undef = rt->scratch.stk_len - b,
 	};
 }
 
@@ -455,10 +411,10 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	if (rt->v1) {
 		/* Python list iteration over a list that banishing may shrink. */
 		for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
-			uint32_t ps = rt_storage_of(rt, rt->par[rt_par_off(rt, t) + j]);
+			uint32_t ps = rt_storage_of(rt, rt->graph.par[rt_par_off(rt, t) + j]);
 			rt_unlock(rt, ps);
 			for (size_t i = bsib; i <= bsib + n_sib; i++) {
-				uint32_t u = i < bsib + n_sib ? rt->stk[i] : t;
+				uint32_t u = i < bsib + n_sib ? rt->scratch.stk[i] : t;
 				if (rt_storage_of(rt, u) != ps)
 					rt_dep_remove(rt, ps, u);
 			}
@@ -467,9 +423,9 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	} else {
 		const uint32_t off = rt_par_off(rt, t), np = rt_n_par(rt, t);
 		for (uint32_t j = 0; j < np; j++)
-			rt_unlock(rt, rt_storage_of(rt, rt->par[off + j]));
+			rt_unlock(rt, rt_storage_of(rt, rt->graph.par[off + j]));
 	}
-	rt->stk_len = bsib;
+	rt->scratch.stk_len = bsib;
 	if (remat && rt->cfg->evict_after && (rc = cmd_evict_after(rt, rt->cmd, false)))
 		return rc;
 
@@ -478,7 +434,7 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 
 	uint64_t need = op->total_size;
 	for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
-		uint64_t pb = out_bytes(rt, rt->par[rt_par_off(rt, t) + j]);
+		uint64_t pb = out_bytes(rt, rt->graph.par[rt_par_off(rt, t) + j]);
 		/* saturating (a parent counts once per use): never in a real log */
 		need = pb > UINT64_MAX / 2 - need ? UINT64_MAX / 2 : need + pb;
 	}
@@ -488,19 +444,20 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 }
 
 /* Make t defined: its evicted ancestors first, depth first as the
- * reference recurses, on an explicit stack of frames (rt->mf) so that a
+ * reference recurses, on an explicit stack of frames (rt->mat) so that a
  * chain of a million evicted ancestors needs no deep C stack. */
 static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 {
-	const size_t base = rt->mf_len;
+	struct rt_mat *m = &rt->mat;
+	const size_t base = m->len;
 	mat_enter(rt, t, remat);
-	while (rt->mf_len > base) {
-		struct rt_frame *f = &rt->mf[rt->mf_len - 1];
+	while (m->len > base) {
+		struct rt_frame *f = &m->f[m->len - 1];
 		if (f->i < f->n_undef) {
-			uint32_t p = rt->stk[f->b + f->i];
+			uint32_t p = rt->scratch.stk[f->b + f->i];
 			if (!f->waiting && !rt->defined[p]) {
 				f->waiting = true;
-				mat_enter(rt, p, true); /* may move rt->mf */
+				mat_enter(rt, p, true); /* may move m->f */
 				continue;
 			}
 			f->waiting = false;
@@ -510,11 +467,11 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 		}
 		uint32_t ft = f->t;
 		bool fremat = f->remat;
-		rt->stk_len = f->b;
-		rt->mf_len--;
+		rt->scratch.stk_len = f->b;
+		m->len--;
 		int rc = mat_finish(rt, ft, fremat);
 		if (rc) {
-			rt->mf_len = base;
+			m->len = base;
 			return rc;
 		}
 	}
@@ -527,63 +484,59 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 {
 	const struct schedule *sc = rt->s;
 	const struct sched_op *op = &sc->ops[opi];
-	for (uint32_t k = 0; k < op->n_outs; k++) {
-		uint32_t t = op->outs + k;
+	struct rt_graph *g = &rt->graph;
+	/* its outputs, each a new handle to its storage (schedule.h's rule) */
+	const struct sched_handles hd = schedule_cmd_handles(sc, &(const struct sched_cmd){.kind = CMD_COMPUTE, .id = opi});
+	for (uint32_t k = 0; k < hd.n; k++) {
+		uint32_t t = hd.first + k;
 		const struct sched_tensor *tt = &sc->tensors[t];
 		struct rt_storage *x = &rt->st[tt->storage];
 		if (tt->alias < 0) {
 			rt->key[tt->storage].size = sc->storages[tt->storage].size;
 			rt->key[tt->storage].last = RT_NEVER;
-			x->ecn = rt->eqclass ? rt_uf_new(rt, tt->storage, 0) : RT_NONE;
+			if (rt->eqclass)
+				rt_classes_made(rt, tt->storage);
 		}
 		/* A storage's compute counts each distinct op once; an op's outputs
 		 * are consecutive, so only the last tensor can share this op. */
 		uint32_t last = x->n_tensors ? sc->storage_tensors[sc->storages[tt->storage].tensors + x->n_tensors - 1] : RT_NONE;
 		if (last == RT_NONE || sc->tensors[last].op != opi) {
 			rt->key[tt->storage].compute += op->cost;
-			if (rt->runs)
-				fenwick_add(&rt->fw_comp, tt->storage, op->cost);
+			rt_regions_compute_added(rt, tt->storage, op->cost);
 		}
 		rt_key_sync(rt, tt->storage);
 		x->n_tensors++;
-		x->ref_ext++;
-		/* the new tensor's parents join its storage's reverse list */
-		if (rt->w_srev) {
-			for (uint32_t a = 0; a < op->n_args; a++)
-				rt->w_srev[rt->srev_off[tt->storage] + rt->n_srev[tt->storage]++] =
-					sc->arg_storage[op->args + a];
+		x->ref_ext += (uint32_t)hd.delta;
+		/* the new tensor's parents join its storage's reverse list (V1:
+		 * in its copies, runtime-banish.c) */
+		if (rt->v1) {
+			rt_banish_new_parents(rt, tt->storage, op);
 		} else {
-			rt->n_srev[tt->storage] += op->n_args;
-			if (rt->runs)
-				fenwick32_add(&rt->fw_len[1], tt->storage, op->n_args);
+			g->n_srev[tt->storage] += op->n_args;
+			rt_regions_edges_added(rt, tt->storage, 1, op->n_args);
 		}
 		rt->defined[t] = 0;
 		if (op->constant)
 			rt->res->const_memory += out_bytes(rt, t);
 	}
-	/* the outputs join their arguments' children and forward lists */
-	for (uint32_t a = 0; a < op->n_args; a++) {
-		uint32_t p = sc->op_args[op->args + a];
-		uint32_t ps = sc->arg_storage[op->args + a];
-		if (!rt->w_chi) {
-			rt->n_sfwd[ps] += op->n_outs;
-			if (rt->runs)
-				fenwick32_add(&rt->fw_len[0], ps, op->n_outs);
-			continue;
-		}
-		for (uint32_t k = 0; k < op->n_outs; k++) {
-			rt->w_chi[rt->w_chi_off[p] + rt->n_chi[p]++] = op->outs + k;
-			rt->w_sfwd[rt->sfwd_off[ps] + rt->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
+	/* the outputs join their arguments' children and forward lists (V1:
+	 * its copies, runtime-banish.c) */
+	if (rt->v1) {
+		rt_banish_new_children(rt, op);
+	} else {
+		for (uint32_t a = 0; a < op->n_args; a++) {
+			uint32_t ps = sc->arg_storage[op->args + a];
+			g->n_sfwd[ps] += op->n_outs;
+			rt_regions_edges_added(rt, ps, 0, op->n_outs);
 		}
 	}
 	/* New edges (arguments to outputs) and computes: memoized reaches
 	 * through the outputs are stale, and so are the forward reaches through
 	 * the arguments, which the forward walk from each output (over its
 	 * parents, the arguments now) forgets too. */
-	if (rt->rw) {
+	if (rt_memo_kept(rt))
 		for (uint32_t k = 0; k < op->n_outs; k++)
 			rt_reach_changed(rt, rt_storage_of(rt, op->outs + k));
-	}
 	/* The kept evicted-neighbour lists need nothing here: each new edge
 	 * joins an argument (locked or rematerialized before any eviction of
 	 * this op) and an output, and the lists that gain an evicted member
@@ -601,14 +554,9 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	}
 	/* Runs regions: the op's new edges are its window until it runs
 	 * (runtime-regions.c). */
-	if (rt->runs) {
-		rt_regions_new_edges(rt, opi);
-		rt->win_t = ++rt->epoch;
-		rt->win_op = opi;
-		rt->win = true;
-	}
+	rt_regions_window_open(rt, opi);
 	int rc = materialize(rt, op->outs, false);
-	rt->win = false;
+	rt_regions_window_close(rt);
 	if (rc)
 		return rc;
 	for (uint32_t k = 0; k < op->n_outs; k++) {
@@ -629,7 +577,7 @@ static int cmd_release(struct runtime_state *rt, uint32_t t)
 	if (rt->v1) {
 		if (x->ref_ext == 0)
 			rt_try_banish(rt, s);
-	} else if (rt->eager && x->ref_ext == 0 && (rt->tag[s] & 1) && !x->pinned) {
+	} else if (rt->eager && x->ref_ext == 0 && rt_material(rt, s) && !x->pinned) {
 		if (x->ref_int)
 			rt_bug_at(rt, "eagerly evicting a locked storage", s);
 		rt_evict(rt, s);
@@ -663,11 +611,31 @@ static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
 	size_t n = rt->cfg->evict_after(rt->cfg->ctx, i, done, &list);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t s = list[k];
-		if ((rt->tag[s] & 1) && !rt->st[s].ref_int && !rt->st[s].pinned) {
+		if (rt_material(rt, s) && !rt->st[s].ref_int && !rt->st[s].pinned) {
 			rt_evict(rt, s);
 			if (rt->broken)
 				return RT_BROKEN;
 		}
+	}
+	return 0;
+}
+
+static inline void add_handles(struct runtime_state *rt, struct sched_handles h)
+{
+	for (uint32_t k = 0; k < h.n; k++)
+		rt->st[rt_storage_of(rt, h.first + k)].ref_ext += (uint32_t)h.delta;
+}
+
+/* The plan replay's other hook (runtime_config.remat_before, plan.c):
+ * rematerializations a plan asks for before a command. */
+static int cmd_remat_before(struct runtime_state *rt, size_t i)
+{
+	const uint32_t *list = NULL;
+	size_t n = rt->cfg->remat_before(rt->cfg->ctx, i, &list);
+	for (size_t k = 0; k < n; k++) {
+		int rc;
+		if (!rt->defined[list[k]] && (rc = materialize(rt, list[k], true)))
+			return rc;
 	}
 	return 0;
 }
@@ -678,16 +646,24 @@ int rt_replay(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
+	const bool remat_before = cfg->remat_before != NULL; /* plan replays only */
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
+		if (__builtin_expect(remat_before, 0) && (rc = cmd_remat_before(rt, i))) {
+			rt->res->stopped_at = i;
+			break;
+		}
+		/* Handles by schedule.h's rule: a COMPUTE's made in
+		 * cmd_compute, a GET's here, a RELEASE's dropped in cmd_release
+		 * (unless no_dealloc). */
 		switch (c->kind) {
 		case CMD_COMPUTE:
 			rc = cmd_compute(rt, c->id);
 			break;
 		case CMD_GET:
-			rt->st[rt_storage_of(rt, c->id)].ref_ext++;
+			add_handles(rt, schedule_cmd_handles(s, c));
 			break;
 		case CMD_PIN:
 			rc = cmd_pin(rt, c->id);

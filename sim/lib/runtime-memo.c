@@ -2,11 +2,51 @@
  * runtime-memo.c: the reach memo behind batched region rebuilds: each
  * evicted storage's reach (evicted storages reachable through evicted ones,
  * and the material ones at their edge) memoized as bitsets by one pass of
- * Tarjan's algorithm, kept until a storage it may hold changes.
+ * Tarjan's algorithm, kept until a storage it may hold changes. Owns the
+ * memo part of struct runtime_state.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime-state.h"
+
+/* Kept exactly when regions are bitsets (runtime-regions.c sets their
+ * width first). */
+void rt_memo_init(struct runtime_state *rt)
+{
+	struct rt_memo *m = &rt->memo;
+	m->w = rt->reg.words;
+	if (!m->w)
+		return;
+	size_t n = rt->s->n_storages;
+	m->row = xmalloc((4 * n * m->w + 1) * sizeof *m->row);
+	m->valid = xcalloc(2 * n + 1, sizeof *m->valid);
+	m->seen = xcalloc(2 * n + 1, sizeof *m->seen);
+	m->summed = xcalloc(2 * n + 1, sizeof *m->summed);
+	m->acc = xmalloc((2 * n + 1) * sizeof *m->acc);
+	m->comp = xmalloc((2 * n + 1) * sizeof *m->comp);
+	m->idx = xmalloc((2 * n + 1) * sizeof *m->idx);
+	m->low = xmalloc((2 * n + 1) * sizeof *m->low);
+	m->dfs = xmalloc((n + 1) * sizeof *m->dfs);
+	m->dfs_pos = xmalloc((n + 1) * sizeof *m->dfs_pos);
+	m->scc = xmalloc((n + 1) * sizeof *m->scc);
+}
+
+void rt_memo_free(struct runtime_state *rt)
+{
+	struct rt_memo *m = &rt->memo;
+	free(m->row);
+	free(m->valid);
+	free(m->seen);
+	free(m->summed);
+	free(m->acc);
+	free(m->comp);
+	free(m->idx);
+	free(m->low);
+	free(m->dfs);
+	free(m->dfs_pos);
+	free(m->scc);
+}
 
 /* ---- batched rebuilds ----------------------------------------------------
  * The rebuilds that follow one computation all see the same graph (no
@@ -16,19 +56,13 @@
  * from it through evicted ones plus the material storages at their edge, is
  * memoized as bitsets (Tarjan's algorithm: a strongly connected set of
  * evicted storages shares one reach) and kept across batches until a
- * storage it may hold changes (reach_forget), and a region is the
+ * storage it may hold changes (rt_reach_forget), and a region is the
  * union of its base's evicted neighbours' reaches plus its base's material
  * neighbours, less the base. Its counts are then summed over its interior
  * bits: one access per edge of the base and of each interior storage, as a
  * walk counts them. Regions stay bitsets here (struct region's bin, bfr),
  * so frontiers are visited in id order where a walk's lists had discovery
  * order: only their sets are read (docs/semantics.md, Speed). */
-
-
-
-
-
-
 
 /* Storage v changed (materiality, edges or compute): forget the memoized
  * reaches of direction d that may hold it, v's own and those of every
@@ -39,11 +73,13 @@
 void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d)
 {
 	const size_t n = rt->s->n_storages;
-	uint8_t *valid = rt->rvalid + d * n;
-	const uint32_t *lists = d ? rt->sfwd : rt->srev; /* predecessors */
-	const uint32_t *offs = d ? rt->sfwd_off : rt->srev_off;
-	const uint32_t *lens = d ? rt->n_sfwd : rt->n_srev;
-	size_t b = rt->stk_len;
+	const struct rt_graph *g = &rt->graph;
+	struct rt_scratch *x0 = &rt->scratch;
+	uint8_t *valid = rt->memo.valid + d * n;
+	const uint32_t *lists = d ? g->sfwd : g->srev; /* predecessors */
+	const uint32_t *offs = d ? g->sfwd_off : g->srev_off;
+	const uint32_t *lens = d ? g->n_sfwd : g->n_srev;
+	size_t b = x0->stk_len;
 	valid[v] = 0;
 	for (uint32_t x = v;;) {
 		const uint32_t *list = lists + offs[x];
@@ -54,9 +90,9 @@ void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d)
 				rt_push(rt, w);
 			}
 		}
-		if (rt->stk_len == b)
+		if (x0->stk_len == b)
 			break;
-		x = rt->stk[--rt->stk_len];
+		x = x0->stk[--x0->stk_len];
 	}
 }
 
@@ -70,22 +106,24 @@ void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d)
 RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 {
 	const size_t n = rt->s->n_storages;
-	const uint32_t *lists = d ? rt->srev : rt->sfwd;
-	const uint32_t *offs = d ? rt->srev_off : rt->sfwd_off;
-	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	const struct rt_graph *g = &rt->graph;
+	struct rt_memo *m = &rt->memo;
+	const uint32_t *lists = d ? g->srev : g->sfwd;
+	const uint32_t *offs = d ? g->srev_off : g->sfwd_off;
+	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
 	const uint32_t *tag = rt->tag;
-	const uint32_t w = rt->rw;
-	uint8_t *valid = rt->rvalid + d * n, *summed = rt->rsummed + d * n;
-	uint32_t *seen = rt->rseen + d * n;
-	uint32_t *idx = rt->ridx + d * n, *low = rt->rlow + d * n;
-	uint64_t *rows = rt->rrow + d * n * 2 * w;
-	uint32_t *dfs = rt->dfs, *pos = rt->dfs_pos, *scc = rt->scc;
+	const uint32_t w = m->w;
+	uint8_t *valid = m->valid + d * n, *summed = m->summed + d * n;
+	uint32_t *seen = m->seen + d * n;
+	uint32_t *idx = m->idx + d * n, *low = m->low + d * n;
+	uint64_t *rows = m->row + d * n * 2 * w;
+	uint32_t *dfs = m->dfs, *pos = m->dfs_pos, *scc = m->scc;
 	uint32_t nd = 0, ns = 0, count = 0;
-	if (++rt->fill == 0) {
-		memset(rt->rseen, 0, 2 * n * sizeof *rt->rseen);
-		rt->fill = 1;
+	if (++m->fill == 0) {
+		memset(m->seen, 0, 2 * n * sizeof *m->seen);
+		m->fill = 1;
 	}
-	const uint32_t fill = rt->fill;
+	const uint32_t fill = m->fill;
 
 	for (uint32_t y = c; y != RT_NONE;) {
 		/* discover y */
@@ -153,19 +191,22 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 
 /* rt_region_rebuild within a batch (same sets and counts), into the
  * region's bitsets. */
-RT_WIDE void rt_region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const size_t n = rt->s->n_storages;
 	const int d = reverse;
-	const uint32_t *list = (d ? rt->srev + rt->srev_off[base] : rt->sfwd + rt->sfwd_off[base]);
-	const uint32_t nl = d ? rt->n_srev[base] : rt->n_sfwd[base];
-	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	const struct rt_graph *g = &rt->graph;
+	struct rt_memo *m = &rt->memo;
+	struct rt_scratch *x0 = &rt->scratch;
+	const uint32_t *list = (d ? g->srev + g->srev_off[base] : g->sfwd + g->sfwd_off[base]);
+	const uint32_t nl = d ? g->n_srev[base] : g->n_sfwd[base];
+	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
 	const uint32_t *tag = rt->tag;
-	const uint32_t w = rt->rw;
-	const uint8_t *valid = rt->rvalid + d * n;
-	const uint64_t *rows = rt->rrow + d * n * 2 * w;
+	const uint32_t w = m->w;
+	const uint8_t *valid = m->valid + d * n;
+	const uint64_t *rows = m->row + d * n * 2 * w;
 	uint64_t *in = r->bin, *fr = r->bfr; /* adjacent, as in a row */
-	uint8_t *summed = rt->rsummed + d * n;
+	uint8_t *summed = m->summed + d * n;
 	uint64_t acc = 0;
 	int64_t compute = 0;
 	uint32_t first = 1;
@@ -174,7 +215,7 @@ RT_WIDE void rt_region_rebuild_batched(struct runtime_state *rt, struct region *
 	 * that start from it); each further reach adds only the members new
 	 * to the region. Material neighbours met before the first reach wait
 	 * on the stack. */
-	size_t b = rt->stk_len;
+	size_t b = x0->stk_len;
 	for (uint32_t j = 0; j < nl; j++) {
 		uint32_t y = list[j];
 		if (tag[y] & 1) {
@@ -203,11 +244,11 @@ RT_WIDE void rt_region_rebuild_batched(struct runtime_state *rt, struct region *
 					}
 				}
 				summed[y] = 1;
-				rt->racc[k] = a;
-				rt->rcomp[k] = c;
+				m->acc[k] = a;
+				m->comp[k] = c;
 			}
-			acc = rt->racc[k];
-			compute = rt->rcomp[k];
+			acc = m->acc[k];
+			compute = m->comp[k];
 			memcpy(in, row, 2 * w * sizeof *in);
 			continue;
 		}
@@ -223,11 +264,66 @@ RT_WIDE void rt_region_rebuild_batched(struct runtime_state *rt, struct region *
 	}
 	if (first)
 		rt_bits_clear(in, 2 * w);
-	for (; rt->stk_len > b; rt->stk_len--)
-		rt_bit_set(fr, rt->stk[rt->stk_len - 1]);
+	for (; x0->stk_len > b; x0->stk_len--)
+		rt_bit_set(fr, x0->stk[x0->stk_len - 1]);
 	fr[base >> 6] &= ~(1ULL << (base & 63));
 	acc += nl;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
 }
 
+
+/* Check mode: memoized reach row d of x (if valid, and its sums if kept)
+ * against a fresh walk of the current graph. */
+static void check_reach_row(struct runtime_state *rt, int d, uint32_t x)
+{
+	const size_t n = rt->s->n_storages;
+	const struct rt_graph *g = &rt->graph;
+	const struct rt_memo *m = &rt->memo;
+	struct rt_scratch *x0 = &rt->scratch;
+	const uint32_t w = m->w;
+	if (!m->valid[d * n + x])
+		return;
+	const uint32_t *lists = d ? g->srev : g->sfwd;
+	const uint32_t *offs = d ? g->srev_off : g->sfwd_off;
+	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
+	uint64_t *fresh = xcalloc(2 * w, sizeof *fresh);
+	uint64_t acc = 0;
+	int64_t comp = 0;
+	size_t b = x0->stk_len;
+	rt_bit_set(fresh, x);
+	for (uint32_t y = x;;) {
+		acc += lens[y];
+		comp += rt->key[y].compute;
+		for (uint32_t j = 0; j < lens[y]; j++) {
+			uint32_t v = lists[offs[y] + j];
+			if (rt_material(rt, v)) {
+				rt_bit_set(fresh + w, v);
+			} else if (!rt_bit_has(fresh, v)) {
+				rt_bit_set(fresh, v);
+				rt_push(rt, v);
+			}
+		}
+		if (x0->stk_len == b)
+			break;
+		y = x0->stk[--x0->stk_len];
+	}
+	if (memcmp(fresh, m->row + (d * n + x) * 2 * w, 2 * w * sizeof *fresh))
+		rt_bug_at(rt, d ? "a memoized reverse reach is stale" : "a memoized forward reach is stale", x);
+	if (m->summed[d * n + x] && (m->acc[d * n + x] != acc || m->comp[d * n + x] != comp))
+		rt_bug_at(rt, "a memoized reach's sums are stale", x);
+	free(fresh);
+}
+
+/* A few memoized reaches per command (all of them would be quadratic): a
+ * stale row stays stale until forgotten, so sampling finds it. */
+void rt_memo_check(struct runtime_state *rt)
+{
+	if (!rt->memo.w)
+		return;
+	for (uint32_t k = 0; k < 2; k++) {
+		uint32_t x = (uint32_t)((rt->cmd * 2 + k) * 7919u % rt->s->n_storages);
+		check_reach_row(rt, 0, x);
+		check_reach_row(rt, 1, x);
+	}
+}

@@ -12,7 +12,7 @@
  *    holds locked and evicted storages too, and its order is not the
  *    simulator's pool order;
  *  - sampling: a scan visits entry 0, then steps 1..floor(sqrt(N)) at
- *    random (seeded here, pol_draw);
+ *    random (seeded here, rt_draw);
  *  - ignore_small: a storage under 1% of the mean storage size never joins
  *    the list (the prototype's mean runs over every allocation of the
  *    process, which has run the iteration ten times before it is measured:
@@ -38,7 +38,6 @@
 #include <string.h>
 
 #include "heuristics.h"
-#include "policy.h"
 #include "runtime-state.h"
 
 const struct proto_rules proto_rules_default = {
@@ -207,11 +206,11 @@ void rt_proto_evicting(struct runtime_state *rt, uint32_t s)
 		p->stamp = 1;
 	}
 	for (int d = 0; d < 2; d++) {
-		const uint32_t *l = d ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
-		uint32_t n = d ? rt->n_sfwd[s] : rt->n_srev[s];
+		const uint32_t *l = d ? rt->graph.sfwd + rt->graph.sfwd_off[s] : rt->graph.srev + rt->graph.srev_off[s];
+		uint32_t n = d ? rt->graph.n_sfwd[s] : rt->graph.n_srev[s];
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t v = l[j];
-			if (v == s || (rt->tag[v] & 1) || p->st_node[v] == RT_NONE)
+			if (v == s || rt_material(rt, v) || p->st_node[v] == RT_NONE)
 				continue;
 			uint32_t nv = p->st_node[v];
 			if (p->seen[nv] == p->stamp)
@@ -282,7 +281,7 @@ static double proto_num(struct runtime_state *rt, uint32_t s, uint64_t *acc)
 {
 	struct rt_proto *p = &rt->proto;
 	if (!p->op_classes)
-		return (double)pol_class_sum(rt, s, rt->key[s].compute);
+		return (double)rt_class_sum(rt, s, rt->key[s].compute);
 	int64_t num = p->op_node[creator(rt, s)] != RT_NONE ? 0 : rt->key[s].compute;
 	if (++p->stamp == 0) {
 		for (size_t i = 0; i < p->n_nodes; i++)
@@ -290,12 +289,12 @@ static double proto_num(struct runtime_state *rt, uint32_t s, uint64_t *acc)
 		p->stamp = 1;
 	}
 	for (int d = 0; d < 2; d++) {
-		const uint32_t *l = d ? rt->sfwd + rt->sfwd_off[s] : rt->srev + rt->srev_off[s];
-		uint32_t n = d ? rt->n_sfwd[s] : rt->n_srev[s];
+		const uint32_t *l = d ? rt->graph.sfwd + rt->graph.sfwd_off[s] : rt->graph.srev + rt->graph.srev_off[s];
+		uint32_t n = d ? rt->graph.n_sfwd[s] : rt->graph.n_srev[s];
 		*acc += n;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t v = l[j];
-			if (v == s || (rt->tag[v] & 1) || p->st_node[v] == RT_NONE)
+			if (v == s || rt_material(rt, v) || p->st_node[v] == RT_NONE)
 				continue;
 			uint32_t nv = p->st_node[v];
 			if (p->seen[nv] == p->stamp)
@@ -344,7 +343,7 @@ uint32_t rt_proto_choose(struct runtime_state *rt)
 			/* evicted, or being remade by the op now running (the
 			 * after rule: its cells are filled only after the
 			 * eviction, so the prototype sees it still evicted) */
-			if (!(rt->tag[s] & 1) || p->fresh[s]) {
+			if (!rt_material(rt, s) || p->fresh[s]) {
 				p->aps[i] = p->aps[--p->n_aps];
 				continue;
 			}
@@ -356,9 +355,10 @@ uint32_t rt_proto_choose(struct runtime_state *rt)
 					best = i;
 				}
 			}
-			i += p->sampling ? 1 + pol_draw(rt, k) : 1;
+			i += p->sampling ? 1 + rt_draw(rt, k) : 1;
 		}
-		pol_count(rt, evals, evals + acc);
+		rt->res->heuristic_evals += evals;
+		rt->res->heuristic_accesses += evals + acc;
 		if (best != SIZE_MAX) {
 			uint32_t s = p->aps[best];
 			p->aps[best] = p->aps[--p->n_aps];

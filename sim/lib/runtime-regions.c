@@ -2,13 +2,14 @@
  * runtime-regions.c: evicted regions (simrd's region.py), the evicted
  * neighbourhood of each material storage in each direction, which DTR,
  * MSPS and the AbE heuristics read through their compute sums: rebuilt
- * after a computation (rt_region_rebuild_after) and absorbed into on an
- * eviction (rt_region_absorb, rt_region_absorb_bits). Two
- * representations: bitsets up to RMEMO_MAX_STORAGES storages (rebuilt from
- * the reach memo of runtime-memo.c), runs of ids (iset.h) beyond, updated
- * from what changed where they can be and walked where they cannot. A third, id lists with a hash index, each
- * rebuild a walk (runtime_config.plain_regions), is the plain reference
- * the tests hold the other two to.
+ * after a computation (rt_regions_computed) and absorbed into on an
+ * eviction (rt_regions_evict). Two representations: bitsets up to
+ * RMEMO_MAX_STORAGES storages (rebuilt from the reach memo of
+ * runtime-memo.c), runs of ids (iset.h) beyond, updated from what changed
+ * where they can be and walked where they cannot. A third, id lists with a
+ * hash index, each rebuild a walk (runtime_config.plain_regions), is the
+ * plain reference the tests hold the other two to. Owns the reg part of
+ * struct runtime_state; runtime-commands.c hands it the events.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +32,20 @@ static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	const struct schedule *sc = rt->s;
-	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
-	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
-	const uint32_t *lens = reverse ? rt->n_srev : rt->n_sfwd;
+	const uint32_t *lists = reverse ? rt->graph.srev : rt->graph.sfwd;
+	const uint32_t *offs = reverse ? rt->graph.srev_off : rt->graph.sfwd_off;
+	const uint32_t *lens = reverse ? rt->graph.n_srev : rt->graph.n_sfwd;
 	uint32_t *tag = rt->tag;
 	/* One stamp marks both lists: during a rebuild a storage is material
 	 * (frontier) or not (interior), never both. The base is pre-marked.
 	 * The interior list doubles as the work list (order is irrelevant:
 	 * only the sets and the number of visited edges count). */
-	if (++rt->tag_stamp >= (1u << 31)) {
+	if (++rt->reg.tag_stamp >= (1u << 31)) {
 		for (size_t i = 0; i < sc->n_storages; i++)
 			tag[i] &= 1;
-		rt->tag_stamp = 1;
+		rt->reg.tag_stamp = 1;
 	}
-	const uint32_t st2 = rt->tag_stamp << 1;
+	const uint32_t st2 = rt->reg.tag_stamp << 1;
 	uint64_t acc = 0;
 	uint32_t ni = 0, nf = 0;
 	tag[base] = st2 | (tag[base] & 1);
@@ -77,16 +78,16 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 }
 
 /* Push the members of a frontier (list, bitset or compressed) on the stack. */
-size_t rt_push_frontier(struct runtime_state *rt, const struct region *r)
+static size_t push_frontier(struct runtime_state *rt, const struct region *r)
 {
-	size_t b = rt->stk_len;
-	if (rt->runs) {
+	size_t b = rt->scratch.stk_len;
+	if (rt->reg.runs) {
 		if (r->rr)
 			for (uint32_t i = 0; i < r->rr->fr.n; i++)
 				for (uint32_t v = r->rr->fr.r[2 * i]; v < r->rr->fr.r[2 * i + 1]; v++)
 					rt_push(rt, v);
-	} else if (rt->rw) {
-		for (uint32_t i = 0; i < rt->rw; i++)
+	} else if (rt->reg.words) {
+		for (uint32_t i = 0; i < rt->reg.words; i++)
 			for (uint64_t m = r->bfr[i]; m; m &= m - 1)
 				rt_push(rt, i << 6 | (uint32_t)__builtin_ctzll(m));
 	} else {
@@ -109,12 +110,10 @@ static void region_broken(struct runtime_state *rt, uint32_t fs)
 	}
 }
 
-/* region_absorb on bitsets: the same sets, counts and sums. */
-/* The words [*lo, *hi) outside which both of reg's bitsets are zero. */
-
-/* Only the words [lo, hi) of reg can hold bits (region_span): one span
- * serves every absorber of an eviction. */
-RT_WIDE void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
+/* region_absorb on bitsets: the same sets, counts and sums. Only the words
+ * [lo, hi) of reg can hold bits (region_span): one span serves every
+ * absorber of an eviction. */
+RT_WIDE static void region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
 				       const struct region *reg, uint32_t lo, uint32_t hi)
 {
 	const uint64_t fsb = 1ULL << (fs & 63);
@@ -146,19 +145,19 @@ RT_WIDE void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, u
 	r->bin[fs >> 6] |= fsb;
 }
 
-/* rt_region_rebuild's walk into the region's bitsets (same sets and
+/* region_rebuild's walk into the region's bitsets (same sets and
  * counts), the work list on the stack. */
 RT_WIDE void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
-	const uint32_t *lists = reverse ? rt->srev : rt->sfwd;
-	const uint32_t *offs = reverse ? rt->srev_off : rt->sfwd_off;
-	const uint32_t *lens = reverse ? rt->n_srev : rt->n_sfwd;
+	const uint32_t *lists = reverse ? rt->graph.srev : rt->graph.sfwd;
+	const uint32_t *offs = reverse ? rt->graph.srev_off : rt->graph.sfwd_off;
+	const uint32_t *lens = reverse ? rt->graph.n_srev : rt->graph.n_sfwd;
 	const uint32_t *tag = rt->tag;
 	uint64_t *in = r->bin, *fr = r->bfr;
-	size_t b = rt->stk_len;
+	size_t b = rt->scratch.stk_len;
 	uint64_t acc = 0;
 	int64_t compute = 0;
-	rt_bits_clear(in, 2 * rt->rw);
+	rt_bits_clear(in, 2 * rt->reg.words);
 	for (uint32_t x = base;;) {
 		const uint32_t *list = lists + offs[x];
 		uint32_t n = lens[x];
@@ -173,9 +172,9 @@ RT_WIDE void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uin
 				rt_push(rt, us);
 			}
 		}
-		if (rt->stk_len == b)
+		if (rt->scratch.stk_len == b)
 			break;
-		x = rt->stk[--rt->stk_len];
+		x = rt->scratch.stk[--rt->scratch.stk_len];
 	}
 	fr[base >> 6] &= ~(1ULL << (base & 63));
 	r->compute = compute;
@@ -232,7 +231,7 @@ static void index_ready(struct region *r, uint32_t more)
 
 /* Region r absorbs the just-evicted frontier storage fs, whose region of
  * the same direction is reg (set semantics of region.py's absorb). */
-void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
+__attribute__((noinline)) static void region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
 			  const struct region *reg)
 {
 	size_t ns = rt->s->n_storages;
@@ -245,13 +244,13 @@ void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
 	}
 	r->fr[i] = r->fr[--r->n_fr];
 	if (r != reg && reg->n_fr) {
-		uint32_t sf = rt_next_stamp(&rt->stamp_b, rt->mark_b, ns);
+		uint32_t sf = rt_next_stamp(&rt->scratch.stamp_b, rt->scratch.mark_b, ns);
 		for (i = 0; i < r->n_fr; i++)
-			rt->mark_b[r->fr[i]] = sf;
+			rt->scratch.mark_b[r->fr[i]] = sf;
 		for (i = 0; i < reg->n_fr; i++) {
 			uint32_t v = reg->fr[i];
-			if (rt->mark_b[v] != sf) {
-				rt->mark_b[v] = sf;
+			if (rt->scratch.mark_b[v] != sf) {
+				rt->scratch.mark_b[v] = sf;
 				vec_push(&r->fr, &r->n_fr, &r->cap_fr, v);
 			}
 		}
@@ -321,8 +320,8 @@ void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs,
 
 static inline const uint32_t *out_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
 {
-	*n = d ? rt->n_srev[x] : rt->n_sfwd[x];
-	return d ? rt->srev + rt->srev_off[x] : rt->sfwd + rt->sfwd_off[x];
+	*n = d ? rt->graph.n_srev[x] : rt->graph.n_sfwd[x];
+	return d ? rt->graph.srev + rt->graph.srev_off[x] : rt->graph.sfwd + rt->graph.sfwd_off[x];
 }
 
 static inline const uint32_t *in_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
@@ -330,16 +329,11 @@ static inline const uint32_t *in_list(const struct runtime_state *rt, uint32_t x
 	return out_list(rt, x, !d, n);
 }
 
-static inline bool material(const struct runtime_state *rt, uint32_t x)
-{
-	return rt->tag[x] & 1;
-}
-
 /* In the batch of storages being computed (stk[sb, se)). */
 static inline bool in_batch(const struct runtime_state *rt, uint32_t x)
 {
-	for (size_t i = rt->sb; i < rt->se; i++)
-		if (rt->stk[i] == x)
+	for (size_t i = rt->reg.sb; i < rt->reg.se; i++)
+		if (rt->scratch.stk[i] == x)
 			return true;
 	return false;
 }
@@ -347,9 +341,9 @@ static inline bool in_batch(const struct runtime_state *rt, uint32_t x)
 static struct rregion *rr_get(struct runtime_state *rt, struct region *r)
 {
 	if (!r->rr) {
-		struct rregion *x = rt->rr_free;
+		struct rregion *x = rt->reg.rr_free;
 		if (x)
-			rt->rr_free = x->next_free;
+			rt->reg.rr_free = x->next_free;
 		else
 			x = xcalloc(1, sizeof *x);
 		iset_clear(&x->in);
@@ -365,36 +359,36 @@ static struct rregion *rr_get(struct runtime_state *rt, struct region *r)
 struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s)
 {
 	uint32_t k;
-	if (rt->n_slot_free) {
-		k = rt->slot_free[--rt->n_slot_free];
+	if (rt->reg.n_slot_free) {
+		k = rt->reg.slot_free[--rt->reg.n_slot_free];
 	} else {
-		if (rt->n_slots == rt->slot_cap) {
-			size_t cap = rt->slot_cap ? 2 * rt->slot_cap : 64;
-			rt->reg = xrealloc(rt->reg, 2 * cap * sizeof *rt->reg);
-			memset(rt->reg + 2 * rt->slot_cap, 0, 2 * (cap - rt->slot_cap) * sizeof *rt->reg);
-			rt->slot_cap = cap;
+		if (rt->reg.n_slots == rt->reg.slot_cap) {
+			size_t cap = rt->reg.slot_cap ? 2 * rt->reg.slot_cap : 64;
+			rt->reg.table = xrealloc(rt->reg.table, 2 * cap * sizeof *rt->reg.table);
+			memset(rt->reg.table + 2 * rt->reg.slot_cap, 0, 2 * (cap - rt->reg.slot_cap) * sizeof *rt->reg.table);
+			rt->reg.slot_cap = cap;
 		}
-		k = (uint32_t)rt->n_slots++;
+		k = (uint32_t)rt->reg.n_slots++;
 	}
-	rt->reg_slot[s] = k;
-	return &rt->reg[2 * (size_t)k];
+	rt->reg.slot[s] = k;
+	return &rt->reg.table[2 * (size_t)k];
 }
 
 /* s was evicted: its regions (reset) go back with their slot. */
-void rt_slot_release(struct runtime_state *rt, uint32_t s)
+static void slot_release(struct runtime_state *rt, uint32_t s)
 {
-	if (rt->reg_slot[s] == RT_NONE)
+	if (rt->reg.slot[s] == RT_NONE)
 		return;
-	if (rt->n_slot_free == rt->slot_free_cap)
-		XGROW(rt->slot_free, rt->slot_free_cap, rt->n_slot_free + 1);
-	rt->slot_free[rt->n_slot_free++] = rt->reg_slot[s];
-	rt->reg_slot[s] = RT_NONE;
+	if (rt->reg.n_slot_free == rt->reg.slot_free_cap)
+		XGROW(rt->reg.slot_free, rt->reg.slot_free_cap, rt->reg.n_slot_free + 1);
+	rt->reg.slot_free[rt->reg.n_slot_free++] = rt->reg.slot[s];
+	rt->reg.slot[s] = RT_NONE;
 }
 
-void rt_region_free_runs(struct runtime_state *rt, struct region *r)
+static void region_free_runs(struct runtime_state *rt, struct region *r)
 {
-	r->rr->next_free = rt->rr_free;
-	rt->rr_free = r->rr;
+	r->rr->next_free = rt->reg.rr_free;
+	rt->reg.rr_free = r->rr;
 	r->rr = NULL;
 }
 
@@ -409,7 +403,7 @@ static int64_t sum_compute(const struct runtime_state *rt, const struct iset *s)
 			for (uint32_t x = lo; x < hi; x++)
 				sum += (uint64_t)rt->key[x].compute;
 		} else {
-			sum += (uint64_t)fenwick_prefix(&rt->fw_comp, hi) - (uint64_t)fenwick_prefix(&rt->fw_comp, lo);
+			sum += (uint64_t)fenwick_prefix(&rt->reg.fw_comp, hi) - (uint64_t)fenwick_prefix(&rt->reg.fw_comp, lo);
 		}
 	}
 	return (int64_t)sum;
@@ -417,7 +411,7 @@ static int64_t sum_compute(const struct runtime_state *rt, const struct iset *s)
 
 static uint64_t sum_edges(const struct runtime_state *rt, const struct iset *s, int d)
 {
-	const uint32_t *lens = d ? rt->n_srev : rt->n_sfwd;
+	const uint32_t *lens = d ? rt->graph.n_srev : rt->graph.n_sfwd;
 	uint64_t sum = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
@@ -425,7 +419,7 @@ static uint64_t sum_edges(const struct runtime_state *rt, const struct iset *s, 
 			for (uint32_t x = lo; x < hi; x++)
 				sum += lens[x];
 		} else {
-			sum += (uint32_t)(fenwick32_prefix(&rt->fw_len[d], hi) - fenwick32_prefix(&rt->fw_len[d], lo));
+			sum += (uint32_t)(fenwick32_prefix(&rt->reg.fw_len[d], hi) - fenwick32_prefix(&rt->reg.fw_len[d], lo));
 		}
 	}
 	return sum;
@@ -433,12 +427,12 @@ static uint64_t sum_edges(const struct runtime_state *rt, const struct iset *s, 
 
 static inline uint32_t *sort_scratch(struct runtime_state *rt, size_t n)
 {
-	if (rt->srt_cap < n)
-		XGROW(rt->srt, rt->srt_cap, n);
-	return rt->srt;
+	if (rt->reg.srt_cap < n)
+		XGROW(rt->reg.srt, rt->reg.srt_cap, n);
+	return rt->reg.srt;
 }
 
-/* A walk from base as rt_region_rebuild's (same sets, counts and sums),
+/* A walk from base as region_rebuild's (same sets, counts and sums),
  * its interior and frontier gathered on the scratch stack, then stored as
  * runs. */
 static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t base, int d, uint64_t limit)
@@ -446,19 +440,19 @@ static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t 
 	const struct schedule *sc = rt->s;
 	const struct rt_key *key = rt->key;
 	uint32_t *tag = rt->tag;
-	if (++rt->tag_stamp >= (1u << 31)) {
+	if (++rt->reg.tag_stamp >= (1u << 31)) {
 		for (size_t i = 0; i < sc->n_storages; i++)
 			tag[i] &= 1;
-		rt->tag_stamp = 1;
+		rt->reg.tag_stamp = 1;
 	}
-	const uint32_t st2 = rt->tag_stamp << 1;
+	const uint32_t st2 = rt->reg.tag_stamp << 1;
 	uint64_t acc = 0;
 	int64_t compute = 0;
-	/* interior ids from b (also the work list), frontier ids in rt->fr2 */
-	size_t b = rt->stk_len, w = b;
-	rt->fr2_len = 0;
+	/* interior ids from b (also the work list), frontier ids in rt->reg.fr2 */
+	size_t b = rt->scratch.stk_len, w = b;
+	rt->reg.fr2_len = 0;
 	tag[base] = st2 | (tag[base] & 1);
-	for (uint32_t x = base;; x = rt->stk[w++]) {
+	for (uint32_t x = base;; x = rt->scratch.stk[w++]) {
 		uint32_t n;
 		const uint32_t *list = out_list(rt, x, d, &n);
 		acc += n;
@@ -469,31 +463,31 @@ static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t 
 				continue;
 			tag[us] = st2 | (v & 1);
 			if (v & 1) {
-				if (rt->fr2_len == rt->fr2_cap)
-					XGROW(rt->fr2, rt->fr2_cap, rt->fr2_len + 1);
-				rt->fr2[rt->fr2_len++] = us;
+				if (rt->reg.fr2_len == rt->reg.fr2_cap)
+					XGROW(rt->reg.fr2, rt->reg.fr2_cap, rt->reg.fr2_len + 1);
+				rt->reg.fr2[rt->reg.fr2_len++] = us;
 			} else {
 				compute += key[us].compute;
 				rt_push(rt, us);
 			}
 		}
-		if (w == rt->stk_len)
+		if (w == rt->scratch.stk_len)
 			break;
 		if (acc > limit) {
-			rt->stk_len = b;
+			rt->scratch.stk_len = b;
 			return false;
 		}
 	}
 	struct rregion *x = rr_get(rt, r);
-	size_t ni = rt->stk_len - b;
-	uint32_t *tmp = sort_scratch(rt, ni > rt->fr2_len ? ni : rt->fr2_len);
-	sort_u32(rt->stk + b, ni, tmp);
-	iset_assign_sorted(&x->in, rt->stk + b, ni);
-	sort_u32(rt->fr2, rt->fr2_len, tmp);
-	iset_assign_sorted(&x->fr, rt->fr2, rt->fr2_len);
-	x->epoch = rt->epoch;
+	size_t ni = rt->scratch.stk_len - b;
+	uint32_t *tmp = sort_scratch(rt, ni > rt->reg.fr2_len ? ni : rt->reg.fr2_len);
+	sort_u32(rt->scratch.stk + b, ni, tmp);
+	iset_assign_sorted(&x->in, rt->scratch.stk + b, ni);
+	sort_u32(rt->reg.fr2, rt->reg.fr2_len, tmp);
+	iset_assign_sorted(&x->fr, rt->reg.fr2, rt->reg.fr2_len);
+	x->epoch = rt->reg.epoch;
 	x->stale = false;
-	rt->stk_len = b;
+	rt->scratch.stk_len = b;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
 	return true;
@@ -508,13 +502,13 @@ static void walk_runs(struct runtime_state *rt, struct region *r, uint32_t base,
  * to its output storages (d = 0), or back (d = 1): sources and targets. */
 static inline uint32_t win_count(const struct runtime_state *rt, bool targets, int d)
 {
-	const struct sched_op *op = &rt->s->ops[rt->win_op];
+	const struct sched_op *op = &rt->s->ops[rt->reg.win_op];
 	return (targets != (d == 1)) ? op->n_outs : op->n_args;
 }
 
 static inline uint32_t win_node(const struct runtime_state *rt, bool targets, int d, uint32_t i)
 {
-	const struct sched_op *op = &rt->s->ops[rt->win_op];
+	const struct sched_op *op = &rt->s->ops[rt->reg.win_op];
 	if (targets != (d == 1))
 		return rt_storage_of(rt, op->outs + i);
 	return rt->s->arg_storage[op->args + i];
@@ -526,7 +520,7 @@ static inline uint32_t win_node(const struct runtime_state *rt, bool targets, in
  * direction, material or not), -1 more (a walk). */
 static int win_effect(const struct runtime_state *rt, const struct rregion *x, uint32_t v, int d)
 {
-	if (!rt->win || x->epoch >= rt->win_t)
+	if (!rt->reg.win || x->epoch >= rt->reg.win_t)
 		return 0;
 	bool touched = false;
 	for (uint32_t i = 0, n = win_count(rt, false, d); i < n && !touched; i++) {
@@ -539,7 +533,7 @@ static int win_effect(const struct runtime_state *rt, const struct rregion *x, u
 		return 0;
 	for (uint32_t i = 0, n = win_count(rt, true, d); i < n; i++) {
 		uint32_t t = win_node(rt, true, d, i), m;
-		if (!material(rt, t) && (out_list(rt, t, d, &m), m))
+		if (!rt_material(rt, t) && (out_list(rt, t, d, &m), m))
 			return -1;
 	}
 	return 1;
@@ -553,14 +547,14 @@ static void win_add(struct runtime_state *rt, struct rregion *x, uint32_t v, int
 	bool any = false;
 	for (uint32_t i = 0, n = win_count(rt, false, d); i < n && !any; i++) {
 		uint32_t a = win_node(rt, false, d, i);
-		any = a == v || (!material(rt, a) && iset_has(&x->in, a));
+		any = a == v || (!rt_material(rt, a) && iset_has(&x->in, a));
 	}
 	if (!any)
 		return;
 	for (uint32_t j = 0, m = win_count(rt, true, d); j < m; j++) {
 		uint32_t t = win_node(rt, true, d, j);
 		if (t != v)
-			iset_add(material(rt, t) ? &x->fr : &x->in, t);
+			iset_add(rt_material(rt, t) ? &x->fr : &x->in, t);
 	}
 }
 
@@ -573,7 +567,7 @@ static bool adjacent(const struct runtime_state *rt, uint32_t f, uint32_t v, int
 	*work += n;
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t z = list[j];
-		if (z == v || (!material(rt, z) && iset_has(in, z)))
+		if (z == v || (!rt_material(rt, z) && iset_has(in, z)))
 			return true;
 	}
 	return false;
@@ -586,7 +580,7 @@ static void finish_derived(struct runtime_state *rt, struct region *r, uint32_t 
 	struct rregion *x = r->rr;
 	uint32_t n;
 	out_list(rt, v, d, &n);
-	x->epoch = rt->epoch;
+	x->epoch = rt->reg.epoch;
 	r->compute = sum_compute(rt, &x->in);
 	uint64_t acc = n + sum_edges(rt, &x->in, d);
 	rt->res->heuristic_accesses += acc;
@@ -603,22 +597,22 @@ static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, 
 	uint64_t work = 0;
 	for (uint32_t j = 0, tries = 0; j < nin && tries < 4; j++) {
 		uint32_t v = ins[j];
-		if (v == c || !material(rt, v) || in_batch(rt, v))
+		if (v == c || !rt_material(rt, v) || in_batch(rt, v))
 			continue;
 		tries++;
 		const struct region *rv = rt_regions_peek(rt, v);
 		const struct rregion *y = rv ? rv[d].rr : NULL;
 		int we;
-		if (!y || y->stale || y->epoch < rt->taint_t || !iset_has(&y->in, c) ||
+		if (!y || y->stale || y->epoch < rt->reg.taint_t || !iset_has(&y->in, c) ||
 		    (we = win_effect(rt, y, v, d)) < 0)
 			continue;
 		bool ok = true;
-		for (size_t i = rt->sb; i < rt->se && ok; i++)
-			ok = rt->stk[i] == c || !iset_has(&y->in, rt->stk[i]);
+		for (size_t i = rt->reg.sb; i < rt->reg.se && ok; i++)
+			ok = rt->scratch.stk[i] == c || !iset_has(&y->in, rt->scratch.stk[i]);
 		uint32_t nv;
 		const uint32_t *outs = out_list(rt, v, d, &nv);
 		for (uint32_t i = 0; i < nv && ok; i++)
-			ok = outs[i] == c || (material(rt, outs[i]) && !in_batch(rt, outs[i]));
+			ok = outs[i] == c || (rt_material(rt, outs[i]) && !in_batch(rt, outs[i]));
 		if (!ok)
 			continue;
 		/* v's interior was {c} and c's reach; its frontier, c's
@@ -650,32 +644,32 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 			uint64_t limit)
 {
 	const size_t n_st = rt->s->n_storages;
-	uint32_t sa = rt_next_stamp(&rt->stamp_a, rt->mark_a, n_st);
+	uint32_t sa = rt_next_stamp(&rt->scratch.stamp_a, rt->scratch.mark_a, n_st);
 	for (size_t w = b; w < ke; w++)
-		rt->mark_a[rt->stk[w]] = sa;
+		rt->scratch.mark_a[rt->scratch.stk[w]] = sa;
 	uint64_t work = 0;
 	/* the candidates (after K on the stack): what K reaches through
 	 * evicted storages; the material storages met, which may leave the
 	 * frontier, in fr2 */
-	uint32_t sb2 = rt_next_stamp(&rt->stamp_b, rt->mark_b, n_st);
-	rt->fr2_len = 0;
-	for (size_t w = b; w < rt->stk_len; w++) {
+	uint32_t sb2 = rt_next_stamp(&rt->scratch.stamp_b, rt->scratch.mark_b, n_st);
+	rt->reg.fr2_len = 0;
+	for (size_t w = b; w < rt->scratch.stk_len; w++) {
 		uint32_t n;
-		const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
+		const uint32_t *list = out_list(rt, rt->scratch.stk[w], d, &n);
 		work += n;
 		if (work > limit)
 			goto over;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t y = list[j];
-			if (material(rt, y)) {
-				if (rt->mark_b[y] != sb2) {
-					rt->mark_b[y] = sb2;
-					if (rt->fr2_len == rt->fr2_cap)
-						XGROW(rt->fr2, rt->fr2_cap, rt->fr2_len + 1);
-					rt->fr2[rt->fr2_len++] = y;
+			if (rt_material(rt, y)) {
+				if (rt->scratch.mark_b[y] != sb2) {
+					rt->scratch.mark_b[y] = sb2;
+					if (rt->reg.fr2_len == rt->reg.fr2_cap)
+						XGROW(rt->reg.fr2, rt->reg.fr2_cap, rt->reg.fr2_len + 1);
+					rt->reg.fr2[rt->reg.fr2_len++] = y;
 				}
-			} else if (rt->mark_a[y] != sa) {
-				rt->mark_a[y] = sa;
+			} else if (rt->scratch.mark_a[y] != sa) {
+				rt->scratch.mark_a[y] = sa;
 				rt_push(rt, y);
 			}
 		}
@@ -683,10 +677,10 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 	/* the candidates that stay (mark_c): an edge from the base or from
 	 * the interior outside K and the candidates leads to them, or from
 	 * one that stays */
-	uint32_t sc2 = rt_next_stamp(&rt->stamp_c, rt->mark_c, n_st);
-	size_t e = rt->stk_len;
+	uint32_t sc2 = rt_next_stamp(&rt->scratch.stamp_c, rt->scratch.mark_c, n_st);
+	size_t e = rt->scratch.stk_len;
 	for (size_t w = ke; w < e; w++) {
-		uint32_t c = rt->stk[w];
+		uint32_t c = rt->scratch.stk[w];
 		uint32_t n;
 		const uint32_t *list = in_list(rt, c, d, &n);
 		work += n;
@@ -694,23 +688,23 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 			goto over;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t z = list[j];
-			if (z == v || (!material(rt, z) && rt->mark_a[z] != sa && iset_has(&x->in, z))) {
-				rt->mark_c[c] = sc2;
+			if (z == v || (!rt_material(rt, z) && rt->scratch.mark_a[z] != sa && iset_has(&x->in, z))) {
+				rt->scratch.mark_c[c] = sc2;
 				rt_push(rt, c);
 				break;
 			}
 		}
 	}
-	for (size_t w = e; w < rt->stk_len; w++) {
+	for (size_t w = e; w < rt->scratch.stk_len; w++) {
 		uint32_t n;
-		const uint32_t *list = out_list(rt, rt->stk[w], d, &n);
+		const uint32_t *list = out_list(rt, rt->scratch.stk[w], d, &n);
 		work += n;
 		if (work > limit)
 			goto over;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t y = list[j];
-			if (!material(rt, y) && rt->mark_a[y] == sa && rt->mark_c[y] != sc2) {
-				rt->mark_c[y] = sc2;
+			if (!rt_material(rt, y) && rt->scratch.mark_a[y] == sa && rt->scratch.mark_c[y] != sc2) {
+				rt->scratch.mark_c[y] = sc2;
 				rt_push(rt, y);
 			}
 		}
@@ -718,21 +712,21 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 	/* K and the candidates that do not stay leave the interior */
 	size_t k = b;
 	for (size_t w = b; w < e; w++)
-		if (w < ke || rt->mark_c[rt->stk[w]] != sc2)
-			rt->stk[k++] = rt->stk[w];
+		if (w < ke || rt->scratch.mark_c[rt->scratch.stk[w]] != sc2)
+			rt->scratch.stk[k++] = rt->scratch.stk[w];
 	uint32_t *tmp = sort_scratch(rt, k - b);
-	sort_u32(rt->stk + b, k - b, tmp);
-	iset_remove_sorted(&x->in, rt->stk + b, k - b);
+	sort_u32(rt->scratch.stk + b, k - b, tmp);
+	iset_remove_sorted(&x->in, rt->scratch.stk + b, k - b);
 	/* the storages met that are no longer adjacent leave the frontier */
-	for (size_t i = 0; i < rt->fr2_len; i++) {
-		uint32_t f = rt->fr2[i];
+	for (size_t i = 0; i < rt->reg.fr2_len; i++) {
+		uint32_t f = rt->reg.fr2[i];
 		if (f != v && !adjacent(rt, f, v, d, &x->in, &work))
 			iset_remove(&x->fr, f);
 	}
-	rt->stk_len = ke;
+	rt->scratch.stk_len = ke;
 	return true;
 over:
-	rt->stk_len = ke;
+	rt->scratch.stk_len = ke;
 	return false;
 }
 
@@ -744,11 +738,11 @@ over:
 static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, int d)
 {
 	struct rregion *x = r->rr;
-	int we = x && !x->stale && x->epoch >= rt->taint_t ? win_effect(rt, x, v, d) : -1;
+	int we = x && !x->stale && x->epoch >= rt->reg.taint_t ? win_effect(rt, x, v, d) : -1;
 	/* a frontier member no longer material: an eviction it missed */
 	for (uint32_t i = 0; we >= 0 && i < x->fr.n; i++)
 		for (uint32_t f = x->fr.r[2 * i]; f < x->fr.r[2 * i + 1]; f++)
-			if (!material(rt, f)) {
+			if (!rt_material(rt, f)) {
 				we = -1;
 				break;
 			}
@@ -757,28 +751,28 @@ static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, 
 		return;
 	}
 	/* K on the stack from b */
-	size_t b = rt->stk_len;
-	for (size_t i = rt->sb; i < rt->se; i++) {
-		uint32_t s = rt->stk[i];
+	size_t b = rt->scratch.stk_len;
+	for (size_t i = rt->reg.sb; i < rt->reg.se; i++) {
+		uint32_t s = rt->scratch.stk[i];
 		if (s != v && iset_has(&x->in, s))
 			rt_push(rt, s);
 	}
-	size_t ke = rt->stk_len;
+	size_t ke = rt->scratch.stk_len;
 	if (ke > b) {
 		for (uint64_t limit = 64;; limit *= 4) {
 			if (walk_runs_upto(rt, r, v, d, limit)) {
-				rt->stk_len = b;
+				rt->scratch.stk_len = b;
 				return;
 			}
 			if (derive_upto(rt, x, v, d, b, ke, limit))
 				break;
 		}
 	}
-	rt->stk_len = b;
+	rt->scratch.stk_len = b;
 	/* the batch's storages join the frontier where adjacent (K among them) */
 	uint64_t work = 0;
-	for (size_t i = rt->sb; i < rt->se; i++) {
-		uint32_t s = rt->stk[i];
+	for (size_t i = rt->reg.sb; i < rt->reg.se; i++) {
+		uint32_t s = rt->scratch.stk[i];
 		if (s != v && adjacent(rt, s, v, d, &x->in, &work))
 			iset_add(&x->fr, s);
 	}
@@ -788,7 +782,7 @@ static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, 
 	finish_derived(rt, r, v, d);
 }
 
-void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+static void region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	int d = reverse;
 	if (!in_batch(rt, base)) {
@@ -800,13 +794,13 @@ void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t
 	const uint32_t *outs = out_list(rt, base, d, &n);
 	bool shallow = true;
 	for (uint32_t j = 0; j < n && shallow; j++)
-		shallow = material(rt, outs[j]) || outs[j] == base;
+		shallow = rt_material(rt, outs[j]) || outs[j] == base;
 	if (shallow || !own_derived(rt, r, base, d))
 		walk_runs(rt, r, base, d);
 }
 
 /* region_absorb on runs: the same sets, counts and sums. */
-void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs,
+__attribute__((noinline)) static void region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs,
 			   const struct region *reg)
 {
 	struct rregion *x = r->rr;
@@ -816,20 +810,20 @@ void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t 
 	}
 	if (r != reg && reg->rr) {
 		const struct rregion *y = reg->rr;
-		iset_or(&rt->is_tmp, &x->fr, &y->fr);
-		iset_swap(&x->fr, &rt->is_tmp);
-		iset_andnot(&rt->is_tmp, &y->in, &x->in);
-		if (rt->is_tmp.card) {
-			uint64_t k = rt->is_tmp.card;
-			int64_t c = sum_compute(rt, &rt->is_tmp);
-			if (iset_has(&rt->is_tmp, fs)) {
+		iset_or(&rt->reg.is_tmp, &x->fr, &y->fr);
+		iset_swap(&x->fr, &rt->reg.is_tmp);
+		iset_andnot(&rt->reg.is_tmp, &y->in, &x->in);
+		if (rt->reg.is_tmp.card) {
+			uint64_t k = rt->reg.is_tmp.card;
+			int64_t c = sum_compute(rt, &rt->reg.is_tmp);
+			if (iset_has(&rt->reg.is_tmp, fs)) {
 				k--;
 				c = rt_wadd(c, -rt->key[fs].compute);
 			}
 			rt->res->heuristic_accesses += k;
 			r->compute = rt_wadd(r->compute, c);
-			iset_or(&rt->is_tmp2, &x->in, &rt->is_tmp);
-			iset_swap(&x->in, &rt->is_tmp2);
+			iset_or(&rt->reg.is_tmp2, &x->in, &rt->reg.is_tmp);
+			iset_swap(&x->in, &rt->reg.is_tmp2);
 		}
 		if (y->epoch < x->epoch)
 			x->epoch = y->epoch;
@@ -857,7 +851,7 @@ static void check_derived(struct runtime_state *rt, const struct region *r, uint
 	rt->res->heuristic_accesses = a0;
 	bool same = iset_eq(&w.rr->in, &r->rr->in) && iset_eq(&w.rr->fr, &r->rr->fr) &&
 		    w.compute == r->compute && wacc == acc;
-	rt_region_free_runs(rt, &w);
+	region_free_runs(rt, &w);
 	if (!same)
 		rt_bug_at(rt, d ? "a derived reverse region differs from a walk" : "a derived forward region differs from a walk", v);
 }
@@ -866,13 +860,13 @@ static void check_derived(struct runtime_state *rt, const struct region *r, uint
  * that alias a material storage) change the frontiers of its arguments'
  * forward regions and those outputs' reverse regions, which no rebuild may
  * follow (none of its outputs needs computing), as in the reference. */
-void rt_regions_new_edges(struct runtime_state *rt, uint32_t opi)
+static void regions_new_edges(struct runtime_state *rt, uint32_t opi)
 {
 	const struct schedule *sc = rt->s;
 	const struct sched_op *op = &sc->ops[opi];
 	for (uint32_t k = 0; k < op->n_outs; k++) {
 		uint32_t o = rt_storage_of(rt, op->outs + k);
-		if (!material(rt, o))
+		if (!rt_material(rt, o))
 			continue;
 		for (uint32_t a = 0; a < op->n_args; a++) {
 			uint32_t as = sc->arg_storage[op->args + a];
@@ -889,9 +883,212 @@ void rt_regions_new_edges(struct runtime_state *rt, uint32_t opi)
 /* Storage s is being evicted: if either of its regions is stale, the
  * frontiers that list who absorbs it may be short, and any region made
  * until now may lack an absorb. */
-void rt_regions_evicting(struct runtime_state *rt, uint32_t s)
+static void regions_evicting(struct runtime_state *rt, uint32_t s)
 {
 	const struct rregion *f = rt_fwd(rt, s)->rr, *r = rt_rev(rt, s)->rr;
 	if ((f && f->stale) || (r && r->stale))
-		rt->taint_t = ++rt->epoch;
+		rt->reg.taint_t = ++rt->reg.epoch;
+}
+
+/* ---- the part's life, and what the commands ask of it ------------------ */
+
+void rt_regions_init(struct runtime_state *rt)
+{
+	const struct schedule *s = rt->s;
+	const struct runtime_config *cfg = rt->cfg;
+	struct rt_regions *g = &rt->reg;
+	if (!rt->regions)
+		return;
+	/* SPEED-ONLY (docs/architecture.md): walks, bitsets or compressed
+	 * sets keep the same regions and counts; test-differential compares
+	 * all three, the reference test runs plain walks too. */
+	g->runs = !cfg->plain_regions && (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	if (g->runs) {
+		g->slot = xmalloc((s->n_storages + 1) * sizeof *g->slot);
+		memset(g->slot, 0xff, (s->n_storages + 1) * sizeof *g->slot);
+		for (int d = 0; d < 2; d++)
+			fenwick32_init(&g->fw_len[d], s->n_storages);
+		fenwick_init(&g->fw_comp, s->n_storages);
+		return;
+	}
+	size_t n = s->n_storages;
+	g->table = xcalloc(2 * n + 1, sizeof *g->table);
+	if (cfg->plain_regions)
+		return;
+	/* bitsets, built from the memo's reaches (runtime-memo.c) */
+	g->words = (uint32_t)((n + 63) / 64);
+	g->bits = xcalloc(4 * n * g->words + 1, sizeof *g->bits);
+	for (size_t i = 0; i < 2 * n; i++) {
+		g->table[i].bin = g->bits + 2 * i * g->words;
+		g->table[i].bfr = g->table[i].bin + g->words;
+	}
+}
+
+void rt_regions_free(struct runtime_state *rt)
+{
+	struct rt_regions *g = &rt->reg;
+	if (g->table) {
+		size_t nr = g->slot ? 2 * g->n_slots : 2 * rt->s->n_storages;
+		for (size_t i = 0; i < nr; i++) {
+			free(g->table[i].in);
+			free(g->table[i].fr);
+			free(g->table[i].hs);
+			if (g->table[i].rr)
+				region_free_runs(rt, &g->table[i]);
+		}
+		free(g->table);
+	}
+	free(g->slot);
+	free(g->slot_free);
+	while (g->rr_free) {
+		struct rregion *x = g->rr_free;
+		g->rr_free = x->next_free;
+		iset_free(&x->in);
+		iset_free(&x->fr);
+		free(x);
+	}
+	for (int d = 0; d < 2; d++)
+		fenwick32_free(&g->fw_len[d]);
+	fenwick_free(&g->fw_comp);
+	iset_free(&g->is_tmp);
+	iset_free(&g->is_tmp2);
+	free(g->srt);
+	free(g->fr2);
+	free(g->bits);
+	free(g->scratch_fwd.in);
+	free(g->scratch_fwd.fr);
+	free(g->scratch_rev.in);
+	free(g->scratch_rev.fr);
+}
+
+/* The words [*lo, *hi) outside which both of reg's bitsets are zero. */
+static inline void region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo,
+			       uint32_t *hi)
+{
+	uint32_t a = 0, b = rt->reg.words;
+	while (a < b && !(reg->bin[a] | reg->bfr[a]))
+		a++;
+	while (b > a && !(reg->bin[b - 1] | reg->bfr[b - 1]))
+		b--;
+	*lo = a;
+	*hi = b;
+}
+
+static inline void region_reset(struct runtime_state *rt, struct region *r)
+{
+	r->n_in = r->n_fr = 0;
+	r->compute = 0;
+	r->hvalid = false;
+	if (rt->reg.words) {
+		memset(r->bin, 0, rt->reg.words * sizeof *r->bin);
+		memset(r->bfr, 0, rt->reg.words * sizeof *r->bfr);
+	}
+	/* An evicted storage's regions are empty until it is material again:
+	 * their memory goes back, so that only live regions hold any. */
+	if (r->rr)
+		region_free_runs(rt, r);
+}
+
+/* (The list and runs absorbs are kept out of line: inlined here, they
+ * cost the bitset path's loop its registers, 0.3% more instructions on
+ * the transformer log under DTR.) */
+void rt_regions_evict(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_scratch *x = &rt->scratch;
+	if (rt->reg.runs)
+		regions_evicting(rt, s);
+	/* Forward regions of s's reverse frontier absorb s's forward region,
+	 * and the other way round. */
+	for (int d = 0; d < 2; d++) {
+		struct region *reg = d ? rt_rev(rt, s) : rt_fwd(rt, s);
+		uint32_t lo = 0, hi = 0;
+		size_t b = push_frontier(rt, d ? rt_fwd(rt, s) : rt_rev(rt, s));
+		if (rt->reg.words)
+			region_span(rt, reg, &lo, &hi);
+		for (size_t i = b; i < x->stk_len; i++) {
+			struct region *r = d ? rt_rev(rt, x->stk[i]) : rt_fwd(rt, x->stk[i]);
+			reg = d ? rt_rev(rt, s) : rt_fwd(rt, s); /* (r may have moved the slots) */
+			if (rt->reg.runs)
+				region_absorb_runs(rt, r, s, reg);
+			else if (rt->reg.words)
+				region_absorb_bits(rt, r, s, reg, lo, hi);
+			else
+				region_absorb(rt, r, s, reg);
+		}
+		x->stk_len = b;
+	}
+	region_reset(rt, rt_fwd(rt, s));
+	region_reset(rt, rt_rev(rt, s));
+	if (rt->reg.slot)
+		slot_release(rt, s);
+}
+
+/* A rebuild after a computation: runs derived from what changed, a list
+ * walk, or a bitset walk or memo (runtime-memo.c). */
+static inline void region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	if (rt->reg.runs)
+		region_rebuild_runs(rt, r, base, reverse);
+	else if (!rt->reg.words)
+		rt_region_rebuild(rt, r, base, reverse);
+	else
+		rt_memo_rebuild(rt, r, base, reverse);
+}
+
+void rt_regions_computed(struct runtime_state *rt, size_t bs, size_t es)
+{
+	struct rt_scratch *x = &rt->scratch;
+	const size_t ns = rt->s->n_storages;
+	if (rt->reg.words)
+		rt_memo_batch(rt);
+	rt->reg.sb = bs;
+	rt->reg.se = es;
+	for (size_t i = bs; i < es; i++) {
+		uint32_t us = x->stk[i];
+		region_rebuild_after(rt, rt_fwd(rt, us), us, false);
+		region_rebuild_after(rt, rt_rev(rt, us), us, true);
+	}
+	/* Regions whose frontier the new storages are on: forward regions of
+	 * their reverse frontiers, reverse regions of their forward ones. */
+	uint32_t sa = rt_next_stamp(&x->stamp_a, x->mark_a, ns);
+	uint32_t sb = rt_next_stamp(&x->stamp_b, x->mark_b, ns);
+	size_t ba = x->stk_len;
+	for (size_t i = bs; i < es; i++) {
+		size_t f = push_frontier(rt, rt_rev(rt, x->stk[i])), e = x->stk_len;
+		x->stk_len = f;
+		for (size_t j = f; j < e; j++) {
+			uint32_t v = x->stk[j];
+			if (x->mark_a[v] != sa) {
+				x->mark_a[v] = sa;
+				x->stk[x->stk_len++] = v;
+			}
+		}
+	}
+	size_t bb = x->stk_len;
+	for (size_t i = bs; i < es; i++) {
+		size_t f = push_frontier(rt, rt_fwd(rt, x->stk[i])), e = x->stk_len;
+		x->stk_len = f;
+		for (size_t j = f; j < e; j++) {
+			uint32_t v = x->stk[j];
+			if (x->mark_b[v] != sb) {
+				x->mark_b[v] = sb;
+				x->stk[x->stk_len++] = v;
+			}
+		}
+	}
+	size_t eb = x->stk_len;
+	for (size_t i = ba; i < bb; i++)
+		region_rebuild_after(rt, rt_fwd(rt, x->stk[i]), x->stk[i], false);
+	for (size_t i = bb; i < eb; i++)
+		region_rebuild_after(rt, rt_rev(rt, x->stk[i]), x->stk[i], true);
+	x->stk_len = es;
+}
+
+void rt_regions_window_opening(struct runtime_state *rt, uint32_t opi)
+{
+	struct rt_regions *g = &rt->reg;
+	regions_new_edges(rt, opi);
+	g->win_t = ++g->epoch;
+	g->win_op = opi;
+	g->win = true;
 }

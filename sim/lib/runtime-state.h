@@ -1,7 +1,30 @@
 /*
- * runtime-state.h: the state of one replay, shared by the runtime*.c files
- * (which drive it) and heuristics.c (whose cost functions read it). Private to
- * the simulator: users go through runtime.h.
+ * runtime-state.h: the state of one replay, private to the runtime's files
+ * (runtime.c, runtime-*.c). Users go through runtime.h; heuristics see the
+ * runtime through policy.h, which does not let them name this struct.
+ *
+ * struct runtime_state is a shared part and one part per owning file, as
+ * libinput nests each feature's state in its touchpad device:
+ *
+ *   (shared)  runtime.c sets it up, every file reads it: the schedule, the
+ *             config and heuristic, what the run keeps (v1, eager, regions,
+ *             eqclass), the clock, memory and counters, per storage its
+ *             locks and key and material bit, per tensor whether it is
+ *             defined, the edges so far (graph) and the scratch stack and
+ *             stamps (scratch, borrowed by any file within one call);
+ *   pool      runtime-commands.c: the evictable storages in joining order
+ *             and their keys (runtime-scan.c reads the key arrays);
+ *   mat       runtime-commands.c: materialize's frames;
+ *   reg       runtime-regions.c: evicted regions (lists, bitsets or runs);
+ *   memo      runtime-memo.c: the reach memo behind bitset rebuilds;
+ *   cls       runtime-classes.c: union-find classes, kept neighbour lists;
+ *   ban       runtime-banish.c: V1's evicted dependents and edge copies;
+ *   scan      runtime-scan.c: how a heuristic's choice is made, the draws;
+ *   proto     runtime-proto.c: DTRPrototype's candidates and classes.
+ *
+ * Each part is set up and freed by its owner (rt_X_init, rt_X_free, called
+ * from runtime.c) and written only there; another file reads or changes it
+ * through the calls and inline accessors in the part's section below.
  *
  * Invariants (checked after every command in check mode):
  *  - memory == sum of the sizes of material storages;
@@ -10,17 +33,21 @@
  *  - a storage's tensors and its storage-level edges exist as prefixes of
  *    the schedule's lists (counts n_tensors, n_sfwd, n_srev), except that
  *    the banishing runtime (V1) deletes edges, so its edge lists, children
- *    and parents are mutable copies here.
+ *    and parents are mutable copies (the ban part).
  */
 #ifndef REMATSIM_RUNTIME_STATE_H
 #define REMATSIM_RUNTIME_STATE_H
 
+#include <float.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "idset.h"
 #include "iset.h"
+#include "pyrandom.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -46,6 +73,8 @@
  * the clock then stays within 64 bits. */
 #define RT_REMAT_CAP (INT64_C(1) << 61)
 
+/* ---- exact arithmetic (runtime-arith.c), shared with the heuristics ----- */
+
 /* A region's compute can only grow by absorbs (the reference adds the
  * absorbed storage even if it is already inside), without bound in
  * principle: such sums wrap instead of overflowing (never in a real log). */
@@ -56,8 +85,122 @@ static inline int64_t rt_wadd(int64_t a, int64_t b)
 
 /* Keys within 2^50 are exact as doubles, and so are their reciprocals'
  * orders and ties (a relative gap of over 2^-50 between 1/a and 1/b,
- * wider than an ulp): see the integer scans in heuristics.c. */
+ * wider than an ulp): see the integer scans in runtime-scan.c. */
 #define RT_NARROW (INT64_C(1) << 50)
+
+/** Correctly rounded num / den (as Python's int / int). den > 0. */
+double rt_div(int64_t num, unsigned __int128 den);
+
+/* A cost as the reference computes it: an integer numerator over an
+ * integer denominator, den == 0 meaning +inf. */
+struct rt_frac {
+	int64_t num;
+	unsigned __int128 den;
+};
+
+/** The value of a cost, exactly as the reference's float (one correctly
+ * rounded division). */
+static inline double rt_frac_value(struct rt_frac c)
+{
+	if (c.den == 0)
+		return INFINITY;
+	if (c.den == 1)
+		return (double)c.num;
+	return rt_div(c.num, c.den);
+}
+
+/*
+ * SPEED-ONLY: whether cost c is surely above best (a positive finite
+ * double), without the exact division: the double estimate num /
+ * (double)den is within a few ulps of the exact quotient, so a margin of 8
+ * ulps decides. False says nothing.
+ */
+static inline bool rt_frac_surely_above(struct rt_frac c, double best)
+{
+	if (c.den <= 1 || c.num <= 0 || !(best > 0) || isinf(best))
+		return false;
+	double est = (double)c.num / (double)c.den;
+	return est > best * (1 + 8 * DBL_EPSILON);
+}
+
+/* ---- the shared part ------------------------------------------------------ */
+
+/* What costs read (policy.h hands it to a heuristic as it is). */
+struct rt_key {
+	uint64_t size;        /* bytes */
+	int64_t compute;      /* cost of the distinct ops of its tensors so far */
+	int64_t last;         /* last access (the reference's last_access_int) */
+};
+
+/* Per storage: locks and references (runtime-commands.c), its place in the
+ * pool (the pool's), and the V1 runtime's banishing (runtime-banish.c). */
+struct rt_storage {
+	uint32_t ref_int;     /* locks */
+	uint32_t ref_ext;     /* external (model) references: handles */
+	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
+	uint32_t pool_pos;    /* index in the pool array while in_pool */
+	bool pinned, in_pool, banished; /* (20 bytes in all) */
+};
+
+/* The edges so far, storage-level and per tensor, as views of the
+ * schedule's lists (runtime.c) or, on V1, of the ban part's copies
+ * (rt_banish_init points them there). runtime-commands.c appends edges as
+ * ops come (the live counts n_sfwd, n_srev), runtime-banish.c deletes them;
+ * the rest only read. */
+struct rt_graph {
+	const uint32_t *ts;      /* per tensor, its storage (the schedule's) */
+	/* Parents: tensor t's are par[rt_par_off(rt, t) + j] for j below
+	 * rt_n_par(rt, t) (its op's arguments, or V1's copies); par_s holds
+	 * the storages of par, side by side. */
+	const uint32_t *par, *par_s;
+	/* Per storage, the storages of all its tensors' children (sfwd) and
+	 * parents (srev) so far: what regions and evicted neighbours walk. */
+	const uint32_t *sfwd, *sfwd_off, *srev, *srev_off;
+	uint32_t *n_sfwd, *n_srev;
+};
+
+/* Scratch for walks (runtime.c): a stack of ids shared by recursion levels
+ * (a user pushes above what it found and restores the length before it
+ * returns), and three stamped mark arrays (rt_next_stamp) that any file
+ * may use within one call. */
+struct rt_scratch {
+	uint32_t *stk;
+	size_t stk_len, stk_cap;
+	uint32_t *mark_a, *mark_b, *mark_c, stamp_a, stamp_b, stamp_c;
+};
+
+/* ---- runtime-commands.c: the pool, materialize's frames ------------------- */
+
+/* The pool in joining order, with holes (RT_NONE) where members left. The
+ * members' keys are kept in slot order, a field per array (size[i] ==
+ * key[slot[i]].size for each member, and so on): what the scans of
+ * runtime-scan.c read, sequentially. A hole holds size 0, compute and last
+ * INT64_MAX, which a minimum over compute or last, or a maximum over size,
+ * passes by. */
+struct rt_pool {
+	uint32_t *slot;
+	uint64_t *size;
+	int64_t *compute, *last;
+	uint32_t end, cap; /* slots used (members + holes), allocated */
+	size_t len;        /* members */
+};
+
+/* One pending materialize: tensor t, whose n_undef undefined parents wait
+ * on the scratch stack from b; the first i of them are done, the i-th is
+ * being rematerialized while waiting. */
+struct rt_frame {
+	uint32_t t;
+	bool remat, waiting;
+	size_t b, n_undef, i;
+};
+
+/* materialize's depth-first walk on an explicit stack of frames. */
+struct rt_mat {
+	struct rt_frame *f;
+	size_t len, cap;
+};
+
+/* ---- runtime-regions.c: evicted regions ------------------------------------ */
 
 /* The evicted neighbourhood of a storage in one direction (region.py). */
 struct region {
@@ -68,17 +211,17 @@ struct region {
 	uint32_t *hs;      /* interior membership index (hash, RT_NONE empty) */
 	uint32_t hcap;     /* its slots, a power of two */
 	bool hvalid;       /* it matches `in` (built lazily by absorbs) */
-	/* Where the runtime keeps the reach memo (rw > 0), the interior and
-	 * frontier are these bitsets of rw words instead of the lists. */
+	/* Where regions are bitsets (reg.words > 0), the interior and
+	 * frontier are these bitsets of reg.words words instead of the lists. */
 	uint64_t *bin, *bfr;
-	/* Where regions are kept as runs (runs), these sets instead (NULL
+	/* Where regions are kept as runs (reg.runs), these sets instead (NULL
 	 * while its storage is evicted). */
 	struct rregion *rr;
 };
 
-/* A region as runs of ids (runtime-regions.c): interior and frontier, and
- * the epoch (runtime_state.epoch) as of which the interior is the exact
- * reach of its base, window edges included (see win_t). */
+/* A region as runs of ids: interior and frontier, and the epoch (reg.epoch)
+ * as of which the interior is the exact reach of its base, window edges
+ * included (see reg.win_t). */
 struct rregion {
 	struct iset in, fr;
 	uint64_t epoch;
@@ -90,30 +233,132 @@ struct rregion {
 	struct rregion *next_free;
 };
 
-/* What costs read, apart from the rest for a compact scan. */
-struct rt_key {
-	uint64_t size;        /* bytes */
-	int64_t compute;      /* cost of the distinct ops of its tensors so far */
-	int64_t last;         /* last access (the reference's last_access_int) */
+struct rt_regions {
+	/* Two regions per storage, [2s] forward and [2s+1] reverse; for runs,
+	 * two per slot (rt_regions()). */
+	struct region *table;
+	/* Bitsets: the words of each (0: regions are lists or runs), and the
+	 * memory they share. Kept exactly when the memo is (runtime-memo.c). */
+	uint32_t words;
+	uint64_t *bits;
+	/* Walks' visit stamps live in the shared tag array's upper bits. */
+	uint32_t tag_stamp;
+	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
+
+	/* Regions as compressed sets: past RMEMO_MAX_STORAGES storages, or
+	 * forced by runtime_config.run_regions. Then: per storage, its slot in
+	 * table or RT_NONE, and slots given back; Fenwick trees of the
+	 * storages' current forward and reverse edge counts and computes (sums
+	 * over runs); released regions for reuse; scratch sets; the storages
+	 * of the batch being computed (scratch.stk[sb, se)); the epoch, one per
+	 * compute command; and its window: while the command's op waits for
+	 * its arguments, its new edges (arguments to outputs) lead to storages
+	 * not yet material, which a region made before win_t may lack. */
+	bool runs;
+	uint32_t *slot;
+	uint32_t *slot_free;
+	size_t n_slots, slot_cap, n_slot_free, slot_free_cap;
+	struct fenwick32 fw_len[2];
+	struct fenwick fw_comp;
+	struct rregion *rr_free;
+	struct iset is_tmp, is_tmp2;
+	uint32_t *srt; /* sorting scratch */
+	size_t srt_cap;
+	size_t sb, se;
+	uint64_t epoch, win_t;
+	/* Regions made before this epoch may lack an absorb: a storage was
+	 * evicted whose stale region listed who absorbs (see rregion.stale). */
+	uint64_t taint_t;
+	uint32_t win_op;
+	bool win;
+	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
+	size_t fr2_len, fr2_cap;
 };
 
-struct rt_storage {
-	uint32_t ref_int;     /* locks */
-	uint32_t ref_ext;     /* external (model) references */
-	uint32_t n_tensors;   /* its tensors so far (prefix of the schedule's) */
-	uint32_t pool_pos;    /* index in the pool array while in_pool */
-	uint32_t ecn;         /* union-find node, RT_NONE when material */
-	bool pinned, in_pool, banished; /* (24 bytes in all) */
+/* ---- runtime-memo.c: the reach memo ---------------------------------------- */
+
+/* Reach memo for the rebuilds that follow one computation, per direction d
+ * and evicted storage x at [d * n_storages + x]: the evicted storages
+ * reachable from x through evicted ones (x included) and the material ones
+ * at their edge, as bitsets of w words each. A row is kept across batches
+ * while valid says so: any change to a storage (materiality, edges,
+ * compute) forgets the rows that may hold it (rt_reach_forget). w == 0: no
+ * memo. */
+struct rt_memo {
+	uint32_t w, fill;
+	uint64_t walked[2], walk_max[2]; /* this batch's walks: edges, most */
+	uint64_t *row;   /* reach rows: interior then frontier words */
+	uint8_t *valid, *summed; /* row valid; its sums (acc, comp) too */
+	uint32_t *seen, *idx, *low; /* Tarjan's: fill stamp, index, low */
+	uint64_t *acc;   /* per reach, once summed: its edges, then its compute */
+	int64_t *comp;
+	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 };
 
-/* One pending materialize (runtime-commands.c): tensor t, whose n_undef
- * undefined parents wait on the id stack from b; the first i of them are
- * done, the i-th is being rematerialized while waiting. */
-struct rt_frame {
-	uint32_t t;
-	bool remat, waiting;
-	size_t b, n_undef, i;
+/* ---- runtime-classes.c: union-find classes, evicted-neighbour lists ------- */
+
+/* Union-find classes (eqclass.py): per storage its node (ecn, RT_NONE when
+ * material); per node parent (RT_NONE: root) and value. A node is live
+ * while a storage's ecn or a live node's parent leads to it; the others
+ * (every rematerialization leaves some) are collected when the arena is
+ * full (uf_collect) and reused from a free list linked through parent
+ * (free: its head). No find reaches a free node, so reuse changes no path
+ * and no count. */
+struct rt_classes {
+	uint32_t *ecn;
+	uint32_t *parent;
+	int64_t *value;
+	uint32_t free;
+	uint32_t scan;     /* 1 + the highest storage that has had a node */
+	uint64_t *mark;    /* uf_collect's marks, a bit per node */
+	size_t mark_words;
+	/* Per node, the stamp of the last class sum that met it as a root
+	 * (rt_class_sum: distinct roots in one pass). */
+	uint32_t *seen, seen_stamp;
+	size_t len, cap;   /* nodes used, and the arena's size (rt_uf_full) */
+	size_t room;       /* nodes the arrays have room for */
+	/* Per storage, its distinct evicted neighbours (itself aside) in the
+	 * order a walk of its reverse then forward list meets them, kept while
+	 * en_len[s] is not 0: a neighbour's materiality changing clears it
+	 * (rt_en_changed; new edges need no clearing, see cmd_compute). At
+	 * rt_en_off(rt, s), room for all of s's edges; en_len[s] - 1 used.
+	 * Class merges on eviction and the eq costs both read it
+	 * (rt_evicted_list). */
+	uint32_t *en, *en_len;
+	bool en_scan; /* lists of up to 4 edges deduplicated without stamps */
 };
+
+/* ---- runtime-banish.c: V1 ---------------------------------------------------- */
+
+/* V1's evicted dependents: (storage << 32 | tensor) pairs, and their
+ * number per storage; and the edge lists banishing edits, copies the graph
+ * views point to (all NULL on other runtimes): each tensor's parents (at
+ * par_off[t], n_par[t] of them) and their storages, each tensor's children
+ * (at chi_off[t], n_chi[t] so far), the storage-level lists. */
+struct rt_banish {
+	struct u64set deps;
+	uint32_t *n_deps;
+	uint32_t *par, *par_off, *n_par, *par_s;
+	uint32_t *chi, *chi_off, *n_chi;
+	uint32_t *sfwd, *srev;
+};
+
+/* ---- runtime-scan.c: choosing ------------------------------------------------ */
+
+struct rt_scan {
+	/* SPEED-ONLY: some key may leave the range where the integer scans
+	 * order and tie as the reference's doubles do (a compute outside
+	 * +-RT_NARROW, a size over it), known from the schedule when the run
+	 * starts; the last accesses are clock readings, which the scans check. */
+	bool wide;
+	/* runtime_config.plain_scans: every choice by the heuristic's plain
+	 * loop (exact cost per member), for tests. */
+	bool plain;
+	uint64_t rng; /* splitmix64 state */
+	struct py_random *pyrng; /* cfg->python_random: Python's generator instead */
+};
+
+/* ---- runtime-proto.c: DTRPrototype -------------------------------------------- */
 
 /*
  * The DTR prototype's view of the replay (runtime-proto.c; heuristics.h,
@@ -141,208 +386,53 @@ struct rt_proto {
 	size_t n_nodes, cap_nodes;
 };
 
+/* ---- the state ----------------------------------------------------------------- */
+
 struct runtime_state {
+	/* shared (runtime.c) */
 	const struct schedule *s;
 	const struct runtime_config *cfg;
 	const struct heuristic *h;
 	bool v1, eager, regions, eqclass;
-	/* Regions as compressed sets (runtime-regions.c): past
-	 * RMEMO_MAX_STORAGES storages, or forced by runtime_config.run_regions. */
-	bool runs;
-	/* Runs regions: Fenwick trees of the storages' current forward and
-	 * reverse edge counts and computes (sums over runs); released regions
-	 * for reuse; scratch sets; the storages of the batch being computed
-	 * (stk[sb, se)); the epoch, one per compute command; and its window:
-	 * while the command's op waits for its arguments, its new edges
-	 * (arguments to outputs) lead to storages not yet material, which a
-	 * region made before win_t may lack. */
-	struct fenwick32 fw_len[2];
-	struct fenwick fw_comp;
-	struct rregion *rr_free;
-	struct iset is_tmp, is_tmp2;
-	uint32_t *srt; /* sorting scratch */
-	size_t srt_cap;
-	size_t sb, se;
-	uint64_t epoch, win_t;
-	/* Regions made before this epoch may lack an absorb: a storage was
-	 * evicted whose stale region listed who absorbs (see rregion.stale). */
-	uint64_t taint_t;
-	uint32_t win_op;
-	bool win;
-	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
-	size_t fr2_len, fr2_cap;
-
-	struct rt_storage *st;
-	struct rt_key *key;
-	/* Per storage: bit 0 material; the rest a stamp of region rebuilds. */
-	uint32_t *tag;
-	uint32_t tag_stamp;
-	uint8_t *defined;        /* per tensor */
-	const uint32_t *ts;      /* per tensor, its storage (the schedule's) */
-	/* Parents: tensor t's are par[rt_par_off(rt, t) + j] for j below
-	 * rt_n_par(rt, t) (its op's arguments, or V1's copies); par_s holds
-	 * the storages of par, side by side. */
-	const uint32_t *par, *par_s;
-	/* Per storage, the storages of all its tensors' children (sfwd) and
-	 * parents (srev) so far: what regions and evicted neighbours walk. */
-	const uint32_t *sfwd, *sfwd_off, *srev, *srev_off;
-	uint32_t *n_sfwd, *n_srev;
-	/* The lists above are the schedule's own (its edges so far are a
-	 * prefix of each list, the live lengths are ours), except on V1, whose
-	 * banishing deletes edges: there they are these copies, which the run
-	 * appends to as ops come and deletes from (NULL on other runtimes).
-	 * Only V1 reads a tensor's children: w_chi at w_chi_off[t], n_chi[t]
-	 * of them so far. */
-	uint32_t *w_par, *w_par_off, *w_n_par, *w_par_s, *w_chi, *w_sfwd, *w_srev;
-	uint32_t *w_chi_off, *n_chi;
-	struct region *reg;      /* 2 per storage: [2s] forward, [2s+1] reverse (rt_regions) */
-	uint32_t *reg_slot;      /* runs regions: per storage, its slot in reg or RT_NONE */
-	uint32_t *slot_free;     /* slots given back */
-	size_t n_slots, slot_cap, n_slot_free, slot_free_cap;
-	/* Reach memo for the rebuilds that follow one computation (runtime-memo.c),
-	 * per direction d and evicted storage x at [d * n_storages + x]: the
-	 * evicted storages reachable from x through evicted ones (x included)
-	 * and the material ones at their edge, as bitsets of rw words each.
-	 * A row is kept across batches while rvalid says so: any change to a
-	 * storage (materiality, edges, compute) forgets the rows that may hold
-	 * it (reach_forget). rw == 0: no memo. */
-	uint32_t rw, fill;
-	uint64_t bwalked[2], bwalk_max[2]; /* this batch's walks: edges, most */
-	uint64_t *rrow, *rbits; /* reach rows: interior then frontier words */
-	uint8_t *rvalid, *rsummed; /* row valid; its sums (racc, rcomp) too */
-	uint32_t *rseen, *ridx, *rlow; /* Tarjan's: fill stamp, index, low */
-	uint64_t *racc;  /* per reach, once summed: its edges, then its compute */
-	int64_t *rcomp;
-	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
-
-	/* Union-find classes (eqclass.py): parent (RT_NONE: root), value.
-	 * A node is live while a storage's ecn or a live node's parent leads
-	 * to it; the others (every rematerialization leaves some) are
-	 * collected when the arena is full (rt_uf_collect) and reused from a
-	 * free list linked through uf_parent (uf_free: its head). No find
-	 * reaches a free node, so reuse changes no path and no count. */
-	uint32_t *uf_parent;
-	int64_t *uf_value;
-	uint32_t uf_free;
-	uint32_t uf_scan;  /* 1 + the highest storage that has had a node */
-	uint64_t *uf_mark; /* rt_uf_collect's marks, a bit per node */
-	size_t uf_mark_words;
-	/* Per storage, its distinct evicted neighbours (itself aside) in the
-	 * order a walk of its reverse then forward list meets them, kept while
-	 * en_len[s] is not 0: a neighbour's materiality changing clears it
-	 * (rt_en_changed in runtime-classes.c; new edges need no clearing, see
-	 * cmd_compute). At rt_en_off(rt, s), room for all of s's edges;
-	 * en_len[s] - 1 used. Class merges on eviction and the eq costs both
-	 * read it (rt_evicted_list). */
-	uint32_t *en, *en_len;
-	bool en_scan; /* lists of up to 4 edges deduplicated without stamps */
-	size_t uf_len, uf_cap; /* nodes used, and the arena's size (rt_uf_full) */
-	size_t uf_room;        /* nodes the arrays have room for */
-
-	/* V1 evicted dependents: (storage << 32 | tensor) pairs, and their
-	 * number per storage (NULL on other runtimes). */
-	struct u64set deps;
-	uint32_t *n_deps;
-
-	/* The pool in joining order, with holes (RT_NONE) where members left. */
-	uint32_t *pool;
-	/* The members' keys in pool order, a field per array (pk_size[i] ==
-	 * key[pool[i]].size for each member, and so on): what the scans read,
-	 * sequentially. A hole holds size 0, compute and last INT64_MAX, which
-	 * a minimum over compute or last, or a maximum over size, passes by. */
-	uint64_t *pk_size;
-	int64_t *pk_compute, *pk_last;
-	/* Some key may leave the range where the integer scans order and tie
-	 * as the reference's doubles do (a compute outside +-RT_NARROW, a size
-	 * over it), known from the schedule when the run starts; the last
-	 * accesses are clock readings, which the scans check. */
-	bool wide;
-	uint32_t pool_end, pool_cap; /* slots used (members + holes), allocated */
-	size_t pool_len;             /* members */
-
-	/* Scratch: a stack of ids shared by recursion levels, and stamps. */
-	uint32_t *stk;
-	size_t stk_len, stk_cap;
-	struct rt_frame *mf; /* materialize's frames (its depth first walk) */
-	size_t mf_len, mf_cap;
-	uint32_t *mark_a, *mark_b, *mark_c, stamp_a, stamp_b, stamp_c;
-	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
-
-	uint64_t budget;
-	uint64_t memory;
+	struct runtime_result *res;
+	uint64_t budget, memory, bottleneck;
 	int64_t clock;
-	uint64_t rng; /* splitmix64 state */
-	struct py_random *pyrng; /* cfg->python_random: Python's generator instead */
-
+	size_t cmd; /* the command being replayed */
 	/* An absorb found regions out of step with frontiers (simrd's
 	 * assertion): the run stops with an error (RT_BROKEN). */
 	bool broken;
 	uint32_t broken_storage;
+	struct rt_storage *st;
+	struct rt_key *key;
+	/* Per storage: bit 0 material; the rest reg.tag_stamp's visit stamps. */
+	uint32_t *tag;
+	uint8_t *defined; /* per tensor */
+	struct rt_graph graph;
+	struct rt_scratch scratch;
 
-	struct runtime_result *res;
-	uint64_t bottleneck;
-	size_t cmd;
-
-	/* DTRPrototype's state (NEEDS_PROTO), owned by runtime-proto.c. */
-	struct rt_proto proto;
+	/* owned */
+	struct rt_pool pool;       /* runtime-commands.c */
+	struct rt_mat mat;         /* runtime-commands.c */
+	struct rt_regions reg;     /* runtime-regions.c */
+	struct rt_memo memo;       /* runtime-memo.c */
+	struct rt_classes cls;     /* runtime-classes.c */
+	struct rt_banish ban;      /* runtime-banish.c */
+	struct rt_scan scan;       /* runtime-scan.c */
+	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
 };
 
-/* Where s's kept evicted-neighbour list starts in en: after the room of
- * the storages before it, as many as their edges in both directions. */
-static inline size_t rt_en_off(const struct runtime_state *rt, uint32_t s)
-{
-	return (size_t)rt->sfwd_off[s] + rt->srev_off[s];
-}
-
-/* Where tensor t's parents start in par, and how many it has: its op's
- * arguments, except on V1, whose banishing edits a copy per tensor. */
-static inline uint32_t rt_par_off(const struct runtime_state *rt, uint32_t t)
-{
-	return rt->v1 ? rt->w_par_off[t] : rt->s->ops[rt->s->tensors[t].op].args;
-}
-
-static inline uint32_t rt_n_par(const struct runtime_state *rt, uint32_t t)
-{
-	return rt->v1 ? rt->w_n_par[t] : rt->s->ops[rt->s->tensors[t].op].n_args;
-}
-
-/** Walk s's edges into its kept list (rt_evicted_list's slow path). */
-const uint32_t *rt_evicted_list_fill(struct runtime_state *rt, uint32_t s, uint32_t *n);
-
-/** The distinct evicted neighbours of s (kept lists, see en): *n of them;
- * inline for the eq costs, which mostly find the list kept. */
-static inline const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
-{
-	uint32_t len = rt->en_len[s];
-	if (!len)
-		return rt_evicted_list_fill(rt, s, n);
-	*n = len - 1;
-	return rt->en + rt_en_off(rt, s);
-}
-
-static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
-{
-	return rt->ts[t];
-}
-
-/** Union-find root of node x, compressing the path; counts an access per node. */
-uint32_t rt_uf_find(struct runtime_state *rt, uint32_t x);
-/** Rebuild region r of base storage `base` (reverse: through parents). */
-void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
-
-/** Correctly rounded num / den (as Python's int / int). den > 0. */
-double rt_div(int64_t num, unsigned __int128 den);
-
-/* ---- shared between the runtime's files ----------------------------------
- * runtime.c         public API: runtime_run, baseline_run, point_run; state
- *                   init and free
+/* ---- shared: files and helpers ----------------------------------------------
+ * runtime.c           public API: runtime_run, baseline_run, point_run; the
+ *                     shared part's init and free, the parts' in order
  * runtime-commands.c  commands, materialize/compute, eviction, the pool, locks
- * runtime-regions.c evicted regions (region.py): rebuilds and absorbs
- * runtime-memo.c    the reach memo behind batched rebuilds (Tarjan)
- * runtime-classes.c union-find classes and kept evicted-neighbour lists
- * runtime-banish.c  V1's evicted dependents and banishing
- * runtime-check.c   check mode (invariants after every command)
- * runtime-arith.c   exact division (rt_div, declared above)
+ * runtime-scan.c      a heuristic's choice: the fast scans, the draws
+ * runtime-regions.c   evicted regions (region.py): rebuilds and absorbs
+ * runtime-memo.c      the reach memo behind batched rebuilds (Tarjan)
+ * runtime-classes.c   union-find classes and kept evicted-neighbour lists
+ * runtime-banish.c    V1's evicted dependents and banishing
+ * runtime-check.c     check mode (invariants after every command)
+ * runtime-proto.c     DTRPrototype: the DTR prototype's candidates, classes, choice
+ * runtime-arith.c     exact division (rt_div, declared above)
  */
 
 /* Regions are bitsets with memoized reaches up to this many storages, runs
@@ -353,63 +443,34 @@ double rt_div(int64_t num, unsigned __int128 den);
  * n^2/4 bytes with their memo (4 MB here). */
 #define RMEMO_MAX_STORAGES 4096
 
-/* runtime-commands.c */
-void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s) __attribute__((noreturn));
-int rt_replay(struct runtime_state *rt);
-void rt_evict(struct runtime_state *rt, uint32_t s);
-void rt_pin_tensor(struct runtime_state *rt, uint32_t t);
-
-/* runtime-classes.c */
-void rt_uf_full(struct runtime_state *rt);
-void rt_uf_merge(struct runtime_state *rt, uint32_t lhs, uint32_t rhs);
-void rt_en_changed(struct runtime_state *rt, uint32_t v);
-
-/* runtime-regions.c */
-void rt_region_free_runs(struct runtime_state *rt, struct region *r);
-void rt_regions_new_edges(struct runtime_state *rt, uint32_t opi);
-void rt_regions_evicting(struct runtime_state *rt, uint32_t s);
-void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
-size_t rt_push_frontier(struct runtime_state *rt, const struct region *r);
-void rt_region_absorb_bits(struct runtime_state *rt, struct region *r, uint32_t fs,
-			   const struct region *reg, uint32_t lo, uint32_t hi);
-void rt_region_absorb(struct runtime_state *rt, struct region *r, uint32_t fs, const struct region *reg);
-void rt_region_rebuild_runs(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
-void rt_region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs, const struct region *reg);
-
-/* runtime-memo.c */
-void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d);
-void rt_region_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
-
-/* runtime-banish.c */
-void rt_try_banish(struct runtime_state *rt, uint32_t s);
-
-/* runtime-check.c */
-void rt_check_state(struct runtime_state *rt);
-
-/* runtime-proto.c (NEEDS_PROTO; each is called only when rt->proto.on) */
-void rt_proto_init(struct runtime_state *rt);
-void rt_proto_free(struct runtime_state *rt);
-/** Storage s became material in the op now running (compute()). */
-static inline void rt_proto_fresh(struct runtime_state *rt, uint32_t s)
+static inline bool rt_material(const struct runtime_state *rt, uint32_t s)
 {
-	rt->proto.fresh[s] = 1;
+	return rt->tag[s] & 1;
 }
-/** After op opi ran (and the after rule's eviction): its fresh outputs
- * join the candidates in output order, leaving their classes. */
-void rt_proto_joined(struct runtime_state *rt, uint32_t opi, bool remat);
-/** Storage s is being evicted (any cause): the op_classes rule's merge. */
-void rt_proto_evicting(struct runtime_state *rt, uint32_t s);
-/** The prototype's choice (CheckpointPool::evict), RT_NONE when none of
- * its candidates can go (the prototype would loop for ever: OOM here). */
-uint32_t rt_proto_choose(struct runtime_state *rt);
 
-/* ---- scratch stack and stamps (shared by every walk) ---------------- */
+static inline uint32_t rt_storage_of(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->graph.ts[t];
+}
+
+/* Where tensor t's parents start in graph.par, and how many it has: its
+ * op's arguments, except on V1, whose banishing edits a copy per tensor. */
+static inline uint32_t rt_par_off(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->v1 ? rt->ban.par_off[t] : rt->s->ops[rt->s->tensors[t].op].args;
+}
+
+static inline uint32_t rt_n_par(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->v1 ? rt->ban.n_par[t] : rt->s->ops[rt->s->tensors[t].op].n_args;
+}
 
 static inline void rt_push(struct runtime_state *rt, uint32_t v)
 {
-	if (rt->stk_len == rt->stk_cap)
-		XGROW(rt->stk, rt->stk_cap, rt->stk_len + 1);
-	rt->stk[rt->stk_len++] = v;
+	struct rt_scratch *x = &rt->scratch;
+	if (x->stk_len == x->stk_cap)
+		XGROW(x->stk, x->stk_cap, x->stk_len + 1);
+	x->stk[x->stk_len++] = v;
 }
 
 static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
@@ -419,38 +480,6 @@ static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 		*stamp = 1;
 	}
 	return *stamp;
-}
-
-struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
-void rt_slot_release(struct runtime_state *rt, uint32_t s);
-
-/* The regions of s, [0] forward and [1] reverse: two per storage, or, for
- * runs regions, two per slot, a slot per material storage (taken on first
- * use, given back when it is evicted), so that their memory follows the
- * material storages, not the log. */
-static inline struct region *rt_regions(struct runtime_state *rt, uint32_t s)
-{
-	if (rt->reg_slot)
-		return rt->reg_slot[s] != RT_NONE ? &rt->reg[2 * (size_t)rt->reg_slot[s]] : rt_slot_regions(rt, s);
-	return &rt->reg[2 * (size_t)s];
-}
-
-/* Without taking a slot: NULL if s has none. */
-static inline const struct region *rt_regions_peek(const struct runtime_state *rt, uint32_t s)
-{
-	if (rt->reg_slot)
-		return rt->reg_slot[s] != RT_NONE ? &rt->reg[2 * (size_t)rt->reg_slot[s]] : NULL;
-	return &rt->reg[2 * (size_t)s];
-}
-
-static inline struct region *rt_fwd(struct runtime_state *rt, uint32_t s)
-{
-	return rt_regions(rt, s);
-}
-
-static inline struct region *rt_rev(struct runtime_state *rt, uint32_t s)
-{
-	return rt_regions(rt, s) + 1;
 }
 
 static inline void rt_bits_clear(uint64_t *a, uint32_t w)
@@ -475,116 +504,408 @@ static inline void rt_bit_set(uint64_t *a, uint32_t x)
 	a[x >> 6] |= 1ULL << (x & 63);
 }
 
-/* Start a batch of rebuilds (the walk-or-memo accounting is per batch). */
-static inline void rt_reach_batch(struct runtime_state *rt)
+/* ---- runtime-commands.c -------------------------------------------------------- */
+
+/** The pool and materialize's frames. */
+void rt_commands_init(struct runtime_state *rt);
+void rt_commands_free(struct runtime_state *rt);
+/** Check mode: the pool holds exactly the material, unlocked, unpinned
+ * storages, with their keys' current copies. */
+void rt_pool_check(struct runtime_state *rt);
+void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s) __attribute__((noreturn));
+int rt_replay(struct runtime_state *rt);
+void rt_evict(struct runtime_state *rt, uint32_t s);
+void rt_pin_tensor(struct runtime_state *rt, uint32_t t);
+
+/** Members of the pool in slots [0, i]: the evaluations of a scan that
+ * stopped at i. */
+static inline uint64_t rt_pool_members_upto(const struct runtime_state *rt, uint32_t i)
 {
-	rt->bwalked[0] = rt->bwalked[1] = rt->bwalk_max[0] = rt->bwalk_max[1] = 0;
+	uint64_t n = 0;
+	for (uint32_t j = 0; j <= i; j++)
+		n += rt->pool.slot[j] != RT_NONE;
+	return n;
 }
 
+/* ---- runtime-scan.c ----------------------------------------------------------------- */
+
+/* The runtime as a heuristic sees it (policy.h): this state, behind a
+ * type that heuristics.c cannot look into. */
+struct policy;
+
+static inline struct policy *rt_policy(struct runtime_state *rt)
+{
+	return (struct policy *)(void *)rt;
+}
+
+void rt_scan_init(struct runtime_state *rt);
+void rt_scan_free(struct runtime_state *rt);
+/** The storage to evict from the (non-empty) pool: the heuristic's choice,
+ * by a fast scan of the pool's keys where its row names a key and the keys
+ * allow, else by its own loop (the plain one under scan.plain). Counts the
+ * evaluations and accesses. */
+uint32_t rt_choose(struct runtime_state *rt);
+
+/** The random heuristics' draw: a uniform index below n (n >= 1), from the
+ * seeded splitmix64, or as Python's randrange(0, n) (python_random). */
+static inline uint64_t rt_draw(struct runtime_state *rt, uint64_t n)
+{
+	struct rt_scan *sc = &rt->scan;
+	if (sc->pyrng)
+		return py_random_below(sc->pyrng, n);
+	return splitmix64_next(&sc->rng) % n;
+}
+
+/* ---- runtime-regions.c ------------------------------------------------------------ */
+
+void rt_regions_init(struct runtime_state *rt);
+void rt_regions_free(struct runtime_state *rt);
+/** s is being evicted: regions at its frontiers absorb its regions, whose
+ * memory then goes back. */
+void rt_regions_evict(struct runtime_state *rt, uint32_t s);
+/** The storages scratch.stk[b, e) were just made material by one op:
+ * rebuild their regions and those whose frontier they are on. */
+void rt_regions_computed(struct runtime_state *rt, size_t b, size_t e);
+void rt_regions_window_opening(struct runtime_state *rt, uint32_t opi);
+/** Rebuild region r of base storage `base` from scratch by a walk of the
+ * lists (reverse: through parents), counting its accesses. */
+void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+/* rt_region_rebuild into bitsets (the memo's walk, same sets and counts) */
+void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
+
+/* A compute command's op waits for its arguments: its new edges are the
+ * window (runs regions); closed once the op has run or stopped. */
+static inline void rt_regions_window_open(struct runtime_state *rt, uint32_t opi)
+{
+	if (rt->reg.runs)
+		rt_regions_window_opening(rt, opi);
+}
+
+static inline void rt_regions_window_close(struct runtime_state *rt)
+{
+	rt->reg.win = false;
+}
+
+/* Storage s's compute grew (runs: the sums over runs follow). */
+static inline void rt_regions_compute_added(struct runtime_state *rt, uint32_t s, int64_t cost)
+{
+	if (rt->reg.runs)
+		fenwick_add(&rt->reg.fw_comp, s, cost);
+}
+
+/* Storage s gained n edges in direction d (0 forward, 1 reverse). */
+static inline void rt_regions_edges_added(struct runtime_state *rt, uint32_t s, int d, uint32_t n)
+{
+	if (rt->reg.runs)
+		fenwick32_add(&rt->reg.fw_len[d], s, n);
+}
+
+/* The regions of s, [0] forward and [1] reverse: two per storage, or, for
+ * runs regions, two per slot, a slot per material storage (taken on first
+ * use, given back when it is evicted), so that their memory follows the
+ * material storages, not the log. */
+static inline struct region *rt_regions(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg.slot)
+		return rt->reg.slot[s] != RT_NONE ? &rt->reg.table[2 * (size_t)rt->reg.slot[s]]
+						  : rt_slot_regions(rt, s);
+	return &rt->reg.table[2 * (size_t)s];
+}
+
+static inline struct region *rt_fwd(struct runtime_state *rt, uint32_t s)
+{
+	return rt_regions(rt, s);
+}
+
+static inline struct region *rt_rev(struct runtime_state *rt, uint32_t s)
+{
+	return rt_regions(rt, s) + 1;
+}
+
+/* Without taking a slot: NULL if s has none. */
+static inline const struct region *rt_regions_peek(const struct runtime_state *rt, uint32_t s)
+{
+	if (rt->reg.slot)
+		return rt->reg.slot[s] != RT_NONE ? &rt->reg.table[2 * (size_t)rt->reg.slot[s]] : NULL;
+	return &rt->reg.table[2 * (size_t)s];
+}
+
+/** The compute of s's evicted region in one direction (0 without one). */
+static inline int64_t rt_region_compute(const struct runtime_state *rt, uint32_t s, bool reverse)
+{
+	const struct region *r = rt_regions_peek(rt, s);
+	return r ? r[reverse].compute : 0;
+}
+
+/** DTRUnopt: both of s's regions rebuilt from scratch (counted), their
+ * distinct interior storages folded into *compute (added) and *last (the
+ * latest access). Inline: DTRUnopt's cost calls it for every member. */
+static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, int64_t *compute, int64_t *last)
+{
+	struct region *f = &rt->reg.scratch_fwd, *r = &rt->reg.scratch_rev;
+	struct rt_scratch *x = &rt->scratch;
+	rt_region_rebuild(rt, f, s, false);
+	rt_region_rebuild(rt, r, s, true);
+	uint32_t stamp = rt_next_stamp(&x->stamp_c, x->mark_c, rt->s->n_storages);
+	for (int k = 0; k < 2; k++) {
+		const struct region *g = k ? r : f;
+		for (uint32_t i = 0; i < g->n_in; i++) {
+			uint32_t v = g->in[i];
+			if (x->mark_c[v] == stamp)
+				continue;
+			x->mark_c[v] = stamp;
+			*compute += rt->key[v].compute;
+			if (rt->key[v].last > *last)
+				*last = rt->key[v].last;
+		}
+	}
+}
+
+/* ---- runtime-memo.c ------------------------------------------------------------------- */
+
+void rt_memo_init(struct runtime_state *rt);
+void rt_memo_free(struct runtime_state *rt);
+/** Check mode: a few memoized reaches against fresh walks. */
+void rt_memo_check(struct runtime_state *rt);
+void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d);
+/** rt_region_rebuild within a batch (same sets and counts), into the
+ * region's bitsets, from memoized reaches. */
+void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
+
+/* Start a batch of rebuilds (the walk-or-memo accounting is per batch). */
+static inline void rt_memo_batch(struct runtime_state *rt)
+{
+	rt->memo.walked[0] = rt->memo.walked[1] = rt->memo.walk_max[0] = rt->memo.walk_max[1] = 0;
+}
+
+/* A bitset region's rebuild after a computation. A batch's regions of one
+ * direction are walked until the walks have cost (in edges) twice the
+ * largest of them, then built from memoized reaches: the memo costs a few
+ * walks of the batch's evicted subgraph, which batches of few regions (at
+ * high budgets, most of them) do not repay (ski rental). Up to 1024
+ * storages (16 words a bitset) memoized reaches are kept across batches
+ * and rows are short, so the memo is used at once: 5% fewer instructions
+ * on the ResNet log, 1-3% on U-Net. */
+static inline void rt_memo_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
+{
+	struct rt_memo *m = &rt->memo;
+	if (m->w > 16 && m->walked[reverse] <= 2 * m->walk_max[reverse]) {
+		/* SPEED-ONLY: a walk or the memo build the same region with the
+		 * same counts (check mode compares memo rows with walks). */
+		uint64_t a0 = rt->res->heuristic_accesses;
+		rt_region_walk_bits(rt, r, base, reverse);
+		uint64_t cost = rt->res->heuristic_accesses - a0;
+		m->walked[reverse] += cost;
+		if (cost > m->walk_max[reverse])
+			m->walk_max[reverse] = cost;
+	} else {
+		rt_memo_rebuild_batched(rt, r, base, reverse);
+	}
+}
+
+static inline bool rt_memo_kept(const struct runtime_state *rt)
+{
+	return rt->memo.w != 0;
+}
+
+/* Storage v changed (materiality, edges or compute): forget the memoized
+ * reaches that may hold it. */
 static inline void rt_reach_changed(struct runtime_state *rt, uint32_t v)
 {
-	if (rt->rw) {
+	if (rt_memo_kept(rt)) {
 		rt_reach_forget(rt, v, 0);
 		rt_reach_forget(rt, v, 1);
 	}
 }
 
+/* ---- runtime-classes.c ------------------------------------------------------------------ */
 
-/* ---- small hot helpers of the other files, inlined where they are called */
+void rt_classes_init(struct runtime_state *rt);
+void rt_classes_free(struct runtime_state *rt);
+/** Check mode: a few kept evicted-neighbour lists against fresh walks. */
+void rt_classes_check(struct runtime_state *rt);
+/** s is being evicted: its class, of its compute, merged with its evicted
+ * neighbours' (their accesses counted). */
+void rt_classes_evict(struct runtime_state *rt, uint32_t s);
+/** The storages ids[0, n) were rematerialized or made by one op: their
+ * compute leaves their classes, and they have none. */
+void rt_classes_computed(struct runtime_state *rt, const uint32_t *ids, size_t n);
+/** Storage v's materiality or edges changed: forget the kept evicted
+ * neighbour lists that may hold it. */
+void rt_en_changed(struct runtime_state *rt, uint32_t v);
+
+/** The arena is full and the free list empty: collect or grow. */
+void rt_uf_full(struct rt_classes *c);
+
+/* A new class of storage s's node, of the given value: reuses a free node,
+ * else takes the next one, else collects or grows the arena. */
+static inline uint32_t rt_uf_new(struct rt_classes *c, uint32_t s, int64_t value)
+{
+	uint32_t x = c->free;
+	if (s >= c->scan)
+		c->scan = s + 1;
+	if (x != RT_NONE) {
+		c->free = c->parent[x];
+	} else {
+		if (c->len == c->cap)
+			rt_uf_full(c);
+		x = c->free;
+		if (x != RT_NONE)
+			c->free = c->parent[x];
+		else
+			x = (uint32_t)c->len++;
+	}
+	c->parent[x] = RT_NONE;
+	c->value[x] = value;
+	return x;
+}
+
+/* A new storage s (material): its class, of value 0. */
+static inline void rt_classes_made(struct runtime_state *rt, uint32_t s)
+{
+	rt->cls.ecn[s] = rt_uf_new(&rt->cls, s, 0);
+}
+
+/** Walk s's edges into its kept list (rt_evicted_list's slow path). */
+const uint32_t *rt_evicted_list_fill(struct runtime_state *rt, uint32_t s, uint32_t *n);
+
+/* Where s's kept evicted-neighbour list starts in cls.en: after the room
+ * of the storages before it, as many as their edges in both directions. */
+static inline size_t rt_en_off(const struct runtime_state *rt, uint32_t s)
+{
+	return (size_t)rt->graph.sfwd_off[s] + rt->graph.srev_off[s];
+}
+
+/** The distinct evicted neighbours of s (kept lists, see cls.en): *n of
+ * them; inline, as the eq costs mostly find the list kept. */
+static inline const uint32_t *rt_evicted_list(struct runtime_state *rt, uint32_t s, uint32_t *n)
+{
+	uint32_t len = rt->cls.en_len[s];
+	if (!len)
+		return rt_evicted_list_fill(rt, s, n);
+	*n = len - 1;
+	return rt->cls.en + rt_en_off(rt, s);
+}
+
+/* The root of node x, compressing the path (each node on it then points
+ * at the root, as eqclass.py's find leaves it); counts an access per node
+ * on it into *acc. */
+static inline uint32_t rt_uf_find_acc(struct rt_classes *c, uint32_t x, uint64_t *acc)
+{
+	uint32_t *parent = c->parent;
+	uint32_t r = x;
+	++*acc;
+	while (parent[r] != RT_NONE) {
+		r = parent[r];
+		++*acc;
+	}
+	while (x != r && parent[x] != r) {
+		uint32_t next = parent[x];
+		parent[x] = r;
+		x = next;
+	}
+	return r;
+}
+
+/**
+ * start plus the values of the distinct union-find classes of s's distinct
+ * evicted neighbours, added in the order they are met, with the
+ * reference's accesses: one per edge of s walked, one per node on each
+ * find's path (the reference's order, so the same path compression).
+ * Distinct roots by a stamp per node: linear in the neighbours. Inline, as
+ * the eq costs call it for every member they score.
+ */
+static inline int64_t rt_class_sum(struct runtime_state *rt, uint32_t s, int64_t start)
+{
+	struct rt_classes *c = &rt->cls;
+	int64_t sum = start;
+	uint64_t acc = (uint64_t)rt->graph.n_srev[s] + rt->graph.n_sfwd[s];
+	uint32_t n;
+	const uint32_t *nb = rt_evicted_list(rt, s, &n);
+	uint32_t stamp = rt_next_stamp(&c->seen_stamp, c->seen, c->room);
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t r = rt_uf_find_acc(c, c->ecn[nb[j]], &acc);
+		if (c->seen[r] != stamp) {
+			c->seen[r] = stamp;
+			sum += c->value[r];
+		}
+	}
+	rt->res->heuristic_accesses += acc;
+	return sum;
+}
+
+/* ---- runtime-banish.c --------------------------------------------------------------------- */
+
+void rt_banish_init(struct runtime_state *rt);
+void rt_banish_free(struct runtime_state *rt);
+void rt_try_banish(struct runtime_state *rt, uint32_t s);
+
+/* V1's copies of the edge lists grow as ops come (inline: every op of
+ * every baseline replay comes here). An output of op, in storage s: its
+ * parents join s's reverse list. */
+static inline void rt_banish_new_parents(struct runtime_state *rt, uint32_t s, const struct sched_op *op)
+{
+	const uint32_t *as = rt->s->arg_storage + op->args;
+	struct rt_graph *g = &rt->graph;
+	for (uint32_t a = 0; a < op->n_args; a++)
+		rt->ban.srev[g->srev_off[s] + g->n_srev[s]++] = as[a];
+}
+
+/* Then op's outputs join its arguments' children and forward lists. */
+static inline void rt_banish_new_children(struct runtime_state *rt, const struct sched_op *op)
+{
+	const struct schedule *sc = rt->s;
+	struct rt_banish *v = &rt->ban;
+	struct rt_graph *g = &rt->graph;
+	for (uint32_t a = 0; a < op->n_args; a++) {
+		uint32_t p = sc->op_args[op->args + a];
+		uint32_t ps = sc->arg_storage[op->args + a];
+		for (uint32_t k = 0; k < op->n_outs; k++) {
+			v->chi[v->chi_off[p] + v->n_chi[p]++] = op->outs + k;
+			v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
+		}
+	}
+}
 
 static inline uint64_t rt_dep_key(uint32_t s, uint32_t t)
 {
 	return (uint64_t)s << 32 | t;
 }
 
+/* Tensor t, evicted, depends on storage s (V1). */
 static inline void rt_dep_add(struct runtime_state *rt, uint32_t s, uint32_t t)
 {
-	if (u64set_add(&rt->deps, rt_dep_key(s, t)))
-		rt->n_deps[s]++;
+	if (u64set_add(&rt->ban.deps, rt_dep_key(s, t)))
+		rt->ban.n_deps[s]++;
 }
 
 static inline void rt_dep_remove(struct runtime_state *rt, uint32_t s, uint32_t t)
 {
-	if (u64set_remove(&rt->deps, rt_dep_key(s, t)))
-		rt->n_deps[s]--;
+	if (u64set_remove(&rt->ban.deps, rt_dep_key(s, t)))
+		rt->ban.n_deps[s]--;
 }
 
-/* A new class of storage s's node, of the given value: reuses a free node,
- * else takes the next one, else collects or grows the arena. */
-static inline uint32_t rt_uf_new(struct runtime_state *rt, uint32_t s, int64_t value)
-{
-	uint32_t x = rt->uf_free;
-	if (s >= rt->uf_scan)
-		rt->uf_scan = s + 1;
-	if (x != RT_NONE) {
-		rt->uf_free = rt->uf_parent[x];
-	} else {
-		if (rt->uf_len == rt->uf_cap)
-			rt_uf_full(rt);
-		x = rt->uf_free;
-		if (x != RT_NONE)
-			rt->uf_free = rt->uf_parent[x];
-		else
-			x = (uint32_t)rt->uf_len++;
-	}
-	rt->uf_parent[x] = RT_NONE;
-	rt->uf_value[x] = value;
-	return x;
-}
+/* ---- runtime-proto.c (NEEDS_PROTO; each is called only when rt->proto.on) ---- */
 
-static inline void rt_region_span(const struct runtime_state *rt, const struct region *reg, uint32_t *lo,
-			uint32_t *hi)
+void rt_proto_init(struct runtime_state *rt);
+void rt_proto_free(struct runtime_state *rt);
+/** Storage s became material in the op now running (compute()). */
+static inline void rt_proto_fresh(struct runtime_state *rt, uint32_t s)
 {
-	uint32_t a = 0, b = rt->rw;
-	while (a < b && !(reg->bin[a] | reg->bfr[a]))
-		a++;
-	while (b > a && !(reg->bin[b - 1] | reg->bfr[b - 1]))
-		b--;
-	*lo = a;
-	*hi = b;
+	rt->proto.fresh[s] = 1;
 }
+/** After op opi ran (and the after rule's eviction): its fresh outputs
+ * join the candidates in output order, leaving their classes. */
+void rt_proto_joined(struct runtime_state *rt, uint32_t opi, bool remat);
+/** Storage s is being evicted (any cause): the op_classes rule's merge. */
+void rt_proto_evicting(struct runtime_state *rt, uint32_t s);
+/** The prototype's choice (CheckpointPool::evict), RT_NONE when none of
+ * its candidates can go (the prototype would loop for ever: OOM here). */
+uint32_t rt_proto_choose(struct runtime_state *rt);
 
-static inline void rt_region_reset(struct runtime_state *rt, struct region *r)
-{
-	r->n_in = r->n_fr = 0;
-	r->compute = 0;
-	r->hvalid = false;
-	if (rt->rw) {
-		memset(r->bin, 0, rt->rw * sizeof *r->bin);
-		memset(r->bfr, 0, rt->rw * sizeof *r->bfr);
-	}
-	/* An evicted storage's regions are empty until it is material again:
-	 * their memory goes back, so that only live regions hold any. */
-	if (r->rr)
-		rt_region_free_runs(rt, r);
-}
+/* ---- runtime-check.c ----------------------------------------------------------------------- */
 
-/* A rebuild after a computation. Where the memo is kept, a batch's regions
- * of one direction are walked until the walks have cost (in edges) twice
- * the largest of them, then built from memoized reaches: the memo costs a
- * few walks of the batch's evicted subgraph, which batches of few regions
- * (at high budgets, most of them) do not repay (ski rental). Up to 1024
- * storages (16 words a bitset) memoized reaches are kept across batches
- * and rows are short, so the memo is used at once: 5% fewer instructions
- * on the ResNet log, 1-3% on U-Net. */
-static inline void rt_region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
-{
-	if (rt->runs)
-		rt_region_rebuild_runs(rt, r, base, reverse);
-	else if (!rt->rw)
-		rt_region_rebuild(rt, r, base, reverse);
-	else if (rt->rw > 16 && rt->bwalked[reverse] <= 2 * rt->bwalk_max[reverse]) {
-		/* SPEED-ONLY: a walk or the memo build the same region with the
-		 * same counts (check mode compares memo rows with walks). */
-		uint64_t a0 = rt->res->heuristic_accesses;
-		rt_region_walk_bits(rt, r, base, reverse);
-		uint64_t cost = rt->res->heuristic_accesses - a0;
-		rt->bwalked[reverse] += cost;
-		if (cost > rt->bwalk_max[reverse])
-			rt->bwalk_max[reverse] = cost;
-	} else {
-		rt_region_rebuild_batched(rt, r, base, reverse);
-	}
-}
+void rt_check_state(struct runtime_state *rt);
 
 #endif

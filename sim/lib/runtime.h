@@ -91,6 +91,10 @@ struct runtime_config {
 	 * stamps (the path taken up to RMEMO_MAX_STORAGES storages) even for
 	 * large logs: for tests. */
 	bool mark_lists;
+	/* Make every choice by the heuristic's plain scoring loop (each
+	 * member's exact cost, no vector scan or shortcut): for tests, which
+	 * hold the fast scans to it (runtime-scan.c). */
+	bool plain_scans;
 	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
 	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
@@ -101,6 +105,11 @@ struct runtime_config {
 	 * it may name storages (*list, returned count) to evict now; those
 	 * material, unlocked and not pinned are. Shares ctx. */
 	size_t (*evict_after)(void *ctx, size_t cmd, bool done, const uint32_t **list);
+	/* Optional, for plan replay (plan.h): called before each command with
+	 * its index, it may name tensors (*list, returned count) to
+	 * rematerialize now, in order; those defined already are skipped.
+	 * Shares ctx. */
+	size_t (*remat_before)(void *ctx, size_t cmd, const uint32_t **list);
 };
 
 struct runtime_result {
@@ -155,6 +164,7 @@ struct point_config {
 	bool plain_regions;    /* as in runtime_config */
 	bool run_regions;      /* as in runtime_config */
 	bool mark_lists;       /* as in runtime_config */
+	bool plain_scans;      /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);

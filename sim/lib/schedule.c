@@ -95,6 +95,9 @@ struct builder {
 	long *sgone; /* per storage: line of the release of its last reference */
 	size_t cap_sgone;
 	bool in_bwd;
+	size_t cap_marks, cap_writes;
+	uint32_t *open; /* marks of the module calls entered and not yet exited */
+	size_t n_open, cap_open;
 	uint64_t total_time;  /* ops' TIME, once per output (within_totals) */
 	uint64_t total_bytes; /* MEMORY of every storage made */
 
@@ -252,12 +255,14 @@ _Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
 _Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
 _Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
 
-static void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
+static inline __attribute__((always_inline)) void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
 {
 	struct schedule *s = b->s;
 	XGROW(s->cmds, b->cap_cmds, s->n_cmds + 1);
 	s->cmds[s->n_cmds].kind = kind;
 	s->cmds[s->n_cmds].id = id;
+	/* the storages' handles as a replay will count them */
+	schedule_count_handles(s, &s->cmds[s->n_cmds], b->srefs);
 	s->n_cmds++;
 }
 
@@ -323,13 +328,13 @@ static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
 		op->total_size += size;
 	}
 	b->refs[t] = 1;
-	b->srefs[st->storage]++;
 	b->mutated[t] = 0;
 	return t;
 }
 
-/* External references are counted per storage, as the runtimes count
- * them (a tensor and its views together). Once a storage has none left,
+/* External references are counted per storage as commands are emitted
+ * (schedule_count_handles), as the runtimes count them (a tensor and its
+ * views together). Once a storage has none left,
  * the baseline replay (V1) discards it for good ("banishing"), and simrd
  * stops with an assertion on any later release, copy or use of it; so do
  * we, here, with the line. */
@@ -352,9 +357,9 @@ static void drop_ref(struct builder *b, const struct rec *r, uint32_t t, const c
 	if (!storage_live(b, r, t, name, r->kind == REC_RELEASE ? "RELEASE of" : "re-pointing"))
 		return;
 	b->refs[t]--;
-	if (--b->srefs[b->s->tensors[t].storage] == 0)
-		b->sgone[b->s->tensors[t].storage] = r->line;
 	emit(b, CMD_RELEASE, t);
+	if (b->srefs[b->s->tensors[t].storage] == 0)
+		b->sgone[b->s->tensors[t].storage] = r->line;
 }
 
 static void finish_op(struct builder *b, uint32_t op_id)
@@ -739,9 +744,45 @@ static void do_constant(struct builder *b, const struct rec *r)
 	handle_map(b, name, t);
 }
 
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A CALL's WRITES list: distinct argument indices (JSON integers). */
+static bool get_writes(struct builder *b, const struct rec *r, const struct jv *wr, size_t n_args)
+{
+	if (!jv_is_array(wr)) {
+		problem(b, EXIT_DATAERR, r->line, "CALL record has a malformed \"WRITES\" list "
+			"(want a list of argument indices)");
+		return false;
+	}
+	struct u64set seen = {0};
+	bool ok = true;
+	for (size_t i = 0; ok && i < jv_size(wr); i++) {
+		const struct jv *v = jv_at(wr, i);
+		if (!jv_is_int(v) || jv_int(v) < 0 || jv_int(v) >= (int64_t)n_args) {
+			char shown[64] = "not an integer";
+			if (jv_is_int(v))
+				snprintf(shown, sizeof shown, "%" PRId64, jv_int(v));
+			problem(b, EXIT_DATAERR, r->line,
+				"WRITES[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
+				n_args, n_args == 1 ? "" : "s");
+			ok = false;
+		} else if (!u64set_add(&seen, (uint64_t)jv_int(v))) {
+			problem(b, EXIT_DATAERR, r->line, "WRITES lists argument %" PRId64 " twice",
+				jv_int(v));
+			ok = false;
+		}
+	}
+	u64set_free(&seen);
+	return ok;
 }
 
 static void do_call(struct builder *b, const struct rec *r)
@@ -824,6 +865,12 @@ static void do_call(struct builder *b, const struct rec *r)
 			}
 		free(names);
 	}
+	const struct jv *wr = jv_get(r->j, "WRITES");
+	size_t n_wr = 0;
+	if (ok && wr && !get_writes(b, r, wr, n_args))
+		ok = false;
+	else if (wr)
+		n_wr = jv_size(wr);
 	if (ok && !poisoned)
 		ok = within_totals(b, r->line, time, n_res, sizes, alias, mlines, res, NULL, NULL);
 	if (!ok || poisoned) {
@@ -833,6 +880,17 @@ static void do_call(struct builder *b, const struct rec *r)
 	if (strstr(name, "backward"))
 		b->in_bwd = true;
 	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
+	if (n_wr) {
+		/* this op's arguments are the last op_args entries: sorting its
+		 * (distinct) indices keeps the list ascending */
+		struct schedule *s = b->s;
+		XGROW(s->writes, b->cap_writes, s->n_writes + n_wr);
+		uint32_t *w = s->writes + s->n_writes;
+		for (size_t i = 0; i < n_wr; i++)
+			w[i] = s->ops[op].args + (uint32_t)jv_int(jv_at(wr, i));
+		qsort(w, n_wr, sizeof *w, by_u32);
+		s->n_writes += n_wr;
+	}
 	uint32_t *outs = xcalloc(n_res + 1, sizeof *outs);
 	for (size_t i = 0; i < n_res; i++)
 		outs[i] = new_output(b, op, alias[i], alias[i] >= 0 ? 0 : sizes[i],
@@ -986,7 +1044,6 @@ static void do_copy(struct builder *b, const struct rec *r, bool from)
 		drop_ref(b, r, old, dst);
 	if (ts != POISON && storage_live(b, r, ts, src, from ? "COPY_FROM from" : "COPY from")) {
 		b->refs[ts]++;
-		b->srefs[b->s->tensors[ts].storage]++;
 		emit(b, CMD_GET, ts);
 	}
 }
@@ -1002,6 +1059,52 @@ static void do_release(struct builder *b, const struct rec *r)
 	drop_ref(b, r, h->tensor, name);
 }
 
+/* ANNOTATE ENTER / EXIT: a module call begins or ends (docs/log-format.md). */
+static void do_module(struct builder *b, const struct rec *r, bool enter)
+{
+	struct schedule *s = b->s;
+	const char *m = get_str(b, r, "MODULE");
+	if (!m)
+		return;
+	if (!*m) {
+		problem(b, EXIT_DATAERR, r->line, "%s has an empty MODULE name", enter ? "ENTER" : "EXIT");
+		return;
+	}
+	const struct jv *ty = enter ? jv_get(r->j, "TYPE") : NULL;
+	if (ty && !jv_is_string(ty)) {
+		problem(b, EXIT_DATAERR, r->line, "ENTER record has a non-string field \"TYPE\"");
+		return;
+	}
+	if (!enter) {
+		if (!b->n_open) {
+			problem(b, EXIT_DATAERR, r->line,
+				"EXIT of module \"%s\", but no module call is open (no ENTER before it)", m);
+			return;
+		}
+		const struct sched_mark *top = &s->marks[b->open[b->n_open - 1]];
+		if (strcmp(schedule_str(s, top->name), m)) {
+			problem(b, EXIT_DATAERR, r->line,
+				"EXIT of module \"%s\", but the innermost open call is of \"%s\" "
+				"(ENTER on line %u): calls must nest", m, schedule_str(s, top->name),
+				top->line);
+			return;
+		}
+		b->n_open--;
+	}
+	XGROW(s->marks, b->cap_marks, s->n_marks + 1);
+	struct sched_mark *k = &s->marks[s->n_marks];
+	k->op = (uint32_t)s->n_ops;
+	k->name = add_string(b, m);
+	k->type = enter && ty ? add_string(b, jv_str(ty)) : 0;
+	k->line = (uint32_t)r->line;
+	k->enter = enter;
+	if (enter) {
+		XGROW(b->open, b->cap_open, b->n_open + 1);
+		b->open[b->n_open++] = (uint32_t)s->n_marks;
+	}
+	s->n_marks++;
+}
+
 static void do_record(struct builder *b, struct rec *r)
 {
 	switch (r->kind) {
@@ -1009,11 +1112,13 @@ static void do_record(struct builder *b, struct rec *r)
 		const char *a = get_str(b, r, "ANNOTATION");
 		if (a && !strcmp(a, "BACKWARD"))
 			b->in_bwd = true;
+		else if (a && (!strcmp(a, "ENTER") || !strcmp(a, "EXIT")))
+			do_module(b, r, a[1] == 'N');
 		else if (a && strcmp(a, "START"))
-			/* LOG-FORMAT.md knows two; a typo would silently lose the
+			/* LOG-FORMAT.md knows these; a typo would silently lose the
 			 * backward marker or the warm-up split. */
 			problem(b, EXIT_DATAERR, r->line,
-				"unknown ANNOTATION \"%s\": START or BACKWARD is expected", a);
+				"unknown ANNOTATION \"%s\": START, BACKWARD, ENTER or EXIT is expected", a);
 		break; /* START (a later one) changes nothing */
 	}
 	case REC_CONSTANT:
@@ -1416,6 +1521,12 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	source_close(src);
 	free_whole(whole, whole_cap);
 	s->lines = (uint64_t)b.line;
+	for (size_t i = 0; i < b.n_open && !stop(&b); i++) {
+		const struct sched_mark *k = &s->marks[b.open[i]];
+		problem(&b, EXIT_DATAERR, k->line,
+			"module \"%s\" is entered here and never exited (no EXIT record)",
+			schedule_str(s, k->name));
+	}
 	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
 		if (b.line == 0)
 			problem(&b, EXIT_DATAERR, 0, "empty log: no records");
@@ -1439,6 +1550,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	free(b.mutated);
 	free(b.srefs);
 	free(b.sgone);
+	free(b.open);
 	if (b.n_errors) {
 		schedule_free(s);
 		*out = NULL;
@@ -1498,5 +1610,25 @@ void schedule_free(struct schedule *s)
 	free(s->storage_rev);
 	free(s->storage_rev_off);
 	free(s->strings);
+	free(s->marks);
+	free(s->writes);
 	free(s);
+}
+
+uint64_t schedule_floor(const struct schedule *s, bool v1)
+{
+	uint8_t *seen = xcalloc(s->n_storages / 8 + 1, 1);
+	uint64_t bytes = 0;
+	size_t from = v1 ? s->n_cmds - s->n_pins_final : 0;
+	for (size_t i = from; i < s->n_cmds; i++) {
+		if (s->cmds[i].kind != CMD_PIN)
+			continue;
+		uint32_t st = s->tensors[s->cmds[i].id].storage;
+		if (!(seen[st / 8] & (1u << (st % 8)))) {
+			seen[st / 8] |= (uint8_t)(1u << (st % 8));
+			bytes += s->storages[st].size;
+		}
+	}
+	free(seen);
+	return bytes;
 }

@@ -92,6 +92,18 @@ struct sched_storage {
 	uint32_t n_tensors;
 };
 
+/* One end of a module call: an ANNOTATE ENTER or EXIT record, which a
+ * recorder writes around the ops of each call of a model's module
+ * (docs/log-format.md, "Module calls"). Replays ignore them; `profile` and
+ * `solve --modules` read them. ENTERs and EXITs nest (the reader checks). */
+struct sched_mark {
+	uint32_t op;   /* ops made before the record: the next op's id */
+	uint32_t name; /* MODULE, offset in strings */
+	uint32_t type; /* TYPE of an ENTER (its class), offset; "" when absent and for EXIT */
+	uint32_t line; /* of the record */
+	bool enter;    /* ENTER, else EXIT */
+};
+
 struct schedule {
 	char *source;       /* what the user named (path or ARCHIVE.zip:MEMBER) */
 
@@ -119,6 +131,14 @@ struct schedule {
 	 * point a storage's edges so far are a prefix of its list. */
 	uint32_t *tensor_storage;
 	uint32_t *arg_storage;
+
+	/* Module calls and writes in place, which replays do not read: the
+	 * ENTER/EXIT records in log order, and the op_args indices of the
+	 * arguments CALLs list in WRITES, ascending. */
+	struct sched_mark *marks;
+	size_t n_marks;
+	uint32_t *writes;
+	size_t n_writes;
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
 
@@ -193,6 +213,16 @@ static inline const char *schedule_str(const struct schedule *s, uint32_t off)
 	return s->strings + off;
 }
 
+/**
+ * The floor: the bytes of the distinct storages that a replay holds pinned
+ * at the end of the log, the least memory any replay that finishes needs.
+ * For the runtimes but V1: every constant's storage (pinned when made,
+ * for good) and every storage a handle still holds at the end (the final
+ * pins). V1 (v1 true) banishes a constant whose handles are all released,
+ * so its floor is the final pins' storages alone.
+ */
+uint64_t schedule_floor(const struct schedule *s, bool v1);
+
 /** The tensor that owns storage st (its first). */
 static inline uint32_t schedule_storage_root(const struct schedule *s, uint32_t st)
 {
@@ -203,6 +233,42 @@ static inline uint32_t schedule_storage_root(const struct schedule *s, uint32_t 
 static inline uint64_t schedule_tensor_bytes(const struct schedule *s, uint32_t t)
 {
 	return s->storages[s->tensors[t].storage].size;
+}
+
+/*
+ * Handles: the external (model) references to a storage, as the commands
+ * make and drop them: a COMPUTE makes one per output tensor, a GET one, a
+ * RELEASE drops one, a PIN neither. A storage whose handles drop to none
+ * is discarded by an unbounded replay (banished), so counting them along
+ * the commands says which storages the model still holds. The one rule
+ * for everyone who counts them: the reader as it builds, the runtime
+ * (ref_ext), peak, plan replay and the activation profile.
+ */
+struct sched_handles {
+	uint32_t first, n; /* the tensors [first, first + n), one handle each */
+	int delta;         /* +1 made, -1 dropped */
+};
+
+/** The handles command c makes or drops (n == 0: none). */
+static inline struct sched_handles schedule_cmd_handles(const struct schedule *s, const struct sched_cmd *c)
+{
+	switch (c->kind) {
+	case CMD_COMPUTE:
+		return (struct sched_handles){s->ops[c->id].outs, s->ops[c->id].n_outs, 1};
+	case CMD_GET:
+		return (struct sched_handles){c->id, 1, 1};
+	case CMD_RELEASE:
+		return (struct sched_handles){c->id, 1, -1};
+	}
+	return (struct sched_handles){c->id, 0, 0};
+}
+
+/** Add command c's handles to per-storage counts (refs[storage]). */
+static inline void schedule_count_handles(const struct schedule *s, const struct sched_cmd *c, int64_t *refs)
+{
+	struct sched_handles h = schedule_cmd_handles(s, c);
+	for (uint32_t k = 0; k < h.n; k++)
+		refs[s->tensors[h.first + k].storage] += h.delta;
 }
 
 #endif

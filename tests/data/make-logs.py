@@ -5,7 +5,8 @@ Each is a chain of `n` layers: a forward op per layer reading the previous
 activation and a weight, then a backward op per layer reading the gradient,
 the layer's input and its weight. Sizes and times vary with the layer so
 that heuristics disagree. A warm-up op precedes the START annotation; one
-view (ALIAS 0), one COPY and one MUTATE appear on the way.
+view (ALIAS 0), one COPY and one MUTATE appear on the way. modules.log
+has module calls (ENTER/EXIT) and a write in place (WRITES).
 
 Run from anywhere: python3 tests/data/make-logs.py
 """
@@ -92,6 +93,97 @@ def chain(n, base, seed):
     return "\n".join(out) + "\n"
 
 
+def modules_log():
+    """modules.log: module calls (ENTER/EXIT) over a small log, for
+    solvers/modules.c: a Sequential `seq` of a Linear-like call, one that
+    writes its input in place (act_), one with a side output that backward
+    needs (side, saved as ss), and one more; a module `act` called twice;
+    an empty call. tests/test-solvers.c traces its replays by hand."""
+    out = []
+
+    def call(op, args, res, writes=None):
+        kw = dict(INSTRUCTION="CALL", NAME=op, ARGS=args, RESULT=[r[0] for r in res], TIME="10")
+        if writes is not None:
+            kw["WRITES"] = writes
+        rec(out, **kw)
+        for n, m, a in res:
+            rec(out, INSTRUCTION="MEMORY", NAME=n, MEMORY=str(m))
+            rec(out, INSTRUCTION="ALIAS", NAME=n, ALIAS=str(a))
+
+    def const(n, m):
+        rec(out, INSTRUCTION="CONSTANT", NAME=n)
+        rec(out, INSTRUCTION="MEMORY", NAME=n, MEMORY=str(m))
+
+    def enter(m, t):
+        rec(out, INSTRUCTION="ANNOTATE", ANNOTATION="ENTER", MODULE=m, TYPE=t)
+
+    def exit_(m):
+        rec(out, INSTRUCTION="ANNOTATE", ANNOTATION="EXIT", MODULE=m)
+
+    def copy(d, s):
+        rec(out, INSTRUCTION="COPY", DST=d, SRC=s)
+
+    def rel(n):
+        rec(out, INSTRUCTION="RELEASE", NAME=n)
+
+    rec(out, INSTRUCTION="ANNOTATE", ANNOTATION="START")
+    const("x", 100)
+    const("w", 10)
+    call("stem", ["x"], [("a", 1000, -1)])
+    enter("seq", "Sequential")
+    enter("seq.0", "Lin")
+    call("lin", ["a", "w"], [("h", 2000, -1)])
+    copy("sh", "h")
+    exit_("seq.0")
+    enter("seq.1", "Act")
+    call("act_", ["h"], [("h2", 2000, 0)], writes=[0])
+    rel("h")
+    exit_("seq.1")
+    enter("seq.2", "Lin")
+    call("lin", ["h2", "w"], [("b", 3000, -1)])
+    call("side", ["b"], [("s", 500, -1)])
+    copy("ss", "s")
+    rel("s")
+    exit_("seq.2")
+    enter("seq.3", "Lin")
+    call("lin", ["b", "w"], [("e", 600, -1)])
+    rel("b")
+    exit_("seq.3")
+    exit_("seq")
+    rel("a")
+    enter("act", "Act")
+    call("act", ["e"], [("c", 400, -1)])
+    rel("e")
+    exit_("act")
+    enter("act", "Act")
+    call("act", ["c"], [("d", 400, -1)])
+    exit_("act")
+    enter("empty", "Id")
+    exit_("empty")
+    call("loss", ["d"], [("l", 4, -1)])
+    rec(out, INSTRUCTION="ANNOTATE", ANNOTATION="BACKWARD")
+    call("loss_backward", ["l"], [("gd", 400, -1)])
+    call("act_backward", ["gd", "c"], [("gc", 400, -1)])
+    rel("gd")
+    rel("d")
+    call("act_backward", ["gc"], [("ge", 600, -1)])
+    rel("gc")
+    rel("c")
+    call("lin_backward", ["ge", "w"], [("gb", 3000, -1)])
+    rel("ge")
+    call("side_backward", ["ss", "gb"], [("gb2", 3000, -1)])
+    rel("ss")
+    rel("gb")
+    call("lin_backward", ["gb2", "sh"], [("gh", 2000, -1)])
+    rel("gb2")
+    rel("sh")
+    rel("h2")
+    call("lin_backward", ["gh"], [("ga", 1000, -1)])
+    rel("gh")
+    rel("l")
+    return "\n".join(out) + "\n"
+
+
 LOGS = {
     "chain8.log": (8, 4096, 3),
     "chain12.log": (12, 2048, 2),
@@ -101,3 +193,5 @@ LOGS = {
 for name, args in LOGS.items():
     with open(os.path.join(HERE, name), "w") as f:
         f.write(chain(*args))
+with open(os.path.join(HERE, "modules.log"), "w") as f:
+    f.write(modules_log())

@@ -1,5 +1,6 @@
 /*
- * logcheck.c: see logcheck.h. Deliberately shares no code with oplog.c:
+ * logcheck.c: see logcheck.h. Deliberately shares no code with oplog.c
+ * or the reader (module calls and WRITES are checked here on their own):
  * names map to tensors through a jansson object, storages are counted in
  * plain arrays, and every rule is checked from the record text.
  */
@@ -135,6 +136,7 @@ int logcheck_file(const char *path, struct logcheck *c)
 	long line = 0;
 	int rc = 0;
 	bool in_backward = false;
+	json_t *modules = json_array(); /* module calls entered and not exited */
 	long nargs = 0;
 	const char *constant_owed = NULL;
 	char constant_name[128];
@@ -179,6 +181,21 @@ int logcheck_file(const char *path, struct logcheck *c)
 			} else if (a && !strcmp(a, "BACKWARD")) {
 				c->backwards++;
 				in_backward = true;
+			} else if (a && (!strcmp(a, "ENTER") || !strcmp(a, "EXIT"))) {
+				/* a module call (docs/log-format.md): MODULE named, calls nested */
+				const char *m = json_string_value(json_object_get(rec, "MODULE"));
+				size_t depth = json_array_size(modules);
+				if (!m || !*m) {
+					rc = fail(c, line, "%s without a MODULE name", a);
+				} else if (a[1] == 'N') {
+					c->module_calls++;
+					json_array_append_new(modules, json_string(m));
+				} else if (!depth ||
+					   strcmp(json_string_value(json_array_get(modules, depth - 1)), m)) {
+					rc = fail(c, line, "EXIT of %s closes no open ENTER of it", m);
+				} else {
+					json_array_remove(modules, depth - 1);
+				}
 			} else {
 				rc = fail(c, line, "unknown ANNOTATION");
 			}
@@ -225,6 +242,20 @@ int logcheck_file(const char *path, struct logcheck *c)
 				break;
 			if (call) {
 				c->calls++;
+				json_t *wr = json_object_get(rec, "WRITES");
+				if (wr) {
+					size_t wi;
+					json_t *wv;
+					bool bad = !json_is_array(wr);
+					json_array_foreach(wr, wi, wv)
+						bad = bad || !json_is_integer(wv) || json_integer_value(wv) < 0 ||
+						      json_integer_value(wv) >= nargs;
+					if (bad) {
+						rc = fail(c, line, "WRITES is not a list of argument indices");
+						break;
+					}
+					c->writes++;
+				}
 				json_t *res = json_object_get(rec, "RESULT");
 				if (!json_is_array(res) || json_array_size(res) == 0) {
 					rc = fail(c, line, "CALL without RESULT");
@@ -363,6 +394,10 @@ int logcheck_file(const char *path, struct logcheck *c)
 	}
 	if (rc == 0 && constant_owed)
 		rc = fail(c, line, "log ends inside a CALL or CONSTANT");
+	if (rc == 0 && json_array_size(modules))
+		rc = fail(c, line, "module %s is never exited",
+			  json_string_value(json_array_get(modules, json_array_size(modules) - 1)));
+	json_decref(modules);
 	c->peak_bytes = r.peak;
 	json_decref(rec);
 	json_decref(r.names);

@@ -13,6 +13,7 @@
 struct logcheck {
 	long records, calls, mutates, copies, copy_froms, releases, constants, views;
 	long starts, backwards;
+	long module_calls, writes; /* ANNOTATE ENTER records; CALLs with WRITES */
 	uint64_t peak_bytes;    /* from the last START on */
 	/* After the last START: the ops around the BACKWARD annotation. */
 	char last_forward_op[64], first_backward_op[64];

@@ -6,6 +6,7 @@ that part says it is skipped."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -66,7 +67,9 @@ def status(name, want, args, message, prefix="bad"):
           "exit %d, stderr %r, left %s" % (r.returncode, r.stderr[-300:], left(prefix)))
 
 
-os.makedirs(OUT, exist_ok=True)
+# A clean folder: the exit-status cases check that nothing is left in it.
+shutil.rmtree(OUT, ignore_errors=True)
+os.makedirs(OUT)
 bad = os.path.join(OUT, "bad.log.gz")
 recorded("cpu")
 if torch.cuda.is_available():
@@ -82,13 +85,83 @@ status("torchvision model that is no classifier", 64,
        ["--model", "torchvision:fcn_resnet50", "--out", bad], "is not a classification model")
 status("bad batch", 64, ["--model", "mlp", "--batch", "0", "--out", bad], "must be at least 1")
 status("no --out", 64, ["--model", "mlp"], "--out")
-status("unwritable output", 73, ["--model", "mlp", "--out", os.path.join(OUT, "no", "x.log")],
-       "cannot create the log", prefix="no")
+status("unwritable output", 73, ["--model", "mlp", "--out", os.path.join(OUT, "missing", "x.log")],
+       "cannot create the log", prefix="missing")
 # 16-pixel images leave 1x1 maps by ResNet's last stage: with a batch of
 # one, batch norm in training has one value per channel and raises.
 status("training step that raises", 70,
        ["--model", "torchvision:resnet18", "--batch", "1", "--image", "16", "--out", bad],
        "the training step of torchvision:resnet18 raised ValueError: Expected more than 1 value")
+
+# Outputs: the log and its meta file are written under temporary names and
+# renamed into place, so neither may be a folder, a device, a FIFO,
+# /dev/stdout or a symbolic link (renaming would replace it, or the link
+# and not its target); checked before any work: the training step of this
+# model raises (70) if it is reached.
+SLOW = ["--model", "torchvision:resnet18", "--batch", "1", "--image", "16"]
+
+
+def refused_output(name, out, message, still):
+    r = run(*SLOW, "--out", out)
+    ok = r.returncode == 73 and message in r.stderr and not r.stdout and still()
+    check("%s: exit 73 before any work" % name, ok, "exit %d, stderr %r" % (r.returncode,
+                                                                            r.stderr[-300:]))
+
+
+os.makedirs(os.path.join(OUT, "adir"), exist_ok=True)
+refused_output("--out a folder", os.path.join(OUT, "adir"), "is a folder",
+               lambda: os.path.isdir(os.path.join(OUT, "adir")))
+refused_output("--out /dev/null", "/dev/null", "not a regular file",
+               lambda: os.path.exists("/dev/null") and not os.path.isfile("/dev/null"))
+refused_output("--out /dev/stdout", "/dev/stdout", "/dev/stdout: is a symbolic link",
+               lambda: True)
+fifo = os.path.join(OUT, "fifo.log")
+if not os.path.exists(fifo):
+    os.mkfifo(fifo)
+import stat  # noqa: E402
+refused_output("--out a FIFO", fifo, "not a regular file",
+               lambda: stat.S_ISFIFO(os.lstat(fifo).st_mode))
+target = os.path.join(OUT, "target.log")
+with open(target, "w") as f:
+    f.write("keep\n")
+link = os.path.join(OUT, "link.log")
+if not os.path.lexists(link):
+    os.symlink(target, link)
+refused_output("--out a symbolic link to a file", link, "is a symbolic link",
+               lambda: os.path.islink(link) and open(target).read() == "keep\n")
+os.makedirs(os.path.join(OUT, "metadir.meta.json"), exist_ok=True)
+refused_output("a meta file's name that is a folder", os.path.join(OUT, "metadir.log.gz"),
+               "metadir.meta.json: cannot write: is a folder",
+               lambda: not os.path.exists(os.path.join(OUT, "metadir.log.gz")))
+status("--lr nan", 64, ["--model", "mlp", "--lr", "nan", "--out", bad], "'nan' is not a finite")
+status("--lr -1", 64, ["--model", "mlp", "--lr", "-1", "--out", bad], "is not a finite number > 0")
+status("--momentum 1.5", 64, ["--model", "mlp", "--momentum", "1.5", "--out", bad],
+       "'1.5' is not a finite number >= 0 and < 1")
+status("--seed -1", 64, ["--model", "mlp", "--seed", "-1", "--out", bad],
+       "'-1' is outside 0 .. 2^63-1")
+
+# A Python without torch (-S: no site-packages, where Debian's torch is):
+# 69, naming the interpreter.
+r = subprocess.run([sys.executable, "-S", "-m", "rematsim_torch", "record", "--model", "mlp",
+                    "--out", bad], capture_output=True, text=True)
+check("a Python without torch: exit 69 naming it", r.returncode == 69
+      and "this Python (%s" % sys.executable in r.stderr and "has no torch" in r.stderr
+      and "Traceback" not in r.stderr and not left("bad"), "exit %d, %r" % (r.returncode,
+                                                                          r.stderr[-400:]))
+r = subprocess.run([sys.executable, "-S", "-m", "rematsim_torch", "checkpoint", "--model", "mlp",
+                    "-k", "1"], capture_output=True, text=True)
+check("checkpoint with a Python without torch: exit 69", r.returncode == 69
+      and "has no torch" in r.stderr, "exit %d, %r" % (r.returncode, r.stderr[-400:]))
+
+# --no-step: forward, loss and backward only; the floor is then the
+# parameters, their gradients and the batch.
+out = os.path.join(OUT, "nostep.log.gz")
+r = run("--model", "mlp", "--batch", "4", "--no-step", "--out", out)
+meta = json.load(open(os.path.join(OUT, "nostep.meta.json"))) if not r.returncode else {}
+check("record --no-step", not r.returncode and "optimizer.step" not in meta.get("step", "x")
+      and meta.get("floor_memory") == 2 * meta.get("parameter_bytes", -1) + 4 * 64 * 4 + 4 * 8,
+      "exit %d %s %s" % (r.returncode, r.stderr[-300:], {k: meta.get(k) for k in (
+          "step", "floor_memory", "parameter_bytes")}))
 if failures:
     print("%d failed" % len(failures))
     sys.exit(1)

@@ -7,14 +7,17 @@ compactly (below), with lines written out by hand from what the ops do:
     CONSTANT x0 48              a CONSTANT and its MEMORY
     CALL op a b -> r=16 v@0     a CALL: r owns a new storage of 16 bytes,
                                 v is a view of argument 0 (ALIAS 0)
-    MUTATE op a b [0]           a MUTATE of the listed argument indices
+    CALL op_ a -> v@0 writes 0  a write in place: the new version v of a
+                                (its WRITES lists argument 0)
+    ENTER m Type / EXIT m       a module call's ANNOTATE records
     COPY dst src, COPY_FROM dst src, RELEASE x
 
 (TIME is left out: it is measured.) The op names are torch 1.13's ATen
 ops (Debian's python3-torch); another torch may decompose differently.
 
-Every log is also checked with `rematsim check`, and its unbounded replay
-must report the recorder's peak_live_bytes and baseline_memory.
+Every log is also checked with `rematsim check`, its unbounded replay must
+report the recorder's peak_live_bytes and baseline_memory, and `rematsim
+info` its floor_memory.
 
 Run with --print to see the compact logs of all cases.
 """
@@ -44,7 +47,8 @@ def compact(path):
         r = recs[i]
         k = r["INSTRUCTION"]
         if k == "ANNOTATE":
-            lines.append(r["ANNOTATION"])
+            lines.append(" ".join([r["ANNOTATION"]] + [r[f] for f in ("MODULE", "TYPE")
+                                                        if f in r]))
         elif k == "CONSTANT":
             lines.append("CONSTANT %s %s" % (r["NAME"], recs[i + 1]["MEMORY"]))
             i += 1
@@ -56,7 +60,8 @@ def compact(path):
                 a = int(ali["ALIAS"])
                 res.append("%s=%s" % (name, mem["MEMORY"]) if a < 0 else "%s@%d" % (name, a))
                 i += 2
-            lines.append(" ".join(["CALL", r["NAME"]] + r["ARGS"] + ["->"] + res))
+            w = " writes %s" % ",".join(map(str, r["WRITES"])) if "WRITES" in r else ""
+            lines.append(" ".join(["CALL", r["NAME"]] + r["ARGS"] + ["->"] + res) + w)
         elif k == "MUTATE":
             lines.append(" ".join(["MUTATE", r["NAME"]] + r["ARGS"]
                                   + ["[%s]" % ",".join(map(str, r["MUTATE"]))]))
@@ -85,6 +90,10 @@ def replay_check(path, rec):
         return ["rematsim replay: " + r.stderr]
     j = json.loads(r.stdout)
     m = rec.meta_written
+    i = json.loads(subprocess.run([REMATSIM, "info", path, "--json"], capture_output=True,
+                                  text=True).stdout)
+    if i["floor_memory"] != m["floor_memory"]:
+        problems.append("info floor_memory %d, meta %d" % (i["floor_memory"], m["floor_memory"]))
     if (j["peak_memory"], j["baseline_memory"]) != (m["peak_live_bytes"], m["baseline_memory"]):
         problems.append("replay peak %d, baseline %d; meta peak_live_bytes %d, baseline_memory %d"
                         % (j["peak_memory"], j["baseline_memory"], m["peak_live_bytes"],
@@ -92,18 +101,21 @@ def replay_check(path, rec):
     return problems
 
 
-def case(name, expected):
-    """Decorator: run the case, compare its log with EXPECTED (a string)."""
+def case(name, expected, floor=None, **kwargs):
+    """Decorator: run the case (a Recorder with KWARGS), compare its log with
+    EXPECTED (a string), and its floor_memory with FLOOR when given."""
 
     def wrap(fn):
         path = os.path.join(OUT, "case-%s.log" % name)
-        with rematsim_torch.Recorder(path) as rec:
+        with rematsim_torch.Recorder(path, **kwargs) as rec:
             fn(rec)
         got = compact(path)
         want = [ln.strip() for ln in expected.strip().splitlines() if ln.strip()]
         if "--print" in sys.argv:
             print("== %s\n%s" % (name, "\n".join(got)))
         problems = replay_check(path, rec)
+        if floor is not None and rec.meta_written["floor_memory"] != floor:
+            problems.append("floor_memory %d, not %d" % (rec.meta_written["floor_memory"], floor))
         if got != want:
             diff = difflib.unified_diff(want, got, "expected", "recorded", lineterm="")
             problems.append("log differs:\n  " + "\n  ".join(diff))
@@ -164,39 +176,52 @@ M1, M2 = torch.ones(2, 3), torch.ones(3, 2)
     START
     CONSTANT x0 16
     CALL add x0 -> x1=16
-    MUTATE mul_ x1 [0]
-    CALL slice x1 -> x2@0
-    MUTATE add_ x2 [0]
-    CALL empty -> x3=16
-    MUTATE add x0 x1 x3 [2]
-    CALL empty -> x4=0
-    CONSTANT x5 24
-    CONSTANT x6 24
-    CALL mm x5 x6 x4 -> x7=16
-    COPY_FROM x4 x7
-    RELEASE x7
-    COPY x8 x0
-    MUTATE add_ x8 [0]
-    COPY_FROM x0 x8
-    CALL detach x0 -> x9@0
-    MUTATE mul_ x9 [0]
-    CALL relu x1 -> x10=16
-    RELEASE x2
+    CALL mul_ x1 -> x2@0 writes 0
     RELEASE x1
+    CALL slice x2 -> x3@0
+    CALL add_ x3 -> x4@0 writes 0
     RELEASE x3
+    CALL empty -> x5=16
+    CALL add x0 x2 x5 -> x6=0
+    CALL add x5 -> x7@0 writes 0
+    RELEASE x6
+    RELEASE x5
+    CALL empty -> x8=0
+    CONSTANT x9 24
+    CONSTANT x10 24
+    CALL mm x9 x10 x8 -> x11=16
+    COPY_FROM x8 x11
+    RELEASE x11
+    COPY x12 x0
+    CALL add_ x12 -> x13@0 writes 0
+    COPY_FROM x0 x13
+    RELEASE x12
+    CALL detach x0 -> x14@0
+    CALL mul_ x14 -> x15@0 writes 0
+    RELEASE x14
+    CALL relu x2 -> x16=16
     RELEASE x4
-    RELEASE x9
-    RELEASE x10
+    RELEASE x2
+    RELEASE x7
+    RELEASE x8
+    RELEASE x15
+    RELEASE x16
 """)
 def _(rec):
     rec.start()
     a = A + 1  # x1
-    a.mul_(2)  # in place: MUTATE of argument 0
-    b = a[:2]  # a view of a (x2)
-    b.add_(1)  # in place on the view: the view's handle gets the new version
-    c = torch.empty(4)  # x3
-    torch.add(A, a, out=c)  # out= writes c: MUTATE of argument 2
-    d = torch.empty(0)  # x4, 0 bytes
+    # In place: the new version is a view of the written argument (no new
+    # bytes, as torch makes none), x2; the handle takes its name, x1 goes.
+    a.mul_(2)
+    b = a[:2]  # a view of a (x3)
+    b.add_(1)  # in place on the view: a view of the view, the view's new version
+    c = torch.empty(4)  # x5
+    # out= writes c, argument 2 of three: a CALL of all of them (whose only
+    # result, x6, has 0 bytes and goes at once: the op read its inputs
+    # there), then the new version, a view of c alone (a view made by an op
+    # of several arguments would leave the reference's regions behind).
+    torch.add(A, a, out=c)
+    d = torch.empty(0)  # x8, 0 bytes
     torch.mm(M1, M2, out=d)  # d must grow: a new storage, which d's handle takes over
     V.add_(1)  # first seen, on A's storage: a COPY of A's handle; A sees the change
     e = A.data  # in torch 1.13 .data is a dispatched detach: a view
@@ -220,7 +245,10 @@ RM, RV = torch.zeros(6), torch.ones(6)
     CONSTANT x7 24
     CONSTANT x8 24
     CALL native_batch_norm x0 x7 x8 -> x9=96 x10=24 x11=24
-    MUTATE native_batch_norm x0 x7 x8 [1,2]
+    CALL native_batch_norm x7 -> x12@0 writes 0
+    CALL native_batch_norm x8 -> x13@0 writes 0
+    RELEASE x7
+    RELEASE x8
     RELEASE x10
     RELEASE x11
     RELEASE x6
@@ -237,7 +265,8 @@ def _(rec):
     parts = B.split(2, dim=1)  # three views of B
     # aten::batch_norm makes an empty reserve (x6), then native_batch_norm
     # writes RM and RV in place, which its 1.13 schema does not say: the
-    # results get the CALL (with the time), the writes a MUTATE (time 0).
+    # results get the CALL (with the time), each write a view of its
+    # argument (time 0), whose handle takes the new name.
     # Its saved mean and inverse deviation (x10, x11) are dropped at once.
     out = F.batch_norm(B, RM, RV, training=True)
     del parts, vals, idx  # a tuple frees its items last to first
@@ -355,6 +384,78 @@ def _(rec):
     S.grad = None  # x19
 
 
+# ---- an optimizer step: parameters and momentum updated in place ----
+SP = torch.nn.Parameter(torch.ones(4))
+SOPT = torch.optim.SGD([SP], lr=0.5, momentum=0.9)
+SP.grad = torch.full((4,), 2.0)
+SOPT.step()  # makes the momentum buffer, before the recording
+SP.grad = torch.full((4,), 3.0)
+
+
+@case("sgd-step", """
+    START
+    CONSTANT x0 16
+    CONSTANT x1 16
+    CALL zeros -> x2=4
+    RELEASE x2
+    CALL mul_ x1 -> x3@0 writes 0
+    RELEASE x1
+    CONSTANT x4 16
+    CALL add_ x3 x4 -> x5=0
+    CALL add_ x3 -> x6@0 writes 0
+    RELEASE x5
+    RELEASE x3
+    CALL add_ x0 x6 -> x7=0
+    CALL add_ x0 -> x8@0 writes 0
+    RELEASE x7
+    RELEASE x0
+""", optimizer=SOPT, floor=48)
+def _(rec):
+    # The parameter (x0) and the momentum buffer (x1) are declared at START,
+    # as they are held from the start (optimizer=); the gradient (x4) when
+    # first used. torch.autograd.profiler.record_function, around the step,
+    # makes a tensor of one float (x2). buf.mul_(0.9).add_(grad), then
+    # p.add_(buf, alpha=-lr): every new version is a view of the old one's
+    # storage, so a replay holds one copy of each, as torch does, and what
+    # stays pinned at the end is the parameter, its gradient and the
+    # buffer, 48 bytes (floor_memory, below).
+    rec.start()
+    SOPT.step()
+
+
+# ---- module calls: ENTER and EXIT around each submodule's ops ----
+torch.manual_seed(1)
+NET = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Sequential(torch.nn.ReLU()))
+XN = torch.ones(1, 2)
+
+
+@case("modules", """
+    START
+    CONSTANT x0 24
+    CONSTANT x1 12
+    CONSTANT x2 8
+    ENTER 0 Linear
+    CALL t x0 -> x3@0
+    CALL addmm x1 x2 x3 -> x4=12
+    RELEASE x3
+    EXIT 0
+    ENTER 1 Sequential
+    ENTER 1.0 ReLU
+    CALL relu x4 -> x5=12
+    EXIT 1.0
+    EXIT 1
+    RELEASE x4
+    RELEASE x5
+""", model=NET)
+def _(rec):
+    # The weight (x0) and bias (x1) are declared at START (model=), the input
+    # (x2) too (start's argument). The model itself is not annotated.
+    rec.start(XN)
+    with torch.no_grad():
+        y = NET(XN)
+    del y
+
+
 # ---- the same op sequence when a deterministic model is recorded twice ----
 def record_mlp(path):
     torch.manual_seed(5)
@@ -390,10 +491,11 @@ if l1 != l2:
                     % (first + 1, (l1 + [""])[first], (l2 + [""])[first]))
 if r1.peak_live_bytes != r2.peak_live_bytes:
     problems.append("peaks differ: %d, %d" % (r1.peak_live_bytes, r2.peak_live_bytes))
-if r1.counts["mutates"] < 20:  # relu_, batch norm's statistics, SGD: not a trivial log
-    problems.append("only %d MUTATEs" % r1.counts["mutates"])
-report("recorded-twice (%d records, %d calls, %d mutates, equal but for TIME)"
-       % (r1.records, r1.counts["calls"], r1.counts["mutates"]), problems)
+if r1.counts["writes"] < 20 or r1.counts["mutates"]:  # relu_, batch norm, SGD: not trivial
+    problems.append("%d writes in place, %d MUTATEs" % (r1.counts["writes"],
+                                                         r1.counts["mutates"]))
+report("recorded-twice (%d records, %d calls, %d writes in place, equal but for TIME)"
+       % (r1.records, r1.counts["calls"], r1.counts["writes"]), problems)
 
 
 # ---- a step that raises leaves no file ----

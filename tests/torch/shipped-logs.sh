@@ -1,7 +1,8 @@
 #!/bin/sh
 # shipped-logs.sh REMATSIM MANIFEST: every torch log MANIFEST lists
-# (logs/torch-*) passes `rematsim check`, and its unbounded replay reports
-# the peak_live_bytes and baseline_memory of its meta file, to the byte.
+# (logs/torch-*) passes `rematsim check`, its unbounded replay reports the
+# peak_live_bytes and baseline_memory of its meta file, and `rematsim info`
+# its floor_memory, to the byte.
 # Needs no torch: the logs are in the repository.
 set -u
 rematsim=$1
@@ -21,10 +22,13 @@ for log in $logs; do
 	base=$(printf '%s\n' "$out" | field baseline_memory)
 	want=$(field peak_live_bytes <"$meta")
 	want_base=$(field baseline_memory <"$meta")
-	if [ -n "$want" ] && [ "$peak" = "$want" ] && [ "$base" = "$want_base" ]; then
-		echo "ok $log: checked; replay peak $peak, baseline $base (as its meta file says)"
+	floor=$("$rematsim" info "$path" --json | field floor_memory)
+	want_floor=$(field floor_memory <"$meta")
+	if [ -n "$want" ] && [ "$peak" = "$want" ] && [ "$base" = "$want_base" ] &&
+		[ -n "$floor" ] && [ "$floor" = "$want_floor" ]; then
+		echo "ok $log: checked; replay peak $peak, baseline $base, floor $floor (as its meta file says)"
 	else
-		echo "FAIL $log: replay peak $peak baseline $base; meta $want / $want_base"
+		echo "FAIL $log: replay peak $peak baseline $base floor $floor; meta $want / $want_base / $want_floor"
 		status=1
 	fi
 done

@@ -11,18 +11,26 @@ writes model.log.gz and model.meta.json. `python3 -m rematsim_torch record
 --help` records torchvision models and a GPT-2-style decoder.
 """
 
-from .oplog import VERSION, LogError, OpLog, meta_path_for
+from .oplog import VERSION, LogError, OpLog, OutputError, check_output, meta_path_for
+
+
+_CHECKPOINT = ("suggest", "apply", "measure", "plans_for", "Plan", "CheckpointError",
+               "state_bytes")
 
 
 def __getattr__(name):
     # The recorder imports torch (seconds): only when it is asked for, so
     # that `python3 -m rematsim_torch` answers a bad command line at once.
-    if name in ("Recorder", "RecorderError", "SCHEMA_GAPS"):
+    if name in ("Recorder", "RecorderError", "SCHEMA_GAPS", "CLOCKS"):
         from . import recorder
         return getattr(recorder, name)
+    if name in _CHECKPOINT:
+        from . import checkpoint
+        return getattr(checkpoint, name)
     raise AttributeError("module 'rematsim_torch' has no attribute '%s'" % name)
 
 
-__all__ = ["Recorder", "RecorderError", "OpLog", "LogError", "meta_path_for",
-           "SCHEMA_GAPS", "VERSION"]
+__all__ = ["Recorder", "RecorderError", "OpLog", "LogError", "OutputError", "check_output",
+           "meta_path_for",
+           "SCHEMA_GAPS", "CLOCKS", "VERSION"] + list(_CHECKPOINT)
 __version__ = VERSION

@@ -1,17 +1,26 @@
-"""python3 -m rematsim_torch record ...: record one training iteration of
-a torchvision model, a GPT-2-style decoder or a small MLP as an op log.
-Run with --help for the options and exit statuses."""
+"""python3 -m rematsim_torch record|checkpoint ...: record one training
+iteration of a torchvision model, a GPT-2-style decoder or a small MLP as
+an op log; or plan checkpoints on module boundaries with rematsim, apply
+them to the real model and measure it. Run with --help for the options
+and exit statuses."""
 
 import argparse
+import json
+import math
 import os
+import platform
 import signal
+import subprocess
 import sys
+import tempfile
 import time
+
+from .oplog import check_output
 
 USAGE_EXIT, DATA_EXIT, UNAVAILABLE_EXIT, SOFTWARE_EXIT, CANTCREAT_EXIT, IOERR_EXIT = \
     64, 65, 69, 70, 73, 74
 
-EPILOG = """\
+MODELS_HELP = """\
 models:
   torchvision:NAME   a torchvision classification model with random weights
                      (resnet50, densenet121, inception_v3, mobilenet_v2, ...);
@@ -19,28 +28,74 @@ models:
   gpt2               a GPT-2-style decoder from torch.nn (tied embedding);
                      --layers (12) --width (256) --heads (8) --seq (128) --vocab (8192)
   mlp                --layers (3) Linear+ReLU of --width (64) units, 10 classes
+"""
 
-The step: zero_grad(set_to_none=True), forward, loss, backward, SGD
-(plain, as the C logger's demos; --momentum adds a buffer per weight) or
-Adam. One warm-up iteration runs unrecorded, then the log gets START and
-the measured iteration, with BACKWARD before the backward pass. Every
-in-place update is a MUTATE, which a replay counts as a new storage while
-the old version, a constant, stays pinned: optimizer state adds to the
-replay's memory at the end of the step.
+RECORD_EPILOG = MODELS_HELP + """
+The step: zero_grad(set_to_none=True), forward, loss, backward, and the
+optimizer's step (SGD, plain as the C logger's demos or with --momentum,
+or Adam; --no-step leaves it out, as the DTR paper's logs do). One warm-up
+iteration runs unrecorded (it makes the optimizer's state), then the log
+gets START, the parameters, buffers, optimizer state and batch as
+CONSTANTs (held from the start, as torch holds them), and the measured
+iteration: BACKWARD before the backward pass, each module call between
+ANNOTATE ENTER and EXIT, each in-place update a view of the tensor it
+writes (no new bytes, as in torch: docs/log-format.md).
+
+Times: --clock thread (the default) is the CPU time of the recording
+thread around each op (time.thread_time_ns), which does not count time
+spent waiting for a core on a loaded machine; torch then runs on one
+thread unless --threads says more (the other threads' work would not be
+counted). --clock wall is the elapsed time. On CUDA, CUDA events. The
+recorder's own share (the median time of an op doing no work) is taken
+out of each time.
 
 FILE gets the log (gzip if it ends in .gz) and FILE's .meta.json (FILE
-without .gz/.log): device, versions, arguments, loss, peak_live_bytes and
-baseline_memory (the peaks an unbounded rematsim replay reports). What is
+without .gz/.log): device, versions, clock, arguments, loss,
+peak_live_bytes and baseline_memory (the peaks an unbounded rematsim
+replay reports), floor_memory (what it holds at the end). What is
 recorded and what is not: logs/torch/README.md.
 
 exit statuses:
   0   success
   64  bad command line, or a model name that does not resolve
-  69  unavailable: --device cuda without CUDA, torchvision missing
+  69  unavailable: this Python has no torch, --device cuda without CUDA,
+      torchvision missing
   70  the model or its training step raised (the message says what)
-  73  the log can not be created (its folder is missing or unwritable)
+  73  the log can not be created (its folder is missing or unwritable, or
+      FILE or its meta file is a folder, a symbolic link or not a regular
+      file: both are written under temporary names and renamed into place)
   74  an I/O error while writing the log
 Nothing is left under FILE or its meta file's name unless the status is 0.
+"""
+
+CHECKPOINT_EPILOG = MODELS_HELP + """
+What it does: records one training iteration of the model (as `record`,
+with its module calls), asks `rematsim solve LOG --modules` for plans
+whose split points are module boundaries (-k: dp with K checkpoints, any
+number of them, comma-separated; --budget: dp's fewest checkpoints whose
+replayed peak fits B bytes), and for the plan without checkpoints and
+each plan: builds the same model in a fresh process, wraps the modules
+the plan names with torch.utils.checkpoint (non-reentrant, the RNG state
+preserved), runs the iteration, and measures its peak with torch's own
+accounting (torch.profiler with profile_memory on the CPU, whose tally of
+allocations carries over between profiled runs in one process: hence a
+process each; torch.cuda.max_memory_allocated on CUDA) and its time (the
+fastest of --repeat runs). It prints per plan: the modules wrapped,
+predicted and measured peak and their difference, predicted compute
+overhead and measured time overhead (time varies with the machine's load:
+it is reported, never checked).
+
+exit statuses:
+  0   success
+  64  bad command line, a model name that does not resolve, or a budget
+      rematsim solve refuses at once (below the log's floor: its message
+      names both numbers)
+  65  no plan: no dp plan on module boundaries fits the budget, or the
+      model has no module a checkpoint can wrap
+  69  unavailable: this Python has no torch, rematsim is not built,
+      --device cuda without CUDA, torchvision missing
+  70  the model, its training step or a wrapped module raised
+  73  --log FILE can not be created
 """
 
 
@@ -61,25 +116,77 @@ def _positive(s):
     return v
 
 
-def _parser():
-    p = _Parser(prog="python3 -m rematsim_torch",
-                description="Record PyTorch training iterations as rematsim op logs.")
-    sub = p.add_subparsers(dest="command", metavar="record", parser_class=_Parser)
-    r = sub.add_parser("record", help="record one training iteration of a model",
-                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
-                       description="Record one training iteration of a model as an op log.")
+def _seed(s):
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError("'%s' is not a whole number" % s)
+    if not 0 <= v < 2 ** 63:
+        raise argparse.ArgumentTypeError("'%s' is outside 0 .. 2^63-1 (torch.manual_seed's "
+                                         "range)" % s)
+    return v
+
+
+def _finite(lo_open=False, lo=0.0, hi=None):
+    def parse(s):
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError("'%s' is not a number" % s)
+        if not math.isfinite(v) or v < lo or (lo_open and v == lo) or (hi is not None and v >= hi):
+            what = "a finite number %s %g%s" % (">" if lo_open else ">=", lo,
+                                                 "" if hi is None else " and < %g" % hi)
+            raise argparse.ArgumentTypeError("'%s' is not %s" % (s, what))
+        return v
+    return parse
+
+
+def _counts(s):
+    out = []
+    for part in s.split(","):
+        try:
+            v = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError("'%s' is not a list of whole numbers" % s)
+        if v < 0:
+            raise argparse.ArgumentTypeError("'%s': a count of checkpoints is 0 or more" % s)
+        out.append(v)
+    return out
+
+
+def _byte_list(s):
+    units = {"": 1, "B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "KIB": 2 ** 10,
+             "MIB": 2 ** 20, "GIB": 2 ** 30}
+    out = []
+    for part in s.split(","):
+        p = part.strip().upper()
+        num = p.rstrip("BKMGI")
+        unit = p[len(num):]
+        try:
+            v = float(num) * units[unit]
+        except (ValueError, KeyError):
+            raise argparse.ArgumentTypeError("'%s' is not a byte count (8e9, 60MB, 2GiB)" % part)
+        if not math.isfinite(v) or v < 1:
+            raise argparse.ArgumentTypeError("'%s' is not a byte count of 1 or more" % part)
+        out.append(int(v))
+    return out
+
+
+def _model_args(r):
     r.add_argument("--model", required=True, help="torchvision:NAME, gpt2 or mlp")
-    r.add_argument("--out", required=True, metavar="FILE", help="the log (.log or .log.gz)")
     r.add_argument("--batch", type=_positive, default=16, help="batch size (16)")
     r.add_argument("--device", default="cpu", help="cpu or cuda[:N] (cpu)")
     r.add_argument("--dtype", default="float32",
                    choices=["float32", "float64", "float16", "bfloat16"],
                    help="parameter and input type (float32)")
-    r.add_argument("--seed", type=int, default=1, help="seed of weights and batch (1)")
-    r.add_argument("--threads", type=_positive, help="torch CPU threads (torch's default)")
+    r.add_argument("--seed", type=_seed, default=1, help="seed of weights and batch (1)")
+    r.add_argument("--threads", type=_positive,
+                   help="torch CPU threads (1 for the CPU clocks; torch's default on CUDA)")
     r.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"], help="(sgd)")
-    r.add_argument("--lr", type=float, default=0.01, help="learning rate (0.01)")
-    r.add_argument("--momentum", type=float, default=0.0, help="SGD momentum (0)")
+    r.add_argument("--lr", type=_finite(lo_open=True), default=0.01,
+                   help="learning rate, > 0 (0.01)")
+    r.add_argument("--momentum", type=_finite(hi=1.0), default=0.0,
+                   help="SGD momentum, in [0, 1) (0)")
     r.add_argument("--image", type=_positive, help="image side in pixels (torchvision)")
     r.add_argument("--classes", type=_positive, default=1000, help="classes (torchvision: 1000)")
     r.add_argument("--layers", type=_positive, help="layers (gpt2 12, mlp 3)")
@@ -87,6 +194,44 @@ def _parser():
     r.add_argument("--heads", type=_positive, help="attention heads (gpt2 8)")
     r.add_argument("--seq", type=_positive, help="tokens per sequence (gpt2 128)")
     r.add_argument("--vocab", type=_positive, help="vocabulary (gpt2 8192)")
+
+
+def _parser():
+    p = _Parser(prog="python3 -m rematsim_torch",
+                description="Record PyTorch training iterations as rematsim op logs, and "
+                            "apply rematsim's checkpoint plans to the real model.")
+    sub = p.add_subparsers(dest="command", metavar="record|checkpoint", parser_class=_Parser)
+    r = sub.add_parser("record", help="record one training iteration of a model",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=RECORD_EPILOG,
+                       description="Record one training iteration of a model as an op log.")
+    _model_args(r)
+    r.add_argument("--out", required=True, metavar="FILE", help="the log (.log or .log.gz)")
+    r.add_argument("--no-step", action="store_true",
+                   help="leave the optimizer step out (forward, loss, backward)")
+    r.add_argument("--clock", choices=["thread", "wall"], default=None,
+                   help="CPU op times: thread CPU time (default) or elapsed time")
+    c = sub.add_parser("checkpoint", help="plan checkpoints with rematsim, apply and measure",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=CHECKPOINT_EPILOG,
+                       description="Plan checkpoints on module boundaries (rematsim solve "
+                                   "--modules), wrap the modules with "
+                                   "torch.utils.checkpoint, and measure the real iteration.")
+    _model_args(c)
+    c.add_argument("-k", type=_counts, metavar="K[,K...]",
+                   help="dp plans with K checkpoints each")
+    c.add_argument("--budget", type=_byte_list, metavar="B[,B...]",
+                   help="dp's plan with the fewest checkpoints that fits B bytes")
+    c.add_argument("--planner", default="dp", choices=["dp"], help="(dp)")
+    c.add_argument("--repeat", type=_positive, default=3,
+                   help="time each iteration this many times, keep the fastest (3)")
+    c.add_argument("--log", metavar="FILE", help="keep the recorded log there (default: "
+                   "a temporary file, removed)")
+    c.add_argument("--rematsim", metavar="PATH", help="the rematsim executable (default: "
+                   "$REMATSIM, this tree's build/rematsim, then PATH)")
+    c.add_argument("--json", action="store_true", help="one JSON object per plan")
+    m = sub.add_parser("_measure")  # a plan measured in a fresh process (checkpoint's)
+    m.add_argument("spec")
     return p
 
 
@@ -95,68 +240,89 @@ def _fail(status, msg):
     return status
 
 
-def record(a, argv):
+def _import_torch():
+    """torch, or None after the message (69) when this Python lacks it."""
+    try:
+        import torch
+        return torch
+    except ImportError as e:
+        _fail(UNAVAILABLE_EXIT,
+              "this Python (%s, Python %s) has no torch (%s): run it with a Python that "
+              "has it (Debian's /usr/bin/python3 with python3-torch and "
+              "python3-torchvision; scripts/setup installs them)"
+              % (sys.executable, platform.python_version(), e))
+        return None
+
+
+def _check_model_name(a):
     if not (a.model.startswith("torchvision:") or a.model in ("gpt2", "mlp")):
-        # Said before torch is imported (seconds): models.resolve says the same.
         return _fail(USAGE_EXIT, "unknown model '%s': give torchvision:NAME (a torchvision "
                      "classification model, e.g. torchvision:resnet50), gpt2 or mlp" % a.model)
-    import torch
+    return 0
 
+
+class _Setup:
+    """The model, its batch, optimizer and loss, built from the arguments."""
+
+    def __init__(self, torch, a):
+        from . import models
+        self.models = models
+        if a.threads:
+            torch.set_num_threads(a.threads)
+        elif not a.device.startswith("cuda"):
+            torch.set_num_threads(1)  # the CPU clocks count the calling thread
+        if a.device.startswith("cuda") and not torch.cuda.is_available():
+            raise models.ModelError("--device %s: this torch (%s) has no CUDA device"
+                                    % (a.device, torch.__version__), UNAVAILABLE_EXIT)
+        try:
+            self.device = torch.device(a.device)
+        except RuntimeError as e:
+            raise models.ModelError("--device %s: %s" % (a.device, e), USAGE_EXIT)
+        if self.device.type not in ("cpu", "cuda"):
+            raise models.ModelError("--device %s: give cpu or cuda[:N]" % a.device, USAGE_EXIT)
+        dtype = getattr(torch, a.dtype)
+        torch.manual_seed(a.seed)
+        self.spec = models.resolve(a)  # ModelError, or what the builder raised
+        g = torch.Generator().manual_seed(a.seed)
+        inputs, target = self.spec.make_batch(g)
+        self.model = self.spec.module.to(device=self.device, dtype=dtype).train()
+        if inputs.is_floating_point():
+            inputs = inputs.to(dtype)
+        self.inputs, self.target = inputs.to(self.device), target.to(self.device)
+        self.params = list(self.model.parameters())
+        if a.optimizer == "sgd":
+            self.opt = torch.optim.SGD(self.params, lr=a.lr, momentum=a.momentum)
+        else:
+            self.opt = torch.optim.Adam(self.params, lr=a.lr)
+
+    def step(self, rec=None, no_step=False):
+        return self.models.train_step(self.model, self.opt, self.inputs, self.target,
+                                      self.spec.loss, rec, step=not no_step)
+
+
+def _build(torch, a):
+    """A _Setup, or an exit status after the message."""
     from . import models
-    from .recorder import Recorder, RecorderError
-
-    if a.threads:
-        torch.set_num_threads(a.threads)
-    if a.device.startswith("cuda") and not torch.cuda.is_available():
-        return _fail(UNAVAILABLE_EXIT, "--device %s: this torch (%s) has no CUDA device"
-                     % (a.device, torch.__version__))
     try:
-        device = torch.device(a.device)
-    except RuntimeError as e:
-        return _fail(USAGE_EXIT, "--device %s: %s" % (a.device, e))
-    if device.type not in ("cpu", "cuda"):
-        return _fail(USAGE_EXIT, "--device %s: give cpu or cuda[:N]" % a.device)
-    dtype = getattr(torch, a.dtype)
-
-    torch.manual_seed(a.seed)
-    try:
-        spec = models.resolve(a)
+        return _Setup(torch, a)
     except models.ModelError as e:
         return _fail(e.status, str(e))
     except Exception as e:  # a builder that raises on these sizes
         return _fail(SOFTWARE_EXIT, "building %s raised %s: %s" % (a.model, type(e).__name__, e))
 
-    meta = {
-        "argv": ["python3", "-m", "rematsim_torch"] + list(argv),
-        "model": a.model,
-        "title": spec.title,
-        "desc": spec.desc,
-        "sizes": spec.sizes,
-        "seed": a.seed,
-        "dtype": a.dtype,
-        "optimizer": "%s lr %g%s" % (a.optimizer, a.lr, " momentum %g" % a.momentum
-                                      if a.optimizer == "sgd" and a.momentum else ""),
-        "step": "zero_grad(set_to_none=True), forward, loss, backward, optimizer.step()",
-    }
+
+def _record_to(torch, a, st, path, meta, clock=None, no_step=False):
+    """Warm up, then record one iteration of st into path: the Recorder,
+    or an exit status after the message."""
+    from .recorder import Recorder, RecorderError
     try:
-        rec = Recorder(a.out, device=device, meta=meta)  # 73 before any work
+        rec = Recorder(path, device=st.device, meta=meta, clock=clock, model=st.model,
+                       optimizer=st.opt)  # 73 before any work
     except RecorderError as e:
         return _fail(e.status, str(e))
-
     t0 = time.perf_counter()
     try:
-        g = torch.Generator().manual_seed(a.seed)
-        inputs, target = spec.make_batch(g)
-        model = spec.module.to(device=device, dtype=dtype).train()
-        if inputs.is_floating_point():
-            inputs = inputs.to(dtype)
-        inputs, target = inputs.to(device), target.to(device)
-        params = list(model.parameters())
-        if a.optimizer == "sgd":
-            opt = torch.optim.SGD(params, lr=a.lr, momentum=a.momentum)
-        else:
-            opt = torch.optim.Adam(params, lr=a.lr)
-        loss_warmup = float(models.train_step(model, opt, inputs, target, spec.loss))
+        loss_warmup = float(st.step(no_step=no_step))
     except Exception as e:
         rec.abort()
         return _fail(SOFTWARE_EXIT, "the training step of %s raised %s: %s; no log written"
@@ -164,39 +330,209 @@ def record(a, argv):
     except BaseException:
         rec.abort()
         raise
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-        torch.cuda.reset_peak_memory_stats(device)
-        at_start = torch.cuda.memory_allocated(device)
+    if st.device.type == "cuda":
+        torch.cuda.synchronize(st.device)
+        torch.cuda.reset_peak_memory_stats(st.device)
+        at_start = torch.cuda.memory_allocated(st.device)
     t1 = time.perf_counter()
-
     try:
         with rec:
-            rec.start()
-            loss = models.train_step(model, opt, inputs, target, spec.loss, rec)
+            rec.start(st.inputs, st.target)
+            loss = st.step(rec, no_step=no_step)
             with rec.paused():
                 rec.meta["loss"] = float(loss)
                 rec.meta["loss_warmup"] = loss_warmup
                 rec.meta["parameter_bytes"] = sum(p.numel() * p.element_size()
-                                                  for p in params)
-                if device.type == "cuda":
+                                                  for p in st.params)
+                if st.device.type == "cuda":
                     rec.meta["cuda_memory_allocated_at_start"] = at_start
                     rec.meta["cuda_max_memory_allocated"] = \
-                        torch.cuda.max_memory_allocated(device)
+                        torch.cuda.max_memory_allocated(st.device)
             del loss
     except RecorderError as e:
         return _fail(e.status, str(e))
     except Exception as e:
         return _fail(SOFTWARE_EXIT, "the training step of %s raised %s: %s; no log written"
                      % (a.model, type(e).__name__, e))
-    t2 = time.perf_counter()
+    rec.seconds = (t1 - t0, time.perf_counter() - t1)
+    return rec
+
+
+def record(a, argv):
+    rc = _check_model_name(a)
+    if rc:
+        return rc
+    # Where the log goes is checked before any work (seconds of torch
+    # import, minutes of recording).
+    err = check_output(a.out)
+    if err:
+        return _fail(CANTCREAT_EXIT, err)
+    torch = _import_torch()
+    if torch is None:
+        return UNAVAILABLE_EXIT
+    st = _build(torch, a)
+    if isinstance(st, int):
+        return st
+    meta = {
+        "argv": ["python3", "-m", "rematsim_torch"] + list(argv),
+        "model": a.model,
+        "title": st.spec.title,
+        "desc": st.spec.desc,
+        "sizes": st.spec.sizes,
+        "seed": a.seed,
+        "dtype": a.dtype,
+        "optimizer": "%s lr %g%s" % (a.optimizer, a.lr, " momentum %g" % a.momentum
+                                      if a.optimizer == "sgd" and a.momentum else ""),
+        "step": ("zero_grad(set_to_none=True), forward, loss, backward"
+                 + ("" if a.no_step else ", optimizer.step()")),
+    }
+    rec = _record_to(torch, a, st, a.out, meta, clock=a.clock, no_step=a.no_step)
+    if isinstance(rec, int):
+        return rec
     c = rec.counts
     size = os.path.getsize(rec.path)
-    print("%s: %d records, %d calls, %d mutates, %d releases, peak_live_bytes %d, "
-          "%d bytes; warm-up %.1f s, recorded iteration %.1f s"
-          % (a.out, rec.records, c["calls"], c["mutates"], c["releases"],
-             rec.peak_live_bytes, size, t1 - t0, t2 - t1))
+    print("%s: %d records, %d calls (%d writes in place), %d releases, %d module calls, "
+          "peak_live_bytes %d, floor %d, %d bytes; warm-up %.1f s, recorded iteration %.1f s"
+          % (a.out, rec.records, c["calls"], c["writes"], c["releases"], c["modules"],
+             rec.peak_live_bytes, rec.meta_written["floor_memory"], size, rec.seconds[0],
+             rec.seconds[1]))
     return 0
+
+
+def _measure_child(spec_text):
+    """`_measure SPEC`: build the model of SPEC's argv, warm up, apply its
+    wraps, warm up again, measure; print one JSON line."""
+    spec = json.loads(spec_text)
+    torch = _import_torch()
+    if torch is None:
+        return UNAVAILABLE_EXIT
+    a = _parser().parse_args(spec["argv"])
+    st = _build(torch, a)
+    if isinstance(st, int):
+        return st
+    from . import checkpoint as ck
+    try:
+        st.step()
+        with ck.apply(st.model, spec["wraps"]):
+            st.step()
+            peak, sec = ck.measure(st.step, model=st.model, optimizer=st.opt,
+                                   inputs=(st.inputs, st.target), device=st.device,
+                                   repeat=spec["repeat"])
+    except ck.CheckpointError as e:
+        return _fail(e.status, str(e))
+    except Exception as e:
+        return _fail(SOFTWARE_EXIT, "the checkpointed step of %s raised %s: %s"
+                     % (a.model, type(e).__name__, e))
+    print(json.dumps({"peak": peak, "seconds": sec}))
+    return 0
+
+
+def checkpoint(a, argv):
+    rc = _check_model_name(a)
+    if rc:
+        return rc
+    if not a.k and not a.budget:
+        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints) or "
+                     "--budget B[,B...]")
+    if a.log:
+        err = check_output(a.log)
+        if err:
+            return _fail(CANTCREAT_EXIT, err)
+    torch = _import_torch()
+    if torch is None:
+        return UNAVAILABLE_EXIT
+    from . import checkpoint as ck
+    try:
+        rematsim = ck.find_rematsim(a.rematsim)
+    except ck.CheckpointError as e:
+        return _fail(e.status, str(e))
+    st = _build(torch, a)
+    if isinstance(st, int):
+        return st
+    tmpdir = None
+    log = a.log
+    if not log:
+        tmpdir = tempfile.mkdtemp(prefix="rematsim-checkpoint-")
+        log = os.path.join(tmpdir, "model.log.gz")
+    try:
+        meta = {"argv": ["python3", "-m", "rematsim_torch"] + list(argv), "model": a.model,
+                "title": st.spec.title, "desc": st.spec.desc, "sizes": st.spec.sizes,
+                "seed": a.seed}
+        rec = _record_to(torch, a, st, log, meta)
+        if isinstance(rec, int):
+            return rec
+        try:
+            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim)
+        except ck.CheckpointError as e:
+            return _fail(e.status, str(e))
+        model_argv = [x for x in argv if x != "--json"]
+        rows = []
+        t_none = None
+        for plan in plans:
+            spec = {"argv": ["record", "--out", os.devnull] + _model_only(model_argv),
+                    "wraps": plan.wraps, "repeat": a.repeat}
+            r = subprocess.run([sys.executable, "-m", "rematsim_torch", "_measure",
+                                json.dumps(spec)], capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+            if r.returncode:
+                msg = r.stderr.strip().splitlines()
+                return _fail(r.returncode if r.returncode in (64, 65, 69, 70) else SOFTWARE_EXIT,
+                             "measuring plan %s: %s" % (plan.label, msg[-1] if msg else
+                                                        "exit %d" % r.returncode))
+            m = json.loads(r.stdout.strip().splitlines()[-1])
+            if t_none is None:
+                t_none = m["seconds"]
+            rows.append((plan, m))
+        _print_plans(a, rows, t_none, rec)
+    finally:
+        if tmpdir:
+            import shutil
+            shutil.rmtree(tmpdir, ignore_errors=True)
+    return 0
+
+
+def _model_only(argv):
+    """The model's options of a checkpoint command line (for `record`'s
+    parser in the measuring process)."""
+    out, skip = [], False
+    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim"}
+    for i, x in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if x in ("checkpoint",):
+            continue
+        name = x.split("=", 1)[0]
+        if name in drop:
+            skip = "=" not in x
+            continue
+        out.append(x)
+    return out
+
+
+def _print_plans(a, rows, t_none, rec):
+    for plan, m in rows:
+        diff = (plan.predicted_peak - m["peak"]) / m["peak"] if m["peak"] else float("nan")
+        if a.json:
+            print(json.dumps({
+                "model": a.model, "plan": plan.label, "wraps": plan.wraps,
+                "split_modules": plan.split_modules,
+                "predicted_peak": plan.predicted_peak, "measured_peak": m["peak"],
+                "difference": diff, "predicted_overhead": plan.predicted_overhead,
+                "measured_seconds": m["seconds"],
+                "measured_overhead": m["seconds"] / t_none if t_none else None,
+                "baseline_memory": plan.baseline_memory,
+                "unwrapped_ops": plan.unwrapped_ops, "device": a.device}))
+        else:
+            names = ", ".join("+".join(w) for w in plan.wraps) or "(none)"
+            print("plan %s: wrap %s" % (plan.label, names))
+            print("  peak: predicted %d bytes, measured %d (%+.2f%%); compute overhead "
+                  "predicted %.3f, time measured %.3f (%.3f s)"
+                  % (plan.predicted_peak, m["peak"], 100 * diff, plan.predicted_overhead,
+                     m["seconds"] / t_none if t_none else float("nan"), m["seconds"]))
+    if not a.json:
+        print("(peaks by torch's own accounting on %s; times are the fastest of %d runs on "
+              "this machine, as loaded as it is)" % (a.device, a.repeat))
 
 
 def _terminated(signum, frame):
@@ -208,11 +544,15 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, _terminated)
     p = _parser()
     a = p.parse_args(argv)
-    if a.command != "record":
+    try:
+        if a.command == "record":
+            return record(a, argv)
+        if a.command == "checkpoint":
+            return checkpoint(a, argv)
+        if a.command == "_measure":
+            return _measure_child(a.spec)
         p.print_help(sys.stderr)
         return USAGE_EXIT
-    try:
-        return record(a, argv)
     except KeyboardInterrupt:
         return _fail(130, "interrupted; no log written")
 

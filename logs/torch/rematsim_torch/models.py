@@ -7,8 +7,9 @@ batches and losses, and the training step it records.
   with auxiliary classifiers (inception_v3, googlenet) in training add 0.4
   times each auxiliary loss, as torchvision's reference training does.
 - `gpt2`: a GPT-2-style decoder built from torch.nn (token and position
-  embeddings, --layers pre-norm blocks of causal nn.MultiheadAttention and
-  a GELU MLP of 4x width, dropout 0.1, a final LayerNorm, and an output
+  embeddings, an nn.Sequential of --layers pre-norm blocks of causal
+  nn.MultiheadAttention and a GELU MLP of 4x width, dropout 0.1, a final
+  LayerNorm, and an output
   layer that shares the token embedding's weight), next-token
   cross-entropy on --seq tokens of a --vocab vocabulary.
 - `mlp`: --layers Linear+ReLU layers of --width units on --width inputs,
@@ -29,10 +30,14 @@ class ModelError(Exception):
 
 
 class Block(nn.Module):
-    """One GPT-2 block: x + attn(ln1(x)), then x + mlp(ln2(x))."""
+    """One GPT-2 block: x + attn(ln1(x)), then x + mlp(ln2(x)), causal
+    (its own copy of the mask, a buffer not saved in state_dict, so that
+    the blocks are an nn.Sequential: a run of them is one checkpoint)."""
 
-    def __init__(self, width, heads, dropout):
+    def __init__(self, width, heads, dropout, seq):
         super().__init__()
+        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1),
+                             persistent=False)
         self.ln1 = nn.LayerNorm(width)
         self.attn = nn.MultiheadAttention(width, heads, dropout=dropout, batch_first=True)
         self.drop = nn.Dropout(dropout)
@@ -40,9 +45,9 @@ class Block(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(approximate="tanh"),
                                  nn.Linear(4 * width, width), nn.Dropout(dropout))
 
-    def forward(self, x, mask):
+    def forward(self, x):
         h = self.ln1(x)
-        a, _ = self.attn(h, h, h, attn_mask=mask, need_weights=False)
+        a, _ = self.attn(h, h, h, attn_mask=self.mask, need_weights=False)
         x = x + self.drop(a)
         return x + self.mlp(self.ln2(x))
 
@@ -53,21 +58,18 @@ class GPT(nn.Module):
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(seq, width)
         self.drop = nn.Dropout(dropout)
-        self.blocks = nn.ModuleList(Block(width, heads, dropout) for _ in range(layers))
+        self.blocks = nn.Sequential(*(Block(width, heads, dropout, seq) for _ in range(layers)))
         self.ln_f = nn.LayerNorm(width)
         self.head = nn.Linear(width, vocab, bias=False)
         self.head.weight = self.wte.weight  # weight tying, as in GPT-2
         self.register_buffer("pos", torch.arange(seq))
-        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1))
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):
                 nn.init.normal_(m.weight, std=0.02)
 
     def forward(self, idx):
         x = self.drop(self.wte(idx) + self.wpe(self.pos))
-        for b in self.blocks:
-            x = b(x, self.mask)
-        return self.head(self.ln_f(x))
+        return self.head(self.ln_f(self.blocks(x)))
 
 
 class Spec:
@@ -171,10 +173,11 @@ def resolve(a):
                      "classification model, e.g. torchvision:resnet50), gpt2 or mlp" % m)
 
 
-def train_step(model, optimizer, inputs, target, loss_fn, rec=None):
-    """One training iteration: forward, loss, backward, optimizer step.
-    Gradients are dropped first (set to None), so the previous iteration's
-    are not alive during this one. REC, when given, annotates BACKWARD."""
+def train_step(model, optimizer, inputs, target, loss_fn, rec=None, step=True):
+    """One training iteration: forward, loss, backward, optimizer step
+    (unless STEP is false). Gradients are dropped first (set to None), so
+    the previous iteration's are not alive during this one. REC, when
+    given, annotates BACKWARD."""
     optimizer.zero_grad(set_to_none=True)
     out = model(inputs)
     loss = loss_fn(out, target)
@@ -182,5 +185,6 @@ def train_step(model, optimizer, inputs, target, loss_fn, rec=None):
     if rec is not None:
         rec.mark_backward()
     loss.backward()
-    optimizer.step()
+    if step:
+        optimizer.step()
     return loss

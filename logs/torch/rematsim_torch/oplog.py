@@ -27,6 +27,7 @@ optimizer updates it in place (a MUTATE drops the old tensor's handle).
 import gzip
 import json
 import os
+import stat
 
 VERSION = "0.1.0"  # of rematsim_torch
 NAME_MAX = 63  # the C logger's limit on a name's length
@@ -34,6 +35,45 @@ NAME_MAX = 63  # the C logger's limit on a name's length
 
 class LogError(Exception):
     """A record that would break the format (a bug in the caller)."""
+
+
+class OutputError(OSError):
+    """PATH cannot be the log or its meta file (check_output's message)."""
+
+
+def check_output(path):
+    """Why the log PATH or its meta file cannot be written, or None. Both
+    are written under a temporary name and renamed into place, as
+    rematsim's outputs are (sim/util/outfile.c): each must be a new or a
+    regular file, not a folder, a device, a FIFO or /dev/stdout (renaming
+    would replace it) nor a symbolic link (renaming would replace the link,
+    not its target), and its folder must take a new file."""
+    path = os.fspath(path)
+    for p in (path, meta_path_for(path)):
+        try:
+            lst = os.lstat(p)
+        except FileNotFoundError:
+            lst = None
+        except OSError as e:
+            return "%s: cannot create the log: %s" % (p, e.strerror or e)
+        if lst is not None:
+            if stat.S_ISLNK(lst.st_mode):
+                return ("%s: is a symbolic link: the log and its meta file are written under "
+                        "temporary names and renamed into place, which would replace the "
+                        "link, not its target; give the file's own name" % p)
+            if stat.S_ISDIR(lst.st_mode):
+                return "%s: cannot write: is a folder" % p
+            if not stat.S_ISREG(lst.st_mode):
+                return ("%s: not a regular file: the log and its meta file are written under "
+                        "temporary names and renamed into place, which would replace it" % p)
+        probe = "%s.tmp.%d" % (p, os.getpid())
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        except OSError as e:
+            return "%s: cannot create the log: %s" % (p, e.strerror or e)
+        os.close(fd)
+        os.unlink(probe)
+    return None
 
 
 class _Storage:
@@ -51,6 +91,9 @@ class OpLog:
     def __init__(self, path):
         self.path = os.fspath(path)
         self.tmp_path = "%s.tmp.%d" % (self.path, os.getpid())
+        why = check_output(self.path)
+        if why:
+            raise OutputError(why)
         raw = open(self.tmp_path, "xb")  # fails (OSError) when PATH can't be made
         if self.path.endswith(".gz"):
             # No name and no time in the gzip header: the same records give
@@ -65,8 +108,8 @@ class OpLog:
         self._next_name = 0
         self.records = 0
         self.counts = dict.fromkeys(
-            ("calls", "mutates", "constants", "copies", "copy_froms", "releases",
-             "starts", "backwards"), 0)
+            ("calls", "writes", "mutates", "constants", "copies", "copy_froms", "releases",
+             "starts", "backwards", "modules", "module_exits"), 0)
         self._shadow_reset()
 
     # ---- the shadow replay ----
@@ -157,9 +200,20 @@ class OpLog:
 
     # ---- records ----
 
-    def annotate(self, what):
-        if what not in ("START", "BACKWARD"):
+    def annotate(self, what, module=None, kind=None):
+        """START, BACKWARD, or a module's ENTER / EXIT: MODULE its name (as
+        named_modules() gives it), KIND (ENTER only) its class name."""
+        if what not in ("START", "BACKWARD", "ENTER", "EXIT"):
             raise LogError("unknown annotation %r" % what)
+        if what in ("ENTER", "EXIT"):
+            if not isinstance(module, str) or not module:
+                raise LogError("%s needs a module name" % what)
+            fields = ',"MODULE":%s' % json.dumps(module)
+            if what == "ENTER" and kind:
+                fields += ',"TYPE":%s' % json.dumps(kind)
+            self.counts["modules" if what == "ENTER" else "module_exits"] += 1
+            self._emit('{"ANNOTATION":"%s","INSTRUCTION":"ANNOTATE"%s}' % (what, fields))
+            return
         if what == "START":
             self._shadow_reset()  # a replay skips everything before START
             self.counts["starts"] += 1
@@ -177,8 +231,11 @@ class OpLog:
         self._emit('{"INSTRUCTION":"MEMORY","MEMORY":"%d","NAME":"%s"}' % (nbytes, name))
         self.counts["constants"] += 1
 
-    def call(self, op, args, results, time_ns):
-        """RESULTS: (name, nbytes, alias) each; alias -1 or an index into ARGS."""
+    def call(self, op, args, results, time_ns, writes=None):
+        """RESULTS: (name, nbytes, alias) each; alias -1 or an index into ARGS.
+        WRITES: indices into ARGS of the arguments the op wrote in place (the
+        CALL's WRITES field, which replays ignore: each written argument's
+        new version is one of RESULTS, a view of it)."""
         if not results:
             raise LogError("CALL %s with no result" % op)
         argt = [self._lookup(a, "CALL %s: argument" % op) for a in args]
@@ -192,14 +249,19 @@ class OpLog:
         for name, nbytes, alias in results:
             st = self._new_storage(nbytes) if alias < 0 else self._storage_of[argt[alias]]
             self._new_tensor(st, name)
+        if writes and any(not 0 <= i < len(args) for i in writes):
+            raise LogError("CALL %s: a WRITES index is out of range" % op)
         self._note_peak()
-        self._emit('{"ARGS":%s,"INSTRUCTION":"CALL","NAME":%s,"RESULT":%s,"TIME":"%d"}'
+        self._emit('{"ARGS":%s,"INSTRUCTION":"CALL","NAME":%s,"RESULT":%s,"TIME":"%d"%s}'
                    % (_names(args), json.dumps(op), _names([r[0] for r in results]),
-                      time_ns))
+                      time_ns, ',"WRITES":[%s]' % ",".join(str(i) for i in writes)
+                      if writes else ""))
         for name, nbytes, alias in results:
             self._emit('{"INSTRUCTION":"MEMORY","MEMORY":"%d","NAME":"%s"}' % (nbytes, name))
             self._emit('{"ALIAS":"%d","INSTRUCTION":"ALIAS","NAME":"%s"}' % (alias, name))
         self.counts["calls"] += 1
+        if writes:
+            self.counts["writes"] += 1
 
     def mutate(self, op, args, mutated, time_ns):
         """MUTATED: indices into ARGS of the arguments the op overwrote."""
@@ -261,7 +323,8 @@ class OpLog:
         meta = dict(meta)
         meta.update(records=self.records, calls=self.counts["calls"],
                     peak_live_bytes=self.peak_live_bytes,
-                    baseline_memory=self.baseline_bytes, time_unit="ns")
+                    baseline_memory=self.baseline_bytes, floor_memory=self.live_bytes,
+                    time_unit="ns")
         meta_path = meta_path_for(self.path)
         meta_tmp = "%s.tmp.%d" % (meta_path, os.getpid())
         try:

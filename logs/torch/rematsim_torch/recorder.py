@@ -44,7 +44,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from .oplog import VERSION, OpLog
+from .oplog import VERSION, OpLog, OutputError
 
 # Ops whose schema (torch 1.13) does not mark an argument they write: the
 # batch-norm kernels update running_mean and running_var in place when
@@ -65,6 +65,20 @@ METADATA_INPLACE = frozenset(
     "aten::" + n
     for n in ("detach_", "squeeze_", "unsqueeze_", "transpose_", "t_", "as_strided_",
               "swapaxes_", "swapdims_", "resize_", "resize_as_", "_coalesced_"))
+
+
+# The clocks of CPU op times (Recorder's clock=), and how the meta file
+# describes them. "thread", the default: the CPU time of the calling
+# thread, which keeps counting only while the op computes on it, so time
+# spent waiting for a core on a loaded machine is not counted (torch's
+# intra-op worker threads are not counted either: record with one torch
+# thread). "wall": the elapsed time, waits included.
+CLOCKS = {"thread": time.thread_time_ns, "wall": time.perf_counter_ns}
+CLOCK_TEXT = {
+    "thread": "thread CPU time (time.thread_time_ns) around each op, less timer_overhead_ns",
+    "wall": "time.perf_counter_ns around each op, less timer_overhead_ns",
+    "cuda": "CUDA events, synchronized per op, less timer_overhead_ns",
+}
 
 
 class RecorderError(Exception):
@@ -111,7 +125,7 @@ class Recorder:
     meta: extra fields for the meta file (also `rec.meta[...] = ...`).
     """
 
-    def __init__(self, path, device="cpu", meta=None):
+    def __init__(self, path, device="cpu", meta=None, clock=None, model=None, optimizer=None):
         self.device = torch.device(device)
         if self.device.type == "cuda":
             if not torch.cuda.is_available():
@@ -121,8 +135,19 @@ class Recorder:
                 self.device = torch.device("cuda", torch.cuda.current_device())
         elif self.device.type != "cpu":
             raise RecorderError("device %s: only cpu and cuda are supported" % device, 64)
+        if self.device.type == "cuda":
+            clock = clock or "cuda"
+            if clock != "cuda":
+                raise RecorderError("clock %s: on CUDA ops are timed by CUDA events "
+                                    "(clock \"cuda\")" % clock, 64)
+        elif (clock or "thread") not in CLOCKS:
+            raise RecorderError("clock %s: give one of %s" % (clock, ", ".join(CLOCKS)), 64)
+        self.clock = clock or "thread"
+        self._now = CLOCKS.get(self.clock)
         try:
             self._log = OpLog(path)
+        except OutputError as e:
+            raise RecorderError(str(e), 73)
         except OSError as e:
             raise RecorderError("%s: cannot create the log: %s" % (path, e.strerror or e), 73)
         self.path = self._log.path
@@ -143,6 +168,13 @@ class Recorder:
         if self._cuda:
             self._ev = (torch.cuda.Event(enable_timing=True),
                         torch.cuda.Event(enable_timing=True))
+        self._modules = []  # hook handles of watch()
+        self._models = []  # the watched models
+        self._optimizer = optimizer
+        self._open = []  # module calls entered and not exited, innermost last
+        self._in_backward = False
+        if model is not None:
+            self.watch(model)
 
     # ---- the public API ----
 
@@ -173,21 +205,81 @@ class Recorder:
             raise
         return False
 
-    def start(self):
+    def watch(self, model):
+        """Annotate MODEL's module calls in the forward pass: each call of a
+        submodule is an ENTER (its name as model.named_modules() gives it,
+        and its class) before its first op and an EXIT after its last,
+        nested as the calls are. The model itself is not annotated, nor
+        calls after BACKWARD (a checkpoint's recomputation). Given as
+        Recorder(model=...), or called before the block. Returns self."""
+        self._models.append(model)
+        for name, m in model.named_modules():
+            if name:
+                self._modules.append(m.register_forward_pre_hook(
+                    self._enter_hook(name, type(m).__name__)))
+                self._modules.append(m.register_forward_hook(self._exit_hook(name)))
+        return self
+
+    def _enter_hook(self, name, kind):
+        def hook(module, inputs):
+            if self._active and not self._passthrough and not self._in_backward:
+                self._flush_dead()
+                self._log.annotate("ENTER", name, kind)
+                self._open.append(name)
+        return hook
+
+    def _exit_hook(self, name):
+        def hook(module, inputs, output):
+            if self._active and self._open and self._open[-1] == name:
+                self._flush_dead()
+                self._log.annotate("EXIT", name)
+                self._open.pop()
+        return hook
+
+    def start(self, *tensors):
         """Annotate START: the measured iteration begins. Everything alive is
         forgotten: a tensor used after START is declared again when first
-        seen, as a replay skips what came before."""
+        seen, as a replay skips what came before. What the iteration holds
+        from its start is declared at once, so that a replay counts it from
+        there as torch does: the parameters and buffers of the watched
+        models (model=, watch()), the optimizer's state (optimizer=), and
+        TENSORS (the batch); anything else is declared when first used."""
         self._flush_dead()
+        self._open.clear()  # calls entered before START are not exited after it
+        self._in_backward = False
         self._by_id.clear()  # dropping the weakrefs drops their callbacks
         self._on_key.clear()
         self._dead.clear()
         self._ops = self._op_time = self._skipped_ops = self._skipped_time = 0
         self._log.annotate("START")
+        for t in self._held(tensors):
+            if self._on_device(t) and self._known(t) is None:
+                self._declare(t)
+
+    def _held(self, tensors):
+        """The tensors start() declares, in a fixed order."""
+        for m in self._models:
+            yield from m.parameters()
+            yield from m.buffers()
+        opt = self._optimizer
+        if opt is not None:
+            for group in opt.param_groups:
+                yield from group["params"]
+            for group in opt.param_groups:
+                for p in group["params"]:
+                    st = opt.state.get(p, {})
+                    for k in sorted(st, key=str):
+                        if isinstance(st[k], torch.Tensor):
+                            yield st[k]
+        for t in tensors:
+            if isinstance(t, torch.Tensor):
+                yield t
 
     def mark_backward(self):
         """Annotate BACKWARD: the backward pass begins (call it just before
         loss.backward(); `backward` does both)."""
         self._flush_dead()
+        self._in_backward = True
         self._log.annotate("BACKWARD")
 
     def backward(self, loss, *args, **kwargs):
@@ -230,6 +322,9 @@ class Recorder:
     # ---- lifetime ----
 
     def _stop(self):
+        for h in self._modules:
+            h.remove()
+        self._modules = []
         if self._active:
             self._active = False
             try:
@@ -253,8 +348,7 @@ class Recorder:
             "runtime_version": _runtime_version(self.device),
             "torch_version": torch.__version__,
             "python_version": platform.python_version(),
-            "clock": ("CUDA events, synchronized per op" if self._cuda
-                      else "time.perf_counter_ns"),
+            "clock": CLOCK_TEXT[self.clock],
             "threads": torch.get_num_threads(),
             "timer_overhead_ns": self.overhead_ns,
             "measured_ops": self._ops,
@@ -264,7 +358,9 @@ class Recorder:
             "has_start": self._log.counts["starts"] > 0,
             "record_seconds": round(time.perf_counter() - self._t_enter, 3),
         }
-        for k in ("mutates", "constants", "copies", "copy_froms", "releases"):
+        meta["timer"] = self.clock
+        for k in ("writes", "mutates", "constants", "copies", "copy_froms", "releases",
+                  "modules"):
             meta[k] = self._log.counts[k]
         meta.update(self.meta)
         try:
@@ -284,9 +380,10 @@ class Recorder:
             self._ev[1].synchronize()
             ns = round(self._ev[0].elapsed_time(self._ev[1]) * 1e6)
         else:
-            t0 = time.perf_counter_ns()
+            now = self._now
+            t0 = now()
             out = func(*args, **kwargs)
-            ns = time.perf_counter_ns() - t0
+            ns = now() - t0
         return out, max(ns - self.overhead_ns, 0)
 
     def _calibrate(self):
@@ -440,6 +537,14 @@ class Recorder:
         return out
 
     def _dispatch(self, func, args, kwargs):
+        if (args and not isinstance(args[0], torch.Tensor) and isinstance(args[0], (int, float))
+                and func._schema.name in ("aten::detach", "aten::alias")):
+            # torch 1.13 hands a mode a wrapped number (a scalar autograd
+            # saved) as a Python number, which the op refuses: the tensor
+            # it stood for, a number of no device's memory (when a
+            # checkpoint's recomputation detaches what it saves).
+            v = args[0]
+            return torch.tensor(v, dtype=torch.float64 if isinstance(v, float) else None)
         if self._passthrough or not self._active or func.namespace == "profiler":
             # profiler::_record_function_enter/_exit: the labels that
             # torch.autograd.profiler.record_function puts around code (the
@@ -472,10 +577,10 @@ class Recorder:
 
         names = [self._known(t) or self._declare(t) for t, _ in targs]
 
-        # Written arguments: a MUTATE, unless the op gave the tensor another
-        # storage (resize_, set_, an out= argument that had to grow): then
-        # a new tensor that the argument's handle takes over.
-        mutated, rebound, seen = [], [], set()
+        # Written arguments: a write in place (below), unless the op gave the
+        # tensor another storage (resize_, set_, an out= argument that had to
+        # grow): then a new tensor that the argument's handle takes over.
+        written, rebound, seen = [], [], set()
         for i, (t, w) in enumerate(targs):
             if not w or self._log.tensor_id(names[i]) in seen:
                 continue  # one tensor written through two arguments
@@ -483,7 +588,7 @@ class Recorder:
             if self._storage_key(t) != before[id(t)]:
                 rebound.append(i)
             elif not meta_only:
-                mutated.append(i)
+                written.append(i)
 
         # Results: new tensors only (an in-place op returns its argument).
         results, copies, new, new_keys = [], [], [], {}
@@ -507,11 +612,48 @@ class Recorder:
             if key is not None:
                 new_keys.setdefault(key, name)
 
+        # Writes in place: the new version of a written tensor is a view of
+        # it (no new bytes: torch allocates none), made by the op, listed in
+        # the CALL's WRITES; the argument's handle takes the new version's
+        # name and every other handle of the tensor is re-pointed at it.
+        others = {names[i]: self._log.same_tensor_names(names[i]) for i in written}
+        views = [r for r in results if r[2] >= 0]
+        results = [r for r in results if r[2] < 0]
+        split = len(names) > 1 and (views or written)
+        token = self._log.new_name() if split and not results else None
+        versions = {}
+        for i in written:
+            versions[i] = self._log.new_name()
+            views.append((versions[i], self._storage_key(targs[i][0])[1], i))
+
         op = _op_name(schema.name)
-        recorded = False
-        if results:
-            self._log.call(op, names, results, ns)
-            recorded = True
+        recorded = bool(results or views)
+        if not split:
+            if recorded:
+                self._log.call(op, names, results + views, ns, writes=written)
+        else:
+            # A view made by an op of several arguments would join a storage
+            # that other storages now feed, which the reference simulator's
+            # regions do not follow (docs/semantics.md, Regions): the op is
+            # written as a CALL of all its arguments (its new results, or a
+            # result of 0 bytes when it has none), then one CALL per view of
+            # that argument alone. The time goes to the op's new results, or
+            # to its first view (what recomputing the view's storage costs).
+            if token is not None:
+                results = [(token, 0, -1)]
+            self._log.call(op, names, results, ns if token is None else 0)
+            for j, (name, nbytes, k) in enumerate(views):
+                self._log.call(op, [names[k]], [(name, nbytes, 0)],
+                               ns if token is not None and j == 0 else 0,
+                               writes=[0] if versions.get(k) == name else None)
+            if token is not None:
+                self._log.release(token)
+        for i in written:
+            for n in others[names[i]]:
+                if self._log.is_defined(n):
+                    self._log.copy_from(n, versions[i])
+            self._log.release(names[i])
+            self._rename(targs[i][0], names[i], versions[i])
         for i in rebound:
             # The argument now holds another storage: a new tensor, which the
             # argument's handle takes over.
@@ -525,15 +667,6 @@ class Recorder:
             self._log.copy_from(names[i], tmp)
             self._log.release(tmp)
             self._move_key(names[i], before[id(t)][0], key)
-        if mutated:
-            others = {names[i]: self._log.same_tensor_names(names[i]) for i in mutated}
-            self._log.mutate(op, names, mutated, 0 if recorded else ns)
-            recorded = True
-            # Other handles of the tensor see the new contents too.
-            for i in mutated:
-                for n in others[names[i]]:
-                    if self._log.is_defined(n):
-                        self._log.copy_from(n, names[i])
         for name, src in copies:
             self._log.copy(name, src)
         for o, name, key in new:
@@ -546,6 +679,16 @@ class Recorder:
             self._skipped_ops += 1
             self._skipped_time += ns
         return out
+
+    def _rename(self, t, old, new):
+        """Tensor T's handle OLD is called NEW from now on (its new version)."""
+        h = self._by_id.pop(id(t), None)  # its weakref, and so its callback, go too
+        key = h.key if h is not None else None
+        names = self._on_key.get(key) if key is not None else None
+        if names is not None and old in names:
+            names[names.index(old)] = new  # keeps its place: live[0] is the oldest
+        self._register(t, new, None)
+        self._by_id[id(t)].key = key
 
     def _move_key(self, name, old, new):
         if old is not None and name in self._on_key.get(old, ()):

@@ -1,0 +1,301 @@
+"""checkpoint.py: plans from rematsim applied to the real model, and
+measured.
+
+    plans = rematsim_torch.suggest(model, step, optimizer=opt, inputs=(x, y), k=[1, 2])
+    for plan in plans:
+        with rematsim_torch.apply(model, plan):
+            peak, seconds = rematsim_torch.measure(step, model=model, optimizer=opt,
+                                                   inputs=(x, y))
+        print(plan.wraps, plan.predicted_peak, peak)
+
+`suggest` records one iteration of STEP (a function running one training
+iteration: zero_grad, forward, loss, backward, optimizer step) with the
+model's module calls annotated, and asks `rematsim solve --modules` for
+plans whose split points are module boundaries. Each plan names the
+modules to wrap (`Plan.wraps`: lists of module names, one list per
+checkpoint; several names are consecutive children of one nn.Sequential,
+run as one checkpoint) and what the replay of the plan as applied
+predicts: peak memory and compute overhead.
+
+`apply` wraps those modules with torch.utils.checkpoint (non-reentrant,
+the RNG state preserved, so dropout recomputes the same mask) until the
+returned handle is removed (or its `with` block ends). `measure` runs
+STEP once under torch's own accounting: on the CPU, torch.profiler with
+profile_memory=True, which sees every allocation and free of the CPU
+allocator; on CUDA, torch.cuda.max_memory_allocated. The peak it gives is
+the bytes the iteration's state holds when it starts (parameters,
+buffers, optimizer state, INPUTS), which the profiler does not see being
+allocated, plus the profiler's peak since; the same quantity an unbounded
+replay of the log reports. torch 1.13's CPU accounting is exact only in
+the first profiled run of a process (see `measure`): measure each plan in
+a process of its own (the command line does), or get a CheckpointError.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import torch
+import torch.utils.checkpoint
+
+from .recorder import Recorder, RecorderError
+
+
+class CheckpointError(Exception):
+    """A plan that cannot be made or applied; `status` is the exit status."""
+
+    def __init__(self, message, status=65):
+        super().__init__(message)
+        self.status = status
+
+
+class Plan:
+    """One plan of `rematsim solve --modules --json`."""
+
+    def __init__(self, label, j):
+        self.label = label  # "k=2", "budget 30000000", "none"
+        self.json = j
+        self.wraps = [list(w) for w in j.get("checkpoint", [])]
+        self.split_modules = j.get("split_modules", [])
+        r = j.get("replay", {})
+        self.predicted_peak = r.get("peak_memory")
+        self.predicted_overhead = r.get("overhead")
+        self.baseline_memory = r.get("baseline_memory")
+        self.unwrapped_ops = j.get("unwrapped_ops", 0)
+        self.unwrapped_bytes = j.get("unwrapped_bytes", 0)
+
+    def __repr__(self):
+        return "Plan(%s, wraps=%r, predicted_peak=%r)" % (self.label, self.wraps,
+                                                         self.predicted_peak)
+
+
+def find_rematsim(path=None):
+    """The rematsim executable: PATH given, $REMATSIM, the build of this
+    source tree (build/rematsim beside logs/), or rematsim on $PATH."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if path:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+        raise CheckpointError("rematsim is not built or not found at %s" % path, 69)
+    for cand in (os.environ.get("REMATSIM"),
+                 os.path.join(here, "..", "..", "..", "build", "rematsim"),
+                 shutil.which("rematsim")):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return os.path.normpath(cand)
+    raise CheckpointError("rematsim is not built or not found: build it (./scripts/setup), "
+                          "or give its path (--rematsim, or $REMATSIM)", 69)
+
+
+def _solve(rematsim, log, args):
+    cmd = [rematsim, "solve", log, "--modules", "--replay", "--json"] + args
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        msg = r.stderr.strip().replace("rematsim: ", "").replace("rematsim solve: ", "")
+        raise CheckpointError("rematsim solve %s: %s" % (" ".join(args), msg), r.returncode)
+    return json.loads(r.stdout)
+
+
+def plans_for(log, k=(), budget=(), planner="dp", rematsim=None):
+    """The plans of `rematsim solve --modules` on a recorded LOG: the plan
+    without checkpoints ("none") first, then one per k and per budget."""
+    rematsim = find_rematsim(rematsim)
+    out = [Plan("none", _solve(rematsim, log, ["--planner", "none"]))]
+    for kk in k:
+        out.append(Plan("k=%d" % kk, _solve(rematsim, log, ["--planner", planner, "-k",
+                                                              str(kk)])))
+    for b in budget:
+        out.append(Plan("budget %d" % b, _solve(rematsim, log, ["--planner", planner,
+                                                                 "--budget", str(b)])))
+    return out
+
+
+def suggest(model, step, optimizer=None, inputs=(), k=(1, 2, 3), budget=(), planner="dp",
+            log=None, device="cpu", rematsim=None):
+    """Record one iteration of STEP() (after one unrecorded warm-up) with
+    MODEL's module calls annotated, the optimizer's state and INPUTS
+    declared at its start; plan it with `rematsim solve --modules`. K and
+    BUDGET are lists (a number is taken as a list of one). LOG: where the
+    log goes (default: a temporary file, removed). Returns [Plan], the
+    plan without checkpoints first."""
+    k = [k] if isinstance(k, int) else list(k)
+    budget = [budget] if isinstance(budget, int) else list(budget)
+    if not any(True for _ in model.children()):
+        raise CheckpointError("the model (%s) has no submodules: a checkpoint wraps a "
+                              "module's call, and it has none to wrap" % type(model).__name__)
+    step()
+    tmpdir = None
+    if log is None:
+        tmpdir = tempfile.mkdtemp(prefix="rematsim-suggest-")
+        log = os.path.join(tmpdir, "step.log.gz")
+    try:
+        with Recorder(log, device=device, model=model, optimizer=optimizer) as rec:
+            rec.start(*inputs)
+            step()
+        return plans_for(log, k, budget, planner, rematsim)
+    finally:
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+class Applied:
+    """Wraps made by `apply`; `remove()` (or the end of a `with` block)
+    gives the modules their own forward back."""
+
+    def __init__(self):
+        self._undo = []
+
+    def remove(self):
+        while self._undo:
+            m = self._undo.pop()
+            m.__dict__.pop("forward", None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+
+def _checkpointed(fn):
+    def forward(*args, **kwargs):
+        return torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=False,
+                                                 preserve_rng_state=True, **kwargs)
+    return forward
+
+
+def apply(model, plan):
+    """Wrap the modules PLAN names (a Plan, or a list of wraps: lists of
+    module names) with torch.utils.checkpoint. Several names in one wrap
+    must be consecutive children of one nn.Sequential: the first then runs
+    all of them under one checkpoint and the others pass their input
+    through. Returns an Applied handle."""
+    wraps = plan.wraps if isinstance(plan, Plan) else [
+        [w] if isinstance(w, str) else list(w) for w in plan]
+    mods = dict(model.named_modules())
+    done = Applied()
+    try:
+        for names in wraps:
+            missing = [n for n in names if n not in mods or not n]
+            if missing:
+                raise CheckpointError("module '%s' is not in the model" % missing[0], 64)
+            ms = [mods[n] for n in names]
+            if any("forward" in m.__dict__ for m in ms):
+                raise CheckpointError("module '%s' is wrapped twice" % names[0], 64)
+            if len(ms) > 1:
+                parent_name = names[0].rpartition(".")[0]
+                parent = mods.get(parent_name) if parent_name else model
+                kids = list(parent.named_children()) if parent is not None else []
+                short = [n.rpartition(".")[2] for n in names]
+                order = [n for n, _ in kids]
+                ok = (isinstance(parent, torch.nn.Sequential)
+                      and all(n.rpartition(".")[0] == parent_name for n in names)
+                      and all(s in order for s in short)
+                      and [order.index(s) for s in short]
+                      == list(range(order.index(short[0]), order.index(short[0]) + len(short))))
+                if not ok:
+                    raise CheckpointError("modules %s cannot be checkpointed as one: they are "
+                                          "not consecutive children of one nn.Sequential"
+                                          % ", ".join(names), 64)
+                forwards = [m.forward for m in ms]
+
+                def run(x, forwards=forwards):
+                    for f in forwards:
+                        x = f(x)
+                    return x
+
+                ms[0].forward = _checkpointed(run)
+                done._undo.append(ms[0])
+                for m in ms[1:]:
+                    m.forward = _identity
+                    done._undo.append(m)
+            else:
+                m = ms[0]
+                m.forward = _checkpointed(m.forward)
+                done._undo.append(m)
+    except BaseException:
+        done.remove()
+        raise
+    return done
+
+
+def _identity(x):
+    return x
+
+
+def _storage_bytes(tensors):
+    seen = {}
+    for t in tensors:
+        if isinstance(t, torch.Tensor):
+            st = t.storage()._untyped() if hasattr(t.storage(), "_untyped") else t.storage()
+            seen[(st.device.type, st.data_ptr())] = st.nbytes()
+    return sum(seen.values())
+
+
+def state_bytes(model=None, optimizer=None, inputs=()):
+    """Bytes of the distinct storages of MODEL's parameters and buffers,
+    OPTIMIZER's state and INPUTS: what an iteration holds from its start."""
+    ts = list(inputs)
+    if model is not None:
+        ts += list(model.parameters()) + list(model.buffers())
+    if optimizer is not None:
+        for st in optimizer.state.values():
+            ts += [v for v in st.values() if isinstance(v, torch.Tensor)]
+    return _storage_bytes(ts)
+
+
+def measure(step, model=None, optimizer=None, inputs=(), device="cpu", repeat=1):
+    """Run STEP() once and return (peak bytes, seconds): the peak by
+    torch's own accounting (see the module's doc), the time of the fastest
+    of REPEAT more runs (1: that run alone, timed without the profiler)."""
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+        torch.cuda.reset_peak_memory_stats(dev)
+        start = torch.cuda.memory_allocated(dev)
+        step()
+        torch.cuda.synchronize(dev)
+        peak = torch.cuda.max_memory_allocated(dev)
+        del start
+    else:
+        from torch.profiler import ProfilerActivity, profile
+        start = state_bytes(model, optimizer, inputs)
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            step()
+        cur = top = 0
+        for e in prof.profiler.kineto_results.events():
+            if e.name() == "[memory]" and e.device_type() == torch.autograd.DeviceType.CPU:
+                cur += e.nbytes()
+                top = max(top, cur)
+        peak = start + top
+        # torch 1.13's CPU allocator keeps the sizes of the blocks a
+        # profiled run allocated; one freed while no profiler runs leaves
+        # its size behind, and a later profiled run counts a free of a new
+        # block at that address with it. What the step leaves (parameters,
+        # their gradients, optimizer state) is then more than the profiler
+        # saw: refuse a number that would be wrong.
+        if model is not None:
+            grads = [p.grad for p in model.parameters() if p.grad is not None]
+            held = state_bytes(model, optimizer, list(inputs) + grads)
+            if start + cur < held - 65536:
+                raise CheckpointError(
+                    "torch's CPU memory accounting lost %d bytes in this process (the sizes "
+                    "of an earlier profiled run's blocks, freed since, are counted again: "
+                    "torch 1.13): measure in a fresh process, as `python3 -m rematsim_torch "
+                    "checkpoint` does" % (held - start - cur), 70)
+    best = None
+    for _ in range(max(repeat, 1)):
+        t0 = time.perf_counter()
+        step()
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+        t = time.perf_counter() - t0
+        best = t if best is None or t < best else best
+    return peak, best
+
+
+__all__ = ["Plan", "CheckpointError", "suggest", "plans_for", "apply", "measure",
+           "state_bytes", "find_rematsim", "RecorderError"]

@@ -1,0 +1,476 @@
+/*
+ * cmd_solve_modules.c: `rematsim solve --modules` (a planner's split
+ * points restricted to module boundaries, named by module, and the
+ * modules to wrap with a checkpoint: solvers/modules.h) and `rematsim
+ * solve --splits A,B,...` (an explicit plan, of forward-op indices or
+ * module names, replayed). cmd_solve.c parses the options and hands over.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "modules.h"
+#include "plan.h"
+#include "planners.h"
+#include "profile.h"
+#include "schedule.h"
+#include "util.h"
+
+/* Most split points --splits takes. */
+#define MAX_SPLITS 100000
+
+static void print_error(const struct rs_error *err)
+{
+	if (err->file[0])
+		rs_error_print(err);
+	else
+		fprintf(stderr, "rematsim solve: %s\n", err->msg);
+}
+
+/* --splits: comma-separated forward-op indices or module names. */
+static int parse_splits(const char *text, const struct module_calls *m, bool have_m,
+			const struct schedule *s, const struct profile *p, bool modules, size_t **out,
+			size_t *n_out, struct rs_error *err)
+{
+	size_t cap = 8, n = 0;
+	size_t *sp = xmalloc(cap * sizeof *sp);
+	char *copy = xstrdup(text), *save = NULL;
+	int rc = 0;
+	if (!*text)
+		rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "--splits wants a list of forward-op "
+				  "indices or module names, A,B,...");
+	for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		size_t at = 0;
+		bool digits = *tok != 0;
+		for (const char *q = tok; *q; q++)
+			digits = digits && *q >= '0' && *q <= '9';
+		if (digits) {
+			errno = 0;
+			unsigned long long v = strtoull(tok, NULL, 10);
+			if (errno || v > p->n) {
+				rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "split point %s is past the "
+						  "last forward op (the log has %zu)", tok, p->n);
+				break;
+			}
+			at = (size_t)v;
+		} else if (!have_m) {
+			rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+					  "split '%s' names a module, but the log has no module calls "
+					  "(ANNOTATE ENTER/EXIT): give forward-op indices", tok);
+			break;
+		} else {
+			long c = modules_find(m, tok);
+			if (c < 0) {
+				const char **names = xmalloc(m->n * sizeof *names);
+				for (size_t i = 0; i < m->n; i++)
+					names[i] = schedule_str(m->s, m->c[i].name);
+				const char *near = nearest_name(tok, names, m->n);
+				rc = rs_error_set(err, EXIT_USAGE, NULL, 0,
+						  "split '%s' is no module of the log's forward pass%s%s%s",
+						  tok, near ? " (did you mean '" : "", near ? near : "",
+						  near ? "'?)" : "");
+				free(names);
+				break;
+			}
+			const struct module_call *mc = &m->c[c];
+			if (mc->veto != MODULE_OK && modules) {
+				rc = rs_error_set(err, EXIT_USAGE, NULL, 0,
+						  "module '%s' cannot be checkpointed: %s%s", tok,
+						  module_veto_text(mc->veto),
+						  mc->veto == MODULE_CALLED_AGAIN ? "; a checkpoint wrapper wraps "
+						  "every call of it" : "");
+				break;
+			}
+			if (mc->calls > 1) {
+				rc = rs_error_set(err, EXIT_USAGE, NULL, 0,
+						  "module '%s' is called %u times in the forward pass: give the "
+						  "forward-op index of the call to split at", tok, mc->calls);
+				break;
+			}
+			at = mc->first;
+		}
+		if (modules && !modules_is_bound(m, at)) {
+			size_t lo = 0, hi = 0;
+			for (size_t i = 0; i < m->n_bound; i++) {
+				if (m->bound[i] < at)
+					lo = m->bound[i];
+				else if (!hi)
+					hi = m->bound[i];
+			}
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0,
+					  "split point %s (forward op %zu) is not a module boundary (the start "
+					  "or end of a call that can be checkpointed): the nearest are %zu and "
+					  "%zu (`rematsim profile --modules` lists the calls)", tok, at, lo,
+					  hi ? hi : p->n);
+			break;
+		}
+		if (n && at <= sp[n - 1]) {
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "split point %s (forward op %zu) is "
+					  "not after the one before it (%zu): give them in order", tok, at,
+					  sp[n - 1]);
+			break;
+		}
+		if (n == MAX_SPLITS) {
+			rc = rs_error_set(err, EXIT_USAGE, NULL, 0, "more than %d split points",
+					  MAX_SPLITS);
+			break;
+		}
+		XGROW(sp, cap, n + 1);
+		sp[n++] = at;
+	}
+	free(copy);
+	if (rc) {
+		free(sp);
+		return -1;
+	}
+	*out = sp;
+	*n_out = n;
+	return 0;
+}
+
+/* The name of split point at: the outermost call starting there, else
+ * "after" the innermost call ending there; NULL for neither. */
+static const char *split_name(const struct module_calls *m, size_t at, bool *after)
+{
+	long c = modules_starting(m, at);
+	*after = false;
+	if (c < 0) {
+		c = modules_ending(m, at);
+		*after = c >= 0;
+	}
+	return c >= 0 ? schedule_str(m->s, m->c[c].name) : NULL;
+}
+
+/* Replay a module plan (the plan as applied) of planner param k; fits? */
+static int try_k(const struct planner *pl, const struct module_calls *m, const uint64_t *units,
+		 size_t n_units, const struct schedule *s, const struct baseline *b, uint64_t k,
+		 bool exact, uint64_t budget, uint64_t *peak, struct rs_error *err)
+{
+	struct reset_plan plan;
+	if (pl->plan(units, n_units, k, exact, &plan, err))
+		return -1;
+	for (size_t i = 0; i < plan.n_splits; i++)
+		plan.splits[i] = modules_unit_split(m, plan.splits[i]);
+	struct module_plan mp;
+	modules_apply(m, plan.splits, plan.n_splits, &mp);
+	struct plan_result res;
+	int rc = plan_replay_wraps(s, b, mp.splits, mp.n_splits, mp.as_usual, false, &res, err);
+	module_plan_free(&mp);
+	reset_plan_free(&plan);
+	if (rc)
+		return -1;
+	*peak = res.run.peak_memory;
+	return res.run.outcome == OUTCOME_PASS && res.run.peak_memory <= budget;
+}
+
+int solve_modules(const struct solve_module_opts *o)
+{
+	struct rs_error err = {0};
+	struct schedule *s;
+	if (schedule_read(o->log, &o->ropt, &s, &err) < 0) {
+		rs_error_print(&err);
+		return err.status;
+	}
+	int status = 0;
+	struct profile p = {0};
+	struct module_calls m = {0};
+	bool have_m = false;
+	struct baseline base = {0};
+	struct reset_plan plan = {0};
+	struct module_plan mp = {0};
+	struct plan_result res = {0};
+	uint64_t *units = NULL;
+	size_t n_units = 0;
+	size_t *given = NULL, n_given = 0;
+	uint64_t param = o->param, floor = schedule_floor(s, false);
+	size_t n_tries = 0;
+	struct {
+		uint64_t k, peak;
+	} tries[64];
+	if (profile_build(s, &p, &err))
+		goto fail;
+	if (s->n_marks) {
+		if (modules_build(s, &p, &m, &err)) {
+			if (o->modules)
+				goto fail;
+		} else {
+			have_m = true;
+		}
+	}
+	if (o->modules && !have_m) {
+		rs_error_set(&err, EXIT_DATAERR, s->source, 0,
+			     "--modules needs the log's module calls (ANNOTATE ENTER/EXIT records), "
+			     "and it has none: record it with rematsim_torch and model= "
+			     "(docs/log-format.md, Module calls)");
+		goto fail;
+	}
+	if (o->modules && !m.n_bound && !o->splits) {
+		rs_error_set(&err, EXIT_DATAERR, s->source, 0,
+			     "no module call of the forward pass can be checkpointed "
+			     "(`rematsim profile --modules` says why for each)");
+		goto fail;
+	}
+	baseline_run(s, &base);
+	if (o->have_budget && o->budget < floor) {
+		rs_error_set(&err, EXIT_USAGE, NULL, 0,
+			     "budget %" PRIu64 " bytes is below the log's floor, %" PRIu64 " bytes "
+			     "(what a replay holds pinned at the end: the constants and the outputs "
+			     "still held): no plan can fit it", o->budget, floor);
+		goto fail;
+	}
+	if (o->splits) {
+		if (parse_splits(o->splits, &m, have_m, s, &p, o->modules, &given, &n_given, &err))
+			goto fail;
+		plan.splits = given;
+		plan.n_splits = n_given;
+		given = NULL;
+	} else {
+		units = modules_units(&m, &n_units);
+		if (o->have_budget) {
+			/* dp's smallest k whose plan, as applied, fits: gallop, then bisect */
+			uint64_t fail_k = 0, hit = 0, k = 0, peak = 0;
+			bool have_fail = false, found = false;
+			for (;;) {
+				int r = try_k(o->pl, &m, units, n_units, s, &base, k, o->exact, o->budget,
+					      &peak, &err);
+				if (r < 0)
+					goto fail;
+				if (n_tries < 64)
+					tries[n_tries].k = k, tries[n_tries++].peak = peak;
+				if (r) {
+					hit = k;
+					found = true;
+					break;
+				}
+				fail_k = k;
+				have_fail = true;
+				if (k >= n_units)
+					break;
+				k = k ? (2 * k < n_units ? 2 * k : n_units) : 1;
+			}
+			while (found && have_fail && hit - fail_k > 1) {
+				uint64_t mid = fail_k + (hit - fail_k) / 2;
+				int r = try_k(o->pl, &m, units, n_units, s, &base, mid, o->exact,
+					      o->budget, &peak, &err);
+				if (r < 0)
+					goto fail;
+				if (n_tries < 64)
+					tries[n_tries].k = mid, tries[n_tries++].peak = peak;
+				if (r)
+					hit = mid;
+				else
+					fail_k = mid;
+			}
+			if (!found) {
+				uint64_t best = UINT64_MAX;
+				for (size_t i = 0; i < n_tries; i++)
+					best = tries[i].peak < best ? tries[i].peak : best;
+				rs_error_set(&err, EXIT_DATAERR, s->source, 0,
+					     "no %s plan on module boundaries fits in %" PRIu64 " bytes: "
+					     "the smallest replayed peak found is %" PRIu64 " bytes",
+					     o->pl->name, o->budget, best);
+				goto fail;
+			}
+			param = hit;
+		}
+		if (o->pl->plan(units, n_units, param, o->exact, &plan, &err))
+			goto fail;
+		for (size_t i = 0; i < plan.n_splits; i++)
+			plan.splits[i] = modules_unit_split(&m, plan.splits[i]);
+	}
+	const size_t *rsplits = plan.splits;
+	const bool *usual = NULL;
+	size_t rn = plan.n_splits;
+	if (o->modules) {
+		modules_apply(&m, plan.splits, plan.n_splits, &mp);
+		rsplits = mp.splits;
+		usual = mp.as_usual;
+		rn = mp.n_splits;
+	}
+	if (o->replay && plan_replay_wraps(s, &base, rsplits, rn, usual, o->check, &res, &err))
+		goto fail;
+	uint64_t chunk = planner_max_chunk(p.bytes, p.n, plan.splits, plan.n_splits);
+
+	if (o->json) {
+		json_t *j = json_object(), *sp = json_array(), *named = json_array();
+		json_object_set_new(j, "log", json_string(s->source));
+		json_object_set_new(j, "planner", json_string(o->splits ? "splits" : o->pl->name));
+		if (!o->splits && o->pl->param_name)
+			json_object_set_new(j, o->pl->param_name, json_integer((json_int_t)param));
+		if (!o->splits && o->pl->param == PLANNER_PARAM_K)
+			json_object_set_new(j, "mode", json_string(o->exact ? "exact" : "fast"));
+		json_object_set_new(j, "forward_ops", json_integer((json_int_t)p.n));
+		json_object_set_new(j, "activations", json_integer((json_int_t)p.total));
+		json_object_set_new(j, "floor_memory", json_integer((json_int_t)floor));
+		if (o->modules)
+			json_object_set_new(j, "module_boundaries", json_integer((json_int_t)m.n_bound));
+		json_object_set_new(j, "max_memory", json_integer((json_int_t)chunk));
+		json_t *smods = json_array();
+		for (size_t i = 0; i < plan.n_splits; i++) {
+			size_t at = plan.splits[i];
+			json_array_append_new(sp, json_integer((json_int_t)at));
+			json_t *r = json_pack("{s:I}", "index", (json_int_t)at);
+			if (at < p.n) {
+				const struct sched_op *op = &s->ops[p.op[at]];
+				json_object_set_new(r, "op", json_string(schedule_str(s, op->name)));
+				json_object_set_new(r, "line", json_integer(op->line));
+			} else {
+				json_object_set_new(r, "op", json_null());
+				json_object_set_new(r, "line", json_null());
+			}
+			if (have_m) {
+				bool after;
+				const char *nm = split_name(&m, at, &after);
+				json_object_set_new(r, after ? "after" : "module", nm ? json_string(nm) : json_null());
+				json_array_append_new(smods, nm && !after ? json_string(nm) : json_null());
+			}
+			json_array_append_new(named, r);
+		}
+		json_object_set_new(j, "split_points", sp);
+		json_object_set_new(j, "splits", named);
+		if (have_m)
+			json_object_set_new(j, "split_modules", smods);
+		else
+			json_decref(smods);
+		if (o->modules) {
+			json_t *wraps = json_array(), *ap = json_array();
+			for (size_t w = 0; w < mp.n_wraps; w++) {
+				json_t *names = json_array();
+				for (size_t q = mp.off[w]; q < mp.off[w + 1]; q++)
+					json_array_append_new(names, json_string(schedule_str(s, m.c[mp.calls[q]].name)));
+				json_array_append_new(wraps, names);
+			}
+			for (size_t i = 0; i < mp.n_splits; i++)
+				json_array_append_new(ap, json_integer((json_int_t)mp.splits[i]));
+			json_object_set_new(j, "checkpoint", wraps);
+			json_object_set_new(j, "applied_split_points", ap);
+			json_object_set_new(j, "unwrapped_ops", json_integer((json_int_t)mp.unwrapped_ops));
+			json_object_set_new(j, "unwrapped_bytes", json_integer((json_int_t)mp.unwrapped_bytes));
+		}
+		if (n_tries) {
+			json_t *f = json_object(), *tr = json_array();
+			json_object_set_new(f, "budget", json_integer((json_int_t)o->budget));
+			json_object_set_new(f, "k", json_integer((json_int_t)param));
+			for (size_t i = 0; i < n_tries; i++)
+				json_array_append_new(tr, json_pack("{s:I, s:I}", "k", (json_int_t)tries[i].k,
+								    "peak_memory", (json_int_t)tries[i].peak));
+			json_object_set_new(f, "tries", tr);
+			json_object_set_new(j, "search", f);
+		}
+		if (o->replay) {
+			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+				"outcome", outcome_name(res.run.outcome),
+				"peak_memory", (json_int_t)res.run.peak_memory,
+				"baseline_memory", (json_int_t)base.memory,
+				"ratio", res.ratio, "overhead", res.overhead,
+				"model_compute", (json_int_t)res.run.model_compute,
+				"remat_compute", (json_int_t)res.run.remat_compute,
+				"baseline_compute", (json_int_t)base.compute,
+				"evictions", (json_int_t)res.run.evictions,
+				"remats", (json_int_t)res.run.remats);
+			json_object_set_new(r, "wall_ms", json_real(res.wall_ms));
+			json_object_set_new(j, "replay", r);
+		}
+		char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		puts(line);
+		free(line);
+		json_decref(j);
+	} else {
+		printf("log: %s\n", s->source);
+		if (o->splits)
+			printf("plan: the split points given\n");
+		else if (o->pl->param == PLANNER_PARAM_NONE)
+			printf("planner: %s\n", o->pl->name);
+		else
+			printf("planner: %s, %s = %" PRIu64 "%s\n", o->pl->name, o->pl->param_name, param,
+			       o->pl->param == PLANNER_PARAM_K ? (o->exact ? " (exact mode)" : " (fast mode)") : "");
+		printf("forward ops: %zu, activations: %" PRIu64 " bytes, floor %" PRIu64 " bytes\n",
+		       p.n, p.total, floor);
+		if (o->modules) {
+			size_t ok = 0;
+			for (size_t i = 0; i < m.n; i++)
+				ok += m.c[i].veto == MODULE_OK;
+			printf("module boundaries: %zu (starts and ends of the %zu of %zu module calls "
+			       "that can be checkpointed)\n", m.n_bound, ok, m.n);
+		}
+		if (n_tries) {
+			printf("search for budget %" PRIu64 " bytes (%zu replays of plans as applied):",
+			       o->budget, n_tries);
+			for (size_t i = 0; i < n_tries; i++)
+				printf("%s k=%" PRIu64 " peak %" PRIu64, i ? "," : "", tries[i].k, tries[i].peak);
+			printf("\nsmallest k that fits: %" PRIu64 "\n", param);
+		}
+		printf("split points: %zu (forward-op index where a segment starts)\n", plan.n_splits);
+		if (plan.n_splits)
+			printf("  %-6s %-8s %-8s %-24s %s\n", "split", "index", "line", "op",
+			       have_m ? "module" : "");
+		for (size_t i = 0; i < plan.n_splits; i++) {
+			size_t at = plan.splits[i];
+			bool after = false;
+			const char *nm = have_m ? split_name(&m, at, &after) : NULL;
+			if (at < p.n) {
+				const struct sched_op *op = &s->ops[p.op[at]];
+				printf("  %-6zu %-8zu %-8u %-24s %s%s\n", i + 1, at, op->line,
+				       schedule_str(s, op->name), after ? "after " : "", nm ? nm : "");
+			} else {
+				printf("  %-6zu %-8zu %-8s %-24s %s%s\n", i + 1, at, "-", "(past the last op)",
+				       after ? "after " : "", nm ? nm : "");
+			}
+		}
+		if (o->modules) {
+			printf("checkpoint: %zu wrap%s (torch.utils.checkpoint around each, in order)\n",
+			       mp.n_wraps, mp.n_wraps == 1 ? "" : "s");
+			for (size_t w = 0; w < mp.n_wraps; w++) {
+				const struct module_call *c0 = &m.c[mp.calls[mp.off[w]]];
+				const struct module_call *c1 = &m.c[mp.calls[mp.off[w + 1] - 1]];
+				uint64_t bytes = 0;
+				printf("  %zu. ", w + 1);
+				for (size_t q = mp.off[w]; q < mp.off[w + 1]; q++) {
+					bytes += m.c[mp.calls[q]].bytes;
+					printf("%s%s", q > mp.off[w] ? " + " : "",
+					       schedule_str(s, m.c[mp.calls[q]].name));
+				}
+				printf(" (%s): forward ops %zu-%zu, %" PRIu64 " bytes%s\n",
+				       schedule_str(s, c0->type), c0->first, c1->end - 1, bytes,
+				       mp.off[w + 1] - mp.off[w] > 1 ? "; one checkpoint: consecutive calls "
+				       "of one nn.Sequential" : "");
+			}
+			if (mp.unwrapped_ops)
+				printf("  not wrapped: %zu forward op%s of the checkpointed segments in no "
+				       "module that can be checkpointed (%" PRIu64 " bytes of activations): "
+				       "the replay checkpoints them, the program will not\n",
+				       mp.unwrapped_ops, mp.unwrapped_ops == 1 ? "" : "s", mp.unwrapped_bytes);
+			printf("the plan as applied: split points");
+			for (size_t i = 0; i < mp.n_splits; i++)
+				printf(" %zu", mp.splits[i]);
+			printf("%s\n", mp.n_splits ? "" : " none");
+		}
+		printf("predicted largest chunk: %" PRIu64 " bytes (%.1f%% of the activations)\n",
+		       chunk, p.total ? 100.0 * (double)chunk / (double)p.total : 0.0);
+		if (o->replay)
+			printf("replay%s: %s, peak %" PRIu64 " bytes (%.4g of the baseline %" PRIu64
+			       "), overhead %.6g, %" PRIu64 " remats (%" PRId64 " ns), %" PRIu64
+			       " evictions\n", o->modules ? " of the plan as applied" : "",
+			       outcome_name(res.run.outcome), res.run.peak_memory, res.ratio, base.memory,
+			       res.overhead, res.run.remats, res.run.remat_compute, res.run.evictions);
+	}
+	goto out;
+fail:
+	print_error(&err);
+	status = err.status;
+out:
+	free(units);
+	free(given);
+	reset_plan_free(&plan);
+	module_plan_free(&mp);
+	if (have_m)
+		modules_free(&m);
+	profile_free(&p);
+	schedule_free(s);
+	return status;
+}
