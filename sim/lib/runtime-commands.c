@@ -675,6 +675,8 @@ int rt_replay(struct runtime_state *rt)
 		}
 		if (!rc && cfg->evict_after)
 			rc = cmd_evict_after(rt, i, true);
+		if (!rc && __builtin_expect(rt->reg.sw_due || cfg->bits_after_cmd == i + 1, 0))
+			rt_regions_to_bits(rt);
 		if (rc)
 			rt->res->stopped_at = i;
 		else if (cfg->check)

@@ -273,6 +273,12 @@ struct rt_regions {
 	bool win;
 	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
 	size_t fr2_len, fr2_cap;
+	/* The switch to bitsets (RMEMO_MAX_BITSETS): absorbs and the runs of
+	 * the regions that absorbed, in the current window; whether the
+	 * switch may come, and is due at the end of this command. */
+	uint32_t sw_absorbs;
+	uint64_t sw_runs;
+	bool sw_may, sw_due;
 };
 
 /* ---- runtime-memo.c: the reach memo ---------------------------------------- */
@@ -443,6 +449,18 @@ struct runtime_state {
  * n^2/4 bytes with their memo (4 MB here). */
 #define RMEMO_MAX_STORAGES 4096
 
+/* From RMEMO_MAX_STORAGES to this many storages, a replay starts with runs
+ * and switches to bitsets for good (rt_regions_to_bits) once its absorbs
+ * show fragmented regions: over RUNS_SWITCH_TENTHS / 10 runs a bitset word
+ * in the regions that absorb, over a window of RUNS_SWITCH_WINDOW absorbs
+ * (docs/scale.md: the Unrolled GAN's regions grow to 2-9 runs a word and
+ * are 2.5x faster as bitsets; the LSTM's stay under 2.5 and the
+ * TreeLSTM's near 1, which runs serve better). Bitsets and memo then take
+ * n^2 bytes, 64 MiB at most. */
+#define RMEMO_MAX_BITSETS 8192
+#define RUNS_SWITCH_WINDOW 8192
+#define RUNS_SWITCH_TENTHS 30
+
 static inline bool rt_material(const struct runtime_state *rt, uint32_t s)
 {
 	return rt->tag[s] & 1;
@@ -573,6 +591,9 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 /* rt_region_rebuild into bitsets (the memo's walk, same sets and counts) */
 void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
+/* Runs to bitsets, for the rest of the replay (RMEMO_MAX_BITSETS): between
+ * commands, when reg.sw_due says so. */
+void rt_regions_to_bits(struct runtime_state *rt);
 
 /* A compute command's op waits for its arguments: its new edges are the
  * window (runs regions); closed once the op has run or stopped. */
