@@ -183,6 +183,9 @@ struct rt_pool {
 	int64_t *compute, *last;
 	uint32_t end, cap; /* slots used (members + holes), allocated */
 	size_t len;        /* members */
+	/* No heuristic chooses (baselines, plan replays): members are only
+	 * flagged (in_pool) and counted, the arrays stay empty. */
+	bool off;
 };
 
 /* One pending materialize: tensor t, whose n_undef undefined parents wait
@@ -347,6 +350,10 @@ struct rt_banish {
 	uint32_t *par, *par_off, *n_par, *par_s;
 	uint32_t *chi, *chi_off, *n_chi;
 	uint32_t *sfwd, *srev;
+	/* The storage-level copies (sfwd, srev) are kept: only heuristics
+	 * read them (regions, classes, the prototype's), so a baseline run
+	 * skips them (the memory of a 2^20-op chain's baseline). */
+	bool lists;
 };
 
 /* ---- runtime-scan.c: choosing ------------------------------------------------ */
@@ -869,6 +876,8 @@ static inline void rt_banish_new_parents(struct runtime_state *rt, uint32_t s, c
 {
 	const uint32_t *as = rt->s->arg_storage + op->args;
 	struct rt_graph *g = &rt->graph;
+	if (!rt->ban.lists)
+		return;
 	for (uint32_t a = 0; a < op->n_args; a++)
 		rt->ban.srev[g->srev_off[s] + g->n_srev[s]++] = as[a];
 }
@@ -884,7 +893,8 @@ static inline void rt_banish_new_children(struct runtime_state *rt, const struct
 		uint32_t ps = sc->arg_storage[op->args + a];
 		for (uint32_t k = 0; k < op->n_outs; k++) {
 			v->chi[v->chi_off[p] + v->n_chi[p]++] = op->outs + k;
-			v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
+			if (v->lists)
+				v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
 		}
 	}
 }
