@@ -922,11 +922,18 @@ static void bits_init(struct runtime_state *rt)
 	}
 }
 
+/* The ids of a's runs [lo, hi) set in w, a word at a time. */
 static void runs_to_bits(const struct iset *a, uint64_t *w)
 {
-	for (uint32_t i = 0; i < a->n; i++)
-		for (uint32_t v = a->r[2 * i]; v < a->r[2 * i + 1]; v++)
-			w[v >> 6] |= 1ULL << (v & 63);
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint32_t lo = a->r[2 * i], hi = a->r[2 * i + 1];
+		while (lo < hi) {
+			uint32_t end = (lo | 63) + 1 < hi ? (lo | 63) + 1 : hi;
+			uint32_t n = end - lo;
+			w[lo >> 6] |= (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << (lo & 63);
+			lo = end;
+		}
+	}
 }
 
 /* What only runs regions keep besides their table and slots. */
