@@ -208,6 +208,43 @@ START_TEST(cost_rule_by_hand)
 END_TEST
 
 /*
+ * The copies queued before a victim's count in its rule. w 10; a, b, c =
+ * f(w), g(w), h(w), 100 bytes and 5 ns each; d = k(w) 200 bytes, 1 ns;
+ * every name released at the end. LRU, V2, budget 310, a copy of 100
+ * bytes 2 ns (5e10 bytes/s): there and back 4 ns.
+ * a 1..6, b 6..11, c 11..16 (310 bytes). d needs 200: LRU a: nothing
+ * queued, 4 <= 5: offloaded 16..18; room only when it ends, and 100 more:
+ * LRU b: 2 ns queued before it, 2 + 4 > 5: dropped. Then the wait for a:
+ * stall 2, d 18..19. (Without the queue in the rule b would go out too,
+ * 18..20, and d would wait for it: clock 21.)
+ */
+START_TEST(queue_counts_in_the_rule)
+{
+	struct logb b = {0};
+	lconst(&b, "w", 10);
+	lcall(&b, "a", "\"w\"", 100, 5);
+	lcall(&b, "b", "\"w\"", 100, 5);
+	lcall(&b, "c", "\"w\"", 100, 5);
+	lcall(&b, "d", "\"w\"", 200, 1);
+	const char *names[] = {"w", "a", "b", "c", "d"};
+	for (int i = 0; i < 5; i++)
+		lrelease(&b, names[i]);
+	struct schedule *s = build(&b);
+	struct offload_config oc = {.bandwidth = 5e10, .policy = OFFLOAD_COST};
+	struct copies cp = {0};
+	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 310, &oc, &cp);
+	ck_assert_int_eq(r.outcome, OUTCOME_PASS);
+	ck_assert_int_eq(r.clock, 19);
+	ck_assert_int_eq(r.stall_ns, 2);
+	ck_assert_uint_eq(r.evictions, 2);
+	ck_assert_uint_eq(r.offloads, 1);
+	ck_assert_int_eq(cp.n, 1);
+	copy_is(&cp, 0, EV_OFFLOAD, 1, 16, 18);
+	schedule_free(s);
+}
+END_TEST
+
+/*
  * Prefetch, swap, LRU, V2Eager, budget 310, 15 ns a copy. w 10; a = f(w)
  * 100 t1; b = g(a) 100 t1; c = h(b) 100 t1; d = k(c) 100 t1; release b,
  * c; y = p(d) 100 t50; e = m(a, y) 100 t1; release the rest. Storages: w 0, a 1, b 2,
@@ -316,7 +353,7 @@ START_TEST(infinite_link_costs_nothing)
 		struct baseline b;
 		baseline_run(s, &b);
 		double unbounded = (double)(1 + b.compute) / (double)b.compute;
-		for (int pol = 0; pol < 2; pol++)
+		for (int pol = 0; pol < 3; pol++)
 			for (size_t h = 0; h < 3; h++) {
 				int passed = 0;
 				for (size_t i = 0; i < sizeof ratios / sizeof *ratios; i++) {
@@ -328,7 +365,7 @@ START_TEST(infinite_link_costs_nothing)
 					passed++;
 					ck_assert_msg(pr.run.clock == 1 + b.compute && pr.overhead == unbounded,
 						      "%s %s %s ratio %g: clock %lld, overhead %.17g",
-						      shipped[m], heur[h], pol ? "swap" : "cost", ratios[i],
+						      shipped[m], heur[h], offload_policy_name((enum offload_policy)pol), ratios[i],
 						      (long long)pr.run.clock, pr.overhead);
 					ck_assert_int_eq(pr.run.remat_compute, 0);
 					ck_assert_int_eq(pr.run.stall_ns, 0);
@@ -370,6 +407,31 @@ START_TEST(slow_link_is_no_link)
 			}
 		schedule_free(s);
 	}
+}
+END_TEST
+
+/* The local rule weighs a victim's own compute alone: under DTR, whose
+ * e* adds its evicted neighbourhood's, it offloads fewer victims than the
+ * cost rule somewhere; under LRU (no regions kept) the two are one rule. */
+START_TEST(local_rule_counts_compute_alone)
+{
+	struct schedule *s = read_shipped("transformer-cpu");
+	struct baseline b;
+	baseline_run(s, &b);
+	bool fewer = false;
+	for (size_t i = 0; i < sizeof ratios / sizeof *ratios; i++) {
+		struct offload_config cost = {.bandwidth = 25e9, .policy = OFFLOAD_COST};
+		struct offload_config local = {.bandwidth = 25e9, .policy = OFFLOAD_LOCAL};
+		struct point_result c = point(s, &b, "DTR", ratios[i], &cost);
+		struct point_result l = point(s, &b, "DTR", ratios[i], &local);
+		fewer |= l.run.offloads < c.run.offloads;
+		c = point(s, &b, "LRU", ratios[i], &cost);
+		l = point(s, &b, "LRU", ratios[i], &local);
+		ck_assert_int_eq(c.run.clock, l.run.clock);
+		ck_assert_uint_eq(c.run.offloads, l.run.offloads);
+	}
+	ck_assert(fewer);
+	schedule_free(s);
 }
 END_TEST
 
@@ -463,6 +525,8 @@ START_TEST(copy_times)
 	ck_assert_int_eq(offload_policy_parse("Swap", &p), 0);
 	ck_assert_int_eq(p, OFFLOAD_SWAP);
 	ck_assert_str_eq(offload_policy_name(OFFLOAD_COST), "cost");
+	ck_assert_int_eq(offload_policy_parse("LOCAL", &p), 0);
+	ck_assert_int_eq(p, OFFLOAD_LOCAL);
 	ck_assert_int_eq(offload_policy_parse("drop", &p), -1);
 }
 END_TEST
@@ -474,9 +538,11 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, swap_by_hand);
 	tcase_add_test(tc, cost_rule_by_hand);
+	tcase_add_test(tc, queue_counts_in_the_rule);
 	tcase_add_test(tc, prefetch_by_hand);
 	tcase_add_test(tc, infinite_link_costs_nothing);
 	tcase_add_test(tc, slow_link_is_no_link);
+	tcase_add_test(tc, local_rule_counts_compute_alone);
 	tcase_add_test(tc, host_limit_holds);
 	tcase_add_test(tc, unmeetable_budget_is_oom);
 	tcase_add_test(tc, refusals);

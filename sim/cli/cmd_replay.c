@@ -33,7 +33,7 @@ static const char help_head[] =
 	"                       [--proto-rules RULE,...]\n"
 	"                       [--offload-bandwidth RATE [--offload-latency T]\n"
 	"                        [--host-memory BYTES] [--offload-prefetch N]\n"
-	"                        [--offload-policy cost|swap]]\n"
+	"                        [--offload-policy cost|local|swap]]\n"
 	"                       [--preallocate] [--from-start] [--check] [--json]\n"
 	"                       [--timeline FILE] [--trace FILE.json\n"
 	"                       [--trace-from LINE] [--trace-to LINE]]\n"
@@ -73,8 +73,10 @@ static const char help_tail[] =
 	"  --offload-policy P  per victim: cost (offload it when its copy there\n"
 	"                      and back takes no longer than recomputing it, its\n"
 	"                      evicted neighbourhood's too for the e* heuristics;\n"
-	"                      the default) or swap (offload every victim, never\n"
-	"                      recompute; a full host is out of memory)\n"
+	"                      the default), local (the same with its own compute\n"
+	"                      alone: offloads less) or swap (offload every\n"
+	"                      victim, never recompute; a full host is out of\n"
+	"                      memory)\n"
 	"  --no-dealloc        drop every RELEASE of the schedule\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
@@ -316,7 +318,7 @@ static int parse_offload(struct replay_args *a, int c, const char *arg)
 	case 'O':
 		a->off_extra = "--offload-policy";
 		if (offload_policy_parse(arg, &a->off.policy)) {
-			why = "cost or swap is expected";
+			why = "cost, local or swap is expected";
 			break;
 		}
 		return 0;

@@ -822,7 +822,7 @@ static int read_steps(struct walk *w, struct experiment *e, yaml_node_t **v)
 }
 
 /* A series' host link (docs/offload.md): 'offload_bandwidth' (a rate, or
- * none), 'offload' (cost or swap), 'offload_latency', 'host_memory',
+ * none), 'offload' (cost, local or swap), 'offload_latency', 'host_memory',
  * 'offload_prefetch'; the others need the bandwidth. */
 static int want_offload(struct walk *w, yaml_node_t *it, yaml_node_t **sv, struct exp_series *sp)
 {
@@ -843,7 +843,7 @@ static int want_offload(struct walk *w, yaml_node_t *it, yaml_node_t **sv, struc
 	yaml_node_t *n;
 	if ((n = sv[S_OFFLOAD])) {
 		if (n->type != YAML_SCALAR_NODE || offload_policy_parse(scalar(n), &sp->off.policy))
-			return node_error(w, n, "'offload' must be cost or swap");
+			return node_error(w, n, "'offload' must be cost, local or swap");
 	}
 	if ((n = sv[S_OFFLOAD_LATENCY])) {
 		if (n->type != YAML_SCALAR_NODE)

@@ -30,6 +30,7 @@ const char *offload_policy_name(enum offload_policy p)
 {
 	switch (p) {
 	case OFFLOAD_COST: return "cost";
+	case OFFLOAD_LOCAL: return "local";
 	case OFFLOAD_SWAP: return "swap";
 	}
 	return "?";
@@ -39,6 +40,8 @@ int offload_policy_parse(const char *name, enum offload_policy *p)
 {
 	if (!strcasecmp(name, "cost"))
 		*p = OFFLOAD_COST;
+	else if (!strcasecmp(name, "local"))
+		*p = OFFLOAD_LOCAL;
 	else if (!strcasecmp(name, "swap"))
 		*p = OFFLOAD_SWAP;
 	else
@@ -196,10 +199,13 @@ int rt_offload_wait(struct runtime_state *rt)
  * The cost rule. Dropping s costs its recomputation when it is next
  * needed: compute(s), and where the runtime keeps regions (the e*
  * heuristics) the compute of its evicted neighbourhood too, as DTR
- * reckons it (e*). Offloading costs the copy there and back. The victim
- * is offloaded when the copies take no longer (ties go to the copy: with
- * an infinite link nothing is ever recomputed), and the host has room.
- * Swap offloads every victim, and stops (OOM) when the host is full.
+ * reckons it (e*); the local rule counts compute(s) alone. Offloading
+ * costs the wait it may cause now (the copies queued before it on the
+ * channel out, then its own: the op that needs the room waits for them)
+ * and the copy back, which the op that needs s waits for. The victim is
+ * offloaded when that takes no longer (ties go to the copy: with an
+ * infinite link nothing is ever recomputed) and the host has room. Swap
+ * offloads every victim, and stops (OOM) when the host is full.
  */
 int rt_offload_decide(struct runtime_state *rt, uint32_t s)
 {
@@ -211,10 +217,12 @@ int rt_offload_decide(struct runtime_state *rt, uint32_t s)
 	if (!room)
 		return 0;
 	int64_t recompute = rt->key[s].compute;
-	if (rt->regions)
+	if (rt->regions && c->policy == OFFLOAD_COST)
 		recompute = rt_wadd(recompute, rt_wadd(rt_region_compute(rt, s, false), rt_region_compute(rt, s, true)));
 	int64_t copy = offload_copy_ns(c, size);
-	return 2 * copy <= recompute;
+	const struct rt_channel *d = &rt->off.d2h;
+	int64_t queued = d->free_at > rt->clock ? d->free_at - rt->clock : 0;
+	return queued + 2 * copy <= recompute;
 }
 
 void rt_offload_start(struct runtime_state *rt, uint32_t s)

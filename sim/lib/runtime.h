@@ -63,6 +63,9 @@ enum offload_policy {
 	 * recomputing it: compute(s), plus its evicted neighbourhood's (e*)
 	 * where the runtime keeps regions; else drop it */
 	OFFLOAD_COST,
+	/* the same with compute(s) alone as the recompute: a rule that
+	 * offloads less (docs/offload.md compares them) */
+	OFFLOAD_LOCAL,
 	/* offload every victim, never drop one (a swap baseline: nothing is
 	 * recomputed); a full host memory is out of memory */
 	OFFLOAD_SWAP,
@@ -74,7 +77,7 @@ struct offload_config {
 	uint32_t prefetch;     /* after each command, bring back the next N ops' inputs that fit */
 	enum offload_policy policy;
 };
-/** "cost", "swap"; "?" out of range. */
+/** "cost", "local", "swap"; "?" out of range. */
 const char *offload_policy_name(enum offload_policy p);
 /** Returns 0 and sets *p, or -1 for an unknown name (any case). */
 int offload_policy_parse(const char *name, enum offload_policy *p);
