@@ -435,6 +435,43 @@ START_TEST(local_rule_counts_compute_alone)
 }
 END_TEST
 
+/* The speed-only choices (regions as bitsets, walks or runs; the plain
+ * scans) make the same runs with a link too: a storage brought back joins
+ * the regions as a computed one does. */
+START_TEST(speed_choices_agree)
+{
+	struct schedule *s = read_shipped("transformer-cpu");
+	struct baseline b;
+	baseline_run(s, &b);
+	const char *heur[] = {"DTR", "DTREqClass", "MSPS"};
+	for (size_t h = 0; h < 3; h++)
+		for (size_t i = 1; i < 9; i += 2) {
+			struct offload_config oc = {.bandwidth = 25e9, .latency_ns = 1000, .prefetch = 2,
+						    .policy = (enum offload_policy)(i % 3)};
+			struct runtime_result r[4];
+			for (int k = 0; k < 4; k++) {
+				struct runtime_config cfg = {
+					.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(heur[h]),
+					.budget = (uint64_t)((double)b.memory * ratios[i]), .remat_limit = INFINITY,
+					.offload = &oc, .plain_regions = k == 1, .run_regions = k == 2,
+					.plain_scans = k == 3, .check = true,
+				};
+				struct rs_error err;
+				ck_assert_int_eq(runtime_run(s, &cfg, &r[k], &err), 0);
+			}
+			for (int k = 1; k < 4; k++) {
+				ck_assert_int_eq(r[k].outcome, r[0].outcome);
+				ck_assert_int_eq(r[k].clock, r[0].clock);
+				ck_assert_uint_eq(r[k].offloads, r[0].offloads);
+				ck_assert_uint_eq(r[k].evictions, r[0].evictions);
+				ck_assert_int_eq(r[k].stall_ns, r[0].stall_ns);
+				ck_assert_uint_eq(r[k].heuristic_accesses, r[0].heuristic_accesses);
+			}
+		}
+	schedule_free(s);
+}
+END_TEST
+
 /* The host holds at most --host-memory bytes, whatever the budget; with
  * the cost rule a full host means dropping, so the runs still pass where
  * recomputation alone does. */
@@ -543,6 +580,7 @@ int main(void)
 	tcase_add_test(tc, infinite_link_costs_nothing);
 	tcase_add_test(tc, slow_link_is_no_link);
 	tcase_add_test(tc, local_rule_counts_compute_alone);
+	tcase_add_test(tc, speed_choices_agree);
 	tcase_add_test(tc, host_limit_holds);
 	tcase_add_test(tc, unmeetable_budget_is_oom);
 	tcase_add_test(tc, refusals);
