@@ -4,11 +4,14 @@
  */
 #include "planners.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "revolve.h"
 
 uint64_t planner_max_chunk(const uint64_t *a, size_t n, const size_t *splits, size_t n_splits)
 {
@@ -26,6 +29,14 @@ uint64_t planner_max_chunk(const uint64_t *a, size_t n, const size_t *splits, si
 	return best;
 }
 
+void planner_plan_free(struct planner_plan *plan)
+{
+	reset_plan_free(&plan->split);
+	plan_steps_free(&plan->steps);
+	ilp_result_free(&plan->ilp);
+	memset(plan, 0, sizeof *plan);
+}
+
 static void plan_init(struct reset_plan *plan, size_t cap)
 {
 	memset(plan, 0, sizeof *plan);
@@ -33,49 +44,62 @@ static void plan_init(struct reset_plan *plan, size_t cap)
 }
 
 /* none: every activation kept. */
-static int plan_none(const uint64_t *a, size_t n, uint64_t param, bool exact,
-		     struct reset_plan *plan, struct rs_error *err)
+static int plan_none(const struct profile *p, const struct planner_args *args,
+		     struct planner_plan *out, struct rs_error *err)
 {
-	(void)param, (void)exact, (void)err;
+	(void)args, (void)err;
+	const uint64_t *a = p->bytes;
+	size_t n = p->n;
+	struct reset_plan *plan = &out->split;
 	plan_init(plan, 0);
 	plan->max_chunk = planner_max_chunk(a, n, NULL, 0);
 	return 0;
 }
 
 /* dp: the reset-point DP of the layer memory tracker with k checkpoints. */
-static int plan_dp(const uint64_t *a, size_t n, uint64_t param, bool exact,
-		   struct reset_plan *plan, struct rs_error *err)
+static int plan_dp(const struct profile *p, const struct planner_args *args,
+		   struct planner_plan *out, struct rs_error *err)
 {
-	size_t k = param > n ? n + 1 : (size_t)param; /* more than n + 1 changes nothing */
-	if (exact)
+	const uint64_t *a = p->bytes;
+	size_t n = p->n;
+	struct reset_plan *plan = &out->split;
+	size_t k = args->param > n ? n + 1 : (size_t)args->param; /* more than n + 1 changes nothing */
+	if (args->exact)
 		return reset_points_exact(a, n, k, plan, err);
 	reset_points_fast(a, n, k, plan);
 	return 0;
 }
 
 /* sqrtn: Chen et al. 2016, a split every floor(sqrt(n)) forward ops. */
-static int plan_sqrtn(const uint64_t *a, size_t n, uint64_t param, bool exact,
-		      struct reset_plan *plan, struct rs_error *err)
+static int plan_sqrtn(const struct profile *p, const struct planner_args *args,
+		      struct planner_plan *out, struct rs_error *err)
 {
-	(void)param, (void)exact, (void)err;
+	(void)args, (void)err;
+	const uint64_t *a = p->bytes;
+	size_t n = p->n;
+	struct reset_plan *plan = &out->split;
 	size_t step = (size_t)sqrt((double)n);
 	while (step * step > n)
 		step--;
 	while ((step + 1) * (step + 1) <= n)
 		step++;
 	plan_init(plan, n / step);
-	for (size_t p = step; p < n; p += step)
-		plan->splits[plan->n_splits++] = p;
+	for (size_t at = step; at < n; at += step)
+		plan->splits[plan->n_splits++] = at;
 	plan->max_chunk = planner_max_chunk(a, n, plan->splits, plan->n_splits);
 	return 0;
 }
 
 /* greedy: Chen's greedy, a split after the op where the running sum passes
  * the segment budget, which then starts again from zero. */
-static int plan_greedy(const uint64_t *a, size_t n, uint64_t param, bool exact,
-		       struct reset_plan *plan, struct rs_error *err)
+static int plan_greedy(const struct profile *p, const struct planner_args *args,
+		       struct planner_plan *out, struct rs_error *err)
 {
-	(void)exact, (void)err;
+	(void)err;
+	const uint64_t *a = p->bytes;
+	size_t n = p->n;
+	uint64_t param = args->param;
+	struct reset_plan *plan = &out->split;
 	plan_init(plan, n);
 	uint64_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -89,16 +113,150 @@ static int plan_greedy(const uint64_t *a, size_t n, uint64_t param, bool exact,
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Planners of every op: an explicit schedule, built from what stays in
+ * memory between stages, and its cost by the graph. */
+
+static int steps_plan(const struct profile *p, const struct steps_kept *k,
+		      struct planner_plan *out, struct rs_error *err)
+{
+	out->kind = PLAN_STEPS;
+	if (steps_build(p->graph, k, true, &out->steps, err))
+		return -1;
+	return steps_eval(p->graph, &out->steps, &out->cost, err);
+}
+
+/* What needs the most memory at once, for messages. */
+static void node_text(const struct profile *p, uint32_t node, char *buf, size_t size)
+{
+	const struct schedule *s = p->s;
+	if (node == UINT32_MAX) {
+		snprintf(buf, size, "the constants and the outputs the log pins at its end take");
+		return;
+	}
+	const struct sched_op *op = &s->ops[p->graph->op[node]];
+	snprintf(buf, size, "running op %s (line %u) takes, with its inputs and the constants "
+		 "made before it,", schedule_str(s, op->name), op->line);
+}
+
+/* ilp, ilp-lp: Checkmate's program under the budget (ilp.h). */
+static int plan_ilp_common(const struct profile *p, const struct planner_args *args, bool relax,
+			   struct planner_plan *out, struct rs_error *err)
+{
+	struct ilp_options o = {
+		.budget = args->param,
+		.time_limit = args->time_limit,
+		.solver = args->solver ? ilp_solver_find(args->solver) : NULL,
+		.relax = relax,
+		.seed = args->seed,
+		.rounds = args->rounds,
+		.min_budget = true,
+	};
+	if (args->solver && !o.solver)
+		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown solver '%s' (cbc, glpk)",
+				    args->solver);
+	struct ilp_result *r = &out->ilp;
+	if (ilp_solve(p, &o, r, err))
+		return -1;
+	char what[512];
+	switch (r->status) {
+	case ILP_INFEASIBLE:
+		node_text(p, r->need_node, what, sizeof what);
+		if (r->need_bytes > args->param)
+			rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				     "infeasible: no schedule fits in %" PRIu64 " bytes: %s %"
+				     PRIu64 " bytes at once", args->param, what, r->need_bytes);
+		else
+			rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				     "infeasible: no schedule fits in %" PRIu64 " bytes (%s solved "
+				     "it in %.3g s)", args->param, r->solver, r->seconds);
+		if (r->min_budget_known || r->min_budget_found) {
+			size_t len = strlen(err->msg);
+			snprintf(err->msg + len, sizeof err->msg - len,
+				 r->min_budget_known
+					 ? "; the smallest budget any schedule fits in is %" PRIu64 " bytes"
+					 : "; a schedule fits in %" PRIu64 " bytes (the smallest found "
+					   "within the time limit)",
+				 r->min_budget);
+		}
+		return -1;
+	case ILP_UNKNOWN:
+		if (relax)
+			return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+					    "the LP relaxation was not solved within the time limit "
+					    "(%.3g s): give more time", args->time_limit);
+		return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				    "no schedule found within the time limit (%.3g s; %s proved "
+				    "none infeasible either): give more time", args->time_limit,
+				    r->solver);
+	case ILP_NO_ROUNDING:
+		return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				    "none of the %u roundings of the LP relaxation fits in %" PRIu64
+				    " bytes (try --planner ilp, or more --rounds)", 9 + args->rounds,
+				    args->param);
+	default:
+		break;
+	}
+	if (steps_plan(p, &r->kept, out, err))
+		return -1;
+	/* The schedule is at least as good as the solver's: the fewest
+	 * recomputations its kept sets allow, nothing kept needlessly. */
+	if (out->cost.peak > args->param)
+		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0,
+				    "the %s schedule peaks at %" PRIu64 " bytes, past the budget "
+				    "%" PRIu64 " (numerical trouble in the solver?)", r->solver,
+				    out->cost.peak, args->param);
+	if (!relax && (double)out->cost.remat_compute > r->objective * (1 + 1e-9) + 0.5)
+		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0,
+				    "the %s schedule recomputes %" PRId64 " ns, more than the "
+				    "solver's objective %.17g", r->solver, out->cost.remat_compute,
+				    r->objective);
+	return 0;
+}
+
+static int plan_ilp(const struct profile *p, const struct planner_args *args,
+		    struct planner_plan *out, struct rs_error *err)
+{
+	return plan_ilp_common(p, args, false, out, err);
+}
+
+static int plan_ilp_lp(const struct profile *p, const struct planner_args *args,
+		       struct planner_plan *out, struct rs_error *err)
+{
+	return plan_ilp_common(p, args, true, out, err);
+}
+
+/* revolve: Griewank and Walther's binomial checkpointing (revolve.h). */
+static int plan_revolve(const struct profile *p, const struct planner_args *args,
+			struct planner_plan *out, struct rs_error *err)
+{
+	struct steps_kept k;
+	if (revolve_plan(p, args->param, &k, &out->fwd_steps, err))
+		return -1;
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
 static const struct planner planners[] = {
 	{"none", "no checkpoints", PLANNER_PARAM_NONE, NULL,
-	 "no split points: every activation kept (the baseline)", plan_none},
+	 "no split points: every activation kept (the baseline)", false, plan_none},
 	{"dp", "static: DP (k)", PLANNER_PARAM_K, "k",
-	 "the layer tracker's reset-point DP with k checkpoints (-k)", plan_dp},
+	 "the layer tracker's reset-point DP with k checkpoints (-k)", false, plan_dp},
 	{"sqrtn", "static: √n", PLANNER_PARAM_NONE, NULL,
-	 "Chen et al.: a split every floor(sqrt(n)) forward ops", plan_sqrtn},
+	 "Chen et al.: a split every floor(sqrt(n)) forward ops", false, plan_sqrtn},
 	{"greedy", "static: greedy (B)", PLANNER_PARAM_BYTES, "segment_budget",
-	 "Chen's greedy: a split where the running sum passes B (--segment-budget)",
+	 "Chen's greedy: a split where the running sum passes B (--segment-budget)", false,
 	 plan_greedy},
+	{"ilp", "optimal (ILP)", PLANNER_PARAM_BUDGET, "budget",
+	 "Checkmate's MILP: the least recomputation within --budget (CBC or GLPK)", true,
+	 plan_ilp},
+	{"ilp-lp", "ILP relaxation, rounded", PLANNER_PARAM_BUDGET, "budget",
+	 "Checkmate's LP relaxation under --budget, rounded (thresholds and seeded draws)",
+	 true, plan_ilp_lp},
+	{"revolve", "revolve (s)", PLANNER_PARAM_COUNT, "snapshots",
+	 "Griewank and Walther's binomial checkpointing of a uniform chain (--snapshots)",
+	 true, plan_revolve},
 };
 
 const struct planner *planner_list(size_t *n)
@@ -144,30 +302,60 @@ int planner_check_param(const struct planner *pl, const uint64_t *a, size_t n, u
 
 /* ------------------------------------------------------------------ */
 
-int planner_replay(const struct planner *pl, const struct schedule *s, const struct baseline *b,
-		   const struct profile *p, uint64_t param, bool exact, bool check,
-		   struct reset_plan *plan, struct plan_result *res, struct rs_error *err)
+int planner_plan(const struct planner *pl, struct profile *p, const struct planner_args *a,
+		 struct planner_plan *plan, struct rs_error *err)
 {
 	memset(plan, 0, sizeof *plan);
-	if (pl->plan(p->bytes, p->n, param, exact, plan, err))
+	if (pl->needs_graph && profile_graph_build(p, err))
 		return -1;
-	if (plan_replay(s, b, plan->splits, plan->n_splits, check, res, err)) {
-		reset_plan_free(plan);
+	if (pl->plan(p, a, plan, err)) {
+		planner_plan_free(plan);
 		return -1;
 	}
 	return 0;
 }
 
+int planner_replay(const struct planner *pl, const struct schedule *s, const struct baseline *b,
+		   struct profile *p, const struct planner_args *a, bool check,
+		   struct planner_plan *plan, struct plan_result *res, struct rs_error *err)
+{
+	if (planner_plan(pl, p, a, plan, err))
+		return -1;
+	int rc = plan->kind == PLAN_SPLITS
+			 ? plan_replay(s, b, plan->split.splits, plan->split.n_splits, check, res, err)
+			 : plan_replay_steps(s, b, &plan->steps, check, res, err);
+	if (!rc && plan->kind == PLAN_STEPS) {
+		/* The schedule's model and the runtime must agree to the byte and
+		 * the nanosecond: a difference is a bug in one of them. */
+		const struct runtime_result *r = &res->run;
+		const struct steps_cost *c = &plan->cost;
+		if (r->outcome != OUTCOME_PASS || r->peak_memory != c->peak ||
+		    r->model_compute + r->remat_compute != c->compute ||
+		    r->remat_compute != c->remat_compute || r->remats != c->remats)
+			rc = rs_error_set(err, EXIT_SOFTWARE, s->source, 0,
+					  "the %s schedule replays to peak %" PRIu64 " bytes, "
+					  "compute %" PRId64 " ns, %" PRIu64 " remats (%s); its own "
+					  "model says %" PRIu64 " bytes, %" PRId64 " ns, %" PRIu64
+					  " remats", pl->name, r->peak_memory,
+					  r->model_compute + r->remat_compute, r->remats,
+					  outcome_name(r->outcome), c->peak, c->compute, c->remats);
+	}
+	if (rc)
+		planner_plan_free(plan);
+	return rc;
+}
+
 /* One try of the search: does param's plan fit? -1 on error. */
 static int fit_try(const struct planner *pl, const struct schedule *s, const struct baseline *b,
-		   const struct profile *p, uint64_t budget, bool exact, uint64_t param,
+		   struct profile *p, uint64_t budget, bool exact, uint64_t param,
 		   struct planner_fit *fit, struct rs_error *err)
 {
-	struct reset_plan plan;
+	struct planner_plan plan;
 	struct plan_result res;
-	if (planner_replay(pl, s, b, p, param, exact, false, &plan, &res, err))
+	struct planner_args a = {.param = param, .exact = exact};
+	if (planner_replay(pl, s, b, p, &a, false, &plan, &res, err))
 		return -1;
-	reset_plan_free(&plan);
+	planner_plan_free(&plan);
 	if (fit->n_tries < PLANNER_FIT_MAX_TRIES) {
 		fit->tries[fit->n_tries].param = param;
 		fit->tries[fit->n_tries].peak = res.run.peak_memory;
@@ -177,11 +365,11 @@ static int fit_try(const struct planner *pl, const struct schedule *s, const str
 }
 
 int planner_fit(const struct planner *pl, const struct schedule *s, const struct baseline *b,
-		const struct profile *p, uint64_t budget, bool exact, struct planner_fit *fit,
+		struct profile *p, uint64_t budget, bool exact, struct planner_fit *fit,
 		struct rs_error *err)
 {
 	memset(fit, 0, sizeof *fit);
-	if (pl->param == PLANNER_PARAM_NONE)
+	if (pl->param != PLANNER_PARAM_K && pl->param != PLANNER_PARAM_BYTES)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0,
 				    "planner %s has no parameter to search: --budget needs dp or greedy",
 				    pl->name);

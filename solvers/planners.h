@@ -1,10 +1,13 @@
 /*
  * planners.h: the static checkpoint planners (SOLVERS.md section 4), one
  * registry row each (name, label, parameter, function), beside the
- * heuristic registry of heuristics.h. A planner turns an activation
- * profile a[0..n-1] (profile.h) and its parameter into split points, which
- * plan_replay (plan.h) replays on the log. Adding a planner is one row and
- * one function in planners.c.
+ * heuristic registry of heuristics.h. A planner turns a profile
+ * (profile.h: the activations a[0..n-1] of the forward ops, and the graph
+ * of every op) and its parameter into split points, which plan_replay
+ * (plan.h) replays on the log, or into an explicit schedule (steps.h),
+ * which plan_replay_steps replays and which must replay to the numbers its
+ * planner predicts. Adding a planner is one row and one function in
+ * planners.c (a large one in its own file).
  */
 #ifndef REMATSIM_PLANNERS_H
 #define REMATSIM_PLANNERS_H
@@ -13,30 +16,66 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ilp.h"
 #include "plan.h"
 #include "profile.h"
 #include "reset_points.h"
+#include "steps.h"
 #include "util.h"
 
 /* What a planner's parameter is. */
 enum planner_param {
-	PLANNER_PARAM_NONE,  /* none (none, sqrtn) */
-	PLANNER_PARAM_K,     /* a number of checkpoints, 0 or more (dp) */
-	PLANNER_PARAM_BYTES, /* a segment budget in bytes (greedy) */
+	PLANNER_PARAM_NONE,   /* none (none, sqrtn) */
+	PLANNER_PARAM_K,      /* a number of checkpoints, 0 or more (dp) */
+	PLANNER_PARAM_BYTES,  /* a segment budget in bytes (greedy) */
+	PLANNER_PARAM_BUDGET, /* the memory budget in bytes (ilp, ilp-lp) */
+	PLANNER_PARAM_COUNT,  /* a count of snapshots, 1 or more (revolve) */
 };
+
+/* Random roundings of ilp-lp unless told otherwise. */
+#define PLANNER_DEFAULT_ROUNDS 100
+
+/* What a planner is given besides the profile. */
+struct planner_args {
+	uint64_t param;       /* its parameter (0 for none) */
+	bool exact;           /* dp: the DP's exact mode */
+	double time_limit;    /* ilp, ilp-lp: seconds for the solver; 0: none */
+	const char *solver;   /* ilp, ilp-lp: "cbc" or "glpk"; NULL: the first built in */
+	uint64_t seed;        /* ilp-lp: the randomized rounding's seed */
+	unsigned rounds;      /* ilp-lp: randomized roundings */
+};
+
+/*
+ * A plan: split points into the forward ops (SOLVERS.md section 3), or an
+ * explicit schedule of every op (steps.h), with what its own model says
+ * it costs (which the replay must reproduce).
+ */
+enum planner_kind { PLAN_SPLITS, PLAN_STEPS };
+struct planner_plan {
+	enum planner_kind kind;
+	struct reset_plan split;  /* PLAN_SPLITS: splits, n_splits, max_chunk */
+	struct plan_steps steps;  /* PLAN_STEPS */
+	struct steps_cost cost;   /* PLAN_STEPS: peak, compute, remats by the graph */
+	struct ilp_result ilp;    /* ilp, ilp-lp: the solver's answer */
+	uint64_t fwd_steps;       /* revolve: forward steps (revolve_closed_form) */
+};
+void planner_plan_free(struct planner_plan *plan);
 
 struct planner {
 	const char *name;       /* "dp", as the CLI and experiment files name it */
 	const char *label;      /* for figures (gnuplot enhanced text) */
 	enum planner_param param;
-	const char *param_name; /* "k", "segment_budget"; NULL for none */
+	const char *param_name; /* "k", "segment_budget", "budget", "snapshots"; NULL for none */
 	const char *summary;    /* one line for --help */
-	/* Split points for a[0..n-1] (n >= 1, sum within 64 bits) and the
-	 * parameter; exact: the DP's exact mode (only dp reads it). Fills
-	 * plan (splits ascending, in 1..n; max_chunk the largest chunk sum)
-	 * and returns 0, or -1 with err (EXIT_USAGE). */
-	int (*plan)(const uint64_t *a, size_t n, uint64_t param, bool exact,
-		    struct reset_plan *plan, struct rs_error *err);
+	bool needs_graph;       /* plans every op: needs the profile's graph */
+	/* A plan for profile p (p->n >= 1, its sum within 64 bits; the graph
+	 * made if needs_graph) and a. Fills plan and returns 0, or -1 with err
+	 * (EXIT_USAGE: a bad parameter; EXIT_DATAERR: a log the planner cannot
+	 * take, or no plan that fits; EXIT_UNAVAILABLE: a solver not built in;
+	 * EXIT_SOFTWARE: a bug). Splits are ascending, in 1..n, max_chunk the
+	 * largest chunk sum. */
+	int (*plan)(const struct profile *p, const struct planner_args *a,
+		    struct planner_plan *plan, struct rs_error *err);
 };
 
 /** NULL when no planner has that name. */
@@ -61,10 +100,21 @@ int planner_check_param(const struct planner *pl, const uint64_t *a, size_t n, u
 /* ------------------------------------------------------------------ */
 /* Plans on a log: a planner's plan replayed, and the budget search.     */
 
-/** Plan with pl on profile p and replay the plan on s (baseline b). */
+/**
+ * pl's plan for p under a (making p's graph first if pl needs it). 0, or
+ * -1 with err as the planner's function says.
+ */
+int planner_plan(const struct planner *pl, struct profile *p, const struct planner_args *a,
+		 struct planner_plan *plan, struct rs_error *err);
+
+/**
+ * Plan with pl on profile p and replay the plan on s (baseline b). An
+ * explicit schedule whose replay differs from what its planner predicted
+ * is an internal error (EXIT_SOFTWARE, naming both).
+ */
 int planner_replay(const struct planner *pl, const struct schedule *s, const struct baseline *b,
-		   const struct profile *p, uint64_t param, bool exact, bool check,
-		   struct reset_plan *plan, struct plan_result *res, struct rs_error *err);
+		   struct profile *p, const struct planner_args *a, bool check,
+		   struct planner_plan *plan, struct plan_result *res, struct rs_error *err);
 
 #define PLANNER_FIT_MAX_TRIES 160
 struct planner_fit {
@@ -85,7 +135,7 @@ struct planner_fit {
  * single activation: EXIT_USAGE.
  */
 int planner_fit(const struct planner *pl, const struct schedule *s, const struct baseline *b,
-		const struct profile *p, uint64_t budget, bool exact, struct planner_fit *fit,
+		struct profile *p, uint64_t budget, bool exact, struct planner_fit *fit,
 		struct rs_error *err);
 
 #endif

@@ -71,9 +71,11 @@ left=$(ls -a killed | grep '\.tmp\.' | tr '\n' ' ')
 # Stale temporaries of killed writers are removed on resume; others are not.
 : > killed/points.tsv.tmp.4242
 : > killed/points.journal.tmp.0badc0de
+: > killed/.rematsim-write-test.tmp.c8865867
 : > killed/notes.tmp.1
 "$R" sweep -q k.yaml --out killed --jobs 2 || no "rerun failed"
 [ ! -e killed/points.tsv.tmp.4242 ] && [ ! -e killed/points.journal.tmp.0badc0de ] &&
+	[ ! -e killed/.rematsim-write-test.tmp.c8865867 ] &&
 	[ -e killed/notes.tmp.1 ] && ok "stale *.tmp.* of our outputs cleaned on resume" ||
 	no "stale temporaries: $(ls killed)"
 

@@ -208,6 +208,25 @@ START_TEST(exact_on_large_inputs)
 }
 END_TEST
 
+/* A planner on a bare list of sizes (the split planners need no log). */
+static int plan_sizes(const char *name, const uint64_t *a, size_t n, uint64_t param, bool exact,
+		      struct reset_plan *out)
+{
+	struct profile p;
+	profile_from_sizes(a, n, &p);
+	struct planner_plan plan;
+	struct planner_args args = {.param = param, .exact = exact};
+	int rc = planner_plan(planner_find(name), &p, &args, &plan, NULL);
+	profile_free(&p);
+	if (!rc) {
+		ck_assert_int_eq(plan.kind, PLAN_SPLITS);
+		*out = plan.split;
+		memset(&plan.split, 0, sizeof plan.split);
+		planner_plan_free(&plan);
+	}
+	return rc;
+}
+
 /* The planners on a hand profile. */
 START_TEST(planners_by_hand)
 {
@@ -215,26 +234,35 @@ START_TEST(planners_by_hand)
 	struct reset_plan p;
 	const struct planner *pl = planner_find("sqrtn");
 	ck_assert_ptr_nonnull(pl);
-	ck_assert_int_eq(pl->plan(a, 4, 0, false, &p, NULL), 0);
+	ck_assert_int_eq(plan_sizes("sqrtn", a, 4, 0, false, &p), 0);
 	ck_assert_uint_eq(p.n_splits, 1);
 	ck_assert_uint_eq(p.splits[0], 2);
 	ck_assert_uint_eq(p.max_chunk, 700);
 	reset_plan_free(&p);
 	pl = planner_find("greedy");
-	ck_assert_int_eq(pl->plan(a, 4, 250, false, &p, NULL), 0);
+	ck_assert_int_eq(plan_sizes("greedy", a, 4, 250, false, &p), 0);
 	ck_assert_uint_eq(p.n_splits, 2); /* passes 250 at 300 and at 300 */
 	ck_assert_uint_eq(p.splits[0], 2);
 	ck_assert_uint_eq(p.splits[1], 3);
+	reset_plan_free(&p);
+	/* A running sum equal to the segment budget does not pass it: no
+	 * split there (100 + 200 = 300 is not past 300; 600 is, after op 2;
+	 * none after the last op): one split, at 3 (">=" would give 2, 3). */
+	ck_assert_int_eq(plan_sizes("greedy", a, 4, 300, false, &p), 0);
+	ck_assert_uint_eq(p.n_splits, 1);
+	ck_assert_uint_eq(p.splits[0], 3);
+	ck_assert_uint_eq(p.max_chunk, 600);
 	reset_plan_free(&p);
 	struct rs_error err = {0};
 	ck_assert_int_eq(planner_check_param(pl, a, 4, 399, &err), -1);
 	ck_assert_int_eq(planner_check_param(pl, a, 4, 400, &err), 0);
 	pl = planner_find("DP"); /* case-insensitive */
-	ck_assert_int_eq(pl->plan(a, 4, 1, true, &p, NULL), 0);
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_int_eq(plan_sizes("dp", a, 4, 1, true, &p), 0);
 	ck_assert_uint_eq(p.max_chunk, 600);
 	ck_assert_uint_eq(p.splits[0], 3);
 	reset_plan_free(&p);
-	ck_assert_int_eq(planner_find("none")->plan(a, 4, 0, false, &p, NULL), 0);
+	ck_assert_int_eq(plan_sizes("none", a, 4, 0, false, &p), 0);
 	ck_assert_uint_eq(p.n_splits, 0);
 	ck_assert_uint_eq(p.max_chunk, 1000);
 	reset_plan_free(&p);
@@ -246,12 +274,20 @@ START_TEST(planners_by_hand)
 	size_t ns[] = {1, 3, 4, 99, 100, 101};
 	size_t want_step[] = {1, 1, 2, 9, 10, 10};
 	for (size_t c = 0; c < 6; c++) {
-		ck_assert_int_eq(planner_find("sqrtn")->plan(ones, ns[c], 0, false, &p, NULL), 0);
+		ck_assert_int_eq(plan_sizes("sqrtn", ones, ns[c], 0, false, &p), 0);
 		if (p.n_splits)
 			ck_assert_uint_eq(p.splits[0], want_step[c]);
 		ck_assert_uint_eq(p.n_splits, (ns[c] - 1) / want_step[c]);
 		reset_plan_free(&p);
 	}
+	/* a planner of every op wants a log, not a list of sizes */
+	struct profile bare;
+	profile_from_sizes(a, 4, &bare);
+	struct planner_plan plan;
+	struct planner_args args = {.param = 1000};
+	ck_assert_int_eq(planner_plan(planner_find("ilp"), &bare, &args, &plan, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_USAGE);
+	profile_free(&bare);
 }
 END_TEST
 
@@ -409,13 +445,14 @@ static void check_plans(struct schedule *s)
 	const struct planner *dp = planner_find("dp");
 	for (uint64_t k = 0; k <= 64; k = k ? 2 * k : 1) {
 		for (int exact = 0; exact < 2; exact++) {
-			struct reset_plan plan;
-			ck_assert_int_eq(planner_replay(dp, s, &b, &p, k, exact, true, &plan, &r, NULL), 0);
+			struct planner_plan plan;
+			struct planner_args args = {.param = k, .exact = exact};
+			ck_assert_int_eq(planner_replay(dp, s, &b, &p, &args, true, &plan, &r, NULL), 0);
 			ck_assert_int_eq(r.run.outcome, OUTCOME_PASS);
 			ck_assert_int_eq(r.run.model_compute, b.compute);
 			/* the plan only ever adds compute */
 			ck_assert_int_ge(r.run.clock, un.clock);
-			reset_plan_free(&plan);
+			planner_plan_free(&plan);
 		}
 	}
 	profile_free(&p);
@@ -440,6 +477,63 @@ START_TEST(plan_replay_of_logs)
 		check_plans(s);
 		schedule_free(s);
 	}
+}
+END_TEST
+
+/* Known answers of a plan's replay on the hand-made chain (the numbers of
+ * cli-solvers.sh's header): dp k=1 splits at forward op 3, so f0..f2 are
+ * checkpointed: a0 goes after f1 reads it, a1 after f2; a2 (read by f3, in
+ * the next segment) is the checkpoint. f2_backward rematerializes f0 then
+ * f1 (their handles still hold them: kept until released); memory peaks
+ * there at x0 10 + a2 300 + g2 300 + a0 100 + a1 200 + g1 200 = 1110. */
+struct trace {
+	uint32_t evicted[32], evicted_at[32], remat_op[8], remat_at[8];
+	size_t n_evicted, n_remat;
+};
+
+static void on_trace(void *ctx, const struct runtime_event *ev)
+{
+	struct trace *tr = ctx;
+	if (ev->kind == EV_EVICT && tr->n_evicted < 32) {
+		tr->evicted[tr->n_evicted] = ev->storage;
+		tr->evicted_at[tr->n_evicted++] = (uint32_t)ev->cmd;
+	} else if (ev->kind == EV_REMAT && tr->n_remat < 8) {
+		tr->remat_op[tr->n_remat] = ev->op;
+		tr->remat_at[tr->n_remat++] = (uint32_t)ev->cmd;
+	}
+}
+
+START_TEST(plan_replay_known_answers)
+{
+	struct schedule *s = load("tests/data", "solvers-chain.log");
+	struct baseline b;
+	baseline_run(s, &b);
+	/* storages: 0 x0, 1 a0, 2 a1, 3 a2, 4 a3, 5 g2, 6 g1, 7 g0; commands:
+	 * 2-5 f0..f3, 6 f3_backward, 7 release a3, 8 f2_backward, 9 release
+	 * g2, 10 release a2, 11 f1_backward, 12-14 release g1, a1, a0 */
+	ck_assert_int_eq(s->cmds[8].kind, CMD_COMPUTE);
+	ck_assert_str_eq(schedule_str(s, s->ops[s->cmds[8].id].name), "f2_backward");
+	size_t split = 3;
+	struct trace tr = {0};
+	struct plan_result r;
+	ck_assert_int_eq(plan_replay_observed(s, &b, &split, 1, true, on_trace, &tr, &r, NULL), 0);
+	const uint32_t want[][2] = {{1, 3}, {2, 4}, {4, 7}, {5, 9}, {3, 10}, {6, 12}, {2, 13}, {1, 14}};
+	ck_assert_uint_eq(tr.n_evicted, 8);
+	for (size_t i = 0; i < 8; i++) {
+		ck_assert_msg(tr.evicted[i] == want[i][0] && tr.evicted_at[i] == want[i][1],
+			      "eviction %zu: storage %u at command %u, want %u at %u", i,
+			      tr.evicted[i], tr.evicted_at[i], want[i][0], want[i][1]);
+	}
+	ck_assert_uint_eq(tr.n_remat, 2);
+	ck_assert_uint_eq(tr.remat_op[0], 1); /* f0, then f1, both within f2_backward */
+	ck_assert_uint_eq(tr.remat_op[1], 2);
+	ck_assert_uint_eq(tr.remat_at[0], 8);
+	ck_assert_uint_eq(tr.remat_at[1], 8);
+	ck_assert_uint_eq(r.run.peak_memory, 1110);
+	ck_assert_int_eq(r.run.remat_compute, 300);
+	ck_assert_int_eq(r.run.clock, 1 + 1900 + 300);
+	ck_assert_int_eq(r.runtime, RUNTIME_V2_EAGER);
+	schedule_free(s);
 }
 END_TEST
 
@@ -623,6 +717,7 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tl, 120);
 	tcase_add_test(tl, profile_of_logs);
 	tcase_add_test(tl, plan_replay_of_logs);
+	tcase_add_test(tl, plan_replay_known_answers);
 	tcase_add_test(tl, modules_of_a_log);
 	suite_add_tcase(s, tl);
 	return run_suite(s);

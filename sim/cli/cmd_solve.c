@@ -3,11 +3,14 @@
  * reset-point DP on a plain list of sizes, or a planner on a log's
  * activation profile, with the split points named as forward ops, the
  * plan's predicted largest chunk and, with --replay or --budget, the
- * plan replayed on the simulator.
+ * plan replayed on the simulator; or a planner of every op (ilp, ilp-lp,
+ * revolve) with its explicit schedule, always replayed and checked
+ * against what the planner predicts.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +19,12 @@
 
 #include "cmd.h"
 #include "cmd_opts.h"
+#include "ilp.h"
 #include "plan.h"
 #include "planners.h"
 #include "profile.h"
 #include "reset_points.h"
+#include "revolve.h"
 #include "scalar.h"
 #include "schedule.h"
 #include "util.h"
@@ -29,6 +34,11 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
 	"                      [--modules] [--exact] [--replay] [--check] [--from-start] [--json]\n"
 	"       rematsim solve LOG --splits A,B,... [--modules] [--check] [--from-start] [--json]\n"
+	"       rematsim solve LOG --planner ilp --budget BYTES [--time-limit S]\n"
+	"                      [--solver cbc|glpk] [--check] [--from-start] [--json]\n"
+	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
+	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
+	"       rematsim solve LOG --planner revolve --snapshots S [--check] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
 	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
@@ -41,15 +51,34 @@ static const char help_head[] =
 	"recomputed in the backward pass), the last one runs as usual; and the\n"
 	"largest chunk of activations the plan predicts.\n"
 	"\n"
+	"The planners ilp, ilp-lp and revolve schedule every op instead: which\n"
+	"ops each op's stage recomputes first, and when each value is freed. The\n"
+	"schedule is replayed on the simulator and must give the peak and compute\n"
+	"its planner predicts (a difference is an internal error, 70). ilp is\n"
+	"Checkmate's MILP: the least recomputation within the budget, with the\n"
+	"solver's status, MIP gap and solve time; with --time-limit, the best\n"
+	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
+	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
+	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
+	"uniform chain (`rematsim gen linear`) with S snapshots. docs/solvers.md.\n"
+	"\n"
 	"  --planner P           ";
 /* (the planners' names and options, from their registry) */
 static const char help_tail[] =
 	"  -k K                  checkpoints for dp (a whole number >= 0)\n"
 	"  --segment-budget B    greedy: split where the running sum passes B bytes\n"
-	"  --budget B            search for the plan with the fewest splits whose\n"
+	"  --budget B            ilp, ilp-lp: the memory budget in bytes. dp, greedy:\n"
+	"                        search for the plan with the fewest splits whose\n"
 	"                        replayed peak is at most B bytes: dp's smallest k,\n"
 	"                        greedy's largest segment budget (galloping, then\n"
 	"                        bisection; docs/solvers.md); implies --replay\n"
+	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
+	"                        past 20,000 binary variables)\n"
+	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
+	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
+	"                        thresholds (default 100)\n"
+	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
+	"  --snapshots S         revolve: snapshots, the one of the input included (>= 1)\n"
 	"  --exact               the DP's exact mode: the tracker's own split points\n"
 	"                        (default: the fast mode, the same largest chunk)\n"
 	"  --replay              replay the plan on the log: peak memory, compute\n"
@@ -62,7 +91,8 @@ static const char help_tail[] =
 	"                        module (the layer tracker's split_modules), and the\n"
 	"                        modules to wrap listed; --replay replays the plan as\n"
 	"                        applied (a split at each wrap's start and end);\n"
-	"                        --budget searches dp's k (docs/solvers.md)\n"
+	"                        --budget searches dp's k (docs/solvers.md); not for\n"
+	"                        the planners of every op (ilp, ilp-lp, revolve)\n"
 	"  --splits A,B,...      replay this plan: split points as forward-op indices\n"
 	"                        or module names (the start of the module's call);\n"
 	"                        with --modules each must be a module boundary\n"
@@ -74,14 +104,22 @@ static const char help_tail[] =
 	"Exit status: 0 ok, 64 usage (a bad k, a budget below the largest single\n"
 	"activation or below the log's floor, a split that is no module boundary,\n"
 	"names no module or a module that cannot be checkpointed), 65 malformed\n"
-	"sizes or log, a log with no forward ops (--modules: no module calls), or\n"
-	"no plan that fits the budget, 66 missing input.\n";
+	"sizes or log, a log with no forward ops (--modules: no module calls), no\n"
+	"plan that fits the budget (ilp: infeasible, with the need that rules it\n"
+	"out and the smallest budget that fits where solved for; or nothing found\n"
+	"within the time limit), a log the planner cannot take (revolve: not a\n"
+	"uniform chain; ilp: an op with views and storages of its own among its\n"
+	"outputs; a graph too large for the ILP without --time-limit), 66\n"
+	"missing input, 69 the solver asked for was not built in, 70 internal\n"
+	"error (a schedule that does not replay to its own numbers).\n";
 
 /* The option that sets a planner's parameter, or NULL. */
 static const char *param_option(const struct planner *pl)
 {
 	return pl->param == PLANNER_PARAM_K ? "-k" :
-	       pl->param == PLANNER_PARAM_BYTES ? "--segment-budget" : NULL;
+	       pl->param == PLANNER_PARAM_BYTES ? "--segment-budget" :
+	       pl->param == PLANNER_PARAM_BUDGET ? "--budget" :
+	       pl->param == PLANNER_PARAM_COUNT ? "--snapshots" : NULL;
 }
 
 /* The help, its list of planners from their registry (built once, kept). */
@@ -93,10 +131,22 @@ static const char *solve_help(void)
 		FILE *f = open_memstream(&text, &len);
 		fputs(help_head, f);
 		const struct planner *pl = planner_list(&n);
+		size_t col = 24; /* after "  --planner P           " */
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s%s", i ? ", " : "", pl[i].name);
-			if (param_option(&pl[i]))
-				fprintf(f, " (%s)", param_option(&pl[i]));
+			char item[96];
+			snprintf(item, sizeof item, "%s%s%s%s", pl[i].name,
+				 param_option(&pl[i]) ? " (" : "",
+				 param_option(&pl[i]) ? param_option(&pl[i]) : "",
+				 param_option(&pl[i]) ? ")" : "");
+			if (i && col + 2 + strlen(item) > 78) { /* wrap under the first */
+				fprintf(f, ",\n%24s", "");
+				col = 24;
+			} else if (i) {
+				fputs(", ", f);
+				col += 2;
+			}
+			fputs(item, f);
+			col += strlen(item);
 		}
 		fputc('\n', f);
 		fputs(help_tail, f);
@@ -179,13 +229,198 @@ static void param_text(const struct planner *pl, uint64_t param, char *buf, size
 		snprintf(buf, size, "%s, %s = %" PRIu64, pl->name, pl->param_name, param);
 }
 
+/* "name@line" of node v's op. */
+static const struct sched_op *node_op(const struct schedule *s, const struct profile *p, uint32_t v)
+{
+	return &s->ops[p->graph->op[v]];
+}
+
+static json_t *op_json(const struct schedule *s, const struct profile *p, uint32_t v)
+{
+	const struct sched_op *op = node_op(s, p, v);
+	return json_pack("{s:s, s:I}", "op", schedule_str(s, op->name), "line", (json_int_t)op->line);
+}
+
+static void print_steps_json(const struct schedule *s, const struct planner *pl,
+			     const struct profile *p, const struct planner_args *a,
+			     const struct planner_plan *plan, const struct baseline *base,
+			     const struct plan_result *res)
+{
+	const struct steps_cost *c = &plan->cost;
+	const struct ilp_result *r = &plan->ilp;
+	json_t *o = json_object();
+	json_object_set_new(o, "log", json_string(s->source));
+	json_object_set_new(o, "planner", json_string(pl->name));
+	json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
+	json_object_set_new(o, "forward_ops", json_integer((json_int_t)p->n));
+	json_object_set_new(o, "ops", json_integer((json_int_t)p->graph->n));
+	if (pl->param == PLANNER_PARAM_BUDGET) {
+		json_t *so = json_object();
+		json_object_set_new(so, "name", json_string(r->solver));
+		json_object_set_new(so, "status", json_string(ilp_status_name(r->status)));
+		json_object_set_new(so, "seconds", json_real(r->seconds));
+		json_object_set_new(so, "cpu_seconds", json_real(r->cpu_seconds));
+		json_object_set_new(so, "time_limit",
+				    a->time_limit > 0 ? json_real(a->time_limit) : json_null());
+		json_object_set_new(so, "objective", json_real(r->objective));
+		json_object_set_new(so, "bound", isfinite(r->bound) ? json_real(r->bound) : json_null());
+		json_object_set_new(so, "gap", isfinite(r->gap) ? json_real(r->gap) : json_null());
+		json_object_set_new(so, "binaries", json_integer((json_int_t)r->n_binaries));
+		json_object_set_new(so, "continuous", json_integer((json_int_t)r->n_continuous));
+		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
+		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
+		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
+		if (!strcmp(pl->name, "ilp-lp")) {
+			json_object_set_new(so, "lp_objective", json_real(r->lp_objective));
+			json_object_set_new(so, "threshold",
+					    r->round ? json_null() : json_real(r->threshold));
+			json_object_set_new(so, "round", json_integer(r->round));
+			json_object_set_new(so, "roundings", json_integer(9 + (json_int_t)a->rounds));
+			json_object_set_new(so, "roundings_fit", json_integer(r->roundings_fit));
+			json_object_set_new(so, "seed", json_integer((json_int_t)a->seed));
+		}
+		json_object_set_new(o, "solver", so);
+	} else {
+		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
+		json_object_set_new(o, "closed_form",
+				    json_integer((json_int_t)revolve_closed_form(p->n, a->param)));
+	}
+	json_object_set_new(o, "schedule", json_pack("{s:I, s:I, s:I, s:I}",
+		"peak_memory", (json_int_t)c->peak, "compute", (json_int_t)c->compute,
+		"remat_compute", (json_int_t)c->remat_compute, "remats", (json_int_t)c->remats));
+	json_t *stages = json_array();
+	const struct plan_steps *ps = &plan->steps;
+	size_t f = 0;
+	json_t *rec = json_array(), *fr = json_array();
+	uint32_t t = 0;
+	for (size_t k = 0; k < ps->n_steps; k++) {
+		const struct plan_step *st = &ps->steps[k];
+		if (st->node < t)
+			json_array_append_new(rec, op_json(s, p, st->node));
+		for (uint32_t j = 0; j < st->n_free; j++)
+			json_array_append_new(fr, op_json(s, p, ps->frees[f + j]));
+		f += st->n_free;
+		if (st->node == t) {
+			json_t *so = op_json(s, p, t);
+			json_object_set_new(so, "stage", json_integer(t));
+			json_object_set_new(so, "recompute", rec);
+			json_object_set_new(so, "free", fr);
+			json_array_append_new(stages, so);
+			rec = json_array();
+			fr = json_array();
+			t++;
+		}
+	}
+	/* the last stage: before the log's final pins */
+	json_array_append_new(stages, json_pack("{s:I, s:n, s:n, s:o, s:o}", "stage", (json_int_t)t,
+						"op", "line", "recompute", rec, "free", fr));
+	json_object_set_new(o, "stages", stages);
+	json_t *rp = json_pack("{s:s, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+		"outcome", outcome_name(res->run.outcome), "runtime", runtime_kind_name(res->runtime),
+		"peak_memory", (json_int_t)res->run.peak_memory,
+		"baseline_memory", (json_int_t)base->memory,
+		"ratio", res->ratio, "overhead", res->overhead,
+		"model_compute", (json_int_t)res->run.model_compute,
+		"remat_compute", (json_int_t)res->run.remat_compute,
+		"baseline_compute", (json_int_t)base->compute,
+		"evictions", (json_int_t)res->run.evictions,
+		"remats", (json_int_t)res->run.remats);
+	json_object_set_new(rp, "wall_ms", json_real(res->wall_ms));
+	json_object_set_new(o, "replay", rp);
+	print_json(o);
+}
+
+static void print_steps_text(const struct schedule *s, const struct planner *pl,
+			     const struct profile *p, const struct planner_args *a,
+			     const struct planner_plan *plan, const struct baseline *base,
+			     const struct plan_result *res)
+{
+	const struct steps_cost *c = &plan->cost;
+	const struct ilp_result *r = &plan->ilp;
+	printf("log: %s\n", s->source);
+	printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
+	       pl->param == PLANNER_PARAM_BUDGET ? " bytes" : "");
+	printf("ops: %zu (%zu forward), constants: %" PRIu64 " bytes\n", p->graph->n, p->n,
+	       p->graph->static_bytes[p->graph->n]);
+	if (pl->param == PLANNER_PARAM_BUDGET) {
+		printf("model: %zu binary and %zu continuous variables%s, %zu rows, %zu nonzeros "
+		       "(memory in units of %" PRIu64 " bytes)\n", r->n_binaries, r->n_continuous,
+		       strcmp(pl->name, "ilp-lp") ? "" : " (the binaries relaxed to [0, 1])", r->n_rows,
+		       r->n_nonzeros, r->mem_unit);
+		if (!strcmp(pl->name, "ilp-lp")) {
+			printf("solver: %s, LP relaxation solved in %.3f s (%.3f s CPU): %.17g ns of "
+			       "recomputation\n", r->solver, r->seconds, r->cpu_seconds, r->lp_objective);
+			if (r->round)
+				printf("rounding: random draw %u (seed %" PRIu64 ")", r->round, a->seed);
+			else
+				printf("rounding: threshold %.1f", r->threshold);
+			printf(" (%u of %u roundings fit; the cheapest): %.17g ns of recomputation, "
+			       "%.3g%% above the relaxation\n", r->roundings_fit, 9 + a->rounds,
+			       r->objective, 100 * r->gap);
+		} else {
+			printf("solver: %s, %s in %.3f s (%.3f s CPU): recomputation %.17g ns",
+			       r->solver, ilp_status_name(r->status), r->seconds, r->cpu_seconds,
+			       r->objective);
+			if (isfinite(r->bound))
+				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
+			else
+				printf(", no lower bound known\n");
+		}
+	} else {
+		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
+		       "(t n - C(s + t, s + 1) = %" PRIu64 "), %" PRIu64 " of them recomputations\n",
+		       a->param, p->n, plan->fwd_steps, revolve_closed_form(p->n, a->param),
+		       c->remats);
+	}
+	printf("schedule: peak %" PRIu64 " bytes (%.4g of the baseline %" PRIu64 "), compute %"
+	       PRId64 " ns (overhead %.6g), %" PRIu64 " recomputations (%" PRId64 " ns)\n",
+	       c->peak, base->memory ? (double)c->peak / (double)base->memory : INFINITY,
+	       base->memory, c->compute, res->overhead, c->remats, c->remat_compute);
+	printf("replay: %s on %s, peak %" PRIu64 " bytes, overhead %.6g, %" PRIu64 " remats, %"
+	       PRIu64 " evictions: the schedule's own numbers\n",
+	       outcome_name(res->run.outcome), runtime_kind_name(res->runtime),
+	       res->run.peak_memory, res->overhead, res->run.remats, res->run.evictions);
+	if (!c->remats) {
+		printf("recomputations: none\n");
+		return;
+	}
+	printf("recomputations (each stage runs them just before its op):\n");
+	printf("  %-6s %-8s %-20s %s\n", "stage", "line", "op", "recomputes (op@line)");
+	const struct plan_steps *ps = &plan->steps;
+	uint32_t t = 0;
+	bool open = false;
+	for (size_t k = 0; k < ps->n_steps; k++) {
+		const struct plan_step *st = &ps->steps[k];
+		if (st->node < t) {
+			if (!open && t < p->graph->n) {
+				const struct sched_op *op = node_op(s, p, t);
+				printf("  %-6u %-8u %-20s", t, op->line, schedule_str(s, op->name));
+			} else if (!open) {
+				printf("  %-6u %-8s %-20s", t, "-", "(end: final pins)");
+			}
+			open = true;
+			const struct sched_op *ro = node_op(s, p, st->node);
+			printf(" %s@%u", schedule_str(s, ro->name), ro->line);
+		}
+		if (st->node == t) {
+			if (open)
+				printf("\n");
+			open = false;
+			t++;
+		}
+	}
+	if (open)
+		printf("\n");
+}
+
 /* What the command line asked for. */
 struct solve_args {
-	struct opt_parser o; /* --budget */
-	const char *sizes, *pname, *log;
+	struct opt_parser o; /* --budget, --seed */
+	const char *sizes, *pname, *log, *solver;
 	const struct planner *pl;
-	uint64_t k, seg;
-	bool have_k, have_seg, have_budget;
+	uint64_t k, seg, snapshots, rounds;
+	double time_limit;
+	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -207,6 +442,34 @@ static int check_planner(struct solve_args *a)
 		return EXIT_USAGE;
 	}
 	a->pl = pl;
+	bool is_ilp = pl->param == PLANNER_PARAM_BUDGET, lp = !strcmp(pl->name, "ilp-lp");
+	if ((a->have_rounds || a->o.has_seed) && !lp) {
+		fprintf(stderr, "rematsim solve: --rounds and --seed are for ilp-lp only\n");
+		return EXIT_USAGE;
+	}
+	if (a->have_ilp_opt && !is_ilp) {
+		fprintf(stderr, "rematsim solve: --time-limit and --solver are for ilp and ilp-lp "
+				"only\n");
+		return EXIT_USAGE;
+	}
+	if (a->have_snap != (pl->param == PLANNER_PARAM_COUNT)) {
+		fprintf(stderr, "rematsim solve: %s\n", a->have_snap ? "--snapshots is for revolve only"
+								    : "revolve needs --snapshots S");
+		return EXIT_USAGE;
+	}
+	if (is_ilp && (a->have_k || a->have_seg || !a->have_budget)) {
+		fprintf(stderr, "rematsim solve: planner %s takes --budget BYTES (the memory "
+				"budget) and no -k or --segment-budget\n", pl->name);
+		return EXIT_USAGE;
+	}
+	if (pl->param == PLANNER_PARAM_COUNT && (a->have_k || a->have_seg || a->have_budget)) {
+		fprintf(stderr, "rematsim solve: planner %s takes --snapshots only\n", pl->name);
+		return EXIT_USAGE;
+	}
+	if (is_ilp || pl->param == PLANNER_PARAM_COUNT) {
+		a->replay = true; /* an explicit schedule is checked by its replay */
+		return 0;
+	}
 	if (a->have_budget && (a->have_k || a->have_seg)) {
 		fprintf(stderr, "rematsim solve: --budget searches the parameter: give it "
 				"without -k or --segment-budget\n");
@@ -243,6 +506,11 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"planner", required_argument, NULL, 'P'},
 		{"segment-budget", required_argument, NULL, 'B'},
 		OPT_ROW_BUDGET,
+		{"time-limit", required_argument, NULL, 'T'},
+		{"solver", required_argument, NULL, 'v'},
+		{"rounds", required_argument, NULL, 'R'},
+		OPT_ROW_SEED,
+		{"snapshots", required_argument, NULL, 'n'},
 		{"exact", no_argument, NULL, 'e'},
 		{"replay", no_argument, NULL, 'r'},
 		{"check", no_argument, NULL, 'c'},
@@ -254,6 +522,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof *a);
+	a->rounds = PLANNER_DEFAULT_ROUNDS;
 	opt_init(&a->o, "solve", solve_help(), 1);
 	int c;
 	while ((c = opt_next(&a->o, argc, argv, "hk:", longopts)) != -1) {
@@ -274,6 +543,44 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 				return EXIT_USAGE;
 			a->have_seg = true;
 			break;
+		case 'T': {
+			char *end;
+			errno = 0;
+			a->time_limit = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->time_limit > 0) ||
+			    a->time_limit > 1e9) {
+				fprintf(stderr, "rematsim solve: --time-limit wants seconds above 0 "
+						"(e.g. 60 or 0.5), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			a->have_ilp_opt = true;
+			break;
+		}
+		case 'v':
+			if (!ilp_solver_find(optarg)) {
+				fprintf(stderr, "rematsim solve: unknown solver '%s' (cbc, glpk)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			a->solver = optarg;
+			a->have_ilp_opt = true;
+			break;
+		case 'R':
+			if (parse_count(optarg, &a->rounds) || a->rounds > 1000000) {
+				fprintf(stderr, "rematsim solve: --rounds wants a whole number up to "
+						"1000000, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			a->have_rounds = true;
+			break;
+		case 'n':
+			if (parse_count(optarg, &a->snapshots) || !a->snapshots) {
+				fprintf(stderr, "rematsim solve: --snapshots wants a whole number of 1 "
+						"or more, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			a->have_snap = true;
+			break;
 		case 'e': a->exact = true; break;
 		case 'r': a->replay = true; break;
 		case 'c': a->check = true; break;
@@ -288,7 +595,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 	}
 	a->have_budget = a->o.n_budgets > 0;
 	if (a->sizes) {
-		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay || a->check ||
+		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay ||
+		    a->check || a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed ||
 		    a->modules || a->splits) {
 			fprintf(stderr, "rematsim solve: --sizes takes only -k, --exact and --json\n");
 			return EXIT_USAGE;
@@ -306,14 +614,22 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 	}
 	a->log = argv[optind];
 	if (a->splits) {
-		if (a->pname || a->have_k || a->have_seg || a->have_budget || a->exact) {
+		if (a->pname || a->have_k || a->have_seg || a->have_budget || a->exact ||
+		    a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed) {
 			fprintf(stderr, "rematsim solve: --splits gives the plan: no --planner, -k, "
-					"--segment-budget, --budget or --exact with it\n");
+					"--segment-budget, --budget, --exact or a planner's option "
+					"with it\n");
 			return EXIT_USAGE;
 		}
 		return 0;
 	}
 	int rc = check_planner(a);
+	if (!rc && a->modules && a->pl->needs_graph) {
+		fprintf(stderr, "rematsim solve: --modules wants split points at module "
+				"boundaries, and planner %s schedules every op instead: give a "
+				"planner of split points\n", a->pl->name);
+		return EXIT_USAGE;
+	}
 	if (!rc && a->modules && a->have_budget && a->pl->param != PLANNER_PARAM_K) {
 		fprintf(stderr, "rematsim solve: --modules --budget searches dp's k: give "
 				"--planner dp\n");
@@ -327,14 +643,15 @@ struct solve_result {
 	struct baseline base;
 	struct planner_fit *fit; /* --budget: the search */
 	uint64_t param;
-	struct reset_plan plan;
+	struct planner_args args;
+	struct planner_plan plan;
 	struct plan_result res;  /* --replay */
 	uint64_t chunk;          /* the largest chunk the plan predicts */
 };
 
 static void solve_result_free(struct solve_result *r)
 {
-	reset_plan_free(&r->plan);
+	planner_plan_free(&r->plan);
 	free(r->fit);
 	profile_free(&r->p);
 }
@@ -350,14 +667,16 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		return -1;
 	if (a->replay)
 		baseline_run(s, &r->base);
-	r->param = pl->param == PLANNER_PARAM_K ? a->k : a->seg;
-	if (a->have_budget && a->o.budgets[0] < schedule_floor(s, false))
+	bool is_ilp = pl->param == PLANNER_PARAM_BUDGET;
+	r->param = pl->param == PLANNER_PARAM_K ? a->k : pl->param == PLANNER_PARAM_BYTES ? a->seg
+		   : is_ilp ? a->o.budgets[0] : a->snapshots;
+	if (a->have_budget && !is_ilp && a->o.budgets[0] < schedule_floor(s, false))
 		return rs_error_set(err, EXIT_USAGE, NULL, 0,
 				    "budget %" PRIu64 " bytes is below the log's floor, %" PRIu64 " bytes "
 				    "(what a replay holds pinned at the end: the constants and the outputs "
 				    "still held): no plan can fit it", a->o.budgets[0],
 				    schedule_floor(s, false));
-	if (a->have_budget) {
+	if (a->have_budget && !is_ilp) {
 		uint64_t budget = a->o.budgets[0];
 		r->fit = xcalloc(1, sizeof *r->fit);
 		if (planner_fit(pl, s, &r->base, &r->p, budget, a->exact, r->fit, err))
@@ -376,14 +695,20 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 	}
 	if (planner_check_param(pl, r->p.bytes, r->p.n, r->param, err))
 		return -1;
+	r->args = (struct planner_args){
+		.param = r->param, .exact = a->exact, .time_limit = a->time_limit,
+		.solver = a->solver, .seed = a->o.seed, .rounds = (unsigned)a->rounds,
+	};
 	if (a->replay) {
-		if (planner_replay(pl, s, &r->base, &r->p, r->param, a->exact, a->check, &r->plan,
-				   &r->res, err))
+		if (planner_replay(pl, s, &r->base, &r->p, &r->args, a->check, &r->plan, &r->res,
+				   err))
 			return -1;
-	} else if (pl->plan(r->p.bytes, r->p.n, r->param, a->exact, &r->plan, err)) {
+	} else if (planner_plan(pl, &r->p, &r->args, &r->plan, err)) {
 		return -1;
 	}
-	r->chunk = planner_max_chunk(r->p.bytes, r->p.n, r->plan.splits, r->plan.n_splits);
+	if (r->plan.kind == PLAN_SPLITS)
+		r->chunk = planner_max_chunk(r->p.bytes, r->p.n, r->plan.split.splits,
+					     r->plan.split.n_splits);
 	return 0;
 }
 
@@ -392,7 +717,7 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 {
 	const struct planner *pl = a->pl;
 	const struct profile *p = &r->p;
-	const struct reset_plan *plan = &r->plan;
+	const struct reset_plan *plan = &r->plan.split;
 	json_t *o = json_object(), *sp = json_array(), *named = json_array();
 	json_object_set_new(o, "log", cmd_json_str(s->source));
 	json_object_set_new(o, "planner", json_string(pl->name));
@@ -454,7 +779,7 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 {
 	const struct planner *pl = a->pl;
 	const struct profile *p = &r->p;
-	const struct reset_plan *plan = &r->plan;
+	const struct reset_plan *plan = &r->plan.split;
 	bool is_dp = pl->param == PLANNER_PARAM_K;
 	char ptext[128];
 	param_text(pl, r->param, ptext, sizeof ptext);
@@ -547,6 +872,10 @@ int cmd_solve(int argc, char **argv)
 		else
 			fprintf(stderr, "rematsim solve: %s\n", err.msg);
 		status = err.status;
+	} else if (r.plan.kind == PLAN_STEPS && a->json) {
+		print_steps_json(s, a->pl, &r.p, &r.args, &r.plan, &r.base, &r.res);
+	} else if (r.plan.kind == PLAN_STEPS) {
+		print_steps_text(s, a->pl, &r.p, &r.args, &r.plan, &r.base, &r.res);
 	} else if (a->json) {
 		put_json(a, s, &r);
 	} else {

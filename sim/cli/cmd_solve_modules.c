@@ -146,13 +146,32 @@ static const char *split_name(const struct module_calls *m, size_t at, bool *aft
 	return c >= 0 ? schedule_str(m->s, m->c[c].name) : NULL;
 }
 
+/* Planner pl's split points on the module units (a profile of bare sizes,
+ * no graph: planners of split points only), param k: 0, or -1 with err. */
+static int plan_units(const struct planner *pl, const uint64_t *units, size_t n_units,
+		      uint64_t k, bool exact, struct reset_plan *out, struct rs_error *err)
+{
+	struct profile up;
+	profile_from_sizes(units, n_units, &up);
+	struct planner_args args = {.param = k, .exact = exact};
+	struct planner_plan pp;
+	int rc = planner_plan(pl, &up, &args, &pp, err);
+	profile_free(&up);
+	if (rc)
+		return -1;
+	*out = pp.split;
+	memset(&pp.split, 0, sizeof pp.split);
+	planner_plan_free(&pp);
+	return 0;
+}
+
 /* Replay a module plan (the plan as applied) of planner param k; fits? */
 static int try_k(const struct planner *pl, const struct module_calls *m, const uint64_t *units,
 		 size_t n_units, const struct schedule *s, const struct baseline *b, uint64_t k,
 		 bool exact, uint64_t budget, uint64_t *peak, struct rs_error *err)
 {
 	struct reset_plan plan;
-	if (pl->plan(units, n_units, k, exact, &plan, err))
+	if (plan_units(pl, units, n_units, k, exact, &plan, err))
 		return -1;
 	for (size_t i = 0; i < plan.n_splits; i++)
 		plan.splits[i] = modules_unit_split(m, plan.splits[i]);
@@ -278,7 +297,7 @@ int solve_modules(const struct solve_module_opts *o)
 			}
 			param = hit;
 		}
-		if (o->pl->plan(units, n_units, param, o->exact, &plan, &err))
+		if (plan_units(o->pl, units, n_units, param, o->exact, &plan, &err))
 			goto fail;
 		for (size_t i = 0; i < plan.n_splits; i++)
 			plan.splits[i] = modules_unit_split(&m, plan.splits[i]);

@@ -592,24 +592,56 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return node_error(w, k, "planner '%s' is listed twice", pl->name);
 		struct exp_plan *ep = &e->plans[e->n_plans++];
 		ep->planner = pl;
-		const char *keys[1] = {pl->param_name};
-		yaml_node_t *pv[1] = {NULL};
+		/* the ILP planners also take a solver time limit, and budgets as
+		 * ratios of each model's baseline memory instead of bytes */
+		const char *keys[3] = {pl->param_name, "time_limit", "ratio"};
+		yaml_node_t *pv[3] = {NULL, NULL, NULL};
+		size_t nkeys = !pl->param_name ? 0 : pl->param == PLANNER_PARAM_BUDGET ? 3 : 1;
 		char what[64];
 		snprintf(what, sizeof what, "planner '%s'", pl->name);
 		if (!pl->param_name && v->type == YAML_MAPPING_NODE &&
 		    v->data.mapping.pairs.top > v->data.mapping.pairs.start)
 			return node_error(w, v, "planner '%s' takes no parameters: give it as "
 					  "'%s: {}'", pl->name, pl->name);
-		if (!is_null(v) && want_mapping(w, v, what, keys, pl->param_name ? 1 : 0, pv))
+		if (!is_null(v) && want_mapping(w, v, what, keys, nkeys, pv))
 			return -1;
+		if (pv[1]) {
+			if (want_double(w, pv[1], "time_limit", &ep->time_limit))
+				return -1;
+			if (!(ep->time_limit > 0) || ep->time_limit > 1e9)
+				return node_error(w, pv[1], "'time_limit' must be seconds above 0");
+		}
 		if (!pl->param_name) {
 			ep->params = xcalloc(1, sizeof *ep->params);
 			ep->n_params = 1;
 			continue;
 		}
+		if (pv[0] && pv[2])
+			return node_error(w, pv[2], "planner '%s' takes '%s' or 'ratio', not both",
+					  pl->name, pl->param_name);
+		if (pv[2]) {
+			if (want_list(w, pv[2], "ratio"))
+				return -1;
+			ep->n_params = LIST_LEN(pv[2]);
+			ep->params = xcalloc(ep->n_params, sizeof *ep->params);
+			ep->ratios = xcalloc(ep->n_params, sizeof *ep->ratios);
+			for (size_t i = 0; i < ep->n_params; i++) {
+				yaml_node_t *it = LIST_ITEM(w, pv[2], i);
+				if (want_double(w, it, "ratio", &ep->ratios[i]))
+					return -1;
+				if (!(ep->ratios[i] > 0 && ep->ratios[i] <= 10))
+					return node_error(w, it, "a ratio must be in (0, 10], not %s",
+							  scalar(it));
+				for (size_t j = 0; j < i; j++)
+					if (ep->ratios[j] == ep->ratios[i])
+						return node_error(w, it, "this ratio is listed twice");
+			}
+			continue;
+		}
 		if (!pv[0])
-			return node_error(w, v, "planner '%s' needs '%s' (a list)", pl->name,
-					  pl->param_name);
+			return node_error(w, v, "planner '%s' needs '%s' (a list)%s", pl->name,
+					  pl->param_name,
+					  pl->param == PLANNER_PARAM_BUDGET ? " or 'ratio'" : "");
 		if (want_list(w, pv[0], pl->param_name))
 			return -1;
 		ep->n_params = LIST_LEN(pv[0]);
@@ -620,6 +652,9 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return -1;
 			if (pl->param == PLANNER_PARAM_BYTES && !ep->params[i])
 				return node_error(w, it, "a segment budget must be positive");
+			if ((pl->param == PLANNER_PARAM_BUDGET || pl->param == PLANNER_PARAM_COUNT) &&
+			    !ep->params[i])
+				return node_error(w, it, "%s must be positive", pl->param_name);
 			for (size_t j = 0; j < i; j++)
 				if (ep->params[j] == ep->params[i])
 					return node_error(w, it, "this %s is listed twice",
@@ -1250,6 +1285,16 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 			snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->plans[i].params[j]);
 			hash_str(&h, buf);
 		}
+		for (size_t j = 0; e->plans[i].ratios && j < e->plans[i].n_params; j++) {
+			hash_str(&h, "ratio");
+			fmt_double(buf, e->plans[i].ratios[j]);
+			hash_str(&h, buf);
+		}
+		if (e->plans[i].time_limit > 0) {
+			hash_str(&h, "time_limit");
+			fmt_double(buf, e->plans[i].time_limit);
+			hash_str(&h, buf);
+		}
 	}
 	snprintf(e->hash, sizeof e->hash, "%016llx", (unsigned long long)h);
 	return 0;
@@ -1271,8 +1316,10 @@ void experiment_free(struct experiment *e)
 	}
 	for (size_t i = 0; i < e->n_series; i++)
 		free(e->series[i].name);
-	for (size_t i = 0; i < e->n_plans; i++)
+	for (size_t i = 0; i < e->n_plans; i++) {
 		free(e->plans[i].params);
+		free(e->plans[i].ratios);
+	}
 	free(e->plans);
 	free(e->models);
 	free(e->series);
@@ -1352,7 +1399,7 @@ static size_t peak_points_per_model(const struct experiment *e)
 }
 
 int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
-			   struct reset_plan *rp, struct plan_result *out, struct rs_error *err)
+			   struct planner_plan *pp, struct plan_result *out, struct rs_error *err)
 {
 	const struct exp_model *m = &e->models[model];
 	const struct exp_plan *ep = &e->plans[plan];
@@ -1363,8 +1410,12 @@ int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t pl
 	uint64_t k = ep->params[step];
 	bool exact = ep->planner->param != PLANNER_PARAM_K ||
 		     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
-	int rc = planner_replay(ep->planner, m->sched, &m->base, &prof, ep->params[step], exact, false,
-				rp, out, err);
+	/* a ratio's budget as a heuristic point's: floor(baseline * ratio) */
+	uint64_t param = ep->ratios ? (uint64_t)((double)m->base.memory * ep->ratios[step])
+				    : ep->params[step];
+	struct planner_args args = {.param = param, .exact = exact, .time_limit = ep->time_limit,
+				    .rounds = PLANNER_DEFAULT_ROUNDS};
+	int rc = planner_replay(ep->planner, m->sched, &m->base, &prof, &args, false, pp, out, err);
 	profile_free(&prof);
 	return rc;
 }

@@ -60,6 +60,10 @@ struct exp_plan {
 	const struct planner *planner;
 	uint64_t *params;  /* n_params values; one 0 for a planner without one */
 	size_t n_params;
+	double time_limit; /* ilp, ilp-lp: `time_limit` seconds; 0: none */
+	/* ilp, ilp-lp given `ratio:`: n_params ratios of each model's baseline
+	 * memory, the budgets (params then 0); else NULL */
+	double *ratios;
 };
 
 struct experiment {
@@ -112,15 +116,16 @@ void experiment_plan_point(const struct experiment *e, size_t k, uint32_t *plan,
 size_t experiment_first_peak_point(const struct experiment *e);
 
 struct plan_result;
-struct reset_plan;
+struct planner_plan;
 /**
  * Replay model's plan `plan` with parameter index `step` (the tracker's
- * exact DP where its table fits), as the sweep's planner points and the
- * budgets of the points at plan peaks do. 0 with *plan (free with
- * reset_plan_free) and *out, or -1 with err.
+ * exact DP where its table fits; an ILP's ratio as floor(baseline x
+ * ratio) bytes, with the plan's time limit), as the sweep's planner
+ * points and the budgets of the points at plan peaks do. 0 with *plan
+ * (free with planner_plan_free) and *out, or -1 with err.
  */
 int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
-			   struct reset_plan *rp, struct plan_result *out, struct rs_error *err);
+			   struct planner_plan *pp, struct plan_result *out, struct rs_error *err);
 
 /**
  * Read and check an experiment file. Gives *out (free with

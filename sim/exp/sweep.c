@@ -76,7 +76,11 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
 		      size_t size)
 {
 	const struct exp_plan *ep = &e->plans[p->plan];
-	if (ep->planner->param_name)
+	char r[FMT_DOUBLE_LEN];
+	if (ep->ratios)
+		snprintf(buf, size, "%s:ratio=%s", ep->planner->name,
+			 fmt_double(r, ep->ratios[p->step]));
+	else if (ep->planner->param_name)
 		snprintf(buf, size, "%s:%s=%llu", ep->planner->name, ep->planner->param_name,
 			 (unsigned long long)ep->params[p->step]);
 	else
@@ -128,7 +132,7 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 				       : r->outcome;
 	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t0\t0\t%.3f\t%s\t%zu",
-		e->models[p->model].name, what, runtime_kind_name(RUNTIME_V2_EAGER), ratio,
+		e->models[p->model].name, what, runtime_kind_name(pr->runtime), ratio,
 		(unsigned long long)r->peak_memory, outcome_name(outcome), pr->overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
@@ -398,12 +402,12 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 	const struct experiment *e = rc->e;
 	const struct exp_model *m = &e->models[p->model];
 	struct rs_error err = {0};
-	struct reset_plan plan;
+	struct planner_plan plan;
 	struct plan_result pr;
 	char *line = NULL;
 	if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
 		line = format_plan_row(e, i, p, &pr);
-		reset_plan_free(&plan);
+		planner_plan_free(&plan);
 	}
 	if (!line && !err.file[0])
 		snprintf(err.file, sizeof err.file, "%s", m->spec);
@@ -538,14 +542,14 @@ static void peak_task(void *ctx, size_t i)
 	size_t np = experiment_plan_points(pc->e), t = pc->tasks[i];
 	uint32_t plan, step;
 	experiment_plan_point(pc->e, t % np, &plan, &step);
-	struct reset_plan rp;
+	struct planner_plan rp;
 	struct plan_result pr;
 	if (experiment_plan_replay(pc->e, t / np, plan, step, &rp, &pr, &pc->errs[i])) {
 		pc->failed[i] = true;
 		return;
 	}
 	pc->peaks[t] = pr.run.peak_memory;
-	reset_plan_free(&rp);
+	planner_plan_free(&rp);
 }
 
 /*
@@ -598,7 +602,9 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	int lock_fd;
 	if (sweep_lock(opt->out_dir, &lock_fd, err))
 		return -1;
-	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL};
+	/* (and sweep_check_output's probe, which a kill may leave) */
+	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL,
+					      ".rematsim-write-test"};
 	clean_stale_tmp(opt->out_dir, outputs, sizeof outputs / sizeof *outputs);
 	int rc = sweep_run_locked(e, opt, err);
 	close(lock_fd);

@@ -33,6 +33,8 @@ size_t plan_forward_ops(const struct schedule *s, uint32_t **ops)
 
 struct plan_run {
 	const struct schedule *s;
+	void (*observe)(void *ctx, const struct runtime_event *ev); /* the caller's */
+	void *observe_ctx;
 	/* plan_replay_wraps: the segments whose recomputation command i
 	 * starts (CSR by command), and each segment's evicted storages */
 	uint32_t *trig, *trig_off, *gst, *gst_off;
@@ -51,6 +53,8 @@ struct plan_run {
 static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct plan_run *pr = ctx;
+	if (pr->observe)
+		pr->observe(pr->observe_ctx, ev);
 	if (ev->kind != EV_REMAT)
 		return;
 	const struct sched_op *op = &pr->s->ops[ev->op];
@@ -123,6 +127,7 @@ static size_t remat_before(void *ctx, size_t i, const uint32_t **list)
 
 static int replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		  size_t n_splits, const bool *as_usual, bool whole, bool check,
+		  void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
 		  struct plan_result *out, struct rs_error *err);
 
 /* For plan_replay_wraps: s's commands with each wrapped segment's inputs
@@ -303,18 +308,27 @@ static void whole_segments(const struct schedule *s, const uint32_t *seg, const 
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err)
 {
-	return replay(s, b, splits, n_splits, NULL, false, check, out, err);
+	return replay(s, b, splits, n_splits, NULL, false, check, NULL, NULL, out, err);
+}
+
+int plan_replay_observed(const struct schedule *s, const struct baseline *b, const size_t *splits,
+			 size_t n_splits, bool check,
+			 void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			 struct plan_result *out, struct rs_error *err)
+{
+	return replay(s, b, splits, n_splits, NULL, false, check, observe, ctx, out, err);
 }
 
 int plan_replay_wraps(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		      size_t n_splits, const bool *as_usual, bool check, struct plan_result *out,
 		      struct rs_error *err)
 {
-	return replay(s, b, splits, n_splits, as_usual, true, check, out, err);
+	return replay(s, b, splits, n_splits, as_usual, true, check, NULL, NULL, out, err);
 }
 
 static int replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		  size_t n_splits, const bool *as_usual, bool whole, bool check,
+		  void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
 		  struct plan_result *out, struct rs_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -401,6 +415,8 @@ static int replay(const struct schedule *s, const struct baseline *b, const size
 	free(cmd_of);
 	free(fwd);
 
+	pr.observe = observe;
+	pr.observe_ctx = ctx;
 	pr.forced = forced;
 	pr.forced_off = off;
 	pr.refs = xcalloc(s->n_storages + 1, sizeof *pr.refs);
@@ -430,6 +446,180 @@ static int replay(const struct schedule *s, const struct baseline *b, const size
 	free(off);
 	if (rc)
 		return -1;
+	out->runtime = cfg.runtime;
+	out->overhead = b->compute > 0 ? (double)out->run.clock / (double)b->compute : INFINITY;
+	out->ratio = b->memory > 0 ? (double)out->run.peak_memory / (double)b->memory : INFINITY;
+	out->wall_ms = (now_seconds() - t0) * 1e3;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Explicit schedules.                                                  */
+
+void plan_steps_free(struct plan_steps *ps)
+{
+	free(ps->node_op);
+	free(ps->steps);
+	free(ps->frees);
+	memset(ps, 0, sizeof *ps);
+}
+
+/* Per command, what the explicit plan runs before it (actions) and evicts
+ * right after it (storages), both CSR by command index. */
+struct steps_run {
+	const struct runtime_action *act;
+	const uint32_t *act_off;
+	const uint32_t *after;
+	const uint32_t *after_off;
+};
+
+static size_t steps_before(void *ctx, size_t i, const struct runtime_action **list)
+{
+	const struct steps_run *sr = ctx;
+	*list = sr->act + sr->act_off[i];
+	return sr->act_off[i + 1] - sr->act_off[i];
+}
+
+static size_t steps_after(void *ctx, size_t i, bool done, const uint32_t **list)
+{
+	const struct steps_run *sr = ctx;
+	*list = sr->after + sr->after_off[i];
+	return done ? sr->after_off[i + 1] - sr->after_off[i] : 0;
+}
+
+/* The storages a node owns (its outputs that are not views). */
+static uint32_t owned(const struct schedule *s, uint32_t op, uint32_t *out)
+{
+	const struct sched_op *o = &s->ops[op];
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < o->n_outs; k++)
+		if (s->tensors[o->outs + k].alias < 0) {
+			if (out)
+				out[n] = s->tensor_storage[o->outs + k];
+			n++;
+		}
+	return n;
+}
+
+int plan_replay_steps(const struct schedule *s, const struct baseline *b,
+		      const struct plan_steps *ps, bool check, struct plan_result *out,
+		      struct rs_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const size_t T = ps->n_nodes;
+	for (size_t t = 0; t < T; t++)
+		if (ps->node_op[t] >= s->n_ops || s->ops[ps->node_op[t]].constant ||
+		    (t && ps->node_op[t] <= ps->node_op[t - 1]))
+			return rs_error_set(err, EXIT_SOFTWARE, s->source, 0,
+					    "explicit plan: node %zu is not a non-constant op in "
+					    "log order", t);
+	/* The shape: stages in order, recomputations below their stage, frees
+	 * of nodes that own storage, and a count of actions and evictions per
+	 * command. A last stage, after every node's, runs before the command
+	 * after the last COMPUTE (the log's final pins). */
+	uint32_t *cmd_of = xmalloc((s->n_ops + 1) * sizeof *cmd_of);
+	uint32_t end = (uint32_t)s->n_cmds;
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].kind == CMD_COMPUTE) {
+			cmd_of[s->cmds[i].id] = (uint32_t)i;
+			end = (uint32_t)i + 1;
+		}
+	uint32_t *act_off = xcalloc(s->n_cmds + 2, sizeof *act_off);
+	uint32_t *after_off = xcalloc(s->n_cmds + 2, sizeof *after_off);
+	const char *why = NULL;
+	size_t t = 0, f = 0, bad = 0;
+	for (size_t k = 0; k < ps->n_steps && !why; k++) {
+		const struct plan_step *st = &ps->steps[k];
+		uint32_t c = t < T ? cmd_of[ps->node_op[t]] : end;
+		if (st->node >= T || st->node > t) {
+			why = "a step past its stage";
+		} else if (t == T && end >= s->n_cmds) {
+			why = "a last stage with no command after it";
+		} else if (st->n_free > ps->n_frees - f) {
+			why = "more frees than listed";
+		} else if (st->node < t && !s->ops[ps->node_op[st->node]].n_outs) {
+			why = "a recomputation of a node without outputs";
+		} else {
+			uint32_t nf = 0;
+			for (uint32_t j = 0; j < st->n_free && !why; j++) {
+				uint32_t v = ps->frees[f + j];
+				uint32_t n = v < T ? owned(s, ps->node_op[v], NULL) : 0;
+				if (v > t || !n)
+					why = "a free of a node that owns no storage yet";
+				nf += n;
+			}
+			if (st->node < t)
+				act_off[c + 1] += 1 + nf;
+			else
+				after_off[c + 1] += nf;
+			f += st->n_free;
+			t += st->node == t;
+		}
+		bad = k;
+	}
+	if (!why && (t != T || f != ps->n_frees))
+		why = t != T ? "fewer stages than nodes" : "frees left over";
+	if (why) {
+		free(cmd_of);
+		free(act_off);
+		free(after_off);
+		return rs_error_set(err, EXIT_SOFTWARE, s->source, 0,
+				    "explicit plan: %s (step %zu)", why, bad);
+	}
+	for (size_t i = 0; i < s->n_cmds; i++) {
+		act_off[i + 1] += act_off[i];
+		after_off[i + 1] += after_off[i];
+	}
+	struct runtime_action *act = xmalloc((act_off[s->n_cmds] + 1) * sizeof *act);
+	uint32_t *after = xmalloc((after_off[s->n_cmds] + 1) * sizeof *after);
+	uint32_t *afill = xmemdup(act_off, (s->n_cmds + 1) * sizeof *act_off);
+	uint32_t *efill = xmemdup(after_off, (s->n_cmds + 1) * sizeof *after_off);
+	uint32_t *tmp = xmalloc((s->n_storages + 1) * sizeof *tmp);
+	t = 0;
+	f = 0;
+	for (size_t k = 0; k < ps->n_steps; k++) {
+		const struct plan_step *st = &ps->steps[k];
+		uint32_t c = t < T ? cmd_of[ps->node_op[t]] : end;
+		if (st->node < t)
+			act[afill[c]++] = (struct runtime_action){
+				RUNTIME_ACT_REMAT, s->ops[ps->node_op[st->node]].outs};
+		for (uint32_t j = 0; j < st->n_free; j++) {
+			uint32_t n = owned(s, ps->node_op[ps->frees[f + j]], tmp);
+			for (uint32_t q = 0; q < n; q++) {
+				if (st->node < t)
+					act[afill[c]++] = (struct runtime_action){RUNTIME_ACT_EVICT, tmp[q]};
+				else
+					after[efill[c]++] = tmp[q];
+			}
+		}
+		f += st->n_free;
+		t += st->node == t;
+	}
+	free(tmp);
+	free(afill);
+	free(efill);
+	free(cmd_of);
+
+	double t0 = now_seconds();
+	struct steps_run sr = {act, act_off, after, after_off};
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2,
+		.heuristic = NULL,
+		.budget = UINT64_MAX / 2,
+		.remat_limit = INFINITY,
+		.check = check,
+		.before = steps_before,
+		.evict_after = steps_after,
+		.ctx = &sr,
+	};
+	int rc = runtime_run(s, &cfg, &out->run, err);
+	free(act);
+	free(act_off);
+	free(after);
+	free(after_off);
+	if (rc)
+		return -1;
+	out->runtime = cfg.runtime;
 	out->overhead = b->compute > 0 ? (double)out->run.clock / (double)b->compute : INFINITY;
 	out->ratio = b->memory > 0 ? (double)out->run.peak_memory / (double)b->memory : INFINITY;
 	out->wall_ms = (now_seconds() - t0) * 1e3;

@@ -17,6 +17,16 @@
  * Invariant: with no split points nothing is evicted but what an
  * unbounded eager replay evicts, so the peak is the unbounded one and
  * there are no rematerializations.
+ *
+ * A plan may also be an explicit schedule (struct plan_steps, what the
+ * ILP and revolve give): over the log's nodes (its non-constant ops, in
+ * log order), stage t computes, before node t's own COMPUTE command, the
+ * nodes it names for recomputation, in order, then node t itself; after
+ * each computation it frees the nodes it names. A last stage, after the
+ * last COMPUTE command and before the log's final pins, recomputes what
+ * they need. The replay runs exactly
+ * that on the V2 runtime (no eager eviction: the plan says when every
+ * value goes), so its peak and compute are the schedule's own.
  */
 #ifndef REMATSIM_PLAN_H
 #define REMATSIM_PLAN_H
@@ -36,6 +46,7 @@ size_t plan_forward_ops(const struct schedule *s, uint32_t **ops);
 
 struct plan_result {
 	struct runtime_result run; /* peak_memory, remats, remat_compute, ... */
+	enum runtime_kind runtime; /* the runtime the plan ran on */
 	double overhead;           /* final clock / baseline compute */
 	double ratio;              /* peak memory / baseline memory */
 	double wall_ms;
@@ -49,6 +60,44 @@ struct plan_result {
  */
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err);
+/** plan_replay, calling observe (borrows ctx) for each runtime event. */
+int plan_replay_observed(const struct schedule *s, const struct baseline *b, const size_t *splits,
+			 size_t n_splits, bool check,
+			 void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			 struct plan_result *out, struct rs_error *err);
+
+/* One computation of an explicit schedule and the frees right after it. */
+struct plan_step {
+	uint32_t node;   /* the node computed: below the stage's own node, a
+			  * recomputation; equal to it, the node's COMPUTE command */
+	uint32_t n_free; /* the next n_free entries of plan_steps.frees */
+};
+
+/* An explicit schedule: stage by stage, each stage's steps ending with its
+ * own node's, then the last stage's (recomputations only). A freed node's
+ * storages are evicted (its views go with its storage); a node that is
+ * only a view of another's storage is never named in frees. */
+struct plan_steps {
+	size_t n_nodes;
+	uint32_t *node_op;       /* [n_nodes]: each node's op, ascending */
+	struct plan_step *steps; /* every stage's steps, in order */
+	size_t n_steps;
+	uint32_t *frees;         /* node ids */
+	size_t n_frees;
+};
+void plan_steps_free(struct plan_steps *ps);
+
+/**
+ * Replay the explicit schedule ps on s (baseline b) on the V2 runtime:
+ * before each node's COMPUTE command its stage's recomputations (each with
+ * its frees), after it the frees of its own step. Returns 0 with *out
+ * filled, or -1 with err (EXIT_SOFTWARE: a schedule out of shape, which
+ * only a planner's bug makes). The caller compares the result with what
+ * the planner predicted.
+ */
+int plan_replay_steps(const struct schedule *s, const struct baseline *b,
+		      const struct plan_steps *ps, bool check, struct plan_result *out,
+		      struct rs_error *err);
 
 /**
  * A plan as a program applies it with checkpoint wrappers (`solve

@@ -744,6 +744,29 @@ static int cmd_remat_before(struct runtime_state *rt, size_t i)
 	return 0;
 }
 
+/* The explicit plan's hook (runtime_config.before, sim/lib/plan.c): what
+ * a plan runs before a command, rematerializations and evictions in turn. */
+static int cmd_before(struct runtime_state *rt, size_t i)
+{
+	const struct runtime_action *list = NULL;
+	size_t n = rt->cfg->before(rt->cfg->ctx, i, &list);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = list[k].id;
+		if (list[k].kind == RUNTIME_ACT_REMAT) {
+			if (!rt->defined[id]) {
+				int rc = materialize(rt, id, true);
+				if (rc)
+					return rc;
+			}
+		} else if (rt_material(rt, id) && !rt->st[id].ref_int && !rt->st[id].pinned) {
+			rt_evict(rt, id);
+			if (rt->broken)
+				return RT_BROKEN;
+		}
+	}
+	return 0;
+}
+
 /* Replay every command of the schedule (stopping at the first OOM, thrash
  * or broken region): 0 or that stop code, res->stopped_at set. */
 int rt_replay(struct runtime_state *rt)
@@ -751,11 +774,16 @@ int rt_replay(struct runtime_state *rt)
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
 	const bool remat_before = cfg->remat_before != NULL; /* plan replays only */
+	const bool before = cfg->before != NULL;             /* explicit plans only */
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
 		if (__builtin_expect(remat_before, 0) && (rc = cmd_remat_before(rt, i))) {
+			rt->res->stopped_at = i;
+			break;
+		}
+		if (__builtin_expect(before, 0) && (rc = cmd_before(rt, i))) {
 			rt->res->stopped_at = i;
 			break;
 		}

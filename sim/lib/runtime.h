@@ -112,6 +112,16 @@ struct runtime_event {
 	int64_t start, end;
 };
 
+/** What runtime_config.before may ask for before a command. */
+enum runtime_action_kind {
+	RUNTIME_ACT_REMAT, /* id: a tensor to rematerialize (nothing if defined) */
+	RUNTIME_ACT_EVICT, /* id: a storage to evict */
+};
+struct runtime_action {
+	uint32_t kind; /* enum runtime_action_kind */
+	uint32_t id;
+};
+
 struct runtime_config {
 	enum runtime_kind runtime;
 	const struct heuristic *heuristic; /* NULL: no eviction possible */
@@ -152,6 +162,12 @@ struct runtime_config {
 	 * rematerialize now, in order; those defined already are skipped.
 	 * Shares ctx. */
 	size_t (*remat_before)(void *ctx, size_t cmd, const uint32_t **list);
+	/* Optional, for explicit plans (plan.h): called before each command
+	 * with its index, it may name actions (*list, returned count) to run
+	 * first, in order: rematerialize a tensor (if it is not defined) or
+	 * evict a storage (if material, unlocked and not pinned); after
+	 * remat_before's. Shares ctx. */
+	size_t (*before)(void *ctx, size_t cmd, const struct runtime_action **list);
 	/* Optional: offload beside recomputation (NULL: off, as the reference).
 	 * Needs a runtime without banishing, no plan hooks, not DTRPrototype.
 	 * Borrowed. */

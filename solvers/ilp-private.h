@@ -1,0 +1,45 @@
+/*
+ * ilp-private.h: what ilp.c (the model) and ilp-solvers.c (the backends)
+ * share: a mixed-integer program as plain arrays, rows in CSR, and what a
+ * backend answers. Nothing here is seen outside solvers/.
+ */
+#ifndef REMATSIM_ILP_PRIVATE_H
+#define REMATSIM_ILP_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ilp.h"
+
+struct ilp_model {
+	size_t n_cols, cap_cols;
+	double *lb, *ub, *obj;
+	uint8_t *integer;
+	size_t n_rows, cap_rows;
+	uint32_t *row_off;     /* [n_rows + 1] into col, val */
+	char *sense;           /* 'L' (<=), 'G' (>=), 'E' (=) */
+	double *rhs;
+	size_t n_nz, cap_nz;
+	uint32_t *col;
+	double *val;
+};
+
+struct ilp_answer {
+	enum ilp_status status; /* OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN */
+	double obj, bound;
+	double seconds;         /* wall */
+	double cpu_seconds;     /* CPU time of the solving thread */
+	double *x;              /* [n_cols] when there is a solution (free it) */
+};
+
+/**
+ * Solve m with backend s (integer: as a MIP, else its LP relaxation),
+ * stopping after time_limit seconds (0: none). 0 with *a, or -1 with err
+ * (EXIT_UNAVAILABLE: not built in; EXIT_SOFTWARE: the solver failed).
+ * Solves one at a time across threads (the libraries keep global state).
+ */
+int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
+		      double time_limit, struct ilp_answer *a, struct rs_error *err);
+
+#endif

@@ -1,0 +1,756 @@
+/*
+ * ilp.c: see ilp.h. The model is built once into plain arrays
+ * (ilp-private.h) and handed to a backend; only the variables a schedule
+ * can use exist. A node i can matter in stage t only if some path from it
+ * reaches a node computed in stage t or later (or the log pins it: reach T,
+ * the last stage's, after every op): its "reach" is at least t. Stage t's
+ * live nodes L_t = {i < t : reach(i) >= t, not a view of a constant}
+ * (t = 0 .. T) carry R[t,i] and (t >= 1) S[t,i]; setting
+ * every other variable to 0 loses no schedule (what a dead node feeds is
+ * dead too). Memory is counted in units of the gcd of all sizes, so every
+ * coefficient is a small whole number and the budget's bound is exact.
+ */
+#include "ilp-private.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+const char *ilp_status_name(enum ilp_status s)
+{
+	switch (s) {
+	case ILP_OPTIMAL: return "optimal";
+	case ILP_FEASIBLE: return "feasible (stopped at the time limit)";
+	case ILP_INFEASIBLE: return "infeasible";
+	case ILP_UNKNOWN: return "unknown (stopped at the time limit with no schedule)";
+	case ILP_LP_ROUNDED: return "LP relaxation rounded";
+	case ILP_NO_ROUNDING: return "no rounding of the LP relaxation fits";
+	}
+	return "?";
+}
+
+void ilp_result_free(struct ilp_result *r)
+{
+	steps_kept_free(&r->kept);
+	memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------------ */
+/* The model's arrays.                                                  */
+
+static uint32_t col_new(struct ilp_model *m, double lb, double ub, double obj, bool integer)
+{
+	if (m->n_cols == m->cap_cols) {
+		size_t c = m->cap_cols ? 2 * m->cap_cols : 1024;
+		m->lb = xrealloc(m->lb, c * sizeof *m->lb);
+		m->ub = xrealloc(m->ub, c * sizeof *m->ub);
+		m->obj = xrealloc(m->obj, c * sizeof *m->obj);
+		m->integer = xrealloc(m->integer, c);
+		m->cap_cols = c;
+	}
+	m->lb[m->n_cols] = lb;
+	m->ub[m->n_cols] = ub;
+	m->obj[m->n_cols] = obj;
+	m->integer[m->n_cols] = integer;
+	return (uint32_t)m->n_cols++;
+}
+
+static void row_add(struct ilp_model *m, uint32_t col, double val)
+{
+	if (m->n_nz == m->cap_nz) {
+		size_t c = m->cap_nz ? 2 * m->cap_nz : 4096;
+		m->col = xrealloc(m->col, c * sizeof *m->col);
+		m->val = xrealloc(m->val, c * sizeof *m->val);
+		m->cap_nz = c;
+	}
+	m->col[m->n_nz] = col;
+	m->val[m->n_nz++] = val;
+}
+
+/* Close the row whose entries were added since the last one. */
+static void row_end(struct ilp_model *m, char sense, double rhs)
+{
+	if (m->n_rows + 1 >= m->cap_rows) {
+		size_t c = m->cap_rows ? 2 * m->cap_rows : 1024;
+		m->row_off = xrealloc(m->row_off, (c + 1) * sizeof *m->row_off);
+		m->sense = xrealloc(m->sense, c);
+		m->rhs = xrealloc(m->rhs, c * sizeof *m->rhs);
+		m->cap_rows = c;
+		if (!m->n_rows)
+			m->row_off[0] = 0;
+	}
+	m->sense[m->n_rows] = sense;
+	m->rhs[m->n_rows] = rhs;
+	m->row_off[++m->n_rows] = (uint32_t)m->n_nz;
+}
+
+static void model_free(struct ilp_model *m)
+{
+	free(m->lb);
+	free(m->ub);
+	free(m->obj);
+	free(m->integer);
+	free(m->row_off);
+	free(m->sense);
+	free(m->rhs);
+	free(m->col);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Which variables exist.                                               */
+
+struct vars {
+	const struct profile_graph *g;
+	size_t T;
+	uint32_t *reach;             /* [T] */
+	uint32_t *loff, *lnode;      /* L_t, CSR by stage, ascending */
+	uint32_t *users_off, *users; /* per node (OWN): the nodes reading its storage */
+	uint64_t unit;               /* bytes per memory unit */
+	/* columns, per stage: R[t, L_t], S[t, L_t] (t >= 1), U[t, points] */
+	uint32_t *r0, *s0, *u0;
+	/* free variables, per stage (CSR), each {storage, after, column} */
+	uint32_t *f_off;
+	struct fvar { uint32_t b, k, col; } *f;
+	size_t n_f;
+};
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* The rank of i in L_t, or NONE. */
+static uint32_t rank_of(const struct vars *v, size_t t, uint32_t i)
+{
+	uint32_t lo = v->loff[t], hi = v->loff[t + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->lnode[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->loff[t + 1] && v->lnode[lo] == i ? lo - v->loff[t] : NONE;
+}
+
+static bool user_of(const struct vars *v, uint32_t b, uint32_t j)
+{
+	uint32_t lo = v->users_off[b], hi = v->users_off[b + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->users[mid] < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->users_off[b + 1] && v->users[lo] == j;
+}
+
+/* Should F[t,b,k] exist? (k recomputed in stage t, and freeing b after it
+ * not ruled out by a constant: node t reading b later, or the log pinning
+ * b when the last stage ends.) */
+static bool f_exists(const struct vars *v, size_t t, uint32_t b, uint32_t k)
+{
+	if (k >= t || rank_of(v, t, k) == NONE)
+		return false; /* after node t, only the next stage's S matters */
+	if (t < v->T && user_of(v, b, (uint32_t)t))
+		return false;
+	if (t == v->T && v->g->keep[b])
+		return false;
+	return true;
+}
+
+static int by_k(const void *a, const void *b)
+{
+	const struct fvar *x = a, *y = b;
+	if (x->k != y->k)
+		return (x->k > y->k) - (x->k < y->k);
+	return (x->b > y->b) - (x->b < y->b);
+}
+
+static void vars_free(struct vars *v)
+{
+	free(v->reach);
+	free(v->loff);
+	free(v->lnode);
+	free(v->users_off);
+	free(v->users);
+	free(v->r0);
+	free(v->s0);
+	free(v->u0);
+	free(v->f_off);
+	free(v->f);
+	memset(v, 0, sizeof *v);
+}
+
+/* reach, L_t, the storage users, the memory unit, the free variables; the
+ * model's binary variables into *binaries. Past ILP_MAX_BINARIES R and S
+ * variables, stops after counting them (false), before any table of the
+ * model's size is made. */
+static bool vars_init(struct vars *v, const struct profile_graph *g, size_t *binaries)
+{
+	memset(v, 0, sizeof *v);
+	v->g = g;
+	const size_t T = g->n;
+	v->T = T;
+	v->reach = xmalloc((T + 1) * sizeof *v->reach);
+	for (size_t i = T; i-- > 0;) {
+		uint32_t r = g->keep[i] ? (uint32_t)T : (uint32_t)i;
+		for (uint32_t e = g->succ_off[i]; e < g->succ_off[i + 1]; e++)
+			if (v->reach[g->succ[e]] > r)
+				r = v->reach[g->succ[e]];
+		v->reach[i] = r;
+	}
+	size_t live = 0;
+	for (size_t i = 0; i < T; i++)
+		if (g->kind[i] != PGRAPH_FIXED)
+			live += v->reach[i] - i;
+	if (live > ILP_MAX_BINARIES / 2) {
+		*binaries = 2 * live;
+		return false;
+	}
+	/* L_t: node i is live in stages i+1 .. reach (T: the last stage). */
+	v->loff = xcalloc(T + 3, sizeof *v->loff);
+	for (size_t i = 0; i < T; i++) {
+		if (g->kind[i] == PGRAPH_FIXED)
+			continue;
+		for (size_t t = i + 1; t <= v->reach[i]; t++)
+			v->loff[t + 1]++;
+	}
+	for (size_t t = 0; t <= T; t++)
+		v->loff[t + 1] += v->loff[t];
+	v->lnode = xmalloc(((size_t)v->loff[T + 1] + 1) * sizeof *v->lnode);
+	uint32_t *fill = xmemdup(v->loff, (T + 2) * sizeof *fill);
+	for (size_t i = 0; i < T; i++) { /* ascending i: each L_t comes out ascending */
+		if (g->kind[i] == PGRAPH_FIXED)
+			continue;
+		for (size_t t = i + 1; t <= v->reach[i]; t++)
+			v->lnode[fill[t]++] = (uint32_t)i;
+	}
+	free(fill);
+	/* Storage users: node k reads the storage of base(u) for each input u. */
+	uint32_t *stamp = xmalloc((T + 1) * sizeof *stamp);
+	for (size_t i = 0; i <= T; i++)
+		stamp[i] = NONE;
+	v->users_off = xcalloc(T + 2, sizeof *v->users_off);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i <= T; i++)
+			stamp[i] = NONE;
+		for (size_t k = 0; k < T; k++)
+			for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++) {
+				uint32_t b = g->base[g->pred[e]];
+				if (stamp[b] == k)
+					continue;
+				stamp[b] = (uint32_t)k;
+				if (pass == 0)
+					v->users_off[b + 1]++;
+				else
+					v->users[fill[b]++] = (uint32_t)k;
+			}
+		if (pass == 0) {
+			for (size_t i = 0; i < T; i++)
+				v->users_off[i + 1] += v->users_off[i];
+			v->users = xmalloc(((size_t)v->users_off[T] + 1) * sizeof *v->users);
+			fill = xmemdup(v->users_off, (T + 1) * sizeof *fill);
+		}
+	}
+	free(fill);
+	free(stamp);
+	/* The memory unit. */
+	uint64_t u = 0;
+	for (size_t i = 0; i < T; i++)
+		u = gcd64(u, g->bytes[i]);
+	for (size_t t = 0; t <= T; t++)
+		u = gcd64(u, g->static_bytes[t]);
+	v->unit = u ? u : 1;
+	/* Free variables. */
+	v->f_off = xcalloc(T + 3, sizeof *v->f_off);
+	size_t cap = 0;
+	for (size_t t = 0; t <= T; t++) {
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++) {
+			uint32_t b = v->lnode[q];
+			if (g->kind[b] != PGRAPH_OWN)
+				continue;
+			for (uint32_t e = v->users_off[b]; e < v->users_off[b + 1]; e++) {
+				uint32_t k = v->users[e];
+				if (k > t)
+					break;
+				if (!f_exists(v, t, b, k))
+					continue;
+				XGROW(v->f, cap, v->n_f + 1);
+				v->f[v->n_f++] = (struct fvar){b, k, 0};
+			}
+		}
+		v->f_off[t + 1] = (uint32_t)v->n_f;
+		/* by the point they follow (the memory rows walk them so) */
+		if (v->n_f > v->f_off[t])
+			qsort(v->f + v->f_off[t], v->n_f - v->f_off[t], sizeof *v->f, by_k);
+	}
+	size_t nl = v->loff[T + 1], nl1 = nl - (v->loff[1] - v->loff[0]);
+	*binaries = nl + nl1 + v->n_f;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Building.                                                            */
+
+static inline uint32_t R(const struct vars *v, size_t t, uint32_t i)
+{
+	uint32_t r = rank_of(v, t, i);
+	return r == NONE ? NONE : v->r0[t] + r;
+}
+
+static inline uint32_t S(const struct vars *v, size_t t, uint32_t i)
+{
+	if (t == 0 || t > v->T)
+		return NONE;
+	uint32_t r = rank_of(v, t, i);
+	return r == NONE ? NONE : v->s0[t] + r;
+}
+
+/* Units of memory of node i. */
+static inline double M(const struct vars *v, uint32_t i)
+{
+	return (double)(v->g->bytes[i] / v->unit);
+}
+
+/*
+ * The model. min_peak: instead of the budget and the cost, a column P
+ * bounds every memory level and is minimised (the smallest budget any
+ * schedule fits in); its column is the last.
+ */
+static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak, double peak_lb)
+{
+	const struct profile_graph *g = v->g;
+	const size_t T = v->T;
+	v->r0 = xrealloc(v->r0, (T + 2) * sizeof *v->r0);
+	v->s0 = xrealloc(v->s0, (T + 2) * sizeof *v->s0);
+	v->u0 = xrealloc(v->u0, (T + 2) * sizeof *v->u0);
+	double ucap = min_peak ? INFINITY : cap;
+	for (size_t t = 0; t <= T; t++) {
+		v->r0[t] = (uint32_t)m->n_cols;
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
+			col_new(m, 0, 1, min_peak ? 0 : (double)g->cost[v->lnode[q]], true);
+		v->s0[t] = (uint32_t)m->n_cols;
+		if (t)
+			for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
+				col_new(m, 0, 1, 0, true);
+		v->u0[t] = (uint32_t)m->n_cols;
+		/* a point per computation: L_t, then node t (none in stage T) */
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1] + (t < T); q++)
+			col_new(m, 0, ucap, 0, false);
+	}
+	for (size_t q = 0; q < v->n_f; q++)
+		v->f[q].col = col_new(m, 0, 1, 0, true);
+	uint32_t P = min_peak ? col_new(m, peak_lb, INFINITY, 1, false) : NONE;
+
+	for (size_t t = 0; t <= T; t++) {
+		const uint32_t *L = v->lnode + v->loff[t];
+		const uint32_t nL = v->loff[t + 1] - v->loff[t];
+		const uint32_t np = nL + (t < T); /* computation points */
+		double stat = (double)(g->static_bytes[t] / v->unit);
+		/* Inputs: a node computed in stage t finds each input computed
+		 * in it or kept into it. */
+		for (uint32_t q = 0; q < np; q++) {
+			uint32_t k = q < nL ? L[q] : (uint32_t)t;
+			for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++) {
+				uint32_t u = g->pred[e];
+				uint32_t ru = R(v, t, u), su = S(v, t, u);
+				if (ru != NONE)
+					row_add(m, ru, 1);
+				if (su != NONE)
+					row_add(m, su, 1);
+				if (k < t) {
+					row_add(m, v->r0[t] + q, -1);
+					row_end(m, 'G', 0);
+				} else {
+					row_end(m, 'G', 1);
+				}
+			}
+		}
+		/* Keeping: what stage t+1 keeps, stage t had or computed; what
+		 * the log pins at its end, the last stage has. */
+		if (t < T) {
+			for (uint32_t q = v->loff[t + 1]; q < v->loff[t + 2]; q++) {
+				uint32_t i = v->lnode[q];
+				if (i == t)
+					continue;
+				row_add(m, v->s0[t + 1] + (q - v->loff[t + 1]), 1);
+				row_add(m, R(v, t, i), -1);
+				if (t)
+					row_add(m, S(v, t, i), -1);
+				row_end(m, 'L', 0);
+			}
+		} else {
+			for (uint32_t q = 0; q < nL; q++)
+				if (g->keep[L[q]]) {
+					row_add(m, v->r0[t] + q, 1);
+					if (t)
+						row_add(m, v->s0[t] + q, 1);
+					row_end(m, 'G', 1);
+				}
+		}
+		/* A view is kept only with its storage. */
+		if (t)
+			for (uint32_t q = 0; q < nL; q++)
+				if (g->kind[L[q]] == PGRAPH_VIEW) {
+					row_add(m, v->s0[t] + q, 1);
+					row_add(m, S(v, t, g->base[L[q]]), -1);
+					row_end(m, 'L', 0);
+				}
+		/* Memory: U after each computation point, from what was kept,
+		 * plus what is computed, less what is freed. */
+		uint32_t fq = v->f_off[t];
+		for (uint32_t q = 0; q < np; q++) {
+			uint32_t k = q < nL ? L[q] : (uint32_t)t;
+			double rhs = 0;
+			row_add(m, v->u0[t] + q, 1);
+			if (q == 0) {
+				rhs = stat;
+				if (t)
+					for (uint32_t j = 0; j < nL; j++)
+						if (M(v, L[j]))
+							row_add(m, v->s0[t] + j, -M(v, L[j]));
+			} else {
+				row_add(m, v->u0[t] + q - 1, -1);
+				/* frees after the previous point */
+				uint32_t prev = L[q - 1];
+				for (; fq < v->f_off[t + 1] && v->f[fq].k <= prev; fq++)
+					if (v->f[fq].k == prev && M(v, v->f[fq].b))
+						row_add(m, v->f[fq].col, M(v, v->f[fq].b));
+			}
+			if (k < t) {
+				if (M(v, k))
+					row_add(m, v->r0[t] + q, -M(v, k));
+			} else {
+				rhs += M(v, k);
+			}
+			row_end(m, 'E', rhs);
+			if (min_peak) {
+				row_add(m, v->u0[t] + q, 1);
+				row_add(m, P, -1);
+				row_end(m, 'L', 0);
+			}
+		}
+		/* Constants made between stages t-1 and t: what is kept then
+		 * and all constants so far fit. */
+		if (t && g->static_bytes[t] > g->static_bytes[t - 1]) {
+			for (uint32_t j = 0; j < nL; j++)
+				if (M(v, L[j]))
+					row_add(m, v->s0[t] + j, M(v, L[j]));
+			if (min_peak) {
+				row_add(m, P, -1);
+				row_end(m, 'L', -stat);
+			} else {
+				row_end(m, 'L', cap - stat);
+			}
+		}
+	}
+	/* Frees: F[t,b,k] = 1 only if k is computed in stage t, b is not kept
+	 * into t+1, and no later computation of the stage reads b. */
+	for (size_t t = 0; t <= T; t++)
+		for (uint32_t q = v->f_off[t]; q < v->f_off[t + 1]; q++) {
+			const struct fvar *f = &v->f[q];
+			row_add(m, f->col, 1);
+			row_add(m, R(v, t, f->k), -1);
+			row_end(m, 'L', 0);
+			uint32_t sb = t < T ? S(v, t + 1, f->b) : NONE;
+			if (sb != NONE) {
+				row_add(m, f->col, 1);
+				row_add(m, sb, 1);
+				row_end(m, 'L', 1);
+			}
+			for (uint32_t h = v->users_off[f->b]; h < v->users_off[f->b + 1]; h++) {
+				uint32_t j = v->users[h];
+				if (j <= f->k)
+					continue;
+				if (j >= t)
+					break;
+				uint32_t rj = R(v, t, j);
+				if (rj != NONE) {
+					row_add(m, f->col, 1);
+					row_add(m, rj, 1);
+					row_end(m, 'L', 1);
+				}
+			}
+		}
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers to schedules.                                                */
+
+/* What the solution keeps between stages (OWN nodes whose S is set). */
+static void kept_from(const struct vars *v, const double *x, double threshold, uint64_t *rng,
+		      struct steps_kept *k)
+{
+	const struct profile_graph *g = v->g;
+	const size_t T = v->T;
+	k->T = T;
+	k->off = xcalloc(T + 2, sizeof *k->off);
+	k->node = xmalloc(((size_t)v->loff[T + 1] + 1) * sizeof *k->node);
+	size_t n = 0;
+	for (size_t t = 1; t <= T; t++) {
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++) {
+			uint32_t i = v->lnode[q];
+			if (g->kind[i] != PGRAPH_OWN)
+				continue;
+			double s = x[v->s0[t] + (q - v->loff[t])];
+			bool keep;
+			if (rng) {
+				/* splitmix64, then 53 bits as a uniform in [0, 1) */
+				uint64_t z = (*rng += 0x9e3779b97f4a7c15ULL);
+				z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+				z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+				z ^= z >> 31;
+				keep = (double)(z >> 11) * 0x1p-53 < s;
+			} else {
+				keep = s >= threshold;
+			}
+			if (keep)
+				k->node[n++] = i;
+		}
+		k->off[t + 1] = (uint32_t)n;
+	}
+}
+
+/* Build and evaluate what k keeps: 0 with *c, -1 on a bug. */
+static int kept_cost(const struct profile_graph *g, const struct steps_kept *k,
+		     struct steps_cost *c, struct rs_error *err)
+{
+	struct plan_steps ps;
+	if (steps_build(g, k, true, &ps, err))
+		return -1;
+	int rc = steps_eval(g, &ps, c, err);
+	plan_steps_free(&ps);
+	return rc;
+}
+
+/* The largest need of a single op: its inputs, outputs and the constants
+ * before it; or the constants and the pinned outputs at the end. */
+static uint64_t single_need(const struct profile_graph *g, uint32_t *who)
+{
+	const size_t T = g->n;
+	uint64_t need = g->static_bytes[T];
+	*who = NONE;
+	for (size_t i = 0; i < T; i++)
+		if (g->keep[i])
+			need += g->bytes[i];
+	uint32_t *stamp = xmalloc((T + 1) * sizeof *stamp);
+	for (size_t i = 0; i <= T; i++)
+		stamp[i] = NONE;
+	for (size_t t = 0; t < T; t++) {
+		uint64_t n = g->static_bytes[t] + g->bytes[t];
+		stamp[t] = (uint32_t)t;
+		for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++) {
+			uint32_t b = g->base[g->pred[e]];
+			if (stamp[b] != t) {
+				stamp[b] = (uint32_t)t;
+				n += g->bytes[b];
+			}
+		}
+		if (n > need) {
+			need = n;
+			*who = (uint32_t)t;
+		}
+	}
+	free(stamp);
+	return need;
+}
+
+static const struct ilp_solver *pick_solver(const struct ilp_options *o, struct rs_error *err)
+{
+	if (o->solver)
+		return o->solver;
+	size_t n;
+	const struct ilp_solver *list = ilp_solver_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if (list[i].available)
+			return &list[i];
+	rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
+		     "rematsim was built without an ILP solver: install coinor-libcbc-dev or "
+		     "libglpk-dev and rebuild (./scripts/setup)");
+	return NULL;
+}
+
+/* Stage-to-stage sets of a solution, built and costed: its peak, or -1. */
+static int answer_peak(struct vars *v, const double *x, uint64_t *peak, struct rs_error *err)
+{
+	struct steps_kept k;
+	kept_from(v, x, 0.5, NULL, &k);
+	struct steps_cost c;
+	int rc = kept_cost(v->g, &k, &c, err);
+	steps_kept_free(&k);
+	*peak = c.peak;
+	return rc;
+}
+
+/*
+ * The smallest budget a schedule fits in, where it can be known: first
+ * the largest single op's need (a lower bound: if a schedule fits in it,
+ * that is the answer), then the min_peak model, each within the time
+ * limit (10 s without one: the answer to a refusal should come quickly).
+ * A schedule found but not proven smallest is reported as such.
+ */
+#define MIN_BUDGET_DEFAULT_SECONDS 10
+static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double time_limit,
+			    uint64_t need, struct ilp_result *r, struct rs_error *err)
+{
+	double limit = time_limit > 0 ? time_limit : MIN_BUDGET_DEFAULT_SECONDS;
+	struct ilp_model m = {0};
+	struct ilp_answer a;
+	build(v, &m, (double)(need / v->unit), false, 0);
+	int rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	model_free(&m);
+	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
+		rc = answer_peak(v, a.x, &r->min_budget, err);
+		r->min_budget_known = !rc;
+		free(a.x);
+		return rc;
+	}
+	free(a.x);
+	if (rc)
+		return rc;
+	build(v, &m, 0, true, (double)(need / v->unit));
+	rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	model_free(&m);
+	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
+		rc = answer_peak(v, a.x, &r->min_budget, err);
+		r->min_budget_known = !rc && a.status == ILP_OPTIMAL;
+		r->min_budget_found = !rc && a.status == ILP_FEASIBLE;
+	}
+	free(a.x);
+	return rc;
+}
+
+int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_result *r,
+	      struct rs_error *err)
+{
+	memset(r, 0, sizeof *r);
+	const struct profile_graph *g = p->graph;
+	const struct schedule *s = p->s;
+	if (g->unsupported_op != NONE) {
+		const struct sched_op *op = &s->ops[g->unsupported_op];
+		return rs_error_set(err, EXIT_DATAERR, s->source, op->line,
+				    "op %s %s: the ILP models ops whose outputs all own their "
+				    "storage or are all views into one storage",
+				    schedule_str(s, op->name), g->unsupported_why);
+	}
+	const struct ilp_solver *sv = pick_solver(o, err);
+	if (!sv)
+		return -1;
+	if (!sv->available)
+		return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
+				    "rematsim was built without %s: install %s and rebuild "
+				    "(./scripts/setup), or try --solver %s", sv->name, sv->package,
+				    strcmp(sv->name, "cbc") ? "cbc" : "glpk");
+	r->solver = sv->name;
+	struct vars v;
+	size_t bins;
+	bool built = vars_init(&v, g, &bins);
+	r->n_binaries = bins;
+	r->mem_unit = v.unit;
+	int rc = 0;
+	if (!built || bins > ILP_MAX_BINARIES) {
+		rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+				  "the ILP of this log would have %s%zu binary variables (%zu ops), "
+				  "past the %d this tool builds (--planner ilp-lp is no smaller; "
+				  "dp and DTR's heuristics scale)", built ? "" : "at least ", bins,
+				  g->n, ILP_MAX_BINARIES);
+		goto out;
+	}
+	if (!(o->time_limit > 0) && bins > ILP_MAX_UNTIMED_BINARIES) {
+		rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+				  "the ILP of this log has %zu binary variables (%zu ops): proving "
+				  "it optimal may take hours; give --time-limit SECONDS for the "
+				  "best schedule found by then (without one, up to %d)",
+				  bins, g->n, ILP_MAX_UNTIMED_BINARIES);
+		goto out;
+	}
+	uint32_t who;
+	uint64_t need = single_need(g, &who);
+	double cap = (double)(o->budget / v.unit);
+	if (o->budget < need) {
+		r->status = ILP_INFEASIBLE;
+		r->need_bytes = need;
+		r->need_node = who;
+		if (o->min_budget)
+			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+		goto out;
+	}
+	struct ilp_model m = {0};
+	build(&v, &m, cap, false, 0);
+	r->n_continuous = m.n_cols - bins;
+	r->n_rows = m.n_rows;
+	r->n_nonzeros = m.n_nz;
+	struct ilp_answer a;
+	rc = ilp_backend_solve(sv, &m, !o->relax, o->time_limit, &a, err);
+	model_free(&m);
+	if (rc)
+		goto out;
+	r->seconds = a.seconds;
+	r->cpu_seconds = a.cpu_seconds;
+	r->status = a.status;
+	if (a.status == ILP_INFEASIBLE) {
+		r->need_bytes = need;
+		r->need_node = who;
+		if (o->min_budget)
+			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+	} else if (a.status == ILP_UNKNOWN) {
+		/* nothing found in time */
+	} else if (!o->relax) {
+		r->objective = a.obj;
+		r->bound = a.bound;
+		r->gap = a.obj > 0 ? (a.obj - a.bound) / a.obj : 0;
+		if (a.status == ILP_OPTIMAL)
+			r->gap = 0;
+		kept_from(&v, a.x, 0.5, NULL, &r->kept);
+	} else {
+		/* Round: Checkmate's nine thresholds, then seeded random roundings;
+		 * keep the cheapest that fits (the first on a tie). */
+		r->lp_objective = a.obj;
+		r->bound = a.obj;
+		r->status = ILP_NO_ROUNDING;
+		int64_t best = INT64_MAX;
+		uint64_t rng = o->seed;
+		for (unsigned q = 0; q < 9 + o->rounds && !rc; q++) {
+			struct steps_kept k;
+			double th = q < 9 ? 0.1 * (q + 1) : 0;
+			kept_from(&v, a.x, th, q < 9 ? NULL : &rng, &k);
+			struct steps_cost c;
+			if ((rc = kept_cost(g, &k, &c, err))) {
+				steps_kept_free(&k);
+				break;
+			}
+			if (c.peak <= o->budget) {
+				r->roundings_fit++;
+				if (c.remat_compute < best) {
+					best = c.remat_compute;
+					steps_kept_free(&r->kept);
+					r->kept = k;
+					r->status = ILP_LP_ROUNDED;
+					r->threshold = th;
+					r->round = q < 9 ? 0 : q - 8;
+					r->objective = (double)c.remat_compute;
+					continue;
+				}
+			}
+			steps_kept_free(&k);
+		}
+		if (r->status == ILP_LP_ROUNDED)
+			r->gap = r->objective > 0 ? (r->objective - a.obj) / r->objective : 0;
+	}
+	free(a.x);
+out:
+	vars_free(&v);
+	return rc;
+}

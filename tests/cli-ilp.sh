@@ -1,0 +1,163 @@
+#!/bin/sh
+# cli-ilp.sh REMATSIM: `rematsim solve` with the planners of every op
+# (ilp, ilp-lp, revolve) as a user meets them, and their refusals.
+#
+# tests/data/ilp-choice.log: A (100 B, 10 ns), B (100 B, 3 ns), C (200 B,
+# 1 ns, released at once), D = h(A, B) (10 B, 1 ns, pinned at the end).
+# C's 200 bytes sit beside whatever is kept: from 400 bytes nothing is
+# recomputed; from 300 one of A, B goes and comes back for D: B, the
+# cheaper (3 ns); from 210 both (13 ns); below 210 (D with its inputs)
+# nothing fits.
+# `gen linear --n 10` with 3 snapshots: t = 2 (10 <= C(5, 3)), forward
+# steps 2 * 10 - C(5, 4) = 15, of which 15 - 9 = 6 recompute.
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+cd "$(dirname "$0")/data" || exit 1
+L=ilp-choice.log
+T="${TMPDIR:-/tmp}/cli-ilp.$$"
+mkdir -p "$T"
+
+has() { # DESC TEXT NEEDLE...
+	desc=$1 text=$2; shift 2
+	for n in "$@"; do
+		case "$text" in *"$n"*) ok "$desc has $n" ;; *) no "$desc lacks $n: $text" ;; esac
+	done
+}
+bad() { # STATUS DESC NEEDLE CMD...
+	want=$1 desc=$2 needle=$3; shift 3
+	m=$("$@" 2>&1 >/dev/null); got=$?
+	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
+	case "$m" in *"$needle"*) ok "$desc says '$needle'" ;; *) no "$desc: message '$m'" ;; esac
+}
+
+# revolve needs no solver.
+"$R" gen linear --n 10 --out "$T/chain.log" >/dev/null || no "gen linear"
+t=$("$R" solve "$T/chain.log" --planner revolve --snapshots 3)
+has "revolve text" "$t" "15 forward steps (t n - C(s + t, s + 1) = 15), 6 of them recomputations" \
+	"replay: pass on V2" "the schedule's own numbers"
+j=$("$R" solve "$T/chain.log" --planner revolve --snapshots 3 --check --json)
+has "revolve json" "$j" '"snapshots":3' '"forward_steps":15' '"closed_form":15' '"remats":6' \
+	'"runtime":"V2"'
+bad 65 "revolve on a non-chain" "plans uniform chains" \
+	"$R" solve solvers-chain.log --planner revolve --snapshots 2
+bad 64 "revolve without snapshots" "revolve needs --snapshots S" \
+	"$R" solve "$T/chain.log" --planner revolve
+bad 64 "zero snapshots" "--snapshots wants a whole number of 1 or more" \
+	"$R" solve "$T/chain.log" --planner revolve --snapshots 0
+bad 64 "snapshots for dp" "--snapshots is for revolve only" \
+	"$R" solve "$T/chain.log" --planner dp -k 1 --snapshots 2
+
+# Usage errors, before any solver is asked.
+bad 64 "ilp without budget" "takes --budget BYTES" "$R" solve $L --planner ilp
+bad 64 "ilp with k" "takes --budget BYTES" "$R" solve $L --planner ilp --budget 300 -k 1
+bad 64 "time limit 0" "--time-limit wants seconds above 0" \
+	"$R" solve $L --planner ilp --budget 300 --time-limit 0
+bad 64 "time limit not a number" "--time-limit wants seconds" \
+	"$R" solve $L --planner ilp --budget 300 --time-limit soon
+bad 64 "unknown solver" "unknown solver 'gurobi' (cbc, glpk)" \
+	"$R" solve $L --planner ilp --budget 300 --solver gurobi
+bad 64 "time limit for dp" "--time-limit and --solver are for ilp and ilp-lp" \
+	"$R" solve $L --planner dp -k 1 --time-limit 5
+bad 64 "rounds for ilp" "--rounds and --seed are for ilp-lp" \
+	"$R" solve $L --planner ilp --budget 300 --rounds 5
+bad 64 "ilp on module boundaries" "planner ilp schedules every op instead" \
+	"$R" solve modules.log --planner ilp --budget 300 --modules
+bad 64 "revolve on module boundaries" "planner revolve schedules every op instead" \
+	"$R" solve "$T/chain.log" --planner revolve --snapshots 3 --modules
+bad 64 "a time limit with --splits" "--splits gives the plan" \
+	"$R" solve modules.log --splits 1 --time-limit 5
+
+# The solver: skip the rest when the build has none.
+"$R" solve $L --planner ilp --budget 400 >/dev/null 2>&1
+if [ $? -eq 69 ]; then
+	bad 69 "no solver built in" "install coinor-libcbc-dev or libglpk-dev" \
+		"$R" solve $L --planner ilp --budget 400
+	echo "ok # skip: no ILP solver built in"
+	rm -rf "$T"
+	exit $fail
+fi
+t=$("$R" solve $L --planner ilp --budget 300)
+has "ilp text" "$t" "solver: cbc, optimal" "recomputation 3 ns" "MIP gap 0%" \
+	"schedule: peak 300 bytes (0.75 of the baseline 400), compute 18 ns" \
+	"3      11       D                    B@4"
+j=$("$R" solve $L --planner ilp --budget 300 --check --json)
+has "ilp json" "$j" '"planner":"ilp"' '"budget":300' '"status":"optimal"' '"gap":0' \
+	'"peak_memory":300' '"remat_compute":3' '"recompute":[{"op":"B","line":4}]' \
+	'"outcome":"pass"'
+for sv in cbc glpk; do
+	j=$("$R" solve $L --planner ilp --budget 299 --solver $sv --json 2>&1)
+	case "$j" in
+	*"built without $sv"*) ok "ilp --solver $sv: not built in # skip" ;;
+	*) has "ilp 299 $sv" "$j" "\"name\":\"$sv\"" '"remat_compute":13' '"peak_memory":210' ;;
+	esac
+done
+bad 65 "infeasible budget" "no schedule fits in 209 bytes: running op D (line 11)" \
+	"$R" solve $L --planner ilp --budget 209
+bad 65 "infeasible budget's smallest" "the smallest budget any schedule fits in is 210 bytes" \
+	"$R" solve $L --planner ilp --budget 209
+j=$("$R" solve $L --planner ilp-lp --budget 300 --seed 3 --rounds 10 --json)
+has "ilp-lp" "$j" '"status":"LP relaxation rounded"' '"roundings":19' '"seed":3' \
+	'"outcome":"pass"'
+bad 65 "mixed views" "op op19 has outputs of its own and views among its outputs" \
+	"$R" solve region-drift.log --planner ilp --budget 1e9
+"$R" gen linear --n 200 --out "$T/long.log" >/dev/null || no "gen linear 200"
+bad 65 "too large without a time limit" "give --time-limit SECONDS" \
+	"$R" solve "$T/long.log" --planner ilp --budget 100
+"$R" gen linear --n 20000 --out "$T/huge.log" >/dev/null || no "gen linear 20000"
+bad 65 "too large to build" "at least 1599959996 binary variables (40000 ops), past the 50000000" \
+	"$R" solve "$T/huge.log" --planner ilp --budget 100 --time-limit 5
+
+# Checkmate's VGG16 training graph (45 ops; ../shared, read by the graph
+# importer, sim/lib/graph.c, where the build has it): at 90 % of its
+# topological-order peak one recomputation of 305 ns is optimal (both
+# solvers, whose schedules may differ in peak); at 80 % one op's footprint
+# alone passes the budget.
+V="${REMATSIM_SHARED:-}/graphs/moccasin/VGG16 (MLSys)_256_(224, 224, 3)_train_nx.json"
+if [ ! -f "$(dirname "$0")/../sim/lib/graph.c" ] || [ ! -f "$V" ]; then
+	echo "ok # skip: VGG16's graph (no importer in this build, or no ../shared)"
+else
+	for sv in cbc glpk; do
+		t=$("$R" solve "$V" --planner ilp --budget 14242598092 --solver $sv --check 2>&1)
+		case "$t" in
+		*"built without $sv"*) ok "VGG16 --solver $sv: not built in # skip" ;;
+		*) has "VGG16 at 90 % ($sv)" "$t" "solver: $sv, optimal" "recomputation 305 ns" \
+			"MIP gap 0%" "replay: pass on V2" "the schedule's own numbers" ;;
+		esac
+	done
+	bad 65 "VGG16 at 80 %" "block1_conv1_backward (line 45) takes, with its inputs and the constants made before it, 13153337344 bytes" \
+		"$R" solve "$V" --planner ilp --budget 12660087193
+fi
+
+# In an experiment: one point per budget, replayed on V2.
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300, 1000], time_limit: 60}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+"$R" sweep "$T/e.yaml" --out "$T/out" --quiet --jobs 1 >/dev/null 2>&1 || no "ilp sweep failed"
+rows=$(grep -v '^#' "$T/out/points.tsv" | cut -f1-3,7,8,12)
+has "ilp rows" "$rows" "$(printf 'c\tilp:budget=300\tV2\t300\tpass\t3')" \
+	"$(printf 'c\tilp:budget=1000\tV2\t400\tpass\t0')"
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp-lp: {ratio: [0.75, 0.6]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+"$R" sweep "$T/e.yaml" --out "$T/out2" --quiet --jobs 1 >/dev/null 2>&1 || no "ilp-lp ratio sweep failed"
+rows=$(grep -v '^#' "$T/out2/points.tsv" | cut -f1-3,7,8,12)
+has "ilp-lp ratio rows" "$rows" "$(printf 'c\tilp-lp:ratio=0.75\tV2\t300\tpass\t3')" \
+	"$(printf 'c\tilp-lp:ratio=0.6\tV2\t210\tpass\t13')"
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {ratio: [0.8], budget: [300]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "budget and ratio in YAML" "planner 'ilp' takes 'budget' or 'ratio', not both" \
+	"$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {ratio: [0]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "zero ratio in YAML" "a ratio must be in (0, 10], not 0" "$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {revolve: {snapshots: [0]}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "zero snapshots in YAML" "snapshots must be positive" "$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {budget: [300], time_limit: 0}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "zero time limit in YAML" "'time_limit' must be seconds above 0" "$R" sweep "$T/e.yaml" --dry-run
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {dp: {k: [1], time_limit: 5}}\n' \
+	"$PWD" $L > "$T/e.yaml"
+bad 65 "time limit for dp in YAML" "unknown key 'time_limit' in planner 'dp' (known: k)" \
+	"$R" sweep "$T/e.yaml" --dry-run
+rm -rf "$T"
+exit $fail
