@@ -111,6 +111,13 @@ grep -q "	drop	[0-9]*	none	none	0	0	0	0	0	0	0	0	0	0	0$" "$tmp/j1/points.tsv" && 
 	no "the drop series' offload columns"
 grep -q "	both	[0-9]*	cost	450000000000	0	8388608	2	" "$tmp/j1/points.tsv" && ok "the link's parameters" ||
 	no "the both series' offload columns"
+# each series its own replays: the drop series sends nothing, the others
+# send something at some budget (field 18 the series, 25 its offloads)
+n=$(awk -F'\t' '!/^#/ && $18 == "drop" && $25 != 0' "$tmp/j1/points.tsv" | wc -l)
+s=$(awk -F'\t' '!/^#/ && $18 == "swap" && $25 > 0' "$tmp/j1/points.tsv" | wc -l)
+b=$(awk -F'\t' '!/^#/ && $18 == "both" && $25 > 0' "$tmp/j1/points.tsv" | wc -l)
+[ "$n" -eq 0 ] && [ "$s" -gt 0 ] && [ "$b" -gt 0 ] && ok "each series' own copies ($s swap, $b both rows)" ||
+	no "offloads by series: drop $n, swap $s, both $b"
 "$R" sweep "$tmp/plain.yaml" --out "$tmp/plain" --quiet || no "plain sweep"
 case "$(grep -v '^#' "$tmp/plain/points.tsv" | head -1)" in *offload*) no "a sweep without a link has offload columns" ;;
 	*"	series	point") ok "a sweep without a link: the usual columns" ;; *) no "plain columns" ;; esac
