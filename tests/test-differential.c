@@ -195,22 +195,32 @@ START_TEST(memo_equals_walk)
 					.runtime = rt ? RUNTIME_V2_OPTIMIZED : RUNTIME_V2_EAGER_OPTIMIZED,
 					.ratio = ratios[r], .overhead_limit = 3, .check = true,
 				};
-				struct point_result memo, walk, runs;
-				struct rs_error err2, err3;
+				struct point_result memo, walk, runs, half;
+				struct rs_error err2, err3 = {0}, err4;
 				int rm = point_run(s, &b, &pc, &memo, &err);
 				pc.plain_regions = true;
 				int rw = point_run(s, &b, &pc, &walk, &err2);
 				pc.plain_regions = false;
 				pc.run_regions = true;
 				int rr = point_run(s, &b, &pc, &runs, &err3);
+				/* runs, then bitsets from the middle of the log on
+				 * (one runtime of the two: the test's time) */
+				pc.bits_after_cmd = s->n_cmds / 2;
+				int rh = rr;
+				half = runs;
+				err4 = err3;
+				if (rt == 0)
+					rh = point_run(s, &b, &pc, &half, &err4);
 				/* All stop, at the same command, or none. */
-				ck_assert_msg(rm == rw && rr == rw, "log %d, %s at %.1f: memo %d, walk %d, runs %d",
-					      _i, names[h], ratios[r], rm, rw, rr);
+				ck_assert_msg(rm == rw && rr == rw && rh == rw,
+					      "log %d, %s at %.1f: memo %d, walk %d, runs %d, runs then bits %d",
+					      _i, names[h], ratios[r], rm, rw, rr, rh);
 				if (rm) {
 					ck_assert_msg(wild, "log %d (tame), %s at %.1f: %s", _i, names[h], ratios[r],
 						      err.msg);
 					ck_assert_str_eq(err.msg, err2.msg);
 					ck_assert_str_eq(err3.msg, err2.msg);
+					ck_assert_str_eq(err4.msg, err2.msg);
 					ck_assert_int_eq(err.status, 65);
 					broken++;
 					continue;
@@ -218,6 +228,7 @@ START_TEST(memo_equals_walk)
 				compared++;
 				same_numbers(&memo.run, &walk.run, "memo", _i, names[h], pc.runtime, ratios[r]);
 				same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, ratios[r]);
+				same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.runtime, ratios[r]);
 			}
 		}
 	}
@@ -243,12 +254,20 @@ START_TEST(large_runs_equal_walk)
 			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 			.ratio = 0.4, .overhead_limit = 3, .check = true,
 		};
-		struct point_result runs, walk;
+		struct point_result runs, walk, half;
 		ck_assert_int_eq(point_run(s, &b, &pc, &runs, &err), 0);
+		/* runs, then bitsets from the middle on (as the switch by cost
+		 * does up to RMEMO_MAX_BITSETS storages) */
+		pc.run_regions = true;
+		pc.bits_after_cmd = s->n_cmds / 2;
+		ck_assert_int_eq(point_run(s, &b, &pc, &half, &err), 0);
+		pc.run_regions = false;
+		pc.bits_after_cmd = 0;
 		pc.plain_regions = true;
 		ck_assert_int_eq(point_run(s, &b, &pc, &walk, &err2), 0);
 		ck_assert_uint_gt(walk.run.evictions, 100);
 		same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, pc.ratio);
+		same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.runtime, pc.ratio);
 	}
 	schedule_free(s);
 }

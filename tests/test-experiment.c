@@ -652,6 +652,45 @@ START_TEST(sweep_at_plan_peaks)
 }
 END_TEST
 
+/*
+ * Points whose replays are the same (here two series of one heuristic and
+ * runtime) run once in a sweep and share the result: the rows are those
+ * of shards that run them apart, merged, and the two series' rows agree
+ * but for their names.
+ */
+START_TEST(sweep_shares_replays)
+{
+	char *d = tmp_dir();
+	char path[4096], text[8192];
+	snprintf(path, sizeof path, "%s/tw.yaml", d);
+	snprintf(text, sizeof text,
+		 "experiment: tw\nmodels:\n  - {name: chain12, log: %s/chain12.log}\n"
+		 "  - {name: chain16, log: %s/chain16.log}\n"
+		 "series:\n  - {name: one, heuristic: DTR, runtime: V2EagerOptimized}\n"
+		 "  - {name: two, heuristic: DTR, runtime: V2EagerOptimized}\n"
+		 "  - {name: lru, heuristic: LRU, runtime: V2EagerOptimized}\n"
+		 "ratios: [0.1, 0.2, 0.3, 0.5, 0.7, 1.0]\n", data_dir(), data_dir());
+	write_text(path, text);
+	ck_assert_int_eq(sh("%s sweep -q %s/tw.yaml --out %s/full", rematsim(), d, d), 0);
+	ck_assert_int_eq(sh("for i in 1 2 3 4 5; do %s sweep -q %s/tw.yaml --out %s/s$i --shard $i/5 || exit 1; done && "
+			    "%s merge %s/s1 %s/s2 %s/s3 %s/s4 %s/s5 --out %s/m 2>/dev/null", rematsim(), d, d,
+			    rematsim(), d, d, d, d, d, d), 0);
+	char full[4096], merged[4096];
+	snprintf(full, sizeof full, "%s/full/points.tsv", d);
+	snprintf(merged, sizeof merged, "%s/m/points.tsv", d);
+	char *a = rows_sans_wall(full), *b = rows_sans_wall(merged);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	/* series two's rows are series one's: the numbers, wall_ms too */
+	ck_assert_int_eq(sh("awk -F '\\t' '!/^#/ && $1 != \"model\" && $18 != \"lru\" {"
+			    " k = $1 \"/\" $7; $18 = \"\"; $19 = \"\"; if (k in row) { n++; if (row[k] != $0) bad = 1 }"
+			    " else row[k] = $0 } END { exit bad || n != 12 }' %s", full), 0);
+	ck_assert_int_eq(sh("rm -rf %s", d), 0);
+	free(d);
+}
+END_TEST
+
 START_TEST(sweep_shards_merge)
 {
 	char *d = tmp_dir();
@@ -847,6 +886,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(sweep, sweep_models_csv);
 	tcase_add_test(sweep, sweep_manifest_routes);
 	tcase_add_test(sweep, sweep_at_plan_peaks);
+	tcase_add_test(sweep, sweep_shares_replays);
 	tcase_add_test(sweep, sweep_bad_input);
 	tcase_add_test(sweep, experiment_scripts);
 	suite_add_tcase(s, sweep);

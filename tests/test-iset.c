@@ -1,7 +1,8 @@
 /*
  * test-iset.c: the run sets and Fenwick trees of sim/lib/iset.c that hold
  * the regions of large logs, against plain bitmaps under random operations
- * (adds, removals, unions, differences, bulk removals), with runs that stay
+ * (adds, removals, unions, differences, bulk removals; unions of a
+ * fragmented set and a few runs), with runs that stay
  * sorted, disjoint and apart; the radix sort against insertion; Fenwick
  * prefix sums against plain sums.
  */
@@ -108,6 +109,58 @@ START_TEST(random_ops)
 }
 END_TEST
 
+/* A fragmented set (runs of 1-4 ids, gaps of 1-3) and a few runs: the
+ * union's binary search and bulk copy (iset_or), with runs that touch,
+ * overlap several of the other's, or fall in gaps, in both orders. */
+static void fragmented_set(uint64_t *rng, unsigned char *ref, struct iset *s)
+{
+	memset(ref, 0, U);
+	for (uint32_t x = (uint32_t)(splitmix64_next(rng) % 7); x < U;) {
+		uint32_t len = 1 + (uint32_t)(splitmix64_next(rng) % 4);
+		for (uint32_t k = 0; k < len && x < U; k++)
+			ref[x++] = 1;
+		x += 1 + (uint32_t)(splitmix64_next(rng) % 3);
+	}
+	uint32_t ids[U], n = 0;
+	for (uint32_t x = 0; x < U; x++)
+		if (ref[x])
+			ids[n++] = x;
+	iset_assign_sorted(s, ids, n);
+}
+
+START_TEST(unequal_unions)
+{
+	uint64_t rng = 777;
+	unsigned char ra[U], rb[U], ro[U];
+	struct iset a = {0}, b = {0}, o = {0};
+	for (int round = 0; round < 400; round++) {
+		fragmented_set(&rng, ra, &a);
+		memset(rb, 0, U);
+		uint32_t runs = (uint32_t)(splitmix64_next(&rng) % 5);
+		for (uint32_t k = 0; k < runs; k++) {
+			uint32_t lo = (uint32_t)(splitmix64_next(&rng) % U);
+			uint32_t len = 1 + (uint32_t)(splitmix64_next(&rng) % (k & 1 ? 3 : 60));
+			for (uint32_t x = lo; x < lo + len && x < U; x++)
+				rb[x] = 1;
+		}
+		uint32_t ids[U], n = 0;
+		for (uint32_t x = 0; x < U; x++)
+			if (rb[x])
+				ids[n++] = x;
+		iset_assign_sorted(&b, ids, n);
+		for (int x = 0; x < U; x++)
+			ro[x] = ra[x] | rb[x];
+		iset_or(&o, &a, &b);
+		same(&o, ro);
+		iset_or(&o, &b, &a);
+		same(&o, ro);
+	}
+	iset_free(&a);
+	iset_free(&b);
+	iset_free(&o);
+}
+END_TEST
+
 START_TEST(sorts)
 {
 	uint64_t rng = 7;
@@ -183,6 +236,7 @@ int main(void)
 	Suite *s = suite_create("iset");
 	TCase *tc = tcase_create("iset");
 	tcase_add_test(tc, random_ops);
+	tcase_add_test(tc, unequal_unions);
 	tcase_add_test(tc, sorts);
 	tcase_add_test(tc, fenwick_sums);
 	suite_add_tcase(s, tc);

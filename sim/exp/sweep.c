@@ -367,6 +367,10 @@ struct run_ctx {
 	/* [model * plan points + k]: plan k's replayed peak, the budget of the
 	 * points at plan peaks (computed for the models that run some) */
 	uint64_t *peaks;
+	/* Per point, the next point whose replay is the same as its own
+	 * (SIZE_MAX: none): only the first of each chain runs (share_replays). */
+	size_t *same_next;
+	size_t n_todo;
 };
 
 /* Hand a finished row (or an error) to the journal and table. */
@@ -414,6 +418,26 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 	point_done(rc, i, line, &err);
 }
 
+/* A heuristic point's replay, as run_point runs it. */
+static struct point_config point_replay(const struct run_ctx *rc, const struct exp_point *pp)
+{
+	const struct experiment *e = rc->e;
+	const struct exp_point p = *pp;
+	const struct exp_series *s = &e->series[p.series];
+	bool at_peak = p.at_peak != EXP_NONE;
+	return (struct point_config){
+		.heuristic = s->heuristic,
+		.runtime = s->runtime,
+		.ratio = e->ratios && !at_peak ? e->ratios[p.step] : 0,
+		.budget = at_peak ? rc->peaks[p.model * experiment_plan_points(e) + p.at_peak]
+				  : experiment_budget(e, p.model, p.step),
+		.overhead_limit = e->overhead_limit,
+		.seed = p.seed,
+		.no_dealloc = s->no_dealloc,
+		.offload = s->offload ? &s->off : NULL,
+	};
+}
+
 static void run_point(void *ctx, size_t k)
 {
 	struct run_ctx *rc = ctx;
@@ -431,19 +455,7 @@ static void run_point(void *ctx, size_t k)
 		run_plan_point(rc, i, &p);
 		return;
 	}
-	const struct exp_series *s = &e->series[p.series];
-	bool at_peak = p.at_peak != EXP_NONE;
-	struct point_config pc = {
-		.heuristic = s->heuristic,
-		.runtime = s->runtime,
-		.ratio = e->ratios && !at_peak ? e->ratios[p.step] : 0,
-		.budget = at_peak ? rc->peaks[p.model * experiment_plan_points(e) + p.at_peak]
-				  : experiment_budget(e, p.model, p.step),
-		.overhead_limit = e->overhead_limit,
-		.seed = p.seed,
-		.no_dealloc = s->no_dealloc,
-		.offload = s->offload ? &s->off : NULL,
-	};
+	struct point_config pc = point_replay(rc, &p);
 	struct point_result pr;
 	struct rs_error err = {0};
 	memset(&pr, 0, sizeof pr);
@@ -453,6 +465,87 @@ static void run_point(void *ctx, size_t k)
 		pr.wall_ms = (now_seconds() - t0) * 1e3;
 	char *line = failed ? NULL : format_row(e, i, &p, &pr);
 	point_done(rc, i, line, &err);
+	/* the points with the same replay: its result (and time), their rows */
+	for (size_t j = rc->same_next[i]; j != SIZE_MAX; j = rc->same_next[j]) {
+		struct exp_point q;
+		experiment_point(e, j, &q);
+		point_done(rc, j, failed ? NULL : format_row(e, j, &q, &pr), &err);
+	}
+}
+
+/*
+ * Points whose replays are the same (model, heuristic, runtime, budget,
+ * seed, no_dealloc, the series' host link; the overhead limit is the
+ * experiment's) run once, the
+ * first of them in todo's order; the others take its result, wall_ms
+ * included. In pareto, plans of equal peaks (dp at several k) put the
+ * heuristics at the same budgets: 640 of its 3,048 points on the paper's
+ * logs. Leaves the first of each chain in todo (order kept), their chains in
+ * rc->same_next.
+ */
+struct replay_key {
+	uint64_t budget, seed;
+	uintptr_t heuristic;
+	uintptr_t offload; /* the series' host link (docs/offload.md), 0: none */
+	uint32_t model, runtime, no_dealloc;
+	size_t k; /* place in todo */
+};
+
+static int by_replay(const void *a, const void *b)
+{
+	const struct replay_key *x = a, *y = b;
+#define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+	CMP(model); CMP(heuristic); CMP(runtime); CMP(budget); CMP(seed); CMP(no_dealloc);
+	CMP(offload); CMP(k);
+#undef CMP
+	return 0;
+}
+
+static size_t share_replays(struct run_ctx *rc, size_t *todo, size_t n_todo)
+{
+	const struct experiment *e = rc->e;
+	size_t total = experiment_n_points(e);
+	rc->same_next = xmalloc((total ? total : 1) * sizeof *rc->same_next);
+	for (size_t i = 0; i < total; i++)
+		rc->same_next[i] = SIZE_MAX;
+	struct replay_key *key = xcalloc(n_todo ? n_todo : 1, sizeof *key);
+	bool *follows = xcalloc(n_todo ? n_todo : 1, sizeof *follows);
+	size_t n = 0;
+	for (size_t k = 0; k < n_todo; k++) {
+		struct exp_point p;
+		experiment_point(e, todo[k], &p);
+		if (p.plan != EXP_NONE)
+			continue;
+		struct point_config pc = point_replay(rc, &p);
+		key[n++] = (struct replay_key){
+			.budget = point_budget(&e->models[p.model].base, &pc), .seed = pc.seed,
+			.heuristic = (uintptr_t)pc.heuristic, .model = p.model,
+			.runtime = (uint32_t)pc.runtime, .no_dealloc = pc.no_dealloc,
+			/* a series with a link shares only with itself: its own config */
+			.offload = (uintptr_t)pc.offload, .k = k,
+		};
+	}
+	qsort(key, n, sizeof *key, by_replay);
+	for (size_t a = 0, b; a < n; a = b) {
+		/* [a, b): one replay, first in todo's order at a */
+		for (b = a + 1; b < n; b++) {
+			struct replay_key x = key[a], y = key[b];
+			x.k = y.k = 0;
+			if (by_replay(&x, &y))
+				break;
+		}
+		for (size_t c = a + 1; c < b; c++) {
+			rc->same_next[todo[key[c - 1].k]] = todo[key[c].k];
+			follows[key[c].k] = true;
+		}
+	}
+	size_t m = 0;
+	for (size_t k = 0; k < n_todo; k++)
+		if (!follows[k])
+			todo[m++] = todo[k];
+	free(key);
+	free(follows);
+	return m;
 }
 
 /*
@@ -507,6 +600,14 @@ static void progress(void *ctx, size_t done, size_t n)
 	struct run_ctx *rc = ctx;
 	if (rc->opt->quiet)
 		return;
+	/* in points, not replays (share_replays): the rows made so far */
+	bool last = done == n;
+	pthread_mutex_lock(&rc->lock);
+	done = last ? rc->n_todo : rc->new_rows + rc->n_errors;
+	pthread_mutex_unlock(&rc->lock);
+	n = rc->n_todo;
+	if (done > n)
+		done = n;
 	double el = now_seconds() - rc->start_s;
 	char elapsed[32], eta[32] = "?";
 	clock_text(el, elapsed, sizeof elapsed);
@@ -650,6 +751,8 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	pthread_mutex_init(&ctx.lock, NULL);
 	if (e->at_plan_peaks && n_todo && plan_peaks(e, opt->jobs, todo, n_todo, &ctx.peaks, err))
 		goto out;
+	size_t n_run = share_replays(&ctx, todo, n_todo);
+	ctx.n_todo = n_todo;
 
 	/* The journal starts as a whole file holding every row known so far. */
 	size_t len;
@@ -675,7 +778,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	ctx.tty = isatty(STDERR_FILENO);
 	ctx.start_s = now_seconds();
 	ctx.journal_path = journal_path;
-	pool_run(opt->jobs, n_todo, run_point, &ctx, progress, ctx.tty ? 0.5 : 10);
+	pool_run(opt->jobs, n_run, run_point, &ctx, progress, ctx.tty ? 0.5 : 10);
 	if (fclose(ctx.journal) && !ctx.journal_failed) {
 		ctx.journal_failed = true;
 		rs_error_set(&ctx.journal_err, EXIT_IOERR, journal_path, 0,
@@ -702,6 +805,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 out:
 	pthread_mutex_destroy(&ctx.lock);
 	free(ctx.peaks);
+	free(ctx.same_next);
 	free(models);
 	free(todo);
 	free(points_path);

@@ -145,30 +145,113 @@ static inline void push_run(struct iset *out, uint32_t lo, uint32_t hi)
 	out->card += hi - lo;
 }
 
-void iset_or(struct iset *out, const struct iset *a, const struct iset *b)
+/* The first run of s from i on whose end reaches x (end >= x: it holds x,
+ * follows it, or ends just before it, adjacent), n if none. */
+static inline uint32_t find_reaching(const struct iset *s, uint32_t i, uint32_t x)
 {
-	iset_clear(out);
-	reserve(out, (size_t)a->n + b->n);
-	uint32_t i = 0, j = 0;
-	while (i < a->n || j < b->n) {
-		if (j == b->n || (i < a->n && a->r[2 * i] <= b->r[2 * j])) {
-			push_run(out, a->r[2 * i], a->r[2 * i + 1]);
-			i++;
-		} else {
-			push_run(out, b->r[2 * j], b->r[2 * j + 1]);
-			j++;
-		}
+	uint32_t lo = i, hi = s->n;
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+		if (s->r[2 * m + 1] < x)
+			lo = m + 1;
+		else
+			hi = m;
 	}
+	return lo;
 }
 
+/* Append a's runs [i, j) to out, whose last run (if any) ends before the
+ * first of them starts, with a gap: a copy. */
+static inline void push_runs(struct iset *out, const struct iset *a, uint32_t i, uint32_t j)
+{
+	if (j <= i)
+		return;
+	memcpy(out->r + 2 * out->n, a->r + 2 * i, (size_t)(j - i) * 2 * sizeof *out->r);
+	out->n += j - i;
+}
+
+/*
+ * A union merges the smaller set's runs into the larger's: in absorbs the
+ * larger is a region (tens of runs) and the smaller a few runs, so the
+ * larger's runs between two of the smaller's are found by a binary search
+ * and copied whole, not merged one by one (on the LSTM log under MSPS, 4.2
+ * G instructions in unions down to 1.1 G). The members are counted as a's
+ * and b's less those both hold.
+ */
+void iset_or(struct iset *out, const struct iset *a, const struct iset *b)
+{
+	if (a->n < b->n) {
+		const struct iset *t = a;
+		a = b;
+		b = t;
+	}
+	iset_clear(out);
+	reserve(out, (size_t)a->n + b->n);
+	uint32_t i = 0;
+	uint64_t common = 0; /* members of both */
+	uint32_t last = 0;   /* the end of a's last run passed (0: none) */
+	for (uint32_t k = 0; k < b->n; k++) {
+		uint32_t lo = b->r[2 * k], hi = b->r[2 * k + 1];
+		/* a's runs that end before lo, not adjacent to it: they follow
+		 * out's last run with a gap (every run of a that out's last run
+		 * reached was merged below) */
+		uint32_t j = find_reaching(a, i, lo);
+		if (j > i) {
+			push_runs(out, a, i, j);
+			last = a->r[2 * j - 1];
+		}
+		/* Only a's last run passed can reach into [lo, hi) (the others
+		 * end before it starts, before the last run of b); then a[j]
+		 * starts after it ends. */
+		if (last > lo)
+			common += (last < hi ? last : hi) - lo;
+		if (j < a->n && a->r[2 * j] < lo) {
+			last = a->r[2 * j + 1];
+			common += (last < hi ? last : hi) - lo;
+			push_run(out, a->r[2 * j], last);
+			j++;
+		}
+		push_run(out, lo, hi);
+		/* a's runs that out's last run now reaches (or touches), each
+		 * starting at or past lo */
+		while (j < a->n && a->r[2 * j] <= out->r[2 * out->n - 1]) {
+			uint32_t alo = a->r[2 * j];
+			last = a->r[2 * j + 1];
+			uint32_t e = last < hi ? last : hi;
+			common += e > alo ? e - alo : 0;
+			push_run(out, alo, last);
+			j++;
+		}
+		i = j;
+	}
+	push_runs(out, a, i, a->n);
+	out->card = a->card + b->card - common;
+}
+
+/* In absorbs a is a few runs and b a region of tens: b's runs before each
+ * of a's are skipped by galloping (steps 1, 2, 4, ..., then a binary
+ * search), not one by one. */
 void iset_andnot(struct iset *out, const struct iset *a, const struct iset *b)
 {
 	iset_clear(out);
 	uint32_t j = 0;
 	for (uint32_t i = 0; i < a->n; i++) {
 		uint32_t lo = a->r[2 * i], hi = a->r[2 * i + 1];
-		while (j < b->n && b->r[2 * j + 1] <= lo)
-			j++;
+		if (j < b->n && b->r[2 * j + 1] <= lo) {
+			/* the first run ending past lo: galloping from j */
+			uint32_t l = j + 1, step = 1, h;
+			while (l + step < b->n && b->r[2 * (l + step) + 1] <= lo)
+				l += step, step *= 2;
+			h = l + step < b->n ? l + step : b->n;
+			while (l < h) {
+				uint32_t m = l + (h - l) / 2;
+				if (b->r[2 * m + 1] <= lo)
+					l = m + 1;
+				else
+					h = m;
+			}
+			j = l;
+		}
 		/* b's runs from j overlap or follow [lo, hi) */
 		for (uint32_t k = j; lo < hi; k++) {
 			if (k == b->n || b->r[2 * k] >= hi) {

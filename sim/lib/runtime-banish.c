@@ -50,10 +50,13 @@ void rt_banish_init(struct runtime_state *rt)
 	}
 	v->chi = xmalloc((nchi + 1) * sizeof *v->chi);
 	v->n_chi = xcalloc(s->n_tensors + 1, sizeof *v->n_chi);
-	v->sfwd = xmalloc(((size_t)s->storage_fwd_off[s->n_storages] + 1) * sizeof *v->sfwd);
-	v->srev = xmalloc(((size_t)s->storage_rev_off[s->n_storages] + 1) * sizeof *v->srev);
 	rt->graph.par = v->par;
 	rt->graph.par_s = v->par_s;
+	v->lists = rt->h != NULL;
+	if (!v->lists)
+		return;
+	v->sfwd = xmalloc(((size_t)s->storage_fwd_off[s->n_storages] + 1) * sizeof *v->sfwd);
+	v->srev = xmalloc(((size_t)s->storage_rev_off[s->n_storages] + 1) * sizeof *v->srev);
 	rt->graph.sfwd = v->sfwd;
 	rt->graph.srev = v->srev;
 }
@@ -130,7 +133,8 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 				continue;
 			rt_dep_remove(rt, ps, t);
 			list_remove(rt, v->chi + v->chi_off[p], NULL, &v->n_chi[p], t);
-			slist_remove(rt, v->sfwd + g->sfwd_off[ps], &g->n_sfwd[ps], s);
+			if (v->lists)
+				slist_remove(rt, v->sfwd + g->sfwd_off[ps], &g->n_sfwd[ps], s);
 		}
 		for (uint32_t j = 0; j < v->n_chi[t]; j++) {
 			uint32_t c = v->chi[v->chi_off[t] + j];
@@ -138,7 +142,8 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 				continue;
 			list_remove(rt, v->par + v->par_off[c], v->par_s + v->par_off[c], &v->n_par[c], t);
 			uint32_t cs = rt_storage_of(rt, c);
-			slist_remove(rt, v->srev + g->srev_off[cs], &g->n_srev[cs], s);
+			if (v->lists)
+				slist_remove(rt, v->srev + g->srev_off[cs], &g->n_srev[cs], s);
 			rt_pin_tensor(rt, c);
 		}
 	}

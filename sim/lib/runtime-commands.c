@@ -29,7 +29,8 @@
 
 void rt_commands_init(struct runtime_state *rt)
 {
-	(void)rt; /* the pool and frames grow from empty */
+	/* the pool and frames grow from empty */
+	rt->pool.off = rt->h == NULL;
 }
 
 void rt_commands_free(struct runtime_state *rt)
@@ -72,6 +73,11 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 	struct rt_storage *x = &rt->st[s];
 	if (x->in_pool)
 		return;
+	if (p->off) {
+		x->in_pool = true;
+		p->len++;
+		return;
+	}
 	if (p->end == p->cap) {
 		if (p->end - p->len > p->len / 2) {
 			rt_pool_compact(rt);
@@ -94,7 +100,7 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 /* After key[s] changed: keep the pool-order copy in step. */
 static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 {
-	if (rt->st[s].in_pool)
+	if (rt->st[s].in_pool && !rt->pool.off)
 		pk_put(rt, rt->st[s].pool_pos, s);
 }
 
@@ -106,6 +112,10 @@ static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 	if (!x->in_pool)
 		return false;
 	x->in_pool = false;
+	if (p->off) {
+		p->len--;
+		return true;
+	}
 	p->slot[x->pool_pos] = RT_NONE;
 	p->size[x->pool_pos] = 0; /* a hole's keys: see struct rt_pool */
 	p->compute[x->pool_pos] = INT64_MAX;
@@ -125,7 +135,7 @@ void rt_pool_check(struct runtime_state *rt)
 		 * rematerialized output; it then joins the pool unlocked, pin and
 		 * all, as in simrd (same numbers). */
 		bool should = rt_material(rt, (uint32_t)i) && x->ref_int == 0 && (!x->pinned || x->banished);
-		if (x->in_pool && (p->slot[x->pool_pos] != i || p->size[x->pool_pos] != rt->key[i].size ||
+		if (x->in_pool && !p->off && (p->slot[x->pool_pos] != i || p->size[x->pool_pos] != rt->key[i].size ||
 				   p->compute[x->pool_pos] != rt->key[i].compute ||
 				   p->last[x->pool_pos] != rt->key[i].last))
 			rt_bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
@@ -807,6 +817,8 @@ int rt_replay(struct runtime_state *rt)
 		}
 		if (!rc && cfg->evict_after)
 			rc = cmd_evict_after(rt, i, true);
+		if (!rc && __builtin_expect(rt->reg.sw_due || cfg->bits_after_cmd == i + 1, 0))
+			rt_regions_to_bits(rt);
 		if (__builtin_expect(rt->off.on, 0) && !rc)
 			rt_offload_prefetch(rt, i);
 		if (rc)

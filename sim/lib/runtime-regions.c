@@ -799,6 +799,21 @@ static void region_rebuild_runs(struct runtime_state *rt, struct region *r, uint
 		walk_runs(rt, r, base, d);
 }
 
+/* An absorb by x: past the window's absorbs, the switch to bitsets is due
+ * if x and the others had over RUNS_SWITCH_TENTHS / 10 runs a word. */
+static void switch_count(struct runtime_state *rt, const struct rregion *x)
+{
+	struct rt_regions *g = &rt->reg;
+	g->sw_runs += (uint64_t)x->in.n + x->fr.n;
+	if (++g->sw_absorbs < RUNS_SWITCH_WINDOW)
+		return;
+	uint64_t words = (rt->s->n_storages + 63) / 64;
+	if (10 * g->sw_runs > (uint64_t)RUNS_SWITCH_TENTHS * words * RUNS_SWITCH_WINDOW)
+		g->sw_due = true;
+	g->sw_runs = 0;
+	g->sw_absorbs = 0;
+}
+
 /* region_absorb on runs: the same sets, counts and sums. */
 __attribute__((noinline)) static void region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs,
 			   const struct region *reg)
@@ -810,6 +825,8 @@ __attribute__((noinline)) static void region_absorb_runs(struct runtime_state *r
 	}
 	if (r != reg && reg->rr) {
 		const struct rregion *y = reg->rr;
+		if (rt->reg.sw_may)
+			switch_count(rt, x);
 		iset_or(&rt->reg.is_tmp, &x->fr, &y->fr);
 		iset_swap(&x->fr, &rt->reg.is_tmp);
 		iset_andnot(&rt->reg.is_tmp, &y->in, &x->in);
@@ -892,6 +909,54 @@ static void regions_evicting(struct runtime_state *rt, uint32_t s)
 
 /* ---- the part's life, and what the commands ask of it ------------------ */
 
+/* Regions as bitsets of reg.words words, in one block (table made). */
+static void bits_init(struct runtime_state *rt)
+{
+	struct rt_regions *g = &rt->reg;
+	const size_t n = rt->s->n_storages;
+	g->words = (uint32_t)((n + 63) / 64);
+	g->bits = xcalloc(4 * n * g->words + 1, sizeof *g->bits);
+	for (size_t i = 0; i < 2 * n; i++) {
+		g->table[i].bin = g->bits + 2 * i * g->words;
+		g->table[i].bfr = g->table[i].bin + g->words;
+	}
+}
+
+/* The ids of a's runs [lo, hi) set in w, a word at a time. */
+static void runs_to_bits(const struct iset *a, uint64_t *w)
+{
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint32_t lo = a->r[2 * i], hi = a->r[2 * i + 1];
+		while (lo < hi) {
+			uint32_t end = (lo | 63) + 1 < hi ? (lo | 63) + 1 : hi;
+			uint32_t n = end - lo;
+			w[lo >> 6] |= (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << (lo & 63);
+			lo = end;
+		}
+	}
+}
+
+/* What only runs regions keep besides their table and slots. */
+static void runs_free(struct rt_regions *g)
+{
+	while (g->rr_free) {
+		struct rregion *x = g->rr_free;
+		g->rr_free = x->next_free;
+		iset_free(&x->in);
+		iset_free(&x->fr);
+		free(x);
+	}
+	for (int d = 0; d < 2; d++)
+		fenwick32_free(&g->fw_len[d]);
+	fenwick_free(&g->fw_comp);
+	iset_free(&g->is_tmp);
+	iset_free(&g->is_tmp2);
+	free(g->srt);
+	free(g->fr2);
+	g->srt = g->fr2 = NULL;
+	g->srt_cap = g->fr2_cap = g->fr2_len = 0;
+}
+
 void rt_regions_init(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
@@ -903,6 +968,7 @@ void rt_regions_init(struct runtime_state *rt)
 	 * sets keep the same regions and counts; test-differential compares
 	 * all three, the reference test runs plain walks too. */
 	g->runs = !cfg->plain_regions && (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	g->sw_may = g->runs && !cfg->run_regions && s->n_storages <= RMEMO_MAX_BITSETS;
 	if (g->runs) {
 		g->slot = xmalloc((s->n_storages + 1) * sizeof *g->slot);
 		memset(g->slot, 0xff, (s->n_storages + 1) * sizeof *g->slot);
@@ -913,15 +979,50 @@ void rt_regions_init(struct runtime_state *rt)
 	}
 	size_t n = s->n_storages;
 	g->table = xcalloc(2 * n + 1, sizeof *g->table);
-	if (cfg->plain_regions)
+	if (!cfg->plain_regions)
+		bits_init(rt);
+}
+
+/* The bitsets and the memo go first (the memo follows reg.words); the slots
+ * and their regions' runs after, the memory of the runs part with them. */
+void rt_regions_to_bits(struct runtime_state *rt)
+{
+	struct rt_regions *g = &rt->reg;
+	const size_t n = rt->s->n_storages;
+	g->sw_due = g->sw_may = false;
+	if (!g->runs)
 		return;
-	/* bitsets, built from the memo's reaches (runtime-memo.c) */
-	g->words = (uint32_t)((n + 63) / 64);
-	g->bits = xcalloc(4 * n * g->words + 1, sizeof *g->bits);
-	for (size_t i = 0; i < 2 * n; i++) {
-		g->table[i].bin = g->bits + 2 * i * g->words;
-		g->table[i].bfr = g->table[i].bin + g->words;
+	struct region *old = g->table;
+	g->table = xcalloc(2 * n + 1, sizeof *g->table);
+	bits_init(rt);
+	rt_memo_init(rt);
+	for (size_t s = 0; s < n; s++) {
+		if (g->slot[s] == RT_NONE)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			struct region *o = &old[2 * (size_t)g->slot[s] + d], *r = &g->table[2 * s + d];
+			r->compute = o->compute;
+			if (!o->rr)
+				continue;
+			runs_to_bits(&o->rr->in, r->bin);
+			runs_to_bits(&o->rr->fr, r->bfr);
+		}
 	}
+	for (size_t i = 0; i < 2 * g->n_slots; i++) {
+		free(old[i].in);
+		free(old[i].fr);
+		free(old[i].hs);
+		if (old[i].rr)
+			region_free_runs(rt, &old[i]);
+	}
+	free(old);
+	runs_free(g);
+	free(g->slot);
+	free(g->slot_free);
+	g->slot = g->slot_free = NULL;
+	g->n_slots = g->slot_cap = g->n_slot_free = g->slot_free_cap = 0;
+	g->runs = false;
+	g->win = false;
 }
 
 void rt_regions_free(struct runtime_state *rt)
@@ -940,20 +1041,7 @@ void rt_regions_free(struct runtime_state *rt)
 	}
 	free(g->slot);
 	free(g->slot_free);
-	while (g->rr_free) {
-		struct rregion *x = g->rr_free;
-		g->rr_free = x->next_free;
-		iset_free(&x->in);
-		iset_free(&x->fr);
-		free(x);
-	}
-	for (int d = 0; d < 2; d++)
-		fenwick32_free(&g->fw_len[d]);
-	fenwick_free(&g->fw_comp);
-	iset_free(&g->is_tmp);
-	iset_free(&g->is_tmp2);
-	free(g->srt);
-	free(g->fr2);
+	runs_free(g);
 	free(g->bits);
 	free(g->scratch_fwd.in);
 	free(g->scratch_fwd.fr);

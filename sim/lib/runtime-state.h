@@ -183,6 +183,9 @@ struct rt_pool {
 	int64_t *compute, *last;
 	uint32_t end, cap; /* slots used (members + holes), allocated */
 	size_t len;        /* members */
+	/* No heuristic chooses (baselines, plan replays): members are only
+	 * flagged (in_pool) and counted, the arrays stay empty. */
+	bool off;
 };
 
 /* One pending materialize: tensor t, whose n_undef undefined parents wait
@@ -273,6 +276,12 @@ struct rt_regions {
 	bool win;
 	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
 	size_t fr2_len, fr2_cap;
+	/* The switch to bitsets (RMEMO_MAX_BITSETS): absorbs and the runs of
+	 * the regions that absorbed, in the current window; whether the
+	 * switch may come, and is due at the end of this command. */
+	uint32_t sw_absorbs;
+	uint64_t sw_runs;
+	bool sw_may, sw_due;
 };
 
 /* ---- runtime-memo.c: the reach memo ---------------------------------------- */
@@ -341,6 +350,10 @@ struct rt_banish {
 	uint32_t *par, *par_off, *n_par, *par_s;
 	uint32_t *chi, *chi_off, *n_chi;
 	uint32_t *sfwd, *srev;
+	/* The storage-level copies (sfwd, srev) are kept: only heuristics
+	 * read them (regions, classes, the prototype's), so a baseline run
+	 * skips them (the memory of a 2^20-op chain's baseline). */
+	bool lists;
 };
 
 /* ---- runtime-scan.c: choosing ------------------------------------------------ */
@@ -481,6 +494,19 @@ struct runtime_state {
  * n^2/4 bytes with their memo (4 MB here). */
 #define RMEMO_MAX_STORAGES 4096
 
+/* From RMEMO_MAX_STORAGES to this many storages, a replay starts with runs
+ * and switches to bitsets for good (rt_regions_to_bits) once its absorbs
+ * show fragmented regions: over RUNS_SWITCH_TENTHS / 10 runs a bitset word
+ * in the regions that absorb, over a window of RUNS_SWITCH_WINDOW absorbs
+ * (docs/scale.md: the Unrolled GAN's regions grow to 2-9 runs a word, and
+ * bitsets are 2.5x faster there; the TreeLSTM's stay near 1 and the
+ * LSTM's mostly under 2, which runs serve better: at 2 the LSTM switches
+ * late at some ratios, still faster than bitsets throughout). Bitsets and
+ * memo then take n^2 bytes, 64 MiB at most. */
+#define RMEMO_MAX_BITSETS 8192
+#define RUNS_SWITCH_WINDOW 8192
+#define RUNS_SWITCH_TENTHS 20
+
 static inline bool rt_material(const struct runtime_state *rt, uint32_t s)
 {
 	return rt->tag[s] & 1;
@@ -611,6 +637,9 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 /* rt_region_rebuild into bitsets (the memo's walk, same sets and counts) */
 void rt_region_walk_bits(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse);
 struct region *rt_slot_regions(struct runtime_state *rt, uint32_t s);
+/* Runs to bitsets, for the rest of the replay (RMEMO_MAX_BITSETS): between
+ * commands, when reg.sw_due says so. */
+void rt_regions_to_bits(struct runtime_state *rt);
 
 /* A compute command's op waits for its arguments: its new edges are the
  * window (runs regions); closed once the op has run or stopped. */
@@ -886,6 +915,8 @@ static inline void rt_banish_new_parents(struct runtime_state *rt, uint32_t s, c
 {
 	const uint32_t *as = rt->s->arg_storage + op->args;
 	struct rt_graph *g = &rt->graph;
+	if (!rt->ban.lists)
+		return;
 	for (uint32_t a = 0; a < op->n_args; a++)
 		rt->ban.srev[g->srev_off[s] + g->n_srev[s]++] = as[a];
 }
@@ -901,7 +932,8 @@ static inline void rt_banish_new_children(struct runtime_state *rt, const struct
 		uint32_t ps = sc->arg_storage[op->args + a];
 		for (uint32_t k = 0; k < op->n_outs; k++) {
 			v->chi[v->chi_off[p] + v->n_chi[p]++] = op->outs + k;
-			v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
+			if (v->lists)
+				v->sfwd[g->sfwd_off[ps] + g->n_sfwd[ps]++] = rt_storage_of(rt, op->outs + k);
 		}
 	}
 }

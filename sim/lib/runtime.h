@@ -139,6 +139,10 @@ struct runtime_config {
 	/* Keep regions as compressed sets (the path taken above
 	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
 	bool run_regions;
+	/* With run_regions: switch the regions to bitsets after this command
+	 * (0: never), as a replay of 4,097 to RMEMO_MAX_BITSETS storages does
+	 * when its runs cost more than bitsets would: for tests. */
+	size_t bits_after_cmd;
 	/* Deduplicate the class heuristics' kept evicted-neighbour lists by
 	 * stamps (the path taken up to RMEMO_MAX_STORAGES storages) even for
 	 * large logs: for tests. */
@@ -232,6 +236,7 @@ struct point_config {
 	bool check;
 	bool plain_regions;    /* as in runtime_config */
 	bool run_regions;      /* as in runtime_config */
+	size_t bits_after_cmd; /* as in runtime_config */
 	bool mark_lists;       /* as in runtime_config */
 	bool plain_scans;      /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */

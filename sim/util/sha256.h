@@ -20,6 +20,9 @@ struct sha256_ctx {
 void sha256_init(struct sha256_ctx *c);
 void sha256_update(struct sha256_ctx *c, const void *data, size_t len);
 void sha256_final(struct sha256_ctx *c, uint8_t out[32]);
+/** For tests: non-zero makes every digest take the plain C blocks, not the
+ *  CPU's SHA instructions (where sha256.c uses them). */
+extern int sha256_plain_only;
 /** Lower-case hex of a digest into hex (65 bytes with the NUL). */
 void sha256_hex(const uint8_t digest[32], char hex[65]);
 
