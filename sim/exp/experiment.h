@@ -49,6 +49,8 @@ struct exp_series {
 	enum runtime_kind runtime;
 	bool no_dealloc;
 	unsigned trials;   /* 1 for deterministic heuristics */
+	bool offload;      /* a host link (off: its parameters, docs/offload.md) */
+	struct offload_config off;
 };
 
 struct planner; /* planners.h */
@@ -82,6 +84,8 @@ struct experiment {
 	size_t n_steps;
 	bool gen_columns;  /* points.tsv has the n and budget_formula columns:
 			      an experiment with generated models or formulas */
+	bool offload_columns; /* points.tsv has the offload columns: a series
+				 with a host link (results.h) */
 	double overhead_limit;
 	bool at_plan_peaks; /* `heuristics_at_plan_peaks`: every series also at
 			       each plan's replayed peak (its budget) */

@@ -197,8 +197,19 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		if (!columns_seen) {
-			t->gen_columns = !strcmp(line, POINTS_COLUMNS POINTS_GEN_COLUMNS);
-			if (strcmp(line, POINTS_COLUMNS) && !t->gen_columns) {
+			/* the column line: the usual columns, then the gen ones, then
+			 * the offload ones, each where the experiment has them */
+			static const char *const lines[] = {
+				POINTS_COLUMNS, POINTS_COLUMNS POINTS_GEN_COLUMNS,
+				POINTS_COLUMNS POINTS_OFFLOAD_COLUMNS,
+				POINTS_COLUMNS POINTS_GEN_COLUMNS POINTS_OFFLOAD_COLUMNS};
+			int kind = -1;
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(line, lines[k]))
+					kind = k;
+			t->gen_columns = kind == 1 || kind == 3;
+			t->offload_columns = kind >= 2;
+			if (kind < 0) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -224,9 +235,10 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + PC_GEN_COUNT + 1];
-		size_t want = PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0);
-		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + 1);
+		char *f[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + 1];
+		size_t want = PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) +
+			      (t->offload_columns ? PC_OFFLOAD_COUNT : 0);
+		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + 1);
 		const char *why = row_problem(f, nf, want, t->total);
 		if (why) {
 			/* Complete rows are written whole: a bad one is damage, not a kill. */
@@ -250,7 +262,12 @@ void points_write(FILE *f, const struct points_table *t)
 {
 	for (size_t i = 0; i < t->n_header; i++)
 		fprintf(f, "# %s: %s\n", t->keys[i], t->values[i]);
-	fputs(t->gen_columns ? POINTS_COLUMNS POINTS_GEN_COLUMNS "\n" : POINTS_COLUMNS "\n", f);
+	fputs(POINTS_COLUMNS, f);
+	if (t->gen_columns)
+		fputs(POINTS_GEN_COLUMNS, f);
+	if (t->offload_columns)
+		fputs(POINTS_OFFLOAD_COLUMNS, f);
+	fputc('\n', f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])
 			fprintf(f, "%s\n", t->rows[i]);
