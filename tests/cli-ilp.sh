@@ -159,6 +159,14 @@ has "gap.tsv from the ILP" "$gap" "$(printf '0.5\tDTR\theuristic\t-\t-\tinfeasib
 	"$(printf '1\tDTR\theuristic\t1.0666666666666667\tbest:DTR\tbest\t-\t0')"
 neg=$(awk -F'\t' '!/^#/ && $13 != "-" && $13 != "gap" && $13 + 0 < 0' "$T/out3/gap.tsv")
 [ -z "$neg" ] && ok "no method beats the proven optimum" || no "below the optimum: $neg"
+# beside an offloading series: its columns, then the ILP's, read back on resume
+printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nseries:\n  - {name: DTR, heuristic: DTR}\n  - {name: off, heuristic: DTR, offload_bandwidth: 25GB/s}\nratios: [0.5, 0.75, 1]\nplanners: {ilp: {ratio: [0.5, 0.75], time_limit: 60}}\ngap: ilp\n' \
+	"$PWD" $L > "$T/eo.yaml"
+"$R" sweep "$T/eo.yaml" --out "$T/out5" --quiet --jobs 1 >/dev/null 2>&1 || no "offload and ilp sweep failed"
+"$R" sweep "$T/eo.yaml" --out "$T/out5" --quiet --jobs 1 >/dev/null 2>&1 || no "offload and ilp resume failed"
+w=$(grep -v '^#' "$T/out5/points.tsv" | awk -F'\t' '{ print NF }' | sort -u)
+[ "$w" = 35 ] && ok "offload and ILP columns: 35 in every row" || no "offload and ILP columns: $w"
+has "offload and ILP gap.tsv" "$(cut -f2,4,11 "$T/out5/gap.tsv")" "$(printf '0.75\toff\toptimal')"
 # max_ops: a model with more ops is not solved, and says so
 sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/e.yaml" > "$T/e3.yaml"
 "$R" sweep "$T/e3.yaml" --out "$T/out4" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops sweep failed"

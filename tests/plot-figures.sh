@@ -25,7 +25,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-for e in pareto ablation banishing accesses; do
+for e in pareto ablation banishing accesses offload; do
 	sed "s|^manifest: .*|manifest: $data/manifest.json|; s|^ratios: .*|ratios: [0.2, 0.4, 0.6, 0.8, 1.0]|; s|^trials: 10|trials: 3|" \
 		"$src/scripts/experiments/$e.yaml" > "$tmp/$e.yaml"
 	"$rematsim" sweep -q "$tmp/$e.yaml" --out "$tmp/$e"
@@ -65,6 +65,8 @@ for fam in estar eq local nocost; do
 done
 grep -qx "$tmp/banishing/banishing.png" "$tmp/banishing.list" || fail "no banishing.png"
 grep -qx "$tmp/accesses/accesses.png" "$tmp/accesses.list" || fail "no accesses.png"
+grep -qx "$tmp/offload/offload.png" "$tmp/offload.list" || fail "no offload.png"
+[ "$(sed "s/\.[a-z]*$//" "$tmp/offload.list" | sort -u)" = "$tmp/offload/offload" ] || fail "offload: figures other than its own: $(cat "$tmp/offload.list")"
 
 # Each script standalone, SVG too (terminal by extension).
 gnuplot -c "$plots/pareto.gp" "$tmp/pareto/plot-data/pareto" "$tmp/p.svg" 2> "$tmp/svg.err"
@@ -89,6 +91,14 @@ gnuplot -c "$plots/timeline.gp" "$tmp/tl.tsv" "$tmp/tl.svg" "chain12" 2> "$tmp/t
 gnuplot -c "$plots/timeline.gp" "$tmp/tl0.tsv" "$tmp/tl0.svg" 2> "$tmp/tl.err" ||
 	{ cat "$tmp/tl.err" >&2; fail "timeline.gp without a backward row"; }
 ! grep -q '> backward<' "$tmp/tl0.svg" || fail "a backward marker without a backward row"
+
+# ... and on one with copies to the host and back (offload: their rows)
+"$rematsim" replay "$data/chain12.log" --heuristic DTR --ratio 0.5 --offload-bandwidth 1e6 \
+	--offload-policy swap --timeline "$tmp/tlo.tsv" > /dev/null
+grep -q '	offload	' "$tmp/tlo.tsv" || fail "no offload rows in the chain's timeline"
+gnuplot -c "$plots/timeline.gp" "$tmp/tlo.tsv" "$tmp/tlo.png" "chain12, offload" 2> "$tmp/tl.err" ||
+	{ cat "$tmp/tl.err" >&2; fail "timeline.gp with offload rows"; }
+[ ! -s "$tmp/tl.err" ] || { cat "$tmp/tl.err" >&2; fail "timeline.gp said something on offload rows"; }
 
 # The profile script on a profile, with split points, and without.
 "$rematsim" profile "$data/solvers-chain.log" > "$tmp/prof.tsv"

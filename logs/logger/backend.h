@@ -26,6 +26,19 @@ struct backend_info {
 	uint64_t total_bytes;
 };
 
+/* The host link as measured (rematsim-record --measure-link, CUDA only):
+ * each direction's copy time of pinned host memory at n sizes (the median
+ * of five copies each, after one to warm up), and the line through them,
+ * latency + bytes / bandwidth, fitted by least squares. */
+#define LINK_SIZES 8
+struct link_measure {
+	int n;
+	uint64_t bytes[LINK_SIZES];
+	double h2d_ns[LINK_SIZES], d2h_ns[LINK_SIZES];
+	double h2d_bytes_per_s, d2h_bytes_per_s;
+	double h2d_latency_ns, d2h_latency_ns;
+};
+
 struct backend {
 	const char *name; /* "cpu", "cuda" */
 	/** Start the device; 0, or -1 with msg filled (no device, ...). */
@@ -37,6 +50,9 @@ struct backend {
 	void (*download)(void *host_dst, const void *src, size_t bytes);
 	void (*timer_start)(void);
 	uint64_t (*timer_stop)(void); /* ns since timer_start */
+	/* Optional (NULL: the device has no host link to measure): measure it
+	 * (struct link_measure); 0, or -1 with msg filled. */
+	int (*measure_link)(struct link_measure *out, char *msg, size_t msg_size);
 
 	/* C[b] = alpha * op(A[b]) op(B[b]) + beta * C[b] for b < batch; op(A) is m x k. */
 	void (*gemm)(int64_t batch, bool ta, bool tb, int64_t m, int64_t n, int64_t k,

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 
@@ -547,6 +548,84 @@ static void cuda_lstm_cell_backward(float *dgates, float *dc_prev, const float *
 						       hid);
 }
 
+/* ---- the host link (--measure-link) ---- */
+
+static double median5(double *v)
+{
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[2];
+}
+
+/* t = latency + bytes / bandwidth through the n points, least squares. */
+static void fit_line(const uint64_t *bytes, const double *ns, int n, double *bw, double *lat)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (int i = 0; i < n; i++) {
+		double x = (double)bytes[i];
+		sx += x;
+		sy += ns[i];
+		sxx += x * x;
+		sxy += x * ns[i];
+	}
+	double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx); /* ns per byte */
+	*bw = slope > 0 ? 1e9 / slope : INFINITY;
+	*lat = (sy - slope * sx) / n;
+	if (*lat < 0)
+		*lat = 0;
+}
+
+/* Copies of 4 KiB to 64 MiB between pinned host memory and the device,
+ * each way, timed by events on the default stream. */
+static int cuda_measure_link(struct link_measure *m, char *msg, size_t msg_size)
+{
+	const size_t max = (size_t)64 << 20;
+	void *host = NULL, *dev = NULL;
+	cudaError_t e = cudaMallocHost(&host, max);
+	if (e == cudaSuccess)
+		e = cudaMalloc(&dev, max);
+	if (e != cudaSuccess) {
+		snprintf(msg, msg_size, "64 MiB of pinned host and device memory: %s",
+			 cudaGetErrorString(e));
+		cudaGetLastError();
+		if (host)
+			cudaFreeHost(host);
+		return -1;
+	}
+	memset(host, 1, max);
+	m->n = 0;
+	for (size_t b = 4096; b <= max && m->n < LINK_SIZES; b *= 4) {
+		m->bytes[m->n] = b;
+		for (int dir = 0; dir < 2; dir++) {
+			double t[5];
+			for (int r = -1; r < 5; r++) {
+				CK(cudaEventRecord(ev_start, 0));
+				if (dir)
+					CK(cudaMemcpyAsync(host, dev, b, cudaMemcpyDeviceToHost, 0));
+				else
+					CK(cudaMemcpyAsync(dev, host, b, cudaMemcpyHostToDevice, 0));
+				CK(cudaEventRecord(ev_stop, 0));
+				CK(cudaEventSynchronize(ev_stop));
+				float ms = 0;
+				CK(cudaEventElapsedTime(&ms, ev_start, ev_stop));
+				if (r >= 0)
+					t[r] = (double)ms * 1e6;
+			}
+			(dir ? m->d2h_ns : m->h2d_ns)[m->n] = median5(t);
+		}
+		m->n++;
+	}
+	fit_line(m->bytes, m->h2d_ns, m->n, &m->h2d_bytes_per_s, &m->h2d_latency_ns);
+	fit_line(m->bytes, m->d2h_ns, m->n, &m->d2h_bytes_per_s, &m->d2h_latency_ns);
+	CK(cudaFree(dev));
+	CK(cudaFreeHost(host));
+	return 0;
+}
+
 static struct backend make_backend(void)
 {
 	struct backend b = {};
@@ -559,6 +638,7 @@ static struct backend make_backend(void)
 	b.download = cuda_download;
 	b.timer_start = cuda_timer_start;
 	b.timer_stop = cuda_timer_stop;
+	b.measure_link = cuda_measure_link;
 	b.gemm = cuda_gemm;
 	b.fill = cuda_fill;
 	b.axpby = cuda_axpby;

@@ -51,10 +51,14 @@ static void usage(FILE *f)
 		"                   sizes (positive integers; each model uses some)\n"
 		"  --device DEV     cpu (default) or cuda%s\n"
 		"  --seed N         seed of weights and data (default 1)\n"
+		"  --measure-link   also measure the device's host link (cuda: copies of\n"
+		"                   4 KiB to 64 MiB of pinned memory each way) into the\n"
+		"                   meta file's \"link\" (docs/offload.md)\n"
 		"  --out FILE       the log; gzip-compressed when FILE ends in .gz\n"
 		"  -h, --help       this text\n\n"
 		"Exit status: 0 success, 64 bad command line or sizes, 69 device\n"
-		"unavailable (no CUDA build or device, or sizes too large for its memory),\n"
+		"unavailable (no CUDA build or device, or sizes too large for its memory;\n"
+		"or --measure-link failed: the log is written without the link),\n"
 		"73 cannot create the log, 74 I/O error while writing, 70 internal error.\n",
 		HAVE_CUDA ? "" : " (this build has no CUDA)");
 }
@@ -89,6 +93,27 @@ static const struct backend *pick_backend(const char *device)
 	return NULL;
 }
 
+/* The measured host link (--measure-link), as a JSON object: the fitted
+ * bandwidth (bytes/s) and latency (ns) each way, then the sizes and the
+ * median copy times they were fitted to. */
+static void link_json(const struct link_measure *l, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "{\"h2d_bytes_per_s\": %.6g, \"h2d_latency_ns\": %.6g, "
+				 "\"d2h_bytes_per_s\": %.6g, \"d2h_latency_ns\": %.6g, \"pinned\": true",
+			 l->h2d_bytes_per_s, l->h2d_latency_ns, l->d2h_bytes_per_s, l->d2h_latency_ns);
+	static const char *const keys[] = {"bytes", "h2d_ns", "d2h_ns"};
+	for (int a = 0; a < 3; a++) {
+		k += snprintf(buf + k, n - (size_t)k, ", \"%s\": [", keys[a]);
+		for (int i = 0; i < l->n; i++)
+			k += a ? snprintf(buf + k, n - (size_t)k, "%s%.6g", i ? ", " : "",
+					  a == 1 ? l->h2d_ns[i] : l->d2h_ns[i])
+			       : snprintf(buf + k, n - (size_t)k, "%s%llu", i ? ", " : "",
+					  (unsigned long long)l->bytes[i]);
+		k += snprintf(buf + k, n - (size_t)k, "]");
+	}
+	snprintf(buf + k, n - (size_t)k, "}");
+}
+
 /* The sizes the model uses, as a JSON object. */
 static void sizes_json(const struct model_size *s, char *buf, size_t n)
 {
@@ -105,7 +130,8 @@ static void sizes_json(const struct model_size *s, char *buf, size_t n)
 
 int main(int argc, char **argv)
 {
-	enum { O_BATCH = 256, O_WIDTH, O_DEPTH, O_SEQ, O_HEADS, O_IMAGE, O_CLASSES, O_SEED };
+	enum { O_BATCH = 256, O_WIDTH, O_DEPTH, O_SEQ, O_HEADS, O_IMAGE, O_CLASSES, O_SEED,
+	       O_MEASURE_LINK };
 	static const struct option opts[] = {
 		{"model", required_argument, NULL, 'm'},
 		{"device", required_argument, NULL, 'd'},
@@ -118,12 +144,14 @@ int main(int argc, char **argv)
 		{"image", required_argument, NULL, O_IMAGE},
 		{"classes", required_argument, NULL, O_CLASSES},
 		{"seed", required_argument, NULL, O_SEED},
+		{"measure-link", no_argument, NULL, O_MEASURE_LINK},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *model_name = NULL, *device = "cpu", *out = NULL;
 	int64_t sizes[O_CLASSES - O_BATCH + 1] = {0};
 	uint64_t seed = 1;
+	bool measure_link = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "m:d:o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -142,6 +170,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case O_MEASURE_LINK: measure_link = true; break;
 		case '?': usage(stderr); return EXIT_USAGE;
 		default:
 			if (parse_size(opts[c - O_BATCH + 3].name, optarg, &sizes[c - O_BATCH]))
@@ -174,6 +203,11 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(device, "cpu") && strcmp(device, "cuda")) {
 		fprintf(stderr, "rematsim-record: unknown device '%s' (cpu or cuda)\n", device);
+		return EXIT_USAGE;
+	}
+	if (measure_link && strcmp(device, "cuda")) {
+		fprintf(stderr, "rematsim-record: --measure-link measures a device's host link: "
+				"it needs --device cuda\n");
 		return EXIT_USAGE;
 	}
 	struct model_size size = desc->defaults;
@@ -256,6 +290,13 @@ int main(int argc, char **argv)
 	model_free(m);
 	double wall = wall_s() - t0;
 
+	/* After the recording, so that no op's time shares the device with it. */
+	struct link_measure link = {0};
+	bool link_failed = measure_link && be->measure_link(&link, msg, sizeof msg);
+	if (link_failed) /* the recording is kept: status 69 once it is written */
+		fprintf(stderr, "rematsim-record: --measure-link: %s; the log is written without "
+				"the link\n", msg);
+
 	char sizes_text[512];
 	sizes_json(&size, sizes_text, sizeof sizes_text);
 	oplog_meta_str(log, "model", desc->name);
@@ -272,6 +313,11 @@ int main(int argc, char **argv)
 	oplog_meta_int(log, "measured_op_time_ns", (int64_t)op_time);
 	oplog_meta_real(log, "loss_warmup", warm_loss);
 	oplog_meta_real(log, "loss", loss);
+	if (measure_link && !link_failed) {
+		char text[2048];
+		link_json(&link, text, sizeof text);
+		oplog_meta_json(log, "link", text);
+	}
 	oplog_meta_str(log, "recorder", "rematsim-record " REMATSIM_VERSION);
 	oplog_meta_strv(log, "argv", (size_t)argc, (const char *const *)argv);
 
@@ -290,5 +336,9 @@ int main(int argc, char **argv)
 		"measured ops %" PRIu64 " in %.3f ms, loss %.4f -> %.4f, %.2f s\n",
 		desc->name, be->name, records, calls, peak, (double)peak / 1048576,
 		(double)peak_alloc / 1048576, ops, (double)op_time / 1e6, warm_loss, loss, wall);
-	return 0;
+	if (measure_link && !link_failed)
+		fprintf(stderr, "rematsim-record: host link (pinned): h2d %.1f GB/s + %.1f us, "
+				"d2h %.1f GB/s + %.1f us\n", link.h2d_bytes_per_s / 1e9,
+			link.h2d_latency_ns / 1e3, link.d2h_bytes_per_s / 1e9, link.d2h_latency_ns / 1e3);
+	return link_failed ? EXIT_UNAVAILABLE : 0;
 }

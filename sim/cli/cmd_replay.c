@@ -31,6 +31,9 @@ static const char help_head[] =
 	"                       (--ratio X[,X...] | --budget BYTES[,BYTES...])\n"
 	"                       [--overhead-limit L] [--seed S] [--no-dealloc]\n"
 	"                       [--proto-rules RULE,...]\n"
+	"                       [--offload-bandwidth RATE [--offload-latency T]\n"
+	"                        [--host-memory BYTES] [--offload-prefetch N]\n"
+	"                        [--offload-policy cost|local|swap]]\n"
 	"                       [--preallocate] [--from-start] [--check] [--json]\n"
 	"                       [--timeline FILE] [--trace FILE.json\n"
 	"                       [--trace-from LINE] [--trace-to LINE]]\n"
@@ -56,6 +59,26 @@ static const char help_tail[] =
 	"                      mean size), after (check the budget after each op),\n"
 	"                      classes (the prototype's cost; no-classes: eq(s));\n"
 	"                      all or none; default all (docs/validation.md)\n"
+	"  --offload-bandwidth RATE  offload as well as recompute: a host link of\n"
+	"                      RATE bytes/s (25GB/s, 4.5e11, inf) each way, one\n"
+	"                      serial copy channel per direction overlapping\n"
+	"                      compute; 'none' (the default): no link, the\n"
+	"                      reference's replay (docs/offload.md)\n"
+	"  --offload-latency T added to every copy: seconds, or with ns, us, ms\n"
+	"                      (default 0)\n"
+	"  --host-memory B     bytes the host copies may hold (default unbounded)\n"
+	"  --offload-prefetch N  after each command of the log, start bringing back\n"
+	"                      the inputs of the next N ops that are on the host,\n"
+	"                      while they fit in the budget (default 0)\n"
+	"  --offload-policy P  per victim: cost (offload it when the copies queued\n"
+	"                      before it, its own and its copy back take no longer\n"
+	"                      than recomputing it, its evicted neighbourhood's too\n"
+	"                      for the e* heuristics; the default), local (the same\n"
+	"                      with its own compute alone: offloads less) or swap\n"
+	"                      (offload every victim, never recompute; a full host\n"
+	"                      is out of memory). Ops wait for the copies they\n"
+	"                      need: the stalls add to the clock and count against\n"
+	"                      --overhead-limit as remats do\n"
 	"  --no-dealloc        drop every RELEASE of the schedule\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
@@ -70,7 +93,8 @@ static const char help_tail[] =
 	"                      file (open it in ui.perfetto.dev or chrome://tracing):\n"
 	"                      memory against the budget, a slice per op on forward,\n"
 	"                      backward and rematerialization tracks, an instant per\n"
-	"                      eviction; about 250 bytes per op, remat and eviction\n"
+	"                      eviction; about 250 bytes per op, remat and eviction;\n"
+	"                      with offload, a slice per copy on D2H and H2D tracks\n"
 	"  --trace-from LINE   trace only while the model's ops from this log line ...\n"
 	"  --trace-to LINE     ... to this one run (with the evictions and remats\n"
 	"                      that make room for them)\n"
@@ -188,16 +212,19 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 {
 	struct timeline *tl = ctx;
 	const struct schedule *s = tl->s;
-	static const char *const names[] = {"compute", "remat", "evict"};
+	static const char *const names[] = {"compute", "remat", "evict", "offload", "offloaded", "fetch"};
 	if (!tl->backward && ev->cmd < s->n_cmds && s->cmds[ev->cmd].kind == CMD_COMPUTE &&
 	    s->ops[s->cmds[ev->cmd].id].backward) {
 		uint32_t bop = s->cmds[ev->cmd].id;
 		tl->backward = true;
 		put_timeline_row(tl, tl->clock, tl->memory, "backward", bop, first_handle(s, bop), 0);
 	}
-	uint32_t op = ev->kind == EV_EVICT ? storage_op(s, ev->storage) : ev->op;
-	const char *handle = ev->kind == EV_EVICT ? storage_handle(s, ev->storage) : first_handle(s, op);
-	uint64_t bytes = ev->kind == EV_EVICT ? s->storages[ev->storage].size : s->ops[op].total_size;
+	/* an eviction or a copy (offload: queued, ended; fetch: brought back)
+	 * names its storage; a copy's row is at the clock it was asked for */
+	bool st = ev->kind != EV_COMPUTE && ev->kind != EV_REMAT;
+	uint32_t op = st ? storage_op(s, ev->storage) : ev->op;
+	const char *handle = st ? storage_handle(s, ev->storage) : first_handle(s, op);
+	uint64_t bytes = st ? s->storages[ev->storage].size : s->ops[op].total_size;
 	put_timeline_row(tl, ev->clock, ev->memory_high, names[ev->kind], op, handle, bytes);
 	if (ev->memory_high != ev->memory)
 		put_timeline_row(tl, ev->clock, ev->memory, "drop", op, handle,
@@ -249,7 +276,64 @@ struct replay_args {
 	struct read_options ropt;
 	struct proto_rules rules; /* DTRPrototype's (--proto-rules) */
 	bool rules_set;
+	struct offload_config off; /* --offload-*, --host-memory */
+	bool off_on;               /* a bandwidth other than none */
+	const char *off_extra;     /* an offload option other than the bandwidth */
 };
+
+/* The offload options (docs/offload.md): 0, or -1 after a message. */
+static int parse_offload(struct replay_args *a, int c, const char *arg)
+{
+	const char *why = NULL;
+	uint64_t v;
+	switch (c) {
+	case 'B':
+		if (scalar_parse_rate(arg, &a->off.bandwidth, &why))
+			break;
+		a->off_on = a->off.bandwidth > 0;
+		return 0;
+	case 'L':
+		a->off_extra = "--offload-latency";
+		if (scalar_parse_seconds(arg, &a->off.latency_ns, &why))
+			break;
+		return 0;
+	case 'H':
+		a->off_extra = "--host-memory";
+		if (scalar_parse_u64(arg, &v, &why))
+			break;
+		if (!v) {
+			why = "a size above 0 is expected (leave it out for an unbounded host)";
+			break;
+		}
+		a->off.host_memory = v;
+		return 0;
+	case 'A':
+		a->off_extra = "--offload-prefetch";
+		if (scalar_parse_u64(arg, &v, &why))
+			break;
+		if (v > 1000000) {
+			why = "at most 1000000 ops ahead";
+			break;
+		}
+		a->off.prefetch = (uint32_t)v;
+		return 0;
+	case 'O':
+		a->off_extra = "--offload-policy";
+		if (offload_policy_parse(arg, &a->off.policy)) {
+			why = "cost, local or swap is expected";
+			break;
+		}
+		return 0;
+	}
+	static const char *const names[] = {"B--offload-bandwidth", "L--offload-latency", "H--host-memory",
+					    "A--offload-prefetch", "O--offload-policy"};
+	const char *name = "";
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i][0] == c)
+			name = names[i] + 1;
+	usage_error("replay", replay_help(), "%s '%s': %s", name, arg, why);
+	return -1;
+}
 
 /* Options and operands: 0, -1 after --help (exit 0), or an exit status. */
 static int parse_args(int argc, char **argv, struct replay_args *a)
@@ -262,6 +346,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		OPT_ROW_OVERHEAD_LIMIT,
 		OPT_ROW_SEED,
 		{"proto-rules", required_argument, NULL, 'P'},
+		{"offload-bandwidth", required_argument, NULL, 'B'},
+		{"offload-latency", required_argument, NULL, 'L'},
+		{"host-memory", required_argument, NULL, 'H'},
+		{"offload-prefetch", required_argument, NULL, 'A'},
+		{"offload-policy", required_argument, NULL, 'O'},
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"from-start", no_argument, NULL, 's'},
@@ -290,6 +379,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->rules_set = true;
 			break;
 		}
+		case 'B': case 'L': case 'H': case 'A': case 'O':
+			if (parse_offload(a, c, optarg))
+				return EXIT_USAGE;
+			break;
 		case 'n': a->no_dealloc = true; break;
 		case 'p': a->ropt.preallocate = true; break;
 		case 's': a->ropt.from_start = true; break;
@@ -338,6 +431,16 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			o->heuristic->name);
 		return EXIT_USAGE;
 	}
+	if (a->off_extra && !a->off_on) {
+		fprintf(stderr, "rematsim replay: %s needs a host link: --offload-bandwidth RATE "
+				"(25GB/s, ...)\n", a->off_extra);
+		return EXIT_USAGE;
+	}
+	if (a->off_on && (o->runtime == RUNTIME_V1 || (o->heuristic->needs & NEEDS_PROTO))) {
+		fprintf(stderr, "rematsim replay: offload is modelled on the V2 runtimes and not for "
+				"DTRPrototype (%s, %s)\n", o->heuristic->name, runtime_kind_name(o->runtime));
+		return EXIT_USAGE;
+	}
 	if (a->trace_from > a->trace_to) {
 		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", a->trace_from,
 			a->trace_to);
@@ -383,6 +486,22 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 		char rb[100];
 		json_object_set_new(j, "proto_rules", json_string(proto_rules_text(&a->rules, rb, sizeof rb)));
 	}
+	if (a->off_on) { /* the host link and what went over it */
+		const struct runtime_result *r = &pr->run;
+		json_object_set_new(j, "offload_bandwidth", json_finite(a->off.bandwidth));
+		json_object_set_new(j, "offload_latency_ns", json_integer((json_int_t)a->off.latency_ns));
+		json_object_set_new(j, "host_memory", a->off.host_memory ? cmd_json_u64(a->off.host_memory) : json_null());
+		json_object_set_new(j, "offload_prefetch", json_integer((json_int_t)a->off.prefetch));
+		json_object_set_new(j, "offload_policy", json_string(offload_policy_name(a->off.policy)));
+		json_object_set_new(j, "offloads", cmd_json_u64(r->offloads));
+		json_object_set_new(j, "bytes_offloaded", cmd_json_u64(r->bytes_offloaded));
+		json_object_set_new(j, "fetches", cmd_json_u64(r->fetches));
+		json_object_set_new(j, "bytes_fetched", cmd_json_u64(r->bytes_fetched));
+		json_object_set_new(j, "stall_ns", json_integer((json_int_t)r->stall_ns));
+		json_object_set_new(j, "d2h_busy_ns", json_integer((json_int_t)r->d2h_busy_ns));
+		json_object_set_new(j, "h2d_busy_ns", json_integer((json_int_t)r->h2d_busy_ns));
+		json_object_set_new(j, "peak_host_memory", cmd_json_u64(r->peak_host_memory));
+	}
 	json_object_set_new(j, "wall_ms", json_real(pr->wall_ms));
 	json_object_set_new(j, "version", json_string(REMATSIM_VERSION));
 	put_json_line(j);
@@ -409,6 +528,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		.no_dealloc = a->no_dealloc,
 		.check = a->check,
 		.proto = &a->rules,
+		.offload = a->off_on ? &a->off : NULL,
 	};
 	struct rs_error err;
 	struct point_result pr;
@@ -432,7 +552,8 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		snprintf(title, sizeof title, "%s: %s, %s, budget %" PRIu64, logname, o->heuristic->name,
 			 runtime_kind_name(o->runtime), last_budget);
 		struct trace_options to = {.title = title, .budget = last_budget,
-					   .from_line = a->trace_from, .to_line = a->trace_to};
+					   .from_line = a->trace_from, .to_line = a->trace_to,
+					   .offload = a->off_on};
 		hk.tw = trace_open(a->trace, s, &to, &err);
 		if (!hk.tw) {
 			fprintf(stderr, "rematsim replay: %s\n", err.msg);
@@ -482,6 +603,12 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
 		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
+	if (!a->json && a->off_on)
+		printf("         offload: %" PRIu64 " storages, %" PRIu64 " bytes out; %" PRIu64
+		       " back, %" PRIu64 " bytes; stall %" PRId64 " ns; busy d2h %" PRId64 " ns, h2d %" PRId64
+		       " ns; host peak %" PRIu64 " bytes\n",
+		       pr.run.offloads, pr.run.bytes_offloaded, pr.run.fetches, pr.run.bytes_fetched,
+		       pr.run.stall_ns, pr.run.d2h_busy_ns, pr.run.h2d_busy_ns, pr.run.peak_host_memory);
 	return 0;
 }
 
@@ -529,6 +656,16 @@ int cmd_replay(int argc, char **argv)
 		       ", bottleneck %" PRIu64 " (%s, %s)\n",
 		       base.memory, base.compute, base.const_memory, base.bottleneck_memory,
 		       o->heuristic->name, runtime_kind_name(o->runtime));
+	if (!a->json && a->off_on) {
+		char bw[FMT_DOUBLE_LEN];
+		fmt_double(bw, a->off.bandwidth);
+		printf("offload: %s bytes/s, latency %" PRId64 " ns, host memory ", bw, a->off.latency_ns);
+		if (a->off.host_memory)
+			printf("%" PRIu64 " bytes", a->off.host_memory);
+		else
+			printf("unbounded");
+		printf(", prefetch %u, policy %s\n", a->off.prefetch, offload_policy_name(a->off.policy));
+	}
 	schedule_free(s);
 	free(a);
 	return status;

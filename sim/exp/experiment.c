@@ -235,7 +235,8 @@ static int want_mapping(struct walk *w, yaml_node_t *n, const char *what,
 /* Can the series' runtime serve its heuristic? (simrd refuses otherwise.) */
 static int want_servable(struct walk *w, yaml_node_t *n, const struct exp_series *s)
 {
-	struct runtime_config cfg = {.runtime = s->runtime, .heuristic = s->heuristic};
+	struct runtime_config cfg = {.runtime = s->runtime, .heuristic = s->heuristic,
+				     .offload = s->offload ? &s->off : NULL};
 	struct rs_error err = {0};
 	if (runtime_check_config(&cfg, &err))
 		return node_error(w, n, "%s", err.msg);
@@ -272,9 +273,14 @@ static const char *const model_keys[M_COUNT] = {
 	"name", "log", "title", "desc", "has_start",
 };
 
-enum series_key { S_NAME, S_HEURISTIC, S_RUNTIME, S_NO_DEALLOC, S_TRIALS, S_COUNT };
+enum series_key {
+	S_NAME, S_HEURISTIC, S_RUNTIME, S_NO_DEALLOC, S_TRIALS,
+	S_OFFLOAD, S_OFFLOAD_BANDWIDTH, S_OFFLOAD_LATENCY, S_HOST_MEMORY, S_OFFLOAD_PREFETCH,
+	S_COUNT
+};
 static const char *const series_keys[S_COUNT] = {
 	"name", "heuristic", "runtime", "no_dealloc", "trials",
+	"offload", "offload_bandwidth", "offload_latency", "host_memory", "offload_prefetch",
 };
 
 /* dir/spec unless spec is absolute (or dir is "."). */
@@ -873,7 +879,56 @@ static int read_steps(struct walk *w, struct experiment *e, yaml_node_t **v)
 	return 0;
 }
 
-/* 'series': named curves of a heuristic, runtime, no_dealloc, trials. */
+/* A series' host link (docs/offload.md): 'offload_bandwidth' (a rate, or
+ * none), 'offload' (cost, local or swap), 'offload_latency', 'host_memory',
+ * 'offload_prefetch'; the others need the bandwidth. */
+static int want_offload(struct walk *w, yaml_node_t *it, yaml_node_t **sv, struct exp_series *sp)
+{
+	const char *why;
+	static const int extra[] = {S_OFFLOAD, S_OFFLOAD_LATENCY, S_HOST_MEMORY, S_OFFLOAD_PREFETCH};
+	yaml_node_t *bw = sv[S_OFFLOAD_BANDWIDTH];
+	if (bw) {
+		if (bw->type != YAML_SCALAR_NODE)
+			return node_error(w, bw, "'offload_bandwidth' must be a rate, not %s", node_kind(bw));
+		if (scalar_parse_rate(scalar(bw), &sp->off.bandwidth, &why))
+			return node_error(w, bw, "'offload_bandwidth': '%s': %s", scalar(bw), why);
+		sp->offload = sp->off.bandwidth > 0;
+	}
+	for (size_t k = 0; k < sizeof extra / sizeof *extra; k++)
+		if (sv[extra[k]] && !sp->offload)
+			return node_error(w, sv[extra[k]], "'%s' needs a host link: 'offload_bandwidth' "
+					  "(25GB/s, ...)", series_keys[extra[k]]);
+	yaml_node_t *n;
+	if ((n = sv[S_OFFLOAD])) {
+		if (n->type != YAML_SCALAR_NODE || offload_policy_parse(scalar(n), &sp->off.policy))
+			return node_error(w, n, "'offload' must be cost, local or swap");
+	}
+	if ((n = sv[S_OFFLOAD_LATENCY])) {
+		if (n->type != YAML_SCALAR_NODE)
+			return node_error(w, n, "'offload_latency' must be a time, not %s", node_kind(n));
+		if (scalar_parse_seconds(scalar(n), &sp->off.latency_ns, &why))
+			return node_error(w, n, "'offload_latency': '%s': %s", scalar(n), why);
+	}
+	if ((n = sv[S_HOST_MEMORY])) {
+		if (want_u64(w, n, "host_memory", &sp->off.host_memory))
+			return -1;
+		if (!sp->off.host_memory)
+			return node_error(w, n, "'host_memory' must be above 0 (leave it out: unbounded)");
+	}
+	if ((n = sv[S_OFFLOAD_PREFETCH])) {
+		uint64_t v;
+		if (want_u64(w, n, "offload_prefetch", &v))
+			return -1;
+		if (v > 1000000)
+			return node_error(w, n, "'offload_prefetch' must be at most 1000000");
+		sp->off.prefetch = (uint32_t)v;
+	}
+	(void)it;
+	return 0;
+}
+
+/* 'series': named curves of a heuristic, runtime, no_dealloc, trials, and
+ * a host link. */
 static int read_series(struct walk *w, struct experiment *e, yaml_node_t *sl,
 		       const struct series_defaults *def, size_t *cap)
 {
@@ -895,6 +950,10 @@ static int read_series(struct walk *w, struct experiment *e, yaml_node_t *sl,
 			return -1;
 		if (sv[S_NO_DEALLOC] && want_bool(w, sv[S_NO_DEALLOC], "no_dealloc", &sp->no_dealloc))
 			return -1;
+		if (want_offload(w, it, sv, sp))
+			return -1;
+		if (sp->offload)
+			e->offload_columns = true;
 		if (want_servable(w, it, sp))
 			return -1;
 		sp->trials = sp->heuristic->random ? def->trials : 1;
@@ -1210,6 +1269,13 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 		hash_str(&h, runtime_kind_name(s->runtime));
 		snprintf(buf, sizeof buf, "%d %u", s->no_dealloc, s->trials);
 		hash_str(&h, buf);
+		if (s->offload) { /* only then: other series keep their hash */
+			char bw[FMT_DOUBLE_LEN];
+			snprintf(buf, sizeof buf, "offload %s %s %lld %llu %u", offload_policy_name(s->off.policy),
+				 fmt_double(bw, s->off.bandwidth), (long long)s->off.latency_ns,
+				 (unsigned long long)s->off.host_memory, s->off.prefetch);
+			hash_str(&h, buf);
+		}
 	}
 	for (size_t i = 0; i < e->n_steps; i++) {
 		if (e->ratios)

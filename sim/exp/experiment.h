@@ -49,6 +49,8 @@ struct exp_series {
 	enum runtime_kind runtime;
 	bool no_dealloc;
 	unsigned trials;   /* 1 for deterministic heuristics */
+	bool offload;      /* a host link (off: its parameters, docs/offload.md) */
+	struct offload_config off;
 };
 
 struct planner; /* planners.h */
@@ -84,6 +86,8 @@ struct experiment {
 	size_t n_steps;
 	bool gen_columns;  /* points.tsv has the n and budget_formula columns:
 			      an experiment with generated models or formulas */
+	bool offload_columns; /* points.tsv has the offload columns: a series
+				 with a host link (results.h) */
 	bool ilp_columns;  /* points.tsv has the solver columns (POINTS_ILP_COLUMNS):
 			      an experiment with an ILP planner */
 	double overhead_limit;

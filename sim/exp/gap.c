@@ -122,9 +122,9 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 		if (!t->rows[i])
 			continue;
 		char *line = copies[i] = xstrdup(t->rows[i]);
-		char *c[PC_COUNT + PC_GEN_COUNT + PC_ILP_COUNT + 1];
-		if (tsv_split(line, c, PC_COUNT + PC_GEN_COUNT + PC_ILP_COUNT + 1) !=
-		    points_columns(t))
+		char *c[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1];
+		size_t max = PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1;
+		if (tsv_split(line, c, max) != points_columns(t))
 			continue;
 		struct grow *r = &rows[n_rows++];
 		r->model = index_of(&models, &n_models, &cap_models, c[PC_MODEL]);

@@ -51,8 +51,8 @@ enum points_col {
 #define PC_GEN_COUNT 2
 
 /*
- * Experiments with an ILP planner (ilp, ilp-lp) add three columns after
- * those: what the solver found for an ILP row, `-` on every other row.
+ * Experiments with an ILP planner (ilp, ilp-lp) add three columns last
+ * (after the gen and offload ones, where there are some): what the solver found for an ILP row, `-` on every other row.
  * `solver_status`: optimal (proven), feasible (a schedule, stopped at the
  * time limit), rounded (ilp-lp's rounding), infeasible (no schedule fits:
  * the row is oom), unsolved (nothing found within the time limit, nothing
@@ -65,6 +65,27 @@ enum points_col {
 #define PC_ILP_COUNT 3
 enum points_ilp_col { PIC_STATUS, PIC_LOWER_BOUND, PIC_SOLVE_S };
 enum points_gen_col { PC_N = PC_COUNT, PC_BUDGET_FORMULA };
+
+/*
+ * Experiments with a series that offloads (docs/offload.md) add these after
+ * those (and after the gen columns where there are some): the series' host
+ * link (`offload` its policy, or none for a series without one, then its
+ * bandwidth in bytes/s or none, latency, host memory (0: unbounded) and
+ * prefetch) and what went over it: storages and bytes sent to the host,
+ * brought back, the ops' stall, each channel's busy time, the host's peak.
+ * Other experiments' files keep their columns byte for byte.
+ */
+#define POINTS_OFFLOAD_COLUMNS \
+	"\toffload\toffload_bandwidth\toffload_latency_ns\thost_memory\toffload_prefetch" \
+	"\toffloads\tbytes_offloaded\tfetches\tbytes_fetched\tstall_ns\td2h_busy_ns" \
+	"\th2d_busy_ns\tpeak_host_memory"
+#define PC_OFFLOAD_COUNT 13
+/* Offsets from the first offload column (PC_COUNT, + PC_GEN_COUNT with gen columns). */
+enum points_offload_col {
+	PO_OFFLOAD, PO_BANDWIDTH, PO_LATENCY_NS, PO_HOST_MEMORY, PO_PREFETCH, PO_OFFLOADS,
+	PO_BYTES_OFFLOADED, PO_FETCHES, PO_BYTES_FETCHED, PO_STALL_NS, PO_D2H_BUSY_NS,
+	PO_H2D_BUSY_NS, PO_PEAK_HOST_MEMORY
+};
 
 /* floor_memory: the bytes a replay holds pinned at the end (constants and
  * the outputs still held: schedule_floor, runtimes but V1), below which no
@@ -93,13 +114,15 @@ struct points_table {
 	char **rows;       /* [total]: the row line (no newline), or NULL */
 	size_t n_rows;     /* rows present */
 	bool gen_columns;  /* rows end with POINTS_GEN_COLUMNS' fields */
+	bool offload_columns; /* then with POINTS_OFFLOAD_COLUMNS' fields */
 	bool ilp_columns;  /* ... then POINTS_ILP_COLUMNS' */
 };
 
-/** The first ILP column of t's rows. */
+/** The first ILP column of t's rows (after the gen and offload ones). */
 static inline size_t points_ilp_col(const struct points_table *t)
 {
-	return PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0);
+	return PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) +
+	       (t->offload_columns ? PC_OFFLOAD_COUNT : 0);
 }
 /** All the columns of t's rows. */
 static inline size_t points_columns(const struct points_table *t)

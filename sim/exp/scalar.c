@@ -186,3 +186,62 @@ int scalar_parse_bool(const char *text, int *out, const char **why)
 	*why = "a boolean (true or false) is expected";
 	return -1;
 }
+
+int scalar_parse_rate(const char *text, double *out, const char **why)
+{
+	if (!strcasecmp(text, "none")) {
+		*out = 0;
+		return 0;
+	}
+	size_t n = strlen(text);
+	char buf[128];
+	if (n >= sizeof buf) {
+		*why = "number too long";
+		return -1;
+	}
+	memcpy(buf, text, n + 1);
+	if (n > 2 && !strcmp(buf + n - 2, "/s"))
+		buf[n - 2] = 0;
+	if (scalar_parse_double(buf, out, why))
+		return -1;
+	if (!(*out > 0)) {
+		*why = "a rate above 0 in bytes per second is expected (25GB/s, 1.5e10, inf; or none)";
+		return -1;
+	}
+	return 0;
+}
+
+int scalar_parse_seconds(const char *text, int64_t *ns, const char **why)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	size_t n = strlen(text);
+	char buf[128];
+	if (n >= sizeof buf) {
+		*why = "number too long";
+		return -1;
+	}
+	memcpy(buf, text, n + 1);
+	double scale = 1e9;
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+		size_t k = strlen(units[i].unit);
+		if (n > k && !strcmp(buf + n - k, units[i].unit) &&
+		    (k == 2 || (buf[n - 2] >= '0' && buf[n - 2] <= '9') || buf[n - 2] == '.')) {
+			buf[n - k] = 0;
+			scale = units[i].ns;
+			break;
+		}
+	}
+	double v;
+	if (scalar_parse_double(buf, &v, why))
+		return -1;
+	v = round(v * scale);
+	if (!(v >= 0) || v > (double)(INT64_C(1) << 61)) {
+		*why = "a time from 0 to 2^61 ns is expected (seconds, or with ns, us, ms, s)";
+		return -1;
+	}
+	*ns = (int64_t)v;
+	return 0;
+}

@@ -29,6 +29,20 @@ int scalar_parse_double(const char *text, double *out, const char **why);
 /** Parse text as a non-negative whole number (see above). */
 int scalar_parse_u64(const char *text, uint64_t *out, const char **why);
 
+/**
+ * Parse a transfer rate in bytes per second: a number as above with an
+ * optional "/s" ("25GB/s", "1.5e10", "inf"), above 0; or "none" (any
+ * case), which gives 0: no link.
+ */
+int scalar_parse_rate(const char *text, double *out, const char **why);
+
+/**
+ * Parse a time: a number as above (no byte suffix) in seconds, or with a
+ * unit ns, us, ms or s ("10us", "2e-6"); from 0 to 2^61 ns, rounded to
+ * whole ns.
+ */
+int scalar_parse_seconds(const char *text, int64_t *ns, const char **why);
+
 /** Parse a YAML-style boolean: true/false, yes/no, on/off (any case). */
 int scalar_parse_bool(const char *text, int *out, const char **why);
 

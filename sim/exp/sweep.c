@@ -88,14 +88,25 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
 		snprintf(buf, size, "%s", ep->planner->name);
 }
 
-/*
- * A planner point's row, in the same columns: runtime V2Eager (what plans
- * replay on), trial and seed 0, ratio the replayed peak / baseline memory,
- * budget the replayed peak (the budget the plan needs), no heuristic
- * evaluations. A plan obeys the experiment's overhead limit as a heuristic
- * does: one whose remat compute passes (limit - 1) x the baseline compute
- * (the runtime's rule) is a thrash, its counters those of the whole replay.
- */
+/* The offload columns (POINTS_OFFLOAD_COLUMNS) of a row: the series' link
+ * (none without one, or for a planner's row: s NULL) and the run's copies. */
+static void put_offload_columns(FILE *f, const struct exp_series *s, const struct runtime_result *r)
+{
+	if (!s || !s->offload) {
+		fputs("\tnone\tnone\t0\t0\t0", f);
+	} else {
+		char bw[FMT_DOUBLE_LEN];
+		fprintf(f, "\t%s\t%s\t%lld\t%llu\t%u", offload_policy_name(s->off.policy),
+			fmt_double(bw, s->off.bandwidth), (long long)s->off.latency_ns,
+			(unsigned long long)s->off.host_memory, s->off.prefetch);
+	}
+	fprintf(f, "\t%llu\t%llu\t%llu\t%llu\t%lld\t%lld\t%lld\t%llu",
+		(unsigned long long)r->offloads, (unsigned long long)r->bytes_offloaded,
+		(unsigned long long)r->fetches, (unsigned long long)r->bytes_fetched,
+		(long long)r->stall_ns, (long long)r->d2h_busy_ns, (long long)r->h2d_busy_ns,
+		(unsigned long long)r->peak_host_memory);
+}
+
 /* The ILP columns (results.h) of a row: what the solver found for an ILP
  * plan (r NULL: not an ILP's row) whose schedule replayed to `overhead`
  * (NAN: no schedule). */
@@ -165,11 +176,23 @@ static char *format_noplan_row(const struct experiment *e, size_t i, const struc
 	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0.000\t%s\t%zu",
 		m->name, what, runtime_kind_name(RUNTIME_V2), ratio, (unsigned long long)budget,
 		outcome_name(OUTCOME_OOM), e->plans[p->plan].planner->name, i);
+	if (e->offload_columns) {
+		struct runtime_result none = {0}; /* nothing ran */
+		put_offload_columns(f, NULL, &none);
+	}
 	ilp_fields(f, e, p->model, r, NAN);
 	fclose(f);
 	return line;
 }
 
+/*
+ * A planner point's row, in the same columns: runtime V2Eager (what plans
+ * replay on), trial and seed 0, ratio the replayed peak / baseline memory,
+ * budget the replayed peak (the budget the plan needs), no heuristic
+ * evaluations. A plan obeys the experiment's overhead limit as a heuristic
+ * does: one whose remat compute passes (limit - 1) x the baseline compute
+ * (the runtime's rule) is a thrash, its counters those of the whole replay.
+ */
 static char *format_plan_row(const struct experiment *e, size_t i, const struct exp_point *p,
 			     const struct plan_result *pr, const struct planner_plan *pp)
 {
@@ -193,6 +216,8 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
+	if (e->offload_columns)
+		put_offload_columns(f, NULL, r);
 	ilp_fields(f, e, p->model,
 		   e->plans[p->plan].planner->param == PLANNER_PARAM_BUDGET ? &pp->ilp : NULL,
 		   pr->overhead);
@@ -235,6 +260,8 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 		}
 		fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), step);
 	}
+	if (e->offload_columns)
+		put_offload_columns(f, s, r);
 	ilp_fields(f, e, p->model, NULL, NAN);
 	fclose(f);
 	return line;
@@ -512,6 +539,7 @@ static struct point_config point_replay(const struct run_ctx *rc, const struct e
 		.overhead_limit = e->overhead_limit,
 		.seed = p.seed,
 		.no_dealloc = s->no_dealloc,
+		.offload = s->offload ? &s->off : NULL,
 	};
 }
 
@@ -552,7 +580,8 @@ static void run_point(void *ctx, size_t k)
 
 /*
  * Points whose replays are the same (model, heuristic, runtime, budget,
- * seed, no_dealloc; the overhead limit is the experiment's) run once, the
+ * seed, no_dealloc, the series' host link; the overhead limit is the
+ * experiment's) run once, the
  * first of them in todo's order; the others take its result, wall_ms
  * included. In pareto, plans of equal peaks (dp at several k) put the
  * heuristics at the same budgets: 640 of its 3,048 points on the paper's
@@ -562,6 +591,7 @@ static void run_point(void *ctx, size_t k)
 struct replay_key {
 	uint64_t budget, seed;
 	uintptr_t heuristic;
+	uintptr_t offload; /* the series' host link (docs/offload.md), 0: none */
 	uint32_t model, runtime, no_dealloc;
 	size_t k; /* place in todo */
 };
@@ -570,7 +600,8 @@ static int by_replay(const void *a, const void *b)
 {
 	const struct replay_key *x = a, *y = b;
 #define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
-	CMP(model); CMP(heuristic); CMP(runtime); CMP(budget); CMP(seed); CMP(no_dealloc); CMP(k);
+	CMP(model); CMP(heuristic); CMP(runtime); CMP(budget); CMP(seed); CMP(no_dealloc);
+	CMP(offload); CMP(k);
 #undef CMP
 	return 0;
 }
@@ -594,7 +625,9 @@ static size_t share_replays(struct run_ctx *rc, size_t *todo, size_t n_todo)
 		key[n++] = (struct replay_key){
 			.budget = point_budget(&e->models[p.model].base, &pc), .seed = pc.seed,
 			.heuristic = (uintptr_t)pc.heuristic, .model = p.model,
-			.runtime = (uint32_t)pc.runtime, .no_dealloc = pc.no_dealloc, .k = k,
+			.runtime = (uint32_t)pc.runtime, .no_dealloc = pc.no_dealloc,
+			/* a series with a link shares only with itself: its own config */
+			.offload = (uintptr_t)pc.offload, .k = k,
 		};
 	}
 	qsort(key, n, sizeof *key, by_replay);
@@ -792,6 +825,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	fill_header(e, opt, &table);
 	points_table_size(&table, total);
 	table.gen_columns = e->gen_columns;
+	table.offload_columns = e->offload_columns;
 	table.ilp_columns = e->ilp_columns;
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
@@ -1139,6 +1173,7 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_header_set(&merged, "shard", "1/1");
 			points_table_size(&merged, t.total);
 			merged.gen_columns = t.gen_columns;
+			merged.offload_columns = t.offload_columns;
 			merged.ilp_columns = t.ilp_columns;
 		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
 			   t.total != merged.total) {

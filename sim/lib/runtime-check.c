@@ -14,6 +14,8 @@ void rt_check_state(struct runtime_state *rt)
 	for (size_t i = 0; i < sc->n_storages; i++)
 		if (rt_material(rt, (uint32_t)i))
 			mem += rt->key[i].size;
+	if (rt->off.on) /* copies under way (runtime-offload.c) */
+		mem += rt->off.pending + rt->off.incoming;
 	if (mem != rt->memory)
 		rs_bug("command %zu: memory in use %llu, material storages hold %llu", rt->cmd,
 		       (unsigned long long)rt->memory, (unsigned long long)mem);

@@ -196,7 +196,9 @@ static void rt_emit(struct runtime_state *rt, enum runtime_event_kind kind, uint
 
 /* ---- eviction ----------------------------------------------------------- */
 
-void rt_evict(struct runtime_state *rt, uint32_t s)
+/* drop: the bytes go now (EV_EVICT); else an offload's eviction, whose
+ * bytes stay until its copy ends (runtime-offload.c). */
+static inline __attribute__((always_inline)) void evict_as(struct runtime_state *rt, uint32_t s, bool drop)
 {
 	const struct schedule *sc = rt->s;
 	struct rt_storage *x = &rt->st[s];
@@ -206,7 +208,8 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 	rt_reach_changed(rt, s);
 	if (rt->eqclass)
 		rt_en_changed(rt, s);
-	rt->memory -= rt->key[s].size;
+	if (drop)
+		rt->memory -= rt->key[s].size;
 	rt_pool_remove(rt, s);
 	for (uint32_t i = 0; i < x->n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
@@ -227,7 +230,18 @@ void rt_evict(struct runtime_state *rt, uint32_t s)
 		rt_classes_evict(rt, s);
 	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_evicting(rt, s);
-	rt_emit(rt, EV_EVICT, RT_NONE, s, 0);
+	if (drop)
+		rt_emit(rt, EV_EVICT, RT_NONE, s, 0);
+}
+
+void rt_evict(struct runtime_state *rt, uint32_t s)
+{
+	evict_as(rt, s, true);
+}
+
+void rt_evict_keep_bytes(struct runtime_state *rt, uint32_t s)
+{
+	evict_as(rt, s, false);
 }
 
 static void pin_tensor(struct runtime_state *rt, uint32_t t)
@@ -242,10 +256,68 @@ static void pin_tensor(struct runtime_state *rt, uint32_t t)
 	x->pinned = true;
 }
 
+/* Offload: s, evicted with its bytes counted, is material again, as
+ * compute() leaves a storage it made (the same events, in its order). */
+void rt_restore(struct runtime_state *rt, uint32_t s)
+{
+	const struct schedule *sc = rt->s;
+	rt->tag[s] |= 1;
+	for (uint32_t i = 0; i < rt->st[s].n_tensors; i++) {
+		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
+		rt->defined[t] = rt->off.held[t];
+		rt->off.held[t] = 0;
+	}
+	rt_reach_changed(rt, s);
+	if (rt->eqclass)
+		rt_en_changed(rt, s);
+	if (rt->st[s].ref_int)
+		rt_bug_at(rt, "a storage brought back is locked", s);
+	rt_pool_append(rt, s);
+	size_t b = rt->scratch.stk_len;
+	rt_push(rt, s);
+	if (rt->regions)
+		rt_regions_computed(rt, b, b + 1);
+	if (rt->eqclass)
+		rt_classes_computed(rt, rt->scratch.stk + b, 1);
+	rt->scratch.stk_len = b;
+}
+
 /* ---- choosing ------------------------------------------------------------ */
+
+/* With offload (runtime-offload.c): a victim may be offloaded, whose bytes
+ * go only when its copy ends; once the victims chosen would make room when
+ * their copies end, or none is left, the op waits for the copies. */
+static int free_memory_offload(struct runtime_state *rt, uint64_t bytes)
+{
+	for (;;) {
+		rt_offload_settle(rt);
+		if (rt->memory + bytes <= rt->budget)
+			return 0;
+		if (rt->memory - rt->off.pending + bytes > rt->budget && rt->pool.len && rt->h) {
+			if (rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
+				rt_pool_compact(rt);
+			uint32_t v = rt_choose(rt);
+			int how = rt_offload_decide(rt, v);
+			if (how < 0)
+				return OUTCOME_OOM;
+			if (how)
+				rt_offload_start(rt, v);
+			else
+				rt_evict(rt, v);
+			if (rt->broken)
+				return RT_BROKEN;
+			continue;
+		}
+		int rc = rt_offload_wait(rt);
+		if (rc)
+			return rc;
+	}
+}
 
 static int free_memory(struct runtime_state *rt, uint64_t bytes)
 {
+	if (__builtin_expect(rt->off.on, 0))
+		return free_memory_offload(rt, bytes);
 	while (rt->memory + bytes > rt->budget) {
 		if (rt->pool.len == 0 || !rt->h)
 			return OUTCOME_OOM;
@@ -348,6 +420,8 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		rt_pool_append(rt, x->stk[i]);
 		if (__builtin_expect(rt->proto.on, 0))
 			rt_proto_fresh(rt, x->stk[i]);
+		if (__builtin_expect(rt->off.on, 0))
+			rt_offload_recomputed(rt, x->stk[i]);
 	}
 	if (rt->regions && es > bs)
 		rt_regions_computed(rt, bs, es);
@@ -407,6 +481,8 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	 * duplicates of outputs still material counted, as the prototype's
 	 * allocator counts them until the op returns). */
 	bool after = __builtin_expect(rt->proto.after, 0); /* set only when proto.on */
+	if (__builtin_expect(rt->off.on, 0))
+		rt_offload_settle(rt); /* copies ended by now: their bytes are free */
 	if (!after && rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
 		return rc;
 	uint64_t dup = after ? rt_defined_outputs_bytes(rt, t) : 0;
@@ -439,7 +515,8 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	if (remat && rt->cfg->evict_after && (rc = cmd_evict_after(rt, rt->cmd, false)))
 		return rc;
 
-	if ((double)rt->res->remat_compute > rt->cfg->remat_limit || rt->res->remat_compute > RT_REMAT_CAP)
+	if ((double)rt->res->remat_compute > rt->cfg->remat_limit || rt->res->remat_compute > RT_REMAT_CAP ||
+	    (__builtin_expect(rt->off.on, 0) && rt_offload_over_limit(rt)))
 		return OUTCOME_THRASH;
 
 	uint64_t need = op->total_size;
@@ -451,6 +528,18 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	if (need > rt->bottleneck)
 		rt->bottleneck = need;
 	return 0;
+}
+
+/* Offload: bring storage s back from the host (or take back one whose copy
+ * out is under way, or wait for a prefetch), making room first if its
+ * bytes are not counted yet. */
+static int fetch(struct runtime_state *rt, uint32_t s)
+{
+	int rc;
+	uint64_t size = rt->key[s].size;
+	if (rt->off.where[s] == RT_HOST && rt->memory + size > rt->budget && (rc = free_memory(rt, size)))
+		return rc;
+	return rt_offload_bring(rt, s);
 }
 
 /* Make t defined: its evicted ancestors first, depth first as the
@@ -465,6 +554,14 @@ static int materialize(struct runtime_state *rt, uint32_t t, bool remat)
 		struct rt_frame *f = &m->f[m->len - 1];
 		if (f->i < f->n_undef) {
 			uint32_t p = rt->scratch.stk[f->b + f->i];
+			if (!f->waiting && !rt->defined[p] && __builtin_expect(rt->off.on, 0) &&
+			    rt_offload_held(rt, p)) {
+				int rc = fetch(rt, rt_storage_of(rt, p)); /* a copy back, not a remat */
+				if (rc) {
+					m->len = base;
+					return rc;
+				}
+			}
 			if (!f->waiting && !rt->defined[p]) {
 				f->waiting = true;
 				mat_enter(rt, p, true); /* may move m->f */
@@ -593,12 +690,19 @@ static int cmd_release(struct runtime_state *rt, uint32_t t)
 		rt_evict(rt, s);
 		if (rt->broken)
 			return RT_BROKEN;
+	} else if (__builtin_expect(rt->off.on, 0) && rt->eager && x->ref_ext == 0) {
+		rt_offload_released(rt, s);
 	}
 	return 0;
 }
 
 static int cmd_pin(struct runtime_state *rt, uint32_t t)
 {
+	if (!rt->defined[t] && __builtin_expect(rt->off.on, 0) && rt_offload_held(rt, t)) {
+		int rc = fetch(rt, rt_storage_of(rt, t));
+		if (rc)
+			return rc;
+	}
 	if (!rt->defined[t]) {
 		int rc = materialize(rt, t, true);
 		if (rc)
@@ -715,6 +819,8 @@ int rt_replay(struct runtime_state *rt)
 			rc = cmd_evict_after(rt, i, true);
 		if (!rc && __builtin_expect(rt->reg.sw_due || cfg->bits_after_cmd == i + 1, 0))
 			rt_regions_to_bits(rt);
+		if (__builtin_expect(rt->off.on, 0) && !rc)
+			rt_offload_prefetch(rt, i);
 		if (rc)
 			rt->res->stopped_at = i;
 		else if (cfg->check)

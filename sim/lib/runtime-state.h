@@ -399,6 +399,42 @@ struct rt_proto {
 	size_t n_nodes, cap_nodes;
 };
 
+/* ---- runtime-offload.c: the host link ----------------------------------------- */
+
+/* Where a storage's bytes are, when offload is on (off.where). */
+enum rt_where {
+	RT_DEVICE,  /* on the device, or dropped: no host copy */
+	RT_OUT,     /* its copy to the host is under way: evicted, its bytes still counted */
+	RT_HOST,    /* on the host only */
+	RT_IN,      /* a prefetch brings it back: evicted, its bytes counted */
+};
+
+/* A serial copy channel: the copies queued on it in order (a storage, or
+ * RT_NONE for one cancelled, and when it ends), and when it is next free. */
+struct rt_channel {
+	uint32_t *s;
+	int64_t *end;
+	size_t head, len, cap;
+	int64_t free_at;
+};
+
+/* Offload (runtime_config.offload; docs/offload.md). Off (on == false)
+ * unless configured: then nothing else is allocated and no hook does
+ * anything. An offloaded storage is evicted as far as the rest of the
+ * runtime knows (its tensors undefined, regions and classes updated); its
+ * host copy makes materializing it a copy back instead of a recompute. */
+struct rt_offload {
+	bool on;
+	const struct offload_config *c;
+	uint8_t *where;     /* per storage, enum rt_where */
+	uint8_t *held;      /* per tensor: defined when its storage left, so
+			       defined again when the storage comes back */
+	struct rt_channel d2h, h2d;
+	uint64_t pending;   /* bytes of RT_OUT storages (in memory until their copy ends) */
+	uint64_t incoming;  /* bytes of RT_IN storages (in memory since their copy began) */
+	uint64_t host;      /* bytes on the host (RT_OUT, RT_HOST, RT_IN) */
+};
+
 /* ---- the state ----------------------------------------------------------------- */
 
 struct runtime_state {
@@ -432,6 +468,7 @@ struct runtime_state {
 	struct rt_banish ban;      /* runtime-banish.c */
 	struct rt_scan scan;       /* runtime-scan.c */
 	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
+	struct rt_offload off;     /* runtime-offload.c (runtime_config.offload) */
 };
 
 /* ---- shared: files and helpers ----------------------------------------------
@@ -446,6 +483,7 @@ struct runtime_state {
  * runtime-check.c     check mode (invariants after every command)
  * runtime-proto.c     DTRPrototype: the DTR prototype's candidates, classes, choice
  * runtime-arith.c     exact division (rt_div, declared above)
+ * runtime-offload.c   the host link: copies, stalls, drop or offload
  */
 
 /* Regions are bitsets with memoized reaches up to this many storages, runs
@@ -935,6 +973,55 @@ void rt_proto_evicting(struct runtime_state *rt, uint32_t s);
 /** The prototype's choice (CheckpointPool::evict), RT_NONE when none of
  * its candidates can go (the prototype would loop for ever: OOM here). */
 uint32_t rt_proto_choose(struct runtime_state *rt);
+
+/* ---- runtime-offload.c (each is called only when rt->off.on) ------------------------------ */
+
+void rt_offload_init(struct runtime_state *rt);
+void rt_offload_free(struct runtime_state *rt);
+/** Retire the copies that have ended by the clock: a copy to the host
+ * frees its bytes, a prefetch's storage is material again. */
+void rt_offload_settle(struct runtime_state *rt);
+/** No victim can help: wait (the clock stalls) for the next copy to the
+ * host to end. 0, OUTCOME_OOM when none is under way, OUTCOME_THRASH past
+ * the overhead limit. */
+int rt_offload_wait(struct runtime_state *rt);
+/** Victim s: 1 offload it, 0 drop it, -1 neither can be (swap, host full). */
+int rt_offload_decide(struct runtime_state *rt, uint32_t s);
+/** Offload victim s: it is evicted, its copy queued, its bytes counted
+ * until the copy ends. */
+void rt_offload_start(struct runtime_state *rt, uint32_t s);
+/** Whether tensor t, undefined, comes back by a copy (its storage has a
+ * host copy from when t was defined). */
+static inline bool rt_offload_held(const struct runtime_state *rt, uint32_t t)
+{
+	return rt->off.held[t];
+}
+/** Bring t's storage back (its bytes fit: RT_HOST needs them free first),
+ * waiting for the copy: 0, or OUTCOME_THRASH past the overhead limit. */
+int rt_offload_bring(struct runtime_state *rt, uint32_t s);
+/** Storage s was just made material by a computation: its host copy, if
+ * any, is dropped (a copy under way is cancelled). */
+void rt_offload_recomputed(struct runtime_state *rt, uint32_t s);
+/** Storage s lost its last handle (eager runtimes): its host copy goes. */
+void rt_offload_released(struct runtime_state *rt, uint32_t s);
+/** After command i (any kind): start bringing back the inputs of the next
+ * --offload-prefetch ops that are on the host, as far as memory allows. */
+void rt_offload_prefetch(struct runtime_state *rt, size_t i);
+/** Whether remat compute plus stall time passed the overhead limit. */
+bool rt_offload_over_limit(const struct runtime_state *rt);
+/** runtime-commands.c: storage s (evicted, its bytes counted) is material
+ * again with the tensors its host copy holds defined, and joins the pool,
+ * as a computation would leave it. */
+void rt_restore(struct runtime_state *rt, uint32_t s);
+/** runtime-commands.c: an offload's eviction: as rt_evict, but its bytes
+ * stay counted (until the copy ends) and no EV_EVICT is reported. */
+void rt_evict_keep_bytes(struct runtime_state *rt, uint32_t s);
+/** runtime-commands.c: the peak taken after memory grew outside compute. */
+static inline void rt_peak_update(struct runtime_state *rt)
+{
+	if (rt->memory > rt->res->peak_memory)
+		rt->res->peak_memory = rt->memory;
+}
 
 /* ---- runtime-check.c ----------------------------------------------------------------------- */
 

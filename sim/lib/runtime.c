@@ -89,10 +89,13 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt_classes_init(rt);
 	if (rt->h && (rt->h->needs & NEEDS_PROTO))
 		rt_proto_init(rt);
+	if (cfg->offload)
+		rt_offload_init(rt);
 }
 
 static void state_free(struct runtime_state *rt)
 {
+	rt_offload_free(rt);
 	rt_proto_free(rt);
 	rt_classes_free(rt);
 	rt_memo_free(rt);
@@ -117,6 +120,22 @@ int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 	const struct heuristic *h = cfg->heuristic;
 	if ((unsigned)cfg->runtime >= RUNTIME_KIND_COUNT)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown runtime");
+	const struct offload_config *oc = cfg->offload;
+	if (oc) {
+		if (!(oc->bandwidth > 0))
+			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload bandwidth must be above 0");
+		if (oc->latency_ns < 0)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload latency must not be negative");
+		if (runtime_desc(cfg->runtime)->banishing)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "offload needs a runtime without banishing (not %s)",
+					    runtime_kind_name(cfg->runtime));
+		if (h && (h->needs & NEEDS_PROTO))
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "offload is not modelled for %s (the prototype's own eviction)", h->name);
+		if (cfg->evict_after || cfg->remat_before || cfg->before)
+			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload is not modelled for plan replays");
+	}
 	unsigned kept = runtime_desc(cfg->runtime)->maintains;
 	unsigned missing = h ? h->needs & (NEEDS_REGIONS | NEEDS_EQCLASS) & ~kept : 0;
 	if (!missing)
@@ -215,6 +234,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.mark_lists = pc->mark_lists,
 		.plain_scans = pc->plain_scans,
 		.proto = pc->proto,
+		.offload = pc->offload,
 		.on_event = pc->on_event,
 		.ctx = pc->ctx,
 	};

@@ -50,11 +50,51 @@ const char *outcome_name(enum outcome o);
 struct heuristic; /* heuristics.h */
 struct proto_rules; /* heuristics.h */
 
+/*
+ * Offload (docs/offload.md): a host link beside recomputation. One
+ * device-to-host and one host-to-device copy channel, each serial, each
+ * overlapping compute; a copy of b bytes takes latency + ceil(b / bandwidth)
+ * ns. An evicted storage may be offloaded instead of dropped: its device
+ * memory counts until its copy ends; bringing it back is a copy the op that
+ * needs it waits for (the stall adds to the clock).
+ */
+enum offload_policy {
+	/* offload a victim when its copy there and back takes no longer than
+	 * recomputing it: compute(s), plus its evicted neighbourhood's (e*)
+	 * where the runtime keeps regions; else drop it */
+	OFFLOAD_COST,
+	/* the same with compute(s) alone as the recompute: a rule that
+	 * offloads less (docs/offload.md compares them) */
+	OFFLOAD_LOCAL,
+	/* offload every victim, never drop one (a swap baseline: nothing is
+	 * recomputed); a full host memory is out of memory */
+	OFFLOAD_SWAP,
+};
+struct offload_config {
+	double bandwidth;      /* bytes per second, > 0; INFINITY: copies take no time */
+	int64_t latency_ns;    /* added to every copy, >= 0 */
+	uint64_t host_memory;  /* bytes the host copies may hold; 0: unbounded */
+	uint32_t prefetch;     /* after each command, bring back the next N ops' inputs that fit */
+	enum offload_policy policy;
+};
+/** "cost", "local", "swap"; "?" out of range. */
+const char *offload_policy_name(enum offload_policy p);
+/** Returns 0 and sets *p, or -1 for an unknown name (any case). */
+int offload_policy_parse(const char *name, enum offload_policy *p);
+/** A copy of `bytes` on a channel of c: latency + ceil(bytes / bandwidth) ns,
+ * at most 2^61 ns. */
+int64_t offload_copy_ns(const struct offload_config *c, uint64_t bytes);
+
 /** What a timeline callback sees (replay --timeline). */
 enum runtime_event_kind {
 	EV_COMPUTE, /* a model computation: memory after it */
 	EV_REMAT,   /* a rematerialization */
 	EV_EVICT,   /* an eviction (also eager and banishing ones) */
+	/* Offload only (runtime_config.offload): */
+	EV_OFFLOAD, /* a storage's copy to the host is queued (start, end); its
+		       bytes still count */
+	EV_OFFLOADED, /* its copy has ended: memory freed */
+	EV_FETCH,   /* a storage is brought back (start, end): memory after */
 };
 struct runtime_event {
 	enum runtime_event_kind kind;
@@ -68,6 +108,8 @@ struct runtime_event {
 	uint32_t op;       /* COMPUTE/REMAT: the op */
 	uint32_t storage;  /* EVICT: the storage */
 	size_t cmd;        /* index of the schedule command in progress */
+	/* OFFLOAD, FETCH: the copy's start and end on its channel (ns). */
+	int64_t start, end;
 };
 
 /** What runtime_config.before may ask for before a command. */
@@ -130,6 +172,10 @@ struct runtime_config {
 	 * evict a storage (if material, unlocked and not pinned); after
 	 * remat_before's. Shares ctx. */
 	size_t (*before)(void *ctx, size_t cmd, const struct runtime_action **list);
+	/* Optional: offload beside recomputation (NULL: off, as the reference).
+	 * Needs a runtime without banishing, no plan hooks, not DTRPrototype.
+	 * Borrowed. */
+	const struct offload_config *offload;
 };
 
 struct runtime_result {
@@ -145,6 +191,13 @@ struct runtime_result {
 	uint64_t heuristic_accesses;
 	uint64_t bottleneck_memory; /* largest op output + input bytes (simrd) */
 	size_t stopped_at;          /* command index where OOM/thrash stopped */
+	/* Offload (all 0 when off): storages sent to the host and their bytes,
+	 * storages brought back (prefetched too) and theirs, time the ops
+	 * waited for copies, each channel's busy time, the most bytes the
+	 * host held at once. Evictions count the offloaded storages too. */
+	uint64_t offloads, bytes_offloaded, fetches, bytes_fetched;
+	int64_t stall_ns, d2h_busy_ns, h2d_busy_ns;
+	uint64_t peak_host_memory;
 };
 
 /**
@@ -187,6 +240,7 @@ struct point_config {
 	bool mark_lists;       /* as in runtime_config */
 	bool plain_scans;      /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */
+	const struct offload_config *offload; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
 	void (*on_event)(void *ctx, const struct runtime_event *ev);
 	void *ctx;

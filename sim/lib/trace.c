@@ -23,7 +23,7 @@
 #include "peak.h"
 #include "trace.h"
 
-enum { TID_FORWARD = 1, TID_BACKWARD, TID_REMAT, TID_EVICT };
+enum { TID_FORWARD = 1, TID_BACKWARD, TID_REMAT, TID_EVICT, TID_D2H, TID_H2D };
 
 struct trace_writer {
 	FILE *f;            /* out.f */
@@ -113,8 +113,9 @@ struct trace_writer *trace_open(const char *path, const struct schedule *s,
 	put_str(w->f, s->source);
 	fputs(",\"time\":\"simulated clock\"},\"traceEvents\":[", w->f);
 	meta(w, "process_name", 0, "name", opt->title ? opt->title : s->source, 0);
-	static const char *const tracks[] = {"forward", "backward", "rematerialization", "evictions"};
-	for (int i = 0; i < 4; i++) {
+	static const char *const tracks[] = {"forward", "backward", "rematerialization", "evictions",
+					     "offload (device to host)", "fetch (host to device)"};
+	for (int i = 0; i < (opt->offload ? 6 : 4); i++) {
 		meta(w, "thread_name", i + 1, "name", tracks[i], 0);
 		meta(w, "thread_sort_index", i + 1, "sort_index", NULL, i + 1);
 	}
@@ -145,8 +146,26 @@ void trace_on_event(void *ctx, const struct runtime_event *ev)
 		budget(w, ev->clock);
 	w->last_clock = ev->clock;
 	counter(w, "memory", ev->clock, ev->memory_high);
+	if (ev->kind == EV_OFFLOADED) /* a copy out ended: the memory it freed */
+		return;
 
 	sep(w);
+	if (ev->kind == EV_OFFLOAD || ev->kind == EV_FETCH) {
+		/* a copy: a slice on its channel's track, from its start to its end */
+		uint32_t op = storage_op(s, ev->storage);
+		fputs("{\"name\":", f);
+		put_str(f, schedule_str(s, s->ops[op].name));
+		fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":",
+			ev->kind == EV_OFFLOAD ? "offload" : "fetch", ev->kind == EV_OFFLOAD ? TID_D2H : TID_H2D);
+		put_us(f, ev->start);
+		fputs(",\"dur\":", f);
+		put_us(f, ev->end - ev->start);
+		fputs(",\"args\":{\"handle\":", f);
+		put_str(f, storage_handle(s, ev->storage));
+		fprintf(f, ",\"line\":%u,\"bytes\":%" PRIu64 ",\"memory\":%" PRIu64 "}}", s->ops[op].line,
+			s->storages[ev->storage].size, ev->memory);
+		return;
+	}
 	if (ev->kind == EV_EVICT) {
 		uint32_t op = storage_op(s, ev->storage);
 		fputs("{\"name\":", f);

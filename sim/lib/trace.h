@@ -27,6 +27,9 @@ struct trace_options {
 	 * to_line] is in progress (evictions and rematerializations that
 	 * make room for an op belong to it; those after the last op, to it). */
 	uint32_t from_line, to_line;
+	/* The replay offloads (runtime_config.offload): two more tracks, the
+	 * copies to the host and back as slices from start to end. */
+	bool offload;
 };
 
 struct trace_writer;

@@ -114,19 +114,33 @@ int outfile_create_tmp(const char *path, char **tmp)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_nsec ^
 		     ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)(uintptr_t)name;
+	/* The handlers are in place before the file exists, and the fatal
+	 * signals wait while it is created and entered in the table: one
+	 * arriving between the two would leave the temporary behind. */
+	pthread_once(&live_once, live_install);
+	sigset_t fatal, old;
+	sigemptyset(&fatal);
+	for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+		sigaddset(&fatal, live_signals[i]);
 	for (int attempt = 0; attempt < 100; attempt++) {
 		x += __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xbf58476d1ce4e5b9ull;
 		x ^= x >> 31;
 		snprintf(name, n, "%.*s" OUTFILE_TMP_MARK "%08lx", (int)keep, path,
 			 (unsigned long)(x & 0xffffffffu));
+		pthread_sigmask(SIG_BLOCK, &fatal, &old);
 		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd >= 0) {
+		if (fd >= 0)
 			live_add(name);
+		int e = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (fd >= 0) {
 			*tmp = name;
 			return fd;
 		}
-		if (errno != EEXIST)
+		if (e != EEXIST) {
+			errno = e;
 			break;
+		}
 	}
 	int e = errno;
 	free(name);

@@ -1,7 +1,8 @@
 /*
  * fuzz-reader.c: the log reader must never crash, hang or leak on any
  * bytes; built with FUZZ_REPLAY, every log it accepts (up to 3000
- * commands) is also replayed under all 24 heuristics at two budgets in
+ * commands) is also replayed under all 24 heuristics at two budgets (and
+ * those that may offload, also with a host link) in
  * check mode, which aborts on a broken invariant. LLVMFuzzerTestOneInput
  * is the libFuzzer entry point:
  *
@@ -20,6 +21,8 @@
 
 #include "schedule.h"
 #ifdef FUZZ_REPLAY
+#include <math.h>
+
 #include "heuristics.h"
 #include "runtime.h"
 
@@ -51,6 +54,18 @@ static void replay_all(const struct schedule *s)
 			struct point_result pr;
 			if (runtime_check_config(&probe, &err) == 0 && point_run(s, &b, &pc, &pr, &err) &&
 			    err.status != 65)
+				abort();
+			/* ... and with a host link (docs/offload.md): each policy,
+			 * slow and fast, prefetch, a small host */
+			if (pc.runtime == RUNTIME_V1 || (hs[h].needs & NEEDS_PROTO))
+				continue;
+			struct offload_config oc = {
+				.bandwidth = (h + r) % 2 ? 1e9 : INFINITY, .latency_ns = (int64_t)r * 7,
+				.host_memory = h % 4 == 1 ? b.memory / 3 + 1 : 0, .prefetch = (uint32_t)(h % 3),
+				.policy = (enum offload_policy)((h + r) % 3),
+			};
+			pc.offload = &oc;
+			if (point_run(s, &b, &pc, &pr, &err) && err.status != 65)
 				abort();
 		}
 	}

@@ -79,3 +79,6 @@ echo "ok --out a symbolic link refused (73) before recording"
 "$record" --model mlp --seed -1 --out "$dir/s.log" 2>/dev/null; st=$?
 [ $st -eq 64 ] || { echo "FAIL --seed -1: status $st"; exit 1; }
 echo "ok --seed -1 refused (64)"
+"$record" --model mlp --measure-link --out "$dir/l.log" 2>/dev/null; st=$?
+[ $st -eq 64 ] && [ ! -e "$dir/l.log" ] || { echo "FAIL --measure-link on the CPU: status $st"; exit 1; }
+echo "ok --measure-link on the CPU refused (64)"

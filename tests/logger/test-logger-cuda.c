@@ -45,6 +45,23 @@ START_TEST(cuda_demo_log)
 }
 END_TEST
 
+/* --measure-link's measurement (docs/offload.md): eight sizes each way, a
+ * link of at least 1 GB/s (any PCIe or NVLink one) and times that grow
+ * with the size from 1 MiB on. */
+START_TEST(cuda_link)
+{
+	struct link_measure m;
+	char msg[512];
+	ck_assert_msg(cuda->measure_link && cuda->measure_link(&m, msg, sizeof msg) == 0, "%s", msg);
+	ck_assert_int_eq(m.n, LINK_SIZES);
+	ck_assert(m.h2d_bytes_per_s > 1e9 && m.d2h_bytes_per_s > 1e9);
+	ck_assert(isfinite(m.h2d_bytes_per_s) && isfinite(m.d2h_bytes_per_s));
+	ck_assert(m.h2d_latency_ns >= 0 && m.d2h_latency_ns >= 0);
+	for (int i = 5; i < m.n; i++)
+		ck_assert(m.h2d_ns[i] > m.h2d_ns[i - 1] && m.d2h_ns[i] > m.d2h_ns[i - 1]);
+}
+END_TEST
+
 int main(void)
 {
 	cuda = backend_cuda_get();
@@ -63,6 +80,7 @@ int main(void)
 	TCase *t = tcase_create("cuda");
 	tcase_set_timeout(t, 300);
 	tcase_add_loop_test(t, cuda_demo_log, 0, 4);
+	tcase_add_test(t, cuda_link);
 	suite_add_tcase(s, t);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
