@@ -309,7 +309,12 @@ int planner_plan(const struct planner *pl, struct profile *p, const struct plann
 	if (pl->needs_graph && profile_graph_build(p, err))
 		return -1;
 	if (pl->plan(p, a, plan, err)) {
+		/* the solver's answer without a schedule (infeasible, nothing
+		 * found in time) stays for the caller to record */
+		steps_kept_free(&plan->ilp.kept);
+		struct ilp_result answer = plan->ilp;
 		planner_plan_free(plan);
+		plan->ilp = answer;
 		return -1;
 	}
 	return 0;

@@ -102,7 +102,10 @@ int planner_check_param(const struct planner *pl, const uint64_t *a, size_t n, u
 
 /**
  * pl's plan for p under a (making p's graph first if pl needs it). 0, or
- * -1 with err as the planner's function says.
+ * -1 with err as the planner's function says; then plan holds nothing to
+ * free but, for ilp and ilp-lp, plan->ilp keeps the solver's answer
+ * (plan->ilp.solver NULL when no solver ran; else its status, bound and
+ * time: infeasible, or nothing found within the time limit).
  */
 int planner_plan(const struct planner *pl, struct profile *p, const struct planner_args *a,
 		 struct planner_plan *plan, struct rs_error *err);

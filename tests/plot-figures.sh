@@ -12,8 +12,9 @@
 # Pareto frontiers with their dominated plans faint, heuristics ringed at
 # plan peaks, plans past the overhead limit failing, one point never
 # switching the y axis to log, print figures of at most 9 in a page
-# (gnuplot's own page sizes), the timeline's forward/backward marker; and
-# the figures of `rematsim measured --out`.
+# (gnuplot's own page sizes), the timeline's forward/backward marker; the
+# figures of `rematsim measured --out`; and the gap figure of an experiment
+# with `gap:`.
 set -eu
 rematsim=$1
 command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot: skipped"; exit 77; }
@@ -40,6 +41,23 @@ for e in pareto ablation banishing accesses offload; do
 		esac
 	done < "$tmp/$e.list"
 done
+# The gap figure (gap.tsv: gap.gp over grid.gp), on the test logs: drawn
+# by `rematsim plot` beside the Pareto figure, and checked below with the
+# others.
+sed "s|^manifest: .*|manifest: $data/manifest.json|; s|^ratios: .*|ratios: [0.2, 0.4, 0.6, 0.8, 1.0]|; s|^trials: 10|trials: 3|; s|^experiment: pareto|experiment: gap|" \
+	"$src/scripts/experiments/pareto.yaml" > "$tmp/gap.yaml"
+echo "gap: best" >> "$tmp/gap.yaml"
+"$rematsim" sweep -q "$tmp/gap.yaml" --out "$tmp/gap"
+"$rematsim" plot --format png,pdf,svg --plots "$plots" "$tmp/gap" > "$tmp/gap.list" 2> "$tmp/gap.err" ||
+	{ cat "$tmp/gap.err" >&2; fail "rematsim plot gap"; }
+[ ! -s "$tmp/gap.err" ] || { cat "$tmp/gap.err" >&2; fail "gnuplot said something for the gap figure"; }
+for x in png pdf svg; do
+	grep -qx "$tmp/gap/gap-gap.$x" "$tmp/gap.list" || fail "no gap-gap.$x"
+done
+gnuplot -c "$plots/gap.gp" "$tmp/gap/plot-data/gap-gap" "$tmp/g.svg" 2> "$tmp/gsvg.err"
+grep -q '<svg' "$tmp/g.svg" || fail "gap.gp wrote no SVG"
+[ ! -s "$tmp/gsvg.err" ] || { cat "$tmp/gsvg.err" >&2; fail "gap.gp standalone"; }
+
 grep -qx "$tmp/pareto/pareto.png" "$tmp/pareto.list" || fail "no pareto.png"
 grep -qx "$tmp/pareto/pareto-accesses.pdf" "$tmp/pareto.list" || fail "no pareto-accesses.pdf"
 for fam in estar eq local nocost; do

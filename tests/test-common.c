@@ -38,6 +38,79 @@ bool has_problem(const struct problems *p, long line, const char *needle)
 	return false;
 }
 
+#define SAME_ARRAY(f, n)                                                                    \
+	ck_assert_msg((a->n == 0 && b->n == 0) || !memcmp(a->f, b->f, a->n * sizeof *a->f),      \
+		      "%s: %s differ", what, #f)
+
+void assert_same_schedule(const struct schedule *a, const struct schedule *b, const char *what)
+{
+	ck_assert_str_eq(a->source, b->source);
+	ck_assert_msg(a->n_cmds == b->n_cmds && a->n_ops == b->n_ops && a->n_tensors == b->n_tensors &&
+			      a->n_storages == b->n_storages && a->n_op_args == b->n_op_args &&
+			      a->strings_len == b->strings_len,
+		      "%s: counts differ (%zu/%zu commands, %zu/%zu ops, %zu/%zu tensors)", what,
+		      a->n_cmds, b->n_cmds, a->n_ops, b->n_ops, a->n_tensors, b->n_tensors);
+	/* field by field: the structs' padding is not compared */
+	for (size_t i = 0; i < a->n_cmds; i++)
+		ck_assert_msg(a->cmds[i].kind == b->cmds[i].kind && a->cmds[i].id == b->cmds[i].id,
+			      "%s: command %zu differs", what, i);
+	for (size_t i = 0; i < a->n_ops; i++) {
+		const struct sched_op *x = &a->ops[i], *y = &b->ops[i];
+		ck_assert_msg(x->cost == y->cost && x->total_size == y->total_size &&
+				      x->args == y->args && x->n_args == y->n_args && x->outs == y->outs &&
+				      x->n_outs == y->n_outs && x->backward == y->backward &&
+				      x->constant == y->constant && x->mutate == y->mutate &&
+				      x->name == y->name && x->line == y->line,
+			      "%s: op %zu differs", what, i);
+	}
+	for (size_t i = 0; i < a->n_tensors; i++) {
+		const struct sched_tensor *x = &a->tensors[i], *y = &b->tensors[i];
+		ck_assert_msg(x->op == y->op && x->alias == y->alias && x->storage == y->storage &&
+				      x->name == y->name,
+			      "%s: tensor %zu differs", what, i);
+	}
+	for (size_t i = 0; i < a->n_storages; i++)
+		ck_assert_msg(a->storages[i].size == b->storages[i].size &&
+				      a->storages[i].tensors == b->storages[i].tensors &&
+				      a->storages[i].n_tensors == b->storages[i].n_tensors,
+			      "%s: storage %zu differs", what, i);
+	SAME_ARRAY(op_args, n_op_args);
+	SAME_ARRAY(storage_tensors, n_tensors);
+	SAME_ARRAY(strings, strings_len);
+	SAME_ARRAY(tensor_storage, n_tensors);
+	SAME_ARRAY(arg_storage, n_op_args);
+	SAME_ARRAY(storage_fwd_off, n_storages + 1);
+	SAME_ARRAY(storage_rev_off, n_storages + 1);
+	ck_assert_msg(!memcmp(a->storage_fwd, b->storage_fwd,
+			      a->storage_fwd_off[a->n_storages] * sizeof *a->storage_fwd) &&
+			      !memcmp(a->storage_rev, b->storage_rev,
+				      a->storage_rev_off[a->n_storages] * sizeof *a->storage_rev),
+		      "%s: storage edges differ", what);
+	ck_assert_msg(a->n_marks == b->n_marks && a->n_writes == b->n_writes,
+		      "%s: %zu/%zu module marks, %zu/%zu written arguments", what, a->n_marks,
+		      b->n_marks, a->n_writes, b->n_writes);
+	for (size_t i = 0; i < a->n_marks; i++) {
+		const struct sched_mark *x = &a->marks[i], *y = &b->marks[i];
+		ck_assert_msg(x->op == y->op && x->name == y->name && x->type == y->type &&
+				      x->line == y->line && x->enter == y->enter,
+			      "%s: module mark %zu differs", what, i);
+	}
+	SAME_ARRAY(writes, n_writes);
+	ck_assert_msg(!memcmp(a->records, b->records, sizeof a->records), "%s: record counts differ", what);
+	ck_assert_msg(a->lines == b->lines && a->skipped_lines == b->skipped_lines &&
+			      a->has_start == b->has_start && a->from_start == b->from_start &&
+			      a->preallocate == b->preallocate && a->output_ram == b->output_ram,
+		      "%s: lines or options differ (%llu/%llu lines)", what,
+		      (unsigned long long)a->lines, (unsigned long long)b->lines);
+	ck_assert_msg(a->n_forward_ops == b->n_forward_ops && a->n_backward_ops == b->n_backward_ops &&
+			      a->n_constants == b->n_constants && a->n_aliases == b->n_aliases &&
+			      a->n_handles == b->n_handles && a->n_pins_final == b->n_pins_final &&
+			      a->total_compute == b->total_compute && a->const_memory == b->const_memory &&
+			      a->max_output_size == b->max_output_size,
+		      "%s: totals differ", what);
+	ck_assert_msg(!memcmp(a->sha256, b->sha256, sizeof a->sha256), "%s: digests differ", what);
+}
+
 const char *shared_dir(void)
 {
 	static char buf[4096];

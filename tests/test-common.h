@@ -30,6 +30,14 @@ int check_text(const char *text, struct problems *p);
 bool has_problem(const struct problems *p, long line, const char *needle);
 
 /**
+ * Fail the test unless a and b are the same schedule: every array (ops,
+ * tensors, storages, commands, arguments, strings, the derived lists) and
+ * every fact of the read (records, lines, counts, totals, digest). `what`
+ * names the case in the message.
+ */
+void assert_same_schedule(const struct schedule *a, const struct schedule *b, const char *what);
+
+/**
  * The shared data folder (REMATSIM_SHARED, else ../shared beside the
  * source tree), or NULL when it is absent.
  */

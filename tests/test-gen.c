@@ -20,7 +20,11 @@
  *    heterogeneous chains, a transformer with views and three-result layer
  *    norms), replayed as its pareto driver replays a log;
  *  - seeds: the same parameters give the same bytes; distributions parse
- *    and their bad forms are refused.
+ *    and their bad forms are refused;
+ *  - gen_build (the schedule built without text) is the schedule a read of
+ *    gen_text gives, array by array and fact by fact, for every shape, with
+ *    and without the digest and preallocation, and fails where the read
+ *    fails, with the same message and line.
  */
 #include <check.h>
 #include <math.h>
@@ -826,6 +830,80 @@ START_TEST(seeds)
 }
 END_TEST
 
+/* gen_build against a read of gen_text, with options ro. */
+static void built_vs_read(const struct gen_params *p, const struct read_options *ro, const char *what)
+{
+	char *text;
+	size_t len;
+	struct rs_error err = {0}, berr = {0};
+	ck_assert_msg(gen_text(p, &text, &len, &err) == 0, "%s: %s", what, err.msg);
+	struct schedule *read = NULL, *built = NULL;
+	int rr = schedule_parse("gen.log", text, len, ro, &read, &err);
+	int rb = gen_build(p, "gen.log", ro, &built, &berr);
+	free(text);
+	ck_assert_msg(rr == rb, "%s: read %d, built %d (%s)", what, rr, rb, rr ? err.msg : berr.msg);
+	if (rr) {
+		ck_assert_str_eq(err.msg, berr.msg);
+		ck_assert_str_eq(err.file, berr.file);
+		ck_assert_int_eq(err.line, berr.line);
+		ck_assert_int_eq(err.status, berr.status);
+		ck_assert_ptr_null(built);
+		return;
+	}
+	assert_same_schedule(read, built, what);
+	schedule_free(read);
+	schedule_free(built);
+}
+
+START_TEST(built_is_read)
+{
+	static const char *const dists[][2] = {
+		{"const:1", "const:1"},
+		{"lognormal:3:1", "uniform:10:1000"},
+		{"uniform:1:9", "lognormal:5:2"},
+	};
+	static const struct read_options opts[] = {
+		{0}, {.digest = true}, {.preallocate = true, .digest = true}, {.from_start = true},
+	};
+	const char *why;
+	char what[128];
+	for (int shape = 0; shape < GEN_SHAPE_COUNT; shape++)
+		for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
+			for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
+				struct gen_params p;
+				gen_params_default(&p, (enum gen_shape)shape);
+				p.n = 1 + 37 * d;
+				p.blocks = 1 + 3 * d;
+				p.depth = 1 + 2 * d;
+				p.layers = 1 + d;
+				p.width = 60, p.heads = 1 + 2 * d, p.seq = 8, p.vocab = 50;
+				p.seed = 11 * d + o;
+				ck_assert_int_eq(gen_dist_parse(dists[d][0], &p.time, &why), 0);
+				ck_assert_int_eq(gen_dist_parse(dists[d][1], &p.size, &why), 0);
+				snprintf(what, sizeof what, "%s, dists %zu, options %zu",
+					 gen_shape_name((enum gen_shape)shape), d, o);
+				built_vs_read(&p, &opts[o], what);
+			}
+	/* A U-Net whose ops' times pass the reader's bound only when counted
+	 * once per result (depth 40: 207 ops, 41 of them with two results;
+	 * 207 x 5e15 <= 2^60 < 248 x 5e15): the generator's own check lets
+	 * it through, the reader refuses it, and so does the build. */
+	struct gen_params p;
+	gen_params_default(&p, GEN_UNET);
+	p.depth = 40;
+	ck_assert_int_eq(gen_dist_parse("const:5000000000000000", &p.time, &why), 0);
+	built_vs_read(&p, &opts[1], "unet past the time bound");
+	/* The generator's own refusal wins, as when its text came first. */
+	p = chain(20);
+	ck_assert_int_eq(gen_dist_parse("const:1e17", &p.time, &why), 0);
+	struct schedule *s = NULL;
+	struct rs_error err = {0};
+	ck_assert_int_eq(gen_build(&p, "gen.log", &opts[0], &s, &err), -1);
+	ck_assert_int_eq(err.status, EXIT_USAGE);
+	ck_assert_ptr_null(s);
+}
+END_TEST
+
 START_TEST(distributions)
 {
 	struct gen_dist d;
@@ -931,6 +1009,7 @@ int main(void)
 	tcase_add_test(tc, shapes_totals);
 	tcase_add_test(tc, transformer_sizes);
 	tcase_add_test(tc, seeds);
+	tcase_add_test(tc, built_is_read);
 	tcase_add_test(tc, distributions);
 	tcase_add_test(tc, formulas);
 	suite_add_tcase(s, tc);

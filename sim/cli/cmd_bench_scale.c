@@ -79,16 +79,11 @@ static const char *const default_heuristics[] = {
  * be a bug of the generator or the reader. */
 static struct schedule *gen_schedule(const struct gen_params *gp, const char *name)
 {
-	char *text;
-	size_t len;
 	struct rs_error err;
 	struct schedule *s = NULL;
 	struct read_options ropt = {0};
-	if (gen_text(gp, &text, &len, &err) < 0)
+	if (gen_build(gp, name, &ropt, &s, &err) < 0)
 		rs_bug("cannot generate %s: %s", name, err.msg);
-	if (schedule_parse(name, text, len, &ropt, &s, &err) < 0)
-		rs_bug("the generated log %s was refused: %s", name, err.msg);
-	free(text);
 	malloc_trim(0);
 	return s;
 }

@@ -260,12 +260,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_PLANNERS, K_YRANGE, K_AT_PLAN_PEAKS, K_TOP_COUNT
+	K_PLANNERS, K_YRANGE, K_AT_PLAN_PEAKS, K_GAP, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
-	"planners", "yrange", "heuristics_at_plan_peaks",
+	"planners", "yrange", "heuristics_at_plan_peaks", "gap",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -592,11 +592,14 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return node_error(w, k, "planner '%s' is listed twice", pl->name);
 		struct exp_plan *ep = &e->plans[e->n_plans++];
 		ep->planner = pl;
+		/* an ILP's rows say what its solver found (results.h) */
+		if (pl->param == PLANNER_PARAM_BUDGET)
+			e->ilp_columns = true;
 		/* the ILP planners also take a solver time limit, and budgets as
 		 * ratios of each model's baseline memory instead of bytes */
-		const char *keys[3] = {pl->param_name, "time_limit", "ratio"};
-		yaml_node_t *pv[3] = {NULL, NULL, NULL};
-		size_t nkeys = !pl->param_name ? 0 : pl->param == PLANNER_PARAM_BUDGET ? 3 : 1;
+		const char *keys[4] = {pl->param_name, "time_limit", "ratio", "max_ops"};
+		yaml_node_t *pv[4] = {NULL, NULL, NULL, NULL};
+		size_t nkeys = !pl->param_name ? 0 : pl->param == PLANNER_PARAM_BUDGET ? 4 : 1;
 		char what[64];
 		snprintf(what, sizeof what, "planner '%s'", pl->name);
 		if (!pl->param_name && v->type == YAML_MAPPING_NODE &&
@@ -610,6 +613,13 @@ static int read_planners(struct walk *w, struct experiment *e, yaml_node_t *n)
 				return -1;
 			if (!(ep->time_limit > 0) || ep->time_limit > 1e9)
 				return node_error(w, pv[1], "'time_limit' must be seconds above 0");
+		}
+		/* models past max_ops ops are not solved (their rows say too_large) */
+		if (pv[3]) {
+			if (want_u64(w, pv[3], "max_ops", &ep->max_ops))
+				return -1;
+			if (!ep->max_ops)
+				return node_error(w, pv[3], "'max_ops' must be at least 1");
 		}
 		if (!pl->param_name) {
 			ep->params = xcalloc(1, sizeof *ep->params);
@@ -762,6 +772,19 @@ static int read_settings(struct walk *w, struct experiment *e, yaml_node_t **v,
 					  "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
 		e->yrange[0] = yr[0];
 		e->yrange[1] = yr[1];
+	}
+
+	/* gap.tsv (gap.h) and its optimum: how results are tabulated, not
+	 * which, so not part of the config hash either. */
+	if (v[K_GAP]) {
+		if (want_string(w, v[K_GAP], "gap", &e->gap))
+			return -1;
+		if (strcmp(e->gap, "best") && !planner_find(e->gap)) {
+			char names[512];
+			planner_names(names, sizeof names);
+			return node_error(w, v[K_GAP], "'gap' names the optimum: 'best' (the least "
+					  "overhead reached) or a planner (%s), not '%s'", names, e->gap);
+		}
 	}
 	return 0;
 }
@@ -1177,12 +1200,7 @@ static void load_one(void *ctx, size_t i)
 	struct exp_model *m = &lc->e->models[i];
 	struct read_options ro = {.from_start = !m->has_start, .digest = true};
 	if (m->gen) {
-		char *text;
-		size_t len;
-		int rc = gen_text(m->gen, &text, &len, &lc->errs[i]) ||
-			 schedule_parse(m->spec, text, len, &ro, &m->sched, &lc->errs[i]);
-		free(text);
-		if (rc) {
+		if (gen_build(m->gen, m->spec, &ro, &m->sched, &lc->errs[i])) {
 			m->sched = NULL;
 			if (!lc->errs[i].file[0])
 				snprintf(lc->errs[i].file, sizeof lc->errs[i].file, "%s", m->name);
@@ -1290,6 +1308,11 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 			fmt_double(buf, e->plans[i].ratios[j]);
 			hash_str(&h, buf);
 		}
+		if (e->plans[i].max_ops) {
+			hash_str(&h, "max_ops");
+			snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->plans[i].max_ops);
+			hash_str(&h, buf);
+		}
 		if (e->plans[i].time_limit > 0) {
 			hash_str(&h, "time_limit");
 			fmt_double(buf, e->plans[i].time_limit);
@@ -1330,6 +1353,7 @@ void experiment_free(struct experiment *e)
 	free(e->formulas);
 	free(e->model_budgets);
 	free(e->name);
+	free(e->gap);
 	free(e->file);
 	free(e);
 }
@@ -1398,21 +1422,29 @@ static size_t peak_points_per_model(const struct experiment *e)
 	return trials * plan_points_per_model(e);
 }
 
+uint64_t experiment_plan_param(const struct experiment *e, size_t model, uint32_t plan,
+			       uint32_t step)
+{
+	const struct exp_plan *ep = &e->plans[plan];
+	/* a ratio's budget as a heuristic point's: floor(baseline * ratio) */
+	return ep->ratios ? (uint64_t)((double)e->models[model].base.memory * ep->ratios[step])
+			  : ep->params[step];
+}
+
 int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
 			   struct planner_plan *pp, struct plan_result *out, struct rs_error *err)
 {
 	const struct exp_model *m = &e->models[model];
 	const struct exp_plan *ep = &e->plans[plan];
 	struct profile prof;
+	memset(pp, 0, sizeof *pp); /* no solver's answer until one runs */
 	if (profile_build(m->sched, &prof, err))
 		return -1;
 	/* dp: the tracker's own split points where its table fits */
 	uint64_t k = ep->params[step];
 	bool exact = ep->planner->param != PLANNER_PARAM_K ||
 		     ((k < prof.n ? k : prof.n) + 1) <= RESET_POINTS_EXACT_CELLS / (prof.n + 1);
-	/* a ratio's budget as a heuristic point's: floor(baseline * ratio) */
-	uint64_t param = ep->ratios ? (uint64_t)((double)m->base.memory * ep->ratios[step])
-				    : ep->params[step];
+	uint64_t param = experiment_plan_param(e, model, plan, step);
 	struct planner_args args = {.param = param, .exact = exact, .time_limit = ep->time_limit,
 				    .rounds = PLANNER_DEFAULT_ROUNDS};
 	int rc = planner_replay(ep->planner, m->sched, &m->base, &prof, &args, false, pp, out, err);
@@ -1551,6 +1583,8 @@ int experiment_set_models(struct experiment *e, const char *manifest, const char
 		const char *base = colon ? colon + 5 : strrchr(m->spec, '/') ? strrchr(m->spec, '/') + 1 : m->spec;
 		m->name = xstrdup(base);
 		char *ext = strstr(m->name, ".log");
+		if (!ext && strlen(m->name) > 5 && !strcmp(m->name + strlen(m->name) - 5, ".json"))
+			ext = m->name + strlen(m->name) - 5; /* a graph: "vgg16.json" -> "vgg16" */
 		if (!colon && ext)
 			*ext = 0; /* "mlp-cpu.log.gz" -> "mlp-cpu" */
 		if (strchr(m->name, '\t') || strchr(m->name, '\n'))

@@ -61,6 +61,8 @@ struct exp_plan {
 	uint64_t *params;  /* n_params values; one 0 for a planner without one */
 	size_t n_params;
 	double time_limit; /* ilp, ilp-lp: `time_limit` seconds; 0: none */
+	uint64_t max_ops;  /* ilp, ilp-lp: `max_ops`, models with more ops are
+			      not solved (solver_status too_large); 0: none */
 	/* ilp, ilp-lp given `ratio:`: n_params ratios of each model's baseline
 	 * memory, the budgets (params then 0); else NULL */
 	double *ratios;
@@ -86,10 +88,13 @@ struct experiment {
 			      an experiment with generated models or formulas */
 	bool offload_columns; /* points.tsv has the offload columns: a series
 				 with a host link (results.h) */
+	bool ilp_columns;  /* points.tsv has the solver columns (POINTS_ILP_COLUMNS):
+			      an experiment with an ILP planner */
 	double overhead_limit;
 	bool at_plan_peaks; /* `heuristics_at_plan_peaks`: every series also at
 			       each plan's replayed peak (its budget) */
 	double yrange[2];  /* the figures' y range; NAN when not given */
+	char *gap;         /* gap.tsv's optimum (`gap:` key: a planner, or "best"); NULL: no gap.tsv */
 	uint64_t seed;
 	char hash[17];     /* hex config hash; set by experiment_load */
 };
@@ -126,6 +131,11 @@ struct planner_plan;
  */
 int experiment_plan_replay(const struct experiment *e, size_t model, uint32_t plan, uint32_t step,
 			   struct planner_plan *pp, struct plan_result *out, struct rs_error *err);
+
+/** The parameter model's plan `plan` runs with at `step`: a ratio's budget
+ *  as floor(baseline memory x ratio), else the listed value. */
+uint64_t experiment_plan_param(const struct experiment *e, size_t model, uint32_t plan,
+			       uint32_t step);
 
 /**
  * Read and check an experiment file. Gives *out (free with

@@ -51,6 +51,9 @@ struct pseries {
 	unsigned trials;
 	bool has_accesses;
 	const struct planner *planner; /* a planner's points (marked), or NULL */
+	bool as_given;                 /* a planner's points drawn as they are, not as its
+					* Pareto frontier (the gap figure: its best plan at
+					* each budget) */
 };
 
 /* models.tsv, the rows of points.tsv and fit.tsv, by index. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gptext.h"
+#include "gap.h"
 #include "heuristics.h"
 #include "planners.h"
 #include "plot-private.h"
@@ -41,6 +42,9 @@ static int write_accesses(struct plot_ctx *c, const struct plot_figure_row *row,
 static bool applies_measured(const struct plot_ctx *c, const struct plot_figure_row *row);
 static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
 			  struct plot_list *out, struct rs_error *err);
+static bool applies_gap(const struct plot_ctx *c, const struct plot_figure_row *row);
+static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
+		     struct plot_list *out, struct rs_error *err);
 
 #define GRID_FILES "figure.gp, pP-cC.tsv, pP-cC-band.tsv, pP-cC-ends.tsv"
 static const struct plot_figure_row figures[] = {
@@ -79,6 +83,11 @@ static const struct plot_figure_row figures[] = {
 	 .writes = "EXP-accesses (EXP for the experiment named accesses): " GRID_FILES,
 	 .suffix = "accesses", .main_of = "accesses",
 	 .applies_to = applies_accesses, .write = write_accesses},
+	{.name = "gap", .script = "gap",
+	 .applies = "a sweep whose experiment has 'gap' (gap.tsv): each method's overhead above "
+		    "the optimum at each budget",
+	 .writes = "EXP-gap: " GRID_FILES,
+	 .suffix = "gap", .applies_to = applies_gap, .write = write_gap},
 };
 
 static void pdata_free(struct pdata *d)
@@ -484,7 +493,10 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 			struct rs_error *err, int *rc)
 {
 	size_t n = 0;
-	bool planner = d->series[series].planner != NULL;
+	/* (a planner's values taken as they are, not its frontier: the gap
+	 * figure; its files are still a planner's, the faint one empty) */
+	bool marked = d->series[series].planner != NULL;
+	bool planner = marked && !d->series[series].as_given;
 	double *ratios = xcalloc(d->n_rows ? d->n_rows : 1, sizeof *ratios);
 	for (size_t i = 0; i < d->n_rows; i++)
 		if (d->rows[i].model == model && d->rows[i].series == series)
@@ -550,7 +562,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 	char name[64];
 	const char *kinds[] = {"", "-band", "-ends", "-faint", "-peaks"};
 	for (int kind = 0; kind < 5 && !*rc; kind++) {
-		if ((kind == 3 && !planner) || (kind == 4 && (!peaks || planner)))
+		if ((kind == 3 && !marked) || (kind == 4 && (!peaks || marked)))
 			continue;
 		snprintf(name, sizeof name, "p%zu-c%zu%s.tsv", p, c, kinds[kind]);
 		char *text = NULL;
@@ -1106,6 +1118,117 @@ static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
 	}
 	plot_figures_free(figs, n);
 	return rc < 0 ? -1 : 0;
+}
+
+/* A sweep with `gap:` (gap.h): DIR/gap.tsv. */
+static bool applies_gap(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	(void)row;
+	char *path = path_join(c->dir, "gap.tsv");
+	bool there = access(path, F_OK) == 0;
+	free(path);
+	return there && c->d->n_rows > 0;
+}
+
+/*
+ * The gap figure (gap.tsv; docs/graphs.md): the grid of the Pareto figure,
+ * one panel per model, with each method's overhead above the optimum at
+ * each budget instead of its overhead; planners marked as there, failures
+ * as there. Its own pdata, read from gap.tsv over the sweep's models.
+ */
+static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
+		     struct plot_list *out, struct rs_error *err)
+{
+	const struct pdata *base = c->d;
+	char *path = path_join(c->dir, "gap.tsv");
+	char *text;
+	size_t len;
+	if (read_whole_file(path, &text, &len, err)) {
+		free(path);
+		return -1;
+	}
+	struct pdata g = {0};
+	g.experiment = xstrdup(base->experiment);
+	g.overhead_limit = base->overhead_limit; /* what "thrash" means in the legend */
+	g.n_models = g.cap_models = base->n_models;
+	g.models = xcalloc(base->n_models + 1, sizeof *g.models);
+	for (size_t m = 0; m < base->n_models; m++) {
+		g.models[m] = base->models[m];
+		g.models[m].name = xstrdup(base->models[m].name);
+		g.models[m].title = xstrdup(base->models[m].title);
+		g.models[m].desc = xstrdup(base->models[m].desc);
+	}
+	size_t cap_rows = 0;
+	bool ilp = false;
+	double hi = 0;
+	int rc = 0;
+	long lineno = 0;
+	for (char *next = text, *line; next && *next && !rc;) {
+		line = next;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (line[0] == '#' || !strncmp(line, "model\t", 6))
+			continue;
+		char *f[GC_COUNT + 1];
+		size_t m;
+		if (tsv_split(line, f, GC_COUNT + 1) != GC_COUNT) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "expected %d tab-separated columns", GC_COUNT);
+		} else if ((m = find_model(&g, f[GC_MODEL])) == (size_t)-1) {
+			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
+					  "model '%s' is not in models.tsv", f[GC_MODEL]);
+		} else {
+			bool pass = !strcmp(f[GC_OUTCOME], "pass");
+			if (pass && !strcmp(f[GC_GAP], "-"))
+				continue;
+			XGROW(g.rows, cap_rows, g.n_rows + 1);
+			struct prow *r = &g.rows[g.n_rows++];
+			memset(r, 0, sizeof *r);
+			r->model = m;
+			r->series = find_series(&g, f[GC_METHOD], f[GC_METHOD]);
+			g.series[r->series].trials = 1;
+			g.series[r->series].as_given = true; /* a planner's best plan at each budget */
+			r->ratio = strtod(f[GC_RATIO], NULL);
+			/* a planner with no plan that fits ("none") is drawn as out of memory */
+			r->outcome = pass ? PLOT_PASS
+					  : !strcmp(f[GC_OUTCOME], "thrash") ? PLOT_THRASH : PLOT_OOM;
+			r->overhead = pass ? strtod(f[GC_GAP], NULL) : 0;
+			hi = pass && r->overhead > hi ? r->overhead : hi;
+			ilp |= !strcmp(f[GC_KIND], "optimum");
+		}
+	}
+	free(text);
+	if (!rc && !g.n_rows)
+		rc = rs_error_set(err, EXIT_DATAERR, path, 0, "gap.tsv has no rows to plot");
+	free(path);
+	if (rc) {
+		pdata_free(&g);
+		return -1;
+	}
+	/* y: from 0 to the largest gap (a y range asked for wins) */
+	g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
+	g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
+	char *head = quoted(g.experiment); /* a gnuplot string expression (gptext.h) */
+	char *title = xmalloc(strlen(head) + 96);
+	sprintf(title, "%s.': overhead above the %s at each budget'", head,
+		ilp ? "optimum (ILP; unproven: best method)" : "best method");
+	free(head);
+	struct plot_ctx gc = {.dir = c->dir, .opt = c->opt, .points = c->points, .d = &g};
+	gc.styles = xcalloc(g.n_series + 1, sizeof *gc.styles);
+	struct figure_spec fs;
+	spec_init(&fs, &gc, figure_name(&gc, row), title, false);
+	for (size_t s = 0; s < g.n_series; s++)
+		fs.series[fs.n_series++] = s;
+	rc = write_figure(&gc, &fs, row->script, out, err);
+	spec_free(&fs);
+	free(title);
+	for (size_t s = 0; s < g.n_series; s++)
+		free(gc.styles[s].label);
+	free(gc.styles);
+	pdata_free(&g);
+	return rc;
 }
 
 const struct plot_figure_row *plot_figure_rows(size_t *n)

@@ -197,19 +197,18 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		if (!columns_seen) {
-			/* the column line: the usual columns, then the gen ones, then
-			 * the offload ones, each where the experiment has them */
-			static const char *const lines[] = {
-				POINTS_COLUMNS, POINTS_COLUMNS POINTS_GEN_COLUMNS,
-				POINTS_COLUMNS POINTS_OFFLOAD_COLUMNS,
-				POINTS_COLUMNS POINTS_GEN_COLUMNS POINTS_OFFLOAD_COLUMNS};
-			int kind = -1;
-			for (int k = 0; k < 4; k++)
-				if (!strcmp(line, lines[k]))
-					kind = k;
-			t->gen_columns = kind == 1 || kind == 3;
-			t->offload_columns = kind >= 2;
-			if (kind < 0) {
+			/* the column line: the usual columns, then the gen ones, the
+			 * offload ones and the ILP's, each where the experiment has them */
+			const char *rest = line;
+			bool ok = !strncmp(rest, POINTS_COLUMNS, strlen(POINTS_COLUMNS));
+			rest += ok ? strlen(POINTS_COLUMNS) : 0;
+			t->gen_columns = ok && !strncmp(rest, POINTS_GEN_COLUMNS, strlen(POINTS_GEN_COLUMNS));
+			rest += t->gen_columns ? strlen(POINTS_GEN_COLUMNS) : 0;
+			t->offload_columns =
+				ok && !strncmp(rest, POINTS_OFFLOAD_COLUMNS, strlen(POINTS_OFFLOAD_COLUMNS));
+			rest += t->offload_columns ? strlen(POINTS_OFFLOAD_COLUMNS) : 0;
+			t->ilp_columns = ok && !strcmp(rest, POINTS_ILP_COLUMNS);
+			if (!ok || (*rest && !t->ilp_columns)) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -235,10 +234,10 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + 1];
-		size_t want = PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) +
-			      (t->offload_columns ? PC_OFFLOAD_COUNT : 0);
-		size_t nf = tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + 1);
+		char *f[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1];
+		size_t want = points_columns(t);
+		size_t nf =
+			tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1);
 		const char *why = row_problem(f, nf, want, t->total);
 		if (why) {
 			/* Complete rows are written whole: a bad one is damage, not a kill. */
@@ -267,6 +266,8 @@ void points_write(FILE *f, const struct points_table *t)
 		fputs(POINTS_GEN_COLUMNS, f);
 	if (t->offload_columns)
 		fputs(POINTS_OFFLOAD_COLUMNS, f);
+	if (t->ilp_columns)
+		fputs(POINTS_ILP_COLUMNS, f);
 	fputc('\n', f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])

@@ -49,6 +49,21 @@ enum points_col {
  */
 #define POINTS_GEN_COLUMNS "\tn\tbudget_formula"
 #define PC_GEN_COUNT 2
+
+/*
+ * Experiments with an ILP planner (ilp, ilp-lp) add three columns last
+ * (after the gen and offload ones, where there are some): what the solver found for an ILP row, `-` on every other row.
+ * `solver_status`: optimal (proven), feasible (a schedule, stopped at the
+ * time limit), rounded (ilp-lp's rounding), infeasible (no schedule fits:
+ * the row is oom), unsolved (nothing found within the time limit, nothing
+ * proven: the row is oom, its other numbers 0); `lower_bound`: the
+ * solver's lower bound on the overhead any schedule (of the ILP's kind)
+ * reaches at the budget, `-` when it has none; `solve_s`: the solve's wall
+ * seconds. The columns sit at points_ilp_col(t).
+ */
+#define POINTS_ILP_COLUMNS "\tsolver_status\tlower_bound\tsolve_s"
+#define PC_ILP_COUNT 3
+enum points_ilp_col { PIC_STATUS, PIC_LOWER_BOUND, PIC_SOLVE_S };
 enum points_gen_col { PC_N = PC_COUNT, PC_BUDGET_FORMULA };
 
 /*
@@ -100,7 +115,20 @@ struct points_table {
 	size_t n_rows;     /* rows present */
 	bool gen_columns;  /* rows end with POINTS_GEN_COLUMNS' fields */
 	bool offload_columns; /* then with POINTS_OFFLOAD_COLUMNS' fields */
+	bool ilp_columns;  /* ... then POINTS_ILP_COLUMNS' */
 };
+
+/** The first ILP column of t's rows (after the gen and offload ones). */
+static inline size_t points_ilp_col(const struct points_table *t)
+{
+	return PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) +
+	       (t->offload_columns ? PC_OFFLOAD_COUNT : 0);
+}
+/** All the columns of t's rows. */
+static inline size_t points_columns(const struct points_table *t)
+{
+	return points_ilp_col(t) + (t->ilp_columns ? PC_ILP_COUNT : 0);
+}
 
 /** The value of the first header `key`, or NULL. */
 const char *points_header(const struct points_table *t, const char *key);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gap.h"
 #include "heuristics.h"
 #include "outfile.h"
 #include "plan.h"
@@ -106,6 +107,84 @@ static void put_offload_columns(FILE *f, const struct exp_series *s, const struc
 		(unsigned long long)r->peak_host_memory);
 }
 
+/* The ILP columns (results.h) of a row: what the solver found for an ILP
+ * plan (r NULL: not an ILP's row) whose schedule replayed to `overhead`
+ * (NAN: no schedule). */
+static void ilp_fields(FILE *f, const struct experiment *e, size_t model,
+		       const struct ilp_result *r, double overhead)
+{
+	if (!e->ilp_columns)
+		return;
+	if (!r) {
+		fputs("\t-\t-\t-", f);
+		return;
+	}
+	if (!r->solver) { /* not tried: the model has more ops than max_ops */
+		fputs("\ttoo_large\t-\t0.000", f);
+		return;
+	}
+	static const char *const status[] = {
+		[ILP_OPTIMAL] = "optimal",       [ILP_FEASIBLE] = "feasible",
+		[ILP_INFEASIBLE] = "infeasible", [ILP_UNKNOWN] = "unsolved",
+		[ILP_LP_ROUNDED] = "rounded",    [ILP_NO_ROUNDING] = "unsolved",
+	};
+	char b[FMT_DOUBLE_LEN];
+	fprintf(f, "\t%s\t", status[r->status]);
+	/* The bound on the overhead: the schedule's replayed overhead less
+	 * what the solver may still save (its objective, the schedule's
+	 * recomputation, minus its bound), on the replay's own clock; the
+	 * overhead itself when proven optimal. */
+	double base = (double)e->models[model].base.compute;
+	if (r->status == ILP_OPTIMAL && !isnan(overhead))
+		fputs(fmt_double(b, overhead), f);
+	else if ((r->status == ILP_FEASIBLE || r->status == ILP_LP_ROUNDED) && !isnan(overhead) &&
+		 isfinite(r->bound) && base > 0)
+		fputs(fmt_double(b, overhead - (r->objective - (r->bound > 0 ? r->bound : 0)) / base),
+		      f);
+	else
+		fputs("-", f);
+	fprintf(f, "\t%.3f", r->seconds);
+}
+
+/* Whether a plan point's failure is an ILP's answer without a schedule
+ * (infeasible, nothing found in time): a row, not an error. */
+static bool ilp_no_schedule(const struct experiment *e, const struct planner_plan *pp,
+			    const struct rs_error *err)
+{
+	const struct ilp_result *r = &pp->ilp;
+	return e->ilp_columns && r->solver && err->status == EXIT_DATAERR &&
+	       (r->status == ILP_INFEASIBLE || r->status == ILP_UNKNOWN ||
+		r->status == ILP_NO_ROUNDING);
+}
+
+/* An ILP point without a schedule: outcome oom at the budget it was
+ * asked (ratio and budget the point's), nothing run, the solver's answer
+ * in the ILP columns. */
+static char *format_noplan_row(const struct experiment *e, size_t i, const struct exp_point *p,
+			       const struct ilp_result *r)
+{
+	const struct exp_model *m = &e->models[p->model];
+	uint64_t budget = experiment_plan_param(e, p->model, p->plan, p->step);
+	char ratio[FMT_DOUBLE_LEN], what[128];
+	fmt_double(ratio, m->base.memory ? (double)budget / (double)m->base.memory : 0);
+	if (e->plans[p->plan].ratios)
+		fmt_double(ratio, e->plans[p->plan].ratios[p->step]);
+	plan_text(e, p, what, sizeof what);
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&line, &n);
+	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0.000\t%s\t%zu",
+		m->name, what, runtime_kind_name(RUNTIME_V2), ratio, (unsigned long long)budget,
+		outcome_name(OUTCOME_OOM), e->plans[p->plan].planner->name, i);
+	if (e->offload_columns) {
+		struct runtime_result none = {0}; /* nothing ran */
+		put_offload_columns(f, NULL, &none);
+	}
+	ilp_fields(f, e, p->model, r, NAN);
+	fclose(f);
+	return line;
+}
+
 /*
  * A planner point's row, in the same columns: runtime V2Eager (what plans
  * replay on), trial and seed 0, ratio the replayed peak / baseline memory,
@@ -115,7 +194,7 @@ static void put_offload_columns(FILE *f, const struct exp_series *s, const struc
  * (the runtime's rule) is a thrash, its counters those of the whole replay.
  */
 static char *format_plan_row(const struct experiment *e, size_t i, const struct exp_point *p,
-			     const struct plan_result *pr)
+			     const struct plan_result *pr, const struct planner_plan *pp)
 {
 	const struct runtime_result *r = &pr->run;
 	char ratio[64], what[128];
@@ -139,6 +218,9 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
 	if (e->offload_columns)
 		put_offload_columns(f, NULL, r);
+	ilp_fields(f, e, p->model,
+		   e->plans[p->plan].planner->param == PLANNER_PARAM_BUDGET ? &pp->ilp : NULL,
+		   pr->overhead);
 	fclose(f);
 	return line;
 }
@@ -180,6 +262,7 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 	}
 	if (e->offload_columns)
 		put_offload_columns(f, s, r);
+	ilp_fields(f, e, p->model, NULL, NAN);
 	fclose(f);
 	return line;
 }
@@ -280,6 +363,8 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 						(unsigned long long)e->budgets[i]);
 		points_header_add(t, "budgets", buf);
 	}
+	if (e->gap)
+		points_header_add(t, "gap", e->gap);
 	if (e->at_plan_peaks) { /* the points from here on are at plan peaks (experiment.h) */
 		snprintf(buf, sizeof buf, "%zu", experiment_first_peak_point(e));
 		points_header_add(t, "plan_peak_points", buf);
@@ -344,6 +429,20 @@ static int write_outputs(const char *dir, const struct points_table *t,
 	fclose(f);
 	rc = write_file_atomic(dir, "frontier.tsv", fr, len, true, err);
 	free(fr);
+	const char *gap = points_header(t, "gap");
+	if (!rc && !gap) { /* an older table of this folder's is no longer this sweep's */
+		char *old = path_join(dir, "gap.tsv");
+		unlink(old);
+		free(old);
+	}
+	if (!rc && gap) { /* an experiment with `gap:` (gap.h) */
+		char *g = NULL;
+		f = open_memstream(&g, &len);
+		gap_write(f, t, gap);
+		fclose(f);
+		rc = write_file_atomic(dir, "gap.tsv", g, len, true, err);
+		free(g);
+	}
 	return rc;
 }
 
@@ -409,9 +508,15 @@ static void run_plan_point(struct run_ctx *rc, size_t i, const struct exp_point 
 	struct planner_plan plan;
 	struct plan_result pr;
 	char *line = NULL;
-	if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
-		line = format_plan_row(e, i, p, &pr);
+	const struct exp_plan *ep = &e->plans[p->plan];
+	if (ep->max_ops && m->sched->n_ops > ep->max_ops) {
+		struct ilp_result none = {0}; /* no solver ran */
+		line = format_noplan_row(e, i, p, &none);
+	} else if (!experiment_plan_replay(e, p->model, p->plan, p->step, &plan, &pr, &err)) {
+		line = format_plan_row(e, i, p, &pr, &plan);
 		planner_plan_free(&plan);
+	} else if (ilp_no_schedule(e, &plan, &err)) {
+		line = format_noplan_row(e, i, p, &plan.ilp);
 	}
 	if (!line && !err.file[0])
 		snprintf(err.file, sizeof err.file, "%s", m->spec);
@@ -704,8 +809,8 @@ int sweep_run(const struct experiment *e, const struct sweep_options *opt,
 	if (sweep_lock(opt->out_dir, &lock_fd, err))
 		return -1;
 	/* (and sweep_check_output's probe, which a kill may leave) */
-	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", JOURNAL,
-					      ".rematsim-write-test"};
+	static const char *const outputs[] = {"points.tsv", "models.tsv", "frontier.tsv", "gap.tsv",
+					      JOURNAL, ".rematsim-write-test"};
 	clean_stale_tmp(opt->out_dir, outputs, sizeof outputs / sizeof *outputs);
 	int rc = sweep_run_locked(e, opt, err);
 	close(lock_fd);
@@ -721,6 +826,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	points_table_size(&table, total);
 	table.gen_columns = e->gen_columns;
 	table.offload_columns = e->offload_columns;
+	table.ilp_columns = e->ilp_columns;
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
 	char *journal_path = path_join(opt->out_dir, JOURNAL);
@@ -1068,6 +1174,7 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_table_size(&merged, t.total);
 			merged.gen_columns = t.gen_columns;
 			merged.offload_columns = t.offload_columns;
+			merged.ilp_columns = t.ilp_columns;
 		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
 			   t.total != merged.total) {
 			rs_error_set(err, EXIT_DATAERR, path, 0,

@@ -1,10 +1,13 @@
 /*
  * gen.c: see gen.h. One emitter turns ops into the log's records (CALL,
  * then a MEMORY and an ALIAS line per result; RELEASE; CONSTANT + MEMORY)
- * into a 64 KiB buffer handed to the writer; each shape is a function that
- * walks its graph forward, then backward, releasing every tensor after its
- * last use as autograd would. Random draws come from one splitmix64 stream
- * seeded by the parameters' seed, in the order the ops are written.
+ * into a 64 KiB buffer handed to the writer, or into a schedule builder
+ * (schedule_builder.h) with the lines the text would have, or both (a
+ * generated model of an experiment: its schedule, and the digest of its
+ * text); each shape is a function that walks its graph forward, then
+ * backward, releasing every tensor after its last use as autograd would.
+ * Random draws come from one splitmix64 stream seeded by the parameters'
+ * seed, in the order the ops are written.
  */
 #include "gen.h"
 
@@ -13,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "schedule_builder.h"
+#include "sha256.h"
 
 #define GEN_MAX_VALUE (1ull << 62)  /* one size or time (docs/reader.md) */
 #define GEN_MAX_TOTAL (1ull << 60)  /* total time, total bytes */
@@ -321,7 +327,7 @@ int gen_params_set(struct gen_params *p, const char *key, const char *value,
 #define BUF_BYTES 65536
 
 struct em {
-	int (*write)(void *ctx, const char *data, size_t len);
+	int (*write)(void *ctx, const char *data, size_t len); /* NULL: no text */
 	void *ctx;
 	char buf[BUF_BYTES];
 	size_t len;
@@ -330,6 +336,20 @@ struct em {
 	uint64_t total_time, total_bytes;
 	uint64_t next;     /* next tensor number of the x/w names */
 	uint64_t rng;
+
+	/* The builder (NULL: text only), fed the ops with the lines and the
+	 * record counts of the text; names of one op's tensors in scratch. */
+	struct schedule_builder *sb;
+	long line;         /* lines of text so far */
+	uint64_t records[REC_KIND_COUNT];
+	char *names;       /* "x12\0f3\0..." */
+	size_t cap_names;
+	size_t *offs;      /* of each name in names */
+	size_t cap_offs;
+	const char **argv;
+	size_t cap_argv;
+	struct schedule_result *resv;
+	size_t cap_resv;
 };
 
 static void em_fail(struct em *e, int status, const char *fmt, ...)
@@ -347,7 +367,7 @@ static void em_fail(struct em *e, int status, const char *fmt, ...)
 
 static void em_flush(struct em *e)
 {
-	if (e->len && !e->status && e->write(e->ctx, e->buf, e->len))
+	if (e->len && !e->status && e->write && e->write(e->ctx, e->buf, e->len))
 		em_fail(e, EXIT_IOERR, "cannot write the log");
 	e->len = 0;
 }
@@ -355,6 +375,8 @@ static void em_flush(struct em *e)
 static void em_printf(struct em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void em_printf(struct em *e, const char *fmt, ...)
 {
+	if (!e->write)
+		return;
 	if (BUF_BYTES - e->len < 1024)
 		em_flush(e);
 	va_list ap;
@@ -389,6 +411,38 @@ static void add_total(struct em *e, uint64_t *total, uint64_t v, const char *wha
 		*total += v;
 }
 
+/* The op of `op` below, to the builder: the CALL on the next line, each
+ * result's MEMORY and ALIAS on the two after. */
+static void build_op(struct em *e, const char *name, uint64_t time_ns, const tid *args,
+		     size_t nargs, const tid *res, const uint64_t *sizes, const int *alias,
+		     size_t nres)
+{
+	/* The names of args then results, "x12\0f3\0...", then pointers to them
+	 * (once the buffer has stopped growing). */
+	size_t used = 0, n = nargs + nres;
+	XGROW(e->offs, e->cap_offs, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		tid t = i < nargs ? args[i] : res[i - nargs];
+		XGROW(e->names, e->cap_names, used + 24);
+		e->offs[i] = used;
+		used += (size_t)snprintf(e->names + used, 24, "%c%llu", TID_C(t), TID_I(t)) + 1;
+	}
+	XGROW(e->argv, e->cap_argv, n + 1);
+	for (size_t i = 0; i < n; i++)
+		e->argv[i] = e->names + e->offs[i];
+	XGROW(e->resv, e->cap_resv, nres + 1);
+	for (size_t i = 0; i < nres; i++) {
+		int a = alias ? alias[i] : -1;
+		e->resv[i] = (struct schedule_result){
+			.name = e->argv[nargs + i],
+			.bytes = a < 0 ? sizes[i] : 0,
+			.alias = a < 0 ? -1 : a,
+			.line = e->line + 2 + 2 * (long)i,
+		};
+	}
+	schedule_builder_call(e->sb, e->line + 1, name, time_ns, e->argv, nargs, e->resv, nres);
+}
+
 /*
  * One op: CALL NAME(args) -> res, then MEMORY and ALIAS of each result.
  * alias[k] < 0: res[k] owns sizes[k] bytes; else a view of argument alias[k].
@@ -416,6 +470,12 @@ static void op(struct em *e, const char *name, uint64_t time_ns, const tid *args
 		em_printf(e, "{\"ALIAS\":\"%d\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"%c%llu\"}\n",
 			  a < 0 ? -1 : a, TID_C(res[i]), TID_I(res[i]));
 	}
+	if (e->sb && !e->status)
+		build_op(e, name, time_ns, args, nargs, res, sizes, alias, nres);
+	e->line += 1 + 2 * (long)nres;
+	e->records[REC_CALL]++;
+	e->records[REC_MEMORY] += nres;
+	e->records[REC_ALIAS] += nres;
 }
 
 /* The common case: one new result of `bytes`. */
@@ -442,6 +502,13 @@ static void release(struct em *e, tid t)
 	if (e->status)
 		return;
 	em_printf(e, "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"%c%llu\"}\n", TID_C(t), TID_I(t));
+	if (e->sb) {
+		char name[24];
+		snprintf(name, sizeof name, "%c%llu", TID_C(t), TID_I(t));
+		schedule_builder_release(e->sb, e->line + 1, name);
+	}
+	e->line++;
+	e->records[REC_RELEASE]++;
 }
 
 static tid constant(struct em *e, uint64_t bytes)
@@ -453,12 +520,24 @@ static tid constant(struct em *e, uint64_t bytes)
 	em_printf(e, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"w%llu\"}\n", TID_I(w));
 	em_printf(e, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%llu\",\"NAME\":\"w%llu\"}\n",
 		  (unsigned long long)bytes, TID_I(w));
+	if (e->sb && !e->status) {
+		char name[24];
+		snprintf(name, sizeof name, "w%llu", TID_I(w));
+		schedule_builder_constant(e->sb, e->line + 1, e->line + 2, name, bytes);
+	}
+	e->line += 2;
+	e->records[REC_CONSTANT]++;
+	e->records[REC_MEMORY]++;
 	return w;
 }
 
 static void backward_mark(struct em *e)
 {
 	em_printf(e, "{\"ANNOTATION\":\"BACKWARD\",\"INSTRUCTION\":\"ANNOTATE\"}\n");
+	if (e->sb)
+		schedule_builder_backward(e->sb);
+	e->line++;
+	e->records[REC_ANNOTATE]++;
 }
 
 /* ------------------------------------------------------------ random draws */
@@ -968,15 +1047,8 @@ int gen_check(const struct gen_params *p, struct rs_error *err)
 	return 0;
 }
 
-int gen_write(const struct gen_params *p,
-	      int (*write)(void *ctx, const char *data, size_t len), void *ctx,
-	      struct rs_error *err)
+static void emit_shape(struct em *e, const struct gen_params *p)
 {
-	if (gen_check(p, err))
-		return -1;
-	struct em *e = xcalloc(1, sizeof *e);
-	e->write = write;
-	e->ctx = ctx;
 	e->rng = p->seed;
 	switch (p->shape) {
 	case GEN_LINEAR: gen_linear(e, p); break;
@@ -986,9 +1058,74 @@ int gen_write(const struct gen_params *p,
 	default: break;
 	}
 	em_flush(e);
+}
+
+int gen_write(const struct gen_params *p,
+	      int (*write)(void *ctx, const char *data, size_t len), void *ctx,
+	      struct rs_error *err)
+{
+	if (gen_check(p, err))
+		return -1;
+	struct em *e = xcalloc(1, sizeof *e);
+	e->write = write;
+	e->ctx = ctx;
+	emit_shape(e, p);
 	int rc = 0;
 	if (e->status)
 		rc = rs_error_set(err, e->status, NULL, 0, "%s", e->why);
+	free(e);
+	return rc;
+}
+
+static int digest_write(void *ctx, const char *data, size_t len)
+{
+	sha256_update(ctx, data, len);
+	return 0;
+}
+
+int gen_build(const struct gen_params *p, const char *name, const struct read_options *opt,
+	      struct schedule **out, struct rs_error *err)
+{
+	static const struct read_options defaults = {0};
+	*out = NULL;
+	if (gen_check(p, err))
+		return -1;
+	if (!opt)
+		opt = &defaults;
+	struct rs_error build_err = {0};
+	struct sha256_ctx sha;
+	sha256_init(&sha);
+	struct em *e = xcalloc(1, sizeof *e);
+	if (opt->digest) { /* the text is written for its digest only */
+		e->write = digest_write;
+		e->ctx = &sha;
+	}
+	e->sb = schedule_builder_new(name, opt->preallocate, 1, &build_err, NULL, NULL);
+	emit_shape(e, p);
+	struct schedule *s;
+	int problems = schedule_builder_finish(e->sb, &s);
+	int rc = 0;
+	if (e->status) {
+		/* the generator's failure comes first, as when its text was parsed after */
+		rc = rs_error_set(err, e->status, NULL, 0, "%s", e->why);
+		schedule_free(s);
+	} else if (problems) {
+		if (err)
+			*err = build_err;
+		rc = -1;
+	} else {
+		/* The facts a read of the text gives (schedule_read). */
+		memcpy(s->records, e->records, sizeof s->records);
+		s->lines = (uint64_t)e->line;
+		s->from_start = true;
+		if (opt->digest)
+			sha256_final(&sha, s->sha256);
+		*out = s;
+	}
+	free(e->names);
+	free(e->offs);
+	free(e->argv);
+	free(e->resv);
 	free(e);
 	return rc;
 }

@@ -2,7 +2,8 @@
  * gen.h: synthetic op logs of chosen shapes and sizes (`rematsim gen`,
  * generated models of experiment files). A shape and its parameters go
  * in, the records of LOG-FORMAT.md come out through a writer callback, so
- * the same text lands in a file, a gzip stream or memory.
+ * the same text lands in a file, a gzip stream or memory; or the schedule
+ * a read of that text would give comes out, built directly (gen_build).
  *
  * Invariants:
  *  - pure: the output depends only on the parameters (the seed included),
@@ -22,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schedule.h"
 #include "util.h"
 
 enum gen_shape { GEN_LINEAR, GEN_RESIDUAL, GEN_UNET, GEN_TRANSFORMER, GEN_SHAPE_COUNT };
@@ -89,6 +91,17 @@ int gen_write(const struct gen_params *p,
 
 /** The whole log in memory (gives a NUL-terminated buffer); -1 with err as gen_write. */
 int gen_text(const struct gen_params *p, char **text, size_t *len, struct rs_error *err);
+
+/**
+ * The schedule that reading the log's text would give (schedule_parse with
+ * opt, the source named `name`), built without the text: the same ops,
+ * tensors, commands, lines and record counts, and with opt->digest the
+ * digest of the text (which is then written, for the digest only). Gives
+ * *out; returns 0, or -1 with err: gen_write's failures, or the reader's
+ * (EXIT_DATAERR, `name` and the line) for a log it would refuse.
+ */
+int gen_build(const struct gen_params *p, const char *name, const struct read_options *opt,
+	      struct schedule **out, struct rs_error *err);
 
 /** A one-line description of p: "linear n=8 time=const:1 size=const:1 seed=0". */
 void gen_describe(const struct gen_params *p, char *buf, size_t size);

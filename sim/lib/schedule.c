@@ -1,18 +1,18 @@
 /*
- * schedule.c: from op-log records to the schedule the runtime replays
- * (SIMULATION.md section 1, LOG-FORMAT.md).
+ * schedule.c: the op-log reader: from op-log records to the schedule the
+ * runtime replays (SIMULATION.md section 1, LOG-FORMAT.md), built through
+ * schedule_builder.h.
  *
- * One pass over the lines: each line is decoded (jsonl.c), checked, and
- * turned into ops, tensors, storages and commands appended to flat arrays.
+ * One pass over the lines: each line is decoded (jsonl.c), its syntax
+ * checked (fields, types, the MEMORY and ALIAS records a CALL needs), and
+ * the record handed to the builder, which keeps the reference simulator's
+ * rules on handles, references and totals and grows the schedule's arrays.
  * The lines come through a window (source_lines): from a buffer in memory
  * (schedule_parse, schedule_check), or streamed from the log
  * (schedule_read), which is first read through once on its own to find
  * START, digest it and meet any error of its container before the parse
  * (docs/reader.md), so that no more than the window and the longest line
  * of the text is ever in memory.
- * Handle names live in one open-addressing table; a handle keeps the slot
- * it got when first mapped, so the final pins of live outputs come out in
- * first-mapped order, as the reference emits them.
  *
  * Errors: in read mode the first problem stops the build; in check mode
  * (schedule_check) every problem is reported and the build goes on, the
@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "idset.h"
 #include "jsonl.h"
+#include "schedule_builder.h"
 #include "sha256.h"
 #include "source.h"
-
-#define POISON UINT32_MAX
 
 static const char *const kind_names[REC_KIND_COUNT] = {
 	"ANNOTATE", "CONSTANT", "MEMORY", "ALIAS", "CALL",
@@ -53,16 +53,10 @@ struct rec {
 	const struct jv *j;
 };
 
-struct handle {
-	uint32_t name;   /* offset in strings */
-	uint32_t tensor; /* POISON when its defining record was broken */
-};
 
-struct builder {
-	const char *file;
-	const struct read_options *opt;
-	struct schedule *s;
-	size_t cap_cmds, cap_ops, cap_tensors, cap_storages, cap_args, cap_strings;
+struct reader {
+	struct schedule_builder *sb;
+	uint64_t records[REC_KIND_COUNT]; /* records in the whole log */
 
 	/* lines */
 	struct source_lines *in;
@@ -75,309 +69,19 @@ struct builder {
 	struct jv_doc *spare[8];
 	int n_spare;
 
-	/* strings: table of offset+1 (0 = empty), keyed by the text, so
-	 * that each distinct name is stored once (op names repeat, and a
-	 * tensor's name is its handle's) */
-	uint32_t *stable;
-	size_t stable_size, n_strs;
-	/* handles: table of slot+1 (0 = empty), keyed by name */
-	struct handle *handles;
-	size_t n_handles, cap_handles;
-	uint32_t *table;
-	size_t table_size;
-
-	int64_t *refs; /* external refs per tensor */
-	size_t cap_refs;
-	uint32_t *mutated; /* per tensor: line of the MUTATE that changed it, or 0 */
-	size_t cap_mutated;
-	int64_t *srefs; /* external refs per storage (its tensors' together) */
-	size_t cap_srefs;
-	long *sgone; /* per storage: line of the release of its last reference */
-	size_t cap_sgone;
-	bool in_bwd;
-	size_t cap_marks, cap_writes;
-	uint32_t *open; /* marks of the module calls entered and not yet exited */
-	size_t n_open, cap_open;
-	uint64_t total_time;  /* ops' TIME, once per output (within_totals) */
-	uint64_t total_bytes; /* MEMORY of every storage made */
-
-	/* errors */
-	int max_errors; /* stop after this many (1 = read mode) */
-	int n_errors;
-	struct rs_error *err;
-	void (*report)(void *ctx, const struct rs_error *e);
-	void *report_ctx;
+	/* a record's names and results, grown to the largest and reused */
+	const char **args, **res_names;
+	size_t cap_args, cap_res_names;
+	struct schedule_result *res;
+	size_t cap_res;
+	size_t *idx;
+	size_t cap_idx;
+	uint32_t *writes;
+	size_t cap_writes;
 };
 
-/* ------------------------------------------------------------------ */
-/* Errors */
-
-static void problem(struct builder *b, int status, long line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void problem(struct builder *b, int status, long line, const char *fmt, ...)
-{
-	struct rs_error e;
-	va_list ap;
-	va_start(ap, fmt);
-	rs_error_vset(&e, status, b->file, line, fmt, ap);
-	va_end(ap);
-	if (b->n_errors == 0 && b->err)
-		*b->err = e;
-	b->n_errors++;
-	if (b->report)
-		b->report(b->report_ctx, &e);
-}
-
-/* An error of the source itself, as it was given (its own file name); it
- * ends the build. */
-static void source_problem(struct builder *b, const struct rs_error *e)
-{
-	if (b->n_errors == 0 && b->err)
-		*b->err = *e;
-	if (b->report)
-		b->report(b->report_ctx, e);
-	b->n_errors = b->n_errors + 1 > b->max_errors ? b->n_errors + 1 : b->max_errors;
-}
-
-static bool stop(const struct builder *b)
-{
-	return b->n_errors >= b->max_errors;
-}
-
-/* ------------------------------------------------------------------ */
-/* Strings and handles */
-
-static uint64_t hash_str(const char *str)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *str; str++)
-		h = (h ^ (unsigned char)*str) * 1099511628211ULL;
-	return h;
-}
-
-static void stable_rehash(struct builder *b)
-{
-	size_t size = b->stable_size ? b->stable_size * 2 : 1024;
-	uint32_t *t = xcalloc(size, sizeof *t);
-	for (size_t i = 0; i < b->stable_size; i++) {
-		if (!b->stable[i])
-			continue;
-		size_t k = hash_str(b->s->strings + b->stable[i] - 1) & (size - 1);
-		while (t[k])
-			k = (k + 1) & (size - 1);
-		t[k] = b->stable[i];
-	}
-	free(b->stable);
-	b->stable = t;
-	b->stable_size = size;
-}
-
-/* The offset of str in s->strings, added if new: equal names share one
- * copy (readers take names as read-only C strings by offset). */
-static uint32_t add_string(struct builder *b, const char *str)
-{
-	struct schedule *s = b->s;
-	if ((b->n_strs + 1) * 2 > b->stable_size)
-		stable_rehash(b);
-	size_t k = hash_str(str) & (b->stable_size - 1);
-	while (b->stable[k]) {
-		if (!strcmp(s->strings + b->stable[k] - 1, str))
-			return b->stable[k] - 1;
-		k = (k + 1) & (b->stable_size - 1);
-	}
-	size_t n = strlen(str) + 1;
-	XGROW(s->strings, b->cap_strings, s->strings_len + n);
-	uint32_t off = (uint32_t)s->strings_len;
-	memcpy(s->strings + off, str, n);
-	s->strings_len += n;
-	b->stable[k] = off + 1;
-	b->n_strs++;
-	return off;
-}
-
-static void table_rehash(struct builder *b)
-{
-	size_t size = b->table_size ? b->table_size * 2 : 1024;
-	uint32_t *t = xcalloc(size, sizeof *t);
-	for (size_t i = 0; i < b->n_handles; i++) {
-		size_t k = hash_str(b->s->strings + b->handles[i].name) & (size - 1);
-		while (t[k])
-			k = (k + 1) & (size - 1);
-		t[k] = (uint32_t)i + 1;
-	}
-	free(b->table);
-	b->table = t;
-	b->table_size = size;
-}
-
-/* The handle named str, or NULL. */
-static struct handle *handle_find(struct builder *b, const char *str)
-{
-	if (!b->table_size)
-		return NULL;
-	size_t k = hash_str(str) & (b->table_size - 1);
-	while (b->table[k]) {
-		struct handle *h = &b->handles[b->table[k] - 1];
-		if (!strcmp(b->s->strings + h->name, str))
-			return h;
-		k = (k + 1) & (b->table_size - 1);
-	}
-	return NULL;
-}
-
-/* Map str to tensor t: re-points an existing handle (keeping its slot). */
-static void handle_map(struct builder *b, const char *str, uint32_t t)
-{
-	struct handle *h = handle_find(b, str);
-	if (h) {
-		h->tensor = t;
-		return;
-	}
-	if ((b->n_handles + 1) * 2 > b->table_size)
-		table_rehash(b);
-	XGROW(b->handles, b->cap_handles, b->n_handles + 1);
-	h = &b->handles[b->n_handles++];
-	h->name = add_string(b, str);
-	h->tensor = t;
-	size_t k = hash_str(str) & (b->table_size - 1);
-	while (b->table[k])
-		k = (k + 1) & (b->table_size - 1);
-	b->table[k] = (uint32_t)b->n_handles;
-}
-
-/* ------------------------------------------------------------------ */
-/* Schedule growth */
-
-/* The sizes docs/scale.md counts per command, op, tensor and storage. */
-_Static_assert(sizeof(struct sched_cmd) == 4, "a command in 4 bytes");
-_Static_assert(sizeof(struct sched_op) <= 40, "an op in 40 bytes");
-_Static_assert(sizeof(struct sched_tensor) <= 16, "a tensor in 16 bytes");
-_Static_assert(sizeof(struct sched_storage) <= 16, "a storage in 16 bytes");
-
-static inline __attribute__((always_inline)) void emit(struct builder *b, enum sched_cmd_kind kind, uint32_t id)
-{
-	struct schedule *s = b->s;
-	XGROW(s->cmds, b->cap_cmds, s->n_cmds + 1);
-	s->cmds[s->n_cmds].kind = kind;
-	s->cmds[s->n_cmds].id = id;
-	/* the storages' handles as a replay will count them */
-	schedule_count_handles(s, &s->cmds[s->n_cmds], b->srefs);
-	s->n_cmds++;
-}
-
-static uint32_t new_storage(struct builder *b, uint64_t size)
-{
-	struct schedule *s = b->s;
-	XGROW(s->storages, b->cap_storages, s->n_storages + 1);
-	XGROW(b->srefs, b->cap_srefs, s->n_storages + 1);
-	XGROW(b->sgone, b->cap_sgone, s->n_storages + 1);
-	b->srefs[s->n_storages] = 0;
-	b->sgone[s->n_storages] = 0;
-	struct sched_storage *st = &s->storages[s->n_storages];
-	memset(st, 0, sizeof *st);
-	st->size = size;
-	return (uint32_t)s->n_storages++;
-}
-
-/* Start an op with the given argument tensors; outputs are added after. */
-static uint32_t new_op(struct builder *b, const char *name, int64_t cost,
-		       const uint32_t *args, size_t n_args, long line)
-{
-	struct schedule *s = b->s;
-	XGROW(s->ops, b->cap_ops, s->n_ops + 1);
-	struct sched_op *op = &s->ops[s->n_ops];
-	memset(op, 0, sizeof *op);
-	op->cost = cost;
-	op->name = add_string(b, name);
-	op->line = (uint32_t)line;
-	op->backward = b->in_bwd;
-	size_t first = s->n_op_args;
-	XGROW(s->op_args, b->cap_args, first + n_args + 1);
-	if (n_args)
-		memcpy(s->op_args + first, args, n_args * sizeof *args);
-	s->n_op_args += n_args;
-	op->args = (uint32_t)first;
-	op->n_args = (uint32_t)n_args;
-	op->outs = (uint32_t)s->n_tensors;
-	s->total_compute += cost;
-	return (uint32_t)s->n_ops++;
-}
-
-/* Add output `index` of op: a view of argument `alias`, or new storage. */
-static uint32_t new_output(struct builder *b, uint32_t op_id, int32_t alias,
-			   uint64_t size, const char *name)
-{
-	struct schedule *s = b->s;
-	struct sched_op *op = &s->ops[op_id];
-	XGROW(s->tensors, b->cap_tensors, s->n_tensors + 1);
-	XGROW(b->refs, b->cap_refs, s->n_tensors + 1);
-	XGROW(b->mutated, b->cap_mutated, s->n_tensors + 1);
-	uint32_t t = (uint32_t)s->n_tensors++;
-	struct sched_tensor *st = &s->tensors[t];
-	memset(st, 0, sizeof *st);
-	st->op = op_id;
-	op->n_outs++;
-	st->alias = alias;
-	st->name = add_string(b, name);
-	if (alias >= 0) {
-		st->storage = s->tensors[s->op_args[op->args + (uint32_t)alias]].storage;
-		s->n_aliases++;
-	} else {
-		st->storage = new_storage(b, size);
-		op->total_size += size;
-	}
-	b->refs[t] = 1;
-	b->mutated[t] = 0;
-	return t;
-}
-
-/* External references are counted per storage as commands are emitted
- * (schedule_count_handles), as the runtimes count them (a tensor and its
- * views together). Once a storage has none left,
- * the baseline replay (V1) discards it for good ("banishing"), and simrd
- * stops with an assertion on any later release, copy or use of it; so do
- * we, here, with the line. */
-static bool storage_live(struct builder *b, const struct rec *r, uint32_t t, const char *name,
-			 const char *what)
-{
-	if (b->srefs[b->s->tensors[t].storage] > 0)
-		return true;
-	problem(b, EXIT_DATAERR, r->line,
-		"%s \"%s\", whose storage has no reference left (every handle to it and its "
-		"views was released or re-pointed): the baseline replay has discarded it, "
-		"and the reference simulator stops here too", what, name);
-	return false;
-}
-
-/* Handle `name` lets go of tensor t (RELEASE, or re-pointed by MUTATE or
- * COPY_FROM). */
-static void drop_ref(struct builder *b, const struct rec *r, uint32_t t, const char *name)
-{
-	if (!storage_live(b, r, t, name, r->kind == REC_RELEASE ? "RELEASE of" : "re-pointing"))
-		return;
-	b->refs[t]--;
-	emit(b, CMD_RELEASE, t);
-	if (b->srefs[b->s->tensors[t].storage] == 0)
-		b->sgone[b->s->tensors[t].storage] = r->line;
-}
-
-static void finish_op(struct builder *b, uint32_t op_id)
-{
-	struct schedule *s = b->s;
-	struct sched_op *op = &s->ops[op_id];
-	if (op->total_size > s->max_output_size)
-		s->max_output_size = op->total_size;
-	if (op->constant) {
-		s->n_constants++;
-		s->const_memory += op->total_size;
-	} else if (op->backward) {
-		s->n_backward_ops++;
-	} else {
-		s->n_forward_ops++;
-	}
-	emit(b, CMD_COMPUTE, op_id);
-}
+#define problem(b, ...) schedule_builder_problem((b)->sb, __VA_ARGS__)
+#define stop(b) schedule_builder_stopped((b)->sb)
 
 /* ------------------------------------------------------------------ */
 /* Records */
@@ -393,7 +97,7 @@ static enum record_kind kind_of(const char *instr, bool *ok)
 }
 
 /* Give a record's decoded line back (kept for reuse). */
-static void rec_drop(struct builder *b, struct rec *r)
+static void rec_drop(struct reader *b, struct rec *r)
 {
 	if (!r->doc)
 		return;
@@ -411,7 +115,7 @@ static void rec_drop(struct builder *b, struct rec *r)
  * Decode the next non-blank line into r. Returns 1 for a record, 0 at the
  * end, -1 for a broken line (reported; skipped by the caller).
  */
-static int next_line(struct builder *b, struct rec *r)
+static int next_line(struct reader *b, struct rec *r)
 {
 	for (;;) {
 		if (b->stop_line && b->line >= b->stop_line)
@@ -423,7 +127,7 @@ static int next_line(struct builder *b, struct rec *r)
 		if (got == 0)
 			return 0;
 		if (got < 0) {
-			source_problem(b, &e);
+			schedule_builder_stop(b->sb, &e);
 			return -1;
 		}
 		b->line++;
@@ -460,13 +164,13 @@ static int next_line(struct builder *b, struct rec *r)
 		}
 		r->line = b->line;
 		r->j = j;
-		b->s->records[r->kind]++;
+		b->records[r->kind]++;
 		return 1;
 	}
 }
 
 /* Next record, honouring the pushback slot; skips broken lines. */
-static int next_rec(struct builder *b, struct rec *r)
+static int next_rec(struct reader *b, struct rec *r)
 {
 	if (b->has_pushed) {
 		*r = b->pushed;
@@ -480,13 +184,13 @@ static int next_rec(struct builder *b, struct rec *r)
 	return rc;
 }
 
-static void push_back(struct builder *b, const struct rec *r)
+static void push_back(struct reader *b, const struct rec *r)
 {
 	b->pushed = *r;
 	b->has_pushed = true;
 }
 
-static const char *get_str(struct builder *b, const struct rec *r, const char *key)
+static const char *get_str(struct reader *b, const struct rec *r, const char *key)
 {
 	const struct jv *v = jv_get(r->j, key);
 	if (jv_is_string(v))
@@ -497,7 +201,7 @@ static const char *get_str(struct builder *b, const struct rec *r, const char *k
 }
 
 /* A non-negative integer given as a string of digits or a JSON integer. */
-static bool get_count(struct builder *b, const struct rec *r, const char *key, uint64_t *out)
+static bool get_count(struct reader *b, const struct rec *r, const char *key, uint64_t *out)
 {
 	const struct jv *v = jv_get(r->j, key);
 	if (!v) {
@@ -545,7 +249,7 @@ bad:
 /* ALIAS: "-1" or "k" as a string, or a JSON integer; text (of size 48)
  * gets it as the log wrote it, for messages (a string past 64 bits is not
  * clamped there). */
-static bool get_alias(struct builder *b, const struct rec *r, int64_t *out, char *text)
+static bool get_alias(struct reader *b, const struct rec *r, int64_t *out, char *text)
 {
 	const struct jv *v = jv_get(r->j, "ALIAS");
 	if (jv_is_int(v)) {
@@ -571,7 +275,7 @@ static bool get_alias(struct builder *b, const struct rec *r, int64_t *out, char
 }
 
 /* An array of strings; returns the array (borrowed) or NULL. */
-static const struct jv *get_names(struct builder *b, const struct rec *r, const char *key)
+static const struct jv *get_names(struct reader *b, const struct rec *r, const char *key)
 {
 	const struct jv *v = jv_get(r->j, key);
 	if (!jv_is_array(v)) {
@@ -587,49 +291,9 @@ static const struct jv *get_names(struct builder *b, const struct rec *r, const 
 	return v;
 }
 
-/* Look up a handle that must exist: its tensor, or POISON (reported if unknown). */
-static bool lookup(struct builder *b, const struct rec *r, const char *name, const char *role,
-		   uint32_t *t)
-{
-	struct handle *h = handle_find(b, name);
-	if (!h) {
-		problem(b, EXIT_DATAERR, r->line, "%s names tensor \"%s\", which was never defined", role, name);
-		return false;
-	}
-	*t = h->tensor;
-	return true;
-}
-
-/* The tensors of a record's ARGS into targs: false if one is unknown or
- * its storage has no reference left (reported), *poisoned if one comes
- * from a broken record. */
-static bool lookup_args(struct builder *b, const struct rec *r, const struct jv *args,
-			uint32_t *targs, bool *poisoned)
-{
-	bool ok = true;
-	for (size_t i = 0; i < jv_size(args) && !stop(b); i++) {
-		const char *an = jv_str(jv_at(args, i));
-		if (!lookup(b, r, an, "ARGS", &targs[i]))
-			ok = false;
-		else if (targs[i] == POISON)
-			*poisoned = true;
-		else if (!storage_live(b, r, targs[i], an, "ARGS use"))
-			ok = false;
-	}
-	return ok;
-}
-
-/* ------------------------------------------------------------------ */
-/* The walk */
-
-static void poison_names(struct builder *b, const struct jv *names)
-{
-	for (size_t i = 0; names && i < jv_size(names); i++)
-		handle_map(b, jv_str(jv_at(names, i)), POISON);
-}
 
 /* Read the MEMORY (and, for CALL, ALIAS) record that must follow for name. */
-static bool expect_follow(struct builder *b, const struct rec *owner, enum record_kind want,
+static bool expect_follow(struct reader *b, const struct rec *owner, enum record_kind want,
 			  const char *name, struct rec *got)
 {
 	int rc = next_rec(b, got);
@@ -674,51 +338,22 @@ static bool expect_follow(struct builder *b, const struct rec *owner, enum recor
  * result (a storage's compute is a sum of its ops' times), at most 2^60 ns
  * (36 years); the storages' MEMORY at most 2^60 bytes (1 EiB). Only
  * corrupt or adversarial logs come near them. */
-#define MAX_TOTAL_TIME (UINT64_C(1) << 60)
-#define MAX_TOTAL_BYTES (UINT64_C(1) << 60)
 
-/* Whether an op (taking `time`, with n_outs results) and its new storages
- * (sizes[i] bytes each where alias is NULL or alias[i] < 0; their MEMORY
- * records on lines[i], or all on `line` when lines is NULL) stay within
- * the bounds; then they count towards them. Result i is named
- * list[idx[i]] (list[i] without idx), or `name` without list. */
-static bool within_totals(struct builder *b, long line, uint64_t time, size_t n_outs,
-			  const uint64_t *sizes, const int32_t *alias, const long *lines,
-			  const struct jv *list, const size_t *idx, const char *name)
+/* ------------------------------------------------------------------ */
+/* The walk: each record's syntax, then the builder */
+
+/* The strings of a names list (checked by get_names) as an array of
+ * *slot (grown and reused); NULL list: none. */
+static const char *const *names_of(const struct jv *list, const char ***slot, size_t *cap)
 {
-	if (n_outs > SCHED_MAX_IDS - b->s->n_tensors) {
-		problem(b, EXIT_DATAERR, line,
-			"the log has more than 2^29 tensors (results of its ops): the simulator's "
-			"ids are 29 bits");
-		return false;
-	}
-	uint64_t k = n_outs ? n_outs : 1; /* an op without results still takes time */
-	if (time > MAX_TOTAL_TIME || time > (MAX_TOTAL_TIME - b->total_time) / k) {
-		problem(b, EXIT_DATAERR, line,
-			"TIME %" PRIu64 " takes the ops' total time (each op's counted once per "
-			"result) past 2^60 ns: the simulator's counters would overflow",
-			time);
-		return false;
-	}
-	uint64_t bytes = b->total_bytes;
-	for (size_t i = 0; i < n_outs; i++) {
-		if (alias && alias[i] >= 0)
-			continue;
-		if (sizes[i] > MAX_TOTAL_BYTES - bytes) {
-			problem(b, EXIT_DATAERR, lines ? lines[i] : line,
-				"MEMORY of \"%s\" (%" PRIu64 " bytes) takes the storages' total past "
-				"2^60 bytes: the simulator's memory counters would overflow",
-				list ? jv_str(jv_at(list, idx ? idx[i] : i)) : name, sizes[i]);
-			return false;
-		}
-		bytes += sizes[i];
-	}
-	b->total_time += time * k;
-	b->total_bytes = bytes;
-	return true;
+	size_t n = list ? jv_size(list) : 0;
+	XGROW(*slot, *cap, n + 1);
+	for (size_t i = 0; i < n; i++)
+		(*slot)[i] = jv_str(jv_at(list, i));
+	return *slot;
 }
 
-static void do_constant(struct builder *b, const struct rec *r)
+static void do_constant(struct reader *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
 	if (!name)
@@ -726,43 +361,28 @@ static void do_constant(struct builder *b, const struct rec *r)
 	struct rec m;
 	uint64_t size;
 	if (!expect_follow(b, r, REC_MEMORY, name, &m)) {
-		handle_map(b, name, POISON);
+		schedule_builder_poison(b->sb, name);
 		return;
 	}
-	bool ok = get_count(b, &m, "MEMORY", &size) &&
-		  within_totals(b, m.line, 0, 1, &size, NULL, NULL, NULL, NULL, name);
+	if (!get_count(b, &m, "MEMORY", &size))
+		schedule_builder_poison(b->sb, name);
+	else
+		schedule_builder_constant(b->sb, r->line, m.line, name, size);
 	rec_drop(b, &m);
-	if (!ok) {
-		handle_map(b, name, POISON);
-		return;
-	}
-	uint32_t op = new_op(b, "constant", 0, NULL, 0, r->line);
-	b->s->ops[op].constant = 1;
-	uint32_t t = new_output(b, op, -1, size, name);
-	finish_op(b, op);
-	emit(b, CMD_PIN, t);
-	handle_map(b, name, t);
 }
 
-static int by_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A CALL's WRITES list: distinct argument indices (JSON integers). */
-static bool get_writes(struct builder *b, const struct rec *r, const struct jv *wr, size_t n_args)
+/* A CALL's WRITES list: distinct argument indices (JSON integers) into
+ * b->writes; false, with the problem in msg, if it is malformed (the
+ * builder reports it once the call's names pass, as ever). */
+static bool get_writes(struct reader *b, const struct jv *wr, size_t n_args, char *msg,
+		       size_t cap)
 {
 	if (!jv_is_array(wr)) {
-		problem(b, EXIT_DATAERR, r->line, "CALL record has a malformed \"WRITES\" list "
-			"(want a list of argument indices)");
+		snprintf(msg, cap, "CALL record has a malformed \"WRITES\" list "
+			 "(want a list of argument indices)");
 		return false;
 	}
+	XGROW(b->writes, b->cap_writes, jv_size(wr) + 1);
 	struct u64set seen = {0};
 	bool ok = true;
 	for (size_t i = 0; ok && i < jv_size(wr); i++) {
@@ -771,21 +391,21 @@ static bool get_writes(struct builder *b, const struct rec *r, const struct jv *
 			char shown[64] = "not an integer";
 			if (jv_is_int(v))
 				snprintf(shown, sizeof shown, "%" PRId64, jv_int(v));
-			problem(b, EXIT_DATAERR, r->line,
-				"WRITES[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
-				n_args, n_args == 1 ? "" : "s");
+			snprintf(msg, cap, "WRITES[%zu] (%s) is out of range: the op has %zu argument%s",
+				 i, shown, n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else if (!u64set_add(&seen, (uint64_t)jv_int(v))) {
-			problem(b, EXIT_DATAERR, r->line, "WRITES lists argument %" PRId64 " twice",
-				jv_int(v));
+			snprintf(msg, cap, "WRITES lists argument %" PRId64 " twice", jv_int(v));
 			ok = false;
+		} else {
+			b->writes[i] = (uint32_t)jv_int(v);
 		}
 	}
 	u64set_free(&seen);
 	return ok;
 }
 
-static void do_call(struct builder *b, const struct rec *r)
+static void do_call(struct reader *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
 	const struct jv *args = get_names(b, r, "ARGS");
@@ -804,23 +424,21 @@ static void do_call(struct builder *b, const struct rec *r)
 		ok = false;
 		res = NULL;
 	}
-	uint64_t *sizes = xcalloc(n_res + 1, sizeof *sizes);
-	long *mlines = xcalloc(n_res + 1, sizeof *mlines);
-	int32_t *alias = xcalloc(n_res + 1, sizeof *alias);
-	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
-	bool poisoned = false;
+	XGROW(b->res, b->cap_res, n_res + 1);
+	struct schedule_result *out = b->res;
 
 	/* The MEMORY/ALIAS pairs come first: read them even if the CALL is broken. */
 	for (size_t i = 0; i < n_res && !stop(b); i++) {
 		const char *rn = jv_str(jv_at(res, i));
 		struct rec m, a;
+		out[i] = (struct schedule_result){.name = rn, .alias = 0};
 		if (!expect_follow(b, r, REC_MEMORY, rn, &m)) {
 			ok = false;
 			break;
 		}
-		if (!get_count(b, &m, "MEMORY", &sizes[i]))
+		if (!get_count(b, &m, "MEMORY", &out[i].bytes))
 			ok = false;
-		mlines[i] = m.line;
+		out[i].line = m.line;
 		rec_drop(b, &m);
 		if (!expect_follow(b, r, REC_ALIAS, rn, &a)) {
 			ok = false;
@@ -836,77 +454,24 @@ static void do_call(struct builder *b, const struct rec *r)
 				ktext, rn, n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
-			alias[i] = (int32_t)k;
+			out[i].alias = (int32_t)k;
 		}
 		rec_drop(b, &a);
 	}
-	if (!lookup_args(b, r, args, targs, &poisoned))
-		ok = false;
-	for (size_t i = 0; ok && i < n_res; i++) {
-		const char *rn = jv_str(jv_at(res, i));
-		struct handle *h = handle_find(b, rn);
-		if (h && h->tensor != POISON) {
-			problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is already defined", rn);
-			ok = false;
-		}
-	}
-	if (ok && n_res > 1) {
-		/* A name listed twice, found by sorting (n log n: a crafted
-		 * record may list a million results). */
-		const char **names = xcalloc(n_res, sizeof *names);
-		for (size_t i = 0; i < n_res; i++)
-			names[i] = jv_str(jv_at(res, i));
-		qsort(names, n_res, sizeof *names, by_name);
-		for (size_t i = 1; i < n_res && ok; i++)
-			if (!strcmp(names[i - 1], names[i])) {
-				problem(b, EXIT_DATAERR, r->line, "RESULT \"%s\" is listed twice",
-					names[i]);
-				ok = false;
-			}
-		free(names);
-	}
-	const struct jv *wr = jv_get(r->j, "WRITES");
-	size_t n_wr = 0;
-	if (ok && wr && !get_writes(b, r, wr, n_args))
-		ok = false;
-	else if (wr)
-		n_wr = jv_size(wr);
-	if (ok && !poisoned)
-		ok = within_totals(b, r->line, time, n_res, sizes, alias, mlines, res, NULL, NULL);
-	if (!ok || poisoned) {
-		poison_names(b, res);
-		goto out;
-	}
-	if (strstr(name, "backward"))
-		b->in_bwd = true;
-	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
-	if (n_wr) {
-		/* this op's arguments are the last op_args entries: sorting its
-		 * (distinct) indices keeps the list ascending */
-		struct schedule *s = b->s;
-		XGROW(s->writes, b->cap_writes, s->n_writes + n_wr);
-		uint32_t *w = s->writes + s->n_writes;
-		for (size_t i = 0; i < n_wr; i++)
-			w[i] = s->ops[op].args + (uint32_t)jv_int(jv_at(wr, i));
-		qsort(w, n_wr, sizeof *w, by_u32);
-		s->n_writes += n_wr;
-	}
-	uint32_t *outs = xcalloc(n_res + 1, sizeof *outs);
-	for (size_t i = 0; i < n_res; i++)
-		outs[i] = new_output(b, op, alias[i], alias[i] >= 0 ? 0 : sizes[i],
-				     jv_str(jv_at(res, i)));
-	finish_op(b, op);
-	for (size_t i = 0; i < n_res; i++)
-		handle_map(b, jv_str(jv_at(res, i)), outs[i]);
-	free(outs);
-out:
-	free(sizes);
-	free(mlines);
-	free(alias);
-	free(targs);
+	const char *const *targs = names_of(args, &b->args, &b->cap_args);
+	const struct jv *wr = ok ? jv_get(r->j, "WRITES") : NULL;
+	char wmsg[256];
+	bool wok = !wr || get_writes(b, wr, n_args, wmsg, sizeof wmsg);
+	if (!ok)
+		schedule_builder_discard(b->sb, r->line, targs, n_args,
+					 names_of(res, &b->res_names, &b->cap_res_names), n_res);
+	else
+		schedule_builder_call_writes(b->sb, r->line, name, time, targs, n_args, out, n_res,
+					     b->writes, wr && wok ? jv_size(wr) : 0,
+					     wok ? NULL : wmsg);
 }
 
-static void do_mutate(struct builder *b, const struct rec *r)
+static void do_mutate(struct reader *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
 	const struct jv *args = get_names(b, r, "ARGS");
@@ -930,10 +495,8 @@ static void do_mutate(struct builder *b, const struct rec *r)
 			"cannot be replayed (the reference simulator rejects it too)", name);
 		return;
 	}
-	uint32_t *targs = xcalloc(n_args + 1, sizeof *targs);
-	size_t *idx = xcalloc(n_mut + 1, sizeof *idx);
-	bool poisoned = false;
-	for (size_t i = 0; ok && i < n_mut; i++) {
+	XGROW(b->idx, b->cap_idx, n_mut + 1);
+	for (size_t i = 0; i < n_mut; i++) {
 		const struct jv *v = jv_at(mut, i);
 		if (!jv_is_int(v) || jv_int(v) < 0 ||
 		    jv_int(v) >= (int64_t)n_args) {
@@ -943,126 +506,34 @@ static void do_mutate(struct builder *b, const struct rec *r)
 			problem(b, EXIT_DATAERR, r->line,
 				"MUTATE[%zu] (%s) is out of range: the op has %zu argument%s", i, shown,
 				n_args, n_args == 1 ? "" : "s");
-			ok = false;
-		} else {
-			idx[i] = (size_t)jv_int(v);
+			return;
 		}
+		b->idx[i] = (size_t)jv_int(v);
 	}
-	if (ok && !lookup_args(b, r, args, targs, &poisoned))
-		ok = false;
-	/* simrd names a mutated tensor's new version after it (x7 -> x7$), so a
-	 * tensor can be mutated once: a second MUTATE of it (through a copy of
-	 * a handle that was mutated since, or the same argument listed twice)
-	 * is a duplicate name there. */
-	bool twice = false;
-	struct u64set seen = {0}; /* tensors met so far in this record: linear time */
-	for (size_t i = 0; ok && !poisoned && !twice && i < n_mut; i++) {
-		uint32_t t = targs[idx[i]];
-		const char *an = jv_str(jv_at(args, idx[i]));
-		bool again = !u64set_add(&seen, t);
-		if (again || b->mutated[t]) {
-			if (again)
-				problem(b, EXIT_DATAERR, r->line,
-					"MUTATE changes the tensor of \"%s\" twice in one record", an);
-			else
-				problem(b, EXIT_DATAERR, r->line,
-					"MUTATE of \"%s\" changes a tensor already changed by the MUTATE on "
-					"line %u (through another handle to it): the reference simulator "
-					"names each new version after the old tensor and rejects a repeat",
-					an, b->mutated[t]);
-			twice = true;
-		}
-	}
-	u64set_free(&seen);
-	if (ok && !poisoned && !twice) {
-		uint64_t *sizes = xcalloc(n_mut + 1, sizeof *sizes);
-		for (size_t i = 0; i < n_mut; i++)
-			sizes[i] = schedule_tensor_bytes(b->s, targs[idx[i]]);
-		ok = within_totals(b, r->line, time, n_mut, sizes, NULL, NULL, args, idx, NULL);
-		free(sizes);
-	}
-	if (!ok || poisoned || twice) {
-		for (size_t i = 0; i < n_mut && ok; i++)
-			handle_map(b, jv_str(jv_at(args, idx[i])), POISON);
-		goto out;
-	}
-	for (size_t i = 0; i < n_mut; i++)
-		b->mutated[targs[idx[i]]] = (uint32_t)r->line;
-	if (strstr(name, "backward"))
-		b->in_bwd = true;
-	uint32_t op = new_op(b, name, (int64_t)time, targs, n_args, r->line);
-	b->s->ops[op].mutate = 1;
-	uint32_t first = (uint32_t)b->s->n_tensors;
-	for (size_t i = 0; i < n_mut; i++)
-		new_output(b, op, -1, schedule_tensor_bytes(b->s, targs[idx[i]]),
-			   jv_str(jv_at(args, idx[i])));
-	finish_op(b, op);
-	for (size_t i = 0; i < n_mut; i++) {
-		const char *an = jv_str(jv_at(args, idx[i]));
-		uint32_t old = POISON;
-		lookup(b, r, an, "ARGS", &old); /* the current tensor of that name */
-		handle_map(b, an, first + (uint32_t)i);
-		if (old != POISON)
-			drop_ref(b, r, old, an);
-	}
-out:
-	free(targs);
-	free(idx);
+	schedule_builder_mutate(b->sb, r->line, name, time, names_of(args, &b->args, &b->cap_args),
+				n_args, b->idx, n_mut);
 }
 
-static void do_copy(struct builder *b, const struct rec *r, bool from)
+static void do_copy(struct reader *b, const struct rec *r, bool from)
 {
 	const char *dst = get_str(b, r, "DST");
 	const char *src = get_str(b, r, "SRC");
 	if (!dst || !src)
 		return;
-	uint32_t ts, old = POISON;
-	if (!lookup(b, r, src, "SRC", &ts)) {
-		handle_map(b, dst, POISON);
-		return;
-	}
-	struct handle *hd = handle_find(b, dst);
-	if (from) {
-		if (!hd) {
-			problem(b, EXIT_DATAERR, r->line, "COPY_FROM into \"%s\", which was never defined", dst);
-			return;
-		}
-		old = hd->tensor;
-	} else if (hd && hd->tensor != POISON) {
-		problem(b, EXIT_DATAERR, r->line, "COPY to \"%s\", which is already defined", dst);
-		return;
-	}
-	if (from && old != POISON && old == ts && b->srefs[b->s->tensors[ts].storage] == 1) {
-		problem(b, EXIT_DATAERR, r->line,
-			"COPY_FROM re-points \"%s\" at its own tensor, dropping the last reference to "
-			"its storage before taking it again: the reference simulator stops on this",
-			dst);
-		return;
-	}
-	handle_map(b, dst, ts);
-	if (from && old != POISON)
-		drop_ref(b, r, old, dst);
-	if (ts != POISON && storage_live(b, r, ts, src, from ? "COPY_FROM from" : "COPY from")) {
-		b->refs[ts]++;
-		emit(b, CMD_GET, ts);
-	}
+	schedule_builder_copy(b->sb, r->line, dst, src, from);
 }
 
-static void do_release(struct builder *b, const struct rec *r)
+static void do_release(struct reader *b, const struct rec *r)
 {
 	const char *name = get_str(b, r, "NAME");
 	if (!name)
 		return;
-	struct handle *h = handle_find(b, name);
-	if (!h || h->tensor == POISON)
-		return; /* releases of unknown names are ignored, as the reference does */
-	drop_ref(b, r, h->tensor, name);
+	schedule_builder_release(b->sb, r->line, name);
 }
 
 /* ANNOTATE ENTER / EXIT: a module call begins or ends (docs/log-format.md). */
-static void do_module(struct builder *b, const struct rec *r, bool enter)
+static void do_module(struct reader *b, const struct rec *r, bool enter)
 {
-	struct schedule *s = b->s;
 	const char *m = get_str(b, r, "MODULE");
 	if (!m)
 		return;
@@ -1075,43 +546,16 @@ static void do_module(struct builder *b, const struct rec *r, bool enter)
 		problem(b, EXIT_DATAERR, r->line, "ENTER record has a non-string field \"TYPE\"");
 		return;
 	}
-	if (!enter) {
-		if (!b->n_open) {
-			problem(b, EXIT_DATAERR, r->line,
-				"EXIT of module \"%s\", but no module call is open (no ENTER before it)", m);
-			return;
-		}
-		const struct sched_mark *top = &s->marks[b->open[b->n_open - 1]];
-		if (strcmp(schedule_str(s, top->name), m)) {
-			problem(b, EXIT_DATAERR, r->line,
-				"EXIT of module \"%s\", but the innermost open call is of \"%s\" "
-				"(ENTER on line %u): calls must nest", m, schedule_str(s, top->name),
-				top->line);
-			return;
-		}
-		b->n_open--;
-	}
-	XGROW(s->marks, b->cap_marks, s->n_marks + 1);
-	struct sched_mark *k = &s->marks[s->n_marks];
-	k->op = (uint32_t)s->n_ops;
-	k->name = add_string(b, m);
-	k->type = enter && ty ? add_string(b, jv_str(ty)) : 0;
-	k->line = (uint32_t)r->line;
-	k->enter = enter;
-	if (enter) {
-		XGROW(b->open, b->cap_open, b->n_open + 1);
-		b->open[b->n_open++] = (uint32_t)s->n_marks;
-	}
-	s->n_marks++;
+	schedule_builder_module(b->sb, r->line, m, ty ? jv_str(ty) : NULL, enter);
 }
 
-static void do_record(struct builder *b, struct rec *r)
+static void do_record(struct reader *b, struct rec *r)
 {
 	switch (r->kind) {
 	case REC_ANNOTATE: {
 		const char *a = get_str(b, r, "ANNOTATION");
 		if (a && !strcmp(a, "BACKWARD"))
-			b->in_bwd = true;
+			schedule_builder_backward(b->sb);
 		else if (a && (!strcmp(a, "ENTER") || !strcmp(a, "EXIT")))
 			do_module(b, r, a[1] == 'N');
 		else if (a && strcmp(a, "START"))
@@ -1148,6 +592,7 @@ static void do_record(struct builder *b, struct rec *r)
 		break;
 	}
 }
+
 
 /* Is line [p, q) an ANNOTATE START record? */
 static bool is_start_line(const char *p, size_t len)
@@ -1215,7 +660,7 @@ void (*schedule_test_between_passes)(const char *spec);
  */
 static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
 		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
-		struct pass1 *p1, struct rs_error *err)
+		struct pass1 *p1, bool *graph, struct rs_error *err)
 {
 	struct source *src = NULL;
 	struct source_lines l;
@@ -1223,6 +668,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	*whole = NULL;
 	*whole_len = *whole_cap = 0;
 	if (!spec) {
+		*graph = graph_detect(data, len);
 		source_lines_mem(&l, data, len);
 		if (digest)
 			sha256(data, len, sha);
@@ -1267,6 +713,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			source_close(src);
 			return -1;
 		}
+		*graph = graph_detect(buf, n);
 		if (got == 0) { /* all of it */
 			if (digest)
 				source_sha256(src, sha);
@@ -1288,8 +735,8 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	const char *p;
 	size_t n;
 	long line = 0;
-	int rc;
-	while ((rc = source_lines_next(&l, &p, &n, err)) > 0) {
+	int rc = 0;
+	while (!*graph && (rc = source_lines_next(&l, &p, &n, err)) > 0) {
 		line++;
 		if (memmem(p, n, "\"START\"", 7) && is_start_line(p, n)) {
 			*start_line = line;
@@ -1317,116 +764,38 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	return 0;
 }
 
-/* The final pins of live outputs (or their preallocation). */
-static void finish_outputs(struct builder *b)
+/* A node-link graph (graph.h), found by the first pass: from data, or
+ * loaded whole from spec when it was longer than a small log. */
+static int build_graph(const char *name, const char *spec, const char *data, size_t len,
+		       const struct read_options *opt, const uint8_t sha[32], char *whole,
+		       size_t whole_cap, struct schedule **out, struct rs_error *err, int max_errors,
+		       void (*report)(void *, const struct rs_error *), void *ctx,
+		       struct rs_error *src_err)
 {
-	struct schedule *s = b->s;
-	uint8_t *seen = b->opt->preallocate ? xcalloc(s->n_tensors + 1, 1) : NULL;
-	for (size_t i = 0; i < b->n_handles; i++) {
-		uint32_t t = b->handles[i].tensor;
-		if (t == POISON || b->refs[t] <= 0)
-			continue;
-		uint32_t sid = s->tensors[t].storage;
-		if (!b->opt->preallocate && b->srefs[sid] <= 0) {
-			/* The release that emptied the storage left this handle's
-			 * tensor with a reference: the baseline replay has discarded
-			 * the storage, which its final pin would need, and simrd
-			 * asserts at that release (a storage banished with a live
-			 * tensor). Any later use of the handle is refused by
-			 * storage_live; this is the case of a handle never used again. */
-			problem(b, EXIT_DATAERR, b->sgone[sid],
-				"this drops the last reference to a storage that \"%s\" still holds at "
-				"the end (a tensor released through another handle to it or its views): "
-				"the baseline replay discards the storage, which that handle's final pin "
-				"needs, and the reference simulator stops here", schedule_str(s, b->handles[i].name));
-			continue;
+	char *loaded = NULL;
+	struct rs_error e = {0};
+	if (spec) {
+		if (source_load(spec, &loaded, &len, &e) < 0) {
+			free_whole(whole, whole_cap);
+			*out = NULL;
+			if (src_err) {
+				*src_err = e;
+				return -1;
+			}
+			if (err)
+				*err = e;
+			if (report)
+				report(ctx, &e);
+			return 1;
 		}
-		if (!b->opt->preallocate) {
-			emit(b, CMD_PIN, t);
-			s->n_pins_final++;
-			continue;
-		}
-		/* The reference keys outputs by the tensor a view was taken of
-		 * (one step, not the root) and counts each key once. */
-		const struct sched_tensor *st = &s->tensors[t];
-		uint32_t key = st->alias >= 0 ? s->op_args[s->ops[st->op].args + (uint32_t)st->alias] : t;
-		if (!seen[key]) {
-			seen[key] = 1;
-			s->output_ram += schedule_tensor_bytes(s, t);
-		}
+		data = loaded;
 	}
-	free(seen);
-}
-
-/* The derived lists of struct schedule that replays read (see there):
- * storage-level edges in the order runtime-commands.c's rt_cmd_compute meets them. */
-static void build_replay_lists(struct schedule *s)
-{
-	const size_t nt = s->n_tensors, ns = s->n_storages;
-	s->tensor_storage = xmalloc((nt + 1) * sizeof *s->tensor_storage);
-	for (size_t t = 0; t < nt; t++)
-		s->tensor_storage[t] = s->tensors[t].storage;
-	s->arg_storage = xmalloc((s->n_op_args + 1) * sizeof *s->arg_storage);
-	for (size_t i = 0; i < s->n_op_args; i++)
-		s->arg_storage[i] = s->tensor_storage[s->op_args[i]];
-
-	uint32_t *nf = xcalloc(ns + 1, sizeof *nf), *nr = xcalloc(ns + 1, sizeof *nr);
-	for (size_t o = 0; o < s->n_ops; o++) {
-		const struct sched_op *op = &s->ops[o];
-		for (uint32_t k = 0; k < op->n_outs; k++)
-			nr[s->tensor_storage[op->outs + k]] += op->n_args;
-		for (uint32_t a = 0; a < op->n_args; a++)
-			nf[s->arg_storage[op->args + a]] += op->n_outs;
-	}
-	s->storage_fwd_off = xmalloc((ns + 1) * sizeof *s->storage_fwd_off);
-	s->storage_rev_off = xmalloc((ns + 1) * sizeof *s->storage_rev_off);
-	uint32_t af = 0, ar = 0;
-	for (size_t x = 0; x < ns; x++) {
-		s->storage_fwd_off[x] = af;
-		s->storage_rev_off[x] = ar;
-		af += nf[x];
-		ar += nr[x];
-		nf[x] = nr[x] = 0;
-	}
-	s->storage_fwd_off[ns] = af;
-	s->storage_rev_off[ns] = ar;
-	s->storage_fwd = xmalloc(((size_t)af + 1) * sizeof *s->storage_fwd);
-	s->storage_rev = xmalloc(((size_t)ar + 1) * sizeof *s->storage_rev);
-	for (size_t o = 0; o < s->n_ops; o++) {
-		const struct sched_op *op = &s->ops[o];
-		for (uint32_t k = 0; k < op->n_outs; k++) {
-			uint32_t os = s->tensor_storage[op->outs + k];
-			for (uint32_t a = 0; a < op->n_args; a++)
-				s->storage_rev[s->storage_rev_off[os] + nr[os]++] = s->arg_storage[op->args + a];
-		}
-		for (uint32_t a = 0; a < op->n_args; a++) {
-			uint32_t ps = s->arg_storage[op->args + a];
-			for (uint32_t k = 0; k < op->n_outs; k++)
-				s->storage_fwd[s->storage_fwd_off[ps] + nf[ps]++] = s->tensor_storage[op->outs + k];
-		}
-	}
-	free(nf);
-	free(nr);
-}
-
-/* Storage members, as CSR. */
-static void build_lists(struct schedule *s)
-{
-	uint32_t acc;
-	for (size_t t = 0; t < s->n_tensors; t++)
-		s->storages[s->tensors[t].storage].n_tensors++;
-	s->storage_tensors = xmalloc((s->n_tensors + 1) * sizeof *s->storage_tensors);
-	acc = 0;
-	for (size_t i = 0; i < s->n_storages; i++) {
-		s->storages[i].tensors = acc;
-		acc += s->storages[i].n_tensors;
-		s->storages[i].n_tensors = 0;
-	}
-	for (size_t t = 0; t < s->n_tensors; t++) {
-		struct sched_storage *st = &s->storages[s->tensors[t].storage];
-		s->storage_tensors[st->tensors + st->n_tensors++] = (uint32_t)t;
-	}
-	build_replay_lists(s);
+	int n = graph_import(name, data, len, opt, max_errors, report, ctx, out, err);
+	if (!n && opt->digest)
+		memcpy((*out)->sha256, sha, 32);
+	free(loaded);
+	free_whole(whole, whole_cap);
+	return n;
 }
 
 /* Build from spec, streamed, or else from data in memory. An error of the
@@ -1444,8 +813,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	char *whole;
 	size_t whole_len, whole_cap = 0;
 	struct pass1 p1 = {0};
+	bool graph = false;
 	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &whole_cap, &p1, &e);
+			   &whole_cap, &p1, &graph, &e);
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -1456,28 +826,21 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 		*out = NULL;
 		return -1;
 	}
-	struct builder b;
+	if (!opt)
+		opt = &defaults;
+	if (scanned == 0 && graph)
+		return build_graph(name, spec, data, len, opt, sha, whole, whole_cap, out, err,
+				   max_errors, report, ctx, src_err);
+	struct reader b;
 	memset(&b, 0, sizeof b);
-	b.file = name;
-	b.opt = opt ? opt : &defaults;
-	b.max_errors = max_errors;
-	b.err = err;
-	b.report = report;
-	b.report_ctx = ctx;
-	b.s = xcalloc(1, sizeof *b.s);
-	struct schedule *s = b.s;
-	s->source = xstrdup(name);
-	s->preallocate = b.opt->preallocate;
-	add_string(&b, ""); /* offset 0: the empty name */
+	b.sb = schedule_builder_new(name, opt->preallocate, max_errors, err, report, ctx);
 
 	struct source *src = NULL;
 	struct source_lines lines = {0};
-	if (b.opt->digest)
-		memcpy(s->sha256, sha, sizeof sha);
 	if (scanned == 0 && spec && schedule_test_between_passes)
 		schedule_test_between_passes(spec);
 	if (scanned < 0 || open_lines(spec, data, len, &src, &lines, &e) < 0)
-		source_problem(&b, &e);
+		schedule_builder_stop(b.sb, &e);
 	if (src) { /* the second pass: the same file, digested again */
 		struct source_file_id id = source_file_id(src);
 		if (id.dev != p1.id.dev || id.ino != p1.id.ino)
@@ -1488,9 +851,8 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 		source_check_start(src, NULL, 0);
 	}
 	b.in = &lines;
-	s->has_start = start_line > 0;
-	s->from_start = b.opt->from_start || !start_line;
-	if (!stop(&b) && !s->from_start) {
+	bool from_start = opt->from_start || !start_line;
+	if (!stop(&b) && !from_start) {
 		/* Validate and count the warm-up records, replay nothing of them. */
 		b.stop_line = start_line;
 		struct rec r;
@@ -1498,7 +860,6 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 		while ((rc = next_rec(&b, &r)) > 0)
 			rec_drop(&b, &r);
 		b.stop_line = 0;
-		s->skipped_lines = (uint64_t)start_line;
 	}
 	struct rec r;
 	int rc;
@@ -1520,43 +881,37 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	source_lines_free(&lines);
 	source_close(src);
 	free_whole(whole, whole_cap);
-	s->lines = (uint64_t)b.line;
-	for (size_t i = 0; i < b.n_open && !stop(&b); i++) {
-		const struct sched_mark *k = &s->marks[b.open[i]];
-		problem(&b, EXIT_DATAERR, k->line,
-			"module \"%s\" is entered here and never exited (no EXIT record)",
-			schedule_str(s, k->name));
-	}
-	if (!stop(&b) && s->n_ops == 0 && b.n_errors == 0) {
+	schedule_builder_end(b.sb);
+	if (!stop(&b) && schedule_builder_ops(b.sb) == 0 && schedule_builder_problems(b.sb) == 0) {
 		if (b.line == 0)
 			problem(&b, EXIT_DATAERR, 0, "empty log: no records");
 		else
 			problem(&b, EXIT_DATAERR, 0, "the log replays no op (%ld lines, none a CALL, MUTATE or CONSTANT%s)",
-				b.line, s->from_start ? "" : " after START");
-	}
-	if (b.n_errors == 0) {
-		finish_outputs(&b);
-		build_lists(s);
-		s->n_handles = b.n_handles;
+				b.line, from_start ? "" : " after START");
 	}
 	for (int i = 0; i < b.n_spare; i++) {
 		jv_doc_free(b.spare[i]);
 		free(b.spare[i]);
 	}
-	free(b.handles);
-	free(b.table);
-	free(b.stable);
-	free(b.refs);
-	free(b.mutated);
-	free(b.srefs);
-	free(b.sgone);
-	free(b.open);
-	if (b.n_errors) {
-		schedule_free(s);
-		*out = NULL;
-		return b.n_errors;
-	}
+	free(b.args);
+	free(b.res_names);
+	free(b.res);
+	free(b.idx);
+	free(b.writes);
+	struct schedule *s;
+	int n = schedule_builder_finish(b.sb, &s);
 	*out = s;
+	if (n)
+		return n;
+	/* Facts of the read */
+	memcpy(s->records, b.records, sizeof s->records);
+	s->lines = (uint64_t)b.line;
+	s->has_start = start_line > 0;
+	s->from_start = from_start;
+	if (!from_start)
+		s->skipped_lines = (uint64_t)start_line;
+	if (opt->digest)
+		memcpy(s->sha256, sha, sizeof sha);
 	return 0;
 }
 

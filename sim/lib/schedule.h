@@ -142,6 +142,16 @@ struct schedule {
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
 
+	/* What was read: an op log, or a computation graph (graph.h) and
+	 * its facts (then records are 0). */
+	enum sched_input {
+		SCHED_LOG,
+		SCHED_GRAPH_CHECKMATE, /* nodes with cost_cpu, cost_ram */
+		SCHED_GRAPH_LAYERED,   /* nodes with duration, out_cost, param_cost */
+	} input;
+	bool graph_file_order;   /* ops in the file's graph.order, else simrd's depth-first order */
+	uint64_t graph_nodes, graph_links;
+
 	/* Facts of the read, for `rematsim info`. */
 	uint64_t records[REC_KIND_COUNT]; /* records in the whole log */
 	uint64_t lines;          /* lines in the whole log */

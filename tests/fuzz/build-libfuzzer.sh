@@ -26,7 +26,12 @@ pkgs="yaml-0.1 zlib minizip jansson libxxhash"
 cflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
   -D_GNU_SOURCE -std=gnu11 -Isim/util -Isim/lib -Isolvers -Isim/exp -Ibuild/sim/util
   $(pkg-config --cflags $pkgs)"
-libs="$(pkg-config --libs $pkgs) -lm -lpthread"
+# The ILP's solvers as meson builds them: CBC's headers where the build
+# has it (config.h's HAVE_CBC), both libraries loaded with dlopen.
+if grep -q '#define HAVE_CBC 1' build/sim/util/config.h; then
+	cflags="$cflags $(pkg-config --cflags cbc)"
+fi
+libs="$(pkg-config --libs $pkgs) -lm -lpthread -ldl"
 
 # Every library source once, in parallel (an object per source, named after
 # its path).
@@ -41,7 +46,7 @@ printf '%s\n' sim/util/*.c sim/lib/*.c solvers/*.c sim/exp/*.c |
 
 # name:source:extra flags (fuzz-replay: fuzz-reader replaying what it reads)
 targets="reader:fuzz-reader: replay:fuzz-reader:-DFUZZ_REPLAY zip:fuzz-zip: yaml:fuzz-yaml:
-results:fuzz-results: gptext:fuzz-gptext:"
+results:fuzz-results: gptext:fuzz-gptext: graph:fuzz-graph:"
 for t in $targets; do
 	name=${t%%:*}
 	rest=${t#*:}
