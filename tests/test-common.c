@@ -1,6 +1,7 @@
 /* test-common.c: see test-common.h. */
 #include "test-common.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +148,44 @@ FILE *open_test_data(const char *name)
 	FILE *f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	return f;
+}
+
+/* ---------------------------------------------------------------- logs built record by record */
+
+void logb_put(struct logb *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	b->len += (size_t)vsnprintf(b->buf + b->len, sizeof b->buf - b->len, fmt, ap);
+	va_end(ap);
+	ck_assert_uint_lt(b->len, sizeof b->buf);
+}
+
+void logb_const(struct logb *b, const char *name, unsigned bytes)
+{
+	logb_put(b, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"%s\"}\n", name);
+	logb_put(b, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"%s\"}\n", bytes, name);
+}
+
+void logb_call(struct logb *b, const char *out, const char *args, unsigned bytes, unsigned time)
+{
+	logb_put(b, "{\"ARGS\":[%s],\"INSTRUCTION\":\"CALL\",\"NAME\":\"op_%s\",\"RESULT\":[\"%s\"],\"TIME\":\"%u\"}\n",
+		 args, out, out, time);
+	logb_put(b, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"%s\"}\n", bytes, out);
+	logb_put(b, "{\"ALIAS\":\"-1\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"%s\"}\n", out);
+}
+
+void logb_release(struct logb *b, const char *name)
+{
+	logb_put(b, "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"%s\"}\n", name);
+}
+
+struct schedule *logb_build(const struct logb *b)
+{
+	struct rs_error err;
+	struct read_options opt = {0};
+	struct schedule *s = parse_text(b->buf, &opt, &err);
+	if (!s)
+		ck_abort_msg("log did not parse: %s", err.msg);
+	return s;
 }

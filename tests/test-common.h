@@ -19,6 +19,21 @@
 struct schedule *parse_text(const char *text, const struct read_options *opt,
 			    struct rs_error *err);
 
+/** A log built record by record (the runtime's and offload's suites). */
+struct logb {
+	char buf[8192];
+	size_t len;
+};
+/** Append printf-style text; fails the test past the buffer. */
+void logb_put(struct logb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** A constant of `bytes`. */
+void logb_const(struct logb *b, const char *name, unsigned bytes);
+/** One-result call: out = op(args), args a JSON list body like "\"w\",\"a\"". */
+void logb_call(struct logb *b, const char *out, const char *args, unsigned bytes, unsigned time);
+void logb_release(struct logb *b, const char *name);
+/** The schedule of the log so far; fails the test if it does not parse. */
+struct schedule *logb_build(const struct logb *b);
+
 /** Problems found by check mode on text; fills up to cap messages. */
 struct problems {
 	int n;

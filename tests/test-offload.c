@@ -11,7 +11,6 @@
  */
 #include <check.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,49 +18,6 @@
 #include "heuristics.h"
 #include "runtime.h"
 #include "test-common.h"
-
-struct logb {
-	char buf[8192];
-	size_t len;
-};
-
-static void put(struct logb *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	b->len += (size_t)vsnprintf(b->buf + b->len, sizeof b->buf - b->len, fmt, ap);
-	va_end(ap);
-	ck_assert_uint_lt(b->len, sizeof b->buf);
-}
-
-static void lconst(struct logb *b, const char *name, unsigned bytes)
-{
-	put(b, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"%s\"}\n", name);
-	put(b, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"%s\"}\n", bytes, name);
-}
-
-static void lcall(struct logb *b, const char *out, const char *args, unsigned bytes, unsigned time)
-{
-	put(b, "{\"ARGS\":[%s],\"INSTRUCTION\":\"CALL\",\"NAME\":\"op_%s\",\"RESULT\":[\"%s\"],\"TIME\":\"%u\"}\n",
-	    args, out, out, time);
-	put(b, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"%s\"}\n", bytes, out);
-	put(b, "{\"ALIAS\":\"-1\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"%s\"}\n", out);
-}
-
-static void lrelease(struct logb *b, const char *name)
-{
-	put(b, "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"%s\"}\n", name);
-}
-
-static struct schedule *build(struct logb *b)
-{
-	struct rs_error err;
-	struct read_options opt = {0};
-	struct schedule *s = parse_text(b->buf, &opt, &err);
-	if (!s)
-		ck_abort_msg("log did not parse: %s", err.msg);
-	return s;
-}
 
 /* The copies seen through the event hook: (kind, storage, start, end). */
 struct copies {
@@ -119,16 +75,16 @@ static void copy_is(const struct copies *cp, int i, enum runtime_event_kind kind
 static struct schedule *chain(void)
 {
 	struct logb b = {0};
-	lconst(&b, "w", 10);
-	lcall(&b, "a", "\"w\"", 100, 1);
-	lcall(&b, "b", "\"a\"", 100, 2);
-	lcall(&b, "c", "\"b\"", 100, 4);
-	lcall(&b, "d", "\"c\"", 100, 8);
-	lcall(&b, "e", "\"a\",\"d\"", 100, 16);
+	logb_const(&b, "w", 10);
+	logb_call(&b, "a", "\"w\"", 100, 1);
+	logb_call(&b, "b", "\"a\"", 100, 2);
+	logb_call(&b, "c", "\"b\"", 100, 4);
+	logb_call(&b, "d", "\"c\"", 100, 8);
+	logb_call(&b, "e", "\"a\",\"d\"", 100, 16);
 	const char *names[] = {"w", "a", "b", "c", "d", "e"};
 	for (int i = 0; i < 6; i++)
-		lrelease(&b, names[i]);
-	return build(&b);
+		logb_release(&b, names[i]);
+	return logb_build(&b);
 }
 
 /*
@@ -221,15 +177,15 @@ END_TEST
 START_TEST(queue_counts_in_the_rule)
 {
 	struct logb b = {0};
-	lconst(&b, "w", 10);
-	lcall(&b, "a", "\"w\"", 100, 5);
-	lcall(&b, "b", "\"w\"", 100, 5);
-	lcall(&b, "c", "\"w\"", 100, 5);
-	lcall(&b, "d", "\"w\"", 200, 1);
+	logb_const(&b, "w", 10);
+	logb_call(&b, "a", "\"w\"", 100, 5);
+	logb_call(&b, "b", "\"w\"", 100, 5);
+	logb_call(&b, "c", "\"w\"", 100, 5);
+	logb_call(&b, "d", "\"w\"", 200, 1);
 	const char *names[] = {"w", "a", "b", "c", "d"};
 	for (int i = 0; i < 5; i++)
-		lrelease(&b, names[i]);
-	struct schedule *s = build(&b);
+		logb_release(&b, names[i]);
+	struct schedule *s = logb_build(&b);
 	struct offload_config oc = {.bandwidth = 5e10, .policy = OFFLOAD_COST};
 	struct copies cp = {0};
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 310, &oc, &cp);
@@ -261,19 +217,19 @@ END_TEST
 static struct schedule *later_use(void)
 {
 	struct logb b = {0};
-	lconst(&b, "w", 10);
-	lcall(&b, "a", "\"w\"", 100, 1);
-	lcall(&b, "b", "\"a\"", 100, 1);
-	lcall(&b, "c", "\"b\"", 100, 1);
-	lcall(&b, "d", "\"c\"", 100, 1);
-	lrelease(&b, "b");
-	lrelease(&b, "c");
-	lcall(&b, "y", "\"d\"", 100, 50);
-	lcall(&b, "e", "\"a\",\"y\"", 100, 1);
+	logb_const(&b, "w", 10);
+	logb_call(&b, "a", "\"w\"", 100, 1);
+	logb_call(&b, "b", "\"a\"", 100, 1);
+	logb_call(&b, "c", "\"b\"", 100, 1);
+	logb_call(&b, "d", "\"c\"", 100, 1);
+	logb_release(&b, "b");
+	logb_release(&b, "c");
+	logb_call(&b, "y", "\"d\"", 100, 50);
+	logb_call(&b, "e", "\"a\",\"y\"", 100, 1);
 	const char *names[] = {"w", "a", "d", "y", "e"}; /* no final pins */
 	for (int i = 0; i < 5; i++)
-		lrelease(&b, names[i]);
-	return build(&b);
+		logb_release(&b, names[i]);
+	return logb_build(&b);
 }
 
 START_TEST(prefetch_by_hand)

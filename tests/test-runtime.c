@@ -9,7 +9,6 @@
  */
 #include <check.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,58 +17,13 @@
 #include "runtime.h"
 #include "test-common.h"
 
-/* A log built record by record. */
-struct logb {
-	char buf[8192];
-	size_t len;
-};
-
-static void put(struct logb *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	b->len += (size_t)vsnprintf(b->buf + b->len, sizeof b->buf - b->len, fmt, ap);
-	va_end(ap);
-	ck_assert_uint_lt(b->len, sizeof b->buf);
-}
-
-static void lconst(struct logb *b, const char *name, unsigned bytes)
-{
-	put(b, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"%s\"}\n", name);
-	put(b, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"%s\"}\n", bytes, name);
-}
-
-/* One-result call: out = op(args), args a JSON list body like "\"w\",\"a\"". */
-static void lcall(struct logb *b, const char *out, const char *args, unsigned bytes, unsigned time)
-{
-	put(b, "{\"ARGS\":[%s],\"INSTRUCTION\":\"CALL\",\"NAME\":\"op_%s\",\"RESULT\":[\"%s\"],\"TIME\":\"%u\"}\n",
-	    args, out, out, time);
-	put(b, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"%u\",\"NAME\":\"%s\"}\n", bytes, out);
-	put(b, "{\"ALIAS\":\"-1\",\"INSTRUCTION\":\"ALIAS\",\"NAME\":\"%s\"}\n", out);
-}
-
-static void lrelease(struct logb *b, const char *name)
-{
-	put(b, "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"%s\"}\n", name);
-}
-
 /* Release each of the space-separated names. */
 static void release_all(struct logb *b, const char *names)
 {
 	char buf[256], *save = NULL;
 	snprintf(buf, sizeof buf, "%s", names);
 	for (char *n = strtok_r(buf, " ", &save); n; n = strtok_r(NULL, " ", &save))
-		lrelease(b, n);
-}
-
-static struct schedule *build(struct logb *b)
-{
-	struct rs_error err;
-	struct read_options opt = {0};
-	struct schedule *s = parse_text(b->buf, &opt, &err);
-	if (!s)
-		ck_abort_msg("log did not parse: %s", err.msg);
-	return s;
+		logb_release(b, n);
 }
 
 /* Evicted storages, in order, seen through the event hook. */
@@ -118,16 +72,16 @@ static struct runtime_result run(const struct schedule *s, enum runtime_kind rk,
 static struct schedule *chain(void)
 {
 	struct logb b = {0};
-	lconst(&b, "w", 10);
-	lcall(&b, "a", "\"w\"", 100, 1);
-	lcall(&b, "b", "\"a\"", 100, 2);
-	lcall(&b, "c", "\"b\"", 100, 4);
-	lcall(&b, "d", "\"c\"", 100, 8);
-	lcall(&b, "e", "\"a\",\"d\"", 100, 16);
+	logb_const(&b, "w", 10);
+	logb_call(&b, "a", "\"w\"", 100, 1);
+	logb_call(&b, "b", "\"a\"", 100, 2);
+	logb_call(&b, "c", "\"b\"", 100, 4);
+	logb_call(&b, "d", "\"c\"", 100, 8);
+	logb_call(&b, "e", "\"a\",\"d\"", 100, 16);
 	const char *names[] = {"w", "a", "b", "c", "d", "e"};
 	for (int i = 0; i < 6; i++)
-		lrelease(&b, names[i]);
-	return build(&b);
+		logb_release(&b, names[i]);
+	return logb_build(&b);
 }
 
 START_TEST(evict_and_remat)
@@ -229,11 +183,11 @@ END_TEST
 static struct schedule *released(void)
 {
 	struct logb b = {0};
-	lconst(&b, "w", 10);
-	lcall(&b, "a", "\"w\"", 100, 1);
-	lrelease(&b, "a");
-	lcall(&b, "b", "\"w\"", 100, 2);
-	return build(&b);
+	logb_const(&b, "w", 10);
+	logb_call(&b, "a", "\"w\"", 100, 1);
+	logb_release(&b, "a");
+	logb_call(&b, "b", "\"w\"", 100, 2);
+	return logb_build(&b);
 }
 
 START_TEST(eager_release)
@@ -270,16 +224,16 @@ START_TEST(banishing)
 	 * b pinned. d then evicts c, the only unpinned storage (1 evaluation).
 	 */
 	struct logb lb = {0};
-	lconst(&lb, "w", 10);
-	lcall(&lb, "a", "\"w\"", 100, 1);
-	lcall(&lb, "b", "\"a\"", 100, 2);
-	lrelease(&lb, "a");
-	lcall(&lb, "c", "\"w\"", 100, 4);
-	lcall(&lb, "d", "\"w\"", 100, 8);
+	logb_const(&lb, "w", 10);
+	logb_call(&lb, "a", "\"w\"", 100, 1);
+	logb_call(&lb, "b", "\"a\"", 100, 2);
+	logb_release(&lb, "a");
+	logb_call(&lb, "c", "\"w\"", 100, 4);
+	logb_call(&lb, "d", "\"w\"", 100, 8);
 	const char *names[] = {"b", "c", "d", "w"};
 	for (int i = 0; i < 4; i++)
-		lrelease(&lb, names[i]); /* no final pins */
-	struct schedule *s = build(&lb);
+		logb_release(&lb, names[i]); /* no final pins */
+	struct schedule *s = logb_build(&lb);
 	struct evlog ev = {0};
 	struct runtime_result r = run(s, RUNTIME_V1, "LRU", 210, INFINITY, &ev);
 	ck_assert_int_eq(r.outcome, OUTCOME_PASS);
@@ -305,9 +259,9 @@ START_TEST(pinned_never_evicted)
 {
 	/* Constants are pinned: with only w material, nothing can go. */
 	struct logb lb = {0};
-	lconst(&lb, "w", 100);
-	lcall(&lb, "a", "\"w\"", 100, 1);
-	struct schedule *s = build(&lb);
+	logb_const(&lb, "w", 100);
+	logb_call(&lb, "a", "\"w\"", 100, 1);
+	struct schedule *s = logb_build(&lb);
 	struct runtime_result r = run(s, RUNTIME_V2_EAGER_OPTIMIZED, "DTR", 150, INFINITY, NULL);
 	ck_assert_int_eq(r.outcome, OUTCOME_OOM);
 	ck_assert_uint_eq(r.heuristic_evals, 0);
@@ -319,12 +273,12 @@ START_TEST(ties_keep_later)
 {
 	/* a and b (same size) in the pool in that order: h_size ties, b goes. */
 	struct logb lb = {0};
-	lconst(&lb, "w", 10);
-	lcall(&lb, "a", "\"w\"", 100, 1);
-	lcall(&lb, "b", "\"w\"", 100, 1);
-	lcall(&lb, "c", "\"w\"", 100, 1);
+	logb_const(&lb, "w", 10);
+	logb_call(&lb, "a", "\"w\"", 100, 1);
+	logb_call(&lb, "b", "\"w\"", 100, 1);
+	logb_call(&lb, "c", "\"w\"", 100, 1);
 	release_all(&lb, "w a b c"); /* no final pins */
-	struct schedule *s = build(&lb);
+	struct schedule *s = logb_build(&lb);
 	struct evlog ev = {0};
 	struct runtime_result r = run(s, RUNTIME_V2, "LargestStorage", 210, INFINITY, &ev);
 	ck_assert_int_eq(r.outcome, OUTCOME_PASS);
@@ -339,12 +293,12 @@ START_TEST(zero_cost_taken_at_once)
 {
 	/* a cost 0 (TIME 0) first in the pool: AbLocal takes it, one eval. */
 	struct logb lb = {0};
-	lconst(&lb, "w", 10);
-	lcall(&lb, "a", "\"w\"", 100, 0);
-	lcall(&lb, "b", "\"w\"", 100, 5);
-	lcall(&lb, "c", "\"w\"", 100, 5);
+	logb_const(&lb, "w", 10);
+	logb_call(&lb, "a", "\"w\"", 100, 0);
+	logb_call(&lb, "b", "\"w\"", 100, 5);
+	logb_call(&lb, "c", "\"w\"", 100, 5);
 	release_all(&lb, "w a b c");
-	struct schedule *s = build(&lb);
+	struct schedule *s = logb_build(&lb);
 	struct evlog ev = {0};
 	struct runtime_result r = run(s, RUNTIME_V2, "AbLocal", 210, INFINITY, &ev);
 	ck_assert_int_eq(r.outcome, OUTCOME_PASS);
@@ -382,16 +336,16 @@ START_TEST(random_is_seeded)
 		{7, 129, 4, {4, 1, 5, 6}},
 	};
 	struct logb lb = {0};
-	lconst(&lb, "w", 10);
-	lcall(&lb, "a", "\"w\"", 100, 1);
-	lcall(&lb, "b", "\"w\"", 100, 2);
-	lcall(&lb, "c", "\"w\"", 100, 4);
-	lcall(&lb, "d", "\"w\"", 100, 8);
-	lcall(&lb, "e", "\"w\"", 100, 16);
-	lcall(&lb, "f", "\"w\"", 100, 32);
-	lcall(&lb, "g", "\"a\",\"b\",\"c\"", 100, 64);
+	logb_const(&lb, "w", 10);
+	logb_call(&lb, "a", "\"w\"", 100, 1);
+	logb_call(&lb, "b", "\"w\"", 100, 2);
+	logb_call(&lb, "c", "\"w\"", 100, 4);
+	logb_call(&lb, "d", "\"w\"", 100, 8);
+	logb_call(&lb, "e", "\"w\"", 100, 16);
+	logb_call(&lb, "f", "\"w\"", 100, 32);
+	logb_call(&lb, "g", "\"a\",\"b\",\"c\"", 100, 64);
 	release_all(&lb, "w a b c d e f g");
-	struct schedule *s = build(&lb);
+	struct schedule *s = logb_build(&lb);
 	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
 		for (int again = 0; again < 2; again++) {
 			struct evlog ev = {0};
@@ -457,10 +411,10 @@ START_TEST(preallocate)
 	 * outputs have no final pins (simrd only records their bytes).
 	 */
 	struct logb lb = {0};
-	lconst(&lb, "w", 10);
-	lcall(&lb, "a", "\"w\"", 100, 1);
-	lcall(&lb, "b", "\"w\"", 100, 2);
-	struct schedule *s = build(&lb);
+	logb_const(&lb, "w", 10);
+	logb_call(&lb, "a", "\"w\"", 100, 1);
+	logb_call(&lb, "b", "\"w\"", 100, 2);
+	struct schedule *s = logb_build(&lb);
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 110, INFINITY, NULL);
 	ck_assert_int_eq(r.outcome, OUTCOME_OOM);
 	ck_assert_int_eq(r.remat_compute, 1);
