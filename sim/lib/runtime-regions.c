@@ -810,12 +810,22 @@ static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, 
 	}
 	size_t ke = rt->scratch.stk_len;
 	if (ke > b) {
-		for (uint64_t limit = 64;; limit *= 4) {
+		/* A walk costs the edges of the new interior, the old one
+		 * less what K cuts off: where the old one's (kept sums, as of
+		 * their version) pass the first limit, the derivation goes
+		 * first (on the Unrolled GAN three walks in four failed, at
+		 * a cost of three times the edges of the walks that did not;
+		 * on a chain K cuts off nearly all, and the walk wins after).
+		 * Either way the region is the walk's. */
+		bool derive_first = x->ver && x->se + edges_of(rt, v, d) > 64;
+		for (uint64_t limit = 64;; limit *= 4, derive_first = false) {
+			if (derive_first && derive_upto(rt, x, v, d, b, ke, limit))
+				break;
 			if (walk_runs_upto(rt, r, v, d, limit)) {
 				rt->scratch.stk_len = b;
 				return;
 			}
-			if (derive_upto(rt, x, v, d, b, ke, limit))
+			if (!derive_first && derive_upto(rt, x, v, d, b, ke, limit))
 				break;
 		}
 	}
