@@ -518,13 +518,14 @@ struct runtime_state {
  * show fragmented regions: over RUNS_SWITCH_TENTHS / 10 runs a bitset word
  * in the regions that absorb, over a window of RUNS_SWITCH_WINDOW absorbs
  * (docs/scale.md: the Unrolled GAN's regions grow to 2-9 runs a word, and
- * bitsets are 2.5x faster there; the TreeLSTM's stay near 1 and the
- * LSTM's mostly under 2, which runs serve better: at 2 the LSTM switches
- * late at some ratios, still faster than bitsets throughout). Bitsets and
- * memo then take n^2 bytes, 64 MiB at most. */
+ * bitsets are faster there; the TreeLSTM's stay near 1 and the LSTM's
+ * under 2.5, which runs serve better: at 2 the LSTM switched at some
+ * ratios, 20-30% slower than on runs throughout once absorbs and sums
+ * cost less, issue 26's second pass). Bitsets and memo then take n^2
+ * bytes, 64 MiB at most. */
 #define RMEMO_MAX_BITSETS 8192
 #define RUNS_SWITCH_WINDOW 8192
-#define RUNS_SWITCH_TENTHS 20
+#define RUNS_SWITCH_TENTHS 30
 
 static inline bool rt_material(const struct runtime_state *rt, uint32_t s)
 {
