@@ -423,15 +423,18 @@ static bool sums_catch_up(struct runtime_state *rt, struct rregion *x, int d, co
 	const struct rt_regions *g = &rt->reg;
 	if (x->ver == g->ps_ver)
 		return true;
-	if (!x->ver || g->ps_ver - x->ver >= RT_PS_LOG) {
+	/* (a change costs a lookup, a run of the sums two prefix sums) */
+	if (!x->ver || g->ps_ver - x->ver >= RT_PS_LOG || g->ps_ver - x->ver > (uint64_t)x->in.n + 4) {
 		x->ver = 0;
 		return false;
 	}
+	const uint32_t lo = x->in.n ? x->in.r[0] : 0, hi = x->in.n ? x->in.r[2 * x->in.n - 1] : 0;
 	for (uint64_t v = x->ver + 1; v <= g->ps_ver; v++) {
 		const struct rt_ps_change *c = &g->ps_log[v % RT_PS_LOG];
 		if (c->what != RT_PS_COMPUTE && c->what != RT_PS_EDGES + (uint32_t)d)
 			continue;
-		if (!iset_has(&x->in, c->id) || c->id == except_id || (except && iset_has(except, c->id)))
+		if (c->id < lo || c->id >= hi || !iset_has(&x->in, c->id) || c->id == except_id ||
+		    (except && iset_has(except, c->id)))
 			continue;
 		if (c->what == RT_PS_COMPUTE)
 			x->sc += (uint64_t)c->delta;

@@ -242,7 +242,7 @@ struct rregion {
 
 /* A change to the prefix sums: id, what (RT_PS_COMPUTE, or RT_PS_EDGES + d
  * for edges in direction d), and by how much. */
-enum { RT_PS_COMPUTE = 0, RT_PS_EDGES = 1, RT_PS_LOG = 16 };
+enum { RT_PS_COMPUTE = 0, RT_PS_EDGES = 1, RT_PS_LOG = 64 };
 struct rt_ps_change {
 	int64_t delta;
 	uint32_t id, what;
