@@ -127,6 +127,9 @@ const char *nearest_name(const char *name, const char *const *names, size_t n);
  * Returns buf.
  */
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
+/** fmt_double's reals by its definition, trying p = 1, 2, ... 17 in turn
+ * (what its faster search must equal: tests). */
+char *fmt_double_linear(char buf[FMT_DOUBLE_LEN], double x);
 
 /**
  * The length of the valid UTF-8 sequence at p (1 for ASCII, 2 to 4), or 0
