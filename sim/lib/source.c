@@ -595,6 +595,7 @@ struct source {
 	XXH3_state_t *check; /* the check digest of the text given, or NULL */
 	struct source_file_id id;
 	bool regular;        /* a regular file or a zip member */
+	uint64_t size_hint;  /* source_size_hint */
 	bool failed;         /* errors are sticky */
 	struct rs_error ferr;
 };
@@ -889,8 +890,18 @@ int source_open(const char *spec, struct source **out, struct rs_error *err)
 		if (inflateInit2(&src->z, 15 + 16) != Z_OK)
 			rs_bug("inflateInit2 failed");
 	}
+	unz_file_info64 info;
+	if (zf && unzGetCurrentFileInfo64(zf, &info, NULL, 0, NULL, 0, NULL, 0) == UNZ_OK)
+		src->size_hint = (uint64_t)info.uncompressed_size;
+	else if (!zf && !src->gz && src->regular)
+		src->size_hint = (uint64_t)st.st_size;
 	*out = src;
 	return 0;
+}
+
+uint64_t source_size_hint(const struct source *src)
+{
+	return src->gz ? 0 : src->size_hint;
 }
 
 uint64_t source_bytes(const struct source *src)
