@@ -64,6 +64,10 @@ struct source_file_id {
 };
 struct source_file_id source_file_id(const struct source *src);
 void source_close(struct source *src);
+/** Test hooks: read zip members through minizip only (no whole decode by
+ * libdeflate, source.c); the members decoded whole so far. */
+extern bool source_test_no_whole;
+extern unsigned long source_test_whole_reads;
 
 /*
  * Lines of a source, or of bytes in memory, through a window that holds
