@@ -94,7 +94,7 @@ static inline uint64_t string_stops(uint64_t w)
 #endif
 
 /* A plain string at f->p (at its opening quote), ended in place, or NULL. */
-static const char *fast_string(struct fp *f)
+static inline __attribute__((always_inline)) const char *fast_string(struct fp *f)
 {
 	const char *s = ++f->p;
 #ifdef ONES
