@@ -133,7 +133,7 @@ int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 		if (h && (h->needs & NEEDS_PROTO))
 			return rs_error_set(err, EXIT_USAGE, NULL, 0,
 					    "offload is not modelled for %s (the prototype's own eviction)", h->name);
-		if (cfg->evict_after || cfg->remat_before || cfg->before)
+		if (cfg->evict_after || cfg->before)
 			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload is not modelled for plan replays");
 	}
 	unsigned kept = runtime_desc(cfg->runtime)->maintains;

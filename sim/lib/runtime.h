@@ -161,16 +161,11 @@ struct runtime_config {
 	 * it may name storages (*list, returned count) to evict now; those
 	 * material, unlocked and not pinned are. Shares ctx. */
 	size_t (*evict_after)(void *ctx, size_t cmd, bool done, const uint32_t **list);
-	/* Optional, for plan replay (plan.h): called before each command with
-	 * its index, it may name tensors (*list, returned count) to
-	 * rematerialize now, in order; those defined already are skipped.
-	 * Shares ctx. */
-	size_t (*remat_before)(void *ctx, size_t cmd, const uint32_t **list);
-	/* Optional, for explicit plans (plan.h): called before each command
+	/* Optional, for plan replays (plan.h): called before each command
 	 * with its index, it may name actions (*list, returned count) to run
 	 * first, in order: rematerialize a tensor (if it is not defined) or
-	 * evict a storage (if material, unlocked and not pinned); after
-	 * remat_before's. Shares ctx. */
+	 * evict a storage (if material, unlocked and not pinned). Module plans
+	 * name only rematerializations, explicit plans both. Shares ctx. */
 	size_t (*before)(void *ctx, size_t cmd, const struct runtime_action **list);
 	/* Optional: offload beside recomputation (NULL: off, as the reference).
 	 * Needs a runtime without banishing, no plan hooks, not DTRPrototype.
