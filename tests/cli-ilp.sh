@@ -24,12 +24,6 @@ has() { # DESC TEXT NEEDLE...
 		case "$text" in *"$n"*) ok "$desc has $n" ;; *) no "$desc lacks $n: $text" ;; esac
 	done
 }
-bad() { # STATUS DESC NEEDLE CMD...
-	want=$1 desc=$2 needle=$3; shift 3
-	m=$("$@" 2>&1 >/dev/null); got=$?
-	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
-	case "$m" in *"$needle"*) ok "$desc says '$needle'" ;; *) no "$desc: message '$m'" ;; esac
-}
 
 # revolve needs no solver.
 "$R" gen linear --n 10 --out "$T/chain.log" >/dev/null || no "gen linear"

@@ -80,12 +80,6 @@ has "sizes k=9" "$("$R" solve --sizes "$S" -k 9 --exact --json)" \
 has "sizes fast" "$("$R" solve --sizes "$S" -k 3 --json)" '"max_memory":18'
 
 # Bad input: a clear message and 64 (usage) or 65 (data).
-bad() { # STATUS DESC NEEDLE CMD...
-	want=$1 desc=$2 needle=$3; shift 3
-	m=$("$@" 2>&1 >/dev/null); got=$?
-	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
-	case "$m" in *"$needle"*) ok "$desc says '$needle'" ;; *) no "$desc: message '$m'" ;; esac
-}
 bad 64 "k < 0" "-k wants a whole number" "$R" solve --sizes "$S" -k -1
 bad 64 "k not a number" "-k wants a whole number" "$R" solve $L --planner dp -k two
 printf '5\nfive\n' > "$S.bad"
