@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "config.h"
 #include "gap.h"
 #include "heuristics.h"
@@ -564,10 +565,20 @@ static void run_point(void *ctx, size_t k)
 	struct point_result pr;
 	struct rs_error err = {0};
 	memset(&pr, 0, sizeof pr);
-	double t0 = now_seconds();
-	int failed = point_run(m->sched, &m->base, &pc, &pr, &err);
-	if (!pr.wall_ms)
-		pr.wall_ms = (now_seconds() - t0) * 1e3;
+	/* a replay this program ran before (sweep --cache): its result, and
+	 * the time it took then */
+	struct pcache *cache = rc->opt->cache;
+	char key[PCACHE_KEY_MAX];
+	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, point_budget(&m->base, &pc), key);
+	int failed = 0;
+	if (!keyed || !pcache_get(cache, key, &pr)) {
+		double t0 = now_seconds();
+		failed = point_run(m->sched, &m->base, &pc, &pr, &err);
+		if (!pr.wall_ms)
+			pr.wall_ms = (now_seconds() - t0) * 1e3;
+		if (keyed && !failed)
+			pcache_put(cache, key, &pr);
+	}
 	char *line = failed ? NULL : format_row(e, i, &p, &pr);
 	point_done(rc, i, line, &err);
 	/* the points with the same replay: its result (and time), their rows */
