@@ -1,10 +1,10 @@
 /*
- * test-iset.c: the run sets and Fenwick trees of sim/lib/iset.c that hold
+ * test-iset.c: the run sets and prefix sums of sim/lib/iset.c that hold
  * the regions of large logs, against plain bitmaps under random operations
- * (adds, removals, unions, differences, bulk removals; unions of a
- * fragmented set and a few runs), with runs that stay
- * sorted, disjoint and apart; the radix sort against insertion; Fenwick
- * prefix sums against plain sums.
+ * (adds, removals, unions, in place or not, differences, bulk removals;
+ * unions of a fragmented set and a few runs), with runs that stay
+ * sorted, disjoint and apart; the radix sort against insertion; ids in any
+ * order to runs; prefix sums against plain sums.
  */
 #include <check.h>
 #include <stdbool.h>
@@ -61,7 +61,7 @@ START_TEST(random_ops)
 {
 	uint64_t rng = 12345;
 	unsigned char ra[U], rb[U], ro[U];
-	struct iset a = {0}, b = {0}, o = {0};
+	struct iset a = {0}, b = {0}, o = {0}, g = {0};
 	for (int round = 0; round < 300; round++) {
 		random_set(&rng, ra, &a);
 		random_set(&rng, rb, &b);
@@ -78,6 +78,16 @@ START_TEST(random_ops)
 		for (int x = 0; x < U; x++)
 			ro[x] = rb[x] & !ra[x];
 		same(&o, ro);
+		/* in place: a copy of a gains b, the gain is b & ~a */
+		iset_copy(&g, &a);
+		iset_or_into(&g, &b, &o);
+		same(&o, ro);
+		for (int x = 0; x < U; x++)
+			ro[x] = ra[x] | rb[x];
+		same(&g, ro);
+		iset_copy(&g, &b);
+		iset_or_into(&g, &a, NULL);
+		same(&g, ro);
 		/* single adds and removals, at run ends, inside, in gaps */
 		for (int k = 0; k < 200; k++) {
 			uint32_t x = (uint32_t)(splitmix64_next(&rng) % U);
@@ -106,6 +116,7 @@ START_TEST(random_ops)
 	iset_free(&a);
 	iset_free(&b);
 	iset_free(&o);
+	iset_free(&g);
 }
 END_TEST
 
@@ -132,7 +143,7 @@ START_TEST(unequal_unions)
 {
 	uint64_t rng = 777;
 	unsigned char ra[U], rb[U], ro[U];
-	struct iset a = {0}, b = {0}, o = {0};
+	struct iset a = {0}, b = {0}, o = {0}, g = {0};
 	for (int round = 0; round < 400; round++) {
 		fragmented_set(&rng, ra, &a);
 		memset(rb, 0, U);
@@ -154,10 +165,19 @@ START_TEST(unequal_unions)
 		same(&o, ro);
 		iset_or(&o, &b, &a);
 		same(&o, ro);
+		/* in place, the few runs into the fragmented set, the gain
+		 * its ids the set lacked */
+		iset_copy(&g, &a);
+		iset_or_into(&g, &b, &o);
+		same(&g, ro);
+		for (int x = 0; x < U; x++)
+			ro[x] = rb[x] & !ra[x];
+		same(&o, ro);
 	}
 	iset_free(&a);
 	iset_free(&b);
 	iset_free(&o);
+	iset_free(&g);
 }
 END_TEST
 
@@ -190,44 +210,136 @@ START_TEST(sorts)
 }
 END_TEST
 
-START_TEST(fenwick_sums)
+/* Ids in any order to runs, through the bitmap (dense spans: runs that
+ * pass word ends, full words, a run to the span's last word) or the sort
+ * (a few ids far apart), against the sorted ids; the bitmap left zero. */
+START_TEST(assign_ids)
 {
+	enum { N = 70000 };
+	static uint32_t ids[N], sorted[N], tmp[N];
+	static unsigned char ref[N];
+	static uint64_t wb[N / 64 + 1];
+	uint64_t rng = 4242;
+	struct iset s = {0}, t = {0};
+	/* runs that end at a word's end, the span's last included */
+	static const uint32_t cases[][4] = {{0, 64, 0, 0}, {56, 64, 0, 0}, {64, 192, 0, 0}, {10, 128, 130, 192},
+					    {63, 64, 120, 128}, {0, 9, 63, 128}};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint32_t k = 0;
+		for (uint32_t r = 0; r < 4; r += 2)
+			for (uint32_t x = cases[c][r]; x < cases[c][r + 1]; x++)
+				sorted[k++] = x;
+		for (uint32_t i = 0; i < k; i++)
+			ids[i] = sorted[k - 1 - i];
+		iset_assign_ids(&s, ids, k, tmp, wb);
+		iset_assign_sorted(&t, sorted, k);
+		ck_assert_uint_eq(s.n, t.n);
+		ck_assert_uint_eq(s.card, t.card);
+		ck_assert(!s.n || !memcmp(s.r, t.r, 2 * s.n * sizeof *s.r));
+	}
+	for (int round = 0; round < 200; round++) {
+		memset(ref, 0, sizeof ref);
+		uint32_t base = (uint32_t)(splitmix64_next(&rng) % (N / 2));
+		uint32_t span = round % 4 == 3 ? N / 2 : 64 + (uint32_t)(splitmix64_next(&rng) % 3000);
+		uint32_t k = 0;
+		if (round % 4 == 3) { /* sparse: a few ids far apart */
+			for (uint32_t i = 0; i < 20; i++)
+				ref[base + (uint32_t)(splitmix64_next(&rng) % span)] = 1;
+		} else {
+			for (uint32_t x = base; x < base + span;) {
+				uint32_t len = 1 + (uint32_t)(splitmix64_next(&rng) % (round & 1 ? 200 : 5));
+				for (uint32_t j = 0; j < len && x < base + span; j++)
+					ref[x++] = 1;
+				x += 1 + (uint32_t)(splitmix64_next(&rng) % 4);
+			}
+		}
+		for (uint32_t x = 0; x < N; x++)
+			if (ref[x])
+				sorted[k++] = x;
+		memcpy(ids, sorted, k * sizeof *ids);
+		for (uint32_t i = k; i > 1; i--) { /* shuffled */
+			uint32_t j = (uint32_t)(splitmix64_next(&rng) % i);
+			uint32_t v = ids[i - 1];
+			ids[i - 1] = ids[j];
+			ids[j] = v;
+		}
+		iset_assign_ids(&s, ids, k, tmp, wb);
+		iset_assign_sorted(&t, sorted, k);
+		ck_assert_uint_eq(s.n, t.n);
+		ck_assert_uint_eq(s.card, t.card);
+		ck_assert(!s.n || !memcmp(s.r, t.r, 2 * s.n * sizeof *s.r));
+		bool zero = true;
+		for (size_t i = 0; i < sizeof wb / sizeof *wb; i++)
+			zero &= !wb[i];
+		ck_assert_msg(zero, "bitmap not cleared");
+	}
+	iset_free(&s);
+	iset_free(&t);
+}
+END_TEST
+
+/* Prefix sums against plain sums: adds at random ids (extending top past
+ * ids never added to, and below it), at sizes of one and of several block
+ * widths (n = 1,000: 64 ids a block; n = 20,000: 128). */
+START_TEST(psum_sums)
+{
+	static const uint32_t sizes[] = {1000, 20000};
 	uint64_t rng = 99;
-	struct fenwick f;
-	fenwick_init(&f, 1000);
-	static int64_t v[1000];
-	memset(v, 0, sizeof v);
-	for (int k = 0; k < 5000; k++) {
-		uint32_t i = (uint32_t)(splitmix64_next(&rng) % 1000);
-		int64_t d = (int64_t)(splitmix64_next(&rng) % 2001) - 1000;
-		fenwick_add(&f, i, d);
-		v[i] += d;
-		uint32_t q = (uint32_t)(splitmix64_next(&rng) % 1001);
-		int64_t s = 0;
-		for (uint32_t j = 0; j < q; j++)
-			s += v[j];
-		if (fenwick_prefix(&f, q) != s)
-			ck_abort_msg("prefix %u", q);
+	static int64_t v[20000];
+	static uint32_t u[20000];
+	for (size_t z = 0; z < 2; z++) {
+		uint32_t n = sizes[z];
+		struct psum f;
+		psum_init(&f, n);
+		memset(v, 0, sizeof v);
+		ck_assert_int_eq(psum_prefix(&f, n), 0);
+		for (int k = 0; k < 3000; k++) {
+			/* mostly near the highest id so far, as in a replay */
+			uint32_t i = (uint32_t)(splitmix64_next(&rng) % n);
+			if (k % 3 && f.top)
+				i = f.top - 1 + (uint32_t)(splitmix64_next(&rng) % 3);
+			if (i >= n)
+				i = n - 1;
+			int64_t d = (int64_t)(splitmix64_next(&rng) % 2001) - 1000;
+			psum_add(&f, i, d);
+			v[i] += d;
+			uint32_t q = (uint32_t)(splitmix64_next(&rng) % (n + 1));
+			int64_t s = 0;
+			for (uint32_t j = 0; j < q; j++)
+				s += v[j];
+			if (psum_prefix(&f, q) != s)
+				ck_abort_msg("n %u: prefix %u", n, q);
+		}
+		int64_t all = 0;
+		for (uint32_t j = 0; j < n; j++) {
+			if (psum_prefix(&f, j) != all)
+				ck_abort_msg("n %u: prefix %u at the end", n, j);
+			all += v[j];
+		}
+		ck_assert_int_eq(psum_prefix(&f, n), all);
+		psum_free(&f);
+		/* the 32-bit sums (counts, never negative) */
+		struct psum32 g;
+		psum32_init(&g, n);
+		memset(u, 0, sizeof u);
+		for (int k = 0; k < 3000; k++) {
+			uint32_t i = (uint32_t)(splitmix64_next(&rng) % n);
+			if (k % 2 && g.top)
+				i = g.top - 1 + (uint32_t)(splitmix64_next(&rng) % 2);
+			if (i >= n)
+				i = n - 1;
+			uint32_t d = (uint32_t)(splitmix64_next(&rng) % 100);
+			psum32_add(&g, i, d);
+			u[i] += d;
+			uint32_t a = (uint32_t)(splitmix64_next(&rng) % (n + 1)), c = (uint32_t)(splitmix64_next(&rng) % (n + 1));
+			uint32_t lo = a < c ? a : c, hi = a < c ? c : a, s = 0;
+			for (uint32_t j = lo; j < hi; j++)
+				s += u[j];
+			if (psum32_prefix(&g, hi) - psum32_prefix(&g, lo) != s)
+				ck_abort_msg("n %u: range [%u, %u)", n, lo, hi);
+		}
+		psum32_free(&g);
 	}
-	fenwick_free(&f);
-	/* the 32-bit tree (counts, never negative) */
-	struct fenwick32 g;
-	fenwick32_init(&g, 1000);
-	static uint32_t u[1000];
-	memset(u, 0, sizeof u);
-	for (int k = 0; k < 5000; k++) {
-		uint32_t i = (uint32_t)(splitmix64_next(&rng) % 1000);
-		uint32_t d = (uint32_t)(splitmix64_next(&rng) % 100);
-		fenwick32_add(&g, i, d);
-		u[i] += d;
-		uint32_t a = (uint32_t)(splitmix64_next(&rng) % 1001), c = (uint32_t)(splitmix64_next(&rng) % 1001);
-		uint32_t lo = a < c ? a : c, hi = a < c ? c : a, s = 0;
-		for (uint32_t j = lo; j < hi; j++)
-			s += u[j];
-		if (fenwick32_prefix(&g, hi) - fenwick32_prefix(&g, lo) != s)
-			ck_abort_msg("range [%u, %u)", lo, hi);
-	}
-	fenwick32_free(&g);
 }
 END_TEST
 
@@ -238,7 +350,8 @@ int main(void)
 	tcase_add_test(tc, random_ops);
 	tcase_add_test(tc, unequal_unions);
 	tcase_add_test(tc, sorts);
-	tcase_add_test(tc, fenwick_sums);
+	tcase_add_test(tc, assign_ids);
+	tcase_add_test(tc, psum_sums);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

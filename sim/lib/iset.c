@@ -145,6 +145,69 @@ static inline void push_run(struct iset *out, uint32_t lo, uint32_t hi)
 	out->card += hi - lo;
 }
 
+/* s = the ids set in w[a, b) (a run may pass a word's end), clearing them. */
+static void take_bits(struct iset *s, uint64_t *w, uint32_t a, uint32_t b)
+{
+	bool open = false; /* a run from start reaches the word's start */
+	uint32_t start = 0;
+	for (uint32_t i = a; i < b; i++) {
+		uint64_t x = w[i];
+		const uint32_t base = i << 6;
+		w[i] = 0;
+		if (open) {
+			if (x == ~0ULL)
+				continue;
+			uint32_t t = (uint32_t)__builtin_ctzll(~x); /* its trailing ones */
+			push_run(s, start, base + t);
+			open = false;
+			x &= ~0ULL << t;
+		}
+		while (x) {
+			uint32_t lo = (uint32_t)__builtin_ctzll(x);
+			uint64_t inv = ~(x >> lo);
+			uint32_t len = inv ? (uint32_t)__builtin_ctzll(inv) : 64;
+			if (lo + len == 64) {
+				start = base + lo;
+				open = true;
+				break;
+			}
+			push_run(s, base + lo, base + lo + len);
+			x &= ~0ULL << (lo + len);
+		}
+	}
+	if (open)
+		push_run(s, start, b << 6);
+}
+
+/*
+ * A walk's members come in discovery order. Sorting them (a radix sort of
+ * two or three passes over 2,048 counters, or an insertion sort) cost more
+ * than the walk on the paper's logs of some 5,000 storages, whose regions
+ * span a few dozen words: there the ids go through a bitmap instead, whose
+ * words are then read as runs. A region spread thinly over a long log (a
+ * few members far apart) is still sorted.
+ */
+void iset_assign_ids(struct iset *s, uint32_t *a, size_t k, uint32_t *tmp, uint64_t *wb)
+{
+	if (k >= 8) {
+		uint32_t lo = a[0], hi = a[0];
+		for (size_t i = 1; i < k; i++) {
+			lo = a[i] < lo ? a[i] : lo;
+			hi = a[i] > hi ? a[i] : hi;
+		}
+		uint32_t wa = lo >> 6, we = (hi >> 6) + 1;
+		if (we - wa <= 4 * k + 64) {
+			for (size_t i = 0; i < k; i++)
+				wb[a[i] >> 6] |= 1ULL << (a[i] & 63);
+			iset_clear(s);
+			take_bits(s, wb, wa, we);
+			return;
+		}
+	}
+	sort_u32(a, k, tmp);
+	iset_assign_sorted(s, a, k);
+}
+
 /* The first run of s from i on whose end reaches x (end >= x: it holds x,
  * follows it, or ends just before it, adjacent), n if none. */
 static inline uint32_t find_reaching(const struct iset *s, uint32_t i, uint32_t x)
@@ -226,6 +289,50 @@ void iset_or(struct iset *out, const struct iset *a, const struct iset *b)
 	}
 	push_runs(out, a, i, a->n);
 	out->card = a->card + b->card - common;
+}
+
+/* a |= [lo, hi) in place (from a's run i on: none before it reaches lo);
+ * the ids new to a appended to gain. The index of the run that holds
+ * [lo, hi) after. */
+static uint32_t or_range(struct iset *a, uint32_t i, uint32_t lo, uint32_t hi, struct iset *gain)
+{
+	i = find_reaching(a, i, lo);
+	uint32_t j = i, nlo = lo, nhi = hi, p = lo; /* p: ids below it are covered */
+	uint64_t covered = 0;
+	/* a's runs that overlap or touch [lo, hi) join it; the gaps between
+	 * them within [lo, hi) are new */
+	for (; j < a->n && a->r[2 * j] <= hi; j++) {
+		uint32_t s = a->r[2 * j], e = a->r[2 * j + 1];
+		if (gain && s > p)
+			push_run(gain, p, s);
+		if (e > p)
+			p = e;
+		nlo = s < nlo ? s : nlo;
+		nhi = e > nhi ? e : nhi;
+		covered += e - s;
+	}
+	if (gain && p < hi)
+		push_run(gain, p, hi);
+	a->card += nhi - nlo - covered;
+	if (j == i) {
+		reserve(a, (size_t)a->n + 1);
+		memmove(a->r + 2 * i + 2, a->r + 2 * i, (size_t)(a->n - i) * 2 * sizeof *a->r);
+		a->n++;
+	} else if (j > i + 1) {
+		memmove(a->r + 2 * i + 2, a->r + 2 * j, (size_t)(a->n - j) * 2 * sizeof *a->r);
+		a->n -= j - i - 1;
+	}
+	a->r[2 * i] = nlo;
+	a->r[2 * i + 1] = nhi;
+	return i;
+}
+
+void iset_or_into(struct iset *a, const struct iset *b, struct iset *gain)
+{
+	if (gain)
+		iset_clear(gain);
+	for (uint32_t k = 0, i = 0; k < b->n; k++)
+		i = or_range(a, i, b->r[2 * k], b->r[2 * k + 1], gain);
 }
 
 /* In absorbs a is a few runs and b a region of tens: b's runs before each
@@ -336,28 +443,94 @@ void sort_u32(uint32_t *a, size_t n, uint32_t *tmp)
 		memcpy(a, src, n * sizeof *a);
 }
 
-void fenwick_init(struct fenwick *f, size_t n)
+/* Block width: 2^sh about sqrt n, at least 64 ids. */
+static uint32_t psum_shift(size_t n)
 {
-	f->n = n;
-	f->t = xcalloc(n + 1, sizeof *f->t);
+	uint32_t lg = 0;
+	while (lg < 63 && ((size_t)1 << lg) < n)
+		lg++;
+	return lg / 2 > 6 ? lg / 2 : 6;
 }
 
-void fenwick32_init(struct fenwick32 *f, size_t n)
+void psum_init(struct psum *p, size_t n)
 {
-	f->n = n;
-	f->t = xcalloc(n + 1, sizeof *f->t);
+	p->n = n;
+	p->sh = psum_shift(n);
+	p->in = xcalloc(n + 1, sizeof *p->in);
+	p->blk = xcalloc((n >> p->sh) + 1, sizeof *p->blk);
+	p->total = 0;
+	p->top = 0;
 }
 
-void fenwick32_free(struct fenwick32 *f)
+void psum_free(struct psum *p)
 {
-	free(f->t);
-	f->t = NULL;
-	f->n = 0;
+	free(p->in);
+	free(p->blk);
+	p->in = p->blk = NULL;
+	p->n = 0;
+	p->top = 0;
+	p->total = 0;
 }
 
-void fenwick_free(struct fenwick *f)
+void psum_add(struct psum *p, uint32_t i, int64_t d)
 {
-	free(f->t);
-	f->t = NULL;
-	f->n = 0;
+	const uint32_t mask = (1u << p->sh) - 1;
+	/* ids from top to i join with the value 0 */
+	for (uint32_t j = p->top; j <= i; j++) {
+		if (!(j & mask)) {
+			p->blk[j >> p->sh] = j ? p->blk[(j - 1) >> p->sh] + p->in[j - 1] : 0;
+			p->in[j] = 0;
+		} else {
+			p->in[j] = p->in[j - 1];
+		}
+	}
+	if (i >= p->top)
+		p->top = i + 1;
+	uint32_t end = (i | mask) + 1 < p->top ? (i | mask) + 1 : p->top;
+	for (uint32_t j = i; j < end; j++)
+		p->in[j] += (uint64_t)d;
+	for (uint32_t b = (i >> p->sh) + 1, last = (p->top - 1) >> p->sh; b <= last; b++)
+		p->blk[b] += (uint64_t)d;
+	p->total += (uint64_t)d;
+}
+
+void psum32_init(struct psum32 *p, size_t n)
+{
+	p->n = n;
+	p->sh = psum_shift(n);
+	p->in = xcalloc(n + 1, sizeof *p->in);
+	p->blk = xcalloc((n >> p->sh) + 1, sizeof *p->blk);
+	p->total = 0;
+	p->top = 0;
+}
+
+void psum32_free(struct psum32 *p)
+{
+	free(p->in);
+	free(p->blk);
+	p->in = p->blk = NULL;
+	p->n = 0;
+	p->top = 0;
+	p->total = 0;
+}
+
+void psum32_add(struct psum32 *p, uint32_t i, uint32_t d)
+{
+	const uint32_t mask = (1u << p->sh) - 1;
+	for (uint32_t j = p->top; j <= i; j++) {
+		if (!(j & mask)) {
+			p->blk[j >> p->sh] = j ? p->blk[(j - 1) >> p->sh] + p->in[j - 1] : 0;
+			p->in[j] = 0;
+		} else {
+			p->in[j] = p->in[j - 1];
+		}
+	}
+	if (i >= p->top)
+		p->top = i + 1;
+	uint32_t end = (i | mask) + 1 < p->top ? (i | mask) + 1 : p->top;
+	for (uint32_t j = i; j < end; j++)
+		p->in[j] += d;
+	for (uint32_t b = (i >> p->sh) + 1, last = (p->top - 1) >> p->sh; b <= last; b++)
+		p->blk[b] += d;
+	p->total += d;
 }

@@ -314,7 +314,7 @@ __attribute__((noinline)) static void region_absorb(struct runtime_state *rt, st
  * (then the edge adds that storage to the frontier).
  *
  * The counts are the walk's: a rebuild's accesses are the edges of its
- * base and interior (sums over runs through Fenwick trees of the current
+ * base and interior (sums over runs through prefix sums of the current
  * edge counts), its compute the interior's current computes. Check mode
  * compares every derived region with a walk. */
 
@@ -351,6 +351,7 @@ static struct rregion *rr_get(struct runtime_state *rt, struct region *r)
 		x->epoch = 0;
 		x->stale = false;
 		x->next_free = NULL;
+		x->ver = 0;
 		r->rr = x;
 	}
 	return r->rr;
@@ -392,37 +393,66 @@ static void region_free_runs(struct runtime_state *rt, struct region *r)
 	r->rr = NULL;
 }
 
-/* Sums over a set of the current computes and edge counts (direction d):
- * short runs one by one, long ones by the Fenwick trees. */
+/* Sums over a set of the current computes and edge counts (direction d),
+ * two prefix sums a run (iset.h's psum). */
 static int64_t sum_compute(const struct runtime_state *rt, const struct iset *s)
 {
+	const struct psum *p = &rt->reg.ps_comp;
 	uint64_t sum = 0;
-	for (uint32_t i = 0; i < s->n; i++) {
-		uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
-		if (hi - lo <= 16) {
-			for (uint32_t x = lo; x < hi; x++)
-				sum += (uint64_t)rt->key[x].compute;
-		} else {
-			sum += (uint64_t)fenwick_prefix(&rt->reg.fw_comp, hi) - (uint64_t)fenwick_prefix(&rt->reg.fw_comp, lo);
-		}
-	}
+	for (uint32_t i = 0; i < s->n; i++)
+		sum += (uint64_t)psum_prefix(p, s->r[2 * i + 1]) - (uint64_t)psum_prefix(p, s->r[2 * i]);
 	return (int64_t)sum;
 }
 
 static uint64_t sum_edges(const struct runtime_state *rt, const struct iset *s, int d)
 {
-	const uint32_t *lens = d ? rt->graph.n_srev : rt->graph.n_sfwd;
+	const struct psum32 *p = &rt->reg.ps_len[d];
 	uint64_t sum = 0;
-	for (uint32_t i = 0; i < s->n; i++) {
-		uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
-		if (hi - lo <= 16) {
-			for (uint32_t x = lo; x < hi; x++)
-				sum += lens[x];
-		} else {
-			sum += (uint32_t)(fenwick32_prefix(&rt->reg.fw_len[d], hi) - fenwick32_prefix(&rt->reg.fw_len[d], lo));
-		}
-	}
+	for (uint32_t i = 0; i < s->n; i++)
+		sum += (uint32_t)(psum32_prefix(p, s->r[2 * i + 1]) - psum32_prefix(p, s->r[2 * i]));
 	return sum;
+}
+
+/* Whether x's kept interior sums (direction d) are current: kept, and
+ * caught up with the changes since (each one to a member of the
+ * interior: of x->in less the ids in `except` and except_id, which
+ * joined it since); if too many came, they are dropped. */
+static bool sums_catch_up(struct runtime_state *rt, struct rregion *x, int d, const struct iset *except,
+			  uint32_t except_id)
+{
+	const struct rt_regions *g = &rt->reg;
+	if (x->ver == g->ps_ver)
+		return true;
+	/* (a change costs a lookup, a run of the sums two prefix sums) */
+	if (!x->ver || g->ps_ver - x->ver >= RT_PS_LOG || g->ps_ver - x->ver > (uint64_t)x->in.n + 4) {
+		x->ver = 0;
+		return false;
+	}
+	const uint32_t lo = x->in.n ? x->in.r[0] : 0, hi = x->in.n ? x->in.r[2 * x->in.n - 1] : 0;
+	for (uint64_t v = x->ver + 1; v <= g->ps_ver; v++) {
+		const struct rt_ps_change *c = &g->ps_log[v % RT_PS_LOG];
+		if (c->what != RT_PS_COMPUTE && c->what != RT_PS_EDGES + (uint32_t)d)
+			continue;
+		if (c->id < lo || c->id >= hi || !iset_has(&x->in, c->id) || c->id == except_id ||
+		    (except && iset_has(except, c->id)))
+			continue;
+		if (c->what == RT_PS_COMPUTE)
+			x->sc += (uint64_t)c->delta;
+		else
+			x->se += (uint64_t)c->delta;
+	}
+	x->ver = g->ps_ver;
+	return true;
+}
+
+static inline bool sums_ready(struct runtime_state *rt, struct rregion *x, int d)
+{
+	return sums_catch_up(rt, x, d, NULL, RT_NONE);
+}
+
+static inline uint32_t edges_of(const struct runtime_state *rt, uint32_t s, int d)
+{
+	return d ? rt->graph.n_srev[s] : rt->graph.n_sfwd[s];
 }
 
 static inline uint32_t *sort_scratch(struct runtime_state *rt, size_t n)
@@ -481,12 +511,13 @@ static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t 
 	struct rregion *x = rr_get(rt, r);
 	size_t ni = rt->scratch.stk_len - b;
 	uint32_t *tmp = sort_scratch(rt, ni > rt->reg.fr2_len ? ni : rt->reg.fr2_len);
-	sort_u32(rt->scratch.stk + b, ni, tmp);
-	iset_assign_sorted(&x->in, rt->scratch.stk + b, ni);
-	sort_u32(rt->reg.fr2, rt->reg.fr2_len, tmp);
-	iset_assign_sorted(&x->fr, rt->reg.fr2, rt->reg.fr2_len);
+	iset_assign_ids(&x->in, rt->scratch.stk + b, ni, tmp, rt->reg.wb);
+	iset_assign_ids(&x->fr, rt->reg.fr2, rt->reg.fr2_len, tmp, rt->reg.wb);
 	x->epoch = rt->reg.epoch;
 	x->stale = false;
+	x->sc = (uint64_t)compute;
+	x->se = acc - edges_of(rt, base, d);
+	x->ver = rt->reg.ps_ver;
 	rt->scratch.stk_len = b;
 	r->compute = compute;
 	rt->res->heuristic_accesses += acc;
@@ -553,8 +584,8 @@ static void win_add(struct runtime_state *rt, struct rregion *x, uint32_t v, int
 		return;
 	for (uint32_t j = 0, m = win_count(rt, true, d); j < m; j++) {
 		uint32_t t = win_node(rt, true, d, j);
-		if (t != v)
-			iset_add(rt_material(rt, t) ? &x->fr : &x->in, t);
+		if (t != v && iset_add(rt_material(rt, t) ? &x->fr : &x->in, t) && !rt_material(rt, t))
+			x->ver = 0;
 	}
 }
 
@@ -581,8 +612,13 @@ static void finish_derived(struct runtime_state *rt, struct region *r, uint32_t 
 	uint32_t n;
 	out_list(rt, v, d, &n);
 	x->epoch = rt->reg.epoch;
-	r->compute = sum_compute(rt, &x->in);
-	uint64_t acc = n + sum_edges(rt, &x->in, d);
+	if (!sums_ready(rt, x, d)) {
+		x->sc = (uint64_t)sum_compute(rt, &x->in);
+		x->se = sum_edges(rt, &x->in, d);
+		x->ver = rt->reg.ps_ver;
+	}
+	r->compute = (int64_t)x->sc;
+	uint64_t acc = n + x->se;
 	rt->res->heuristic_accesses += acc;
 	if (rt->cfg->check)
 		check_derived(rt, r, v, d, acc);
@@ -622,6 +658,13 @@ static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, 
 		struct rregion *x = rr_get(rt, r);
 		iset_copy(&x->in, &y->in);
 		iset_remove(&x->in, c);
+		if (sums_ready(rt, (struct rregion *)y, d)) {
+			x->sc = y->sc - (uint64_t)rt->key[c].compute;
+			x->se = y->se - edges_of(rt, c, d);
+			x->ver = y->ver;
+		} else {
+			x->ver = 0;
+		}
 		iset_copy(&x->fr, &y->fr);
 		iset_remove(&x->fr, v);
 		for (uint32_t i = 0; i < nv; i++)
@@ -716,7 +759,18 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 			rt->scratch.stk[k++] = rt->scratch.stk[w];
 	uint32_t *tmp = sort_scratch(rt, k - b);
 	sort_u32(rt->scratch.stk + b, k - b, tmp);
+	/* the kept sums lose theirs (when every one was a member) */
+	uint64_t card = x->in.card;
+	bool kept = sums_ready(rt, x, d);
 	iset_remove_sorted(&x->in, rt->scratch.stk + b, k - b);
+	if (kept && card - x->in.card == k - b) {
+		for (size_t w = b; w < k; w++) {
+			x->sc -= (uint64_t)rt->key[rt->scratch.stk[w]].compute;
+			x->se -= edges_of(rt, rt->scratch.stk[w], d);
+		}
+	} else {
+		x->ver = 0;
+	}
 	/* the storages met that are no longer adjacent leave the frontier */
 	for (size_t i = 0; i < rt->reg.fr2_len; i++) {
 		uint32_t f = rt->reg.fr2[i];
@@ -759,12 +813,22 @@ static void update_runs(struct runtime_state *rt, struct region *r, uint32_t v, 
 	}
 	size_t ke = rt->scratch.stk_len;
 	if (ke > b) {
-		for (uint64_t limit = 64;; limit *= 4) {
+		/* A walk costs the edges of the new interior, the old one
+		 * less what K cuts off: where the old one's (kept sums, as of
+		 * their version) pass the first limit, the derivation goes
+		 * first (on the Unrolled GAN three walks in four failed, at
+		 * a cost of three times the edges of the walks that did not;
+		 * on a chain K cuts off nearly all, and the walk wins after).
+		 * Either way the region is the walk's. */
+		bool derive_first = x->ver && x->se + edges_of(rt, v, d) > 64;
+		for (uint64_t limit = 64;; limit *= 4, derive_first = false) {
+			if (derive_first && derive_upto(rt, x, v, d, b, ke, limit))
+				break;
 			if (walk_runs_upto(rt, r, v, d, limit)) {
 				rt->scratch.stk_len = b;
 				return;
 			}
-			if (derive_upto(rt, x, v, d, b, ke, limit))
+			if (!derive_first && derive_upto(rt, x, v, d, b, ke, limit))
 				break;
 		}
 	}
@@ -814,33 +878,60 @@ static void switch_count(struct runtime_state *rt, const struct rregion *x)
 	g->sw_absorbs = 0;
 }
 
-/* region_absorb on runs: the same sets, counts and sums. */
+/* Absorbed sets of up to this many runs join in place (iset_or_into). */
+#define ABSORB_IN_PLACE 16
+
+/* region_absorb on runs: the same sets, counts and sums. r's direction
+ * is d. */
 __attribute__((noinline)) static void region_absorb_runs(struct runtime_state *rt, struct region *r, uint32_t fs,
-			   const struct region *reg)
+			   const struct region *reg, int d)
 {
 	struct rregion *x = r->rr;
 	if (!x || !iset_remove(&x->fr, fs)) {
 		region_broken(rt, fs);
 		return;
 	}
+	/* The kept sums (if any) follow the ids new to the interior, caught
+	 * up only if there are any: most absorbs add none. */
+	uint64_t gsc = 0, gse = 0;
+	bool grown = false;
 	if (r != reg && reg->rr) {
 		const struct rregion *y = reg->rr;
 		if (rt->reg.sw_may)
 			switch_count(rt, x);
-		iset_or(&rt->reg.is_tmp, &x->fr, &y->fr);
-		iset_swap(&x->fr, &rt->reg.is_tmp);
-		iset_andnot(&rt->reg.is_tmp, &y->in, &x->in);
+		/* The absorbed region is mostly a few runs and the absorber's
+		 * many: its runs go into the absorber's in place (the new
+		 * members gathered on the way); past ABSORB_IN_PLACE runs, by
+		 * a merge into a new set. */
+		if (y->fr.n <= ABSORB_IN_PLACE) {
+			iset_or_into(&x->fr, &y->fr, NULL);
+		} else {
+			iset_or(&rt->reg.is_tmp, &x->fr, &y->fr);
+			iset_swap(&x->fr, &rt->reg.is_tmp);
+		}
+		bool merged = y->in.n <= ABSORB_IN_PLACE;
+		if (merged)
+			iset_or_into(&x->in, &y->in, &rt->reg.is_tmp);
+		else
+			iset_andnot(&rt->reg.is_tmp, &y->in, &x->in);
 		if (rt->reg.is_tmp.card) {
 			uint64_t k = rt->reg.is_tmp.card;
 			int64_t c = sum_compute(rt, &rt->reg.is_tmp);
+			grown = true;
+			if (x->ver) {
+				gsc = (uint64_t)c;
+				gse = sum_edges(rt, &rt->reg.is_tmp, d);
+			}
 			if (iset_has(&rt->reg.is_tmp, fs)) {
 				k--;
 				c = rt_wadd(c, -rt->key[fs].compute);
 			}
 			rt->res->heuristic_accesses += k;
 			r->compute = rt_wadd(r->compute, c);
-			iset_or(&rt->reg.is_tmp2, &x->in, &rt->reg.is_tmp);
-			iset_swap(&x->in, &rt->reg.is_tmp2);
+			if (!merged) {
+				iset_or(&rt->reg.is_tmp2, &x->in, &rt->reg.is_tmp);
+				iset_swap(&x->in, &rt->reg.is_tmp2);
+			}
 		}
 		if (y->epoch < x->epoch)
 			x->epoch = y->epoch;
@@ -849,7 +940,17 @@ __attribute__((noinline)) static void region_absorb_runs(struct runtime_state *r
 	/* fs itself is counted and summed even if already inside. */
 	rt->res->heuristic_accesses++;
 	r->compute = rt_wadd(r->compute, rt->key[fs].compute);
-	iset_add(&x->in, fs);
+	bool fs_new = iset_add(&x->in, fs);
+	if (x->ver && (grown || fs_new)) {
+		if (sums_catch_up(rt, x, d, grown ? &rt->reg.is_tmp : NULL, fs_new ? fs : RT_NONE)) {
+			x->sc += gsc;
+			x->se += gse;
+			if (fs_new) {
+				x->sc += (uint64_t)rt->key[fs].compute;
+				x->se += edges_of(rt, fs, d);
+			}
+		}
+	}
 }
 
 static bool iset_eq(const struct iset *a, const struct iset *b)
@@ -947,10 +1048,12 @@ static void runs_free(struct rt_regions *g)
 		free(x);
 	}
 	for (int d = 0; d < 2; d++)
-		fenwick32_free(&g->fw_len[d]);
-	fenwick_free(&g->fw_comp);
+		psum32_free(&g->ps_len[d]);
+	psum_free(&g->ps_comp);
 	iset_free(&g->is_tmp);
 	iset_free(&g->is_tmp2);
+	free(g->wb);
+	g->wb = NULL;
 	free(g->srt);
 	free(g->fr2);
 	g->srt = g->fr2 = NULL;
@@ -973,8 +1076,10 @@ void rt_regions_init(struct runtime_state *rt)
 		g->slot = xmalloc((s->n_storages + 1) * sizeof *g->slot);
 		memset(g->slot, 0xff, (s->n_storages + 1) * sizeof *g->slot);
 		for (int d = 0; d < 2; d++)
-			fenwick32_init(&g->fw_len[d], s->n_storages);
-		fenwick_init(&g->fw_comp, s->n_storages);
+			psum32_init(&g->ps_len[d], s->n_storages);
+		psum_init(&g->ps_comp, s->n_storages);
+		g->ps_ver = 1;
+		g->wb = xcalloc(s->n_storages / 64 + 1, sizeof *g->wb);
 		return;
 	}
 	size_t n = s->n_storages;
@@ -1097,7 +1202,7 @@ void rt_regions_evict(struct runtime_state *rt, uint32_t s)
 			struct region *r = d ? rt_rev(rt, x->stk[i]) : rt_fwd(rt, x->stk[i]);
 			reg = d ? rt_rev(rt, s) : rt_fwd(rt, s); /* (r may have moved the slots) */
 			if (rt->reg.runs)
-				region_absorb_runs(rt, r, s, reg);
+				region_absorb_runs(rt, r, s, reg, d);
 			else if (rt->reg.words)
 				region_absorb_bits(rt, r, s, reg, lo, hi);
 			else

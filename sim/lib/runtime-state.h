@@ -234,6 +234,18 @@ struct rregion {
 	 * walks. */
 	bool stale;
 	struct rregion *next_free;
+	/* The interior's sums of current computes and edge counts (of the
+	 * region's direction), as of prefix-sum version ver (0: not kept);
+	 * see reg.ps_ver. */
+	uint64_t sc, se, ver;
+};
+
+/* A change to the prefix sums: id, what (RT_PS_COMPUTE, or RT_PS_EDGES + d
+ * for edges in direction d), and by how much. */
+enum { RT_PS_COMPUTE = 0, RT_PS_EDGES = 1, RT_PS_LOG = 64 };
+struct rt_ps_change {
+	int64_t delta;
+	uint32_t id, what;
 };
 
 struct rt_regions {
@@ -250,7 +262,7 @@ struct rt_regions {
 
 	/* Regions as compressed sets: past RMEMO_MAX_STORAGES storages, or
 	 * forced by runtime_config.run_regions. Then: per storage, its slot in
-	 * table or RT_NONE, and slots given back; Fenwick trees of the
+	 * table or RT_NONE, and slots given back; prefix sums (iset.h) of the
 	 * storages' current forward and reverse edge counts and computes (sums
 	 * over runs); released regions for reuse; scratch sets; the storages
 	 * of the batch being computed (scratch.stk[sb, se)); the epoch, one per
@@ -261,11 +273,18 @@ struct rt_regions {
 	uint32_t *slot;
 	uint32_t *slot_free;
 	size_t n_slots, slot_cap, n_slot_free, slot_free_cap;
-	struct fenwick32 fw_len[2];
-	struct fenwick fw_comp;
+	struct psum32 ps_len[2];
+	struct psum ps_comp;
+	/* Their version (one per change, from 1) and the last RT_PS_LOG
+	 * changes, change v at ps_log[v % RT_PS_LOG]: a region's kept sums
+	 * (rregion.sc, se) catch up with a few changes instead of summing
+	 * its runs again. */
+	uint64_t ps_ver;
+	struct rt_ps_change ps_log[RT_PS_LOG];
 	struct rregion *rr_free;
 	struct iset is_tmp, is_tmp2;
 	uint32_t *srt; /* sorting scratch */
+	uint64_t *wb;  /* a bitmap of n_storages bits, zero between uses (iset_assign_ids) */
 	size_t srt_cap;
 	size_t sb, se;
 	uint64_t epoch, win_t;
@@ -499,13 +518,14 @@ struct runtime_state {
  * show fragmented regions: over RUNS_SWITCH_TENTHS / 10 runs a bitset word
  * in the regions that absorb, over a window of RUNS_SWITCH_WINDOW absorbs
  * (docs/scale.md: the Unrolled GAN's regions grow to 2-9 runs a word, and
- * bitsets are 2.5x faster there; the TreeLSTM's stay near 1 and the
- * LSTM's mostly under 2, which runs serve better: at 2 the LSTM switches
- * late at some ratios, still faster than bitsets throughout). Bitsets and
- * memo then take n^2 bytes, 64 MiB at most. */
+ * bitsets are faster there; the TreeLSTM's stay near 1 and the LSTM's
+ * under 2.5, which runs serve better: at 2 the LSTM switched at some
+ * ratios, 20-30% slower than on runs throughout once absorbs and sums
+ * cost less, issue 26's second pass). Bitsets and memo then take n^2
+ * bytes, 64 MiB at most. */
 #define RMEMO_MAX_BITSETS 8192
 #define RUNS_SWITCH_WINDOW 8192
-#define RUNS_SWITCH_TENTHS 20
+#define RUNS_SWITCH_TENTHS 30
 
 static inline bool rt_material(const struct runtime_state *rt, uint32_t s)
 {
@@ -654,18 +674,30 @@ static inline void rt_regions_window_close(struct runtime_state *rt)
 	rt->reg.win = false;
 }
 
+static inline void rt_ps_logged(struct runtime_state *rt, uint32_t s, uint32_t what, int64_t delta)
+{
+	struct rt_ps_change *c = &rt->reg.ps_log[++rt->reg.ps_ver % RT_PS_LOG];
+	c->id = s;
+	c->what = what;
+	c->delta = delta;
+}
+
 /* Storage s's compute grew (runs: the sums over runs follow). */
 static inline void rt_regions_compute_added(struct runtime_state *rt, uint32_t s, int64_t cost)
 {
-	if (rt->reg.runs)
-		fenwick_add(&rt->reg.fw_comp, s, cost);
+	if (rt->reg.runs) {
+		psum_add(&rt->reg.ps_comp, s, cost);
+		rt_ps_logged(rt, s, RT_PS_COMPUTE, cost);
+	}
 }
 
 /* Storage s gained n edges in direction d (0 forward, 1 reverse). */
 static inline void rt_regions_edges_added(struct runtime_state *rt, uint32_t s, int d, uint32_t n)
 {
-	if (rt->reg.runs)
-		fenwick32_add(&rt->reg.fw_len[d], s, n);
+	if (rt->reg.runs) {
+		psum32_add(&rt->reg.ps_len[d], s, n);
+		rt_ps_logged(rt, s, RT_PS_EDGES + (uint32_t)d, n);
+	}
 }
 
 /* The regions of s, [0] forward and [1] reverse: two per storage, or, for
