@@ -79,7 +79,8 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 		return;
 	}
 	if (p->end == p->cap) {
-		if (p->end - p->len > p->len / 2) {
+		/* the ordered pool's choices pass no holes: compact less often */
+		if (p->end - p->len > (rt->ord.on ? 2 * p->len : p->len / 2)) {
 			rt_pool_compact(rt);
 		} else {
 			size_t cap = p->cap, c1 = cap, c2 = cap, c3 = cap;
@@ -95,13 +96,26 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 	pk_put(rt, p->end, s);
 	p->slot[p->end++] = s;
 	p->len++;
+	if (rt->ord.on)
+		rt_order_join(rt, s);
+}
+
+/* After key[s].last changed, s about to leave the pool: the pool-order
+ * copy in step, the ordered pool left as it is (its leave needs no key). */
+static inline void pk_put_last(struct runtime_state *rt, uint32_t s)
+{
+	if (rt->st[s].in_pool)
+		rt->pool.last[rt->st[s].pool_pos] = rt->key[s].last;
 }
 
 /* After key[s] changed: keep the pool-order copy in step. */
 static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 {
-	if (rt->st[s].in_pool && !rt->pool.off)
+	if (rt->st[s].in_pool && !rt->pool.off) {
 		pk_put(rt, rt->st[s].pool_pos, s);
+		if (rt->ord.on)
+			rt_order_rekey(rt, s);
+	}
 }
 
 
@@ -121,6 +135,8 @@ static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 	p->compute[x->pool_pos] = INT64_MAX;
 	p->last[x->pool_pos] = INT64_MAX;
 	p->len--;
+	if (rt->ord.on)
+		rt_order_leave(rt, s);
 	return true;
 }
 
@@ -147,6 +163,7 @@ void rt_pool_check(struct runtime_state *rt)
 	}
 	if (in_pool != p->len)
 		rs_bug("command %zu: pool length %zu, %zu members", rt->cmd, p->len, in_pool);
+	rt_order_check(rt);
 }
 
 /* ---- locks ------------------------------------------------------------- */
@@ -321,7 +338,8 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 	while (rt->memory + bytes > rt->budget) {
 		if (rt->pool.len == 0 || !rt->h)
 			return OUTCOME_OOM;
-		if (rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
+		/* for the scans; the ordered pool's choice reads no slots */
+		if (!rt->ord.on && rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
 			rt_pool_compact(rt);
 		uint32_t v = rt_choose(rt);
 		if (v == RT_NONE) /* DTRPrototype: none of its candidates can go */
@@ -444,7 +462,12 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 		uint32_t ps = rt->graph.par_s[off + j];
 		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
-			rt_key_sync(rt, ps);
+			/* a defined parent is locked below, leaving the pool: the
+			 * ordered pool need not place it first */
+			if (rt->ord.on && rt->defined[rt->graph.par[off + j]])
+				pk_put_last(rt, ps);
+			else
+				rt_key_sync(rt, ps);
 		}
 	}
 

@@ -20,6 +20,7 @@
  *   cls       runtime-classes.c: union-find classes, kept neighbour lists;
  *   ban       runtime-banish.c: V1's evicted dependents and edge copies;
  *   scan      runtime-scan.c: how a heuristic's choice is made, the draws;
+ *   ord       runtime-order.c: the pool in a choice's order (LRU, DTRLocal);
  *   proto     runtime-proto.c: DTRPrototype's candidates and classes.
  *
  * Each part is set up and freed by its owner (rt_X_init, rt_X_free, called
@@ -356,6 +357,52 @@ struct rt_banish {
 	bool lists;
 };
 
+/* ---- runtime-order.c: the pool in a choice's order (LRU, DTRLocal) ------------ */
+
+/* Up to this many groups of equal (compute, size); past it the ordered
+ * pool is dropped (a log whose op times differ, as the paper's do). */
+#define ORDER_MAX_GROUPS 64
+/* The walks' allowance before any choice has paid for them (rt_order.credit). */
+#define ORDER_CREDIT 65536
+
+/* A run: the members of one group with one last access, the later slot
+ * first (first ... tail through ord.next), in its group's list of runs
+ * by last access (prev, next). */
+struct rt_orun {
+	int64_t last;
+	uint32_t first, tail;
+	uint32_t prev, next;
+	uint32_t g;
+};
+
+/* Pool members of equal compute and size, as runs of equal last access,
+ * oldest first: the first run's first member is the group's choice. */
+struct rt_ogroup {
+	int64_t compute;
+	uint64_t size;
+	uint32_t head, tail; /* runs, RT_NONE when empty */
+};
+
+struct rt_order {
+	bool on;       /* kept (only for SCAN_LAST and SCAN_COMPUTE_PER_SIZE_STALE rows) */
+	bool grouped;  /* by (compute, size) (DTRLocal); LRU: one group */
+	uint32_t *next, *prev; /* per storage in the pool, its neighbours in its run */
+	uint32_t *run; /* per storage in the pool, its run */
+	uint8_t *grp;  /* per storage in the pool, its group */
+	struct rt_ogroup g[ORDER_MAX_GROUPS];
+	uint32_t n_groups, last_group;
+	/* The runs, and those free (linked through next). */
+	struct rt_orun *runs;
+	uint32_t n_runs, cap_runs, free_run;
+	/* (group, last access) -> run: open addressing, linear probing. */
+	uint32_t *hash;
+	uint32_t hash_mask, hash_used;
+	/* Joins and choices earn credit, walks (over runs, or within a run
+	 * by slot) spend it: below 0 the walks cost more than the scans they
+	 * save, and the ordered pool is dropped. */
+	int64_t credit;
+};
+
 /* ---- runtime-scan.c: choosing ------------------------------------------------ */
 
 struct rt_scan {
@@ -467,6 +514,7 @@ struct runtime_state {
 	struct rt_classes cls;     /* runtime-classes.c */
 	struct rt_banish ban;      /* runtime-banish.c */
 	struct rt_scan scan;       /* runtime-scan.c */
+	struct rt_order ord;       /* runtime-order.c */
 	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
 	struct rt_offload off;     /* runtime-offload.c (runtime_config.offload) */
 };
@@ -476,6 +524,7 @@ struct runtime_state {
  *                     shared part's init and free, the parts' in order
  * runtime-commands.c  commands, materialize/compute, eviction, the pool, locks
  * runtime-scan.c      a heuristic's choice: the fast scans, the draws
+ * runtime-order.c     the pool in a choice's order (LRU, DTRLocal)
  * runtime-regions.c   evicted regions (region.py): rebuilds and absorbs
  * runtime-memo.c      the reach memo behind batched rebuilds (Tarjan)
  * runtime-classes.c   union-find classes and kept evicted-neighbour lists
@@ -618,6 +667,25 @@ static inline uint64_t rt_draw(struct runtime_state *rt, uint64_t n)
 	if (sc->pyrng)
 		return py_random_below(sc->pyrng, n);
 	return splitmix64_next(&sc->rng) % n;
+}
+
+/* ---- runtime-order.c -------------------------------------------------------------- */
+
+void rt_order_init(struct runtime_state *rt);
+void rt_order_free(struct runtime_state *rt);
+/** Check mode: the runs hold exactly the pool, in order. */
+void rt_order_check(struct runtime_state *rt);
+/** s (in the pool, its key and slot current) joins its group. */
+void rt_order_join(struct runtime_state *rt, uint32_t s);
+/** s leaves its group (its key may have changed since it joined). */
+void rt_order_leave(struct runtime_state *rt, uint32_t s);
+/** s's key changed (s in the pool): its place follows. */
+void rt_order_rekey(struct runtime_state *rt, uint32_t s);
+
+/* A choice was made from the ordered pool, sparing a scan of the pool. */
+static inline void rt_order_chose(struct runtime_state *rt)
+{
+	rt->ord.credit += (int64_t)(rt->pool.len / 8);
 }
 
 /* ---- runtime-regions.c ------------------------------------------------------------ */
