@@ -472,8 +472,9 @@ static struct schedule *gen_schedule(enum gen_shape shape, uint64_t n, bool two,
  * multi-output ops: LRU keeps its one group there, DTRLocal's op times
  * differ and it drops the order), every runtime, several budgets, with and
  * without deallocation: the same numbers, the ordered runs in check mode
- * (its runs in order after every command). The ordered pool must have
- * made choices on each heuristic.
+ * (its runs in order after every command), kept from the start
+ * (order_at_once) and from when the scans have paid for it. The ordered
+ * pool must have made choices on each heuristic.
  */
 START_TEST(ordered_pool_agrees)
 {
@@ -489,7 +490,7 @@ START_TEST(ordered_pool_agrees)
 	else
 		s = gen_schedule((enum gen_shape)shape, shape == GEN_LINEAR ? 40 + 37 * (uint64_t)_i : 2 + (uint64_t)_i % 5,
 				 _i % 8 >= 4, (uint64_t)_i, &b);
-	uint64_t ordered[2] = {0, 0};
+	uint64_t ordered[2] = {0, 0}, ordered_auto[2] = {0, 0};
 	for (size_t h = 0; h < 2; h++)
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
 			for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++)
@@ -499,9 +500,12 @@ START_TEST(ordered_pool_agrees)
 						.ratio = ratios[r], .overhead_limit = INFINITY, .no_dealloc = nd,
 						.check = true,
 					};
-					struct point_result ord, scan, plain;
+					struct point_result ord, aut, scan, plain;
 					struct rs_error err;
+					ck_assert_int_eq(point_run(s, &b, &pc, &aut, &err), 0);
+					pc.order_at_once = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &ord, &err), 0);
+					pc.order_at_once = false;
 					pc.check = false;
 					pc.no_order = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
@@ -512,11 +516,18 @@ START_TEST(ordered_pool_agrees)
 						     ratios[r]);
 					same_against(&ord.run, &plain.run, "ordered pool", "plain loop", _i, names[h],
 						     kinds[k], ratios[r]);
+					same_against(&aut.run, &plain.run, "ordered pool once it pays", "plain loop",
+						     _i, names[h], kinds[k], ratios[r]);
 					ck_assert_uint_eq(scan.run.ordered_choices, 0);
 					ck_assert_uint_eq(plain.run.ordered_choices, 0);
 					ordered[h] += ord.run.ordered_choices;
+					ordered_auto[h] += aut.run.ordered_choices;
 				}
 	ck_assert_msg(ordered[0] > 0, "log %d: LRU made no choice from the ordered pool", _i);
+	/* the longer chains at the lowest budgets pay for it by themselves */
+	if (shape == GEN_LINEAR && _i >= 8)
+		ck_assert_msg(ordered_auto[0] > 0 && ordered_auto[1] > 0,
+			      "log %d: the ordered pool never started by itself", _i);
 	if (shape != 3)
 		ck_assert_msg(ordered[1] > 0, "log %d: DTRLocal made no choice from the ordered pool", _i);
 	schedule_free(s);

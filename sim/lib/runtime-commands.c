@@ -98,6 +98,8 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 	p->len++;
 	if (rt->ord.on)
 		rt_order_join(rt, s);
+	else
+		rt->ord.joins++;
 }
 
 /* After key[s].last changed, s about to leave the pool: the pool-order

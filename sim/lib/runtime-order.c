@@ -33,12 +33,17 @@
  * in the run of its group and last access, each run in slot order, each
  * group's runs in order of last access, each run in the hash.
  *
- * SPEED-ONLY (docs/architecture.md): past ORDER_MAX_GROUPS distinct
- * (compute, size) pairs (the paper's logs, whose op times differ), or once
- * the walks cost more than the scans they spare, the ordered pool is
- * dropped for the rest of the run and the vector scans choose, as they
- * would have (runtime_config.no_order forces that from the start; the
- * tests compare both with the plain loop).
+ * SPEED-ONLY (docs/architecture.md): keeping the order costs every join
+ * and leave of the pool (about 90 instructions a pair on the chain), which
+ * a run with few choices (a high budget) does not get back, so the scans
+ * choose until they have read ORDER_START slots per join; then the order
+ * is built from the pool (rt_order_start) and kept. Past
+ * ORDER_MAX_GROUPS distinct (compute, size) pairs (the paper's logs,
+ * whose op times differ), or once the walks cost more than the scans they
+ * spare, it is dropped for the rest of the run and the vector scans
+ * choose, as they would have (runtime_config.no_order forces that from
+ * the start, order_at_once the order; the tests compare them with the
+ * plain loop).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +75,9 @@ void rt_order_init(struct runtime_state *rt)
 	o->hash = xmalloc((o->hash_mask + 1) * sizeof *o->hash);
 	memset(o->hash, 0xff, (o->hash_mask + 1) * sizeof *o->hash);
 	o->credit = ORDER_CREDIT;
-	o->on = true;
+	o->armed = true;
+	if (rt->cfg->order_at_once)
+		rt_order_start(rt);
 }
 
 void rt_order_free(struct runtime_state *rt)
@@ -261,6 +268,18 @@ static inline void insert(struct runtime_state *rt, uint32_t s, bool latest)
 		o->prev[o->next[s]] = s;
 	if (--o->credit < 0)
 		o->on = false; /* the walks cost more than the scans */
+}
+
+void rt_order_start(struct runtime_state *rt)
+{
+	struct rt_order *o = &rt->ord;
+	const struct rt_pool *p = &rt->pool;
+	o->armed = false;
+	o->on = true;
+	/* in slot order, each the latest so far */
+	for (uint32_t i = 0; i < p->end && o->on; i++)
+		if (p->slot[i] != RT_NONE)
+			insert(rt, p->slot[i], true);
 }
 
 void rt_order_join(struct runtime_state *rt, uint32_t s)

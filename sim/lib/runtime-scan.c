@@ -582,7 +582,7 @@ DSCAN(scan_compute_per_size_stale_keys, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN
  */
 static uint32_t scan_last(struct runtime_state *rt)
 {
-	if (!rt->ord.on || !keys_narrow(rt))
+	if (!keys_narrow(rt) || !rt_order_ready(rt))
 		return scan_last_keys(rt);
 	count(rt, rt->pool.len);
 	rt_order_chose(rt);
@@ -602,7 +602,7 @@ static uint32_t scan_last(struct runtime_state *rt)
 static uint32_t scan_compute_per_size_stale(struct runtime_state *rt)
 {
 	struct rt_order *o = &rt->ord;
-	if (!o->on || !keys_narrow(rt))
+	if (!keys_narrow(rt) || !rt_order_ready(rt))
 		return scan_compute_per_size_stale_keys(rt);
 	const int64_t clock = rt->clock;
 	double best = INFINITY;

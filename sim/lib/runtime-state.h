@@ -364,6 +364,9 @@ struct rt_banish {
 #define ORDER_MAX_GROUPS 64
 /* The walks' allowance before any choice has paid for them (rt_order.credit). */
 #define ORDER_CREDIT 65536
+/* Keeping the order costs about what a scan pays for this many slots per
+ * join of the pool (and its leave): measured on the chain, 2^13. */
+#define ORDER_START 32
 
 /* A run: the members of one group with one last access, the later slot
  * first (first ... tail through ord.next), in its group's list of runs
@@ -385,6 +388,10 @@ struct rt_ogroup {
 
 struct rt_order {
 	bool on;       /* kept (only for SCAN_LAST and SCAN_COMPUTE_PER_SIZE_STALE rows) */
+	/* Not kept yet, but may be: once the scans have read more than
+	 * ORDER_START slots per join (scanned, joins), it is built. */
+	bool armed;
+	uint64_t scanned, joins;
 	bool grouped;  /* by (compute, size) (DTRLocal); LRU: one group */
 	uint32_t *next, *prev; /* per storage in the pool, its neighbours in its run */
 	uint32_t *run; /* per storage in the pool, its run */
@@ -681,6 +688,24 @@ void rt_order_join(struct runtime_state *rt, uint32_t s);
 void rt_order_leave(struct runtime_state *rt, uint32_t s);
 /** s's key changed (s in the pool): its place follows. */
 void rt_order_rekey(struct runtime_state *rt, uint32_t s);
+
+/** The scans have paid more than the order would cost: build it from the
+ * pool and keep it from now on (unless it is dropped at once). */
+void rt_order_start(struct runtime_state *rt);
+
+/* A scan of the pool is about to choose: whether the ordered pool should
+ * choose instead (it is kept, or the scans so far have paid for it). */
+static inline bool rt_order_ready(struct runtime_state *rt)
+{
+	struct rt_order *o = &rt->ord;
+	if (o->on || !o->armed)
+		return o->on;
+	o->scanned += rt->pool.len;
+	if (o->scanned <= ORDER_START * o->joins)
+		return false;
+	rt_order_start(rt);
+	return o->on;
+}
 
 /* A choice was made from the ordered pool, sparing a scan of the pool. */
 static inline void rt_order_chose(struct runtime_state *rt)

@@ -152,9 +152,10 @@ struct runtime_config {
 	 * hold the fast scans to it (runtime-scan.c). */
 	bool plain_scans;
 	/* Choose by the vector scans of the pool's keys even where the pool
-	 * kept in a choice's order would (LRU, DTRLocal; runtime-order.c):
-	 * for tests, which compare the two. */
-	bool no_order;
+	 * kept in a choice's order would (LRU, DTRLocal; runtime-order.c);
+	 * or keep that order from the start, not only once the scans have
+	 * cost more than it would: for tests, which compare the ways. */
+	bool no_order, order_at_once;
 	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
 	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
@@ -247,6 +248,7 @@ struct point_config {
 	bool mark_lists;       /* as in runtime_config */
 	bool plain_scans;      /* as in runtime_config */
 	bool no_order;         /* as in runtime_config */
+	bool order_at_once;    /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */
 	const struct offload_config *offload; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
