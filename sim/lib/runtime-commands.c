@@ -50,18 +50,37 @@ static inline void pk_put(struct runtime_state *rt, uint32_t i, uint32_t s)
 	rt->pool.last[i] = rt->key[s].last;
 }
 
+/* The key arrays from the keys, after the ordered pool chose without
+ * them (runtime-order.c): a scan is to choose. */
+void rt_pool_keys_refresh(struct runtime_state *rt)
+{
+	struct rt_pool *p = &rt->pool;
+	for (uint32_t i = 0; i < p->end; i++) {
+		if (p->slot[i] != RT_NONE) {
+			pk_put(rt, i, p->slot[i]);
+		} else {
+			p->size[i] = 0; /* a hole's keys: see struct rt_pool */
+			p->compute[i] = INT64_MAX;
+			p->last[i] = INT64_MAX;
+		}
+	}
+}
+
 static void rt_pool_compact(struct runtime_state *rt)
 {
 	struct rt_pool *p = &rt->pool;
+	const bool keys = !rt->ord.on;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < p->end; i++) {
 		uint32_t s = p->slot[i];
 		if (s == RT_NONE)
 			continue;
 		p->slot[n] = s;
-		p->size[n] = p->size[i];
-		p->compute[n] = p->compute[i];
-		p->last[n] = p->last[i];
+		if (keys) {
+			p->size[n] = p->size[i];
+			p->compute[n] = p->compute[i];
+			p->last[n] = p->last[i];
+		}
 		rt->st[s].pool_pos = n++;
 	}
 	p->end = n;
@@ -93,30 +112,24 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 	}
 	x->in_pool = true;
 	x->pool_pos = p->end;
-	pk_put(rt, p->end, s);
 	p->slot[p->end++] = s;
 	p->len++;
-	if (rt->ord.on)
+	if (rt->ord.on) {
 		rt_order_join(rt, s);
-	else
+	} else {
+		pk_put(rt, p->end - 1, s);
 		rt->ord.joins++;
-}
-
-/* After key[s].last changed, s about to leave the pool: the pool-order
- * copy in step, the ordered pool left as it is (its leave needs no key). */
-static inline void pk_put_last(struct runtime_state *rt, uint32_t s)
-{
-	if (rt->st[s].in_pool)
-		rt->pool.last[rt->st[s].pool_pos] = rt->key[s].last;
+	}
 }
 
 /* After key[s] changed: keep the pool-order copy in step. */
 static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 {
 	if (rt->st[s].in_pool && !rt->pool.off) {
-		pk_put(rt, rt->st[s].pool_pos, s);
 		if (rt->ord.on)
 			rt_order_rekey(rt, s);
+		else
+			pk_put(rt, rt->st[s].pool_pos, s);
 	}
 }
 
@@ -133,12 +146,14 @@ static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 		return true;
 	}
 	p->slot[x->pool_pos] = RT_NONE;
-	p->size[x->pool_pos] = 0; /* a hole's keys: see struct rt_pool */
-	p->compute[x->pool_pos] = INT64_MAX;
-	p->last[x->pool_pos] = INT64_MAX;
 	p->len--;
-	if (rt->ord.on)
+	if (rt->ord.on) {
 		rt_order_leave(rt, s);
+	} else {
+		p->size[x->pool_pos] = 0; /* a hole's keys: see struct rt_pool */
+		p->compute[x->pool_pos] = INT64_MAX;
+		p->last[x->pool_pos] = INT64_MAX;
+	}
 	return true;
 }
 
@@ -153,9 +168,12 @@ void rt_pool_check(struct runtime_state *rt)
 		 * rematerialized output; it then joins the pool unlocked, pin and
 		 * all, as in simrd (same numbers). */
 		bool should = rt_material(rt, (uint32_t)i) && x->ref_int == 0 && (!x->pinned || x->banished);
-		if (x->in_pool && !p->off && (p->slot[x->pool_pos] != i || p->size[x->pool_pos] != rt->key[i].size ||
-				   p->compute[x->pool_pos] != rt->key[i].compute ||
-				   p->last[x->pool_pos] != rt->key[i].last))
+		if (x->in_pool && !p->off && p->slot[x->pool_pos] != i)
+			rt_bug_at(rt, "the pool's slot of a member is stale", (uint32_t)i);
+		/* the key arrays are kept while the scans choose */
+		if (x->in_pool && !p->off && !rt->ord.on &&
+		    (p->size[x->pool_pos] != rt->key[i].size || p->compute[x->pool_pos] != rt->key[i].compute ||
+		     p->last[x->pool_pos] != rt->key[i].last))
 			rt_bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
 		if (should != x->in_pool)
 			rt_bug_at(rt, should ? "a material unlocked storage is not in the pool"
@@ -465,10 +483,9 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
 			/* a defined parent is locked below, leaving the pool: the
-			 * ordered pool need not place it first */
-			if (rt->ord.on && rt->defined[rt->graph.par[off + j]])
-				pk_put_last(rt, ps);
-			else
+			 * ordered pool (which keeps no key arrays) need not place
+			 * it first */
+			if (!rt->ord.on || !rt->defined[rt->graph.par[off + j]])
 				rt_key_sync(rt, ps);
 		}
 	}

@@ -67,7 +67,7 @@ void rt_order_init(struct runtime_state *rt)
 	o->next = xmalloc(n * sizeof *o->next);
 	o->prev = xmalloc(n * sizeof *o->prev);
 	o->run = xmalloc(n * sizeof *o->run);
-	o->grp = xmalloc(n * sizeof *o->grp);
+	o->hot = RT_NONE;
 	if (!o->grouped) /* LRU's one group, whatever the keys */
 		o->g[o->n_groups++] = (struct rt_ogroup){.head = RT_NONE, .tail = RT_NONE};
 	o->free_run = RT_NONE;
@@ -86,7 +86,6 @@ void rt_order_free(struct runtime_state *rt)
 	free(o->next);
 	free(o->prev);
 	free(o->run);
-	free(o->grp);
 	free(o->runs);
 	free(o->hash);
 }
@@ -107,6 +106,14 @@ static uint32_t order_group(struct rt_order *o, const struct rt_key *k)
 	o->g[g] = (struct rt_ogroup){.compute = k->compute, .size = k->size, .head = RT_NONE, .tail = RT_NONE};
 	o->n_groups++;
 	return o->last_group = g;
+}
+
+/* Dropped for the rest of the run: the scans choose, from the key arrays
+ * (not kept meanwhile). */
+static void order_off(struct runtime_state *rt)
+{
+	rt->ord.on = false;
+	rt_pool_keys_refresh(rt);
 }
 
 /* ---- the hash of runs ---- */
@@ -213,9 +220,12 @@ static uint32_t run_make(struct rt_order *o, uint32_t g, int64_t last)
 	return r;
 }
 
-static void run_drop(struct rt_order *o, uint32_t r)
+void rt_order_drop_run(struct runtime_state *rt, uint32_t r)
 {
+	struct rt_order *o = &rt->ord;
 	struct rt_orun *R = &o->runs[r];
+	if (o->hot == r)
+		o->hot = RT_NONE;
 	struct rt_ogroup *G = &o->g[R->g];
 	hash_del(o, r);
 	if (R->prev == RT_NONE)
@@ -237,7 +247,7 @@ static inline void insert(struct runtime_state *rt, uint32_t s, bool latest)
 	struct rt_order *o = &rt->ord;
 	uint32_t g = order_group(o, &rt->key[s]);
 	if (g == ORDER_MAX_GROUPS) {
-		o->on = false; /* the scans choose from now on */
+		order_off(rt); /* the scans choose from now on */
 		return;
 	}
 	int64_t last = rt->key[s].last;
@@ -254,7 +264,7 @@ static inline void insert(struct runtime_state *rt, uint32_t s, bool latest)
 			o->credit--;
 		}
 	}
-	o->grp[s] = (uint8_t)g;
+	o->hot = r;
 	o->run[s] = r;
 	o->prev[s] = at;
 	o->next[s] = at == RT_NONE ? R->first : o->next[at];
@@ -267,7 +277,7 @@ static inline void insert(struct runtime_state *rt, uint32_t s, bool latest)
 	else
 		o->prev[o->next[s]] = s;
 	if (--o->credit < 0)
-		o->on = false; /* the walks cost more than the scans */
+		order_off(rt); /* the walks cost more than the scans */
 }
 
 void rt_order_start(struct runtime_state *rt)
@@ -282,28 +292,10 @@ void rt_order_start(struct runtime_state *rt)
 			insert(rt, p->slot[i], true);
 }
 
-void rt_order_join(struct runtime_state *rt, uint32_t s)
+void rt_order_join_slow(struct runtime_state *rt, uint32_t s)
 {
 	rt->ord.credit += 2;
 	insert(rt, s, true);
-}
-
-void rt_order_leave(struct runtime_state *rt, uint32_t s)
-{
-	struct rt_order *o = &rt->ord;
-	uint32_t r = o->run[s];
-	struct rt_orun *R = &o->runs[r];
-	uint32_t p = o->prev[s], n = o->next[s];
-	if (p == RT_NONE)
-		R->first = n;
-	else
-		o->next[p] = n;
-	if (n == RT_NONE)
-		R->tail = p;
-	else
-		o->prev[n] = p;
-	if (R->first == RT_NONE)
-		run_drop(o, r);
 }
 
 void rt_order_rekey(struct runtime_state *rt, uint32_t s)
@@ -329,7 +321,7 @@ void rt_order_check(struct runtime_state *rt)
 				rs_bug("command %zu: the ordered pool's runs are out of order", rt->cmd);
 			uint32_t ps = RT_NONE;
 			for (uint32_t s = R->first; s != RT_NONE; ps = s, s = o->next[s]) {
-				if (!rt->st[s].in_pool || o->grp[s] != g || o->run[s] != r || o->prev[s] != ps)
+				if (!rt->st[s].in_pool || o->run[s] != r || o->prev[s] != ps)
 					rt_bug_at(rt, "the ordered pool holds a storage out of its run or the pool", s);
 				if (rt->key[s].last != R->last ||
 				    (o->grouped && (rt->key[s].compute != G->compute || rt->key[s].size != G->size)))

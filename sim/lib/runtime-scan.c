@@ -614,7 +614,9 @@ static uint32_t scan_compute_per_size_stale(struct runtime_state *rt)
 		const struct rt_orun *R = &o->runs[G->head];
 		const struct rt_key kk = {G->size, G->compute, R->last}, *k = &kk;
 		if (G->compute == 0 || G->size == 0 || k->last == RT_NEVER) {
-			o->credit -= (int64_t)(rt->pool.len / 8) + 1; /* the scan is on the ordered pool */
+			/* the scan and the key arrays' refresh are on the ordered pool */
+			o->credit -= (int64_t)(rt->pool.end / 2) + 1;
+			rt_pool_keys_refresh(rt);
 			return scan_compute_per_size_stale_keys(rt);
 		}
 		double v = VAL_LOCAL_SIZE_STALE(k, clock, best);
@@ -642,6 +644,13 @@ static uint32_t (*const key_scan[SCAN_KEY_COUNT])(struct runtime_state *rt) = {
 uint32_t rt_choose(struct runtime_state *rt)
 {
 	const struct heuristic *h = rt->h;
+	/* LRU from its ordered pool (scan_last), without the calls */
+	if (rt->ord.on && !rt->ord.grouped && keys_narrow(rt)) {
+		count(rt, rt->pool.len);
+		rt_order_chose(rt);
+		rt->res->ordered_choices++;
+		return rt->ord.runs[rt->ord.g[0].head].first;
+	}
 	if (rt->scan.plain)
 		return heuristic_choose_plain(rt_policy(rt), h);
 	if (h->key != SCAN_NONE && (unsigned)h->key < SCAN_KEY_COUNT) {

@@ -395,7 +395,7 @@ struct rt_order {
 	bool grouped;  /* by (compute, size) (DTRLocal); LRU: one group */
 	uint32_t *next, *prev; /* per storage in the pool, its neighbours in its run */
 	uint32_t *run; /* per storage in the pool, its run */
-	uint8_t *grp;  /* per storage in the pool, its group */
+	uint32_t hot;  /* the run of the last insertion (RT_NONE: none) */
 	struct rt_ogroup g[ORDER_MAX_GROUPS];
 	uint32_t n_groups, last_group;
 	/* The runs, and those free (linked through next). */
@@ -637,6 +637,11 @@ int rt_replay(struct runtime_state *rt);
 void rt_evict(struct runtime_state *rt, uint32_t s);
 void rt_pin_tensor(struct runtime_state *rt, uint32_t t);
 
+/** The pool's key arrays rewritten from the keys: while the ordered pool
+ * is kept (runtime-order.c) they are not, and a scan that is to choose
+ * (the ordered pool dropped, or not able to choose) needs them. */
+void rt_pool_keys_refresh(struct runtime_state *rt);
+
 /** Members of the pool in slots [0, i]: the evaluations of a scan that
  * stopped at i. */
 static inline uint64_t rt_pool_members_upto(const struct runtime_state *rt, uint32_t i)
@@ -682,10 +687,54 @@ void rt_order_init(struct runtime_state *rt);
 void rt_order_free(struct runtime_state *rt);
 /** Check mode: the runs hold exactly the pool, in order. */
 void rt_order_check(struct runtime_state *rt);
-/** s (in the pool, its key and slot current) joins its group. */
-void rt_order_join(struct runtime_state *rt, uint32_t s);
-/** s leaves its group (its key may have changed since it joined). */
-void rt_order_leave(struct runtime_state *rt, uint32_t s);
+/** rt_order_join's way when s's run is not the hot one. */
+void rt_order_join_slow(struct runtime_state *rt, uint32_t s);
+/** Run r is empty: it goes. */
+void rt_order_drop_run(struct runtime_state *rt, uint32_t r);
+
+/* s (in the pool, its key current) joins its group at the pool's latest
+ * slot: first in its run. Inline for the common case (a chain's
+ * rematerializations give their members one last access): the run of the
+ * last insertion. */
+static inline void rt_order_join(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_order *o = &rt->ord;
+	uint32_t r = o->hot;
+	if (r != RT_NONE) {
+		struct rt_orun *R = &o->runs[r];
+		const struct rt_key *k = &rt->key[s];
+		if (R->last == k->last &&
+		    (!o->grouped || (o->g[R->g].compute == k->compute && o->g[R->g].size == k->size))) {
+			o->run[s] = r;
+			o->prev[s] = RT_NONE;
+			o->next[s] = R->first; /* a run in use is not empty */
+			o->prev[R->first] = s;
+			R->first = s;
+			o->credit++; /* as rt_order_join_slow counts a join */
+			return;
+		}
+	}
+	rt_order_join_slow(rt, s);
+}
+
+/* s leaves its group (its key may have changed since it joined). */
+static inline void rt_order_leave(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_order *o = &rt->ord;
+	uint32_t r = o->run[s];
+	struct rt_orun *R = &o->runs[r];
+	uint32_t p = o->prev[s], n = o->next[s];
+	if (p == RT_NONE)
+		R->first = n;
+	else
+		o->next[p] = n;
+	if (n == RT_NONE)
+		R->tail = p;
+	else
+		o->prev[n] = p;
+	if (R->first == RT_NONE)
+		rt_order_drop_run(rt, r);
+}
 /** s's key changed (s in the pool): its place follows. */
 void rt_order_rekey(struct runtime_state *rt, uint32_t s);
 
