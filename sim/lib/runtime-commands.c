@@ -86,7 +86,7 @@ static void rt_pool_compact(struct runtime_state *rt)
 	p->end = n;
 }
 
-static void rt_pool_append(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_pool *p = &rt->pool;
 	struct rt_storage *x = &rt->st[s];
@@ -99,7 +99,7 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 	}
 	if (p->end == p->cap) {
 		/* the ordered pool's choices pass no holes: compact less often */
-		if (p->end - p->len > (rt->ord.on ? 2 * p->len : p->len / 2)) {
+		if (p->end - p->len > (rt->ord.on ? 8 * p->len : p->len / 2)) {
 			rt_pool_compact(rt);
 		} else {
 			size_t cap = p->cap, c1 = cap, c2 = cap, c3 = cap;
@@ -134,7 +134,7 @@ static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 }
 
 
-static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_pool *p = &rt->pool;
 	struct rt_storage *x = &rt->st[s];
@@ -193,7 +193,7 @@ void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
 	rs_bug("command %zu: %s (storage %u)", rt->cmd, what, s);
 }
 
-static void rt_lock(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) void rt_lock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
 	if (!rt_material(rt, s) || x->banished)
@@ -203,7 +203,7 @@ static void rt_lock(struct runtime_state *rt, uint32_t s)
 	x->ref_int++;
 }
 
-static void rt_unlock(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) void rt_unlock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
 	if (!rt_material(rt, s) || x->ref_int == 0)
