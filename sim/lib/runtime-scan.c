@@ -606,19 +606,28 @@ static uint32_t scan_compute_per_size_stale(struct runtime_state *rt)
 		return scan_compute_per_size_stale_keys(rt);
 	const int64_t clock = rt->clock;
 	double best = INFINITY;
-	uint32_t bi = RT_NONE, bpos = 0;
+	uint32_t bi = RT_NONE, bpos = 0, groups = 0;
 	for (uint32_t g = 0; g < o->n_groups; g++) {
 		const struct rt_ogroup *G = &o->g[g];
 		if (G->head == RT_NONE)
 			continue;
-		const struct rt_orun *R = &o->runs[G->head];
-		const struct rt_key kk = {G->size, G->compute, R->last}, *k = &kk;
-		if (G->compute == 0 || G->size == 0 || k->last == RT_NEVER) {
+		if (G->compute == 0 || G->size == 0 || o->runs[G->head].last == RT_NEVER) {
 			/* the scan and the key arrays' refresh are on the ordered pool */
 			o->credit -= (int64_t)(rt->pool.end / 2) + 1;
 			rt_pool_keys_refresh(rt);
 			return scan_compute_per_size_stale_keys(rt);
 		}
+		groups++;
+		bi = o->runs[G->head].first;
+	}
+	if (groups > 1) /* else the one group's first, whatever its cost */
+		bi = RT_NONE;
+	for (uint32_t g = 0; g < o->n_groups && groups > 1; g++) {
+		const struct rt_ogroup *G = &o->g[g];
+		if (G->head == RT_NONE)
+			continue;
+		const struct rt_orun *R = &o->runs[G->head];
+		const struct rt_key kk = {G->size, G->compute, R->last}, *k = &kk;
 		double v = VAL_LOCAL_SIZE_STALE(k, clock, best);
 		uint32_t s = R->first, pos = rt->st[s].pool_pos;
 		if (v < best || (v == best && (bi == RT_NONE || pos > bpos)))
