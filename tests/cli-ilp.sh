@@ -24,12 +24,6 @@ has() { # DESC TEXT NEEDLE...
 		case "$text" in *"$n"*) ok "$desc has $n" ;; *) no "$desc lacks $n: $text" ;; esac
 	done
 }
-bad() { # STATUS DESC NEEDLE CMD...
-	want=$1 desc=$2 needle=$3; shift 3
-	m=$("$@" 2>&1 >/dev/null); got=$?
-	[ "$got" -eq "$want" ] && ok "$desc ($got)" || no "$desc: status $got, wanted $want"
-	case "$m" in *"$needle"*) ok "$desc says '$needle'" ;; *) no "$desc: message '$m'" ;; esac
-}
 
 # revolve needs no solver.
 "$R" gen linear --n 10 --out "$T/chain.log" >/dev/null || no "gen linear"
@@ -159,6 +153,21 @@ has "gap.tsv from the ILP" "$gap" "$(printf '0.5\tDTR\theuristic\t-\t-\tinfeasib
 	"$(printf '1\tDTR\theuristic\t1.0666666666666667\tbest:DTR\tbest\t-\t0')"
 neg=$(awk -F'\t' '!/^#/ && $13 != "-" && $13 != "gap" && $13 + 0 < 0' "$T/out3/gap.tsv")
 [ -z "$neg" ] && ok "no method beats the proven optimum" || no "below the optimum: $neg"
+# heuristics at the plans' peaks: a plan without a schedule (infeasible at
+# 0.5; not run past max_ops) puts them at the budget it was asked for
+sed 's/gap: ilp/heuristics_at_plan_peaks: true/' "$T/e.yaml" > "$T/ep.yaml"
+"$R" sweep "$T/ep.yaml" --out "$T/out6" --quiet --jobs 1 >/dev/null 2>&1 || no "ilp at plan peaks sweep failed"
+rows=$(grep -v '^#' "$T/out6/points.tsv" | cut -f2,6-8)
+has "heuristics at ILP peaks" "$rows" "$(printf 'DTR\t0.5\t200\toom')" "$(printf 'DTR\t0.75\t300\t')"
+n=$(printf '%s\n' "$rows" | grep -c "$(printf '^DTR\t0.5\t200\t')")
+[ "$n" = 2 ] && ok "DTR at 200 bytes twice (ratio 0.5, the infeasible ILP's budget)" || no "DTR at 200 bytes: $n rows"
+sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/ep.yaml" > "$T/ep3.yaml"
+"$R" sweep "$T/ep3.yaml" --out "$T/out7" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops at plan peaks sweep failed"
+rows=$(grep -v '^#' "$T/out7/points.tsv" | cut -f2,6-8)
+has "heuristics at unsolved ILP points" "$rows" "$(printf 'ilp:ratio=0.75\t0.75\t300\toom')" \
+	"$(printf 'DTR\t0.75\t300\t')"
+n=$(printf '%s\n' "$rows" | grep -c "$(printf '^DTR\t0.75\t300\t')")
+[ "$n" = 2 ] && ok "DTR at 300 bytes twice (ratio 0.75, the unsolved ILP's budget)" || no "DTR at 300 bytes: $n rows"
 # beside an offloading series: its columns, then the ILP's, read back on resume
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nseries:\n  - {name: DTR, heuristic: DTR}\n  - {name: off, heuristic: DTR, offload_bandwidth: 25GB/s}\nratios: [0.5, 0.75, 1]\nplanners: {ilp: {ratio: [0.5, 0.75], time_limit: 60}}\ngap: ilp\n' \
 	"$PWD" $L > "$T/eo.yaml"

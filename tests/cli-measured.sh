@@ -87,73 +87,62 @@ else
 fi
 
 # --- bad input ---------------------------------------------------------------
-bad() { # STATUS MESSAGE DESC CMD...
-	want=$1 msg=$2 desc=$3; shift 3
-	err=$("$@" 2>&1 >/dev/null); got=$?
-	if [ "$got" -ne "$want" ]; then
-		no "$desc: status $got, wanted $want: $(printf '%s' "$err" | head -c 400)"
-	elif ! printf '%s' "$err" | grep -qF -- "$msg"; then
-		no "$desc: stderr lacks '$msg': $(printf '%s' "$err" | head -c 400)"
-	else
-		ok "$desc ($got)"
-	fi
-}
 run() { # the file's lines, then the run of unet at its index: a run object
 	printf '%s\n' "$1" > "$tmp/b.json"
 	"$R" measured "$tmp/b.json" --manifest manifest.json --heuristic DTR
 }
 fixed='"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 3e8, "batch_size": 6}'
 stats='"summary": [{"remat_compute_time": {"median": 1}, "base_compute_time": {"median": 2}}]'
-bad 65 "b.json:1: a list: a measured file is an object of models" "a list, not an object" run '[1, 2]'
-bad 65 "b.json:2: not JSON: end of file expected" "an op log, not JSON" run "$(head -2 unet.log)"
-bad 65 "no model's list of runs" "an object with no lists" run '{"timestamp": "x", "n": 3}'
-bad 65 "b.json:2: unet: an object: a member is a model's list of runs" "a member of another type" \
+bad 65 "a list, not an object" "b.json:1: a list: a measured file is an object of models" run '[1, 2]'
+bad 65 "an op log, not JSON" "b.json:2: not JSON: end of file expected" run "$(head -2 unet.log)"
+bad 65 "an object with no lists" "no model's list of runs" run '{"timestamp": "x", "n": 3}'
+bad 65 "a member of another type" "b.json:2: unet: an object: a member is a model's list of runs" \
 	run '{"a": 1,
 "unet": {"x": 1}}'
-bad 65 "b.json:3: unet[0].specific_params.memory_budget: this number is not a budget" "a budget of 0" \
+bad 65 "a budget of 0" "b.json:3: unet[0].specific_params.memory_budget: this number is not a budget" \
 	run '{"unet": [
 {"specific_params": {"type": "dtr", "kind": "fixed", "batch_size": 6,
  "memory_budget": 0}, '"$stats"'}]}'
-bad 65 "unet[0].specific_params.memory_budget: a string is not a budget" "a budget as a string" \
+bad 65 "a budget as a string" "unet[0].specific_params.memory_budget: a string is not a budget" \
 	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": "8e9", "batch_size": 6}, '"$stats"'}]}'
-bad 65 "b.json:1: unet[0].specific_params.batch_size: not a batch size (a whole number from 1 to 1e9)" "a batch of 6.5" \
+bad 65 "a batch of 6.5" "b.json:1: unet[0].specific_params.batch_size: not a batch size (a whole number from 1 to 1e9)" \
 	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 6.5}, '"$stats"'}]}'
-bad 65 "unet[0].specific_params.kind: a dtr run's kind must be" "an unknown kind" \
+bad 65 "an unknown kind" "unet[0].specific_params.kind: a dtr run's kind must be" \
 	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "guess", "batch_size": 6}, '"$stats"'}]}'
-bad 65 "b.json:4: unet[1].summary: \"oops\": a summary is a list of one object of statistics, or \"error\"" \
-	"a summary neither statistics nor error" run '{"unet": [
+bad 65 "a summary neither statistics nor error" \
+	"b.json:4: unet[1].summary: \"oops\": a summary is a list of one object of statistics, or \"error\"" run '{"unet": [
 {'"$fixed"', '"$stats"'},
 {'"$fixed"',
  "summary": "oops"}]}'
-bad 65 "unet[0].summary: a list not of one object" "a summary of two objects" \
+bad 65 "a summary of two objects" "unet[0].summary: a list not of one object" \
 	run '{"unet": [{'"$fixed"', "summary": [{}, {}]}]}'
-bad 65 "unet[0].summary[0].total_mem.median: a string where a number belongs" "a median that is text" \
+bad 65 "a median that is text" "unet[0].summary[0].total_mem.median: a string where a number belongs" \
 	run '{"unet": [{'"$fixed"', "summary": [{"total_mem": {"median": "big"}}]}]}'
-bad 65 "b.json:3: unet[1].specific_params.ratio: its baseline run (line 2) failed (\"error\")" \
-	"a ratio run whose baseline is an error" run '{"unet": [
+bad 65 "a ratio run whose baseline is an error" \
+	"b.json:3: unet[1].specific_params.ratio: its baseline run (line 2) failed (\"error\")" run '{"unet": [
 {"specific_params": {"type": "baseline", "batch_size": 6}, "summary": "error"},
 {"specific_params": {"type": "dtr", "kind": "ratio", "ratio": 0.5, "batch_size": 6}, '"$stats"'}]}'
-bad 65 "needs the measured total_mem of a baseline run of unet at batch 6" "a ratio run with no baseline" \
+bad 65 "a ratio run with no baseline" "needs the measured total_mem of a baseline run of unet at batch 6" \
 	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "ratio", "ratio": 0.5, "batch_size": 6}, '"$stats"'}]}'
-bad 65 "none of its 2 runs has a log in manifest.json" "a model with no log" \
+bad 65 "a model with no log" "none of its 2 runs has a log in manifest.json" \
 	run '{"resnet1202": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 64}, '"$stats"'}],
 "unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 9}, '"$stats"'}]}'
-bad 65 "unet (batch 9): the U-Net (6) log is of batch 6" "... and says why" \
+bad 65 "... and says why" "unet (batch 9): the U-Net (6) log is of batch 6" \
 	run '{"unet": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 1e9, "batch_size": 9}, '"$stats"'}]}'
-bad 65 "duplicate object key" "a key twice" run '{"unet": [], "unet": []}'
-bad 66 "nothing.json" "a missing file" "$R" measured nothing.json --manifest manifest.json
-bad 65 "over the input size limit; set REMATSIM_MAX_INPUT" "an endless input" \
+bad 65 "a key twice" "duplicate object key" run '{"unet": [], "unet": []}'
+bad 66 "a missing file" "nothing.json" "$R" measured nothing.json --manifest manifest.json
+bad 65 "an endless input" "over the input size limit; set REMATSIM_MAX_INPUT" \
 	env REMATSIM_MAX_INPUT=1MiB "$R" measured /dev/zero --manifest manifest.json
-bad 65 "not JSON: '[' or '{' expected near end of file" "an empty file" run ''
-bad 66 "is a directory" "a directory" "$R" measured . --manifest manifest.json
-bad 66 "nothing.zip" "a missing archive" "$R" measured runs.json --manifest nothing.zip
-bad 64 "--manifest ARCHIVE.zip is required" "no --manifest" "$R" measured runs.json
-bad 64 "give exactly one MEASURED.json" "no file" "$R" measured --manifest manifest.json
-bad 64 "unknown heuristic 'DTRPrototyp': did you mean DTRPrototype?" "a heuristic misspelt" \
+bad 65 "an empty file" "not JSON: '[' or '{' expected near end of file" run ''
+bad 66 "a directory" "is a directory" "$R" measured . --manifest manifest.json
+bad 66 "a missing archive" "nothing.zip" "$R" measured runs.json --manifest nothing.zip
+bad 64 "no --manifest" "--manifest ARCHIVE.zip is required" "$R" measured runs.json
+bad 64 "no file" "give exactly one MEASURED.json" "$R" measured --manifest manifest.json
+bad 64 "a heuristic misspelt" "unknown heuristic 'DTRPrototyp': did you mean DTRPrototype?" \
 	"$R" measured runs.json --manifest manifest.json --heuristic DTRPrototyp
-bad 64 "heuristic DTR given twice" "a heuristic twice" "$R" measured runs.json --manifest manifest.json --heuristic DTR,dtr
-bad 64 "--trials wants 1 to 1000" "no trials" "$R" measured runs.json --manifest manifest.json --trials 0
-bad 64 "--proto-rules: unknown rule 'fast'" "an unknown rule" "$R" measured runs.json --manifest manifest.json --proto-rules fast
+bad 64 "a heuristic twice" "heuristic DTR given twice" "$R" measured runs.json --manifest manifest.json --heuristic DTR,dtr
+bad 64 "no trials" "--trials wants 1 to 1000" "$R" measured runs.json --manifest manifest.json --trials 0
+bad 64 "an unknown rule" "--proto-rules: unknown rule 'fast'" "$R" measured runs.json --manifest manifest.json --proto-rules fast
 expect_status 0 "measured --help" "$R" measured --help
 # the rules may be forced for every run
 "$R" measured runs.json --manifest manifest.json --heuristic DTRPrototype --proto-rules none --json > "$tmp/j5" 2>&1

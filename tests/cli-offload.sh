@@ -53,6 +53,40 @@ case "$a" in *offload*) no "JSON without a link names offload" ;; *) ok "JSON wi
 "$R" replay "$L" --heuristic DTR --ratio 0.5 --timeline "$tmp/b.tsv" --offload-bandwidth none >/dev/null
 cmp -s "$tmp/a.tsv" "$tmp/b.tsv" && ok "no link: the same timeline" || no "no link changed the timeline"
 
+# A log's measured link (NAME.meta.json's "link", written by
+# rematsim-record --measure-link): the same both ways is the same replay as
+# the rate given by hand; slower back, the copies back take longer.
+cp "$L" "$tmp/m.log.gz"
+link() { printf '{"model": "x", "link": {"h2d_bytes_per_s": %s, "h2d_latency_ns": %s, "d2h_bytes_per_s": 2.5e10, "d2h_latency_ns": 5000, "pinned": true}}\n' "$1" "$2" > "$tmp/m.meta.json"; }
+link 2.5e10 5000
+mm() { "$R" replay "$tmp/m.log.gz" --heuristic DTR --ratio 0.3,0.5 --offload-policy swap "$@"; }
+a=$(mm --offload-bandwidth measured --json | sed -E 's/"wall_ms":[0-9.e+-]+,//; s/,"offload_link":[^,]*,"offload_h2d_bandwidth":[^,]*,"offload_h2d_latency_ns":[0-9]+//')
+b=$(mm --offload-bandwidth 25GB/s --offload-latency 5us --json | sed -E 's/"wall_ms":[0-9.e+-]+,//')
+[ "$a" = "$b" ] && ok "measured link, the same both ways: the replay of that rate" || no "measured link differs: $a // $b"
+t=$(mm --offload-bandwidth measured)
+case "$t" in *"offload: the link measured in $tmp/m.meta.json: to the host 25000000000 bytes/s, latency 5000 ns; back 25000000000 bytes/s, latency 5000 ns;"*) ok "text names the measured link" ;;
+	*) no "text lacks the measured link: $t" ;; esac
+link 1.25e10 9000
+j=$(mm --offload-bandwidth measured --json)
+case "$j" in *'"offload_h2d_bandwidth":12500000000.0,"offload_h2d_latency_ns":9000'*) ok "json has the link back" ;; *) no "json lacks the link back: $j" ;; esac
+h=$(printf '%s\n' "$j" | sed -E 's/.*"h2d_busy_ns":([0-9]+).*/\1/' | head -1)
+hb=$(printf '%s\n' "$b" | sed -E 's/.*"h2d_busy_ns":([0-9]+).*/\1/' | head -1)
+[ "$h" -gt "$hb" ] && ok "slower back: copies back busier ($h > $hb ns)" || no "slower back: h2d busy $h, same link $hb"
+link 0 9000
+bad 65 "measured link of 0 bytes/s" "m.meta.json: the measured link's 'h2d_bytes_per_s' is out of range, not bytes per second above 0" \
+	"$R" replay "$tmp/m.log.gz" --heuristic DTR --ratio 0.5 --offload-bandwidth measured
+printf '{"model": "x"}\n' > "$tmp/m.meta.json"
+bad 65 "meta file without a link" "m.meta.json: no measured link ('link'): record the log with rematsim-record --measure-link" \
+	"$R" replay "$tmp/m.log.gz" --heuristic DTR --ratio 0.5 --offload-bandwidth measured
+printf '{"link": {"h2d_bytes_per_s": 1e9,,}}\n' > "$tmp/m.meta.json"
+bad 65 "meta file not JSON" "m.meta.json:1: " \
+	"$R" replay "$tmp/m.log.gz" --heuristic DTR --ratio 0.5 --offload-bandwidth measured
+rm "$tmp/m.meta.json"
+bad 66 "no meta file" "m.meta.json: No such file or directory (--offload-bandwidth measured reads" \
+	"$R" replay "$tmp/m.log.gz" --heuristic DTR --ratio 0.5 --offload-bandwidth measured
+bad 64 "a latency beside the measured link" "the measured link has its own latencies" \
+	"$R" replay "$tmp/m.log.gz" --heuristic DTR --ratio 0.5 --offload-bandwidth measured --offload-latency 1us
+
 # With a link: the counters, the copies in the timeline and the trace.
 j=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --json --offload-bandwidth 25GB/s --offload-policy swap)
 for key in '"offload_bandwidth":25000000000.0' '"offload_latency_ns":0' '"host_memory":null' \

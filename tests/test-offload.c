@@ -123,6 +123,25 @@ START_TEST(swap_by_hand)
 	copy_is(&cp, 2, EV_FETCH, 1, 46, 61);
 	copy_is(&cp, 3, EV_OFFLOAD, 3, 61, 76);
 
+	/* A link slower back (a measured one): 5e9 bytes/s and 10 ns to the
+	 * device, 100 bytes in 30 ns. The same until a comes back: a in
+	 * 46..76, stall to 76 (45); c out 76..91, stall to 91 (60 + 15); e
+	 * runs 91..107. */
+	struct offload_config slow_back = oc;
+	slow_back.h2d_bandwidth = 5e9;
+	slow_back.h2d_latency_ns = 10;
+	cp.n = 0;
+	r = run(s, RUNTIME_V2, "LRU", 310, &slow_back, &cp);
+	ck_assert_int_eq(r.outcome, OUTCOME_PASS);
+	ck_assert_int_eq(r.clock, 107);
+	ck_assert_int_eq(r.stall_ns, 75);
+	ck_assert_int_eq(r.d2h_busy_ns, 45);
+	ck_assert_int_eq(r.h2d_busy_ns, 30);
+	ck_assert_int_eq(cp.n, 4);
+	copy_is(&cp, 1, EV_OFFLOAD, 2, 31, 46);
+	copy_is(&cp, 2, EV_FETCH, 1, 46, 76);
+	copy_is(&cp, 3, EV_OFFLOAD, 3, 76, 91);
+
 	/* A host of 150 bytes holds a, not b as well: swap cannot make room
 	 * for a's return (at e, clock 31): out of memory. */
 	oc.host_memory = 150;
@@ -496,6 +515,14 @@ START_TEST(refusals)
 	oc.latency_ns = -1;
 	ck_assert_int_eq(runtime_run(s, &cfg, &res, &err), -1);
 	oc.latency_ns = 0;
+	oc.h2d_latency_ns = -1;
+	ck_assert_int_eq(runtime_run(s, &cfg, &res, &err), -1);
+	oc.h2d_latency_ns = 0;
+	oc.h2d_bandwidth = -1;
+	ck_assert_int_eq(runtime_run(s, &cfg, &res, &err), -1);
+	oc.h2d_bandwidth = NAN;
+	ck_assert_int_eq(runtime_run(s, &cfg, &res, &err), -1);
+	oc.h2d_bandwidth = 0;
 	ck_assert_int_eq(runtime_run(s, &cfg, &res, &err), 0);
 	schedule_free(s);
 }
@@ -504,16 +531,21 @@ END_TEST
 START_TEST(copy_times)
 {
 	struct offload_config c = {.bandwidth = 25e9, .latency_ns = 0};
-	ck_assert_int_eq(offload_copy_ns(&c, 0), 0);
-	ck_assert_int_eq(offload_copy_ns(&c, 25), 1);    /* 1 ns exactly */
-	ck_assert_int_eq(offload_copy_ns(&c, 26), 2);    /* rounded up */
-	ck_assert_int_eq(offload_copy_ns(&c, 1u << 30), 42949673); /* 1 GiB: 42.95 ms */
+	ck_assert_int_eq(offload_copy_ns(&c, 0, false), 0);
+	ck_assert_int_eq(offload_copy_ns(&c, 25, false), 1);    /* 1 ns exactly */
+	ck_assert_int_eq(offload_copy_ns(&c, 26, false), 2);    /* rounded up */
+	ck_assert_int_eq(offload_copy_ns(&c, 1u << 30, false), 42949673); /* 1 GiB: 42.95 ms */
 	c.latency_ns = 7;
-	ck_assert_int_eq(offload_copy_ns(&c, 25), 8);
+	ck_assert_int_eq(offload_copy_ns(&c, 25, false), 8);
 	c.bandwidth = INFINITY;
-	ck_assert_int_eq(offload_copy_ns(&c, UINT64_MAX), 7);
+	ck_assert_int_eq(offload_copy_ns(&c, UINT64_MAX, false), 7);
 	c.bandwidth = 1e-30; /* capped: the clock cannot overflow */
-	ck_assert_int_eq(offload_copy_ns(&c, 1), INT64_C(1) << 61);
+	ck_assert_int_eq(offload_copy_ns(&c, 1, false), INT64_C(1) << 61);
+	ck_assert_int_eq(offload_copy_ns(&c, 1, true), INT64_C(1) << 61); /* back: the same link */
+	c.h2d_bandwidth = 5e9; /* back at its own rate and latency */
+	c.h2d_latency_ns = 3;
+	ck_assert_int_eq(offload_copy_ns(&c, 26, true), 9);
+	ck_assert_int_eq(offload_copy_ns(&c, 26, false), INT64_C(1) << 61);
 	enum offload_policy p;
 	ck_assert_int_eq(offload_policy_parse("Swap", &p), 0);
 	ck_assert_int_eq(p, OFFLOAD_SWAP);

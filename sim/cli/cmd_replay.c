@@ -63,7 +63,10 @@ static const char help_tail[] =
 	"                      RATE bytes/s (25GB/s, 4.5e11, inf) each way, one\n"
 	"                      serial copy channel per direction overlapping\n"
 	"                      compute; 'none' (the default): no link, the\n"
-	"                      reference's replay (docs/offload.md)\n"
+	"                      reference's replay (docs/offload.md); 'measured':\n"
+	"                      each direction's bandwidth and latency as measured\n"
+	"                      by rematsim-record --measure-link, read from the\n"
+	"                      log's NAME.meta.json\n"
 	"  --offload-latency T added to every copy: seconds, or with ns, us, ms\n"
 	"                      (default 0)\n"
 	"  --host-memory B     bytes the host copies may hold (default unbounded)\n"
@@ -279,7 +282,83 @@ struct replay_args {
 	struct offload_config off; /* --offload-*, --host-memory */
 	bool off_on;               /* a bandwidth other than none */
 	const char *off_extra;     /* an offload option other than the bandwidth */
+	bool off_measured;         /* --offload-bandwidth measured: the log's meta file */
+	bool off_latency;          /* --offload-latency given */
+	char *meta;                /* that meta file's path */
 };
+
+static void args_free(struct replay_args *a)
+{
+	free(a->meta);
+	free(a);
+}
+
+/* A positive rate or a latency in ns of the measured link, or -1 after a
+ * message naming the field. */
+static double link_field(const json_t *link, const char *meta, const char *key, bool rate)
+{
+	const json_t *v = json_object_get(link, key);
+	double x = json_is_number(v) ? json_number_value(v) : NAN;
+	if (rate ? !(x > 0) || isinf(x) : !(x >= 0 && x < 1e18)) {
+		fprintf(stderr, "rematsim replay: %s: the measured link's '%s' is %s, not %s\n", meta, key,
+			v ? (json_is_number(v) ? "out of range" : "not a number") : "missing",
+			rate ? "bytes per second above 0" : "nanoseconds, 0 or more");
+		return -1;
+	}
+	return x;
+}
+
+/* --offload-bandwidth measured: the link `rematsim-record --measure-link`
+ * wrote in the log's meta file (NAME.meta.json beside NAME.log[.gz],
+ * docs/offload.md), each direction's bandwidth and latency: 0 or an exit
+ * status after a message. */
+static int read_measured_link(struct replay_args *a)
+{
+	size_t n = strlen(a->log);
+	char *p = xmalloc(n + sizeof ".meta.json");
+	memcpy(p, a->log, n + 1);
+	if (n >= 3 && !strcmp(p + n - 3, ".gz"))
+		p[n -= 3] = '\0';
+	if (n >= 4 && !strcmp(p + n - 4, ".log"))
+		p[n -= 4] = '\0';
+	strcpy(p + n, ".meta.json");
+	a->meta = p;
+	FILE *in = fopen(p, "r");
+	if (!in) {
+		fprintf(stderr, "rematsim replay: %s: %s (--offload-bandwidth measured reads the link "
+				"that rematsim-record --measure-link writes there)\n", p, strerror(errno));
+		return EXIT_NOINPUT;
+	}
+	json_error_t je;
+	json_t *root = json_loadf(in, JSON_REJECT_DUPLICATES, &je);
+	fclose(in);
+	if (!root) {
+		fprintf(stderr, "rematsim replay: %s:%d: %s\n", p, je.line, je.text);
+		return EXIT_DATAERR;
+	}
+	const json_t *link = json_object_get(root, "link");
+	int rc = 0;
+	if (!json_is_object(link)) {
+		fprintf(stderr, "rematsim replay: %s: no measured link ('link'): record the log with "
+				"rematsim-record --measure-link, or give --offload-bandwidth RATE\n", p);
+		rc = EXIT_DATAERR;
+	} else {
+		double d2h = link_field(link, p, "d2h_bytes_per_s", true);
+		double d2h_ns = d2h < 0 ? -1 : link_field(link, p, "d2h_latency_ns", false);
+		double h2d = d2h_ns < 0 ? -1 : link_field(link, p, "h2d_bytes_per_s", true);
+		double h2d_ns = h2d < 0 ? -1 : link_field(link, p, "h2d_latency_ns", false);
+		if (h2d_ns < 0) {
+			rc = EXIT_DATAERR;
+		} else {
+			a->off.bandwidth = d2h;
+			a->off.latency_ns = (int64_t)llround(d2h_ns);
+			a->off.h2d_bandwidth = h2d;
+			a->off.h2d_latency_ns = (int64_t)llround(h2d_ns);
+		}
+	}
+	json_decref(root);
+	return rc;
+}
 
 /* The offload options (docs/offload.md): 0, or -1 after a message. */
 static int parse_offload(struct replay_args *a, int c, const char *arg)
@@ -288,12 +367,18 @@ static int parse_offload(struct replay_args *a, int c, const char *arg)
 	uint64_t v;
 	switch (c) {
 	case 'B':
+		a->off_measured = !strcmp(arg, "measured");
+		if (a->off_measured) {
+			a->off_on = true;
+			return 0;
+		}
 		if (scalar_parse_rate(arg, &a->off.bandwidth, &why))
 			break;
 		a->off_on = a->off.bandwidth > 0;
 		return 0;
 	case 'L':
 		a->off_extra = "--offload-latency";
+		a->off_latency = true;
 		if (scalar_parse_seconds(arg, &a->off.latency_ns, &why))
 			break;
 		return 0;
@@ -446,6 +531,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->trace_to);
 		return EXIT_USAGE;
 	}
+	if (a->off_measured && a->off_latency) {
+		fprintf(stderr, "rematsim replay: --offload-latency: the measured link has its own "
+				"latencies (leave it out, or give --offload-bandwidth RATE)\n");
+		return EXIT_USAGE;
+	}
 	return opt_check_config(o);
 }
 
@@ -490,6 +580,12 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 		const struct runtime_result *r = &pr->run;
 		json_object_set_new(j, "offload_bandwidth", json_finite(a->off.bandwidth));
 		json_object_set_new(j, "offload_latency_ns", json_integer((json_int_t)a->off.latency_ns));
+		if (a->off_measured) { /* the log's measured link: each direction */
+			json_object_set_new(j, "offload_link", json_string(a->meta));
+			json_object_set_new(j, "offload_h2d_bandwidth", json_finite(a->off.h2d_bandwidth));
+			json_object_set_new(j, "offload_h2d_latency_ns",
+					    json_integer((json_int_t)a->off.h2d_latency_ns));
+		}
 		json_object_set_new(j, "host_memory", a->off.host_memory ? cmd_json_u64(a->off.host_memory) : json_null());
 		json_object_set_new(j, "offload_prefetch", json_integer((json_int_t)a->off.prefetch));
 		json_object_set_new(j, "offload_policy", json_string(offload_policy_name(a->off.policy)));
@@ -617,7 +713,7 @@ int cmd_replay(int argc, char **argv)
 	struct replay_args *a = xmalloc(sizeof *a);
 	int status = parse_args(argc, argv, a);
 	if (status) {
-		free(a);
+		args_free(a);
 		return status < 0 ? 0 : status;
 	}
 	const struct opt_parser *o = &a->o;
@@ -625,14 +721,19 @@ int cmd_replay(int argc, char **argv)
 	struct schedule *s;
 	if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
 		rs_error_print(&err);
-		free(a);
+		args_free(a);
 		return err.status;
+	}
+	if (a->off_measured && (status = read_measured_link(a))) {
+		schedule_free(s);
+		args_free(a);
+		return status;
 	}
 	if (a->trace_from > s->lines) {
 		fprintf(stderr, "rematsim replay: --trace-from %u is past the log's last line (%" PRIu64
 			"): the trace would be empty\n", a->trace_from, s->lines);
 		schedule_free(s);
-		free(a);
+		args_free(a);
 		return EXIT_USAGE;
 	}
 	struct baseline base;
@@ -647,7 +748,7 @@ int cmd_replay(int argc, char **argv)
 		int rc = run_budget(a, s, &base, logname, i, i == n - 1, &status);
 		if (rc) {
 			schedule_free(s);
-			free(a);
+			args_free(a);
 			return rc;
 		}
 	}
@@ -659,7 +760,15 @@ int cmd_replay(int argc, char **argv)
 	if (!a->json && a->off_on) {
 		char bw[FMT_DOUBLE_LEN];
 		fmt_double(bw, a->off.bandwidth);
-		printf("offload: %s bytes/s, latency %" PRId64 " ns, host memory ", bw, a->off.latency_ns);
+		if (a->off_measured) {
+			char back[FMT_DOUBLE_LEN];
+			fmt_double(back, a->off.h2d_bandwidth);
+			printf("offload: the link measured in %s: to the host %s bytes/s, latency %" PRId64
+			       " ns; back %s bytes/s, latency %" PRId64 " ns; host memory ",
+			       a->meta, bw, a->off.latency_ns, back, a->off.h2d_latency_ns);
+		} else {
+			printf("offload: %s bytes/s, latency %" PRId64 " ns, host memory ", bw, a->off.latency_ns);
+		}
 		if (a->off.host_memory)
 			printf("%" PRIu64 " bytes", a->off.host_memory);
 		else
@@ -667,6 +776,6 @@ int cmd_replay(int argc, char **argv)
 		printf(", prefetch %u, policy %s\n", a->off.prefetch, offload_policy_name(a->off.policy));
 	}
 	schedule_free(s);
-	free(a);
+	args_free(a);
 	return status;
 }

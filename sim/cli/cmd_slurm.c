@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cmd.h"
 #include "cmd_opts.h"
 #include "experiment.h"
@@ -40,7 +41,7 @@ static void slurm_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rematsim slurm EXPERIMENT.yaml --shards N --out DIR [--cpus C]\n"
-		"                      [--manifest F | --models LOG,...]\n"
+		"                      [--manifest F | --models LOG,...] [--cache DIR]\n"
 		"                      [--time T] [--mem M] [--partition P] [--account A]\n"
 		"                      [--max-running K] [--sbatch OPTION]... [--dry-run]\n\n"
 		"Run a sweep on a Slurm cluster: a job array of N tasks, task I running\n"
@@ -58,6 +59,8 @@ static void slurm_usage(FILE *f)
 		"                        as `rematsim sweep --manifest` (the DTR paper's\n"
 		"                        logs.zip as it is)\n"
 		"      --models L,...    these logs instead, as `rematsim sweep --models`\n"
+		"      --cache DIR       one replay cache for every task, as `rematsim sweep\n"
+		"                        --cache` (made now; on a filesystem every node sees)\n"
 		"  -t, --time T          time limit per task (sbatch --time: MIN, H:M:S,\n"
 		"                        D-H:M...); from 5 minutes on, a task requeues\n"
 		"                        itself shortly before it, if it made progress\n"
@@ -165,6 +168,7 @@ struct slurm_options {
 	size_t n_extra;
 	const char *command_line;
 	char *manifest, *models; /* absolute, or NULL: the file's own models */
+	char *cache;             /* absolute, or NULL: no replay cache */
 };
 
 /* The #SBATCH lines both scripts share. */
@@ -232,6 +236,10 @@ static char *shards_script(const struct slurm_options *o, size_t *len)
 		fputs(o->manifest ? "\nmanifest=" : "\nmodels=", f);
 		put_sh(f, o->manifest ? o->manifest : o->models);
 	}
+	if (o->cache) {
+		fputs("\ncache=", f);
+		put_sh(f, o->cache);
+	}
 	fprintf(f, "\nn=%u\n", o->shards);
 	fputs("i=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
 	      "shard=\"$out/shard-$i\"\n"
@@ -259,9 +267,10 @@ static char *shards_script(const struct slurm_options *o, size_t *len)
 		      "}\n"
 		      "trap requeue_self USR1\n", f);
 	fprintf(f, "\n"
-		"\"$rematsim\" sweep \"$experiment\"%s --shard \"$i/$n\" --jobs "
+		"\"$rematsim\" sweep \"$experiment\"%s%s --shard \"$i/$n\" --jobs "
 		"\"${SLURM_CPUS_PER_TASK:-1}\" --out \"$shard\" &\n",
-		o->manifest ? " --manifest \"$manifest\"" : o->models ? " --models \"$models\"" : "");
+		o->manifest ? " --manifest \"$manifest\"" : o->models ? " --models \"$models\"" : "",
+		o->cache ? " --cache \"$cache\"" : "");
 	fputs("pid=$!\n"
 	      "# wait returns early when a trapped signal arrives: wait until the sweep ends.\n"
 	      "while :; do\n"
@@ -463,7 +472,7 @@ static char *command_line(int argc, char **argv)
 
 int cmd_slurm(int argc, char **argv)
 {
-	enum { O_MEM = 256, O_MAX_RUNNING, O_SBATCH, O_DRY_RUN, O_MANIFEST, O_MODELS };
+	enum { O_MEM = 256, O_MAX_RUNNING, O_SBATCH, O_DRY_RUN, O_MANIFEST, O_MODELS, O_CACHE };
 	static const struct option opts[] = {
 		{"shards", required_argument, NULL, 'n'},
 		{"out", required_argument, NULL, 'o'},
@@ -477,12 +486,14 @@ int cmd_slurm(int argc, char **argv)
 		{"dry-run", no_argument, NULL, O_DRY_RUN},
 		{"manifest", required_argument, NULL, O_MANIFEST},
 		{"models", required_argument, NULL, O_MODELS},
+		{"cache", required_argument, NULL, O_CACHE},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct slurm_options o = {.cpus = 1};
 	const char *out = NULL;
 	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
+	const char *cache = NULL;
 	bool dry_run = false;
 	int c;
 	const char **extra = xcalloc((size_t)argc + 1, sizeof *extra);
@@ -553,6 +564,10 @@ int cmd_slurm(int argc, char **argv)
 			*(c == O_MANIFEST ? &manifest : &models) = optarg;
 			bad = *optarg ? NULL : c == O_MANIFEST ? "--manifest" : "--models";
 			break;
+		case O_CACHE:
+			cache = optarg;
+			bad = *optarg ? NULL : "--cache";
+			break;
 		case 'h':
 			slurm_usage(stdout);
 			free(cmdline);
@@ -603,6 +618,18 @@ int cmd_slurm(int argc, char **argv)
 	}
 	if (models && !(o.models = absolute_models(models, &err)))
 		goto fail;
+	/* made now, as sweep --cache would (a file there is refused now) */
+	if (cache) {
+		struct pcache *pc = pcache_open(cache, &err);
+		if (!pc)
+			goto fail;
+		pcache_free(pc);
+		if (!(o.cache = realpath(cache, NULL))) {
+			rs_error_set(&err, EXIT_NOINPUT, cache, 0, "--cache: cannot resolve the path: %s",
+				     strerror(errno));
+			goto fail;
+		}
+	}
 	o.experiment_name = e->name;
 	o.points = experiment_n_points(e);
 	if (o.shards > o.points) {
@@ -716,6 +743,7 @@ out:
 	free(o.dir);
 	free(o.manifest);
 	free(o.models);
+	free(o.cache);
 	free(extra);
 	experiment_free(e);
 	return status;

@@ -4,10 +4,12 @@
  * folder) is found here before the first point runs.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "cmd.h"
 #include "cmd_opts.h"
 #include "experiment.h"
@@ -50,7 +52,7 @@ static void sweep_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rematsim sweep EXPERIMENT.yaml [--out DIR] [--jobs N] [--shard I/N]\n"
-		"                      [--dry-run] [--quiet] [--fit X]\n\n"
+		"                      [--cache DIR] [--dry-run] [--quiet] [--fit X]\n\n"
 		"Run every point of an experiment (models x series x trials x ratios) and\n"
 		"write points.tsv, models.tsv and frontier.tsv into DIR (default\n"
 		"out/EXPERIMENT); with the experiment key 'gap', also gap.tsv (each method's\n"
@@ -64,6 +66,10 @@ static void sweep_usage(FILE *f)
 		"                    paper's logs.zip as it is)\n"
 		"      --models L,.. these logs instead (LOG[,LOG...]), each a model named\n"
 		"                    by its file or archive member (ARCHIVE.zip:NAME)\n"
+		"      --cache DIR   keep each replay's result in DIR (made if need be) and\n"
+		"                    take those run before by this same program: sweeps of\n"
+		"                    several experiments, or an edited one, run each\n"
+		"                    replay once (docs/experiments.md, \"A cache of replays\")\n"
 		"      --format F,.. tsv (always written) and csv: also points.csv,\n"
 		"                    models.csv, frontier.csv (no '#' lines)\n"
 		"  -j, --jobs N      worker threads (default: the number of processors)\n"
@@ -95,7 +101,7 @@ static int parse_shard(const char *s, unsigned *i, unsigned *n)
 	return 0;
 }
 
-enum { OPT_MANIFEST = 1000, OPT_MODELS, OPT_FORCE, OPT_FORMAT };
+enum { OPT_MANIFEST = 1000, OPT_MODELS, OPT_FORCE, OPT_FORMAT, OPT_CACHE };
 
 static int parse_formats(const char *arg, bool *csv)
 {
@@ -209,6 +215,7 @@ int cmd_sweep(int argc, char **argv)
 		{"models", required_argument, NULL, OPT_MODELS},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"cache", required_argument, NULL, OPT_CACHE},
 		{"out", required_argument, NULL, 'o'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"shard", required_argument, NULL, 's'},
@@ -223,7 +230,7 @@ int cmd_sweep(int argc, char **argv)
 	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
 	bool force = false, csv = false;
 
-	const char *out = NULL;
+	const char *out = NULL, *cache = NULL;
 	bool dry_run = false;
 	double fit_res = 0; /* --fit: docs/questions.md */
 	int c;
@@ -252,6 +259,13 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			force = true;
+			break;
+		case OPT_CACHE:
+			if (!*optarg) {
+				fprintf(stderr, "rematsim sweep: --cache: an empty name is no folder\n");
+				return EXIT_USAGE;
+			}
+			cache = optarg;
 			break;
 		case OPT_FORMAT:
 			if (parse_formats(optarg, &csv)) {
@@ -349,6 +363,11 @@ int cmd_sweep(int argc, char **argv)
 		out = out_default;
 	}
 	so.out_dir = out;
+	if (cache && !(so.cache = pcache_open(cache, &err))) {
+		rs_error_print(&err);
+		status = err.status;
+		goto out;
+	}
 	cmdline = command_line(argc, argv);
 	so.command_line = cmdline;
 	if (sweep_check_output(out, &err) || experiment_load(e, so.jobs, &err) ||
@@ -378,7 +397,14 @@ int cmd_sweep(int argc, char **argv)
 	if (!so.quiet)
 		fprintf(stderr, "rematsim: %s: results in %s/points.tsv%s\n", e->name, out,
 			fit_res > 0 ? " and fit.tsv" : "");
+	if (!so.quiet && so.cache) {
+		uint64_t hits, stored;
+		pcache_counts(so.cache, &hits, &stored);
+		fprintf(stderr, "rematsim: %s: %" PRIu64 " replays taken from the cache %s, %" PRIu64
+				" stored there\n", e->name, hits, cache, stored);
+	}
 out:
+	pcache_free(so.cache);
 	free(cmdline);
 	free(out_default);
 	experiment_free(e);

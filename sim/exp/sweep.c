@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "config.h"
 #include "gap.h"
 #include "heuristics.h"
@@ -564,10 +565,20 @@ static void run_point(void *ctx, size_t k)
 	struct point_result pr;
 	struct rs_error err = {0};
 	memset(&pr, 0, sizeof pr);
-	double t0 = now_seconds();
-	int failed = point_run(m->sched, &m->base, &pc, &pr, &err);
-	if (!pr.wall_ms)
-		pr.wall_ms = (now_seconds() - t0) * 1e3;
+	/* a replay this program ran before (sweep --cache): its result, and
+	 * the time it took then */
+	struct pcache *cache = rc->opt->cache;
+	char key[PCACHE_KEY_MAX];
+	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, point_budget(&m->base, &pc), key);
+	int failed = 0;
+	if (!keyed || !pcache_get(cache, key, &pr)) {
+		double t0 = now_seconds();
+		failed = point_run(m->sched, &m->base, &pc, &pr, &err);
+		if (!pr.wall_ms)
+			pr.wall_ms = (now_seconds() - t0) * 1e3;
+		if (keyed && !failed)
+			pcache_put(cache, key, &pr);
+	}
 	char *line = failed ? NULL : format_row(e, i, &p, &pr);
 	point_done(rc, i, line, &err);
 	/* the points with the same replay: its result (and time), their rows */
@@ -748,10 +759,23 @@ static void peak_task(void *ctx, size_t i)
 	size_t np = experiment_plan_points(pc->e), t = pc->tasks[i];
 	uint32_t plan, step;
 	experiment_plan_point(pc->e, t % np, &plan, &step);
+	const struct experiment *e = pc->e;
+	const size_t model = t / np;
+	const struct exp_plan *ep = &e->plans[plan];
 	struct planner_plan rp;
 	struct plan_result pr;
-	if (experiment_plan_replay(pc->e, t / np, plan, step, &rp, &pr, &pc->errs[i])) {
-		pc->failed[i] = true;
+	/* A plan without a schedule (an ILP not run past max_ops, or one that
+	 * proved or found none) has no peak: its heuristics run at the budget
+	 * it was asked for, where its own row says what the solver answered. */
+	if (ep->max_ops && e->models[model].sched->n_ops > ep->max_ops) {
+		pc->peaks[t] = experiment_plan_param(e, model, plan, step);
+		return;
+	}
+	if (experiment_plan_replay(e, model, plan, step, &rp, &pr, &pc->errs[i])) {
+		if (ilp_no_schedule(e, &rp, &pc->errs[i]))
+			pc->peaks[t] = experiment_plan_param(e, model, plan, step);
+		else
+			pc->failed[i] = true;
 		return;
 	}
 	pc->peaks[t] = pr.run.peak_memory;

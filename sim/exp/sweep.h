@@ -14,6 +14,8 @@
 #include "experiment.h"
 #include "util.h"
 
+struct pcache; /* cache.h */
+
 struct sweep_options {
 	const char *out_dir;      /* where the files go */
 	unsigned jobs;            /* worker threads (>= 1) */
@@ -21,6 +23,7 @@ struct sweep_options {
 	bool quiet;               /* no progress lines */
 	const char *command_line; /* recorded in the header */
 	long stop_after;          /* testing: _exit(75) after this many new rows (0: never) */
+	struct pcache *cache;     /* replays kept across sweeps (cache.h), or NULL; borrowed */
 };
 
 /**

@@ -38,7 +38,7 @@ struct plan_run {
 	/* plan_replay_wraps: the segments whose recomputation command i
 	 * starts (CSR by command), and each segment's evicted storages */
 	uint32_t *trig, *trig_off, *gst, *gst_off;
-	uint32_t *want;                      /* what remat_before hands over */
+	struct runtime_action *want;         /* what remat_before hands over */
 	size_t cap_want;
 	const uint32_t *forced, *forced_off; /* CSR by command */
 	int64_t *refs;                       /* handles per storage */
@@ -104,7 +104,7 @@ static size_t evict_after(void *ctx, size_t i, bool done, const uint32_t **list)
 
 /* plan_replay_wraps's recomputations: before command i, the tensors of
  * the storages of the segments it triggers that handles hold. */
-static size_t remat_before(void *ctx, size_t i, const uint32_t **list)
+static size_t remat_before(void *ctx, size_t i, const struct runtime_action **list)
 {
 	struct plan_run *pr = ctx;
 	const struct schedule *s = pr->s;
@@ -118,7 +118,8 @@ static size_t remat_before(void *ctx, size_t i, const uint32_t **list)
 			const struct sched_storage *ss = &s->storages[st];
 			XGROW(pr->want, pr->cap_want, n + ss->n_tensors);
 			for (uint32_t q = 0; q < ss->n_tensors; q++)
-				pr->want[n++] = s->storage_tensors[ss->tensors + q];
+				pr->want[n++] = (struct runtime_action){
+					RUNTIME_ACT_REMAT, s->storage_tensors[ss->tensors + q]};
 		}
 	}
 	*list = pr->want;
@@ -428,7 +429,7 @@ static int replay(const struct schedule *s, const struct baseline *b, const size
 		.check = check,
 		.on_event = on_event,
 		.evict_after = evict_after,
-		.remat_before = whole ? remat_before : NULL,
+		.before = whole ? remat_before : NULL,
 		.ctx = &pr,
 	};
 	int rc = runtime_run(s, &cfg, &out->run, err);

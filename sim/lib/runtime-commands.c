@@ -782,22 +782,8 @@ static inline void add_handles(struct runtime_state *rt, struct sched_handles h)
 		rt->st[rt_storage_of(rt, h.first + k)].ref_ext += (uint32_t)h.delta;
 }
 
-/* The plan replay's other hook (runtime_config.remat_before, plan.c):
- * rematerializations a plan asks for before a command. */
-static int cmd_remat_before(struct runtime_state *rt, size_t i)
-{
-	const uint32_t *list = NULL;
-	size_t n = rt->cfg->remat_before(rt->cfg->ctx, i, &list);
-	for (size_t k = 0; k < n; k++) {
-		int rc;
-		if (!rt->defined[list[k]] && (rc = materialize(rt, list[k], true)))
-			return rc;
-	}
-	return 0;
-}
-
-/* The explicit plan's hook (runtime_config.before, sim/lib/plan.c): what
- * a plan runs before a command, rematerializations and evictions in turn. */
+/* The plan replays' hook (runtime_config.before, sim/lib/plan.c): what a
+ * plan runs before a command, rematerializations and evictions in turn. */
 static int cmd_before(struct runtime_state *rt, size_t i)
 {
 	const struct runtime_action *list = NULL;
@@ -825,16 +811,11 @@ int rt_replay(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
-	const bool remat_before = cfg->remat_before != NULL; /* plan replays only */
-	const bool before = cfg->before != NULL;             /* explicit plans only */
+	const bool before = cfg->before != NULL; /* plan replays only */
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
 		rt->cmd = i;
-		if (__builtin_expect(remat_before, 0) && (rc = cmd_remat_before(rt, i))) {
-			rt->res->stopped_at = i;
-			break;
-		}
 		if (__builtin_expect(before, 0) && (rc = cmd_before(rt, i))) {
 			rt->res->stopped_at = i;
 			break;

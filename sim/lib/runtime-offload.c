@@ -49,11 +49,13 @@ int offload_policy_parse(const char *name, enum offload_policy *p)
 	return 0;
 }
 
-int64_t offload_copy_ns(const struct offload_config *c, uint64_t bytes)
+int64_t offload_copy_ns(const struct offload_config *c, uint64_t bytes, bool back)
 {
-	double ns = (double)c->latency_ns;
-	if (!isinf(c->bandwidth) && bytes)
-		ns += ceil((double)bytes * 1e9 / c->bandwidth);
+	bool own = back && c->h2d_bandwidth > 0;
+	double bw = own ? c->h2d_bandwidth : c->bandwidth;
+	double ns = (double)(own ? c->h2d_latency_ns : c->latency_ns);
+	if (!isinf(bw) && bytes)
+		ns += ceil((double)bytes * 1e9 / bw);
 	return ns >= (double)RT_REMAT_CAP ? RT_REMAT_CAP : (int64_t)ns;
 }
 
@@ -219,10 +221,10 @@ int rt_offload_decide(struct runtime_state *rt, uint32_t s)
 	int64_t recompute = rt->key[s].compute;
 	if (rt->regions && c->policy == OFFLOAD_COST)
 		recompute = rt_wadd(recompute, rt_wadd(rt_region_compute(rt, s, false), rt_region_compute(rt, s, true)));
-	int64_t copy = offload_copy_ns(c, size);
+	int64_t there_and_back = offload_copy_ns(c, size, false) + offload_copy_ns(c, size, true);
 	const struct rt_channel *d = &rt->off.d2h;
 	int64_t queued = d->free_at > rt->clock ? d->free_at - rt->clock : 0;
-	return queued + 2 * copy <= recompute;
+	return queued + there_and_back <= recompute;
 }
 
 void rt_offload_start(struct runtime_state *rt, uint32_t s)
@@ -238,7 +240,7 @@ void rt_offload_start(struct runtime_state *rt, uint32_t s)
 	o->where[s] = RT_OUT;
 	o->pending += size;
 	host_add(rt, size);
-	int64_t dur = offload_copy_ns(o->c, size), start;
+	int64_t dur = offload_copy_ns(o->c, size, false), start;
 	int64_t end = channel_push(rt, &o->d2h, s, dur, &start);
 	rt->res->offloads++;
 	rt->res->bytes_offloaded += size;
@@ -271,7 +273,7 @@ int rt_offload_bring(struct runtime_state *rt, uint32_t s)
 		return rc;
 	}
 	case RT_HOST: {
-		int64_t dur = offload_copy_ns(o->c, size), start;
+		int64_t dur = offload_copy_ns(o->c, size, true), start;
 		int64_t end = channel_push(rt, &o->h2d, RT_NONE, dur, &start);
 		rt->res->fetches++;
 		rt->res->bytes_fetched += size;
@@ -343,7 +345,7 @@ void rt_offload_prefetch(struct runtime_state *rt, size_t i)
 			if (rt->defined[t] || !o->held[t] || o->where[s] != RT_HOST ||
 			    rt->memory + size > rt->budget)
 				continue;
-			int64_t dur = offload_copy_ns(o->c, size), start;
+			int64_t dur = offload_copy_ns(o->c, size, true), start;
 			int64_t end = channel_push(rt, &o->h2d, s, dur, &start);
 			o->where[s] = RT_IN;
 			o->incoming += size;

@@ -126,8 +126,11 @@ int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 	if (oc) {
 		if (!(oc->bandwidth > 0))
 			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload bandwidth must be above 0");
-		if (oc->latency_ns < 0)
+		if (oc->latency_ns < 0 || oc->h2d_latency_ns < 0)
 			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload latency must not be negative");
+		if (!(oc->h2d_bandwidth >= 0))
+			return rs_error_set(err, EXIT_USAGE, NULL, 0,
+					    "offload bandwidth back to the device must be above 0 (or 0: as the other way)");
 		if (runtime_desc(cfg->runtime)->banishing)
 			return rs_error_set(err, EXIT_USAGE, NULL, 0,
 					    "offload needs a runtime without banishing (not %s)",
@@ -135,7 +138,7 @@ int runtime_check_config(const struct runtime_config *cfg, struct rs_error *err)
 		if (h && (h->needs & NEEDS_PROTO))
 			return rs_error_set(err, EXIT_USAGE, NULL, 0,
 					    "offload is not modelled for %s (the prototype's own eviction)", h->name);
-		if (cfg->evict_after || cfg->remat_before || cfg->before)
+		if (cfg->evict_after || cfg->before)
 			return rs_error_set(err, EXIT_USAGE, NULL, 0, "offload is not modelled for plan replays");
 	}
 	unsigned kept = runtime_desc(cfg->runtime)->maintains;

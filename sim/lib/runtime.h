@@ -73,6 +73,11 @@ enum offload_policy {
 struct offload_config {
 	double bandwidth;      /* bytes per second, > 0; INFINITY: copies take no time */
 	int64_t latency_ns;    /* added to every copy, >= 0 */
+	/* The copies back (host to device) where the link is not the same
+	 * both ways (a measured link): h2d_bandwidth 0 takes bandwidth and
+	 * latency_ns for both directions. */
+	double h2d_bandwidth;
+	int64_t h2d_latency_ns;
 	uint64_t host_memory;  /* bytes the host copies may hold; 0: unbounded */
 	uint32_t prefetch;     /* after each command, bring back the next N ops' inputs that fit */
 	enum offload_policy policy;
@@ -81,9 +86,9 @@ struct offload_config {
 const char *offload_policy_name(enum offload_policy p);
 /** Returns 0 and sets *p, or -1 for an unknown name (any case). */
 int offload_policy_parse(const char *name, enum offload_policy *p);
-/** A copy of `bytes` on a channel of c: latency + ceil(bytes / bandwidth) ns,
- * at most 2^61 ns. */
-int64_t offload_copy_ns(const struct offload_config *c, uint64_t bytes);
+/** A copy of `bytes` to the host (back: from it) over c's link: latency +
+ * ceil(bytes / bandwidth) ns of that direction, at most 2^61 ns. */
+int64_t offload_copy_ns(const struct offload_config *c, uint64_t bytes, bool back);
 
 /** What a timeline callback sees (replay --timeline). */
 enum runtime_event_kind {
@@ -166,16 +171,11 @@ struct runtime_config {
 	 * it may name storages (*list, returned count) to evict now; those
 	 * material, unlocked and not pinned are. Shares ctx. */
 	size_t (*evict_after)(void *ctx, size_t cmd, bool done, const uint32_t **list);
-	/* Optional, for plan replay (plan.h): called before each command with
-	 * its index, it may name tensors (*list, returned count) to
-	 * rematerialize now, in order; those defined already are skipped.
-	 * Shares ctx. */
-	size_t (*remat_before)(void *ctx, size_t cmd, const uint32_t **list);
-	/* Optional, for explicit plans (plan.h): called before each command
+	/* Optional, for plan replays (plan.h): called before each command
 	 * with its index, it may name actions (*list, returned count) to run
 	 * first, in order: rematerialize a tensor (if it is not defined) or
-	 * evict a storage (if material, unlocked and not pinned); after
-	 * remat_before's. Shares ctx. */
+	 * evict a storage (if material, unlocked and not pinned). Module plans
+	 * name only rematerializations, explicit plans both. Shares ctx. */
 	size_t (*before)(void *ctx, size_t cmd, const struct runtime_action **list);
 	/* Optional: offload beside recomputation (NULL: off, as the reference).
 	 * Needs a runtime without banishing, no plan hooks, not DTRPrototype.

@@ -17,7 +17,9 @@
 #     the merge) and checks its result the same way;
 #  5. submits with --manifest and with --models (paths relative to the
 #     submitting folder) and checks the merge against `sweep --manifest`
-#     and `sweep --models`.
+#     and `sweep --models`;
+#  6. submits twice with one --cache and checks that the second's shards
+#     take their replays from the first's, with the same rows.
 # Exits 77 (skip) only when Slurm or munge is missing or cannot start here.
 set -u
 rematsim=${1:-${REMATSIM:-build/rematsim}}
@@ -291,4 +293,24 @@ for how in manifest models; do
 		fail "--$how: the script does not name the archive by absolute path"
 done
 echo "--manifest and --models: 2 shards + merge equal sweep --manifest/--models"
+# --- 6. --cache (relative to the submitting folder, made at submission):
+# the shards of a second submission take every replay from the first's. ---
+for k in 1 2; do
+	(cd "$tmp/sub" && "$rematsim" slurm "$tmp/small.yaml" --cache replays --shards 2 --out "$tmp/run6-$k" \
+		>"$tmp/run6-$k.ids" 2>"$tmp/run6-$k.err") || fail "rematsim slurm --cache: $(cat "$tmp/run6-$k.err")"
+	array=$(awk '$1 == "shards" { print $2 }' "$tmp/run6-$k.ids")
+	merge=$(awk '$1 == "merge" { print $2 }' "$tmp/run6-$k.ids")
+	wait_jobs "$array,$merge" 60
+	[ "$(state "$merge")" = COMPLETED ] || fail "--cache: merge job $merge ended $(state "$merge")"
+done
+grep -q "^cache=$tmp/sub/replays" "$tmp/run6-1/slurm/shards.sbatch" ||
+	fail "--cache: the script does not name the cache by absolute path"
+rows "$tmp/run6-2/points.tsv" >"$tmp/run6-2.rows"
+rows "$tmp/run6-1/points.tsv" | cmp -s "$tmp/run6-2.rows" - ||
+	fail "--cache: the second submission's rows differ from the first's"
+taken=$(cat "$tmp"/run6-2/logs/shard-*.out | sed -n 's/.*: \([0-9]*\) replays taken from the cache .*/\1/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+n=$(wc -l <"$tmp/run6-2.rows")
+[ "$taken" -eq $((n - 1)) ] || fail "--cache: the second submission took $taken of its $((n - 1)) replays from the cache"
+echo "--cache: a second submission takes $taken replays from the first's cache, the same rows"
 echo "done in $(elapsed) s"
