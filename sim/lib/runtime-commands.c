@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_
 		rt_order_join(rt, s);
 	} else {
 		pk_put(rt, p->end - 1, s);
-		rt->ord.joins++;
+		rt_order_count_join(rt);
 	}
 }
 

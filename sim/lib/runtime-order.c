@@ -1,10 +1,10 @@
 /*
  * runtime-order.c: the pool kept in the order of a choice, for the rows
  * whose cost is LRU's key (the last access) or DTRLocal's (compute / (size
- * * staleness)): their choice then reads the tops of a few heaps instead of the
- * whole pool (runtime-scan.c), with the same choice and counts. Owns the
- * ord part of struct runtime_state; runtime-commands.c tells it who joins
- * and leaves the pool and whose key changed.
+ * * staleness)): their choice then reads the first member of a group or
+ * a few instead of the whole pool (runtime-scan.c), with the same choice
+ * and counts. Owns the ord part of struct runtime_state; runtime-commands.c
+ * tells it who joins and leaves the pool and whose key changed.
  *
  * The members are split in groups of equal (compute, size) (LRU: one
  * group). In a group the cost only grows with the last access, and among
@@ -22,9 +22,10 @@
  * (the latest slot), so a join is the front of its run, which exists
  * (rematerializing a chain of ancestors gives all of them the clock of
  * the moment it began) or is made at the list's start (a new storage,
- * never accessed) or near its end (an access at the clock): no walk, where a heap would sift through its levels at every
- * join and leave (tried: 800 instructions an eviction on the chain, more
- * than the scan). A key that changes in the pool (an output's access at
+ * never accessed) or near its end (an access at the clock): no walk,
+ * where a heap would sift through its levels at every join and leave
+ * (tried: 800 instructions an eviction on the chain, more than the
+ * scan). A key that changes in the pool (an output's access at
  * the end of its op) walks its new run by slot. Walks are paid for by the
  * scans they spare (credit); where they are not, the ordered pool is
  * dropped.

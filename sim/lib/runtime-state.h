@@ -740,6 +740,13 @@ static inline void rt_order_leave(struct runtime_state *rt, uint32_t s)
 /** s's key changed (s in the pool): its place follows. */
 void rt_order_rekey(struct runtime_state *rt, uint32_t s);
 
+/* A member joined the pool while the order is not kept: what keeping it
+ * would have cost (rt_order_ready weighs it). */
+static inline void rt_order_count_join(struct runtime_state *rt)
+{
+	rt->ord.joins++;
+}
+
 /** The scans have paid more than the order would cost: build it from the
  * pool and keep it from now on (unless it is dropped at once). */
 void rt_order_start(struct runtime_state *rt);
