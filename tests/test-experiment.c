@@ -381,6 +381,61 @@ START_TEST(seed_formula)
 }
 END_TEST
 
+/* fmt_double's bisection gives the text of its definition (the first
+ * of 1..17 digits that reads back) on every kind of double: random bits,
+ * quotients like the overheads and ratios it prints, powers of two (the
+ * linear search) and their neighbours, subnormals. */
+START_TEST(fmt_double_bisection)
+{
+	char a[FMT_DOUBLE_LEN], b[FMT_DOUBLE_LEN];
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	long n = 0;
+	for (int i = 0; i < 300000; i++) {
+		r = splitmix64(r);
+		double x;
+		switch (i % 6) {
+		case 0: /* any bit pattern */
+			memcpy(&x, &r, sizeof x);
+			break;
+		case 1: /* a quotient of small whole numbers */
+			x = (double)(r % 100000) / (double)((r >> 32) % 9999 + 1);
+			break;
+		case 2: /* a ratio of large counts, as an overhead */
+			x = (double)(r >> 20) / (double)((r & 0xfffff) + 1) / 1e6;
+			break;
+		case 3: /* a power of two, or a double next to one */
+			x = ldexp(1.0, (int)(r % 2098) - 1074);
+			if (r & (1ull << 40))
+				x = nextafter(x, (r & (1ull << 41)) ? INFINITY : 0);
+			break;
+		case 4: /* a subnormal */
+			r &= 0x800fffffffffffffull;
+			memcpy(&x, &r, sizeof x);
+			break;
+		default: /* a short decimal and its neighbours */
+			x = (double)(r % 1000) / 1000.0 * pow(10, (int)((r >> 40) % 40) - 20);
+			if (r & (1ull << 60))
+				x = nextafter(x, (r & (1ull << 61)) ? INFINITY : -INFINITY);
+			break;
+		}
+		fmt_double(a, x);
+		if (x == floor(x) && fabs(x) < 1e15)
+			continue; /* whole numbers: %.0f, not searched */
+		fmt_double_linear(b, x);
+		ck_assert_msg(!strcmp(a, b), "%a: %s against %s", x, a, b);
+		n++;
+	}
+	ck_assert_int_gt(n, 200000);
+	const double special[] = {INFINITY, -INFINITY, NAN, 0.5, 0.1, 1e-310, 5e-324, 1.7976931348623157e308,
+				  2.2250738585072014e-308, 0.30000000000000004, 1e15 + 0.5, -0.125};
+	for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+		ck_assert_str_eq(fmt_double(a, special[i]), fmt_double_linear(b, special[i]));
+	ck_assert_str_eq(fmt_double(a, 0.30000000000000004), "0.30000000000000004");
+	ck_assert_str_eq(fmt_double(a, 1e-310), "1e-310");
+	ck_assert_str_eq(fmt_double(a, -INFINITY), "-inf");
+}
+END_TEST
+
 /* ---------------------------------------------------------------- frontier */
 
 START_TEST(frontier_prefix_min)
@@ -870,6 +925,7 @@ static Suite *experiment_suite(void)
 {
 	Suite *s = suite_create("experiment");
 	TCase *unit = tcase_create("unit");
+	tcase_add_test(unit, fmt_double_bisection);
 	tcase_add_test(unit, scalar_numbers);
 	tcase_add_test(unit, scalar_rejects);
 	tcase_add_test(unit, yaml_errors);

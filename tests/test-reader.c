@@ -533,6 +533,169 @@ START_TEST(zip_members_by_path_and_model_name)
 }
 END_TEST
 
+/* A member written raw: deflate_bytes as they are, the header's size and
+ * CRC as given. */
+static void zip_add_raw(zipFile zf, const char *name, const void *raw, size_t n, uLong size,
+			uLong crc)
+{
+	zip_fileinfo zi;
+	memset(&zi, 0, sizeof zi);
+	ck_assert_int_eq(zipOpenNewFileInZip2(zf, name, &zi, NULL, 0, NULL, 0, NULL, Z_DEFLATED, 6, 1),
+			 ZIP_OK);
+	zipWriteInFileInZip(zf, raw, (unsigned)n);
+	zipCloseFileInZipRaw(zf, size, crc);
+}
+
+/* text as a raw deflate stream (give *n bytes; free it) */
+static unsigned char *deflate_raw(const char *text, size_t len, size_t *n)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = deflateBound(&z, len);
+	unsigned char *out = malloc(cap);
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*n = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* What reading spec gives: status (0: read), message and line, and the
+ * schedule's counts and digest. */
+struct outcome {
+	int rc, status;
+	long line;
+	char msg[1100];
+	size_t ops, cmds;
+	uint64_t lines;
+	uint8_t sha[32];
+};
+
+static void read_outcome(const char *spec, struct outcome *o)
+{
+	struct read_options opt = {.digest = true};
+	struct schedule *s;
+	struct rs_error err;
+	memset(o, 0, sizeof *o);
+	memset(&err, 0, sizeof err);
+	o->rc = schedule_read(spec, &opt, &s, &err);
+	if (o->rc) {
+		o->status = err.status;
+		o->line = err.line;
+		snprintf(o->msg, sizeof o->msg, "%s", err.msg);
+		return;
+	}
+	o->ops = s->n_ops;
+	o->cmds = s->n_cmds;
+	o->lines = s->lines;
+	memcpy(o->sha, s->sha256, 32);
+	schedule_free(s);
+}
+
+/*
+ * Zip members decoded whole by libdeflate read as minizip reads them:
+ * good ones the same schedule and digest, and every bad one (a CRC that
+ * fails, corrupt data, a stream shorter or longer than its header says,
+ * a gzip inside, a line or a text over the limits) the same error, from
+ * the fallback to minizip; each member read both ways.
+ */
+START_TEST(zip_members_whole_as_streamed)
+{
+	make_tmpdir();
+	char path[512], spec[700];
+	snprintf(path, sizeof path, "%s/w.zip", tmpdir);
+	zipFile zf = zipOpen(path, APPEND_STATUS_CREATE);
+	ck_assert_ptr_nonnull(zf);
+	size_t len = strlen(small_log), n;
+	uLong crc = crc32(0, (const unsigned char *)small_log, (uInt)len);
+	unsigned char *raw = deflate_raw(small_log, len, &n);
+	zip_add(zf, "ok.log", small_log);
+	zip_add_raw(zf, "crc.log", raw, n, len, crc ^ 1);
+	zip_add_raw(zf, "short.log", raw, n, len + 100, crc);
+	zip_add_raw(zf, "long.log", raw, n, len - 10, crc);
+	zip_add_raw(zf, "cut.log", raw, n / 2, len, crc);
+	unsigned char junk[300];
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = (unsigned char)(i * 131 + 7);
+	zip_add_raw(zf, "junk.log", junk, sizeof junk, 2000, 12345);
+	free(raw);
+	/* a gzip stream as a member's text */
+	char gzpath[600];
+	snprintf(gzpath, sizeof gzpath, "%s/g.gz", tmpdir);
+	gzFile gz = gzopen(gzpath, "wb");
+	gzwrite(gz, small_log, (unsigned)len);
+	gzclose(gz);
+	static char gzbytes[4096];
+	FILE *f = fopen(gzpath, "rb");
+	size_t gzn = fread(gzbytes, 1, sizeof gzbytes, f);
+	fclose(f);
+	unlink(gzpath);
+	raw = deflate_raw(gzbytes, gzn, &n);
+	zip_add_raw(zf, "gz.log", raw, n, gzn, crc32(0, (unsigned char *)gzbytes, (uInt)gzn));
+	free(raw);
+	/* several 64 KiB pieces: a long line in the third, a bad record at the end */
+	size_t big_cap = 300000, bn = 0;
+	char *big = malloc(big_cap);
+	for (int i = 0; bn < 200000; i++)
+		bn += (size_t)snprintf(big + bn, big_cap - bn, CONST("c%d", "8"), i, i);
+	memset(big + bn, ' ', 3000);
+	bn += 3000;
+	bn += (size_t)snprintf(big + bn, big_cap - bn, "\n%s{\"INSTRUCTION\":\"NOPE\"}\n", small_log);
+	zip_add(zf, "big.log", big);
+	zipClose(zf, NULL);
+
+	const char *members[] = {"ok.log", "crc.log", "short.log", "long.log", "cut.log",
+				 "junk.log", "gz.log", "big.log"};
+	/* no limit, a line limit the big member passes, then a size limit */
+	const char *limits[][2] = {{NULL, NULL}, {RS_MAX_LINE_ENV, "2000"}, {RS_MAX_INPUT_ENV, "150000"}};
+	unsigned long whole_before = source_test_whole_reads;
+	for (size_t l = 0; l < 3; l++) {
+		if (limits[l][0])
+			setenv(limits[l][0], limits[l][1], 1);
+		for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+			snprintf(spec, sizeof spec, "%s:%s", path, members[i]);
+			struct outcome whole, streamed;
+			read_outcome(spec, &whole);
+			source_test_no_whole = true;
+			read_outcome(spec, &streamed);
+			source_test_no_whole = false;
+			ck_assert_msg(whole.rc == streamed.rc && whole.status == streamed.status &&
+				      whole.line == streamed.line && !strcmp(whole.msg, streamed.msg),
+				      "%s, limit %zu: %d %d %ld '%s' against %d %d %ld '%s'", members[i], l,
+				      whole.rc, whole.status, whole.line, whole.msg, streamed.rc,
+				      streamed.status, streamed.line, streamed.msg);
+			ck_assert_msg(whole.ops == streamed.ops && whole.cmds == streamed.cmds &&
+				      whole.lines == streamed.lines && !memcmp(whole.sha, streamed.sha, 32),
+				      "%s: another schedule", members[i]);
+			if (l == 0 && !strcmp(members[i], "ok.log"))
+				ck_assert_int_eq(whole.rc, 0);
+			if (l == 0 && !strcmp(members[i], "crc.log"))
+				ck_assert_ptr_nonnull(strstr(whole.msg, "fails its CRC check"));
+			if (l == 0 && !strcmp(members[i], "junk.log"))
+				ck_assert_ptr_nonnull(strstr(whole.msg, "corrupt zip member"));
+			if (l == 1 && !strcmp(members[i], "big.log"))
+				ck_assert_ptr_nonnull(strstr(whole.msg, "line longer than"));
+			if (l == 2 && !strcmp(members[i], "big.log"))
+				ck_assert_ptr_nonnull(strstr(whole.msg, "over the input size limit"));
+			if (l == 0 && !strcmp(members[i], "big.log"))
+				ck_assert_ptr_nonnull(strstr(whole.msg, "unknown instruction \"NOPE\""));
+		}
+		if (limits[l][0])
+			unsetenv(limits[l][0]);
+	}
+	/* ok, big (with and without the line limit) and short.log's header
+	 * aside, the good members were decoded whole: ok.log and big.log */
+	ck_assert_uint_ge(source_test_whole_reads - whole_before, 4);
+	free(big);
+	unlink(path);
+	rmdir(tmpdir);
+}
+END_TEST
+
 /*
  * A log larger than what is read whole (8 MiB) and several times the
  * streaming window (1 MiB): a chain with a warm-up,
@@ -853,6 +1016,7 @@ int main(void)
 	tc = tcase_create("containers");
 	tcase_add_test(tc, gzip_and_truncated_gzip);
 	tcase_add_test(tc, zip_members_by_path_and_model_name);
+	tcase_add_test(tc, zip_members_whole_as_streamed);
 	tcase_add_test(tc, stream_equals_memory);
 	tcase_add_test(tc, log_changed_between_passes);
 	suite_add_tcase(s, tc);

@@ -17,10 +17,11 @@
 
 #include "util.h"
 
-struct fp {
-	const char *p, *end;
-	struct jv_doc *d;
-};
+/* The fast path reads a copy of the line in doc->strs, ended by a NUL
+ * (which no test below takes for anything it wants, so the end needs no
+ * test of its own, and an eight-byte read from a string's last bytes
+ * stays in the buffer), and ends each string there in place: its closing
+ * quote becomes its NUL. */
 
 static void reserve(struct jv_doc *d, size_t len)
 {
@@ -31,9 +32,9 @@ static void reserve(struct jv_doc *d, size_t len)
 		d->nodes = xmalloc(d->cap_nodes * sizeof *d->nodes);
 		d->stack = xmalloc(d->cap_stack * sizeof *d->stack);
 	}
-	if (d->cap_strs < 2 * len + 2) {
+	if (d->cap_strs < 2 * len + 16) {
 		free(d->strs);
-		d->cap_strs = 2 * len + 2;
+		d->cap_strs = 2 * len + 16;
 		d->strs = xmalloc(d->cap_strs);
 	}
 	d->n_nodes = d->n_stack = d->n_strs = 0;
@@ -72,108 +73,132 @@ static char *save(struct jv_doc *d, const char *s, size_t n)
 	return out;
 }
 
-static inline void ws(struct fp *f)
+static inline char *ws(char *p)
 {
-	while (f->p < f->end && (*f->p == ' ' || *f->p == '\t' || *f->p == '\n' || *f->p == '\r'))
-		f->p++;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
 }
 
-/* A plain string at f->p (at its opening quote): its copy, or NULL. */
-static const char *fast_string(struct fp *f)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+/* A high bit in each byte of w that is a quote, a backslash, a control
+ * byte (the NUL at the end too) or not ASCII, exact up to the first such
+ * byte (the bits above it may be false), 0 when none. */
+static inline uint64_t string_stops(uint64_t w)
 {
-	const char *s = ++f->p;
-	while (f->p < f->end) {
-		unsigned char c = (unsigned char)*f->p;
-		if (c == '"') {
-			const char *out = save(f->d, s, (size_t)(f->p - s));
-			f->p++;
-			return out;
+	uint64_t q = w ^ (ONES * '"'), bs = w ^ (ONES * '\\');
+	return (((q - ONES) & ~q) | ((bs - ONES) & ~bs) | (w - ONES * 0x20) | w) & HIGHS;
+}
+#endif
+
+/* A plain string whose first byte is at p, ended in place: the byte after
+ * its closing quote, or NULL (an escape, a control or non-ASCII byte, the
+ * end of the line). */
+static inline char *fast_string(char *p)
+{
+#ifdef ONES
+	/* Eight bytes at a time to the first byte that ends or spoils it. */
+	for (;;) {
+		uint64_t w;
+		memcpy(&w, p, sizeof w);
+		uint64_t stops = string_stops(w);
+		if (stops) {
+			p += __builtin_ctzll(stops) / 8;
+			break;
 		}
-		if (c == '\\' || c < 0x20 || c >= 0x80)
-			return NULL;
-		f->p++;
+		p += 8;
 	}
-	return NULL;
+#else
+	while (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80)
+		p++;
+#endif
+	if (*p != '"')
+		return NULL;
+	*p = '\0';
+	return p + 1;
 }
 
-static int fast_value(struct fp *f, int depth);
-
-/* An array (members "key": value with `object`) at f->p, at its opening
- * bracket. */
-static int fast_list(struct fp *f, int depth, bool object)
+/* A string or an integer of up to 18 digits at p: pushed, and the byte
+ * after it; NULL for anything else. */
+static inline char *fast_scalar(struct jv_doc *d, char *p)
 {
-	const char close = object ? '}' : ']';
-	f->p++;
-	size_t base = f->d->n_stack;
-	ws(f);
-	if (f->p < f->end && *f->p == close) {
-		f->p++;
-		close_container(f->d, base, object ? JV_OBJECT : JV_ARRAY);
-		return 0;
+	if (*p == '"') {
+		char *s = p + 1;
+		if (!(p = fast_string(s)))
+			return NULL;
+		push(d, JV_STRING)->u.s = s;
+		return p;
+	}
+	bool neg = *p == '-';
+	char *digits = p + neg;
+	int64_t x = 0;
+	p = digits;
+	while (*p >= '0' && *p <= '9' && p - digits < 18)
+		x = x * 10 + (*p++ - '0');
+	size_t nd = (size_t)(p - digits);
+	if (nd == 0 || (nd > 1 && digits[0] == '0'))
+		return NULL;
+	if (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9'))
+		return NULL;
+	push(d, JV_INT)->u.i = neg ? -x : x;
+	return p;
+}
+
+/* A line that is one object of plain strings, integers and arrays of
+ * those, decoded into d: the end of the object, or NULL for anything else
+ * (left to jansson). */
+static char *fast_object(struct jv_doc *d, char *p)
+{
+	p = ws(p);
+	if (*p != '{')
+		return NULL;
+	p = ws(p + 1);
+	if (*p == '}') {
+		close_container(d, 0, JV_OBJECT);
+		return p + 1;
 	}
 	for (;;) {
-		const char *key = NULL;
-		if (object) {
-			ws(f);
-			if (f->p >= f->end || *f->p != '"' || !(key = fast_string(f)))
-				return -1;
-			ws(f);
-			if (f->p >= f->end || *f->p != ':')
-				return -1;
-			f->p++;
+		if (*p != '"')
+			return NULL;
+		char *key = p + 1;
+		if (!(p = fast_string(key)))
+			return NULL;
+		p = ws(p);
+		if (*p != ':')
+			return NULL;
+		p = ws(p + 1);
+		if (*p == '[') {
+			size_t base = d->n_stack;
+			p = ws(p + 1);
+			if (*p != ']') {
+				for (;;) {
+					if (!(p = fast_scalar(d, p)))
+						return NULL;
+					p = ws(p);
+					if (*p != ',')
+						break;
+					p = ws(p + 1);
+				}
+				if (*p != ']')
+					return NULL;
+			}
+			p++;
+			close_container(d, base, JV_ARRAY);
+		} else if (!(p = fast_scalar(d, p))) {
+			return NULL;
 		}
-		if (fast_value(f, depth + 1))
-			return -1;
-		f->d->stack[f->d->n_stack - 1].key = key;
-		ws(f);
-		if (f->p >= f->end)
-			return -1;
-		if (*f->p == ',') {
-			f->p++;
-			continue;
+		d->stack[d->n_stack - 1].key = key;
+		p = ws(p);
+		if (*p == '}') {
+			close_container(d, 0, JV_OBJECT);
+			return p + 1;
 		}
-		if (*f->p != close)
-			return -1;
-		f->p++;
-		close_container(f->d, base, object ? JV_OBJECT : JV_ARRAY);
-		return 0;
+		if (*p != ',')
+			return NULL;
+		p = ws(p + 1);
 	}
-}
-
-static int fast_value(struct fp *f, int depth)
-{
-	ws(f);
-	if (f->p >= f->end)
-		return -1;
-	char c = *f->p;
-	if (c == '"') {
-		const char *s = fast_string(f);
-		if (!s)
-			return -1;
-		push(f->d, JV_STRING)->u.s = s;
-		return 0;
-	}
-	if (c == '-' || (c >= '0' && c <= '9')) {
-		const char *q = f->p;
-		bool neg = *q == '-';
-		if (neg)
-			q++;
-		const char *digits = q;
-		int64_t x = 0;
-		while (q < f->end && *q >= '0' && *q <= '9' && q - digits < 18)
-			x = x * 10 + (*q++ - '0');
-		size_t nd = (size_t)(q - digits);
-		if (nd == 0 || nd > 18 || (nd > 1 && digits[0] == '0'))
-			return -1;
-		if (q < f->end && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')))
-			return -1;
-		f->p = q;
-		push(f->d, JV_INT)->u.i = neg ? -x : x;
-		return 0;
-	}
-	if ((c == '[' && depth < 2) || (c == '{' && depth == 0))
-		return fast_list(f, depth, c == '{');
-	return -1;
 }
 
 /* jansson's tree into doc (the slow path). */
@@ -231,16 +256,15 @@ static void finish(struct jv_doc *d)
 int jv_parse(struct jv_doc *d, const char *p, size_t len, int *column, char *msg, size_t msg_cap)
 {
 	reserve(d, len);
-	struct fp f = {.p = p, .end = p + len, .d = d};
-	ws(&f);
+	memcpy(d->strs, p, len);
+	d->strs[len] = '\0';
+	d->n_strs = len + 1;
 	/* Only an object at the top (jansson takes no bare scalar there). */
-	if (f.p < f.end && *f.p == '{' && fast_value(&f, 0) == 0) {
-		ws(&f);
-		if (f.p == f.end) {
-			finish(d);
-			d->fast = true;
-			return 0;
-		}
+	char *end = fast_object(d, d->strs);
+	if (end && ws(end) == d->strs + len) {
+		finish(d);
+		d->fast = true;
+		return 0;
 	}
 	return jv_parse_jansson(d, p, len, column, msg, msg_cap);
 }

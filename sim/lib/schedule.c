@@ -88,10 +88,22 @@ struct reader {
 
 static enum record_kind kind_of(const char *instr, bool *ok)
 {
+	/* The first letter leaves at most four names to compare, not nine. */
+	static const enum record_kind a[] = {REC_ANNOTATE, REC_ALIAS}, c[] = {REC_CALL, REC_CONSTANT,
+		REC_COPY, REC_COPY_FROM}, m[] = {REC_MEMORY, REC_MUTATE}, r[] = {REC_RELEASE};
+	const enum record_kind *cand = NULL;
+	size_t n = 0;
+	switch (instr[0]) {
+	case 'A': cand = a, n = 2; break;
+	case 'C': cand = c, n = 4; break;
+	case 'M': cand = m, n = 2; break;
+	case 'R': cand = r, n = 1; break;
+	default: break;
+	}
 	*ok = true;
-	for (int k = 0; k < REC_KIND_COUNT; k++)
-		if (!strcmp(instr, kind_names[k]))
-			return (enum record_kind)k;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(instr, kind_names[cand[i]]))
+			return cand[i];
 	*ok = false;
 	return REC_ANNOTATE;
 }
@@ -246,15 +258,12 @@ bad:
 	return false;
 }
 
-/* ALIAS: "-1" or "k" as a string, or a JSON integer; text (of size 48)
- * gets it as the log wrote it, for messages (a string past 64 bits is not
- * clamped there). */
-static bool get_alias(struct reader *b, const struct rec *r, int64_t *out, char *text)
+/* ALIAS: "-1" or "k" as a string, or a JSON integer. */
+static bool get_alias(struct reader *b, const struct rec *r, int64_t *out)
 {
 	const struct jv *v = jv_get(r->j, "ALIAS");
 	if (jv_is_int(v)) {
 		*out = jv_int(v);
-		snprintf(text, 48, "%" PRId64, *out);
 		return true;
 	}
 	if (jv_is_string(v)) {
@@ -265,13 +274,24 @@ static bool get_alias(struct reader *b, const struct rec *r, int64_t *out, char 
 		if (*p && !*endp && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))) {
 			/* past 64 bits: out of range whatever the op (strtoll clamps) */
 			*out = errno == ERANGE ? (x < 0 ? INT64_MIN : INT64_MAX) : x;
-			snprintf(text, 48, "%.40s%s", p, strlen(p) > 40 ? "..." : "");
 			return true;
 		}
 	}
 	problem(b, EXIT_DATAERR, r->line, "ALIAS record %s \"ALIAS\" field (want \"-1\" or an argument index)",
 		v ? "has a malformed" : "lacks the");
 	return false;
+}
+
+/* The ALIAS that get_alias read, as the log wrote it, for a message (a
+ * string past 64 bits is not clamped there); text of size 48. */
+static const char *alias_text(const struct rec *r, char *text)
+{
+	const struct jv *v = jv_get(r->j, "ALIAS");
+	if (jv_is_int(v))
+		snprintf(text, 48, "%" PRId64, jv_int(v));
+	else
+		snprintf(text, 48, "%.40s%s", jv_str(v), strlen(jv_str(v)) > 40 ? "..." : "");
+	return text;
 }
 
 /* An array of strings; returns the array (borrowed) or NULL. */
@@ -446,12 +466,12 @@ static void do_call(struct reader *b, const struct rec *r)
 		}
 		int64_t k;
 		char ktext[48];
-		if (!get_alias(b, &a, &k, ktext)) {
+		if (!get_alias(b, &a, &k)) {
 			ok = false;
 		} else if (k < -1 || k >= (int64_t)n_args) {
 			problem(b, EXIT_DATAERR, a.line,
 				"ALIAS %s of \"%s\" is out of range: the op has %zu argument%s",
-				ktext, rn, n_args, n_args == 1 ? "" : "s");
+				alias_text(&a, ktext), rn, n_args, n_args == 1 ? "" : "s");
 			ok = false;
 		} else {
 			out[i].alias = (int32_t)k;
@@ -685,8 +705,14 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 		 * is read whole, as any log was before. */
 		bool whole_only = !source_reopenable(src);
 		size_t cap = STREAM_WINDOW + 2 * piece, n = 0;
-		char *buf = xmalloc(cap);
-		bool mapped = false;
+		/* A log that says it is longer than the block (a zip member's
+		 * header, a file's size) starts in the mapping: its first MiB
+		 * is not written twice (270 page faults and a copy). */
+		uint64_t hint = source_size_hint(src);
+		bool mapped = hint > cap - piece && hint <= SMALL_LOG;
+		if (mapped)
+			cap = SMALL_LOG + piece;
+		char *buf = mapped ? source_map(cap) : xmalloc(cap);
 		long got = 1;
 		while (n < SMALL_LOG || (whole_only && got > 0)) {
 			if (cap - n < piece) {

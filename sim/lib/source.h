@@ -39,6 +39,10 @@ long source_read(struct source *src, char *buf, size_t cap, struct rs_error *err
 bool source_reopenable(const struct source *src);
 /** The bytes given so far. */
 uint64_t source_bytes(const struct source *src);
+/** How many bytes of text the container says it holds (a zip member's
+ * header, a plain file's size; 0 when it does not say: gzip, a pipe): a
+ * hint for sizing buffers, never trusted for anything else. */
+uint64_t source_size_hint(const struct source *src);
 /** Also digest the bytes read from now on (call before the first read). */
 void source_digest(struct source *src);
 /** The SHA-256 of the bytes read, once source_read has returned 0. */
@@ -60,6 +64,10 @@ struct source_file_id {
 };
 struct source_file_id source_file_id(const struct source *src);
 void source_close(struct source *src);
+/** Test hooks: read zip members through minizip only (no whole decode by
+ * libdeflate, source.c); the members decoded whole so far. */
+extern bool source_test_no_whole;
+extern unsigned long source_test_whole_reads;
 
 /*
  * Lines of a source, or of bytes in memory, through a window that holds

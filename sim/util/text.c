@@ -55,6 +55,24 @@ const char *nearest_name(const char *name, const char *const *names, size_t n)
 	return best_d <= limit ? best : NULL;
 }
 
+/* Whether x printed with p significant digits reads back as x. */
+static bool reads_back(char buf[FMT_DOUBLE_LEN], double x, int p)
+{
+	if (p < 1 || p > 17)
+		rs_bug("reads_back: %d digits", p); /* (and the text fits FMT_DOUBLE_LEN) */
+	snprintf(buf, FMT_DOUBLE_LEN, "%.*g", p, x);
+	return strtod(buf, NULL) == x;
+}
+
+/* The definition: the first p from 1 that reads back (17 always does). */
+char *fmt_double_linear(char buf[FMT_DOUBLE_LEN], double x)
+{
+	for (int p = 1; p <= 17; p++)
+		if (reads_back(buf, x, p) || !isfinite(x))
+			break;
+	return buf;
+}
+
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x)
 {
 	/* whole numbers as such: 10, not 1e+01 */
@@ -62,11 +80,26 @@ char *fmt_double(char buf[FMT_DOUBLE_LEN], double x)
 		snprintf(buf, FMT_DOUBLE_LEN, "%.0f", x);
 		return buf;
 	}
-	for (int p = 1; p <= 17; p++) {
-		snprintf(buf, FMT_DOUBLE_LEN, "%.*g", p, x);
-		if (!isfinite(x) || strtod(buf, NULL) == x)
-			break;
+	int e;
+	if (!isfinite(x) || fabs(frexp(x, &e)) == 0.5)
+		return fmt_double_linear(buf, x);
+	/*
+	 * The same p found by bisection (4 or 5 printf/strtod pairs, not up
+	 * to 17): when p digits read back, so do p + 1. The p + 1 digit
+	 * rounding is at least as close to x as the p digit one (which is
+	 * also a p + 1 digit decimal), and the decimals that read back as x
+	 * are an interval centred on x, except when x is a power of two (the
+	 * gap below it is half the gap above), which takes the linear search.
+	 */
+	int lo = 0, hi = 17; /* lo: does not read back (0: none); hi: does */
+	while (hi - lo > 1) {
+		int mid = (lo + hi) / 2;
+		if (reads_back(buf, x, mid))
+			hi = mid;
+		else
+			lo = mid;
 	}
+	reads_back(buf, x, hi);
 	return buf;
 }
 

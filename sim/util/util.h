@@ -55,7 +55,9 @@ char *xstrdup(const char *s);
 void *xmemdup(const void *p, size_t n);
 /** Grow *p (of *cap elements of elem bytes) to hold at least need elements. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
-#define XGROW(p, cap, need) xgrow((void **)&(p), &(cap), (need), sizeof(*(p)))
+/* (the test inline: most calls need no growth; need is read twice) */
+#define XGROW(p, cap, need) \
+	((size_t)(need) <= (cap) ? (void)0 : xgrow((void **)&(p), &(cap), (need), sizeof(*(p))))
 
 /**
  * An error as a value: where (file and 1-based line of the *input*, 0 when
@@ -127,6 +129,9 @@ const char *nearest_name(const char *name, const char *const *names, size_t n);
  * Returns buf.
  */
 char *fmt_double(char buf[FMT_DOUBLE_LEN], double x);
+/** fmt_double's reals by its definition, trying p = 1, 2, ... 17 in turn
+ * (what its faster search must equal: tests). */
+char *fmt_double_linear(char buf[FMT_DOUBLE_LEN], double x);
 
 /**
  * The length of the valid UTF-8 sequence at p (1 for ASCII, 2 to 4), or 0

@@ -20,7 +20,7 @@ seconds=${2:-}
 command -v clang >/dev/null 2>&1 || { echo "build-libfuzzer: no clang (apt-get install clang)" >&2; exit 69; }
 [ -f build/sim/util/config.h ] || { echo "build-libfuzzer: run meson setup build first" >&2; exit 69; }
 mkdir -p "$out/obj"
-pkgs="yaml-0.1 zlib minizip jansson libxxhash"
+pkgs="yaml-0.1 zlib minizip jansson libxxhash libdeflate"
 # -fsanitize=fuzzer-no-link: instrumented for libFuzzer; only the targets
 # link its main.
 cflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
