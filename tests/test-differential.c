@@ -14,11 +14,13 @@
  * with a fresh walk).
  */
 #include <check.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen.h"
 #include "heuristics.h"
 #include "runtime.h"
 #include "test-common.h"
@@ -437,6 +439,101 @@ START_TEST(plain_scans_agree)
 }
 END_TEST
 
+/* A log of gen (shape, size n), its op times and sizes drawn from
+ * {1, 2} (uniform:1:2 rounds to either), so that DTRLocal's costs fall in
+ * four groups of equal (compute, size) whose costs tie across groups
+ * (2 / (2 x st) = 1 / (1 x st)), read with its baseline. */
+static struct schedule *gen_schedule(enum gen_shape shape, uint64_t n, bool two, uint64_t seed, struct baseline *b)
+{
+	struct gen_params p;
+	struct rs_error err = {0};
+	gen_params_default(&p, shape);
+	static const char *const size_key[] = {[GEN_LINEAR] = "n", [GEN_RESIDUAL] = "blocks", [GEN_UNET] = "depth"};
+	char v[32];
+	snprintf(v, sizeof v, "%llu", (unsigned long long)n);
+	ck_assert_msg(gen_params_set(&p, size_key[shape], v, &err) == 0, "%s", err.msg);
+	if (two) {
+		ck_assert_msg(gen_params_set(&p, "time-dist", "uniform:1:2", &err) == 0, "%s", err.msg);
+		ck_assert_msg(gen_params_set(&p, "size-dist", "uniform:1:2", &err) == 0, "%s", err.msg);
+	}
+	p.seed = seed;
+	struct read_options ro = {0};
+	struct schedule *s = NULL;
+	ck_assert_msg(gen_build(&p, "gen.log", &ro, &s, &err) == 0, "gen: %s", err.msg);
+	baseline_run(s, b);
+	return s;
+}
+
+/*
+ * LRU's and DTRLocal's choices from the ordered pool (runtime-order.c)
+ * against the vector scans (runtime_config.no_order) and the plain loop:
+ * on generated chains, residual chains and U-Nets, with equal keys and
+ * with four groups of keys, and on random logs (views, copies, mutations,
+ * multi-output ops: LRU keeps its one group there, DTRLocal's op times
+ * differ and it drops the order), every runtime, several budgets, with and
+ * without deallocation: the same numbers, the ordered runs in check mode
+ * (its runs in order after every command), kept from the start
+ * (order_at_once) and from when the scans have paid for it. The ordered
+ * pool must have made choices on each heuristic.
+ */
+START_TEST(ordered_pool_agrees)
+{
+	static const double ratios[] = {0.05, 0.1, 0.2, 0.35, 0.5, 0.8};
+	static const char *const names[] = {"LRU", "DTRLocal"};
+	static const enum runtime_kind kinds[] = {RUNTIME_V1, RUNTIME_V2, RUNTIME_V2_EAGER,
+						  RUNTIME_V2_EAGER_OPTIMIZED};
+	struct baseline b;
+	struct schedule *s;
+	int shape = _i % 4;
+	if (shape == 3)
+		s = random_schedule(4242u + (uint64_t)_i, 60, 300, false, &b);
+	else
+		s = gen_schedule((enum gen_shape)shape, shape == GEN_LINEAR ? 40 + 37 * (uint64_t)_i : 2 + (uint64_t)_i % 5,
+				 _i % 8 >= 4, (uint64_t)_i, &b);
+	uint64_t ordered[2] = {0, 0}, ordered_auto[2] = {0, 0};
+	for (size_t h = 0; h < 2; h++)
+		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+			for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++)
+				for (int nd = 0; nd < 2; nd++) {
+					struct point_config pc = {
+						.heuristic = heuristic_find(names[h]), .runtime = kinds[k],
+						.ratio = ratios[r], .overhead_limit = INFINITY, .no_dealloc = nd,
+						.check = true,
+					};
+					struct point_result ord, aut, scan, plain;
+					struct rs_error err;
+					ck_assert_int_eq(point_run(s, &b, &pc, &aut, &err), 0);
+					pc.order_at_once = true;
+					ck_assert_int_eq(point_run(s, &b, &pc, &ord, &err), 0);
+					pc.order_at_once = false;
+					pc.check = false;
+					pc.no_order = true;
+					ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
+					pc.no_order = false;
+					pc.plain_scans = true;
+					ck_assert_int_eq(point_run(s, &b, &pc, &plain, &err), 0);
+					same_against(&ord.run, &scan.run, "ordered pool", "scans", _i, names[h], kinds[k],
+						     ratios[r]);
+					same_against(&ord.run, &plain.run, "ordered pool", "plain loop", _i, names[h],
+						     kinds[k], ratios[r]);
+					same_against(&aut.run, &plain.run, "ordered pool once it pays", "plain loop",
+						     _i, names[h], kinds[k], ratios[r]);
+					ck_assert_uint_eq(scan.run.ordered_choices, 0);
+					ck_assert_uint_eq(plain.run.ordered_choices, 0);
+					ordered[h] += ord.run.ordered_choices;
+					ordered_auto[h] += aut.run.ordered_choices;
+				}
+	ck_assert_msg(ordered[0] > 0, "log %d: LRU made no choice from the ordered pool", _i);
+	/* the longer chains at the lowest budgets pay for it by themselves */
+	if (shape == GEN_LINEAR && _i >= 8)
+		ck_assert_msg(ordered_auto[0] > 0 && ordered_auto[1] > 0,
+			      "log %d: the ordered pool never started by itself", _i);
+	if (shape != 3)
+		ck_assert_msg(ordered[1] > 0, "log %d: DTRLocal made no choice from the ordered pool", _i);
+	schedule_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("differential");
@@ -448,6 +545,7 @@ int main(void)
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	tcase_add_loop_test(tc, plain_scans_agree, 0, 12);
+	tcase_add_loop_test(tc, ordered_pool_agrees, 0, 16);
 	suite_add_tcase(su, tc);
 	return run_suite(su);
 }

@@ -147,7 +147,10 @@ END_TEST
  * key scan), marked wide (the row's own loop, with its inlined cost and
  * shortcut), and with the plain loop forced (each member's exact cost, as
  * runtime_config.plain_scans), and the choices and their counts must
- * agree.
+ * agree; LRU and DTRLocal a fourth time, from the ordered pool
+ * (runtime-order.c) built over the same pool, whose groups' first
+ * members must win as the plain loop's choice does, ties across groups
+ * of different keys and costs past 2^53 in the denominator included.
  */
 static uint64_t tie_rng = 12345;
 
@@ -176,9 +179,11 @@ START_TEST(fast_scans_choose_exactly)
 	static const uint64_t computes[] = {1, 1, 2, 3, 4, 6, 0, 1u << 20, 3u << 19,
 					    (1ULL << 40) + 1, 1ULL << 50};
 	struct rt_key key[MAX];
+	struct rt_storage st[MAX + 1];
 	uint32_t pool[MAX];
 	uint64_t pk_size[MAX];
 	int64_t pk_compute[MAX], pk_last[MAX];
+	uint64_t ordered_rounds = 0;
 	for (int round = 0; round < 12000; round++) {
 		struct runtime_result res;
 		struct runtime_state rt;
@@ -224,6 +229,12 @@ START_TEST(fast_scans_choose_exactly)
 			}
 		}
 		rt.pool.end = end, rt.pool.len = members;
+		memset(st, 0, sizeof st);
+		for (uint32_t i = 0; i < end; i++)
+			st[i] = (struct rt_storage){.pool_pos = i, .in_pool = pool[i] != RT_NONE};
+		struct schedule sch = {.n_storages = end};
+		struct runtime_config cfg = {.order_at_once = true};
+		rt.st = st, rt.s = &sch, rt.cfg = &cfg;
 		for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 			const struct heuristic *hh = heuristic_find(names[h]);
 			ck_assert_int_ne(hh->key, SCAN_NONE);
@@ -231,8 +242,8 @@ START_TEST(fast_scans_choose_exactly)
 			/* 0: the runtime's key scan; 1: the row's loop (keys marked
 			 * wide); 2: the plain loop, each member's exact cost */
 			static const char *const path[] = {"key scan", "row's loop", "plain loop"};
-			uint32_t got[3];
-			uint64_t evals[3], acc[3];
+			uint32_t got[4];
+			uint64_t evals[4], acc[4];
 			for (int k = 0; k < 3; k++) {
 				memset(&res, 0, sizeof res);
 				rt.scan.wide = k == 1;
@@ -240,6 +251,28 @@ START_TEST(fast_scans_choose_exactly)
 				got[k] = rt_choose(&rt);
 				evals[k] = res.heuristic_evals;
 				acc[k] = res.heuristic_accesses;
+			}
+			/* 3: the ordered pool, where the row keeps one */
+			bool ordered = hh->key == SCAN_LAST || hh->key == SCAN_COMPUTE_PER_SIZE_STALE;
+			if (ordered) {
+				memset(&res, 0, sizeof res);
+				memset(&rt.ord, 0, sizeof rt.ord);
+				rt.scan.wide = rt.scan.plain = false;
+				rt_order_init(&rt);
+				ck_assert(rt.ord.on || hh->key == SCAN_COMPUTE_PER_SIZE_STALE); /* LRU: one group */
+				if (rt.ord.on)
+					rt_order_check(&rt);
+				got[3] = rt_choose(&rt);
+				evals[3] = res.heuristic_evals;
+				acc[3] = res.heuristic_accesses;
+				ordered_rounds += res.ordered_choices;
+				rt_order_free(&rt);
+				memset(&rt.ord, 0, sizeof rt.ord);
+				ck_assert_msg(got[3] == got[2] && evals[3] == evals[2] && acc[3] == acc[2],
+					      "round %d, %s: the ordered pool chose %u after %llu evaluations, "
+					      "the plain loop %u after %llu",
+					      round, names[h], got[3], (unsigned long long)evals[3], got[2],
+					      (unsigned long long)evals[2]);
 			}
 			for (int k = 0; k < 2; k++)
 				ck_assert_msg(got[k] == got[2] && evals[k] == evals[2] && acc[k] == acc[2],
@@ -251,6 +284,8 @@ START_TEST(fast_scans_choose_exactly)
 			ck_assert_uint_ne(pool[got[0] < end ? got[0] : 0], RT_NONE);
 		}
 	}
+	/* the ordered pool chose (not only fell back to the scans) in most rounds */
+	ck_assert_uint_gt(ordered_rounds, 12000);
 }
 END_TEST
 

@@ -50,24 +50,43 @@ static inline void pk_put(struct runtime_state *rt, uint32_t i, uint32_t s)
 	rt->pool.last[i] = rt->key[s].last;
 }
 
+/* The key arrays from the keys, after the ordered pool chose without
+ * them (runtime-order.c): a scan is to choose. */
+void rt_pool_keys_refresh(struct runtime_state *rt)
+{
+	struct rt_pool *p = &rt->pool;
+	for (uint32_t i = 0; i < p->end; i++) {
+		if (p->slot[i] != RT_NONE) {
+			pk_put(rt, i, p->slot[i]);
+		} else {
+			p->size[i] = 0; /* a hole's keys: see struct rt_pool */
+			p->compute[i] = INT64_MAX;
+			p->last[i] = INT64_MAX;
+		}
+	}
+}
+
 static void rt_pool_compact(struct runtime_state *rt)
 {
 	struct rt_pool *p = &rt->pool;
+	const bool keys = !rt->ord.on;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < p->end; i++) {
 		uint32_t s = p->slot[i];
 		if (s == RT_NONE)
 			continue;
 		p->slot[n] = s;
-		p->size[n] = p->size[i];
-		p->compute[n] = p->compute[i];
-		p->last[n] = p->last[i];
+		if (keys) {
+			p->size[n] = p->size[i];
+			p->compute[n] = p->compute[i];
+			p->last[n] = p->last[i];
+		}
 		rt->st[s].pool_pos = n++;
 	}
 	p->end = n;
 }
 
-static void rt_pool_append(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_pool *p = &rt->pool;
 	struct rt_storage *x = &rt->st[s];
@@ -79,7 +98,8 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 		return;
 	}
 	if (p->end == p->cap) {
-		if (p->end - p->len > p->len / 2) {
+		/* the ordered pool's choices pass no holes: compact less often */
+		if (p->end - p->len > (rt->ord.on ? 8 * p->len : p->len / 2)) {
 			rt_pool_compact(rt);
 		} else {
 			size_t cap = p->cap, c1 = cap, c2 = cap, c3 = cap;
@@ -92,20 +112,29 @@ static void rt_pool_append(struct runtime_state *rt, uint32_t s)
 	}
 	x->in_pool = true;
 	x->pool_pos = p->end;
-	pk_put(rt, p->end, s);
 	p->slot[p->end++] = s;
 	p->len++;
+	if (rt->ord.on) {
+		rt_order_join(rt, s);
+	} else {
+		pk_put(rt, p->end - 1, s);
+		rt_order_count_join(rt);
+	}
 }
 
 /* After key[s] changed: keep the pool-order copy in step. */
 static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 {
-	if (rt->st[s].in_pool && !rt->pool.off)
-		pk_put(rt, rt->st[s].pool_pos, s);
+	if (rt->st[s].in_pool && !rt->pool.off) {
+		if (rt->ord.on)
+			rt_order_rekey(rt, s);
+		else
+			pk_put(rt, rt->st[s].pool_pos, s);
+	}
 }
 
 
-static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_pool *p = &rt->pool;
 	struct rt_storage *x = &rt->st[s];
@@ -117,10 +146,14 @@ static bool rt_pool_remove(struct runtime_state *rt, uint32_t s)
 		return true;
 	}
 	p->slot[x->pool_pos] = RT_NONE;
-	p->size[x->pool_pos] = 0; /* a hole's keys: see struct rt_pool */
-	p->compute[x->pool_pos] = INT64_MAX;
-	p->last[x->pool_pos] = INT64_MAX;
 	p->len--;
+	if (rt->ord.on) {
+		rt_order_leave(rt, s);
+	} else {
+		p->size[x->pool_pos] = 0; /* a hole's keys: see struct rt_pool */
+		p->compute[x->pool_pos] = INT64_MAX;
+		p->last[x->pool_pos] = INT64_MAX;
+	}
 	return true;
 }
 
@@ -135,9 +168,12 @@ void rt_pool_check(struct runtime_state *rt)
 		 * rematerialized output; it then joins the pool unlocked, pin and
 		 * all, as in simrd (same numbers). */
 		bool should = rt_material(rt, (uint32_t)i) && x->ref_int == 0 && (!x->pinned || x->banished);
-		if (x->in_pool && !p->off && (p->slot[x->pool_pos] != i || p->size[x->pool_pos] != rt->key[i].size ||
-				   p->compute[x->pool_pos] != rt->key[i].compute ||
-				   p->last[x->pool_pos] != rt->key[i].last))
+		if (x->in_pool && !p->off && p->slot[x->pool_pos] != i)
+			rt_bug_at(rt, "the pool's slot of a member is stale", (uint32_t)i);
+		/* the key arrays are kept while the scans choose */
+		if (x->in_pool && !p->off && !rt->ord.on &&
+		    (p->size[x->pool_pos] != rt->key[i].size || p->compute[x->pool_pos] != rt->key[i].compute ||
+		     p->last[x->pool_pos] != rt->key[i].last))
 			rt_bug_at(rt, "the pool's copy of a key is stale", (uint32_t)i);
 		if (should != x->in_pool)
 			rt_bug_at(rt, should ? "a material unlocked storage is not in the pool"
@@ -147,6 +183,7 @@ void rt_pool_check(struct runtime_state *rt)
 	}
 	if (in_pool != p->len)
 		rs_bug("command %zu: pool length %zu, %zu members", rt->cmd, p->len, in_pool);
+	rt_order_check(rt);
 }
 
 /* ---- locks ------------------------------------------------------------- */
@@ -156,7 +193,7 @@ void rt_bug_at(const struct runtime_state *rt, const char *what, uint32_t s)
 	rs_bug("command %zu: %s (storage %u)", rt->cmd, what, s);
 }
 
-static void rt_lock(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) void rt_lock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
 	if (!rt_material(rt, s) || x->banished)
@@ -166,7 +203,7 @@ static void rt_lock(struct runtime_state *rt, uint32_t s)
 	x->ref_int++;
 }
 
-static void rt_unlock(struct runtime_state *rt, uint32_t s)
+static inline __attribute__((always_inline)) void rt_unlock(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_storage *x = &rt->st[s];
 	if (!rt_material(rt, s) || x->ref_int == 0)
@@ -321,7 +358,8 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 	while (rt->memory + bytes > rt->budget) {
 		if (rt->pool.len == 0 || !rt->h)
 			return OUTCOME_OOM;
-		if (rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
+		/* for the scans; the ordered pool's choice reads no slots */
+		if (!rt->ord.on && rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
 			rt_pool_compact(rt);
 		uint32_t v = rt_choose(rt);
 		if (v == RT_NONE) /* DTRPrototype: none of its candidates can go */
@@ -444,7 +482,11 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 		uint32_t ps = rt->graph.par_s[off + j];
 		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
-			rt_key_sync(rt, ps);
+			/* a defined parent is locked below, leaving the pool: the
+			 * ordered pool (which keeps no key arrays) need not place
+			 * it first */
+			if (!rt->ord.on || !rt->defined[rt->graph.par[off + j]])
+				rt_key_sync(rt, ps);
 		}
 	}
 

@@ -567,13 +567,77 @@ static uint32_t scan_per_size(struct runtime_state *rt)
 	return rt->pool.slot[i];
 }
 
-ISCAN(scan_last, last, iscan_last, INT64_MAX, 0)
+ISCAN(scan_last_keys, last, iscan_last, INT64_MAX, 0)
 ISCAN(scan_compute, compute, iscan_plain, INT64_MAX, 0)
 ISCAN(scan_per_stale, last, iscan_capped, rt->clock, RT_NEVER)
 DSCAN(scan_per_size_stale, VAL_SIZE_STALE, VNUM_ONE, VDEN_SIZE_STALE, true)
 DSCAN(scan_compute_per_size, VAL_LOCAL_SIZE, VNUM_COMPUTE, VDEN_SIZE, false)
 DSCAN(scan_compute_per_stale, VAL_LOCAL_STALE, VNUM_COMPUTE, VDEN_STALE, true)
-DSCAN(scan_compute_per_size_stale, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, true)
+DSCAN(scan_compute_per_size_stale_keys, VAL_LOCAL_SIZE_STALE, VNUM_COMPUTE, VDEN_SIZE_STALE, true)
+
+/*
+ * The choices from the ordered pool (runtime-order.c), while the keys are
+ * narrow: LRU's is the first of its first run (the oldest last access, the
+ * later slot among equals), every member counted as the scan counts them.
+ */
+static uint32_t scan_last(struct runtime_state *rt)
+{
+	if (!keys_narrow(rt) || !rt_order_ready(rt))
+		return scan_last_keys(rt);
+	count(rt, rt->pool.len);
+	rt_order_chose(rt);
+	rt->res->ordered_choices++;
+	return rt->ord.runs[rt->ord.g[0].head].first;
+}
+
+/*
+ * DTRLocal's: each group's first is the group's choice (runtime-order.c),
+ * so the lowest of their costs, ties to the later slot, is the plain
+ * loop's, every member counted. Not where a cost can be 0 (a compute of
+ * 0, a member never accessed: the plain loop stops at the first such in
+ * slot order) or a size is 0 (every cost of the group +inf, the later
+ * slot's taken): then the scan of the keys. A member never accessed is
+ * its group's top (RT_NEVER is the oldest).
+ */
+static uint32_t scan_compute_per_size_stale(struct runtime_state *rt)
+{
+	struct rt_order *o = &rt->ord;
+	if (!keys_narrow(rt) || !rt_order_ready(rt))
+		return scan_compute_per_size_stale_keys(rt);
+	const int64_t clock = rt->clock;
+	double best = INFINITY;
+	uint32_t bi = RT_NONE, bpos = 0, groups = 0;
+	for (uint32_t g = 0; g < o->n_groups; g++) {
+		const struct rt_ogroup *G = &o->g[g];
+		if (G->head == RT_NONE)
+			continue;
+		if (G->compute == 0 || G->size == 0 || o->runs[G->head].last == RT_NEVER) {
+			/* the scan and the key arrays' refresh are on the ordered pool */
+			o->credit -= (int64_t)(rt->pool.end / 2) + 1;
+			rt_pool_keys_refresh(rt);
+			return scan_compute_per_size_stale_keys(rt);
+		}
+		groups++;
+		bi = o->runs[G->head].first;
+	}
+	if (groups > 1) /* else the one group's first, whatever its cost */
+		bi = RT_NONE;
+	for (uint32_t g = 0; g < o->n_groups && groups > 1; g++) {
+		const struct rt_ogroup *G = &o->g[g];
+		if (G->head == RT_NONE)
+			continue;
+		const struct rt_orun *R = &o->runs[G->head];
+		const struct rt_key kk = {G->size, G->compute, R->last}, *k = &kk;
+		double v = VAL_LOCAL_SIZE_STALE(k, clock, best);
+		uint32_t s = R->first, pos = rt->st[s].pool_pos;
+		if (v < best || (v == best && (bi == RT_NONE || pos > bpos)))
+			best = v, bi = s, bpos = pos;
+	}
+	count(rt, rt->pool.len);
+	rt_order_chose(rt);
+	rt->res->ordered_choices++;
+	return bi;
+}
 
 static uint32_t (*const key_scan[SCAN_KEY_COUNT])(struct runtime_state *rt) = {
 	[SCAN_LAST] = scan_last,
@@ -589,6 +653,13 @@ static uint32_t (*const key_scan[SCAN_KEY_COUNT])(struct runtime_state *rt) = {
 uint32_t rt_choose(struct runtime_state *rt)
 {
 	const struct heuristic *h = rt->h;
+	/* LRU from its ordered pool (scan_last), without the calls */
+	if (rt->ord.on && !rt->ord.grouped && keys_narrow(rt)) {
+		count(rt, rt->pool.len);
+		rt_order_chose(rt);
+		rt->res->ordered_choices++;
+		return rt->ord.runs[rt->ord.g[0].head].first;
+	}
 	if (rt->scan.plain)
 		return heuristic_choose_plain(rt_policy(rt), h);
 	if (h->key != SCAN_NONE && (unsigned)h->key < SCAN_KEY_COUNT) {

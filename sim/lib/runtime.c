@@ -81,6 +81,7 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	/* the parts, each by its owner (runtime-state.h) */
 	rt_commands_init(rt);
 	rt_scan_init(rt);
+	rt_order_init(rt);
 	if (rt->v1)
 		rt_banish_init(rt);
 	rt_regions_init(rt);
@@ -101,6 +102,7 @@ static void state_free(struct runtime_state *rt)
 	rt_memo_free(rt);
 	rt_regions_free(rt);
 	rt_banish_free(rt);
+	rt_order_free(rt);
 	rt_scan_free(rt);
 	rt_commands_free(rt);
 	free(rt->scratch.stk);
@@ -236,6 +238,8 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.bits_after_cmd = pc->bits_after_cmd,
 		.mark_lists = pc->mark_lists,
 		.plain_scans = pc->plain_scans,
+		.no_order = pc->no_order,
+		.order_at_once = pc->order_at_once,
 		.proto = pc->proto,
 		.offload = pc->offload,
 		.on_event = pc->on_event,

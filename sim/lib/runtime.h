@@ -156,6 +156,11 @@ struct runtime_config {
 	 * member's exact cost, no vector scan or shortcut): for tests, which
 	 * hold the fast scans to it (runtime-scan.c). */
 	bool plain_scans;
+	/* Choose by the vector scans of the pool's keys even where the pool
+	 * kept in a choice's order would (LRU, DTRLocal; runtime-order.c);
+	 * or keep that order from the start, not only once the scans have
+	 * cost more than it would: for tests, which compare the ways. */
+	bool no_order, order_at_once;
 	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
 	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
@@ -198,6 +203,9 @@ struct runtime_result {
 	uint64_t offloads, bytes_offloaded, fetches, bytes_fetched;
 	int64_t stall_ns, d2h_busy_ns, h2d_busy_ns;
 	uint64_t peak_host_memory;
+	/* Choices made from the ordered pool (runtime-order.c) rather than
+	 * by a scan: a speed diagnostic for tests, printed nowhere. */
+	uint64_t ordered_choices;
 };
 
 /**
@@ -239,6 +247,8 @@ struct point_config {
 	size_t bits_after_cmd; /* as in runtime_config */
 	bool mark_lists;       /* as in runtime_config */
 	bool plain_scans;      /* as in runtime_config */
+	bool no_order;         /* as in runtime_config */
+	bool order_at_once;    /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */
 	const struct offload_config *offload; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
