@@ -19,7 +19,13 @@ void rt_memo_init(struct runtime_state *rt)
 	if (!m->w)
 		return;
 	size_t n = rt->s->n_storages;
+	/* Not zeroed (megabytes, once per switch from runs): every row's span
+	 * starts whole, cleared when first filled. */
 	m->row = xmalloc((4 * n * m->w + 1) * sizeof *m->row);
+	m->lo = xcalloc(2 * n + 1, sizeof *m->lo);
+	m->hi = xmalloc((2 * n + 1) * sizeof *m->hi);
+	for (size_t i = 0; i < 2 * n + 1; i++)
+		m->hi[i] = m->w;
 	m->valid = xcalloc(2 * n + 1, sizeof *m->valid);
 	m->seen = xcalloc(2 * n + 1, sizeof *m->seen);
 	m->summed = xcalloc(2 * n + 1, sizeof *m->summed);
@@ -37,6 +43,8 @@ void rt_memo_free(struct runtime_state *rt)
 {
 	struct rt_memo *m = &rt->memo;
 	free(m->row);
+	free(m->lo);
+	free(m->hi);
 	free(m->valid);
 	free(m->seen);
 	free(m->summed);
@@ -99,9 +107,25 @@ void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d)
 }
 
 
+/* Row a |= row b, both halves, over b's span; a's span grows to hold it. */
+static inline void row_or(uint64_t *restrict a, const uint64_t *restrict b, uint32_t w, uint32_t *alo,
+			  uint32_t *ahi, uint32_t blo, uint32_t bhi)
+{
+	for (uint32_t i = blo; i < bhi; i++)
+		a[i] |= b[i];
+	for (uint32_t i = w + blo; i < w + bhi; i++)
+		a[i] |= b[i];
+	if (blo < *alo)
+		*alo = blo;
+	if (bhi > *ahi)
+		*ahi = bhi;
+}
+
 /* Memoize the reach of evicted storage c in direction d (and of every
  * evicted storage reachable from it): a row of interior words then frontier
- * words per storage. One pass of Tarjan's algorithm: a storage's row
+ * words per storage, each row's words touched only within its span (the
+ * reaches of the paper's logs span about half the words). One pass of
+ * Tarjan's algorithm: a storage's row
  * gathers its own bit, its material neighbours and the rows of its
  * neighbours in finished strongly connected sets as it meets them; a set's
  * members share the union of their rows. */
@@ -120,6 +144,7 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	uint32_t *idx = m->idx + d * n, *low = m->low + d * n;
 	uint64_t *rows = m->row + d * n * 2 * w;
 	uint32_t *dfs = m->dfs, *pos = m->dfs_pos, *scc = m->scc;
+	uint32_t *lo = m->lo + d * n, *hi = m->hi + d * n;
 	uint32_t nd = 0, ns = 0, count = 0;
 	if (++m->fill == 0) {
 		memset(m->seen, 0, 2 * n * sizeof *m->seen);
@@ -136,8 +161,13 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 		pos[nd++] = 0;
 		scc[ns++] = y;
 		uint64_t *yrow = rows + (size_t)y * 2 * w;
-		rt_bits_clear(yrow, 2 * w);
+		if (lo[y] < hi[y]) {
+			memset(yrow + lo[y], 0, (hi[y] - lo[y]) * sizeof *yrow);
+			memset(yrow + w + lo[y], 0, (hi[y] - lo[y]) * sizeof *yrow);
+		}
 		rt_bit_set(yrow, y);
+		lo[y] = y >> 6;
+		hi[y] = lo[y] + 1;
 		y = RT_NONE;
 		while (nd) {
 			uint32_t x = dfs[nd - 1];
@@ -148,9 +178,13 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 				uint32_t v = list[j];
 				if (tag[v] & 1) {
 					rt_bit_set(xfr, v);
+					if (v >> 6 < lo[x])
+						lo[x] = v >> 6;
+					if (v >> 6 >= hi[x])
+						hi[x] = (v >> 6) + 1;
 				} else if (valid[v]) {
 					if (!rt_bit_has(xin, v))
-						rt_bits_or(xin, rows + (size_t)v * 2 * w, 2 * w);
+						row_or(xin, rows + (size_t)v * 2 * w, w, &lo[x], &hi[x], lo[v], hi[v]);
 				} else if (seen[v] != fill) {
 					y = v;
 					j++;
@@ -170,9 +204,17 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 					while (scc[--k] != x)
 						;
 					for (uint32_t m = k + 1; m < ns; m++)
-						rt_bits_or(xin, rows + (size_t)scc[m] * 2 * w, 2 * w);
-					for (uint32_t m = k + 1; m < ns; m++)
-						memcpy(rows + (size_t)scc[m] * 2 * w, xin, 2 * w * sizeof *xin);
+						row_or(xin, rows + (size_t)scc[m] * 2 * w, w, &lo[x], &hi[x],
+						       lo[scc[m]], hi[scc[m]]);
+					/* each member's row is within x's span now */
+					for (uint32_t m = k + 1; m < ns; m++) {
+						uint64_t *mr = rows + (size_t)scc[m] * 2 * w;
+						uint32_t a = lo[x], e = hi[x];
+						memcpy(mr + a, xin + a, (e - a) * sizeof *xin);
+						memcpy(mr + w + a, xfr + a, (e - a) * sizeof *xin);
+						lo[scc[m]] = a;
+						hi[scc[m]] = e;
+					}
 				}
 				for (uint32_t m = k; m < ns; m++)
 					valid[scc[m]] = 1;
@@ -182,7 +224,7 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 				uint32_t p = dfs[nd - 1];
 				if (valid[x]) {
 					if (!rt_bit_has(rows + (size_t)p * 2 * w, x))
-						rt_bits_or(rows + (size_t)p * 2 * w, xin, 2 * w);
+						row_or(rows + (size_t)p * 2 * w, xin, w, &lo[p], &hi[p], lo[x], hi[x]);
 				} else if (low[x] < low[p]) {
 					low[p] = low[x];
 				}
@@ -198,7 +240,7 @@ static inline uint32_t reach_card(struct rt_memo *m, const uint64_t *row, size_t
 	if (m->summed[k] && m->card[k] != RT_NONE)
 		return m->card[k];
 	uint32_t c = 0;
-	for (uint32_t i = 0; i < m->w; i++)
+	for (uint32_t i = m->lo[k]; i < m->hi[k]; i++)
 		c += (uint32_t)__builtin_popcountll(row[i]);
 	if (m->summed[k])
 		m->card[k] = c;
@@ -220,6 +262,7 @@ RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r,
 	const uint32_t w = m->w;
 	const uint8_t *valid = m->valid + d * n;
 	const uint64_t *rows = m->row + d * n * 2 * w;
+	const uint32_t *lo = m->lo + d * n, *hi = m->hi + d * n;
 	uint64_t *in = r->bin, *fr = r->bfr; /* adjacent, as in a row */
 	uint8_t *summed = m->summed + d * n;
 	uint64_t acc = 0;
@@ -260,7 +303,7 @@ RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r,
 		if (!summed[piv]) {
 			uint64_t a = 0;
 			int64_t c = 0;
-			for (uint32_t i = 0; i < w; i++) {
+			for (uint32_t i = lo[piv]; i < hi[piv]; i++) {
 				for (uint64_t b = prow[i]; b; b &= b - 1) {
 					uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
 					a += lens[x];
@@ -287,7 +330,7 @@ RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r,
 		if (rt_bit_has(in, y))
 			continue; /* y's reach is closed: all it adds is inside */
 		const uint64_t *row = rows + (size_t)y * 2 * w;
-		for (uint32_t i = 0; i < w; i++) {
+		for (uint32_t i = lo[y]; i < hi[y]; i++) {
 			for (uint64_t b = row[i] & ~in[i]; b; b &= b - 1) {
 				uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
 				acc += lens[x];
