@@ -452,85 +452,53 @@ static uint32_t psum_shift(size_t n)
 	return lg / 2 > 6 ? lg / 2 : 6;
 }
 
-void psum_init(struct psum *p, size_t n)
-{
-	p->n = n;
-	p->sh = psum_shift(n);
-	p->in = xcalloc(n + 1, sizeof *p->in);
-	p->blk = xcalloc((n >> p->sh) + 1, sizeof *p->blk);
-	p->total = 0;
-	p->top = 0;
-}
-
-void psum_free(struct psum *p)
-{
-	free(p->in);
-	free(p->blk);
-	p->in = p->blk = NULL;
-	p->n = 0;
-	p->top = 0;
-	p->total = 0;
-}
-
-void psum_add(struct psum *p, uint32_t i, int64_t d)
-{
-	const uint32_t mask = (1u << p->sh) - 1;
-	/* ids from top to i join with the value 0 */
-	for (uint32_t j = p->top; j <= i; j++) {
-		if (!(j & mask)) {
-			p->blk[j >> p->sh] = j ? p->blk[(j - 1) >> p->sh] + p->in[j - 1] : 0;
-			p->in[j] = 0;
-		} else {
-			p->in[j] = p->in[j - 1];
-		}
+/*
+ * The two widths share one body (T: the sums' type, D: an added value's):
+ * ids from top to i join with the value 0, then d goes into i's block
+ * from i on and into every later block's base.
+ */
+#define PSUM_DEFINE(P, T, D)                                                            \
+	void P##_init(struct P *p, size_t n)                                            \
+	{                                                                               \
+		p->n = n;                                                               \
+		p->sh = psum_shift(n);                                                  \
+		p->in = xcalloc(n + 1, sizeof *p->in);                                  \
+		p->blk = xcalloc((n >> p->sh) + 1, sizeof *p->blk);                     \
+		p->total = 0;                                                           \
+		p->top = 0;                                                             \
+	}                                                                               \
+	void P##_free(struct P *p)                                                      \
+	{                                                                               \
+		free(p->in);                                                            \
+		free(p->blk);                                                           \
+		p->in = p->blk = NULL;                                                  \
+		p->n = 0;                                                               \
+		p->top = 0;                                                             \
+		p->total = 0;                                                           \
+	}                                                                               \
+	void P##_add(struct P *p, uint32_t i, D d)                                      \
+	{                                                                               \
+		const uint32_t mask = (1u << p->sh) - 1;                                \
+		for (uint32_t j = p->top; j <= i; j++) {                                \
+			if (!(j & mask)) {                                              \
+				p->blk[j >> p->sh] =                                    \
+					j ? p->blk[(j - 1) >> p->sh] + p->in[j - 1] : 0; \
+				p->in[j] = 0;                                           \
+			} else {                                                        \
+				p->in[j] = p->in[j - 1];                                \
+			}                                                               \
+		}                                                                       \
+		if (i >= p->top)                                                        \
+			p->top = i + 1;                                                 \
+		uint32_t end = (i | mask) + 1 < p->top ? (i | mask) + 1 : p->top;       \
+		for (uint32_t j = i; j < end; j++)                                      \
+			p->in[j] += (T)d;                                               \
+		for (uint32_t b = (i >> p->sh) + 1, last = (p->top - 1) >> p->sh; b <= last; \
+		     b++)                                                               \
+			p->blk[b] += (T)d;                                              \
+		p->total += (T)d;                                                       \
 	}
-	if (i >= p->top)
-		p->top = i + 1;
-	uint32_t end = (i | mask) + 1 < p->top ? (i | mask) + 1 : p->top;
-	for (uint32_t j = i; j < end; j++)
-		p->in[j] += (uint64_t)d;
-	for (uint32_t b = (i >> p->sh) + 1, last = (p->top - 1) >> p->sh; b <= last; b++)
-		p->blk[b] += (uint64_t)d;
-	p->total += (uint64_t)d;
-}
 
-void psum32_init(struct psum32 *p, size_t n)
-{
-	p->n = n;
-	p->sh = psum_shift(n);
-	p->in = xcalloc(n + 1, sizeof *p->in);
-	p->blk = xcalloc((n >> p->sh) + 1, sizeof *p->blk);
-	p->total = 0;
-	p->top = 0;
-}
-
-void psum32_free(struct psum32 *p)
-{
-	free(p->in);
-	free(p->blk);
-	p->in = p->blk = NULL;
-	p->n = 0;
-	p->top = 0;
-	p->total = 0;
-}
-
-void psum32_add(struct psum32 *p, uint32_t i, uint32_t d)
-{
-	const uint32_t mask = (1u << p->sh) - 1;
-	for (uint32_t j = p->top; j <= i; j++) {
-		if (!(j & mask)) {
-			p->blk[j >> p->sh] = j ? p->blk[(j - 1) >> p->sh] + p->in[j - 1] : 0;
-			p->in[j] = 0;
-		} else {
-			p->in[j] = p->in[j - 1];
-		}
-	}
-	if (i >= p->top)
-		p->top = i + 1;
-	uint32_t end = (i | mask) + 1 < p->top ? (i | mask) + 1 : p->top;
-	for (uint32_t j = i; j < end; j++)
-		p->in[j] += d;
-	for (uint32_t b = (i >> p->sh) + 1, last = (p->top - 1) >> p->sh; b <= last; b++)
-		p->blk[b] += d;
-	p->total += d;
-}
+PSUM_DEFINE(psum, uint64_t, int64_t)
+PSUM_DEFINE(psum32, uint32_t, uint32_t)
+#undef PSUM_DEFINE
