@@ -319,10 +319,13 @@ struct rt_memo {
 	uint32_t w, fill;
 	uint64_t walked[2], walk_max[2]; /* this batch's walks: edges, most */
 	uint64_t *row;   /* reach rows: interior then frontier words */
+	uint32_t *lo, *hi; /* per row, the words [lo, hi) outside which both of
+			    * its halves are zero (stale rows included) */
 	uint8_t *valid, *summed; /* row valid; its sums (acc, comp) too */
 	uint32_t *seen, *idx, *low; /* Tarjan's: fill stamp, index, low */
 	uint64_t *acc;   /* per reach, once summed: its edges, then its compute */
 	int64_t *comp;
+	uint32_t *card;  /* per reach, once summed: its interior's size */
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 };
 
