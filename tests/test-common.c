@@ -189,3 +189,18 @@ struct schedule *logb_build(const struct logb *b)
 		ck_abort_msg("log did not parse: %s", err.msg);
 	return s;
 }
+
+struct schedule *logb_chain(void)
+{
+	struct logb b = {0};
+	logb_const(&b, "w", 10);
+	logb_call(&b, "a", "\"w\"", 100, 1);
+	logb_call(&b, "b", "\"a\"", 100, 2);
+	logb_call(&b, "c", "\"b\"", 100, 4);
+	logb_call(&b, "d", "\"c\"", 100, 8);
+	logb_call(&b, "e", "\"a\",\"d\"", 100, 16);
+	const char *names[] = {"w", "a", "b", "c", "d", "e"};
+	for (int i = 0; i < 6; i++)
+		logb_release(&b, names[i]);
+	return logb_build(&b);
+}

@@ -33,6 +33,12 @@ void logb_call(struct logb *b, const char *out, const char *args, unsigned bytes
 void logb_release(struct logb *b, const char *name);
 /** The schedule of the log so far; fails the test if it does not parse. */
 struct schedule *logb_build(const struct logb *b);
+/**
+ * The runtime's and offload's hand-traced chain: w (10 bytes, pinned);
+ * a = f(w) 100 t1; b = g(a) 100 t2; c = h(b) 100 t4; d = k(c) 100 t8;
+ * e = m(a, d) 100 t16; then every name released. Storages: w 0 .. e 5.
+ */
+struct schedule *logb_chain(void);
 
 /** Problems found by check mode on text; fills up to cap messages. */
 struct problems {

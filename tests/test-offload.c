@@ -69,23 +69,8 @@ static void copy_is(const struct copies *cp, int i, enum runtime_event_kind kind
 	ck_assert_int_eq(cp->c[i].end, end);
 }
 
-/* test-runtime.c's chain: w (10, pinned); a = f(w) 100 t1; b = g(a) 100
- * t2; c = h(b) 100 t4; d = k(c) 100 t8; e = m(a, d) 100 t16; then every
- * name released. Storages: w 0, a 1, b 2, c 3, d 4, e 5. */
-static struct schedule *chain(void)
-{
-	struct logb b = {0};
-	logb_const(&b, "w", 10);
-	logb_call(&b, "a", "\"w\"", 100, 1);
-	logb_call(&b, "b", "\"a\"", 100, 2);
-	logb_call(&b, "c", "\"b\"", 100, 4);
-	logb_call(&b, "d", "\"c\"", 100, 8);
-	logb_call(&b, "e", "\"a\",\"d\"", 100, 16);
-	const char *names[] = {"w", "a", "b", "c", "d", "e"};
-	for (int i = 0; i < 6; i++)
-		logb_release(&b, names[i]);
-	return logb_build(&b);
-}
+/* The chain of these cases is logb_chain (test-common.h): storages w 0,
+ * a 1, b 2, c 3, d 4, e 5. */
 
 /*
  * Swap, LRU, V2, budget 310, a link of 1e10 bytes/s and 5 ns: a copy of
@@ -99,7 +84,7 @@ static struct schedule *chain(void)
  */
 START_TEST(swap_by_hand)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct offload_config oc = {.bandwidth = 1e10, .latency_ns = 5, .policy = OFFLOAD_SWAP};
 	struct copies cp = {0};
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 310, &oc, &cp);
@@ -163,7 +148,7 @@ END_TEST
  */
 START_TEST(cost_rule_by_hand)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct offload_config oc = {.bandwidth = 1e11, .policy = OFFLOAD_COST};
 	struct copies cp = {0};
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 310, &oc, &cp);
@@ -479,7 +464,7 @@ END_TEST
  * no link can help an op whose inputs and outputs do not fit. */
 START_TEST(unmeetable_budget_is_oom)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	/* b = g(a) needs a (locked) and b with w pinned: 210 bytes */
 	struct runtime_result plain = run(s, RUNTIME_V2, "LRU", 150, NULL, NULL);
 	struct offload_config oc = {.bandwidth = INFINITY, .policy = OFFLOAD_SWAP};
@@ -494,7 +479,7 @@ END_TEST
 
 START_TEST(refusals)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct offload_config oc = {.bandwidth = 1e9};
 	struct runtime_config cfg = {.runtime = RUNTIME_V1, .heuristic = heuristic_find("DTRUnopt"),
 				     .budget = 310, .remat_limit = INFINITY, .offload = &oc};

@@ -61,32 +61,18 @@ static struct runtime_result run(const struct schedule *s, enum runtime_kind rk,
 }
 
 /*
- * w (10 bytes, pinned); a = f(w) 100 t1; b = g(a) 100 t2; c = h(b) 100 t4;
- * d = k(c) 100 t8; e = m(a, d) 100 t16; then every name released.
+ * logb_chain (test-common.h): w (10 bytes, pinned); a = f(w) 100 t1;
+ * b = g(a) 100 t2; c = h(b) 100 t4; d = k(c) 100 t8; e = m(a, d) 100 t16;
+ * then every name released.
  * Clock: 1, w 1, a 2, b 4, c 8. Pool [a, c, b] after c (b rejoins last).
  * d: c locked; 410 > 310: LRU a (last access 2) vs b (4): evict a (2 evals).
  * d at clock 16. e: d locked; a rematerialized: b (4) vs c (8): evict b
  * (2 evals); a at 17; then c is the only unlocked one: evicted (1 eval);
  * e at 33. 5 evals, 3 evictions, remat 1, model 31.
  */
-static struct schedule *chain(void)
-{
-	struct logb b = {0};
-	logb_const(&b, "w", 10);
-	logb_call(&b, "a", "\"w\"", 100, 1);
-	logb_call(&b, "b", "\"a\"", 100, 2);
-	logb_call(&b, "c", "\"b\"", 100, 4);
-	logb_call(&b, "d", "\"c\"", 100, 8);
-	logb_call(&b, "e", "\"a\",\"d\"", 100, 16);
-	const char *names[] = {"w", "a", "b", "c", "d", "e"};
-	for (int i = 0; i < 6; i++)
-		logb_release(&b, names[i]);
-	return logb_build(&b);
-}
-
 START_TEST(evict_and_remat)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct evlog ev = {0};
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 310, INFINITY, &ev);
 	ck_assert_int_eq(r.outcome, OUTCOME_PASS);
@@ -111,7 +97,7 @@ END_TEST
 
 START_TEST(baseline)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct baseline b;
 	baseline_run(s, &b);
 	ck_assert_uint_eq(b.memory, 510);
@@ -126,7 +112,7 @@ END_TEST
 START_TEST(oom)
 {
 	/* b needs 100 more with a locked and w pinned: nothing to evict. */
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 150, INFINITY, NULL);
 	ck_assert_int_eq(r.outcome, OUTCOME_OOM);
 	ck_assert_int_eq(r.clock, 2);
@@ -140,7 +126,7 @@ END_TEST
 START_TEST(thrash)
 {
 	/* Any remat exceeds a limit of 0: stops right after a's recompute. */
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct runtime_result r = run(s, RUNTIME_V2, "LRU", 310, 0, NULL);
 	ck_assert_int_eq(r.outcome, OUTCOME_THRASH);
 	ck_assert_int_eq(r.clock, 17);
@@ -163,7 +149,7 @@ END_TEST
 
 START_TEST(ratio_budget)
 {
-	struct schedule *s = chain();
+	struct schedule *s = logb_chain();
 	struct baseline b;
 	baseline_run(s, &b);
 	struct point_config pc = {
