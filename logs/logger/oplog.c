@@ -280,15 +280,7 @@ struct oplog *oplog_open(const char *path, struct rs_error *err)
 
 char *oplog_meta_path(const char *path)
 {
-	size_t n = strlen(path);
-	char *p = xmalloc(n + sizeof ".meta.json");
-	memcpy(p, path, n + 1);
-	if (n >= 3 && !strcmp(p + n - 3, ".gz"))
-		p[n -= 3] = '\0';
-	if (n >= 4 && !strcmp(p + n - 4, ".log"))
-		p[n -= 4] = '\0';
-	strcpy(p + n, ".meta.json");
-	return p;
+	return rs_meta_path(path);
 }
 
 /* ---- the meta side file ---- */

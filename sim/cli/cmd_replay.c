@@ -365,14 +365,7 @@ static double link_field(const json_t *link, const char *meta, const char *key, 
  * status after a message. */
 static int read_measured_link(struct replay_args *a)
 {
-	size_t n = strlen(a->log);
-	char *p = xmalloc(n + sizeof ".meta.json");
-	memcpy(p, a->log, n + 1);
-	if (n >= 3 && !strcmp(p + n - 3, ".gz"))
-		p[n -= 3] = '\0';
-	if (n >= 4 && !strcmp(p + n - 4, ".log"))
-		p[n -= 4] = '\0';
-	strcpy(p + n, ".meta.json");
+	char *p = rs_meta_path(a->log);
 	a->meta = p;
 	FILE *in = fopen(p, "r");
 	if (!in) {

@@ -147,3 +147,16 @@ char *rs_utf8_clean(const char *s)
 	*w = 0;
 	return out;
 }
+
+char *rs_meta_path(const char *path)
+{
+	size_t n = strlen(path);
+	char *p = xmalloc(n + sizeof ".meta.json");
+	memcpy(p, path, n + 1);
+	if (n >= 3 && !strcmp(p + n - 3, ".gz"))
+		p[n -= 3] = '\0';
+	if (n >= 4 && !strcmp(p + n - 4, ".log"))
+		p[n -= 4] = '\0';
+	strcpy(p + n, ".meta.json");
+	return p;
+}

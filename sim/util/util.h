@@ -143,4 +143,9 @@ size_t rs_utf8_len(const char *p);
  * replaced by U+FFFD: text for JSON and figures, which must be UTF-8. */
 char *rs_utf8_clean(const char *s);
 
+/** A log's side file (the recorders' metadata, docs/log-format.md): PATH
+ * without ".gz" and ".log", plus ".meta.json" (mlp.log.gz ->
+ * mlp.meta.json). Gives a string to free. */
+char *rs_meta_path(const char *path);
+
 #endif
