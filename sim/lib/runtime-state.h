@@ -592,8 +592,8 @@ struct runtime_state {
  * The first window, mostly the forward pass, has small regions in every
  * log: one window alone does not decide. The Unrolled GAN's windows hold
  * 2-5 members and 5-200 absorbs per rebuild from its backward pass on, the
- * LSTM's and TreeLSTM's 5-15 members (docs/scale.md, issue 26, third pass:
- * the switch). Bitsets and memo then take n^2 bytes, 64 MiB at most. */
+ * LSTM's and TreeLSTM's 5-15 members (docs/scale.md, "Issue 26, third pass:
+ * runs or bitsets"). Bitsets and memo then take n^2 bytes, 64 MiB at most. */
 #define RMEMO_MAX_BITSETS 8192
 #define RUNS_SWITCH_WINDOW 8192
 #define RUNS_SWITCH_INTERIOR 4
