@@ -136,6 +136,58 @@ START_TEST(reference_plain_scans)
 }
 END_TEST
 
+/* Logs of 4,097 to 8,192 storages start on runs and switch to bitsets
+ * where their work is what bitsets do cheaply (runtime-state.h,
+ * RUNS_SWITCH_INTERIOR): the Unrolled GAN (5,302 storages) early in its
+ * backward pass (at 0.8 to 1.0 of its peak memory under DTR, MSPS and
+ * AbESize); the LSTM and the TreeLSTM never (at 0.3, the TreeLSTM's
+ * rebuilds keep pace with its absorbs: RUNS_SWITCH_REBUILDS). Speed only: the numbers are the
+ * reference's either way (above). */
+START_TEST(switch_by_cost)
+{
+	static const struct {
+		const char *member;
+		size_t lo, hi; /* the switch within [lo, hi], or none (0, 0) */
+	} logs[] = {
+		{"logs/unroll_gan-512-10000000000.0-2020-10-1-18-43-42-default.log", 10000, 12000},
+		{"logs/lstm-128-11000000000.0-2020-10-1-16-38-52-default.log", 0, 0},
+		{"logs/treelstm-6-8000000000.0-2020-10-1-12-54-1-default.log", 0, 0},
+	};
+	static const char *names[] = {"DTR", "MSPS", "AbESize"};
+	static const double ratios[] = {0.3, 0.8, 0.9, 1.0};
+	char zip[4096], spec[8192];
+	shared_path(zip, sizeof zip, "dtr-logs/logs.zip");
+	for (size_t l = 0; l < sizeof logs / sizeof logs[0]; l++) {
+		snprintf(spec, sizeof spec, "%s:%s", zip, logs[l].member);
+		struct read_options opt = {0};
+		struct schedule *s;
+		struct rs_error err;
+		ck_assert_msg(schedule_read(spec, &opt, &s, &err) == 0, "%s: %s", spec, err.msg);
+		ck_assert_uint_gt(s->n_storages, 4096);
+		struct baseline b;
+		baseline_run(s, &b);
+		for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
+			for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+				double ratio = ratios[r];
+				if (logs[l].hi && ratio < 0.8)
+					continue;
+				struct point_config pc = {
+					.heuristic = heuristic_find(names[h]),
+					.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = ratio, .overhead_limit = 2,
+				};
+				struct point_result pr;
+				ck_assert_int_eq(point_run(s, &b, &pc, &pr, &err), 0);
+				size_t at = pr.run.regions_bits_at;
+				ck_assert_msg(at >= logs[l].lo && at <= logs[l].hi,
+					      "%s, %s at %.1f: switched to bitsets after command %zu, not in [%zu, %zu]",
+					      logs[l].member, names[h], ratio, at, logs[l].lo, logs[l].hi);
+			}
+		}
+		schedule_free(s);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	if (!shared_dir()) {
@@ -149,5 +201,9 @@ int main(void)
 	tcase_add_test(tc, reference_plain_regions);
 	tcase_add_test(tc, reference_plain_scans);
 	suite_add_tcase(s, tc);
+	TCase *sw = tcase_create("switch");
+	tcase_set_timeout(sw, 300);
+	tcase_add_test(sw, switch_by_cost);
+	suite_add_tcase(s, sw);
 	return run_suite(s);
 }

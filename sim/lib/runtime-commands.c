@@ -840,8 +840,11 @@ int rt_replay(struct runtime_state *rt)
 		}
 		if (!rc && cfg->evict_after)
 			rc = cmd_evict_after(rt, i, true);
-		if (!rc && __builtin_expect(rt->reg.sw_due || cfg->bits_after_cmd == i + 1, 0))
+		if (!rc && __builtin_expect(rt->reg.sw_due || cfg->bits_after_cmd == i + 1, 0)) {
+			if (rt->reg.runs)
+				rt->res->regions_bits_at = i + 1;
 			rt_regions_to_bits(rt);
+		}
 		if (__builtin_expect(rt->off.on, 0) && !rc)
 			rt_offload_prefetch(rt, i);
 		if (rc)

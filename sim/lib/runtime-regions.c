@@ -863,19 +863,31 @@ static void region_rebuild_runs(struct runtime_state *rt, struct region *r, uint
 		walk_runs(rt, r, base, d);
 }
 
-/* An absorb by x: past the window's absorbs, the switch to bitsets is due
- * if x and the others had over RUNS_SWITCH_TENTHS / 10 runs a word. */
-static void switch_count(struct runtime_state *rt, const struct rregion *x)
+/* An absorb on runs: past the window's absorbs, the switch to bitsets is
+ * due if this window and the one before spoke for it (runtime-state.h). */
+static void switch_count(struct runtime_state *rt)
 {
 	struct rt_regions *g = &rt->reg;
-	g->sw_runs += (uint64_t)x->in.n + x->fr.n;
 	if (++g->sw_absorbs < RUNS_SWITCH_WINDOW)
 		return;
-	uint64_t words = (rt->s->n_storages + 63) / 64;
-	if (10 * g->sw_runs > (uint64_t)RUNS_SWITCH_TENTHS * words * RUNS_SWITCH_WINDOW)
+	bool low = g->sw_interior < (uint64_t)RUNS_SWITCH_INTERIOR * RUNS_SWITCH_WINDOW &&
+		   g->sw_rebuilds * RUNS_SWITCH_REBUILDS <= RUNS_SWITCH_WINDOW;
+	if (low && g->sw_low)
 		g->sw_due = true;
-	g->sw_runs = 0;
+	g->sw_low = low;
 	g->sw_absorbs = 0;
+	g->sw_rebuilds = g->sw_interior = 0;
+}
+
+/* An eviction of s on runs: the members of its regions, whose memo rows
+ * it would forget on bitsets. */
+static void switch_evicting(struct runtime_state *rt, uint32_t s)
+{
+	for (int d = 0; d < 2; d++) {
+		const struct region *r = d ? rt_rev(rt, s) : rt_fwd(rt, s);
+		if (r->rr)
+			rt->reg.sw_interior += r->rr->in.card;
+	}
 }
 
 /* Absorbed sets of up to this many runs join in place (iset_or_into). */
@@ -898,7 +910,7 @@ __attribute__((noinline)) static void region_absorb_runs(struct runtime_state *r
 	if (r != reg && reg->rr) {
 		const struct rregion *y = reg->rr;
 		if (rt->reg.sw_may)
-			switch_count(rt, x);
+			switch_count(rt);
 		/* The absorbed region is mostly a few runs and the absorber's
 		 * many: its runs go into the absorber's in place (the new
 		 * members gathered on the way); past ABSORB_IN_PLACE runs, by
@@ -1188,8 +1200,11 @@ static inline void region_reset(struct runtime_state *rt, struct region *r)
 void rt_regions_evict(struct runtime_state *rt, uint32_t s)
 {
 	struct rt_scratch *x = &rt->scratch;
-	if (rt->reg.runs)
+	if (rt->reg.runs) {
 		regions_evicting(rt, s);
+		if (rt->reg.sw_may)
+			switch_evicting(rt, s);
+	}
 	/* Forward regions of s's reverse frontier absorb s's forward region,
 	 * and the other way round. */
 	for (int d = 0; d < 2; d++) {
@@ -1220,9 +1235,10 @@ void rt_regions_evict(struct runtime_state *rt, uint32_t s)
  * walk, or a bitset walk or memo (runtime-memo.c). */
 static inline void region_rebuild_after(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
-	if (rt->reg.runs)
+	if (rt->reg.runs) {
 		region_rebuild_runs(rt, r, base, reverse);
-	else if (!rt->reg.words)
+		rt->reg.sw_rebuilds++;
+	} else if (!rt->reg.words)
 		rt_region_rebuild(rt, r, base, reverse);
 	else
 		rt_memo_rebuild(rt, r, base, reverse);

@@ -298,12 +298,13 @@ struct rt_regions {
 	bool win;
 	uint32_t *fr2;  /* scratch ids: a compressed rebuild's frontier, an absorb's new members */
 	size_t fr2_len, fr2_cap;
-	/* The switch to bitsets (RMEMO_MAX_BITSETS): absorbs and the runs of
-	 * the regions that absorbed, in the current window; whether the
+	/* The switch to bitsets (RMEMO_MAX_BITSETS): in the current window,
+	 * absorbs, rebuilds, and the members of the evicted storages'
+	 * regions; whether the previous window spoke for bitsets; whether the
 	 * switch may come, and is due at the end of this command. */
 	uint32_t sw_absorbs;
-	uint64_t sw_runs;
-	bool sw_may, sw_due;
+	uint64_t sw_rebuilds, sw_interior;
+	bool sw_low, sw_may, sw_due;
 };
 
 /* ---- runtime-memo.c: the reach memo ---------------------------------------- */
@@ -575,18 +576,28 @@ struct runtime_state {
 #define RMEMO_MAX_STORAGES 4096
 
 /* From RMEMO_MAX_STORAGES to this many storages, a replay starts with runs
- * and switches to bitsets for good (rt_regions_to_bits) once its absorbs
- * show fragmented regions: over RUNS_SWITCH_TENTHS / 10 runs a bitset word
- * in the regions that absorb, over a window of RUNS_SWITCH_WINDOW absorbs
- * (docs/scale.md: the Unrolled GAN's regions grow to 2-9 runs a word, and
- * bitsets are faster there; the TreeLSTM's stay near 1 and the LSTM's
- * under 2.5, which runs serve better: at 2 the LSTM switched at some
- * ratios, 20-30% slower than on runs throughout once absorbs and sums
- * cost less, issue 26's second pass). Bitsets and memo then take n^2
- * bytes, 64 MiB at most. */
+ * and switches to bitsets for good (rt_regions_to_bits) where its work is
+ * what bitsets do cheaply: two windows of RUNS_SWITCH_WINDOW absorbs in a
+ * row, each with
+ *  - under RUNS_SWITCH_INTERIOR members per absorb in the regions of the
+ *    storages it evicted (on bitsets an eviction forgets the memo rows of
+ *    those members, refilled later at about 250 instructions each; on runs
+ *    an absorb costs about 2,000 more than on bitsets: callgrind, per 1,024
+ *    commands, on the Unrolled GAN, LSTM and TreeLSTM; the break-even is
+ *    near 8 members an absorb, the switch asks for half), and
+ *  - at least RUNS_SWITCH_REBUILDS absorbs per rebuild (bitsets pay their
+ *    rebuilds in memo fills and walks: where rebuilds keep pace with
+ *    absorbs, as in the TreeLSTM at low budgets, the two cost about the
+ *    same, and a switch costs its allocation and a cold memo).
+ * The first window, mostly the forward pass, has small regions in every
+ * log: one window alone does not decide. The Unrolled GAN's windows hold
+ * 2-5 members and 5-200 absorbs per rebuild from its backward pass on, the
+ * LSTM's and TreeLSTM's 5-15 members (docs/scale.md, "Issue 26, third pass:
+ * runs or bitsets"). Bitsets and memo then take n^2 bytes, 64 MiB at most. */
 #define RMEMO_MAX_BITSETS 8192
 #define RUNS_SWITCH_WINDOW 8192
-#define RUNS_SWITCH_TENTHS 30
+#define RUNS_SWITCH_INTERIOR 4
+#define RUNS_SWITCH_REBUILDS 5
 
 static inline bool rt_material(const struct runtime_state *rt, uint32_t s)
 {

@@ -196,6 +196,9 @@ struct runtime_result {
 	uint64_t heuristic_accesses;
 	uint64_t bottleneck_memory; /* largest op output + input bytes (simrd) */
 	size_t stopped_at;          /* command index where OOM/thrash stopped */
+	/* Regions switched from runs to bitsets after this many commands (0:
+	 * never): speed only, printed nowhere, for tests of the switch. */
+	size_t regions_bits_at;
 	/* Offload (all 0 when off): storages sent to the host and their bytes,
 	 * storages brought back (prefetched too) and theirs, time the ops
 	 * waited for copies, each channel's busy time, the most bytes the
