@@ -5,10 +5,93 @@
  * Tarjan's algorithm, kept until a storage it may hold changes. Owns the
  * memo part of struct runtime_state.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime-state.h"
+
+/* ---- memory kept across a thread's replays -------------------------------
+ * The bitsets' block and the memo's rows are n^2/8 bytes each (14 MB on the
+ * Unrolled GAN's 5,302 storages). Allocated afresh per replay, their pages
+ * were faulted in and zeroed by the kernel at every replay (6-10% of a
+ * bitset replay's CPU time); a thread's replays (a sweep worker's points,
+ * `replay`'s ratios) now reuse them. Each is one block per thread, the
+ * largest asked for so far (a larger need frees it first), given back when
+ * the thread ends or a replay of a log too large for bitsets starts. The
+ * bits block is all zero while kept (rt_regions_free clears the regions it
+ * set); the rows keep their spans with them (a row is zero outside
+ * [lo, hi)), valid again for a replay of a log of the same size. */
+struct rt_keep {
+	uint64_t *bits, *row;
+	size_t bits_cap, row_cap; /* words */
+	uint32_t *lo, *hi;        /* the rows' spans, for span_n storages */
+	size_t span_n;            /* 0: no spans kept */
+	uint32_t span_w;
+};
+
+static _Thread_local struct rt_keep keep;
+static pthread_key_t keep_key;
+static pthread_once_t keep_once = PTHREAD_ONCE_INIT;
+
+static void keep_release(struct rt_keep *k)
+{
+	free(k->bits);
+	free(k->row);
+	free(k->lo);
+	free(k->hi);
+	memset(k, 0, sizeof *k);
+}
+
+/* At a thread's end (the main thread's kept blocks last until exit). */
+static void keep_at_exit(void *k)
+{
+	keep_release(k);
+}
+
+static void keep_key_make(void)
+{
+	if (pthread_key_create(&keep_key, keep_at_exit))
+		rs_bug("cannot make a thread-specific key");
+}
+
+static void keep_register(void)
+{
+	pthread_once(&keep_once, keep_key_make);
+	if (!pthread_getspecific(keep_key) && pthread_setspecific(keep_key, &keep))
+		rs_bug("cannot set a thread-specific value");
+}
+
+/* A zeroed block of at least `words` words (*cap of them) for the
+ * regions' bitsets (takes the thread's kept block). */
+uint64_t *rt_keep_bits(size_t words, size_t *cap)
+{
+	uint64_t *b = keep.bits;
+	keep.bits = NULL;
+	if (b && keep.bits_cap >= words) {
+		*cap = keep.bits_cap;
+		return b;
+	}
+	free(b);
+	keep.bits_cap = 0;
+	*cap = words;
+	return xcalloc(words, sizeof *b);
+}
+
+/* The bitsets' block back, all zero, of `words` words (its cap): kept
+ * for the thread's next replay. */
+void rt_keep_bits_back(uint64_t *b, size_t words)
+{
+	if (!b)
+		return;
+	keep_register();
+	if (keep.bits) { /* (not reached: one replay at a time per thread) */
+		free(b);
+		return;
+	}
+	keep.bits = b;
+	keep.bits_cap = words;
+}
 
 /* Kept exactly when regions are bitsets (runtime-regions.c sets their
  * width first). */
@@ -16,16 +99,38 @@ void rt_memo_init(struct runtime_state *rt)
 {
 	struct rt_memo *m = &rt->memo;
 	m->w = rt->reg.words;
-	if (!m->w)
-		return;
 	size_t n = rt->s->n_storages;
-	/* Not zeroed (megabytes, once per switch from runs): every row's span
-	 * starts whole, cleared when first filled. */
-	m->row = xmalloc((4 * n * m->w + 1) * sizeof *m->row);
-	m->lo = xcalloc(2 * n + 1, sizeof *m->lo);
-	m->hi = xmalloc((2 * n + 1) * sizeof *m->hi);
-	for (size_t i = 0; i < 2 * n + 1; i++)
-		m->hi[i] = m->w;
+	if (!m->w) {
+		if (n > RMEMO_MAX_BITSETS) /* never bitsets: the memory goes back */
+			keep_release(&keep);
+		return;
+	}
+	size_t words = 4 * n * m->w + 1;
+	if (keep.row && keep.row_cap >= words) {
+		m->row = keep.row;
+		m->row_cap = keep.row_cap;
+		keep.row = NULL;
+	} else {
+		free(keep.row);
+		keep.row = NULL;
+		/* Not zeroed (megabytes, once per switch from runs): every
+		 * row's span starts whole, cleared when first filled. */
+		m->row = xmalloc(words * sizeof *m->row);
+		m->row_cap = words;
+		keep.span_n = 0;
+	}
+	if (keep.span_n == n && keep.span_w == m->w) {
+		/* the rows as the last replay of this log's size left them */
+		m->lo = keep.lo;
+		m->hi = keep.hi;
+		keep.lo = keep.hi = NULL;
+		keep.span_n = 0;
+	} else {
+		m->lo = xcalloc(2 * n + 1, sizeof *m->lo);
+		m->hi = xmalloc((2 * n + 1) * sizeof *m->hi);
+		for (size_t i = 0; i < 2 * n + 1; i++)
+			m->hi[i] = m->w;
+	}
 	m->valid = xcalloc(2 * n + 1, sizeof *m->valid);
 	m->seen = xcalloc(2 * n + 1, sizeof *m->seen);
 	m->summed = xcalloc(2 * n + 1, sizeof *m->summed);
@@ -42,9 +147,19 @@ void rt_memo_init(struct runtime_state *rt)
 void rt_memo_free(struct runtime_state *rt)
 {
 	struct rt_memo *m = &rt->memo;
-	free(m->row);
-	free(m->lo);
-	free(m->hi);
+	if (m->row) {
+		/* the rows and their spans, for the thread's next replay */
+		keep_register();
+		free(keep.row);
+		free(keep.lo);
+		free(keep.hi);
+		keep.row = m->row;
+		keep.row_cap = m->row_cap;
+		keep.lo = m->lo;
+		keep.hi = m->hi;
+		keep.span_n = rt->s->n_storages;
+		keep.span_w = m->w;
+	}
 	free(m->valid);
 	free(m->seen);
 	free(m->summed);

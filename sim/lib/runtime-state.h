@@ -259,6 +259,7 @@ struct rt_regions {
 	 * memory they share. Kept exactly when the memo is (runtime-memo.c). */
 	uint32_t words;
 	uint64_t *bits;
+	size_t bits_cap; /* its words (a thread's kept block: runtime-memo.c) */
 	/* Walks' visit stamps live in the shared tag array's upper bits. */
 	uint32_t tag_stamp;
 	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
@@ -319,6 +320,7 @@ struct rt_memo {
 	uint32_t w, fill;
 	uint64_t walked[2], walk_max[2]; /* this batch's walks: edges, most */
 	uint64_t *row;   /* reach rows: interior then frontier words */
+	size_t row_cap;  /* its words (a thread's kept block may be larger) */
 	uint32_t *lo, *hi; /* per row, the words [lo, hi) outside which both of
 			    * its halves are zero (stale rows included) */
 	uint8_t *valid, *summed; /* row valid; its sums (acc, comp) too */
@@ -919,6 +921,10 @@ static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, 
 
 void rt_memo_init(struct runtime_state *rt);
 void rt_memo_free(struct runtime_state *rt);
+/* The regions' bitsets block, kept across a thread's replays: a zeroed
+ * block of at least `words` words, and back (all zero again). */
+uint64_t *rt_keep_bits(size_t words, size_t *cap);
+void rt_keep_bits_back(uint64_t *b, size_t words);
 /** Check mode: a few memoized reaches against fresh walks. */
 void rt_memo_check(struct runtime_state *rt);
 void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d);
