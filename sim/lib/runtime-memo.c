@@ -362,6 +362,58 @@ static inline uint32_t reach_card(struct rt_memo *m, const uint64_t *row, size_t
 	return c;
 }
 
+/* Sum valid reach row y of direction d (its edges, computes and size).
+ * It holds the reach of each evicted neighbour: from the largest of those
+ * already summed, only the members beyond it are summed one by one (the
+ * rows a fill makes are mostly a new storage over reaches summed before). */
+static inline __attribute__((always_inline)) void reach_sum(struct runtime_state *rt, int d, uint32_t y)
+{
+	const size_t n = rt->s->n_storages;
+	const struct rt_graph *g = &rt->graph;
+	struct rt_memo *m = &rt->memo;
+	const uint32_t *list = d ? g->srev + g->srev_off[y] : g->sfwd + g->sfwd_off[y];
+	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
+	const uint32_t w = m->w;
+	const uint8_t *valid = m->valid + d * n, *summed = m->summed + d * n;
+	const uint64_t *rows = m->row + d * n * 2 * w;
+	const uint64_t *row = rows + (size_t)y * 2 * w;
+	uint32_t sub = RT_NONE, card = 0;
+	for (uint32_t j = 0, nl = lens[y]; j < nl; j++) {
+		uint32_t v = list[j];
+		if (v == y || (rt->tag[v] & 1) || !valid[v] || !summed[v])
+			continue;
+		uint32_t c = reach_card(m, rows + (size_t)v * 2 * w, d * n + v);
+		if (sub == RT_NONE || c > card) {
+			sub = v;
+			card = c;
+		}
+	}
+	uint64_t a = 0;
+	int64_t c = 0;
+	uint64_t none = 0;
+	const uint64_t *srow = &none;
+	uint32_t smask = 0; /* 0: no sub (srow[0] read always) */
+	if (sub != RT_NONE) {
+		a = m->acc[d * n + sub];
+		c = m->comp[d * n + sub];
+		srow = rows + (size_t)sub * 2 * w;
+		smask = ~0u;
+	}
+	for (uint32_t i = m->lo[d * n + y]; i < m->hi[d * n + y]; i++) {
+		uint64_t b = row[i] & ~srow[i & smask];
+		card += (uint32_t)__builtin_popcountll(b);
+		for (; b; b &= b - 1) {
+			uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
+			a += lens[x];
+			c += rt->key[x].compute;
+		}
+	}
+	m->summed[d * n + y] = 1;
+	m->acc[d * n + y] = a;
+	m->comp[d * n + y] = c;
+	m->card[d * n + y] = card;
+}
+
 /* rt_region_rebuild within a batch (same sets and counts), into the
  * region's bitsets. */
 RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
@@ -415,21 +467,8 @@ RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r,
 	}
 	if (prow) {
 		size_t k = d * n + piv;
-		if (!summed[piv]) {
-			uint64_t a = 0;
-			int64_t c = 0;
-			for (uint32_t i = lo[piv]; i < hi[piv]; i++) {
-				for (uint64_t b = prow[i]; b; b &= b - 1) {
-					uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
-					a += lens[x];
-					c += rt->key[x].compute;
-				}
-			}
-			summed[piv] = 1;
-			m->acc[k] = a;
-			m->comp[k] = c;
-			m->card[k] = best;
-		}
+		if (!summed[piv])
+			reach_sum(rt, d, piv);
 		acc = m->acc[k];
 		compute = m->comp[k];
 		memcpy(in, prow, 2 * w * sizeof *in);
@@ -501,6 +540,11 @@ static void check_reach_row(struct runtime_state *rt, int d, uint32_t x)
 		rt_bug_at(rt, d ? "a memoized reverse reach is stale" : "a memoized forward reach is stale", x);
 	if (m->summed[d * n + x] && (m->acc[d * n + x] != acc || m->comp[d * n + x] != comp))
 		rt_bug_at(rt, "a memoized reach's sums are stale", x);
+	uint32_t card = 0;
+	for (uint32_t i = 0; i < w; i++)
+		card += (uint32_t)__builtin_popcountll(fresh[i]);
+	if (m->summed[d * n + x] && m->card[d * n + x] != RT_NONE && m->card[d * n + x] != card)
+		rt_bug_at(rt, "a memoized reach's size is stale", x);
 	free(fresh);
 }
 
