@@ -362,40 +362,28 @@ static inline uint32_t reach_card(struct rt_memo *m, const uint64_t *row, size_t
 	return c;
 }
 
-/* Sum valid reach row y of direction d (its edges, computes and size).
- * It holds the reach of each evicted neighbour: from the largest of those
- * already summed, only the members beyond it are summed one by one (the
- * rows a fill makes are mostly a new storage over reaches summed before). */
-static inline __attribute__((always_inline)) void reach_sum(struct runtime_state *rt, int d, uint32_t y)
+/* Sum valid reach row y of direction d (its edges, computes and size)
+ * from row sub (RT_NONE: none), one of its evicted neighbours' and so
+ * within it, summed: its sums plus those of the members beyond it. */
+static inline __attribute__((always_inline)) void reach_sum_over(struct runtime_state *rt, int d, uint32_t y,
+								 uint32_t sub)
 {
 	const size_t n = rt->s->n_storages;
-	const struct rt_graph *g = &rt->graph;
 	struct rt_memo *m = &rt->memo;
-	const uint32_t *list = d ? g->srev + g->srev_off[y] : g->sfwd + g->sfwd_off[y];
-	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
+	const uint32_t *lens = d ? rt->graph.n_srev : rt->graph.n_sfwd;
 	const uint32_t w = m->w;
-	const uint8_t *valid = m->valid + d * n, *summed = m->summed + d * n;
 	const uint64_t *rows = m->row + d * n * 2 * w;
 	const uint64_t *row = rows + (size_t)y * 2 * w;
-	uint32_t sub = RT_NONE, card = 0;
-	for (uint32_t j = 0, nl = lens[y]; j < nl; j++) {
-		uint32_t v = list[j];
-		if (v == y || (rt->tag[v] & 1) || !valid[v] || !summed[v])
-			continue;
-		uint32_t c = reach_card(m, rows + (size_t)v * 2 * w, d * n + v);
-		if (sub == RT_NONE || c > card) {
-			sub = v;
-			card = c;
-		}
-	}
 	uint64_t a = 0;
 	int64_t c = 0;
+	uint32_t card = 0;
 	uint64_t none = 0;
 	const uint64_t *srow = &none;
-	uint32_t smask = 0; /* 0: no sub (srow[0] read always) */
+	uint32_t smask = 0; /* (srow[0] when there is no sub) */
 	if (sub != RT_NONE) {
 		a = m->acc[d * n + sub];
 		c = m->comp[d * n + sub];
+		card = m->card[d * n + sub];
 		srow = rows + (size_t)sub * 2 * w;
 		smask = ~0u;
 	}
@@ -412,6 +400,59 @@ static inline __attribute__((always_inline)) void reach_sum(struct runtime_state
 	m->acc[d * n + y] = a;
 	m->comp[d * n + y] = c;
 	m->card[d * n + y] = card;
+}
+
+/* Sum valid reach row y of direction d. It holds the reach of each
+ * evicted neighbour: from the largest of those already summed, only the
+ * members beyond it are summed one by one (a fill's rows are mostly a new
+ * storage over reaches summed before). Where none is summed, the one of
+ * widest span is summed first, the same way, down a chain of at most
+ * REACH_SUM_DEPTH rows (each then summed for later rebuilds too). */
+#define REACH_SUM_DEPTH 8
+static inline __attribute__((always_inline)) void reach_sum(struct runtime_state *rt, int d, uint32_t y)
+{
+	const size_t n = rt->s->n_storages;
+	const struct rt_graph *g = &rt->graph;
+	struct rt_memo *m = &rt->memo;
+	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
+	const uint32_t w = m->w;
+	const uint8_t *valid = m->valid + d * n, *summed = m->summed + d * n;
+	const uint64_t *rows = m->row + d * n * 2 * w;
+	const uint32_t *lo = m->lo + d * n, *hi = m->hi + d * n;
+	uint32_t chain[REACH_SUM_DEPTH], depth = 0, sub = RT_NONE;
+	for (uint32_t x = y;;) {
+		const uint32_t *list = d ? g->srev + g->srev_off[x] : g->sfwd + g->sfwd_off[x];
+		uint32_t card = 0, next = RT_NONE, span = 0;
+		chain[depth++] = x;
+		for (uint32_t j = 0, nl = lens[x]; j < nl; j++) {
+			uint32_t v = list[j];
+			if ((rt->tag[v] & 1) || !valid[v])
+				continue;
+			if (summed[v]) {
+				uint32_t c = reach_card(m, rows + (size_t)v * 2 * w, d * n + v);
+				if (sub == RT_NONE || c > card) {
+					sub = v;
+					card = c;
+				}
+			} else if (sub == RT_NONE && hi[v] - lo[v] > span) {
+				uint32_t k = 0;
+				while (k < depth && chain[k] != v)
+					k++;
+				if (k == depth) {
+					next = v;
+					span = hi[v] - lo[v];
+				}
+			}
+		}
+		if (sub != RT_NONE || next == RT_NONE || depth == REACH_SUM_DEPTH)
+			break;
+		x = next;
+	}
+	while (depth) {
+		uint32_t x = chain[--depth];
+		reach_sum_over(rt, d, x, sub);
+		sub = x;
+	}
 }
 
 /* rt_region_rebuild within a batch (same sets and counts), into the
