@@ -271,6 +271,7 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 		/* discover y */
 		seen[y] = fill;
 		summed[y] = 0;
+		m->card[d * n + y] = RT_NONE;
 		idx[y] = low[y] = count++;
 		dfs[nd] = y;
 		pos[nd++] = 0;
@@ -348,17 +349,16 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	}
 }
 
-/* The interior size of reach row k, kept with its sums once counted
- * (RT_NONE until then). */
+/* The interior size of valid reach row k, kept once counted or summed
+ * (RT_NONE from its fill until then). */
 static inline uint32_t reach_card(struct rt_memo *m, const uint64_t *row, size_t k)
 {
-	if (m->summed[k] && m->card[k] != RT_NONE)
+	if (m->card[k] != RT_NONE)
 		return m->card[k];
 	uint32_t c = 0;
 	for (uint32_t i = m->lo[k]; i < m->hi[k]; i++)
 		c += (uint32_t)__builtin_popcountll(row[i]);
-	if (m->summed[k])
-		m->card[k] = c;
+	m->card[k] = c;
 	return c;
 }
 
@@ -584,7 +584,7 @@ static void check_reach_row(struct runtime_state *rt, int d, uint32_t x)
 	uint32_t card = 0;
 	for (uint32_t i = 0; i < w; i++)
 		card += (uint32_t)__builtin_popcountll(fresh[i]);
-	if (m->summed[d * n + x] && m->card[d * n + x] != RT_NONE && m->card[d * n + x] != card)
+	if (m->card[d * n + x] != RT_NONE && m->card[d * n + x] != card)
 		rt_bug_at(rt, "a memoized reach's size is stale", x);
 	free(fresh);
 }

@@ -327,7 +327,7 @@ struct rt_memo {
 	uint32_t *seen, *idx, *low; /* Tarjan's: fill stamp, index, low */
 	uint64_t *acc;   /* per reach, once summed: its edges, then its compute */
 	int64_t *comp;
-	uint32_t *card;  /* per reach, once summed: its interior's size */
+	uint32_t *card;  /* per valid reach, once counted: its interior's size */
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 };
 
