@@ -939,17 +939,18 @@ static inline void rt_memo_batch(struct runtime_state *rt)
 }
 
 /* A bitset region's rebuild after a computation. A batch's regions of one
- * direction are walked until the walks have cost (in edges) twice the
+ * direction are walked until the walks have cost (in edges) more than the
  * largest of them, then built from memoized reaches: the memo costs a few
  * walks of the batch's evicted subgraph, which batches of few regions (at
- * high budgets, most of them) do not repay (ski rental). Up to 1024
+ * high budgets, most of them) do not repay (ski rental; twice the largest
+ * until the memo's sums got cheaper, docs/scale.md). Up to 1024
  * storages (16 words a bitset) memoized reaches are kept across batches
  * and rows are short, so the memo is used at once: 5% fewer instructions
  * on the ResNet log, 1-3% on U-Net. */
 static inline void rt_memo_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	struct rt_memo *m = &rt->memo;
-	if (m->w > 16 && m->walked[reverse] <= 2 * m->walk_max[reverse]) {
+	if (m->w > 16 && m->walked[reverse] <= m->walk_max[reverse]) {
 		/* SPEED-ONLY: a walk or the memo build the same region with the
 		 * same counts (check mode compares memo rows with walks). */
 		uint64_t a0 = rt->res->heuristic_accesses;
