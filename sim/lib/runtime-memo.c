@@ -3,7 +3,8 @@
  * evicted storage's reach (evicted storages reachable through evicted ones,
  * and the material ones at their edge) memoized as bitsets by one pass of
  * Tarjan's algorithm, kept until a storage it may hold changes. Owns the
- * memo part of struct runtime_state.
+ * memo part of struct runtime_state, and the memory a thread keeps across
+ * its replays (the bitsets' block, the memo's rows).
  */
 #include <pthread.h>
 #include <stdlib.h>
