@@ -3,12 +3,96 @@
  * evicted storage's reach (evicted storages reachable through evicted ones,
  * and the material ones at their edge) memoized as bitsets by one pass of
  * Tarjan's algorithm, kept until a storage it may hold changes. Owns the
- * memo part of struct runtime_state.
+ * memo part of struct runtime_state, and the memory a thread keeps across
+ * its replays (the bitsets' block, the memo's rows).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime-state.h"
+
+/* ---- memory kept across a thread's replays -------------------------------
+ * The bitsets' block and the memo's rows are n^2/8 bytes each (14 MB on the
+ * Unrolled GAN's 5,302 storages). Allocated afresh per replay, their pages
+ * were faulted in and zeroed by the kernel at every replay (6-10% of a
+ * bitset replay's CPU time); a thread's replays (a sweep worker's points,
+ * `replay`'s ratios) now reuse them. Each is one block per thread, the
+ * largest asked for so far (a larger need frees it first), given back when
+ * the thread ends or a replay of a log too large for bitsets starts. The
+ * bits block is all zero while kept (rt_regions_free clears the regions it
+ * set); the rows keep their spans with them (a row is zero outside
+ * [lo, hi)), valid again for a replay of a log of the same size. */
+struct rt_keep {
+	uint64_t *bits, *row;
+	size_t bits_cap, row_cap; /* words */
+	uint32_t *lo, *hi;        /* the rows' spans, for span_n storages */
+	size_t span_n;            /* 0: no spans kept */
+	uint32_t span_w;
+};
+
+static _Thread_local struct rt_keep keep;
+static pthread_key_t keep_key;
+static pthread_once_t keep_once = PTHREAD_ONCE_INIT;
+
+static void keep_release(struct rt_keep *k)
+{
+	free(k->bits);
+	free(k->row);
+	free(k->lo);
+	free(k->hi);
+	memset(k, 0, sizeof *k);
+}
+
+/* At a thread's end (the main thread's kept blocks last until exit). */
+static void keep_at_exit(void *k)
+{
+	keep_release(k);
+}
+
+static void keep_key_make(void)
+{
+	if (pthread_key_create(&keep_key, keep_at_exit))
+		rs_bug("cannot make a thread-specific key");
+}
+
+static void keep_register(void)
+{
+	pthread_once(&keep_once, keep_key_make);
+	if (!pthread_getspecific(keep_key) && pthread_setspecific(keep_key, &keep))
+		rs_bug("cannot set a thread-specific value");
+}
+
+/* A zeroed block of at least `words` words (*cap of them) for the
+ * regions' bitsets (takes the thread's kept block). */
+uint64_t *rt_keep_bits(size_t words, size_t *cap)
+{
+	uint64_t *b = keep.bits;
+	keep.bits = NULL;
+	if (b && keep.bits_cap >= words) {
+		*cap = keep.bits_cap;
+		return b;
+	}
+	free(b);
+	keep.bits_cap = 0;
+	*cap = words;
+	return xcalloc(words, sizeof *b);
+}
+
+/* The bitsets' block back, all zero, of `words` words (its cap): kept
+ * for the thread's next replay. */
+void rt_keep_bits_back(uint64_t *b, size_t words)
+{
+	if (!b)
+		return;
+	keep_register();
+	if (keep.bits) { /* (not reached: one replay at a time per thread) */
+		free(b);
+		return;
+	}
+	keep.bits = b;
+	keep.bits_cap = words;
+}
 
 /* Kept exactly when regions are bitsets (runtime-regions.c sets their
  * width first). */
@@ -16,16 +100,38 @@ void rt_memo_init(struct runtime_state *rt)
 {
 	struct rt_memo *m = &rt->memo;
 	m->w = rt->reg.words;
-	if (!m->w)
-		return;
 	size_t n = rt->s->n_storages;
-	/* Not zeroed (megabytes, once per switch from runs): every row's span
-	 * starts whole, cleared when first filled. */
-	m->row = xmalloc((4 * n * m->w + 1) * sizeof *m->row);
-	m->lo = xcalloc(2 * n + 1, sizeof *m->lo);
-	m->hi = xmalloc((2 * n + 1) * sizeof *m->hi);
-	for (size_t i = 0; i < 2 * n + 1; i++)
-		m->hi[i] = m->w;
+	if (!m->w) {
+		if (n > RMEMO_MAX_BITSETS) /* never bitsets: the memory goes back */
+			keep_release(&keep);
+		return;
+	}
+	size_t words = 4 * n * m->w + 1;
+	if (keep.row && keep.row_cap >= words) {
+		m->row = keep.row;
+		m->row_cap = keep.row_cap;
+		keep.row = NULL;
+	} else {
+		free(keep.row);
+		keep.row = NULL;
+		/* Not zeroed (megabytes, once per switch from runs): every
+		 * row's span starts whole, cleared when first filled. */
+		m->row = xmalloc(words * sizeof *m->row);
+		m->row_cap = words;
+		keep.span_n = 0;
+	}
+	if (keep.span_n == n && keep.span_w == m->w) {
+		/* the rows as the last replay of this log's size left them */
+		m->lo = keep.lo;
+		m->hi = keep.hi;
+		keep.lo = keep.hi = NULL;
+		keep.span_n = 0;
+	} else {
+		m->lo = xcalloc(2 * n + 1, sizeof *m->lo);
+		m->hi = xmalloc((2 * n + 1) * sizeof *m->hi);
+		for (size_t i = 0; i < 2 * n + 1; i++)
+			m->hi[i] = m->w;
+	}
 	m->valid = xcalloc(2 * n + 1, sizeof *m->valid);
 	m->seen = xcalloc(2 * n + 1, sizeof *m->seen);
 	m->summed = xcalloc(2 * n + 1, sizeof *m->summed);
@@ -42,9 +148,19 @@ void rt_memo_init(struct runtime_state *rt)
 void rt_memo_free(struct runtime_state *rt)
 {
 	struct rt_memo *m = &rt->memo;
-	free(m->row);
-	free(m->lo);
-	free(m->hi);
+	if (m->row) {
+		/* the rows and their spans, for the thread's next replay */
+		keep_register();
+		free(keep.row);
+		free(keep.lo);
+		free(keep.hi);
+		keep.row = m->row;
+		keep.row_cap = m->row_cap;
+		keep.lo = m->lo;
+		keep.hi = m->hi;
+		keep.span_n = rt->s->n_storages;
+		keep.span_w = m->w;
+	}
 	free(m->valid);
 	free(m->seen);
 	free(m->summed);
@@ -156,6 +272,7 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 		/* discover y */
 		seen[y] = fill;
 		summed[y] = 0;
+		m->card[d * n + y] = RT_NONE;
 		idx[y] = low[y] = count++;
 		dfs[nd] = y;
 		pos[nd++] = 0;
@@ -233,18 +350,110 @@ RT_WIDE static void reach_fill(struct runtime_state *rt, uint32_t c, int d)
 	}
 }
 
-/* The interior size of reach row k, kept with its sums once counted
- * (RT_NONE until then). */
+/* The interior size of valid reach row k, kept once counted or summed
+ * (RT_NONE from its fill until then). */
 static inline uint32_t reach_card(struct rt_memo *m, const uint64_t *row, size_t k)
 {
-	if (m->summed[k] && m->card[k] != RT_NONE)
+	if (m->card[k] != RT_NONE)
 		return m->card[k];
 	uint32_t c = 0;
 	for (uint32_t i = m->lo[k]; i < m->hi[k]; i++)
 		c += (uint32_t)__builtin_popcountll(row[i]);
-	if (m->summed[k])
-		m->card[k] = c;
+	m->card[k] = c;
 	return c;
+}
+
+/* Sum valid reach row y of direction d (its edges, computes and size)
+ * from row sub (RT_NONE: none), one of its evicted neighbours' and so
+ * within it, summed: its sums plus those of the members beyond it. */
+static inline __attribute__((always_inline)) void reach_sum_over(struct runtime_state *rt, int d, uint32_t y,
+								 uint32_t sub)
+{
+	const size_t n = rt->s->n_storages;
+	struct rt_memo *m = &rt->memo;
+	const uint32_t *lens = d ? rt->graph.n_srev : rt->graph.n_sfwd;
+	const uint32_t w = m->w;
+	const uint64_t *rows = m->row + d * n * 2 * w;
+	const uint64_t *row = rows + (size_t)y * 2 * w;
+	uint64_t a = 0;
+	int64_t c = 0;
+	uint32_t card = 0;
+	uint64_t none = 0;
+	const uint64_t *srow = &none;
+	uint32_t smask = 0; /* (srow[0] when there is no sub) */
+	if (sub != RT_NONE) {
+		a = m->acc[d * n + sub];
+		c = m->comp[d * n + sub];
+		card = m->card[d * n + sub];
+		srow = rows + (size_t)sub * 2 * w;
+		smask = ~0u;
+	}
+	for (uint32_t i = m->lo[d * n + y]; i < m->hi[d * n + y]; i++) {
+		uint64_t b = row[i] & ~srow[i & smask];
+		card += (uint32_t)__builtin_popcountll(b);
+		for (; b; b &= b - 1) {
+			uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
+			a += lens[x];
+			c += rt->key[x].compute;
+		}
+	}
+	m->summed[d * n + y] = 1;
+	m->acc[d * n + y] = a;
+	m->comp[d * n + y] = c;
+	m->card[d * n + y] = card;
+}
+
+/* Sum valid reach row y of direction d. It holds the reach of each
+ * evicted neighbour: from the largest of those already summed, only the
+ * members beyond it are summed one by one (a fill's rows are mostly a new
+ * storage over reaches summed before). Where none is summed, the one of
+ * widest span is summed first, the same way, down a chain of at most
+ * REACH_SUM_DEPTH rows (each then summed for later rebuilds too). */
+#define REACH_SUM_DEPTH 8
+static inline __attribute__((always_inline)) void reach_sum(struct runtime_state *rt, int d, uint32_t y)
+{
+	const size_t n = rt->s->n_storages;
+	const struct rt_graph *g = &rt->graph;
+	struct rt_memo *m = &rt->memo;
+	const uint32_t *lens = d ? g->n_srev : g->n_sfwd;
+	const uint32_t w = m->w;
+	const uint8_t *valid = m->valid + d * n, *summed = m->summed + d * n;
+	const uint64_t *rows = m->row + d * n * 2 * w;
+	const uint32_t *lo = m->lo + d * n, *hi = m->hi + d * n;
+	uint32_t chain[REACH_SUM_DEPTH], depth = 0, sub = RT_NONE;
+	for (uint32_t x = y;;) {
+		const uint32_t *list = d ? g->srev + g->srev_off[x] : g->sfwd + g->sfwd_off[x];
+		uint32_t card = 0, next = RT_NONE, span = 0;
+		chain[depth++] = x;
+		for (uint32_t j = 0, nl = lens[x]; j < nl; j++) {
+			uint32_t v = list[j];
+			if ((rt->tag[v] & 1) || !valid[v])
+				continue;
+			if (summed[v]) {
+				uint32_t c = reach_card(m, rows + (size_t)v * 2 * w, d * n + v);
+				if (sub == RT_NONE || c > card) {
+					sub = v;
+					card = c;
+				}
+			} else if (sub == RT_NONE && hi[v] - lo[v] > span) {
+				uint32_t k = 0;
+				while (k < depth && chain[k] != v)
+					k++;
+				if (k == depth) {
+					next = v;
+					span = hi[v] - lo[v];
+				}
+			}
+		}
+		if (sub != RT_NONE || next == RT_NONE || depth == REACH_SUM_DEPTH)
+			break;
+		x = next;
+	}
+	while (depth) {
+		uint32_t x = chain[--depth];
+		reach_sum_over(rt, d, x, sub);
+		sub = x;
+	}
 }
 
 /* rt_region_rebuild within a batch (same sets and counts), into the
@@ -300,21 +509,8 @@ RT_WIDE void rt_memo_rebuild_batched(struct runtime_state *rt, struct region *r,
 	}
 	if (prow) {
 		size_t k = d * n + piv;
-		if (!summed[piv]) {
-			uint64_t a = 0;
-			int64_t c = 0;
-			for (uint32_t i = lo[piv]; i < hi[piv]; i++) {
-				for (uint64_t b = prow[i]; b; b &= b - 1) {
-					uint32_t x = i << 6 | (uint32_t)__builtin_ctzll(b);
-					a += lens[x];
-					c += rt->key[x].compute;
-				}
-			}
-			summed[piv] = 1;
-			m->acc[k] = a;
-			m->comp[k] = c;
-			m->card[k] = best;
-		}
+		if (!summed[piv])
+			reach_sum(rt, d, piv);
 		acc = m->acc[k];
 		compute = m->comp[k];
 		memcpy(in, prow, 2 * w * sizeof *in);
@@ -386,6 +582,11 @@ static void check_reach_row(struct runtime_state *rt, int d, uint32_t x)
 		rt_bug_at(rt, d ? "a memoized reverse reach is stale" : "a memoized forward reach is stale", x);
 	if (m->summed[d * n + x] && (m->acc[d * n + x] != acc || m->comp[d * n + x] != comp))
 		rt_bug_at(rt, "a memoized reach's sums are stale", x);
+	uint32_t card = 0;
+	for (uint32_t i = 0; i < w; i++)
+		card += (uint32_t)__builtin_popcountll(fresh[i]);
+	if (m->card[d * n + x] != RT_NONE && m->card[d * n + x] != card)
+		rt_bug_at(rt, "a memoized reach's size is stale", x);
 	free(fresh);
 }
 

@@ -1028,7 +1028,7 @@ static void bits_init(struct runtime_state *rt)
 	struct rt_regions *g = &rt->reg;
 	const size_t n = rt->s->n_storages;
 	g->words = (uint32_t)((n + 63) / 64);
-	g->bits = xcalloc(4 * n * g->words + 1, sizeof *g->bits);
+	g->bits = rt_keep_bits(4 * n * g->words + 1, &g->bits_cap);
 	for (size_t i = 0; i < 2 * n; i++) {
 		g->table[i].bin = g->bits + 2 * i * g->words;
 		g->table[i].bfr = g->table[i].bin + g->words;
@@ -1159,7 +1159,20 @@ void rt_regions_free(struct runtime_state *rt)
 	free(g->slot);
 	free(g->slot_free);
 	runs_free(g);
-	free(g->bits);
+	if (g->bits) {
+		/* Only a material storage's regions hold bits (an eviction
+		 * empties them): cleared, the block is all zero again, kept for
+		 * the thread's next replay (runtime-memo.c). */
+		const size_t n = rt->s->n_storages;
+		for (size_t s = 0; s < n; s++)
+			if (rt_material(rt, (uint32_t)s))
+				memset(g->bits + 4 * s * g->words, 0, 4 * (size_t)g->words * sizeof *g->bits);
+		if (rt->cfg->check)
+			for (size_t i = 0; i < 4 * n * g->words; i++)
+				if (g->bits[i])
+					rt_bug_at(rt, "an evicted storage's region holds bits", (uint32_t)(i / (4 * g->words)));
+		rt_keep_bits_back(g->bits, g->bits_cap);
+	}
 	free(g->scratch_fwd.in);
 	free(g->scratch_fwd.fr);
 	free(g->scratch_rev.in);

@@ -259,6 +259,7 @@ struct rt_regions {
 	 * memory they share. Kept exactly when the memo is (runtime-memo.c). */
 	uint32_t words;
 	uint64_t *bits;
+	size_t bits_cap; /* its words (a thread's kept block: runtime-memo.c) */
 	/* Walks' visit stamps live in the shared tag array's upper bits. */
 	uint32_t tag_stamp;
 	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
@@ -320,13 +321,14 @@ struct rt_memo {
 	uint32_t w, fill;
 	uint64_t walked[2], walk_max[2]; /* this batch's walks: edges, most */
 	uint64_t *row;   /* reach rows: interior then frontier words */
+	size_t row_cap;  /* its words (a thread's kept block may be larger) */
 	uint32_t *lo, *hi; /* per row, the words [lo, hi) outside which both of
 			    * its halves are zero (stale rows included) */
 	uint8_t *valid, *summed; /* row valid; its sums (acc, comp) too */
 	uint32_t *seen, *idx, *low; /* Tarjan's: fill stamp, index, low */
 	uint64_t *acc;   /* per reach, once summed: its edges, then its compute */
 	int64_t *comp;
-	uint32_t *card;  /* per reach, once summed: its interior's size */
+	uint32_t *card;  /* per valid reach, once counted: its interior's size */
 	uint32_t *dfs, *dfs_pos, *scc; /* Tarjan's stacks (n_storages each) */
 };
 
@@ -592,7 +594,7 @@ struct runtime_state {
  * The first window, mostly the forward pass, has small regions in every
  * log: one window alone does not decide. The Unrolled GAN's windows hold
  * 2-5 members and 5-200 absorbs per rebuild from its backward pass on, the
- * LSTM's and TreeLSTM's 5-15 members (docs/scale.md, "Issue 26, third pass:
+ * LSTM's and TreeLSTM's 5-15 members (docs/scale.md, "Issue 26, fourth pass:
  * runs or bitsets"). Bitsets and memo then take n^2 bytes, 64 MiB at most. */
 #define RMEMO_MAX_BITSETS 8192
 #define RUNS_SWITCH_WINDOW 8192
@@ -930,6 +932,10 @@ static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, 
 
 void rt_memo_init(struct runtime_state *rt);
 void rt_memo_free(struct runtime_state *rt);
+/* The regions' bitsets block, kept across a thread's replays: a zeroed
+ * block of at least `words` words, and back (all zero again). */
+uint64_t *rt_keep_bits(size_t words, size_t *cap);
+void rt_keep_bits_back(uint64_t *b, size_t words);
 /** Check mode: a few memoized reaches against fresh walks. */
 void rt_memo_check(struct runtime_state *rt);
 void rt_reach_forget(struct runtime_state *rt, uint32_t v, int d);
@@ -944,17 +950,18 @@ static inline void rt_memo_batch(struct runtime_state *rt)
 }
 
 /* A bitset region's rebuild after a computation. A batch's regions of one
- * direction are walked until the walks have cost (in edges) twice the
+ * direction are walked until the walks have cost (in edges) more than the
  * largest of them, then built from memoized reaches: the memo costs a few
  * walks of the batch's evicted subgraph, which batches of few regions (at
- * high budgets, most of them) do not repay (ski rental). Up to 1024
+ * high budgets, most of them) do not repay (ski rental; twice the largest
+ * until the memo's sums got cheaper, docs/scale.md). Up to 1024
  * storages (16 words a bitset) memoized reaches are kept across batches
  * and rows are short, so the memo is used at once: 5% fewer instructions
  * on the ResNet log, 1-3% on U-Net. */
 static inline void rt_memo_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
 	struct rt_memo *m = &rt->memo;
-	if (m->w > 16 && m->walked[reverse] <= 2 * m->walk_max[reverse]) {
+	if (m->w > 16 && m->walked[reverse] <= m->walk_max[reverse]) {
 		/* SPEED-ONLY: a walk or the memo build the same region with the
 		 * same counts (check mode compares memo rows with walks). */
 		uint64_t a0 = rt->res->heuristic_accesses;
