@@ -175,12 +175,29 @@ START_TEST(switch_by_cost)
 					.heuristic = heuristic_find(names[h]),
 					.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = ratio, .overhead_limit = 2,
 				};
-				struct point_result pr;
+				struct point_result pr, again;
+				s->regions_to_bits = 0; /* each replay decides for itself */
 				ck_assert_int_eq(point_run(s, &b, &pc, &pr, &err), 0);
 				size_t at = pr.run.regions_bits_at;
 				ck_assert_msg(at >= logs[l].lo && at <= logs[l].hi,
 					      "%s, %s at %.1f: switched to bitsets after command %zu, not in [%zu, %zu]",
 					      logs[l].member, names[h], ratio, at, logs[l].lo, logs[l].hi);
+				/* A switch sends the schedule's later replays to bitsets
+				 * from the start: the same numbers, no switch. */
+				ck_assert_uint_eq(s->regions_to_bits, at > 0);
+				if (!at)
+					continue;
+				ck_assert_int_eq(point_run(s, &b, &pc, &again, &err), 0);
+				ck_assert_uint_eq(again.run.regions_bits_at, 0);
+				const struct runtime_result *x = &pr.run, *y = &again.run;
+				ck_assert_msg(x->outcome == y->outcome && x->clock == y->clock &&
+						      x->remat_compute == y->remat_compute &&
+						      x->peak_memory == y->peak_memory && x->evictions == y->evictions &&
+						      x->remats == y->remats && x->heuristic_evals == y->heuristic_evals &&
+						      x->heuristic_accesses == y->heuristic_accesses &&
+						      x->stopped_at == y->stopped_at,
+					      "%s, %s at %.1f: on bitsets from the start, other numbers",
+					      logs[l].member, names[h], ratio);
 			}
 		}
 		schedule_free(s);

@@ -1084,6 +1084,8 @@ void rt_regions_init(struct runtime_state *rt)
 	 * all three, the reference test runs plain walks too. */
 	g->runs = !cfg->plain_regions && (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
 	g->sw_may = g->runs && !cfg->run_regions && s->n_storages <= RMEMO_MAX_BITSETS;
+	if (g->sw_may && !cfg->bits_after_cmd && __atomic_load_n(&s->regions_to_bits, __ATOMIC_RELAXED))
+		g->runs = g->sw_may = false;
 	if (g->runs) {
 		g->slot = xmalloc((s->n_storages + 1) * sizeof *g->slot);
 		memset(g->slot, 0xff, (s->n_storages + 1) * sizeof *g->slot);
@@ -1106,6 +1108,10 @@ void rt_regions_to_bits(struct runtime_state *rt)
 {
 	struct rt_regions *g = &rt->reg;
 	const size_t n = rt->s->n_storages;
+	/* A switch the costs asked for (not a test's bits_after_cmd) sends
+	 * this schedule's later replays to bitsets from their start. */
+	if (g->sw_due)
+		__atomic_store_n(&((struct schedule *)rt->s)->regions_to_bits, 1, __ATOMIC_RELAXED);
 	g->sw_due = g->sw_may = false;
 	if (!g->runs)
 		return;

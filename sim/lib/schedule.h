@@ -170,6 +170,14 @@ struct schedule {
 	uint64_t const_memory;   /* bytes of constant outputs */
 	uint64_t max_output_size;/* largest op total output size */
 	uint8_t sha256[32];      /* of the decompressed log bytes (opt.digest) */
+
+	/* SPEED-ONLY, the one field replays write (with __atomic builtins,
+	 * from any thread): set once a replay of this schedule switched its
+	 * regions from runs to bitsets by what each costs, so that its later
+	 * replays start on bitsets (runtime-regions.c, rt_regions_init).
+	 * Which replay sets it first changes how fast the others run, never
+	 * what they compute. */
+	unsigned char regions_to_bits;
 };
 
 struct read_options {
