@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "runtime.h"
+
 struct schedule *parse_text(const char *text, const struct read_options *opt,
 			    struct rs_error *err)
 {
@@ -42,6 +44,14 @@ bool has_problem(const struct problems *p, long line, const char *needle)
 #define SAME_ARRAY(f, n)                                                                    \
 	ck_assert_msg((a->n == 0 && b->n == 0) || !memcmp(a->f, b->f, a->n * sizeof *a->f),      \
 		      "%s: %s differ", what, #f)
+
+bool same_run(const struct runtime_result *x, const struct runtime_result *y)
+{
+	return x->outcome == y->outcome && x->clock == y->clock && x->remat_compute == y->remat_compute &&
+	       x->peak_memory == y->peak_memory && x->evictions == y->evictions && x->remats == y->remats &&
+	       x->heuristic_evals == y->heuristic_evals && x->heuristic_accesses == y->heuristic_accesses &&
+	       x->stopped_at == y->stopped_at;
+}
 
 void assert_same_schedule(const struct schedule *a, const struct schedule *b, const char *what)
 {

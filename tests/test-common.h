@@ -12,6 +12,8 @@
 
 #include "schedule.h"
 
+struct runtime_result;
+
 /* Exit status meson reads as "skipped". */
 #define EXIT_SKIP 77
 
@@ -57,6 +59,14 @@ bool has_problem(const struct problems *p, long line, const char *needle);
  * names the case in the message.
  */
 void assert_same_schedule(const struct schedule *a, const struct schedule *b, const char *what);
+
+/**
+ * Whether two replays' numbers are the same: outcome, clock, remat
+ * compute, peak memory, evictions, remats, heuristic evaluations and
+ * accesses, and where a stopped run stopped (what two paths of the
+ * runtime that must agree are held to; speed diagnostics aside).
+ */
+bool same_run(const struct runtime_result *x, const struct runtime_result *y);
 
 /**
  * The shared data folder (REMATSIM_SHARED, else ../shared beside the

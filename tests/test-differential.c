@@ -160,10 +160,7 @@ static struct schedule *random_schedule(uint64_t seed, int min, uint32_t span, b
 static void same_against(const struct runtime_result *m, const struct runtime_result *w, const char *what,
 			 const char *against, int log, const char *h, enum runtime_kind rt, double ratio)
 {
-	ck_assert_msg(m->outcome == w->outcome && m->clock == w->clock &&
-			      m->remat_compute == w->remat_compute && m->evictions == w->evictions &&
-			      m->remats == w->remats && m->heuristic_evals == w->heuristic_evals &&
-			      m->heuristic_accesses == w->heuristic_accesses && m->peak_memory == w->peak_memory,
+	ck_assert_msg(same_run(m, w),
 		      "log %d, %s on %s at %.2f: %s %s clock %lld evals %llu accesses %llu, "
 		      "%s %s clock %lld evals %llu accesses %llu",
 		      log, h, runtime_kind_name(rt), ratio, what, outcome_name(m->outcome), (long long)m->clock,

@@ -190,12 +190,7 @@ START_TEST(switch_by_cost)
 				ck_assert_int_eq(point_run(s, &b, &pc, &again, &err), 0);
 				ck_assert_uint_eq(again.run.regions_bits_at, 0);
 				const struct runtime_result *x = &pr.run, *y = &again.run;
-				ck_assert_msg(x->outcome == y->outcome && x->clock == y->clock &&
-						      x->remat_compute == y->remat_compute &&
-						      x->peak_memory == y->peak_memory && x->evictions == y->evictions &&
-						      x->remats == y->remats && x->heuristic_evals == y->heuristic_evals &&
-						      x->heuristic_accesses == y->heuristic_accesses &&
-						      x->stopped_at == y->stopped_at,
+				ck_assert_msg(same_run(x, y),
 					      "%s, %s at %.1f: on bitsets from the start, other numbers",
 					      logs[l].member, names[h], ratio);
 			}
