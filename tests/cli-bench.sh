@@ -37,6 +37,20 @@ out=$("$R" bench --shared "$t" --against "$R" --repeat 2 2>&1); st=$?
 case "$out" in *new/old*"U-Net (6)"*same*"this / OLD"*) ok "--against prints both binaries' times" ;;
 	*) no "--against output: $out" ;; esac
 
+# Rows under 100x get their log's floor (a process that replays it once,
+# evicting nothing) beside their allowance (reference seconds / 100): a
+# reference of 1e-6 s leaves 1e-8 s, under any process's floor (bounded);
+# one of 1e6 s, none under 100x and no such section.
+speed "$U.log${tab}LRU${tab}V2EagerOptimized${tab}${tab}0.5,1.0${tab}0.000001"
+out=$("$R" bench --shared "$t" 2>&1); st=$?
+[ "$st" -eq 0 ] && case "$out" in *"rows under 100x, by log"*"U-Net (6)"*"0.0000"*" 1        1"*"rows under 100x: 1; their allowance below their log's floor"*": 1; not so bounded: 0"*"process start alone here"*) true ;; *) false ;; esac &&
+	ok "a row under 100x: its log's floor, bounded" || no "floor section: $st: $out"
+speed "$U.log${tab}LRU${tab}V2EagerOptimized${tab}${tab}0.5,1.0${tab}1000000"
+out=$("$R" bench --shared "$t" 2>&1); st=$?
+[ "$st" -eq 0 ] && case "$out" in *"rows under 100x: 0"*) case "$out" in *"by log"*) false ;; *) true ;; esac ;; *) false ;; esac &&
+	ok "no row under 100x: no floor section" || no "no-floor run: $st: $out"
+speed "$row_lru"
+
 expect_status 64 "bench --heuristic Nope" "$R" bench --shared "$t" --heuristic Nope
 expect_status 64 "bench --log naming no reference log" "$R" bench --shared "$t" --log nolog
 expect_status 64 "bench --repeat 0" "$R" bench --shared "$t" --repeat 0

@@ -58,6 +58,15 @@ static const char bench_help[] =
 	"memory, and whether the numbers matched. Ends with the totals and the\n"
 	"slowest rows.\n"
 	"\n"
+	"Rows under 100x: their allowance is the reference's seconds / 100. Under\n"
+	"the totals, per log of such rows, its floor here: the CPU seconds of the\n"
+	"least process that replays the log at all (`rematsim replay ARCHIVE:LOG\n"
+	"--heuristic LRU --ratio 10 --json`: start, read, baseline, one replay\n"
+	"with nothing to evict; median of --repeat runs, at least 5), and how\n"
+	"many of its rows under 100x have an allowance below that floor: those\n"
+	"no replay could bring to 100x on this machine (bounded by start and\n"
+	"read). Then the start alone (`rematsim --version`, median of 21).\n"
+	"\n"
 	"  --against OLD_BINARY  also run the rematsim at OLD_BINARY on every row,\n"
 	"                     alternating with this one (this, old; then old, this),\n"
 	"                     and print its CPU seconds and the ratio this / old;\n"
@@ -461,6 +470,7 @@ struct bench_totals {
 	double worst;          /* the lowest speedup */
 	const struct bench_row *worst_row;
 	int under_100;
+	const struct bench_row **under; /* the rows under 100x, in run order */
 	int slower_10;         /* rows over 10% slower than OLD */
 	int old_rows;          /* rows OLD ran */
 	double log_ratio_sum;  /* for the geometric mean of this / old */
@@ -613,7 +623,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 		t->worst_row = row;
 	}
 	if (speedup < 100)
-		t->under_100++;
+		t->under[t->under_100++] = row;
 	if (old) {
 		if (old_failed) {
 			printf(" %8s %7s", "failed", "-");
@@ -639,6 +649,86 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 	free(old_first);
 	free(cpu);
 	return 0;
+}
+
+/* The median CPU seconds of n runs of self with argv (0 and a message on
+ * stderr when a run fails: the section then says so, the rows stand). */
+static double median_cpu(const char *self, char *const argv[], int n)
+{
+	double *v = xcalloc((size_t)n, sizeof *v), m = 0;
+	int ok = 0;
+	char fail[64];
+	for (int r = 0; r < n; r++) {
+		struct bench_run run;
+		if (run_process(self, argv, &run))
+			break;
+		bool good = run.status != -1 && WIFEXITED(run.status) && !WEXITSTATUS(run.status);
+		if (!good)
+			fprintf(stderr, "rematsim bench: the floor's run (%s %s) failed (%s): %s\n", argv[1],
+				argv[2] ? argv[2] : "", failure_text(run.status, fail, sizeof fail),
+				last_line(run.err));
+		else
+			v[ok++] = run.cpu_s;
+		bench_run_free(&run);
+		if (!good)
+			break;
+	}
+	if (ok == n)
+		m = median(v, n);
+	free(v);
+	return m;
+}
+
+/*
+ * Rows under 100x: per log, the floor of any row of it on this machine
+ * (start, read, baseline, one replay that evicts nothing) beside its rows'
+ * allowances (reference seconds / 100); rows whose allowance is under the
+ * floor cannot reach 100x here whatever their replays cost.
+ */
+static void bench_floors(const struct bench_totals *t, const char *self, int repeat)
+{
+	if (!t->under_100)
+		return;
+	int n = repeat < 5 ? 5 : repeat, bounded = 0;
+	printf("\nrows under 100x, by log: the floor here (replay --heuristic LRU --ratio 10:"
+	       " start, read, baseline, one replay that evicts nothing; median of %d) and the rows' "
+	       "allowances (reference seconds / 100)\n", n);
+	printf("%-18s %9s %23s %6s %8s\n", "model", "floor_s", "allowance_s", "rows", "bounded");
+	bool *done = xcalloc((size_t)t->under_100, sizeof *done);
+	for (int i = 0; i < t->under_100; i++) {
+		if (done[i])
+			continue;
+		const struct manifest_model *m = t->under[i]->model;
+		char *argv[] = {"rematsim", "replay", m->spec, "--heuristic", "LRU",
+				"--runtime", "V2EagerOptimized", "--ratio", "10", "--json", NULL};
+		double floor_s = median_cpu(self, argv, n), lo = INFINITY, hi = 0;
+		int rows = 0, under = 0;
+		for (int j = i; j < t->under_100; j++) {
+			if (t->under[j]->model != m)
+				continue;
+			done[j] = true;
+			double allow = t->under[j]->ref_s / 100;
+			lo = allow < lo ? allow : lo;
+			hi = allow > hi ? allow : hi;
+			rows++;
+			under += floor_s > 0 && allow < floor_s;
+		}
+		bounded += under;
+		char range[64];
+		snprintf(range, sizeof range, lo == hi ? "%.4f" : "%.4f-%.4f", lo, hi);
+		if (floor_s > 0)
+			printf("%-18.18s %9.4f %23s %6d %8d\n", m->name, floor_s, range, rows, under);
+		else
+			printf("%-18.18s %9s %23s %6d %8s\n", m->name, "failed", range, rows, "-");
+	}
+	free(done);
+	char *version[] = {"rematsim", "--version", NULL};
+	double start_s = median_cpu(self, version, 21);
+	printf("rows under 100x: %d; their allowance below their log's floor (no replay could reach "
+	       "100x on this machine): %d; not so bounded: %d\n",
+	       t->under_100, bounded, t->under_100 - bounded);
+	if (start_s > 0)
+		printf("process start alone here (rematsim --version, median of 21): %.4f s\n", start_s);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -718,6 +808,7 @@ int cmd_bench(int argc, char **argv)
 	struct ref_file *refs[256] = {0};
 	char *files[256];
 	int n_files = 0, status = 0;
+	struct bench_totals t = {.worst = INFINITY};
 	snprintf(path, sizeof path, "%s/reference/speed.tsv", shared);
 	if (speed_read(path, &rows, &n_rows, &text, &err)) {
 		rs_error_print(&err);
@@ -760,7 +851,7 @@ int cmd_bench(int argc, char **argv)
 	if (old)
 		printf(" %8s %7s", "old_s", "new/old");
 	printf(" %7s  %s\n", "rss_MB", "numbers");
-	struct bench_totals t = {.worst = INFINITY};
+	t.under = xcalloc(n_rows ? n_rows : 1, sizeof *t.under);
 	for (size_t i = 0; i < n_rows && !status; i++) {
 		const struct bench_row *row = &rows[i];
 		if (!list_has(only_h, row->heuristic))
@@ -787,12 +878,14 @@ int cmd_bench(int argc, char **argv)
 		       "largest %.2f (%s %s %s); rows over 10%% slower: %d\n",
 		       t.old_s, t.cpu_s / t.old_s, exp(t.log_ratio_sum / t.old_rows), t.max_ratio,
 		       t.max_row->model->name, t.max_row->heuristic, t.max_row->runtime, t.slower_10);
+	bench_floors(&t, self, repeat);
 	if (t.differ) {
 		fprintf(stderr, "rematsim bench: numbers DIFFERENT in %d rows: a bug, please report it\n",
 			t.differ);
 		status = EXIT_SOFTWARE;
 	}
 done:
+	free(t.under);
 	for (int f = 0; f < n_files; f++) {
 		reference_free(refs[f]);
 		free(files[f]);
