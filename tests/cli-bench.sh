@@ -31,6 +31,8 @@ out=$("$R" bench --shared "$t" 2>&1); st=$?
 # Both rows are checked against the reference file: LRU at its ten ratios,
 # DTR at the two of its ten that the row names.
 case "$out" in *"U-Net (6)"*LRU*same*) ok "the LRU row says same" ;; *) no "no same LRU row: $out" ;; esac
+case "$out" in "# machine: "*", "[0-9]*" processor"*) ok "the first line names the machine" ;;
+	*) no "no machine line first: $out" ;; esac
 speed "$row_lru"
 out=$("$R" bench --shared "$t" --against "$R" --repeat 2 2>&1); st=$?
 [ "$st" -eq 0 ] && ok "bench --against itself (0)" || no "--against itself: status $st: $out"

@@ -15,6 +15,10 @@ int cmd_peak(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 /* `bench --scale` (cmd_bench_scale.c), which cmd_bench hands over to. */
 int bench_scale(int argc, char **argv);
+/* The benchmarks' first line: "# machine: MODEL, N processors" (the
+ * processor's model from /proc/cpuinfo), so that figures of two machines
+ * are not set side by side unawares (cmd_bench.c). */
+void bench_print_machine(void);
 /* The experiment layer (docs/experiments.md). */
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -56,7 +56,7 @@ static const char bench_help[] =
 	"whole process: start, read, baseline run, every ratio), the speedup\n"
 	"(reference seconds / our CPU seconds), the process's peak resident\n"
 	"memory, and whether the numbers matched. Ends with the totals and the\n"
-	"slowest rows.\n"
+	"slowest rows. The first line names the machine's processor (/proc/cpuinfo).\n"
 	"\n"
 	"Rows under 100x: their allowance is the reference's seconds / 100. Under\n"
 	"the totals, per log of such rows, its floor here: the CPU seconds of the\n"
@@ -651,6 +651,24 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 	return 0;
 }
 
+void bench_print_machine(void)
+{
+	char model[256] = "unknown processor", line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof line, f)) {
+		const char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		snprintf(model, sizeof model, "%.*s", (int)strcspn(colon, "\n"), colon);
+		break;
+	}
+	if (f)
+		fclose(f);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	printf("# machine: %s, %ld processor%s\n", model, n, n == 1 ? "" : "s");
+}
+
 /* The median CPU seconds of n runs of self with argv (0 and a message on
  * stderr when a run fails: the section then says so, the rows stand). */
 static double median_cpu(const char *self, char *const argv[], int n)
@@ -846,6 +864,7 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 
+	bench_print_machine();
 	printf("%-18s %-16s %-17s %9s %8s %9s", "model", "heuristic", "runtime", "ref_s", "cpu_s",
 	       "speedup");
 	if (old)

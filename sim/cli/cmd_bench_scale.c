@@ -362,6 +362,7 @@ int bench_scale(int argc, char **argv)
 			names[n_names++] = default_heuristics[i];
 	}
 
+	bench_print_machine();
 	printf("# V2EagerOptimized, overhead limit %g, timeout %u s per point\n", o.limit, o.timeout);
 	printf("# chain-N: rematsim gen linear --n N; transformer-L: rematsim gen transformer --layers L\n");
 	printf("# ns/unit: CPU nanoseconds per (command + evaluation + access)\n");
