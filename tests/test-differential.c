@@ -272,6 +272,43 @@ START_TEST(large_runs_equal_walk)
 }
 END_TEST
 
+/* DTRUnopt's neighbourhood in one pass per direction, its frontiers not
+ * kept (rt_unopt_neighbourhood) against two plain rebuilds and a fold
+ * (plain_regions): the same numbers, accesses included, on V1 (where
+ * banishing deletes edges) and on the V2 runtimes, in check mode, on
+ * random logs (some with ops of many outputs and aliases: wild). */
+START_TEST(unopt_one_pass_equals_rebuilds)
+{
+	static const enum runtime_kind kinds[] = {RUNTIME_V1, RUNTIME_V2, RUNTIME_V2_EAGER_OPTIMIZED};
+	static const double ratios[] = {0.3, 0.5, 0.8};
+	struct baseline b;
+	struct rs_error err, err2;
+	bool wild = _i % 3 == 2;
+	struct schedule *s = random_schedule(20261203u + (uint64_t)_i, 300, 600, wild, &b);
+	uint64_t evals = 0;
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+			struct point_config pc = {
+				.heuristic = heuristic_find("DTRUnopt"), .runtime = kinds[k],
+				.ratio = ratios[r], .overhead_limit = 3, .check = true,
+			};
+			struct point_result fast, plain;
+			int rf = point_run(s, &b, &pc, &fast, &err);
+			pc.plain_regions = true;
+			int rp = point_run(s, &b, &pc, &plain, &err2);
+			ck_assert_int_eq(rf, rp);
+			if (rf)
+				continue;
+			evals += plain.run.heuristic_evals;
+			same_numbers(&fast.run, &plain.run, "one pass", _i, "DTRUnopt", pc.runtime, pc.ratio);
+		}
+	}
+	/* the test compared choices, not only empty pools */
+	ck_assert_uint_gt(evals, 100);
+	schedule_free(s);
+}
+END_TEST
+
 /* Past RMEMO_MAX_STORAGES storages the class heuristics' kept lists of up
  * to 4 edges are deduplicated without stamps: on random logs of about
  * 9,000-10,000 storages, in check mode, the same numbers as with stamps,
@@ -539,6 +576,7 @@ int main(void)
 	tcase_add_loop_test(tc, memo_equals_walk, 0, 60);
 	tcase_add_loop_test(tc, large_runs_equal_walk, 0, 2);
 	tcase_add_loop_test(tc, large_lists_equal_marks, 0, 2);
+	tcase_add_loop_test(tc, unopt_one_pass_equals_rebuilds, 0, 12);
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	tcase_add_loop_test(tc, plain_scans_agree, 0, 12);
