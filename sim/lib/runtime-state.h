@@ -120,7 +120,10 @@ static inline bool rt_frac_surely_above(struct rt_frac c, double best)
 {
 	if (c.den <= 1 || c.num <= 0 || !(best > 0) || isinf(best))
 		return false;
-	double est = (double)c.num / (double)c.den;
+	/* (double) of an unsigned __int128 is a libgcc call: the same
+	 * correctly rounded value from 64 bits where the high half is 0 */
+	double den = (uint64_t)(c.den >> 64) ? (double)c.den : (double)(uint64_t)c.den;
+	double est = (double)c.num / den;
 	return est > best * (1 + 8 * DBL_EPSILON);
 }
 
