@@ -53,6 +53,10 @@ out=$("$R" bench --shared "$t" 2>&1); st=$?
 	ok "no row under 100x: no floor section" || no "no-floor run: $st: $out"
 speed "$row_lru"
 
+out=$("$R" bench --shared "$t" --against "$R" --repeat 2 --min 2>&1); st=$?
+[ "$st" -eq 0 ] && case "$out" in *"(least of 2)"*"this / OLD"*) true ;; *) false ;; esac &&
+	ok "--min: the least of the runs, said so" || no "--min: $st: $out"
+
 expect_status 64 "bench --heuristic Nope" "$R" bench --shared "$t" --heuristic Nope
 expect_status 64 "bench --log naming no reference log" "$R" bench --shared "$t" --log nolog
 expect_status 64 "bench --repeat 0" "$R" bench --shared "$t" --repeat 0

@@ -41,7 +41,7 @@
 
 static const char bench_help[] =
 	"usage: rematsim bench [--shared DIR] [--heuristic H[,H...]] [--log TEXT] [--repeat N]\n"
-	"                      [--against OLD_BINARY]\n"
+	"                      [--against OLD_BINARY] [--min]\n"
 	"       rematsim bench --scale [...]   (log sizes: see rematsim bench --scale --help)\n"
 	"\n"
 	"Time this rematsim against the reference simulator (simrd) on the paper's\n"
@@ -62,10 +62,10 @@ static const char bench_help[] =
 	"the totals, per log of such rows, its floor here: the CPU seconds of the\n"
 	"least process that replays the log at all (`rematsim replay ARCHIVE:LOG\n"
 	"--heuristic LRU --ratio 10 --json`: start, read, baseline, one replay\n"
-	"with nothing to evict; median of --repeat runs, at least 5), and how\n"
-	"many of its rows under 100x have an allowance below that floor: those\n"
-	"no replay could bring to 100x on this machine (bounded by start and\n"
-	"read). Then the start alone (`rematsim --version`, median of 21).\n"
+	"with nothing to evict; of max(--repeat, 5) runs), and how many of its\n"
+	"rows under 100x have an allowance below that floor: those no replay\n"
+	"could bring to 100x on this machine (bounded by start and read). Then\n"
+	"the start alone (`rematsim --version`, of 21 runs).\n"
 	"\n"
 	"  --against OLD_BINARY  also run the rematsim at OLD_BINARY on every row,\n"
 	"                     alternating with this one (this, old; then old, this),\n"
@@ -73,6 +73,10 @@ static const char bench_help[] =
 	"                     the rows' numbers must be the same as OLD's\n"
 	"  --repeat N         run each row N times (per binary) and print medians\n"
 	"                     (default 1, or 3 with --against)\n"
+	"  --min              print the least of the N runs instead of the median:\n"
+	"                     on a machine shared with others, their load only adds\n"
+	"                     to a run's CPU time (shared caches and cores), so the\n"
+	"                     least is the steadier figure\n"
 	"  --heuristic H,...  only these heuristics\n"
 	"  --log TEXT         only logs whose file or model name contains TEXT\n"
 	"\n"
@@ -442,6 +446,17 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static double least(double *v, int n)
+{
+	double m = v[0];
+	for (int i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+/* --min: rows' figures are the least of their runs, not the median. */
+static bool use_min;
+
 /* The short name of a process's failure, into buf. */
 static const char *failure_text(int status, char *buf, size_t size)
 {
@@ -611,7 +626,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 				row->model->name, row->heuristic, row->runtime, why);
 		}
 	}
-	double c = median(cpu, repeat);
+	double c = (use_min ? least : median)(cpu, repeat);
 	double speedup = row->ref_s / c;
 	printf("%-18.18s %-16s %-17s %9.2f %8.3f %8.0fx", row->model->name, row->heuristic,
 	       row->runtime, row->ref_s, c, speedup);
@@ -628,7 +643,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 		if (old_failed) {
 			printf(" %8s %7s", "failed", "-");
 		} else {
-			double o = median(old_cpu, repeat), ratio = c / o;
+			double o = (use_min ? least : median)(old_cpu, repeat), ratio = c / o;
 			printf(" %8.3f %7.2f", o, ratio);
 			t->old_s += o;
 			t->old_rows++;
@@ -669,7 +684,7 @@ void bench_print_machine(void)
 	printf("# machine: %s, %ld processor%s\n", model, n, n == 1 ? "" : "s");
 }
 
-/* The median CPU seconds of n runs of self with argv (0 and a message on
+/* The median (--min: least) CPU seconds of n runs of self with argv (0 and a message on
  * stderr when a run fails: the section then says so, the rows stand). */
 static double median_cpu(const char *self, char *const argv[], int n)
 {
@@ -692,7 +707,7 @@ static double median_cpu(const char *self, char *const argv[], int n)
 			break;
 	}
 	if (ok == n)
-		m = median(v, n);
+		m = (use_min ? least : median)(v, n);
 	free(v);
 	return m;
 }
@@ -709,8 +724,8 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 		return;
 	int n = repeat < 5 ? 5 : repeat, bounded = 0;
 	printf("\nrows under 100x, by log: the floor here (replay --heuristic LRU --ratio 10:"
-	       " start, read, baseline, one replay that evicts nothing; median of %d) and the rows' "
-	       "allowances (reference seconds / 100)\n", n);
+	       " start, read, baseline, one replay that evicts nothing; %s of %d) and the rows' "
+	       "allowances (reference seconds / 100)\n", use_min ? "least" : "median", n);
 	printf("%-18s %9s %23s %6s %8s\n", "model", "floor_s", "allowance_s", "rows", "bounded");
 	bool *done = xcalloc((size_t)t->under_100, sizeof *done);
 	for (int i = 0; i < t->under_100; i++) {
@@ -746,7 +761,8 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 	       "100x on this machine): %d; not so bounded: %d\n",
 	       t->under_100, bounded, t->under_100 - bounded);
 	if (start_s > 0)
-		printf("process start alone here (rematsim --version, median of 21): %.4f s\n", start_s);
+		printf("process start alone here (rematsim --version, %s of 21): %.4f s\n",
+		       use_min ? "least" : "median", start_s);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -757,6 +773,7 @@ int cmd_bench(int argc, char **argv)
 		{"log", required_argument, NULL, 'l'},
 		{"repeat", required_argument, NULL, 'n'},
 		{"against", required_argument, NULL, 'a'},
+		{"min", no_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -778,6 +795,7 @@ int cmd_bench(int argc, char **argv)
 		case 'H': only_h = optarg; break;
 		case 'l': only_log = optarg; break;
 		case 'a': old = optarg; break;
+		case 'm': use_min = true; break;
 		case 'n': {
 			uint64_t v;
 			if (opt_count("bench", "--repeat", optarg, 1, BENCH_MAX_REPEAT, &v))
@@ -886,8 +904,8 @@ int cmd_bench(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
-	printf("%d rows, CPU %.3f s (median of %d), the reference %.1f s: %.0fx; numbers %s\n",
-	       t.rows, t.cpu_s, repeat, t.ref_s, t.ref_s / t.cpu_s,
+	printf("%d rows, CPU %.3f s (%s of %d), the reference %.1f s: %.0fx; numbers %s\n",
+	       t.rows, t.cpu_s, use_min ? "least" : "median", repeat, t.ref_s, t.ref_s / t.cpu_s,
 	       t.differ ? "DIFFERENT in some rows" : "matched");
 	printf("slowest against the reference: %s %s %s, %.0fx; rows under 100x: %d\n",
 	       t.worst_row->model->name, t.worst_row->heuristic, t.worst_row->runtime, t.worst,
