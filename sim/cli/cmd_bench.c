@@ -457,6 +457,12 @@ static double least(double *v, int n)
 /* --min: rows' figures are the least of their runs, not the median. */
 static bool use_min;
 
+/* The figure of n runs' CPU seconds: their median, or with --min the least. */
+static double summary(double *v, int n)
+{
+	return use_min ? least(v, n) : median(v, n);
+}
+
 /* The short name of a process's failure, into buf. */
 static const char *failure_text(int status, char *buf, size_t size)
 {
@@ -626,7 +632,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 				row->model->name, row->heuristic, row->runtime, why);
 		}
 	}
-	double c = (use_min ? least : median)(cpu, repeat);
+	double c = summary(cpu, repeat);
 	double speedup = row->ref_s / c;
 	printf("%-18.18s %-16s %-17s %9.2f %8.3f %8.0fx", row->model->name, row->heuristic,
 	       row->runtime, row->ref_s, c, speedup);
@@ -643,7 +649,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 		if (old_failed) {
 			printf(" %8s %7s", "failed", "-");
 		} else {
-			double o = (use_min ? least : median)(old_cpu, repeat), ratio = c / o;
+			double o = summary(old_cpu, repeat), ratio = c / o;
 			printf(" %8.3f %7.2f", o, ratio);
 			t->old_s += o;
 			t->old_rows++;
@@ -707,7 +713,7 @@ static double median_cpu(const char *self, char *const argv[], int n)
 			break;
 	}
 	if (ok == n)
-		m = (use_min ? least : median)(v, n);
+		m = summary(v, n);
 	free(v);
 	return m;
 }

@@ -31,7 +31,6 @@ static inline void vec_push(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x
 
 void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base, bool reverse)
 {
-	const struct schedule *sc = rt->s;
 	const uint32_t *lists = reverse ? rt->graph.srev : rt->graph.sfwd;
 	const uint32_t *offs = reverse ? rt->graph.srev_off : rt->graph.sfwd_off;
 	const uint32_t *lens = reverse ? rt->graph.n_srev : rt->graph.n_sfwd;
@@ -40,12 +39,7 @@ void rt_region_rebuild(struct runtime_state *rt, struct region *r, uint32_t base
 	 * (frontier) or not (interior), never both. The base is pre-marked.
 	 * The interior list doubles as the work list (order is irrelevant:
 	 * only the sets and the number of visited edges count). */
-	if (++rt->reg.tag_stamp >= (1u << 31)) {
-		for (size_t i = 0; i < sc->n_storages; i++)
-			tag[i] &= 1;
-		rt->reg.tag_stamp = 1;
-	}
-	const uint32_t st2 = rt->reg.tag_stamp << 1;
+	const uint32_t st2 = rt_tag_stamp(rt);
 	uint64_t acc = 0;
 	uint32_t ni = 0, nf = 0;
 	tag[base] = st2 | (tag[base] & 1);
@@ -467,15 +461,9 @@ static inline uint32_t *sort_scratch(struct runtime_state *rt, size_t n)
  * runs. */
 static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t base, int d, uint64_t limit)
 {
-	const struct schedule *sc = rt->s;
 	const struct rt_key *key = rt->key;
 	uint32_t *tag = rt->tag;
-	if (++rt->reg.tag_stamp >= (1u << 31)) {
-		for (size_t i = 0; i < sc->n_storages; i++)
-			tag[i] &= 1;
-		rt->reg.tag_stamp = 1;
-	}
-	const uint32_t st2 = rt->reg.tag_stamp << 1;
+	const uint32_t st2 = rt_tag_stamp(rt);
 	uint64_t acc = 0;
 	int64_t compute = 0;
 	/* interior ids from b (also the work list), frontier ids in rt->reg.fr2 */

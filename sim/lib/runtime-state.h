@@ -634,6 +634,19 @@ static inline void rt_push(struct runtime_state *rt, uint32_t v)
 	x->stk[x->stk_len++] = v;
 }
 
+/* A fresh visit stamp for the tag array's upper bits (bit 0, material,
+ * is kept), as it is stored there (shifted); every old stamp is cleared
+ * when the counter would overflow. */
+static inline uint32_t rt_tag_stamp(struct runtime_state *rt)
+{
+	if (++rt->reg.tag_stamp >= (1u << 31)) {
+		for (size_t i = 0; i < rt->s->n_storages; i++)
+			rt->tag[i] &= 1;
+		rt->reg.tag_stamp = 1;
+	}
+	return rt->reg.tag_stamp << 1;
+}
+
 static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
 {
 	if (++*stamp == 0) {
@@ -951,12 +964,9 @@ static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, 
 	uint32_t *tag = rt->tag;
 	const struct rt_key *key = rt->key;
 	struct rt_scratch *x = &rt->scratch;
-	if (rt->reg.tag_stamp + 2 >= (1u << 31)) {
-		for (size_t i = 0; i < rt->s->n_storages; i++)
-			tag[i] &= 1;
-		rt->reg.tag_stamp = 0;
-	}
-	const uint32_t sa = ++rt->reg.tag_stamp << 1, sb = ++rt->reg.tag_stamp << 1;
+	/* (both taken before either walk: a reset by the second clears no
+	 * mark of the first) */
+	const uint32_t sa = rt_tag_stamp(rt), sb = rt_tag_stamp(rt);
 	const size_t b = x->stk_len;
 	uint64_t acc = 0;
 	int64_t c = *compute, l = *last;
