@@ -690,9 +690,10 @@ void bench_print_machine(void)
 	printf("# machine: %s, %ld processor%s\n", model, n, n == 1 ? "" : "s");
 }
 
-/* The median (--min: least) CPU seconds of n runs of self with argv (0 and a message on
- * stderr when a run fails: the section then says so, the rows stand). */
-static double median_cpu(const char *self, char *const argv[], int n)
+/* The CPU seconds of n runs of self with argv, as summary() gives them
+ * (0 and a message on stderr when a run fails: the section then says so,
+ * the rows stand). */
+static double run_cpu(const char *self, char *const argv[], int n)
 {
 	double *v = xcalloc((size_t)n, sizeof *v), m = 0;
 	int ok = 0;
@@ -729,9 +730,13 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 	if (!t->under_100)
 		return;
 	int n = repeat < 5 ? 5 : repeat, bounded = 0;
-	printf("\nrows under 100x, by log: the floor here (replay --heuristic LRU --ratio 10:"
-	       " start, read, baseline, one replay that evicts nothing; %s of %d) and the rows' "
-	       "allowances (reference seconds / 100)\n", use_min ? "least" : "median", n);
+	printf("\nrows under 100x, by log\n"
+	       "  floor_s      the least process that replays the log (replay --heuristic LRU\n"
+	       "               --ratio 10: start, read, baseline, one replay that evicts nothing),\n"
+	       "               %s of %d runs\n"
+	       "  allowance_s  the rows' reference seconds / 100\n"
+	       "  bounded      rows whose allowance is under the floor: no replay could reach 100x here\n",
+	       use_min ? "least" : "median", n);
 	printf("%-18s %9s %23s %6s %8s\n", "model", "floor_s", "allowance_s", "rows", "bounded");
 	bool *done = xcalloc((size_t)t->under_100, sizeof *done);
 	for (int i = 0; i < t->under_100; i++) {
@@ -740,7 +745,7 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 		const struct manifest_model *m = t->under[i]->model;
 		char *argv[] = {"rematsim", "replay", m->spec, "--heuristic", "LRU",
 				"--runtime", "V2EagerOptimized", "--ratio", "10", "--json", NULL};
-		double floor_s = median_cpu(self, argv, n), lo = INFINITY, hi = 0;
+		double floor_s = run_cpu(self, argv, n), lo = INFINITY, hi = 0;
 		int rows = 0, under = 0;
 		for (int j = i; j < t->under_100; j++) {
 			if (t->under[j]->model != m)
@@ -762,9 +767,8 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 	}
 	free(done);
 	char *version[] = {"rematsim", "--version", NULL};
-	double start_s = median_cpu(self, version, 21);
-	printf("rows under 100x: %d; their allowance below their log's floor (no replay could reach "
-	       "100x on this machine): %d; not so bounded: %d\n",
+	double start_s = run_cpu(self, version, 21);
+	printf("rows under 100x: %d, of which bounded by their log's floor: %d, not: %d\n",
 	       t->under_100, bounded, t->under_100 - bounded);
 	if (start_s > 0)
 		printf("process start alone here (rematsim --version, %s of 21): %.4f s\n",
