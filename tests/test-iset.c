@@ -61,7 +61,7 @@ START_TEST(random_ops)
 {
 	uint64_t rng = 12345;
 	unsigned char ra[U], rb[U], ro[U];
-	struct iset a = {0}, b = {0}, o = {0}, g = {0};
+	struct iset a = {0}, b = {0}, o = {0}, g = {0}, rm = {0};
 	for (int round = 0; round < 300; round++) {
 		random_set(&rng, ra, &a);
 		random_set(&rng, rb, &b);
@@ -106,7 +106,7 @@ START_TEST(random_ops)
 		uint32_t ids[64], n = 0;
 		for (uint32_t x = (uint32_t)(splitmix64_next(&rng) % 50); x < U && n < 64; x += 1 + (uint32_t)(splitmix64_next(&rng) % 80))
 			ids[n++] = x;
-		iset_remove_sorted(&a, ids, n);
+		iset_remove_sorted(&a, ids, n, &rm);
 		for (uint32_t i = 0; i < n; i++)
 			ra[ids[i]] = 0;
 		same(&a, ra);
@@ -117,6 +117,7 @@ START_TEST(random_ops)
 	iset_free(&b);
 	iset_free(&o);
 	iset_free(&g);
+	iset_free(&rm);
 }
 END_TEST
 

@@ -374,7 +374,7 @@ void iset_andnot(struct iset *out, const struct iset *a, const struct iset *b)
 	}
 }
 
-void iset_remove_sorted(struct iset *s, const uint32_t *a, size_t k)
+void iset_remove_sorted(struct iset *s, const uint32_t *a, size_t k, struct iset *tmp)
 {
 	if (!k)
 		return;
@@ -383,8 +383,10 @@ void iset_remove_sorted(struct iset *s, const uint32_t *a, size_t k)
 			iset_remove(s, a[i]);
 		return;
 	}
-	/* in place, runs only split: write to a copy of the runs */
-	struct iset t = {0};
+	/* runs only split: written to tmp's array, which then changes
+	 * places with s's (no allocation once both have grown) */
+	struct iset t = *tmp;
+	iset_clear(&t);
 	reserve(&t, (size_t)s->n + k);
 	size_t j = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -401,7 +403,7 @@ void iset_remove_sorted(struct iset *s, const uint32_t *a, size_t k)
 			push_run(&t, lo, hi);
 	}
 	iset_swap(s, &t);
-	iset_free(&t);
+	*tmp = t;
 }
 
 void sort_u32(uint32_t *a, size_t n, uint32_t *tmp)

@@ -45,8 +45,9 @@ void iset_or(struct iset *out, const struct iset *a, const struct iset *b);
 void iset_or_into(struct iset *a, const struct iset *b, struct iset *gain);
 /** out = a & ~b (out distinct from both). */
 void iset_andnot(struct iset *out, const struct iset *a, const struct iset *b);
-/** s = s & ~(the sorted distinct ids a[0..k)). */
-void iset_remove_sorted(struct iset *s, const uint32_t *a, size_t k);
+/** s = s & ~(the sorted distinct ids a[0..k)); tmp's members are lost
+ * (its array and s's may change places). */
+void iset_remove_sorted(struct iset *s, const uint32_t *a, size_t k, struct iset *tmp);
 static inline void iset_swap(struct iset *a, struct iset *b)
 {
 	struct iset t = *a;

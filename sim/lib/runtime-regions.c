@@ -750,7 +750,7 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 	/* the kept sums lose theirs (when every one was a member) */
 	uint64_t card = x->in.card;
 	bool kept = sums_ready(rt, x, d);
-	iset_remove_sorted(&x->in, rt->scratch.stk + b, k - b);
+	iset_remove_sorted(&x->in, rt->scratch.stk + b, k - b, &rt->reg.is_tmp2);
 	if (kept && card - x->in.card == k - b) {
 		for (size_t w = b; w < k; w++) {
 			x->sc -= (uint64_t)rt->key[rt->scratch.stk[w]].compute;
