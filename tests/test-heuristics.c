@@ -289,6 +289,37 @@ START_TEST(fast_scans_choose_exactly)
 }
 END_TEST
 
+/* The regions' visit stamps (rt_tag_stamps): fresh, even, the material
+ * bit kept; near the counter's top, the array is cleared before any of a
+ * request's stamps is handed out, so that a pair taken across the top
+ * (DTRUnopt's two walks) cannot meet its own old marks again. */
+START_TEST(tag_stamps_wrap)
+{
+	uint32_t tag[4] = {0, 1, 0, 1};
+	struct schedule sch = {.n_storages = 4};
+	struct runtime_state rt;
+	memset(&rt, 0, sizeof rt);
+	rt.tag = tag, rt.s = &sch;
+	uint32_t a = rt_tag_stamp(&rt), b = rt_tag_stamps(&rt, 2);
+	ck_assert_uint_eq(a, 2);
+	ck_assert_uint_eq(b, 4); /* and b + 2 = 6 */
+	ck_assert_uint_eq(rt_tag_stamp(&rt), 8);
+	/* one below the top: a single stamp still fits, a pair does not */
+	rt.reg.tag_stamp = (1u << 31) - 2;
+	tag[0] = tag[1] = 8 | 1, tag[2] = 8;
+	ck_assert_uint_eq(rt_tag_stamp(&rt), ((1u << 31) - 1) << 1);
+	ck_assert_uint_eq(tag[0], 9); /* no reset yet */
+	rt.reg.tag_stamp = (1u << 31) - 2;
+	uint32_t p = rt_tag_stamps(&rt, 2);
+	ck_assert_uint_eq(p, 2); /* reset first: both after it */
+	ck_assert_uint_eq(rt.reg.tag_stamp, 2);
+	ck_assert_uint_eq(tag[0], 1);
+	ck_assert_uint_eq(tag[1], 1);
+	ck_assert_uint_eq(tag[2], 0);
+	ck_assert_uint_eq(tag[3], 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("heuristics");
@@ -297,6 +328,7 @@ int main(void)
 	tcase_add_test(tc, runtime_table);
 	tcase_add_test(tc, exact_division);
 	tcase_add_test(tc, fast_scans_choose_exactly);
+	tcase_add_test(tc, tag_stamps_wrap);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -634,17 +634,26 @@ static inline void rt_push(struct runtime_state *rt, uint32_t v)
 	x->stk[x->stk_len++] = v;
 }
 
-/* A fresh visit stamp for the tag array's upper bits (bit 0, material,
- * is kept), as it is stored there (shifted); every old stamp is cleared
- * when the counter would overflow. */
-static inline uint32_t rt_tag_stamp(struct runtime_state *rt)
+/* n fresh visit stamps for the tag array's upper bits (bit 0, material,
+ * is kept), as they are stored there (shifted): the first returned, the
+ * others following it by 2. Every old stamp is cleared when the counter
+ * would overflow, before any of the n is handed out, so that none of
+ * them can come round again while its marks are in the array. */
+static inline uint32_t rt_tag_stamps(struct runtime_state *rt, uint32_t n)
 {
-	if (++rt->reg.tag_stamp >= (1u << 31)) {
+	if (rt->reg.tag_stamp + n >= (1u << 31)) {
 		for (size_t i = 0; i < rt->s->n_storages; i++)
 			rt->tag[i] &= 1;
-		rt->reg.tag_stamp = 1;
+		rt->reg.tag_stamp = 0;
 	}
-	return rt->reg.tag_stamp << 1;
+	uint32_t first = rt->reg.tag_stamp + 1;
+	rt->reg.tag_stamp += n;
+	return first << 1;
+}
+
+static inline uint32_t rt_tag_stamp(struct runtime_state *rt)
+{
+	return rt_tag_stamps(rt, 1);
 }
 
 static inline uint32_t rt_next_stamp(uint32_t *stamp, uint32_t *marks, size_t n)
@@ -964,9 +973,9 @@ static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, 
 	uint32_t *tag = rt->tag;
 	const struct rt_key *key = rt->key;
 	struct rt_scratch *x = &rt->scratch;
-	/* (both taken before either walk: a reset by the second clears no
-	 * mark of the first) */
-	const uint32_t sa = rt_tag_stamp(rt), sb = rt_tag_stamp(rt);
+	/* (both taken at once: a reset between two calls would leave the
+	 * first's marks in the array while the counter climbs to it again) */
+	const uint32_t sa = rt_tag_stamps(rt, 2), sb = sa + 2;
 	const size_t b = x->stk_len;
 	uint64_t acc = 0;
 	int64_t c = *compute, l = *last;
