@@ -272,6 +272,19 @@ START_TEST(large_runs_equal_walk)
 }
 END_TEST
 
+/* pc run as given (fast), then again with the plain path that *plain_flag
+ * (a flag inside pc) turns on: both must stop the same way; that stop. */
+static int run_fast_and_plain(const struct schedule *s, const struct baseline *b, struct point_config *pc,
+			      bool *plain_flag, struct point_result *fast, struct point_result *plain)
+{
+	struct rs_error err, err2;
+	int rf = point_run(s, b, pc, fast, &err);
+	*plain_flag = true;
+	int rp = point_run(s, b, pc, plain, &err2);
+	ck_assert_int_eq(rf, rp);
+	return rf;
+}
+
 /* DTRUnopt's neighbourhood in one pass per direction, its frontiers not
  * kept (rt_unopt_neighbourhood) against two plain rebuilds and a fold
  * (plain_regions): the same numbers, accesses included, on V1 (where
@@ -282,7 +295,6 @@ START_TEST(unopt_one_pass_equals_rebuilds)
 	static const enum runtime_kind kinds[] = {RUNTIME_V1, RUNTIME_V2, RUNTIME_V2_EAGER_OPTIMIZED};
 	static const double ratios[] = {0.3, 0.5, 0.8};
 	struct baseline b;
-	struct rs_error err, err2;
 	bool wild = _i % 3 == 2;
 	struct schedule *s = random_schedule(20261203u + (uint64_t)_i, 300, 600, wild, &b);
 	uint64_t evals = 0;
@@ -293,11 +305,7 @@ START_TEST(unopt_one_pass_equals_rebuilds)
 				.ratio = ratios[r], .overhead_limit = 3, .check = true,
 			};
 			struct point_result fast, plain;
-			int rf = point_run(s, &b, &pc, &fast, &err);
-			pc.plain_regions = true;
-			int rp = point_run(s, &b, &pc, &plain, &err2);
-			ck_assert_int_eq(rf, rp);
-			if (rf)
+			if (run_fast_and_plain(s, &b, &pc, &pc.plain_regions, &fast, &plain))
 				continue;
 			evals += plain.run.heuristic_evals;
 			same_numbers(&fast.run, &plain.run, "one pass", _i, "DTRUnopt", pc.runtime, pc.ratio);
@@ -440,7 +448,6 @@ START_TEST(plain_scans_agree)
 {
 	static const double ratios[] = {0.25, 0.5, 0.75};
 	struct baseline b;
-	struct rs_error err, err2;
 	struct schedule *s = random_schedule(31337u + (uint64_t)_i, 60, 300, false, &b);
 	size_t nh;
 	const struct heuristic *hs = heuristic_list(&nh);
@@ -456,11 +463,7 @@ START_TEST(plain_scans_agree)
 					.ratio = ratios[r], .overhead_limit = 2, .seed = 5, .no_dealloc = nd,
 				};
 				struct point_result fast, plain;
-				int rf = point_run(s, &b, &pc, &fast, &err);
-				pc.plain_scans = true;
-				int rp = point_run(s, &b, &pc, &plain, &err2);
-				ck_assert_int_eq(rf, rp);
-				if (rf)
+				if (run_fast_and_plain(s, &b, &pc, &pc.plain_scans, &fast, &plain))
 					continue; /* the region error: nothing to compare */
 				same_against(&fast.run, &plain.run, "fast scans", "plain loop", _i, hs[h].name,
 					     pc.runtime, ratios[r]);
