@@ -463,6 +463,12 @@ static double summary(double *v, int n)
 	return use_min ? least(v, n) : median(v, n);
 }
 
+/* What summary() gives, in words. */
+static const char *summary_name(void)
+{
+	return use_min ? "least" : "median";
+}
+
 /* The short name of a process's failure, into buf. */
 static const char *failure_text(int status, char *buf, size_t size)
 {
@@ -704,9 +710,9 @@ static double run_cpu(const char *self, char *const argv[], int n)
 			break;
 		bool good = run.status != -1 && WIFEXITED(run.status) && !WEXITSTATUS(run.status);
 		if (!good)
-			fprintf(stderr, "rematsim bench: the floor's run (%s %s) failed (%s): %s\n", argv[1],
-				argv[2] ? argv[2] : "", failure_text(run.status, fail, sizeof fail),
-				last_line(run.err));
+			fprintf(stderr, "rematsim bench: `rematsim %s%s%s` failed (%s): %s\n", argv[1],
+				argv[2] ? " " : "", argv[2] ? argv[2] : "",
+				failure_text(run.status, fail, sizeof fail), last_line(run.err));
 		else
 			v[ok++] = run.cpu_s;
 		bench_run_free(&run);
@@ -736,7 +742,7 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 	       "               %s of %d runs\n"
 	       "  allowance_s  the rows' reference seconds / 100\n"
 	       "  bounded      rows whose allowance is under the floor: no replay could reach 100x here\n",
-	       use_min ? "least" : "median", n);
+	       summary_name(), n);
 	printf("%-18s %9s %23s %6s %8s\n", "model", "floor_s", "allowance_s", "rows", "bounded");
 	bool *done = xcalloc((size_t)t->under_100, sizeof *done);
 	for (int i = 0; i < t->under_100; i++) {
@@ -772,7 +778,7 @@ static void bench_floors(const struct bench_totals *t, const char *self, int rep
 	       t->under_100, bounded, t->under_100 - bounded);
 	if (start_s > 0)
 		printf("process start alone here (rematsim --version, %s of 21): %.4f s\n",
-		       use_min ? "least" : "median", start_s);
+		       summary_name(), start_s);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -915,7 +921,7 @@ int cmd_bench(int argc, char **argv)
 		goto done;
 	}
 	printf("%d rows, CPU %.3f s (%s of %d), the reference %.1f s: %.0fx; numbers %s\n",
-	       t.rows, t.cpu_s, use_min ? "least" : "median", repeat, t.ref_s, t.ref_s / t.cpu_s,
+	       t.rows, t.cpu_s, summary_name(), repeat, t.ref_s, t.ref_s / t.cpu_s,
 	       t.differ ? "DIFFERENT in some rows" : "matched");
 	printf("slowest against the reference: %s %s %s, %.0fx; rows under 100x: %d\n",
 	       t.worst_row->model->name, t.worst_row->heuristic, t.worst_row->runtime, t.worst,
