@@ -364,7 +364,7 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 		uint32_t v = rt_choose(rt);
 		if (v == RT_NONE) /* DTRPrototype: none of its candidates can go */
 			return OUTCOME_OOM;
-		rt_evict(rt, v);
+		evict_as(rt, v, true); /* inline: once per rematerialization on a chain */
 		if (rt->broken)
 			return RT_BROKEN;
 	}
@@ -561,12 +561,23 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	    (__builtin_expect(rt->off.on, 0) && rt_offload_over_limit(rt)))
 		return OUTCOME_THRASH;
 
+	/* The bottleneck: an op's bytes and its arguments'. Outside V1 an
+	 * op's arguments and every storage's size are fixed once it ran, so
+	 * a rematerialization adds nothing its first run did not (V1's
+	 * argument lists change with banishing: counted every time; check
+	 * mode counts every time and holds the rule). */
+	const bool same = remat && !rt->v1;
+	if (same && !rt->cfg->check)
+		return 0;
 	uint64_t need = op->total_size;
-	for (uint32_t j = 0; j < rt_n_par(rt, t); j++) {
-		uint64_t pb = out_bytes(rt, rt->graph.par[rt_par_off(rt, t) + j]);
+	const uint32_t off = rt_par_off(rt, t), np = rt_n_par(rt, t);
+	for (uint32_t j = 0; j < np; j++) {
+		uint64_t pb = out_bytes(rt, rt->graph.par[off + j]);
 		/* saturating (a parent counts once per use): never in a real log */
 		need = pb > UINT64_MAX / 2 - need ? UINT64_MAX / 2 : need + pb;
 	}
+	if (same && need > rt->bottleneck)
+		rt_bug_at(rt, "a rematerialization's bottleneck exceeds its first run's", rt_storage_of(rt, t));
 	if (need > rt->bottleneck)
 		rt->bottleneck = need;
 	return 0;
