@@ -571,6 +571,71 @@ START_TEST(ordered_pool_agrees)
 }
 END_TEST
 
+/*
+ * The kept costs of the rows whose cost reads no clock (MSPS, AbE,
+ * AbESize; struct rt_costs) against scoring every member at every choice
+ * (runtime_config.no_kept_costs) and the plain loop: on random logs (one
+ * wild: views, multi-output ops, the region error) and generated
+ * U-Nets and residual chains, both optimized runtimes, four budgets, with
+ * and without deallocation, regions as bitsets, as runs and as runs
+ * switched to bitsets midway (every cost computed again there): the same
+ * numbers, the kept run in check mode (every member's kept cost held to
+ * its cost at every choice). Each row must have chosen from kept costs.
+ */
+START_TEST(kept_costs_agree)
+{
+	static const double ratios[] = {0.2, 0.4, 0.6, 0.8};
+	static const char *const names[] = {"MSPS", "AbE", "AbESize"};
+	static const enum runtime_kind kinds[] = {RUNTIME_V2_OPTIMIZED, RUNTIME_V2_EAGER_OPTIMIZED};
+	struct baseline b;
+	struct schedule *s;
+	int shape = _i % 4;
+	bool wild = _i == 3; /* (a wild log's points all stop at the region error) */
+	if (shape >= 2)
+		s = random_schedule(777u + (uint64_t)_i, 100, 300, wild, &b);
+	else
+		s = gen_schedule(shape ? GEN_UNET : GEN_RESIDUAL, 2 + (uint64_t)_i % 4, _i % 8 >= 4, (uint64_t)_i, &b);
+	uint64_t kept[3] = {0, 0, 0};
+	for (size_t h = 0; h < 3; h++)
+		for (size_t k = 0; k < 2; k++)
+			for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++)
+				for (int way = 0; way < 3; way++) {
+					struct point_config pc = {
+						.heuristic = heuristic_find(names[h]), .runtime = kinds[k],
+						.ratio = ratios[r], .overhead_limit = 3, .no_dealloc = r % 2,
+						.check = true, .run_regions = way > 0,
+						.bits_after_cmd = way == 2 ? s->n_cmds / 2 : 0,
+					};
+					struct point_result kc, scan, plain;
+					struct rs_error err, err2, err3;
+					int rk = point_run(s, &b, &pc, &kc, &err);
+					pc.check = false;
+					pc.no_kept_costs = true;
+					int rs = point_run(s, &b, &pc, &scan, &err2);
+					pc.no_kept_costs = false;
+					pc.plain_scans = true;
+					int rp = point_run(s, &b, &pc, &plain, &err3);
+					ck_assert_msg(rk == rp && rs == rp, "log %d, %s at %.1f: kept %d, scans %d, plain %d",
+						      _i, names[h], ratios[r], rk, rs, rp);
+					ck_assert_uint_eq(scan.run.kept_choices, 0);
+					ck_assert_uint_eq(plain.run.kept_choices, 0);
+					if (rk) { /* the region error, as the reference's */
+						ck_assert_msg(wild, "log %d (tame), %s: %s", _i, names[h], err.msg);
+						ck_assert_str_eq(err.msg, err3.msg);
+						continue;
+					}
+					same_against(&kc.run, &scan.run, "kept costs", "scans", _i, names[h], kinds[k],
+						     ratios[r]);
+					same_against(&kc.run, &plain.run, "kept costs", "plain loop", _i, names[h], kinds[k],
+						     ratios[r]);
+					kept[h] += kc.run.kept_choices;
+				}
+	for (size_t h = 0; h < 3; h++)
+		ck_assert_msg(kept[h] > 0 || wild, "log %d: %s made no choice from kept costs", _i, names[h]);
+	schedule_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("differential");
@@ -584,6 +649,7 @@ int main(void)
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	tcase_add_loop_test(tc, plain_scans_agree, 0, 12);
 	tcase_add_loop_test(tc, ordered_pool_agrees, 0, 16);
+	tcase_add_loop_test(tc, kept_costs_agree, 0, 16);
 	suite_add_tcase(su, tc);
 	return run_suite(su);
 }

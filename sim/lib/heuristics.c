@@ -337,6 +337,7 @@ static const struct heuristic registry[] = {
 		.color = "#00b3b3", .marker = 11,
 		.needs = R,
 		BY_COST(h_msps),
+		.clock_free = true,
 	},
 	{
 		.name = "LRU",
@@ -398,6 +399,7 @@ static const struct heuristic registry[] = {
 		.color = "#0000ff", .marker = 13,
 		.needs = R,
 		BY_COST(h_ab_e_size),
+		.clock_free = true,
 	},
 	{
 		.name = "AbEStale",
@@ -418,6 +420,7 @@ static const struct heuristic registry[] = {
 		.color = "#ff0000", .marker = 2,
 		.needs = R,
 		BY_COST(h_ab_e),
+		.clock_free = true,
 	},
 	{
 		.name = "AbEqSizeStale",

@@ -63,6 +63,11 @@ struct heuristic {
 	int marker;            /* gnuplot point type (cairo terminals) */
 	unsigned needs;        /* enum heuristic_needs */
 	bool random;           /* draws from a seeded generator (trials) */
+	/* score reads no clock, no last access and no class, and counts
+	 * nothing: a member's cost changes only with its key's compute or size
+	 * and its regions, so the runtime may keep the costs between choices
+	 * (struct rt_costs, runtime-scan.c). */
+	bool clock_free;
 	/* The cost of evicting pool member s (x its key), exactly: the lowest
 	 * is evicted, ties to the later member, a cost of 0 at once (the
 	 * scoring loop of heuristics.c). NULL for a row with a choice of its

@@ -81,6 +81,8 @@ static void rt_pool_compact(struct runtime_state *rt)
 			p->compute[n] = p->compute[i];
 			p->last[n] = p->last[i];
 		}
+		if (rt->costs.on)
+			rt->costs.val[n] = rt->costs.val[i];
 		rt->st[s].pool_pos = n++;
 	}
 	p->end = n;
@@ -108,6 +110,8 @@ static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_
 			XGROW(p->compute, c2, cap);
 			XGROW(p->last, c3, cap);
 			p->cap = (uint32_t)cap;
+			if (rt->costs.on)
+				rt->costs.val = xrealloc(rt->costs.val, cap * sizeof *rt->costs.val);
 		}
 	}
 	x->in_pool = true;
@@ -120,6 +124,7 @@ static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_
 		pk_put(rt, p->end - 1, s);
 		rt_order_count_join(rt);
 	}
+	rt_costs_mark(rt, s);
 }
 
 /* After key[s] changed: keep the pool-order copy in step. */
@@ -130,6 +135,7 @@ static inline void rt_key_sync(struct runtime_state *rt, uint32_t s)
 			rt_order_rekey(rt, s);
 		else
 			pk_put(rt, rt->st[s].pool_pos, s);
+		rt_costs_mark(rt, s);
 	}
 }
 
@@ -154,6 +160,8 @@ static inline __attribute__((always_inline)) bool rt_pool_remove(struct runtime_
 		p->compute[x->pool_pos] = INT64_MAX;
 		p->last[x->pool_pos] = INT64_MAX;
 	}
+	if (rt->costs.on)
+		rt->costs.val[x->pool_pos] = NAN; /* a hole's cost */
 	return true;
 }
 

@@ -1103,6 +1103,7 @@ void rt_regions_to_bits(struct runtime_state *rt)
 	g->sw_due = g->sw_may = false;
 	if (!g->runs)
 		return;
+	rt_costs_all(rt); /* the same sums, but the choice need not trust that */
 	struct region *old = g->table;
 	g->table = xcalloc(2 * n + 1, sizeof *g->table);
 	bits_init(rt);
@@ -1223,6 +1224,7 @@ void rt_regions_evict(struct runtime_state *rt, uint32_t s)
 		for (size_t i = b; i < x->stk_len; i++) {
 			struct region *r = d ? rt_rev(rt, x->stk[i]) : rt_fwd(rt, x->stk[i]);
 			reg = d ? rt_rev(rt, s) : rt_fwd(rt, s); /* (r may have moved the slots) */
+			rt_costs_mark(rt, x->stk[i]);
 			if (rt->reg.runs)
 				region_absorb_runs(rt, r, s, reg, d);
 			else if (rt->reg.words)
@@ -1263,6 +1265,7 @@ void rt_regions_computed(struct runtime_state *rt, size_t bs, size_t es)
 		uint32_t us = x->stk[i];
 		region_rebuild_after(rt, rt_fwd(rt, us), us, false);
 		region_rebuild_after(rt, rt_rev(rt, us), us, true);
+		rt_costs_mark(rt, us);
 	}
 	/* Regions whose frontier the new storages are on: forward regions of
 	 * their reverse frontiers, reverse regions of their forward ones. */
@@ -1293,10 +1296,14 @@ void rt_regions_computed(struct runtime_state *rt, size_t bs, size_t es)
 		}
 	}
 	size_t eb = x->stk_len;
-	for (size_t i = ba; i < bb; i++)
+	for (size_t i = ba; i < bb; i++) {
 		region_rebuild_after(rt, rt_fwd(rt, x->stk[i]), x->stk[i], false);
-	for (size_t i = bb; i < eb; i++)
+		rt_costs_mark(rt, x->stk[i]);
+	}
+	for (size_t i = bb; i < eb; i++) {
 		region_rebuild_after(rt, rt_rev(rt, x->stk[i]), x->stk[i], true);
+		rt_costs_mark(rt, x->stk[i]);
+	}
 	x->stk_len = es;
 }
 

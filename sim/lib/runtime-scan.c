@@ -46,11 +46,24 @@ void rt_scan_init(struct runtime_state *rt)
 		rt->scan.pyrng = xmalloc(sizeof *rt->scan.pyrng);
 		py_random_seed(rt->scan.pyrng, cfg->seed);
 	}
+	/* SPEED-ONLY: kept costs (struct rt_costs) for the rows whose cost
+	 * reads no clock; V1's banishing changes the graph under the regions
+	 * by paths of its own, so it scores every member as the reference. */
+	const struct heuristic *h = rt->h;
+	if (h && h->clock_free && h->score && !cfg->plain_scans && !cfg->no_kept_costs && !rt->pool.off && !rt->v1) {
+		size_t n = rt->s->n_storages + 1;
+		rt->costs.on = rt->costs.all = true; /* limit 0: all, at the first choice */
+		rt->costs.marked = xcalloc(n, 1);
+		rt->costs.list = xmalloc(n * sizeof *rt->costs.list);
+	}
 }
 
 void rt_scan_free(struct runtime_state *rt)
 {
 	free(rt->scan.pyrng);
+	free(rt->costs.val);
+	free(rt->costs.marked);
+	free(rt->costs.list);
 }
 
 /* Whether every key and the clock are within RT_NARROW, where the integer
@@ -650,6 +663,68 @@ static uint32_t (*const key_scan[SCAN_KEY_COUNT])(struct runtime_state *rt) = {
 	[SCAN_COMPUTE_PER_SIZE_STALE] = scan_compute_per_size_stale,
 };
 
+/* The cost of member s as the plain loop reads it. */
+static inline double kept_cost(struct runtime_state *rt, uint32_t s)
+{
+	return rt_frac_value(rt->h->score(rt_policy(rt), s, &rt->key[s]));
+}
+
+/* Check mode: every member's kept cost is its cost now, bit for bit. */
+static void costs_check(struct runtime_state *rt)
+{
+	const struct rt_pool *p = &rt->pool;
+	for (uint32_t i = 0; i < p->end; i++) {
+		uint32_t s = p->slot[i];
+		double v = rt->costs.val[i];
+		if (s == RT_NONE ? !isnan(v) : memcmp(&v, &(double){kept_cost(rt, s)}, sizeof v) != 0)
+			rt_bug_at(rt, s == RT_NONE ? "a hole has a kept cost" : "a kept cost is stale", s);
+	}
+}
+
+/*
+ * SPEED-ONLY: the choice from the kept costs (struct rt_costs): the marked
+ * members' costs computed first, then the plain loop's rule over the array
+ * (heuristics.c, lowest_cost): the lowest cost, a tie to the later slot,
+ * a cost of exactly 0 at once, and as many evaluations and accesses as
+ * that loop makes. Holes are NaN, which neither test takes.
+ */
+static uint32_t choose_kept(struct runtime_state *rt)
+{
+	struct rt_costs *c = &rt->costs;
+	const struct rt_pool *p = &rt->pool;
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t s = c->list[k];
+		c->marked[s] = 0;
+		if (!c->all && rt->st[s].in_pool)
+			c->val[rt->st[s].pool_pos] = kept_cost(rt, s);
+	}
+	if (c->all)
+		for (uint32_t i = 0; i < p->end; i++)
+			c->val[i] = p->slot[i] == RT_NONE ? NAN : kept_cost(rt, p->slot[i]);
+	c->n = 0;
+	c->all = false;
+	c->marking = true;
+	/* past this many marks, computing them all costs less */
+	c->limit = (uint32_t)(p->len < rt->s->n_storages ? p->len : rt->s->n_storages);
+	if (rt->cfg->check)
+		costs_check(rt);
+	const double *val = c->val;
+	double best = INFINITY;
+	uint32_t at = RT_NONE, i;
+	for (i = 0; i < p->end; i++) {
+		double v = val[i];
+		if (v <= best) {
+			best = v;
+			at = i;
+		}
+		if (v == 0)
+			break;
+	}
+	count(rt, i < p->end ? rt_pool_members_upto(rt, i) : p->len);
+	rt->res->kept_choices++;
+	return at == RT_NONE ? RT_NONE : p->slot[at];
+}
+
 uint32_t rt_choose(struct runtime_state *rt)
 {
 	const struct heuristic *h = rt->h;
@@ -660,6 +735,8 @@ uint32_t rt_choose(struct runtime_state *rt)
 		rt->res->ordered_choices++;
 		return rt->ord.runs[rt->ord.g[0].head].first;
 	}
+	if (rt->costs.on)
+		return choose_kept(rt);
 	if (rt->scan.plain)
 		return heuristic_choose_plain(rt_policy(rt), h);
 	if (h->key != SCAN_NONE && (unsigned)h->key < SCAN_KEY_COUNT) {

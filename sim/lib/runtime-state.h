@@ -455,6 +455,29 @@ struct rt_scan {
 	struct py_random *pyrng; /* cfg->python_random: Python's generator instead */
 };
 
+/*
+ * SPEED-ONLY (runtime-scan.c): the costs of a row whose cost reads no
+ * clock or last access (heuristic.clock_free: MSPS, AbE, AbESize), kept
+ * per pool slot, so that a choice reads one array of doubles instead of
+ * every member's key and regions. A member's cost changes only when it
+ * joins the pool, its key changes (rt_key_sync) or one of its regions
+ * absorbs or is rebuilt (rt_regions_evict, rt_regions_computed): each
+ * marks it (rt_costs_mark), and a choice first computes the marked
+ * members' costs. More marks than members since the last choice (a
+ * replay that evicts but seldom chooses: every absorb marks) and the next
+ * choice computes them all, as a scan would, and marking stops until
+ * then. A hole's cost is NaN, which no comparison takes.
+ */
+struct rt_costs {
+	bool on;
+	bool marking;    /* on, and not all */
+	bool all;        /* every member's cost to compute at the next choice */
+	double *val;     /* per pool slot, allocated as pool.cap */
+	uint8_t *marked; /* per storage */
+	uint32_t *list;  /* the marked storages, each once */
+	uint32_t n, limit;
+};
+
 /* ---- runtime-proto.c: DTRPrototype -------------------------------------------- */
 
 /*
@@ -551,6 +574,7 @@ struct runtime_state {
 	struct rt_classes cls;     /* runtime-classes.c */
 	struct rt_banish ban;      /* runtime-banish.c */
 	struct rt_scan scan;       /* runtime-scan.c */
+	struct rt_costs costs;     /* runtime-scan.c (heuristic.clock_free) */
 	struct rt_order ord;       /* runtime-order.c */
 	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
 	struct rt_offload off;     /* runtime-offload.c (runtime_config.offload) */
@@ -733,6 +757,29 @@ void rt_scan_free(struct runtime_state *rt);
  * allow, else by its own loop (the plain one under scan.plain). Counts the
  * evaluations and accesses. */
 uint32_t rt_choose(struct runtime_state *rt);
+
+/* Storage s's kept cost (struct rt_costs) may have changed: computed again
+ * before the next choice, if s is in the pool then. */
+static inline void rt_costs_mark(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_costs *c = &rt->costs;
+	if (c->marking && !c->marked[s]) {
+		if (c->n == c->limit) {
+			c->all = true;
+			c->marking = false;
+			return;
+		}
+		c->marked[s] = 1;
+		c->list[c->n++] = s;
+	}
+}
+
+/* Every member's kept cost to compute at the next choice. */
+static inline void rt_costs_all(struct runtime_state *rt)
+{
+	rt->costs.all = rt->costs.on;
+	rt->costs.marking = false;
+}
 
 /** The random heuristics' draw: a uniform index below n (n >= 1), from the
  * seeded splitmix64, or as Python's randrange(0, n) (python_random). */

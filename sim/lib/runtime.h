@@ -161,6 +161,10 @@ struct runtime_config {
 	 * or keep that order from the start, not only once the scans have
 	 * cost more than it would: for tests, which compare the ways. */
 	bool no_order, order_at_once;
+	/* Score every member at every choice even for a row whose costs the
+	 * runtime would keep between choices (heuristic.clock_free; struct
+	 * rt_costs): for tests, which compare the ways. */
+	bool no_kept_costs;
 	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
 	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
@@ -209,6 +213,8 @@ struct runtime_result {
 	/* Choices made from the ordered pool (runtime-order.c) rather than
 	 * by a scan: a speed diagnostic for tests, printed nowhere. */
 	uint64_t ordered_choices;
+	/* Choices made from the kept costs (struct rt_costs): the same. */
+	uint64_t kept_choices;
 };
 
 /**
@@ -252,6 +258,7 @@ struct point_config {
 	bool plain_scans;      /* as in runtime_config */
 	bool no_order;         /* as in runtime_config */
 	bool order_at_once;    /* as in runtime_config */
+	bool no_kept_costs;    /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */
 	const struct offload_config *offload; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
