@@ -1103,7 +1103,6 @@ void rt_regions_to_bits(struct runtime_state *rt)
 	g->sw_due = g->sw_may = false;
 	if (!g->runs)
 		return;
-	rt_costs_all(rt); /* the same sums, but the choice need not trust that */
 	struct region *old = g->table;
 	g->table = xcalloc(2 * n + 1, sizeof *g->table);
 	bits_init(rt);
@@ -1265,7 +1264,6 @@ void rt_regions_computed(struct runtime_state *rt, size_t bs, size_t es)
 		uint32_t us = x->stk[i];
 		region_rebuild_after(rt, rt_fwd(rt, us), us, false);
 		region_rebuild_after(rt, rt_rev(rt, us), us, true);
-		rt_costs_mark(rt, us);
 	}
 	/* Regions whose frontier the new storages are on: forward regions of
 	 * their reverse frontiers, reverse regions of their forward ones. */

@@ -460,10 +460,12 @@ struct rt_scan {
  * clock or last access (heuristic.clock_free: MSPS, AbE, AbESize), kept
  * per pool slot, so that a choice reads one array of doubles instead of
  * every member's key and regions. A member's cost changes only when it
- * joins the pool, its key changes (rt_key_sync) or one of its regions
- * absorbs or is rebuilt (rt_regions_evict, rt_regions_computed): each
- * marks it (rt_costs_mark), and a choice first computes the marked
- * members' costs. More marks than members since the last choice (a
+ * joins the pool (a storage computed joins it before its regions are
+ * built), its key changes (rt_key_sync) or one of its regions absorbs or
+ * is rebuilt (rt_regions_evict, rt_regions_computed; the switch from runs
+ * to bitsets copies the sums): each marks it (rt_costs_mark), and a
+ * choice first computes the marked members' costs. More marks than
+ * members since the last choice (a
  * replay that evicts but seldom chooses: every absorb marks) and the next
  * choice computes them all, as a scan would, and marking stops until
  * then. A hole's cost is NaN, which no comparison takes.
@@ -772,13 +774,6 @@ static inline void rt_costs_mark(struct runtime_state *rt, uint32_t s)
 		c->marked[s] = 1;
 		c->list[c->n++] = s;
 	}
-}
-
-/* Every member's kept cost to compute at the next choice. */
-static inline void rt_costs_all(struct runtime_state *rt)
-{
-	rt->costs.all = rt->costs.on;
-	rt->costs.marking = false;
 }
 
 /** The random heuristics' draw: a uniform index below n (n >= 1), from the
