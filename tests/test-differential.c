@@ -578,7 +578,7 @@ END_TEST
  * wild: views, multi-output ops, the region error) and generated
  * U-Nets and residual chains, both optimized runtimes, four budgets, with
  * and without deallocation, regions as bitsets, as runs and as runs
- * switched to bitsets midway (every cost computed again there): the same
+ * switched to bitsets midway (the kept costs carried across): the same
  * numbers, the kept run in check mode (every member's kept cost held to
  * its cost at every choice). Each row must have chosen from kept costs.
  */
