@@ -28,7 +28,7 @@ Autograd keeps the tensors it saves for backward in C++ (for an op's own
 output as a hidden shallow copy): a saved-tensors hook makes that copy
 visible, as a COPY handle released when autograd frees it.
 
-See logs/torch/README.md for what is and is not recorded.
+See recorders/torch/README.md for what is and is not recorded.
 """
 
 import gc

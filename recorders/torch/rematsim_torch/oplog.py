@@ -1,5 +1,5 @@
 """oplog.py: the op-log writer (format: LOG-FORMAT.md in the shared specs)
-and its shadow replay, the Python twin of logs/logger/oplog.c.
+and its shadow replay, the Python twin of recorders/logger/oplog.c.
 
 Records are written one JSON object per line with sorted keys, exactly as
 the C logger writes them, to a temporary file beside the log (NAME.tmp.PID)

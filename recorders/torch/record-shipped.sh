@@ -6,13 +6,13 @@
 # times, less than wall times), so the logs change; they were committed
 # once. Sizes are kept small so that the main job's replays stay fast and
 # each recording takes about a minute or less on the 2-core development
-# machine (logs/torch/README.md has the times).
+# machine (recorders/torch/README.md has the times).
 set -eu
 py=${1:-/usr/bin/python3}
 cd "$(dirname "$0")/../.."
 rec() {
 	name=$1; shift
-	PYTHONPATH=logs/torch "$py" -m rematsim_torch record "$@" --device cpu --seed 1 \
+	PYTHONPATH=recorders/torch "$py" -m rematsim_torch record "$@" --device cpu --seed 1 \
 		--out "logs/torch-$name-cpu.log.gz"
 }
 # The five models at small batches (the whole iteration: zero_grad,

@@ -53,7 +53,7 @@ FILE gets the log (gzip if it ends in .gz) and FILE's .meta.json (FILE
 without .gz/.log): device, versions, clock, arguments, loss,
 peak_live_bytes and baseline_memory (the peaks an unbounded rematsim
 replay reports), floor_memory (what it holds at the end). What is
-recorded and what is not: logs/torch/README.md.
+recorded and what is not: recorders/torch/README.md.
 
 exit statuses:
   0   success

@@ -35,11 +35,11 @@ direct_build() {
 	version=$(sed -n "s/^  version: '\([^']*\)'.*/\1/p" "$src/meson.build" | head -1)
 	printf '#define REMATSIM_VERSION "%s"\n' "${version:-0}" >"$d/config.h"
 	printf '#define HAVE_CUDA 1\n' >"$d/logger_config.h"
-	inc="-I$d -I$src/logs/logger -I$src/sim"
-	nvcc -O3 --std=c++17 $inc -c "$src/logs/logger/backend_cuda.cu" -o "$d/backend_cuda.o" || return 1
-	for f in logs/logger/oplog logs/logger/tensor logs/logger/backend_cpu logs/logger/models \
-		logs/logger/model_mlp logs/logger/model_cnn logs/logger/model_transformer \
-		logs/logger/model_lstm logs/logger/record sim/util tests/logger/cuda-check; do
+	inc="-I$d -I$src/recorders/logger -I$src/sim"
+	nvcc -O3 --std=c++17 $inc -c "$src/recorders/logger/backend_cuda.cu" -o "$d/backend_cuda.o" || return 1
+	for f in recorders/logger/oplog recorders/logger/tensor recorders/logger/backend_cpu recorders/logger/models \
+		recorders/logger/model_mlp recorders/logger/model_cnn recorders/logger/model_transformer \
+		recorders/logger/model_lstm recorders/logger/record sim/util tests/logger/cuda-check; do
 		gcc -O3 -std=c11 -D_GNU_SOURCE -Wall -Wextra $inc -c "$src/$f.c" \
 			-o "$d/$(basename "$f").o" || return 1
 	done
