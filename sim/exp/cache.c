@@ -179,9 +179,7 @@ bool pcache_key(const struct pcache *c, const uint8_t log_sha256[32],
 	static const uint8_t zero[32];
 	const struct heuristic *h = pc->heuristic;
 	/* what the key does not cover runs as before */
-	if (!h || !memcmp(log_sha256, zero, 32) || pc->on_event || pc->proto || pc->check ||
-	    pc->plain_regions || pc->run_regions || pc->bits_after_cmd || pc->mark_lists ||
-	    pc->plain_scans || pc->no_order || pc->order_at_once || pc->no_kept_costs)
+	if (!h || !memcmp(log_sha256, zero, 32) || pc->on_event || pc->proto || pc->check || pc->test)
 		return false;
 	char log[65], seed[32] = "-", off[256] = "-";
 	hex_encode(log_sha256, 32, log);

@@ -52,6 +52,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	memset(rt, 0, sizeof *rt);
 	rt->s = s;
 	rt->cfg = cfg;
+	static const struct runtime_test_switches none;
+	rt->test = cfg->test ? cfg->test : &none;
 	rt->h = cfg->heuristic;
 	rt->res = res;
 	const struct runtime_desc *rd = runtime_desc(cfg->runtime);
@@ -233,14 +235,7 @@ int point_run(const struct schedule *s, const struct baseline *b,
 		.seed = pc->seed,
 		.no_dealloc = pc->no_dealloc,
 		.check = pc->check,
-		.plain_regions = pc->plain_regions,
-		.run_regions = pc->run_regions,
-		.bits_after_cmd = pc->bits_after_cmd,
-		.mark_lists = pc->mark_lists,
-		.plain_scans = pc->plain_scans,
-		.no_order = pc->no_order,
-		.no_kept_costs = pc->no_kept_costs,
-		.order_at_once = pc->order_at_once,
+		.test = pc->test,
 		.proto = pc->proto,
 		.offload = pc->offload,
 		.on_event = pc->on_event,

@@ -49,6 +49,7 @@ const char *outcome_name(enum outcome o);
 
 struct heuristic; /* heuristics.h */
 struct proto_rules; /* heuristics.h */
+struct runtime_test_switches; /* runtime-test.h: for tests only */
 
 /*
  * Offload (docs/offload.md): a host link beside recomputation. One
@@ -138,33 +139,10 @@ struct runtime_config {
 	bool python_random;
 	bool no_dealloc;         /* drop every RELEASE command */
 	bool check;              /* verify invariants after every command */
-	/* Keep regions as lists and walk each one (the path taken above
-	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
-	bool plain_regions;
-	/* Keep regions as compressed sets (the path taken above
-	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
-	bool run_regions;
-	/* With run_regions: switch the regions to bitsets after this command
-	 * (0: never), as a replay of 4,097 to RMEMO_MAX_BITSETS storages does
-	 * when its runs cost more than bitsets would: for tests. */
-	size_t bits_after_cmd;
-	/* Deduplicate the class heuristics' kept evicted-neighbour lists by
-	 * stamps (the path taken up to RMEMO_MAX_STORAGES storages) even for
-	 * large logs: for tests. */
-	bool mark_lists;
-	/* Make every choice by the heuristic's plain scoring loop (each
-	 * member's exact cost, no vector scan or shortcut): for tests, which
-	 * hold the fast scans to it (runtime-scan.c). */
-	bool plain_scans;
-	/* Choose by the vector scans of the pool's keys even where the pool
-	 * kept in a choice's order would (LRU, DTRLocal; runtime-order.c);
-	 * or keep that order from the start, not only once the scans have
-	 * cost more than it would: for tests, which compare the ways. */
-	bool no_order, order_at_once;
-	/* Score every member at every choice even for a row whose costs the
-	 * runtime would keep between choices (heuristic.clock_free; struct
-	 * rt_costs): for tests, which compare the ways. */
-	bool no_kept_costs;
+	/* Test-only speed switches (runtime-test.h): each forces one way of
+	 * computing the same answers, for the tests that compare the ways.
+	 * NULL in every command: the runtime chooses. Borrowed. */
+	const struct runtime_test_switches *test;
 	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
 	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
@@ -251,14 +229,7 @@ struct point_config {
 	uint64_t seed;
 	bool no_dealloc;
 	bool check;
-	bool plain_regions;    /* as in runtime_config */
-	bool run_regions;      /* as in runtime_config */
-	size_t bits_after_cmd; /* as in runtime_config */
-	bool mark_lists;       /* as in runtime_config */
-	bool plain_scans;      /* as in runtime_config */
-	bool no_order;         /* as in runtime_config */
-	bool order_at_once;    /* as in runtime_config */
-	bool no_kept_costs;    /* as in runtime_config */
+	const struct runtime_test_switches *test; /* as in runtime_config */
 	const struct proto_rules *proto; /* as in runtime_config */
 	const struct offload_config *offload; /* as in runtime_config */
 	/* Optional timeline hook, as in runtime_config; borrows ctx. */
