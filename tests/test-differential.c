@@ -192,10 +192,10 @@ START_TEST(memo_equals_walk)
 			for (int rt = 0; rt < 2; rt++) {
 				struct runtime_test_switches sw = {0};
 				struct point_config pc = {
-					.heuristic = heuristic_find(names[h]),
-					.runtime = rt ? RUNTIME_V2_OPTIMIZED : RUNTIME_V2_EAGER_OPTIMIZED,
-					.ratio = ratios[r], .overhead_limit = 3, .check = true,
-					.test = &sw,
+					.rt.heuristic = heuristic_find(names[h]),
+					.rt.runtime = rt ? RUNTIME_V2_OPTIMIZED : RUNTIME_V2_EAGER_OPTIMIZED,
+					.ratio = ratios[r], .overhead_limit = 3, .rt.check = true,
+					.rt.test = &sw,
 				};
 				struct point_result memo, walk, runs, half;
 				struct rs_error err2, err3 = {0}, err4;
@@ -228,9 +228,9 @@ START_TEST(memo_equals_walk)
 					continue;
 				}
 				compared++;
-				same_numbers(&memo.run, &walk.run, "memo", _i, names[h], pc.runtime, ratios[r]);
-				same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, ratios[r]);
-				same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.runtime, ratios[r]);
+				same_numbers(&memo.run, &walk.run, "memo", _i, names[h], pc.rt.runtime, ratios[r]);
+				same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.rt.runtime, ratios[r]);
+				same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.rt.runtime, ratios[r]);
 			}
 		}
 	}
@@ -254,9 +254,9 @@ START_TEST(large_runs_equal_walk)
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 		struct runtime_test_switches sw = {0};
 		struct point_config pc = {
-			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-			.ratio = 0.4, .overhead_limit = 3, .check = true,
-			.test = &sw,
+			.rt.heuristic = heuristic_find(names[h]), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.ratio = 0.4, .overhead_limit = 3, .rt.check = true,
+			.rt.test = &sw,
 		};
 		struct point_result runs, walk, half;
 		ck_assert_int_eq(point_run(s, &b, &pc, &runs, &err), 0);
@@ -270,8 +270,8 @@ START_TEST(large_runs_equal_walk)
 		sw.plain_regions = true;
 		ck_assert_int_eq(point_run(s, &b, &pc, &walk, &err2), 0);
 		ck_assert_uint_gt(walk.run.evictions, 100);
-		same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, pc.ratio);
-		same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.runtime, pc.ratio);
+		same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.rt.runtime, pc.ratio);
+		same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.rt.runtime, pc.ratio);
 	}
 	schedule_free(s);
 }
@@ -307,15 +307,15 @@ START_TEST(unopt_one_pass_equals_rebuilds)
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
 			struct runtime_test_switches sw = {0};
 			struct point_config pc = {
-				.heuristic = heuristic_find("DTRUnopt"), .runtime = kinds[k],
-				.ratio = ratios[r], .overhead_limit = 3, .check = true,
-				.test = &sw,
+				.rt.heuristic = heuristic_find("DTRUnopt"), .rt.runtime = kinds[k],
+				.ratio = ratios[r], .overhead_limit = 3, .rt.check = true,
+				.rt.test = &sw,
 			};
 			struct point_result fast, plain;
 			if (run_fast_and_plain(s, &b, &pc, &sw.plain_regions, &fast, &plain))
 				continue;
 			evals += plain.run.heuristic_evals;
-			same_numbers(&fast.run, &plain.run, "one pass", _i, "DTRUnopt", pc.runtime, pc.ratio);
+			same_numbers(&fast.run, &plain.run, "one pass", _i, "DTRUnopt", pc.rt.runtime, pc.ratio);
 		}
 	}
 	/* the test compared choices, not only empty pools */
@@ -338,16 +338,16 @@ START_TEST(large_lists_equal_marks)
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 		struct runtime_test_switches sw = {0};
 		struct point_config pc = {
-			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-			.ratio = 0.4, .overhead_limit = 3, .check = true,
-			.test = &sw,
+			.rt.heuristic = heuristic_find(names[h]), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.ratio = 0.4, .overhead_limit = 3, .rt.check = true,
+			.rt.test = &sw,
 		};
 		struct point_result scan, marks;
 		ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
 		sw.mark_lists = true;
 		ck_assert_int_eq(point_run(s, &b, &pc, &marks, &err2), 0);
 		ck_assert_uint_gt(marks.run.evictions, 100);
-		same_numbers(&scan.run, &marks.run, "scan", _i, names[h], pc.runtime, pc.ratio);
+		same_numbers(&scan.run, &marks.run, "scan", _i, names[h], pc.rt.runtime, pc.ratio);
 	}
 	schedule_free(s);
 }
@@ -375,15 +375,15 @@ START_TEST(all_heuristics_hold)
 			for (size_t r = 0; r < 2; r++) {
 				for (int nd = 0; nd < 2; nd++) {
 					struct point_config pc = {
-						.heuristic = &hs[h], .runtime = (enum runtime_kind)rk,
-						.ratio = ratios[r], .overhead_limit = 2, .check = true,
-						.no_dealloc = nd, .seed = 7,
+						.rt.heuristic = &hs[h], .rt.runtime = (enum runtime_kind)rk,
+						.ratio = ratios[r], .overhead_limit = 2, .rt.check = true,
+						.rt.no_dealloc = nd, .rt.seed = 7,
 					};
 					struct point_result pr;
 					if (point_run(s, &b, &pc, &pr, &err))
 						ck_assert_msg(err.status == 65 && strstr(err.msg, "cannot replay this log"),
 							      "log %d, %s on %s: %s", _i, hs[h].name,
-							      runtime_kind_name(pc.runtime), err.msg);
+							      runtime_kind_name(pc.rt.runtime), err.msg);
 					else
 						ran++;
 				}
@@ -418,10 +418,10 @@ START_TEST(wide_keys_agree)
 	for (size_t h = 0; h < nh; h++) {
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
 			struct point_config pc = {
-				.heuristic = &hs[h],
-				.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED : RUNTIME_V2_EAGER,
+				.rt.heuristic = &hs[h],
+				.rt.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED : RUNTIME_V2_EAGER,
 				.budget = (uint64_t)((double)bn.memory * ratios[r]),
-				.overhead_limit = 2, .seed = 11,
+				.overhead_limit = 2, .rt.seed = 11,
 			};
 			struct point_result pn, pw;
 			if (point_run(narrow, &bn, &pc, &pn, &err))
@@ -466,18 +466,18 @@ START_TEST(plain_scans_agree)
 			for (int nd = 0; nd < 2; nd++) {
 				struct runtime_test_switches sw = {0};
 				struct point_config pc = {
-					.heuristic = &hs[h],
-					.runtime = hs[h].needs & NEEDS_UNOPT ? RUNTIME_V1
+					.rt.heuristic = &hs[h],
+					.rt.runtime = hs[h].needs & NEEDS_UNOPT ? RUNTIME_V1
 						   : hs[h].needs	      ? RUNTIME_V2_EAGER_OPTIMIZED
 									      : RUNTIME_V2_EAGER,
-					.ratio = ratios[r], .overhead_limit = 2, .seed = 5, .no_dealloc = nd,
-					.test = &sw,
+					.ratio = ratios[r], .overhead_limit = 2, .rt.seed = 5, .rt.no_dealloc = nd,
+					.rt.test = &sw,
 				};
 				struct point_result fast, plain;
 				if (run_fast_and_plain(s, &b, &pc, &sw.plain_scans, &fast, &plain))
 					continue; /* the region error: nothing to compare */
 				same_against(&fast.run, &plain.run, "fast scans", "plain loop", _i, hs[h].name,
-					     pc.runtime, ratios[r]);
+					     pc.rt.runtime, ratios[r]);
 				compared++;
 			}
 		}
@@ -545,10 +545,10 @@ START_TEST(ordered_pool_agrees)
 				for (int nd = 0; nd < 2; nd++) {
 					struct runtime_test_switches sw = {0};
 					struct point_config pc = {
-						.heuristic = heuristic_find(names[h]), .runtime = kinds[k],
-						.ratio = ratios[r], .overhead_limit = INFINITY, .no_dealloc = nd,
-						.check = true,
-						.test = &sw,
+						.rt.heuristic = heuristic_find(names[h]), .rt.runtime = kinds[k],
+						.ratio = ratios[r], .overhead_limit = INFINITY, .rt.no_dealloc = nd,
+						.rt.check = true,
+						.rt.test = &sw,
 					};
 					struct point_result ord, aut, scan, plain;
 					struct rs_error err;
@@ -556,7 +556,7 @@ START_TEST(ordered_pool_agrees)
 					sw.order_at_once = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &ord, &err), 0);
 					sw.order_at_once = false;
-					pc.check = false;
+					pc.rt.check = false;
 					sw.no_order = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
 					sw.no_order = false;
@@ -615,15 +615,15 @@ START_TEST(kept_costs_agree)
 				for (int way = 0; way < 3; way++) {
 					struct runtime_test_switches sw = {.run_regions = way > 0, .bits_after_cmd = way == 2 ? s->n_cmds / 2 : 0};
 					struct point_config pc = {
-						.heuristic = heuristic_find(names[h]), .runtime = kinds[k],
-						.ratio = ratios[r], .overhead_limit = 3, .no_dealloc = r % 2,
-						.check = true,
-						.test = &sw,
+						.rt.heuristic = heuristic_find(names[h]), .rt.runtime = kinds[k],
+						.ratio = ratios[r], .overhead_limit = 3, .rt.no_dealloc = r % 2,
+						.rt.check = true,
+						.rt.test = &sw,
 					};
 					struct point_result kc, scan, plain;
 					struct rs_error err, err2, err3;
 					int rk = point_run(s, &b, &pc, &kc, &err);
-					pc.check = false;
+					pc.rt.check = false;
 					sw.no_kept_costs = true;
 					int rs = point_run(s, &b, &pc, &scan, &err2);
 					sw.no_kept_costs = false;

@@ -294,8 +294,8 @@ static struct point_result point(const struct schedule *s, const struct baseline
 				 double ratio, const struct offload_config *oc)
 {
 	struct point_config pc = {
-		.heuristic = heuristic_find(h), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-		.ratio = ratio, .overhead_limit = 2, .offload = oc, .check = true,
+		.rt.heuristic = heuristic_find(h), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+		.ratio = ratio, .overhead_limit = 2, .rt.offload = oc, .rt.check = true,
 	};
 	struct point_result pr;
 	struct rs_error err;

@@ -136,8 +136,8 @@ START_TEST(thrash)
 	struct baseline b;
 	baseline_run(s, &b);
 	struct point_config pc = {
-		.heuristic = heuristic_find("LRU"), .runtime = RUNTIME_V2, .budget = 310,
-		.overhead_limit = 1, .check = true,
+		.rt.heuristic = heuristic_find("LRU"), .rt.runtime = RUNTIME_V2, .budget = 310,
+		.overhead_limit = 1, .rt.check = true,
 	};
 	struct point_result pr;
 	struct rs_error err;
@@ -154,8 +154,8 @@ START_TEST(ratio_budget)
 	struct baseline b;
 	baseline_run(s, &b);
 	struct point_config pc = {
-		.heuristic = heuristic_find("LRU"), .runtime = RUNTIME_V2,
-		.ratio = 0.7, .overhead_limit = 2, .check = true,
+		.rt.heuristic = heuristic_find("LRU"), .rt.runtime = RUNTIME_V2,
+		.ratio = 0.7, .overhead_limit = 2, .rt.check = true,
 	};
 	struct point_result pr;
 	struct rs_error err;

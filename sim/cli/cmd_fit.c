@@ -110,9 +110,9 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	double bm = base->memory ? (double)base->memory : 1;
 	json_t *o = json_object();
 	json_object_set_new(o, "log", cmd_json_str(logname));
-	json_object_set_new(o, "heuristic", json_string(fc->heuristic->name));
-	json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc->runtime)));
-	json_object_set_new(o, "overhead_limit", isinf(fc->overhead_limit) ? json_string("inf") : json_real(fc->overhead_limit));
+	json_object_set_new(o, "heuristic", json_string(fc->point.rt.heuristic->name));
+	json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc->point.rt.runtime)));
+	json_object_set_new(o, "overhead_limit", isinf(fc->point.overhead_limit) ? json_string("inf") : json_real(fc->point.overhead_limit));
 	json_object_set_new(o, "resolution", json_real(fc->resolution));
 	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)base->memory));
 	json_object_set_new(o, "lower_bound", json_integer((json_int_t)r->lower));
@@ -163,8 +163,8 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 	double bm = base->memory ? (double)base->memory : 1;
 	enum outcome below = OUTCOME_PASS;
 	bool below_probed = r->smallest_pass > 0 && probed(r, r->smallest_pass - 1, &below);
-	printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc->heuristic->name,
-	       runtime_kind_name(fc->runtime), fc->overhead_limit);
+	printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc->point.rt.heuristic->name,
+	       runtime_kind_name(fc->point.rt.runtime), fc->point.overhead_limit);
 	char hb[32];
 	printf("  smallest passing budget found: %" PRIu64 " bytes (%s, ratio %.6f)", r->smallest_pass,
 	       human(hb, sizeof hb, r->smallest_pass), (double)r->smallest_pass / bm);
@@ -281,7 +281,7 @@ int cmd_fit(int argc, char **argv)
 			fc.jobs = (unsigned)v;
 			break;
 		}
-		case 'n': fc.no_dealloc = true; break;
+		case 'n': fc.point.rt.no_dealloc = true; break;
 		case 's': ropt.from_start = true; break;
 		case 'p': ropt.preallocate = true; break;
 		case 'P': list = true; break;
@@ -299,10 +299,9 @@ int cmd_fit(int argc, char **argv)
 	}
 	if (opt_resolve(&o, OPT_NEED_HEURISTIC) || opt_check_config(&o))
 		return EXIT_USAGE;
-	fc.heuristic = o.heuristic;
-	fc.runtime = o.runtime;
-	fc.overhead_limit = o.overhead_limit;
-	fc.seed = o.seed;
+	bool no_dealloc = fc.point.rt.no_dealloc;
+	fc.point = opt_point(&o, 0);
+	fc.point.rt.no_dealloc = no_dealloc;
 	struct rs_error err;
 
 	struct schedule *s;

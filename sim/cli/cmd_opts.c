@@ -355,3 +355,15 @@ int opt_check_config(const struct opt_parser *p)
 	}
 	return 0;
 }
+
+struct point_config opt_point(const struct opt_parser *p, int i)
+{
+	return (struct point_config){
+		.rt.heuristic = p->heuristic,
+		.rt.runtime = p->runtime,
+		.rt.seed = p->seed,
+		.ratio = i < p->n_ratios ? p->ratios[i] : 0,
+		.budget = i < p->n_budgets ? p->budgets[i] : 0,
+		.overhead_limit = p->overhead_limit,
+	};
+}

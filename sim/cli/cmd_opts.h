@@ -119,6 +119,14 @@ int opt_resolve(struct opt_parser *p, unsigned flags);
  * after a message. */
 int opt_check_config(const struct opt_parser *p);
 
+/**
+ * After opt_resolve: the point the shared options give (heuristic, runtime,
+ * seed, overhead limit; the i-th ratio or budget given, 0 if none), the
+ * one conversion from the command line to a point (runtime.h); the
+ * command adds its own options (no_dealloc, check, proto, offload, hooks).
+ */
+struct point_config opt_point(const struct opt_parser *p, int i);
+
 /* Single option values, each with one message naming the command. */
 /** --overhead-limit: a number >= 1 or inf. */
 int opt_overhead_limit(const char *cmd, const char *arg, double *out);

@@ -308,10 +308,9 @@ int cmd_peak(int argc, char **argv)
 		return EXIT_USAGE;
 	const struct heuristic *h = o.heuristic;
 	enum runtime_kind rk = o.runtime;
-	uint64_t budget = have_budget ? o.budgets[0] : 0;
-	double ratio = have_ratio ? o.ratios[0] : 0;
+	uint64_t budget = 0;
 	struct rs_error err;
-	struct runtime_config cfg = {.runtime = rk, .heuristic = h};
+	struct runtime_config cfg;
 	if (!json && !have_top)
 		top = 20;
 
@@ -324,12 +323,9 @@ int cmd_peak(int argc, char **argv)
 	baseline_run(s, &base);
 	if (h) {
 		/* point_run's budget and limit, with no hook */
-		struct point_config pc = {.budget = have_budget ? budget : 0, .ratio = ratio};
-		budget = point_budget(&base, &pc);
-		cfg.budget = budget;
-		cfg.remat_limit = isinf(o.overhead_limit) ? INFINITY
-							   : (double)base.compute * (o.overhead_limit - 1);
-		cfg.seed = o.seed;
+		struct point_config pc = opt_point(&o, 0);
+		cfg = point_runtime_config(&base, &pc);
+		budget = cfg.budget;
 	} else {
 		/* baseline_run's configuration */
 		rk = RUNTIME_V1;

@@ -658,18 +658,11 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		      const struct baseline *base, const char *logname, int i, bool last, int *late)
 {
 	const struct opt_parser *o = &a->o;
-	struct point_config pc = {
-		.heuristic = o->heuristic,
-		.runtime = o->runtime,
-		.ratio = o->n_ratios ? o->ratios[i] : 0,
-		.budget = o->n_budgets ? o->budgets[i] : 0,
-		.overhead_limit = o->overhead_limit,
-		.seed = o->seed,
-		.no_dealloc = a->no_dealloc,
-		.check = a->check,
-		.proto = &a->rules,
-		.offload = a->off_on ? &a->off : NULL,
-	};
+	struct point_config pc = opt_point(o, i);
+	pc.rt.no_dealloc = a->no_dealloc;
+	pc.rt.check = a->check;
+	pc.rt.proto = &a->rules;
+	pc.rt.offload = a->off_on ? &a->off : NULL;
 	struct rs_error err;
 	struct point_result pr;
 	struct timeline tl = {0};
@@ -703,8 +696,8 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		}
 	}
 	if (hk.tl || hk.tw) {
-		pc.on_event = on_event_all;
-		pc.ctx = &hk;
+		pc.rt.on_event = on_event_all;
+		pc.rt.ctx = &hk;
 	}
 	if (point_run(s, base, &pc, &pr, &err)) {
 		if (err.file[0])

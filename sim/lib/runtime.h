@@ -220,21 +220,20 @@ struct baseline {
 void baseline_run(const struct schedule *s, struct baseline *b);
 
 /** One experiment point (section 7, steps 2-3). */
+/*
+ * One point of a sweep, a replay, a fit or a peak: the replay's runtime
+ * configuration and the point's budget (a ratio of the baseline's memory,
+ * or bytes) and overhead limit, which point_runtime_config turns into the
+ * runtime's budget and remat_limit: the one conversion every command uses.
+ */
 struct point_config {
-	const struct heuristic *heuristic;
-	enum runtime_kind runtime;
+	/* runtime, heuristic, seed, python_random, no_dealloc, check, proto,
+	 * offload, on_event and ctx, test; its budget and remat_limit are
+	 * point_runtime_config's (leave them 0). */
+	struct runtime_config rt;
 	double ratio;          /* budget = floor(baseline.memory * ratio) ... */
 	uint64_t budget;       /* ... unless this is non-zero */
 	double overhead_limit; /* 2 by default; INFINITY: no limit */
-	uint64_t seed;
-	bool no_dealloc;
-	bool check;
-	const struct runtime_test_switches *test; /* as in runtime_config */
-	const struct proto_rules *proto; /* as in runtime_config */
-	const struct offload_config *offload; /* as in runtime_config */
-	/* Optional timeline hook, as in runtime_config; borrows ctx. */
-	void (*on_event)(void *ctx, const struct runtime_event *ev);
-	void *ctx;
 };
 struct point_result {
 	uint64_t budget;
@@ -247,6 +246,10 @@ static inline uint64_t point_budget(const struct baseline *b, const struct point
 {
 	return pc->budget ? pc->budget : (uint64_t)((double)b->memory * pc->ratio);
 }
+
+/** pc's runtime configuration, with the budget point_budget gives and the
+ * remat limit of its overhead limit over b's compute. */
+struct runtime_config point_runtime_config(const struct baseline *b, const struct point_config *pc);
 
 int point_run(const struct schedule *s, const struct baseline *b,
 	      const struct point_config *pc, struct point_result *pr,
