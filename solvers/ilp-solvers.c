@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "outfile.h"
 
 #include <dlfcn.h>
 
@@ -396,10 +397,17 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 				    "rematsim was built without %s (install %s and rebuild: "
 				    "./scripts/setup)", s->name, s->package);
 	pthread_mutex_lock(&solve_lock);
+	/* CBC and CLP take SIGINT for their own Ctrl-C handler, which only
+	 * asks a search to stop (or nothing, outside one), then put ours back
+	 * with signal(): a watch keeps Ctrl-C and SIGTERM ending the process,
+	 * temporaries removed, whatever they install. */
+	struct outfile_watch watch;
+	outfile_signals_watch(&watch);
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = s->solve(m, integer, time_limit, a, err);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	outfile_signals_unwatch(&watch);
 	pthread_mutex_unlock(&solve_lock);
 	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
 	return rc;

@@ -203,5 +203,46 @@ printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {dp: {k: [1
 	"$PWD" $L > "$T/e.yaml"
 bad 65 "time limit for dp in YAML" "unknown key 'time_limit' in planner 'dp' (known: k)" \
 	"$R" sweep "$T/e.yaml" --dry-run
+
+# Issue 40, H1: a signal during a CBC solve (CBC and CLP take SIGINT for
+# themselves) ends the process by that signal, at once and with no
+# temporaries left, alone and in a sweep (on the calling thread and on
+# worker threads). Before: `solve` ignored Ctrl-C and exited 0 at the end;
+# a sweep spun in its handler until killed (137 here).
+if env --default-signal=INT true 2>/dev/null && "$R" solve $L --planner ilp --budget 300 \
+	--solver cbc >/dev/null 2>&1; then
+	# 122 ops with drawn sizes: CBC takes seconds at this budget.
+	"$R" gen residual --blocks 12 --time-dist uniform:1:100 --size-dist uniform:1:100 \
+		--out "$T/slow.log" >/dev/null || no "gen residual"
+	after() { # SIG DELAY CMD...: CMD's status when SIG comes after DELAY seconds
+		sig=$1 d=$2; shift 2
+		# (a background job has SIGINT ignored unless put back; timeout
+		# passes the signal on and ends by it, or kills at 30 s: 137)
+		env --default-signal=INT timeout -s KILL 30 "$@" >/dev/null 2>&1 &
+		p=$!
+		sleep "$d"
+		kill -"$sig" $p
+		wait $p
+		echo $?
+	}
+	st=$(after INT 2 "$R" solve "$T/slow.log" --planner ilp --budget 2500 --time-limit 40)
+	[ "$st" = 130 ] && ok "SIGINT during a CBC solve ends it (130)" ||
+		no "SIGINT during a CBC solve: status $st, wanted 130"
+	st=$(after TERM 2 "$R" solve "$T/slow.log" --planner ilp --budget 2500 --time-limit 40)
+	[ "$st" = 143 ] && ok "SIGTERM during a CBC solve ends it (143)" ||
+		no "SIGTERM during a CBC solve: status $st, wanted 143"
+	printf 'experiment: slow\nmodels:\n  - {name: s, log: %s}\nplanners:\n  ilp: {budget: [2500, 2600], time_limit: 40}\n' \
+		"$T/slow.log" > "$T/slow.yaml"
+	for jobs in 1 2; do
+		for sig in INT:130 TERM:143; do
+			rm -rf "$T/slow-out"
+			st=$(after ${sig%:*} 2 "$R" sweep "$T/slow.yaml" --out "$T/slow-out" --quiet --jobs $jobs)
+			left=$(find "$T/slow-out" -name '*.tmp.*' 2>/dev/null)
+			[ "$st" = ${sig#*:} ] && [ -z "$left" ] &&
+				ok "SIG${sig%:*} during a sweep's CBC solve, --jobs $jobs: ${sig#*:}, no temporaries" ||
+				no "SIG${sig%:*} during a sweep's CBC solve, --jobs $jobs: status $st, left '$left'"
+		done
+	done
+fi
 rm -rf "$T"
 exit $fail

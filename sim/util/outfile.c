@@ -32,14 +32,38 @@ static char live_name[LIVE_SLOTS][PATH_MAX];
 static pthread_once_t live_once = PTHREAD_ONCE_INIT;
 static const int live_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-static void live_on_signal(int sig)
+static void live_remove_all(void)
 {
-	int e = errno;
 	for (int i = 0; i < LIVE_SLOTS; i++)
 		if (atomic_load(&live_state[i]) == SLOT_READY)
 			unlink(live_name[i]); /* (async-signal-safe) */
-	errno = e;
-	raise(sig); /* the default action (SA_RESETHAND), once this returns */
+}
+
+/* Remove the temporaries and end the process by sig, its default action.
+ * Async-signal-safe. The default action is set here, not left to
+ * SA_RESETHAND, and sig unblocked: a library that put this handler back
+ * with signal() (CBC and CLP do, around their Ctrl-C handler) gives it
+ * neither, and a raise() then only queued sig behind this very handler,
+ * which ran again for ever. */
+static _Noreturn void live_die(int sig)
+{
+	live_remove_all();
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig); /* not reached: sig's default action ends the process */
+}
+
+static void live_on_signal(int sig)
+{
+	live_die(sig);
 }
 
 static void live_install(void)
@@ -89,6 +113,82 @@ void outfile_tmp_done(const char *tmp)
 			return;
 		}
 	}
+}
+
+/* ---- the fatal signals watched through a library's handlers ---- */
+
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned watch_depth;        /* open watches, all threads */
+static bool watch_running;          /* watch_thread started */
+static pthread_t watch_thread;
+static sigset_t watch_set;          /* the live signals not ignored */
+static struct sigaction watch_saved[sizeof live_signals / sizeof live_signals[0]];
+static _Atomic bool watch_stop;
+
+/* Take each watched signal as it comes (every thread blocks them) and end
+ * the process by it; the one outfile_signals_unwatch queues to this thread
+ * alone (our pid, &watch_stop as its value), once watch_stop is set, ends
+ * the watch instead. */
+static void *watch_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&watch_set, &si);
+		if (sig < 0)
+			continue; /* EINTR */
+		if (atomic_load(&watch_stop) && si.si_code == SI_QUEUE && si.si_pid == getpid() &&
+		    si.si_value.sival_ptr == &watch_stop)
+			return NULL;
+		live_die(sig);
+	}
+}
+
+void outfile_signals_watch(struct outfile_watch *w)
+{
+	pthread_once(&live_once, live_install);
+	pthread_mutex_lock(&watch_lock);
+	if (watch_depth++ == 0) {
+		sigemptyset(&watch_set);
+		for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+			if (!sigaction(live_signals[i], NULL, &watch_saved[i]) &&
+			    watch_saved[i].sa_handler != SIG_IGN)
+				sigaddset(&watch_set, live_signals[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &watch_set, &w->old_mask);
+	if (watch_depth == 1) {
+		atomic_store(&watch_stop, false);
+		/* Started with the signals blocked: it inherits the mask. Without
+		 * a thread (none left) the signals stay blocked until the end of
+		 * the watch, then take their course. */
+		watch_running = !pthread_create(&watch_thread, NULL, watch_main, NULL);
+	}
+	pthread_mutex_unlock(&watch_lock);
+}
+
+void outfile_signals_unwatch(struct outfile_watch *w)
+{
+	pthread_mutex_lock(&watch_lock);
+	if (--watch_depth == 0) {
+		if (watch_running) {
+			atomic_store(&watch_stop, true);
+			for (int sig = 1; sig < NSIG; sig++)
+				if (sigismember(&watch_set, sig) == 1) {
+					pthread_sigqueue(watch_thread, sig,
+							 (union sigval){.sival_ptr = &watch_stop});
+					break;
+				}
+			pthread_join(watch_thread, NULL);
+			watch_running = false;
+		}
+		/* A library that changed them with signal() put back our
+		 * handler without its flags, if at all. */
+		for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+			if (sigismember(&watch_set, live_signals[i]) == 1)
+				sigaction(live_signals[i], &watch_saved[i], NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &w->old_mask, NULL);
+	pthread_mutex_unlock(&watch_lock);
 }
 
 /* ---- names ---- */
