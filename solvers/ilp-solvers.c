@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "outfile.h"
@@ -403,10 +404,22 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 	 * temporaries removed, whatever they install. */
 	struct outfile_watch watch;
 	outfile_signals_watch(&watch);
+	/* Whatever the solver prints (CBC's cut generators print to stdout at
+	 * log level 0: "2mir_test: why does constraint not exist ?") goes to
+	 * stderr: stdout holds our output alone (`--json`). */
+	fflush(stdout);
+	int saved_stdout = dup(STDOUT_FILENO);
+	if (saved_stdout >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = s->solve(m, integer, time_limit, a, err);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	if (saved_stdout >= 0) {
+		fflush(stdout);
+		dup2(saved_stdout, STDOUT_FILENO);
+		close(saved_stdout);
+	}
 	outfile_signals_unwatch(&watch);
 	pthread_mutex_unlock(&solve_lock);
 	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
