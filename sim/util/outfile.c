@@ -19,9 +19,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* ---- temporaries removed on a fatal signal ---- */
 
@@ -32,8 +36,20 @@ static char live_name[LIVE_SLOTS][PATH_MAX];
 static pthread_once_t live_once = PTHREAD_ONCE_INIT;
 static const int live_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
+/* Programs whose outputs are temporaries of ours (gnuplot's figures): a
+ * fatal signal ends them (and waits for them) before it removes the
+ * temporaries, so that none outlives us or writes a name we removed. */
+#define CHILD_SLOTS 16
+static _Atomic pid_t live_child[CHILD_SLOTS];
+
 static void live_remove_all(void)
 {
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t pid = atomic_load(&live_child[i]);
+		if (pid > 0 && !kill(pid, SIGKILL)) /* (async-signal-safe, both) */
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+	}
 	for (int i = 0; i < LIVE_SLOTS; i++)
 		if (atomic_load(&live_state[i]) == SLOT_READY)
 			unlink(live_name[i]); /* (async-signal-safe) */
@@ -113,6 +129,63 @@ void outfile_tmp_done(const char *tmp)
 			return;
 		}
 	}
+}
+
+/* ---- programs started on our temporaries ---- */
+
+static void fatal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+		sigaddset(set, live_signals[i]);
+}
+
+int outfile_spawnp(pid_t *pid, const char *file, char *const argv[])
+{
+	pthread_once(&live_once, live_install);
+	sigset_t fatal, old;
+	fatal_set(&fatal);
+	/* the signals wait between the start and the entry in the table */
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &old); /* the child runs with the caller's mask */
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	int rc = posix_spawnp(pid, file, NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	if (!rc)
+		for (int i = 0; i < CHILD_SLOTS; i++) {
+			pid_t none = 0;
+			if (atomic_compare_exchange_strong(&live_child[i], &none, *pid))
+				break;
+		}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+int outfile_wait(pid_t pid, int *status)
+{
+	/* Wait for its end without reaping it: until it is out of the table,
+	 * its pid must not be reused by another process that a signal kills. */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			break;
+	sigset_t fatal, old;
+	fatal_set(&fatal);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t mine = pid;
+		if (atomic_compare_exchange_strong(&live_child[i], &mine, 0))
+			break;
+	}
+	int rc;
+	while ((rc = (int)waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- the fatal signals watched through a library's handlers ---- */

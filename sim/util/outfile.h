@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -66,6 +67,17 @@ void outfile_tmp_done(const char *tmp);
 /** Remove tmp (a temporary made otherwise: the figures gnuplot writes)
  * if a fatal signal comes before outfile_tmp_done(tmp). */
 void outfile_tmp_track(const char *tmp);
+
+/**
+ * Start a program (posix_spawnp: file, argv, our environment) that writes
+ * temporaries of ours: a fatal signal (see above) kills it (SIGKILL) and
+ * waits for it before removing them, so it neither outlives us nor writes
+ * a name we removed. 0, or an errno value. Pair with outfile_wait.
+ */
+int outfile_spawnp(pid_t *pid, const char *file, char *const argv[]);
+/** Wait for a program of outfile_spawnp to end (retrying on EINTR): its
+ * status as waitpid gives it; 0, or -1 with errno. */
+int outfile_wait(pid_t pid, int *status);
 
 /**
  * A watch over SIGINT, SIGTERM and SIGHUP (those not ignored) that no
