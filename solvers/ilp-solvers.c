@@ -200,6 +200,13 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		cbc.Cbc_deleteModel(cm);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "CBC failed (status %d)", rc);
 	}
+	/* A model without integer columns (a graph with no links: nothing to
+	 * decide) is solved as an LP: no "best solution", the LP's own. */
+	bool lp_only = integer;
+	for (size_t j = 0; lp_only && j < m->n_cols; j++)
+		lp_only = !m->integer[j];
+	if (lp_only)
+		integer = false;
 	bool have = integer ? cbc.Cbc_bestSolution(cm) != NULL
 			    : cbc.Cbc_isProvenOptimal(cm) && !cbc.Cbc_isProvenInfeasible(cm);
 	if (cbc.Cbc_isProvenInfeasible(cm)) {

@@ -257,6 +257,24 @@ for sv in cbc glpk; do
 	t=$("$R" solve "$T/big30.json" --planner ilp --budget $budget --solver $sv 2>&1)
 	has "2^30-byte sizes, $sv" "$t" "solver: $sv, optimal" "recomputation 13 ns"
 done
+
+# Issue 40, H11: a graph without links (nothing for the solver to decide:
+# no integer column) is solved, by CBC too (before: "no schedule found
+# within the time limit (0 s; cbc proved none infeasible either)", 65).
+printf '{"directed": true, "multigraph": false, "graph": {}, "nodes": [%s, %s, %s], "links": []}\n' \
+	'{"id": 0, "name": "l0", "backward": false, "cost_cpu": 1, "cost_ram": 8}' \
+	'{"id": 5, "name": "l5", "backward": false, "cost_cpu": 1, "cost_ram": 8}' \
+	'{"id": 3, "name": "l3", "backward": true, "cost_cpu": 1, "cost_ram": 8}' > "$T/isolated.json"
+printf '{"directed": true, "multigraph": false, "graph": {}, "nodes": [%s], "links": []}\n' \
+	'{"id": 0, "name": "l0", "backward": false, "cost_cpu": 1, "cost_ram": 8}' > "$T/single.json"
+for g in isolated single; do
+	for sv in cbc glpk; do
+		t=$("$R" solve "$T/$g.json" --planner ilp --budget 100 --solver $sv 2>&1)
+		st=$?
+		[ $st -eq 0 ] && ok "no links ($g), $sv: solved" || no "no links ($g), $sv: status $st: $t"
+		has "no links ($g), $sv" "$t" "solver: $sv, optimal" "recomputations: none"
+	done
+done
 # Issue 40, H1: a signal during a CBC solve (CBC and CLP take SIGINT for
 # themselves) ends the process by that signal, at once and with no
 # temporaries left, alone and in a sweep (on the calling thread and on
