@@ -42,6 +42,18 @@ bad 64 "zero snapshots" "--snapshots wants a whole number of 1 or more" \
 bad 64 "snapshots for dp" "--snapshots is for revolve only" \
 	"$R" solve "$T/chain.log" --planner dp -k 1 --snapshots 2
 
+# Issue 40, H12: snapshots of 2^64 - 1 (more than any chain uses) in a
+# sweep: C(s + t, s) wrapped to 0 in 64 bits and the repetition number's
+# loop spun for ever; now the plan of n - 1 ... s snapshots, t = 1.
+printf 'experiment: h12\nmodels:\n  - {name: ch, log: %s}\nheuristics: [DTR]\nratios: [0.5]\nplanners:\n  revolve: {snapshots: [18446744073709551615, 3]}\n' \
+	"$T/chain.log" > "$T/h12.yaml"
+timeout 60 "$R" sweep "$T/h12.yaml" --out "$T/h12" --quiet >/dev/null 2>&1
+st=$?
+[ $st -eq 0 ] && ok "revolve with 2^64 - 1 snapshots in a sweep (0)" ||
+	no "revolve with 2^64 - 1 snapshots in a sweep: status $st (124: it hung)"
+has "revolve with 2^64 - 1 snapshots" "$(cut -f2,8 "$T/h12/points.tsv" 2>/dev/null)" \
+	"$(printf 'revolve:snapshots=18446744073709551615\tpass')"
+
 # Usage errors, before any solver is asked.
 bad 64 "ilp without budget" "takes --budget BYTES" "$R" solve $L --planner ilp
 bad 64 "ilp with k" "takes --budget BYTES" "$R" solve $L --planner ilp --budget 300 -k 1
