@@ -149,7 +149,12 @@ int outfile_spawnp(pid_t *pid, const char *file, char *const argv[])
 	pthread_sigmask(SIG_BLOCK, &fatal, &old);
 	posix_spawnattr_t attr;
 	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &old); /* the child runs with the caller's mask */
+	/* the child runs with the caller's mask, less the fatal signals (a
+	 * watch blocks them in the caller): they take their course in it */
+	sigset_t child = old;
+	for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+		sigdelset(&child, live_signals[i]);
+	posix_spawnattr_setsigmask(&attr, &child);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
 	int rc = posix_spawnp(pid, file, NULL, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);

@@ -90,8 +90,8 @@ int outfile_wait(pid_t pid, int *status);
  * SIGINT and put the old handler back with signal()), and around the
  * threads that may run one. Watches nest, on any thread; each
  * outfile_signals_watch is paired with an unwatch on the same thread with
- * the same record. The threads it covers must not start other programs
- * (they would inherit the blocked signals).
+ * the same record. The threads it covers start other programs only
+ * through outfile_spawnp (others would inherit the blocked signals).
  */
 struct outfile_watch {
 	sigset_t old_mask; /* the calling thread's, put back at the end */
