@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -39,6 +40,7 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
 	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
 	"       rematsim solve LOG --planner revolve --snapshots S [--check] [--json]\n"
+	"       rematsim solve LOG --planner knapsack --budget-fraction X [--check] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
 	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
@@ -60,7 +62,9 @@ static const char help_head[] =
 	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
 	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
 	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
-	"uniform chain (`rematsim gen linear`) with S snapshots. docs/solvers.md.\n"
+	"uniform chain (`rematsim gen linear`) with S snapshots. knapsack is\n"
+	"PyTorch's memory-budget knapsack (`rematsim solve --planner knapsack\n"
+	"--help`). docs/solvers.md.\n"
 	"\n"
 	"  --planner P           ";
 /* (the planners' names and options, from their registry) */
@@ -838,8 +842,27 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 	}
 }
 
+/* Whether the command line asks for the knapsack planner (or gives its
+ * --budget-fraction), which cmd_solve_knapsack.c takes. */
+static bool wants_knapsack(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--budget-fraction") ||
+		    !strncmp(argv[i], "--budget-fraction=", 18) ||
+		    !strcasecmp(argv[i], "--planner=knapsack") ||
+		    (!strcmp(argv[i], "--planner") && i + 1 < argc &&
+		     !strcasecmp(argv[i + 1], "knapsack")))
+			return true;
+	}
+	return false;
+}
+
 int cmd_solve(int argc, char **argv)
 {
+	if (wants_knapsack(argc, argv))
+		return cmd_solve_knapsack(argc, argv);
 	struct solve_args *a = xmalloc(sizeof *a);
 	int status = parse_args(argc, argv, a);
 	if (status || a->sizes) {
