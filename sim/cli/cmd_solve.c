@@ -255,7 +255,8 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 	json_t *o = json_object();
 	json_object_set_new(o, "log", json_string(s->source));
 	json_object_set_new(o, "planner", json_string(pl->name));
-	json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
+	if (pl->param_name)
+		json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
 	json_object_set_new(o, "forward_ops", json_integer((json_int_t)p->n));
 	json_object_set_new(o, "ops", json_integer((json_int_t)p->graph->n));
 	if (pl->param == PLANNER_PARAM_BUDGET) {
@@ -284,7 +285,7 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			json_object_set_new(so, "seed", json_integer((json_int_t)a->seed));
 		}
 		json_object_set_new(o, "solver", so);
-	} else {
+	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 		json_object_set_new(o, "closed_form",
 				    json_integer((json_int_t)revolve_closed_form(p->n, a->param)));
@@ -342,8 +343,12 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 	const struct steps_cost *c = &plan->cost;
 	const struct ilp_result *r = &plan->ilp;
 	printf("log: %s\n", s->source);
-	printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
-	       pl->param == PLANNER_PARAM_BUDGET ? " bytes" : "");
+	if (pl->param_name)
+		printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
+		       pl->param == PLANNER_PARAM_BUDGET || pl->param == PLANNER_PARAM_BYTES
+			       ? " bytes" : "");
+	else
+		printf("planner: %s\n", pl->name);
 	printf("ops: %zu (%zu forward), constants: %" PRIu64 " bytes\n", p->graph->n, p->n,
 	       p->graph->static_bytes[p->graph->n]);
 	if (pl->param == PLANNER_PARAM_BUDGET) {
@@ -370,7 +375,7 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			else
 				printf(", no lower bound known\n");
 		}
-	} else {
+	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
 		       "(t n - C(s + t, s + 1) = %" PRIu64 "), %" PRIu64 " of them recomputations\n",
 		       a->param, p->n, plan->fwd_steps, revolve_closed_form(p->n, a->param),
@@ -496,8 +501,8 @@ static int check_planner(struct solve_args *a)
 				"--budget needs dp or greedy\n", pl->name);
 		return EXIT_USAGE;
 	}
-	if (a->have_budget)
-		a->replay = true;
+	if (a->have_budget || pl->needs_graph)
+		a->replay = true; /* an explicit schedule is checked by its replay */
 	return 0;
 }
 
