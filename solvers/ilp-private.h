@@ -23,10 +23,14 @@ struct ilp_model {
 	size_t n_nz, cap_nz;
 	uint32_t *col;
 	double *val;
+	/* A feasible point to start from ([n_cols]; NULL: none), handed to CBC
+	 * as its MIP start (the nonzero integer columns); not owned. */
+	const double *start;
 };
 
 struct ilp_answer {
 	enum ilp_status status; /* OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN */
+	bool start_accepted;    /* the solver took model.start as an incumbent */
 	double obj, bound;
 	double seconds;         /* wall */
 	double cpu_seconds;     /* CPU time of the solving thread */

@@ -61,7 +61,7 @@ static int load_library(const char *what, const char *package, const char *const
 	X(Cbc_setAllowableFractionGap) X(Cbc_setMaximumSeconds) X(Cbc_solve) \
 	X(Cbc_isProvenInfeasible) X(Cbc_isSecondsLimitReached) X(Cbc_bestSolution) \
 	X(Cbc_isProvenOptimal) X(Cbc_getObjValue) X(Cbc_getBestPossibleObjValue) \
-	X(Cbc_getColSolution) X(Cbc_deleteModel)
+	X(Cbc_getColSolution) X(Cbc_deleteModel) X(Cbc_setMIPStartI)
 static struct {
 #define X(f) __typeof__(f) *f;
 	CBC_FUNCTIONS(X)
@@ -191,6 +191,22 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	cbc.Cbc_setAllowableFractionGap(cm, 0);
 	if (time_limit > 0)
 		cbc.Cbc_setMaximumSeconds(cm, time_limit);
+	if (integer && m->start) {
+		/* the MIP start: its nonzero integer columns (CBC computes the
+		 * continuous ones) */
+		int *idx = xmalloc((m->n_cols + 1) * sizeof *idx);
+		double *val = xmalloc((m->n_cols + 1) * sizeof *val);
+		int n = 0;
+		for (size_t j = 0; j < m->n_cols; j++)
+			if (m->integer[j] && m->start[j] > 0.5) {
+				idx[n] = (int)j;
+				val[n++] = 1;
+			}
+		cbc.Cbc_setMIPStartI(cm, n, idx, val);
+		a->start_accepted = true;
+		free(idx);
+		free(val);
+	}
 	double t0 = now_seconds();
 	int rc = cbc.Cbc_solve(cm);
 	a->seconds = now_seconds() - t0;

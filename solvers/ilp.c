@@ -14,6 +14,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -535,6 +536,105 @@ static int kept_cost(const struct profile_graph *g, const struct steps_kept *k,
 	return rc;
 }
 
+/*
+ * The model's columns for the schedule that keeps k (its steps, as
+ * steps_build makes them): S from what is in memory between stages, R
+ * from each stage's recomputations, F from the frees after them, U from
+ * the memory rows. Into x[n_cols] (zeroed first). A free the model cannot
+ * say leaves U higher; the solver then refuses the start, which costs
+ * nothing but the start.
+ */
+static int start_point(struct vars *v, const struct ilp_model *m, const struct steps_kept *k,
+		       double *x, struct rs_error *err)
+{
+	const struct profile_graph *g = v->g;
+	const size_t T = v->T;
+	struct plan_steps ps;
+	if (steps_build(g, k, true, &ps, err))
+		return -1;
+	memset(x, 0, m->n_cols * sizeof *x);
+	uint8_t *in = xcalloc(T + 1, 1);
+	size_t si = 0, fi = 0;
+	for (size_t t = 0; t <= T; t++) {
+		const uint32_t *L = v->lnode + v->loff[t];
+		const uint32_t nL = v->loff[t + 1] - v->loff[t];
+		/* S: what is in memory as the stage starts (a view with its storage) */
+		if (t)
+			for (uint32_t q = 0; q < nL; q++) {
+				uint32_t i = L[q];
+				x[v->s0[t] + q] = g->kind[i] == PGRAPH_VIEW ? in[g->base[i]] : in[i];
+			}
+		/* the stage's steps: recomputations (node < t), then node t */
+		for (; si < ps.n_steps; si++) {
+			const struct plan_step *st = &ps.steps[si];
+			if (t < T && st->node > t)
+				break;
+			uint32_t kn = st->node;
+			if (g->kind[kn] == PGRAPH_OWN)
+				in[kn] = 1;
+			if (kn < t) {
+				uint32_t r = R(v, t, kn);
+				if (r != NONE)
+					x[r] = 1;
+			}
+			for (uint32_t j = 0; j < st->n_free; j++) {
+				uint32_t b = ps.frees[fi + j];
+				in[b] = 0;
+				if (kn >= t)
+					continue;
+				for (uint32_t q = v->f_off[t]; q < v->f_off[t + 1]; q++)
+					if (v->f[q].b == b && v->f[q].k == kn)
+						x[v->f[q].col] = 1;
+			}
+			fi += st->n_free;
+			if (t < T && kn == t) {
+				si++;
+				break;
+			}
+		}
+		/* U: the memory rows, point by point */
+		const uint32_t np = nL + (t < T);
+		double u = (double)(g->static_bytes[t] / v->unit);
+		if (t)
+			for (uint32_t q = 0; q < nL; q++)
+				u += M(v, L[q]) * x[v->s0[t] + q];
+		uint32_t fq = v->f_off[t];
+		for (uint32_t q = 0; q < np; q++) {
+			uint32_t kn = q < nL ? L[q] : (uint32_t)t;
+			if (q) {
+				uint32_t prev = L[q - 1];
+				for (; fq < v->f_off[t + 1] && v->f[fq].k <= prev; fq++)
+					if (v->f[fq].k == prev)
+						u -= M(v, v->f[fq].b) * x[v->f[fq].col];
+			}
+			u += kn < t ? M(v, kn) * x[v->r0[t] + q] : M(v, kn);
+			x[v->u0[t] + q] = u;
+		}
+	}
+	free(in);
+	plan_steps_free(&ps);
+	return 0;
+}
+
+/* Whether x satisfies every row and bound of m (to 1e-6 of a unit). */
+static bool model_satisfies(const struct ilp_model *m, const double *x)
+{
+	for (size_t j = 0; j < m->n_cols; j++)
+		if (x[j] < m->lb[j] - 1e-6 || x[j] > m->ub[j] + 1e-6)
+			return false;
+	for (size_t r = 0; r < m->n_rows; r++) {
+		double act = 0;
+		for (uint32_t e = m->row_off[r]; e < m->row_off[r + 1]; e++)
+			act += m->val[e] * x[m->col[e]];
+		double tol = 1e-6 * (1 + fabs(m->rhs[r]));
+		if ((m->sense[r] == 'L' && act > m->rhs[r] + tol) ||
+		    (m->sense[r] == 'G' && act < m->rhs[r] - tol) ||
+		    (m->sense[r] == 'E' && fabs(act - m->rhs[r]) > tol))
+			return false;
+	}
+	return true;
+}
+
 /* The largest need of a single op: its inputs, outputs and the constants
  * before it; or the constants and the pinned outputs at the end. */
 static uint64_t single_need(const struct profile_graph *g, uint32_t *who)
@@ -692,11 +792,47 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	r->n_continuous = m.n_cols - bins;
 	r->n_rows = m.n_rows;
 	r->n_nonzeros = m.n_nz;
+	/* the start: its columns, and its cost by the graph */
+	double *x0 = NULL;
+	struct steps_cost c0 = {0};
+	if (o->start && !o->relax) {
+		x0 = xmalloc((m.n_cols + 1) * sizeof *x0);
+		if ((rc = kept_cost(g, o->start, &c0, err)) ||
+		    (rc = start_point(&v, &m, o->start, x0, err))) {
+			free(x0);
+			model_free(&m);
+			goto out;
+		}
+		if (c0.peak <= o->budget) {
+			if (model_satisfies(&m, x0))
+				m.start = x0;
+			r->start_given = true;
+			r->start_objective = (double)c0.remat_compute;
+			snprintf(r->start_from, sizeof r->start_from, "%s",
+				 o->start_from ? o->start_from : "a schedule given");
+		}
+	}
 	struct ilp_answer a;
 	rc = ilp_backend_solve(sv, &m, !o->relax, o->time_limit, &a, err);
 	model_free(&m);
+	free(x0);
 	if (rc)
 		goto out;
+	r->start_accepted = a.start_accepted;
+	/* never worse than the start: where the solver found nothing, or
+	 * nothing cheaper, the start is the answer (its bound the solver's,
+	 * where it has one: else 0) */
+	if (r->start_given && (a.status == ILP_UNKNOWN ||
+			       ((a.status == ILP_FEASIBLE || a.status == ILP_OPTIMAL) &&
+				a.obj > r->start_objective))) {
+		double bound = a.status == ILP_UNKNOWN ? 0 : a.bound;
+		free(a.x);
+		a.x = NULL;
+		a.status = ILP_FEASIBLE;
+		a.obj = r->start_objective;
+		a.bound = bound > a.obj ? a.obj : bound;
+		r->start_answer = true;
+	}
 	r->seconds = a.seconds;
 	r->cpu_seconds = a.cpu_seconds;
 	r->status = a.status;
@@ -713,7 +849,15 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->gap = a.obj > 0 ? (a.obj - a.bound) / a.obj : 0;
 		if (a.status == ILP_OPTIMAL)
 			r->gap = 0;
-		kept_from(&v, a.x, 0.5, NULL, &r->kept);
+		if (r->start_answer) {
+			struct steps_kept *kk = &r->kept;
+			const struct steps_kept *st = o->start;
+			kk->T = st->T;
+			kk->off = xmemdup(st->off, (st->T + 2) * sizeof *kk->off);
+			kk->node = xmemdup(st->node, ((size_t)st->off[st->T + 1] + 1) * sizeof *kk->node);
+		} else {
+			kept_from(&v, a.x, 0.5, NULL, &r->kept);
+		}
 	} else {
 		/* Round: Checkmate's nine thresholds, then seeded random roundings;
 		 * keep the cheapest that fits (the first on a tie). */

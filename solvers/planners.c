@@ -13,6 +13,7 @@
 
 #include "revolve.h"
 #include "baselines.h"
+#include "start.h"
 
 uint64_t planner_max_chunk(const uint64_t *a, size_t n, const size_t *splits, size_t n_splits)
 {
@@ -156,8 +157,21 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 	if (args->solver && !o.solver)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown solver '%s' (cbc, glpk)",
 				    args->solver);
+	/* the MIP start: the cheapest of Belady's and the baselines' schedules
+	 * that fits (start.h) */
+	struct start_answer st = {0};
+	if (!relax && !args->no_start && p->graph->unsupported_op == UINT32_MAX) {
+		if (start_best(p, args->param, &st, err))
+			return -1;
+		if (st.found) {
+			o.start = &st.kept;
+			o.start_from = st.from;
+		}
+	}
 	struct ilp_result *r = &out->ilp;
-	if (ilp_solve(p, &o, r, err))
+	int src = ilp_solve(p, &o, r, err);
+	start_answer_free(&st);
+	if (src)
 		return -1;
 	char what[512];
 	switch (r->status) {

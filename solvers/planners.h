@@ -43,6 +43,7 @@ struct planner_args {
 	const char *solver;   /* ilp, ilp-lp: "cbc" or "glpk"; NULL: the first built in */
 	uint64_t seed;        /* ilp-lp: the randomized rounding's seed */
 	unsigned rounds;      /* ilp-lp: randomized roundings */
+	bool no_start;        /* ilp: no MIP start (start.h) */
 };
 
 /*

@@ -79,6 +79,10 @@ static const char help_tail[] =
 	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
 	"                        past 20,000 binary variables)\n"
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
+	"  --no-start            ilp: no MIP start (by default the cheapest schedule that\n"
+	"                        fits among the offline Belady rule's and Checkmate's\n"
+	"                        baselines' is the solver's first incumbent, and the\n"
+	"                        answer is never worse than it)\n"
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
 	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
@@ -275,6 +279,12 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
+		if (r->start_given)
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b}", "from",
+				r->start_from, "objective", r->start_objective, "accepted",
+				(int)r->start_accepted, "answer", (int)r->start_answer));
+		else
+			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
 			json_object_set_new(so, "lp_objective", json_real(r->lp_objective));
 			json_object_set_new(so, "threshold",
@@ -374,6 +384,15 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
 			else
 				printf(", no lower bound known\n");
+			if (r->start_given)
+				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
+				       r->start_objective,
+				       r->start_accepted ? "handed to the solver"
+							 : "not a point of the model: not used",
+				       r->start_answer ? "; the answer is the start (the solver found "
+							 "nothing cheaper in its time)" : "");
+			else if (!a->no_start)
+				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
 		}
 	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
@@ -430,6 +449,7 @@ struct solve_args {
 	uint64_t k, seg, snapshots, rounds;
 	double time_limit;
 	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
+	bool no_start; /* ilp: no MIP start */
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -520,6 +540,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"rounds", required_argument, NULL, 'R'},
 		OPT_ROW_SEED,
 		{"snapshots", required_argument, NULL, 'n'},
+		{"no-start", no_argument, NULL, 'N'},
 		{"exact", no_argument, NULL, 'e'},
 		{"replay", no_argument, NULL, 'r'},
 		{"check", no_argument, NULL, 'c'},
@@ -590,6 +611,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 			}
 			a->have_snap = true;
 			break;
+		case 'N': a->no_start = true; a->have_ilp_opt = true; break;
 		case 'e': a->exact = true; break;
 		case 'r': a->replay = true; break;
 		case 'c': a->check = true; break;
@@ -707,6 +729,7 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 	r->args = (struct planner_args){
 		.param = r->param, .exact = a->exact, .time_limit = a->time_limit,
 		.solver = a->solver, .seed = a->o.seed, .rounds = (unsigned)a->rounds,
+		.no_start = a->no_start,
 	};
 	if (a->replay) {
 		if (planner_replay(pl, s, &r->base, &r->p, &r->args, a->check, &r->plan, &r->res,
