@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 
 #include "ilp.h"
 
@@ -45,5 +46,16 @@ struct ilp_answer {
  */
 int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
 		      double time_limit, struct ilp_answer *a, struct rs_error *err);
+/* ilp_backend_solve's lock (one solve at a time in a process). */
+extern pthread_mutex_t ilp_solve_lock;
+/**
+ * ilp_backend_solve in a child process that is killed at deadline
+ * (now_seconds()'s clock; 0: time_limit after this solve's turn comes):
+ * then ILP_UNKNOWN, nothing found in time (ilp-deadline.c). The solver's
+ * own limit is time_limit or, if sooner, nine tenths of the time left.
+ */
+int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
+			 double time_limit, double deadline, struct ilp_answer *a,
+			 struct rs_error *err);
 
 #endif

@@ -401,7 +401,7 @@ const struct ilp_solver *ilp_solver_find(const char *name)
 	return NULL;
 }
 
-static pthread_mutex_t solve_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t ilp_solve_lock = PTHREAD_MUTEX_INITIALIZER; /* ilp-private.h */
 
 int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
 		      double time_limit, struct ilp_answer *a, struct rs_error *err)
@@ -411,12 +411,12 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 		return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
 				    "rematsim was built without %s (install %s and rebuild: "
 				    "./scripts/setup)", s->name, s->package);
-	pthread_mutex_lock(&solve_lock);
+	pthread_mutex_lock(&ilp_solve_lock);
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = s->solve(m, integer, time_limit, a, err);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-	pthread_mutex_unlock(&solve_lock);
+	pthread_mutex_unlock(&ilp_solve_lock);
 	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
 	return rc;
 }

@@ -702,14 +702,24 @@ static int answer_peak(struct vars *v, const double *x, uint64_t *peak, struct r
  * A schedule found but not proven smallest is reported as such.
  */
 #define MIN_BUDGET_DEFAULT_SECONDS 10
+/* ilp_backend_solve, in a child killed at deadline when one is set. */
+static int backend(const struct ilp_solver *sv, const struct ilp_model *m, bool integer,
+		   double limit, double deadline, struct ilp_answer *a, struct rs_error *err)
+{
+	if (deadline > 0 || limit > 0)
+		return ilp_backend_solve_by(sv, m, integer, limit, deadline, a, err);
+	return ilp_backend_solve(sv, m, integer, limit, a, err);
+}
+
 static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double time_limit,
-			    uint64_t need, struct ilp_result *r, struct rs_error *err)
+			    double deadline, uint64_t need, struct ilp_result *r,
+			    struct rs_error *err)
 {
 	double limit = time_limit > 0 ? time_limit : MIN_BUDGET_DEFAULT_SECONDS;
 	struct ilp_model m = {0};
 	struct ilp_answer a;
 	build(v, &m, (double)(need / v->unit), false, 0);
-	int rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	int rc = backend(sv, &m, true, limit, deadline, &a, err);
 	model_free(&m);
 	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
 		rc = answer_peak(v, a.x, &r->min_budget, err);
@@ -721,7 +731,7 @@ static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double 
 	if (rc)
 		return rc;
 	build(v, &m, 0, true, (double)(need / v->unit));
-	rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	rc = backend(sv, &m, true, limit, deadline, &a, err);
 	model_free(&m);
 	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
 		rc = answer_peak(v, a.x, &r->min_budget, err);
@@ -754,6 +764,9 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 				    "(./scripts/setup), or try --solver %s", sv->name, sv->package,
 				    strcmp(sv->name, "cbc") ? "cbc" : "glpk");
 	r->solver = sv->name;
+	/* the wall-clock deadline: the caller's, else (0) each solve's time
+	 * limit from when it starts */
+	double deadline = o->deadline;
 	struct vars v;
 	size_t bins;
 	bool built = vars_init(&v, g, &bins);
@@ -784,7 +797,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->need_bytes = need;
 		r->need_node = who;
 		if (o->min_budget)
-			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+			rc = solve_min_budget(&v, sv, o->time_limit, deadline, need, r, err);
 		goto out;
 	}
 	struct ilp_model m = {0};
@@ -794,6 +807,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	r->n_nonzeros = m.n_nz;
 	/* the start: its columns, and its cost by the graph */
 	double *x0 = NULL;
+	bool x0_used = false;
 	struct steps_cost c0 = {0};
 	if (o->start && !o->relax) {
 		x0 = xmalloc((m.n_cols + 1) * sizeof *x0);
@@ -806,6 +820,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		if (c0.peak <= o->budget) {
 			if (model_satisfies(&m, x0))
 				m.start = x0;
+			x0_used = m.start != NULL;
 			r->start_given = true;
 			r->start_objective = (double)c0.remat_compute;
 			snprintf(r->start_from, sizeof r->start_from, "%s",
@@ -813,12 +828,12 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		}
 	}
 	struct ilp_answer a;
-	rc = ilp_backend_solve(sv, &m, !o->relax, o->time_limit, &a, err);
+	rc = backend(sv, &m, !o->relax, o->time_limit, deadline, &a, err);
 	model_free(&m);
 	free(x0);
 	if (rc)
 		goto out;
-	r->start_accepted = a.start_accepted;
+	r->start_accepted = r->start_given && x0_used;
 	/* never worse than the start: where the solver found nothing, or
 	 * nothing cheaper, the start is the answer (its bound the solver's,
 	 * where it has one: else 0) */
@@ -840,7 +855,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->need_bytes = need;
 		r->need_node = who;
 		if (o->min_budget)
-			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+			rc = solve_min_budget(&v, sv, o->time_limit, deadline, need, r, err);
 	} else if (a.status == ILP_UNKNOWN) {
 		/* nothing found in time */
 	} else if (!o->relax) {

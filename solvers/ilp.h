@@ -75,6 +75,10 @@ struct ilp_options {
 	 * never worse than the start's (ilp, not ilp-lp). */
 	const struct steps_kept *start;
 	const char *start_from; /* what made it, for the answer ("Belady a=1") */
+	/* When the whole solve must end (now_seconds()'s clock; 0: time_limit
+	 * from the call, or none): the solver runs in a child process killed
+	 * then (ilp-deadline.c), so a root LP cannot run past it. */
+	double deadline;
 };
 
 struct ilp_result {

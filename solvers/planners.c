@@ -153,6 +153,7 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 		.seed = args->seed,
 		.rounds = args->rounds,
 		.min_budget = true,
+		.deadline = args->deadline,
 	};
 	if (args->solver && !o.solver)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown solver '%s' (cbc, glpk)",

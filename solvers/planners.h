@@ -44,6 +44,7 @@ struct planner_args {
 	uint64_t seed;        /* ilp-lp: the randomized rounding's seed */
 	unsigned rounds;      /* ilp-lp: randomized roundings */
 	bool no_start;        /* ilp: no MIP start (start.h) */
+	double deadline;      /* ilp, ilp-lp: when the solve must end (now_seconds(); 0: none) */
 };
 
 /*

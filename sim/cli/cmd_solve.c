@@ -76,8 +76,10 @@ static const char help_tail[] =
 	"                        replayed peak is at most B bytes: dp's smallest k,\n"
 	"                        greedy's largest segment budget (galloping, then\n"
 	"                        bisection; docs/solvers.md); implies --replay\n"
-	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
-	"                        past 20,000 binary variables)\n"
+	"  --time-limit S        ilp, ilp-lp: the whole command ends within S seconds of\n"
+	"                        wall time (the solver runs in a child process killed\n"
+	"                        in time; ilp then answers its MIP start, if any, with\n"
+	"                        its gap); needed past 20,000 binary variables\n"
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
 	"  --no-start            ilp: no MIP start (by default the cheapest schedule that\n"
 	"                        fits among the offline Belady rule's and Checkmate's\n"
@@ -120,6 +122,9 @@ static const char help_tail[] =
 	"outputs; a graph too large for the ILP without --time-limit), 66\n"
 	"missing input, 69 the solver asked for was not built in, 70 internal\n"
 	"error (a schedule that does not replay to its own numbers).\n";
+
+/* When this command started: --time-limit bounds the whole process. */
+static double solve_t0;
 
 /* The option that sets a planner's parameter, or NULL. */
 static const char *param_option(const struct planner *pl)
@@ -387,8 +392,8 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			if (r->start_given)
 				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
 				       r->start_objective,
-				       r->start_accepted ? "handed to the solver"
-							 : "not a point of the model: not used",
+				       r->start_accepted ? "a point of the model, handed to the solver"
+							 : "not a point of the model: not handed over",
 				       r->start_answer ? "; the answer is the start (the solver found "
 							 "nothing cheaper in its time)" : "");
 			else if (!a->no_start)
@@ -730,6 +735,9 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		.param = r->param, .exact = a->exact, .time_limit = a->time_limit,
 		.solver = a->solver, .seed = a->o.seed, .rounds = (unsigned)a->rounds,
 		.no_start = a->no_start,
+		/* the whole process within the limit: the solver's child is
+		 * killed at 96 % of it, less 20 ms for the replay and output */
+		.deadline = a->time_limit > 0 ? solve_t0 + 0.96 * a->time_limit - 0.02 : 0,
 	};
 	if (a->replay) {
 		if (planner_replay(pl, s, &r->base, &r->p, &r->args, a->check, &r->plan, &r->res,
@@ -889,6 +897,7 @@ static bool wants_knapsack(int argc, char **argv)
 
 int cmd_solve(int argc, char **argv)
 {
+	solve_t0 = now_seconds();
 	if (wants_knapsack(argc, argv))
 		return cmd_solve_knapsack(argc, argv);
 	struct solve_args *a = xmalloc(sizeof *a);
