@@ -827,12 +827,35 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 				 o->start_from ? o->start_from : "a schedule given");
 		}
 	}
+	/* A lower bound that holds whatever the search reaches: with a start
+	 * and a time limit, the LP relaxation first, in a quarter of the time
+	 * (killed at its end if unsolved: then no bound from it). */
+	double lp_bound = 0, mip_limit = o->time_limit, mip_deadline = deadline;
+	if (m.start && (o->time_limit > 0 || deadline > 0)) {
+		struct ilp_answer la;
+		double now = now_seconds();
+		double lp_deadline = deadline > 0 ? now + 0.25 * (deadline - now) : 0;
+		double lp_limit = o->time_limit > 0 ? 0.25 * o->time_limit : 0;
+		if ((rc = backend(sv, &m, false, lp_limit, lp_deadline, &la, err))) {
+			model_free(&m);
+			free(x0);
+			goto out;
+		}
+		if (la.status == ILP_OPTIMAL)
+			lp_bound = la.obj;
+		r->lp_objective = la.status == ILP_OPTIMAL ? la.obj : NAN;
+		free(la.x);
+		if (o->time_limit > 0 && !(deadline > 0))
+			mip_limit = o->time_limit - la.seconds > 0.01 ? o->time_limit - la.seconds : 0.01;
+	}
 	struct ilp_answer a;
-	rc = backend(sv, &m, !o->relax, o->time_limit, deadline, &a, err);
+	rc = backend(sv, &m, !o->relax, mip_limit, mip_deadline, &a, err);
 	model_free(&m);
 	free(x0);
 	if (rc)
 		goto out;
+	if ((a.status == ILP_FEASIBLE || a.status == ILP_UNKNOWN) && lp_bound > a.bound)
+		a.bound = lp_bound;
 	r->start_accepted = r->start_given && x0_used;
 	/* never worse than the start: where the solver found nothing, or
 	 * nothing cheaper, the start is the answer (its bound the solver's,
@@ -840,7 +863,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	if (r->start_given && (a.status == ILP_UNKNOWN ||
 			       ((a.status == ILP_FEASIBLE || a.status == ILP_OPTIMAL) &&
 				a.obj > r->start_objective))) {
-		double bound = a.status == ILP_UNKNOWN ? 0 : a.bound;
+		double bound = a.status == ILP_UNKNOWN ? lp_bound : a.bound;
 		free(a.x);
 		a.x = NULL;
 		a.status = ILP_FEASIBLE;
