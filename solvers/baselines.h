@@ -29,6 +29,10 @@
 #include "steps.h"
 #include "util.h"
 
+/* Nodes past which the baselines refuse a graph: their stage-by-node table
+ * of what is kept is quadratic (bits), 32 MiB at this size. */
+#define BASELINES_MAX_NODES 16384
+
 /**
  * The articulation points of g's forward graph (nodes whose op is not
  * backward, with the links into them), as Checkmate's DFGraph finds them:

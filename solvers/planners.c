@@ -161,7 +161,8 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 	/* the MIP start: the cheapest of Belady's and the baselines' schedules
 	 * that fits (start.h) */
 	struct start_answer st = {0};
-	if (!relax && !args->no_start && p->graph->unsupported_op == UINT32_MAX) {
+	if (!relax && !args->no_start && p->graph->unsupported_op == UINT32_MAX &&
+	    p->graph->n <= START_MAX_NODES) {
 		if (start_best(p, args->param, &st, err))
 			return -1;
 		if (st.found) {
@@ -259,6 +260,11 @@ static int plan_revolve(const struct profile *p, const struct planner_args *args
 static int graph_ok(const struct profile *p, struct rs_error *err)
 {
 	const struct profile_graph *g = p->graph;
+	if (g->n > BASELINES_MAX_NODES)
+		return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				    "%zu ops: Checkmate's baselines take graphs of up to %d ops here "
+				    "(their table of what each stage keeps is quadratic)", g->n,
+				    BASELINES_MAX_NODES);
 	if (g->unsupported_op == UINT32_MAX)
 		return 0;
 	const struct sched_op *op = &p->s->ops[g->unsupported_op];

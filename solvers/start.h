@@ -27,6 +27,10 @@
 #include "steps.h"
 #include "util.h"
 
+/* Ops past which the ILP gets no start (its model is past what it builds
+ * long before: ILP_MAX_BINARIES); Belady's stages take O(ops^2) time. */
+#define START_MAX_NODES 4096
+
 /** Belady's kept sets under budget (bytes), exponent a. 0 with *k, or -1
  * when some computation cannot fit (nothing left to evict). */
 int start_belady(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k);
