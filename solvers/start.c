@@ -157,25 +157,37 @@ int start_belady(const struct profile_graph *g, uint64_t budget, double a, struc
 				list[y] = list[y - 1];
 			list[y] = v;
 		}
-		/* everything the stage computes, and their inputs, stay until
-		 * the stage ends (a recomputation happens once per stage) */
-		stamp++;
-		for (size_t x = 0; x < nl; x++) {
-			uint32_t v = list[x];
-			s.lock[v] = stamp;
-			for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++)
-				if (g->kind[g->pred[e]] != PGRAPH_FIXED)
-					s.lock[g->base[g->pred[e]]] = stamp;
-		}
+		/* before each computation, what it and the stage's later ones
+		 * read is locked (a recomputation happens once per stage);
+		 * after it, an input nothing reads again goes */
 		for (size_t x = 0; x < nl && !rc; x++) {
 			uint32_t v = list[x];
-			if (g->kind[v] != PGRAPH_OWN || s.mem[v])
-				continue;
-			uint64_t stat = g->static_bytes[t < T ? t : T];
-			while (stat + s.used + g->bytes[v] > budget && !rc)
-				rc = evict_one(&s, t, stamp);
-			s.mem[v] = 1;
-			s.used += g->bytes[v];
+			stamp++;
+			for (size_t y = x; y < nl; y++)
+				for (uint32_t e = g->pred_off[list[y]]; e < g->pred_off[list[y] + 1]; e++)
+					if (g->kind[g->pred[e]] != PGRAPH_FIXED)
+						s.lock[g->base[g->pred[e]]] = stamp;
+			if (g->kind[v] == PGRAPH_OWN && !s.mem[v]) {
+				uint64_t stat = g->static_bytes[t < T ? t : T];
+				while (stat + s.used + g->bytes[v] > budget && !rc)
+					rc = evict_one(&s, t, stamp);
+				s.mem[v] = 1;
+				s.used += g->bytes[v];
+			}
+			stamp++;
+			for (size_t y = x + 1; y < nl; y++)
+				for (uint32_t e = g->pred_off[list[y]]; e < g->pred_off[list[y] + 1]; e++)
+					if (g->kind[g->pred[e]] != PGRAPH_FIXED)
+						s.lock[g->base[g->pred[e]]] = stamp;
+			for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+				if (g->kind[g->pred[e]] == PGRAPH_FIXED)
+					continue;
+				uint32_t b = g->base[g->pred[e]];
+				if (s.mem[b] && s.lock[b] != stamp && next_use(&s, b, t) == NONE) {
+					s.mem[b] = 0;
+					s.used -= g->bytes[b];
+				}
+			}
 		}
 		/* the stage's end: what nothing reads again goes */
 		for (uint32_t i = 0; i < T; i++)
