@@ -869,6 +869,8 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		a.status = ILP_FEASIBLE;
 		a.obj = r->start_objective;
 		a.bound = bound > a.obj ? a.obj : bound;
+		if (a.obj <= 0) /* no recomputation: nothing is cheaper (costs are >= 0) */
+			a.status = ILP_OPTIMAL;
 		r->start_answer = true;
 	}
 	r->seconds = a.seconds;
