@@ -616,6 +616,86 @@ static int start_point(struct vars *v, const struct ilp_model *m, const struct s
 	return 0;
 }
 
+/*
+ * Large-neighbourhood search from the schedule x (kept k, recomputation
+ * *cost), until `end`: windows of LNS_WINDOW stages, sliding by half a
+ * window; outside the window every S is fixed to x's, inside the solver
+ * is free (from x as its MIP start); a cheaper schedule that fits is
+ * taken (x, *k and *cost replaced). Returns whether it found one, or -1.
+ */
+#define LNS_WINDOW 16
+static int backend(const struct ilp_solver *sv, const struct ilp_model *m, bool integer,
+		   double limit, double deadline, struct ilp_answer *a, struct rs_error *err);
+static int lns(struct vars *v, struct ilp_model *m, const struct ilp_solver *sv, double *x,
+	       struct steps_kept *k, int64_t *cost, uint64_t budget, double end,
+	       struct rs_error *err)
+{
+	const size_t T = v->T;
+	double *lb0 = m->lb, *ub0 = m->ub;
+	double *lb = xmemdup(lb0, (m->n_cols + 1) * sizeof *lb);
+	double *ub = xmemdup(ub0, (m->n_cols + 1) * sizeof *ub);
+	m->lb = lb;
+	m->ub = ub;
+	int found = 0;
+	size_t step = LNS_WINDOW / 2, n_win = T / step + 1, w = 0;
+	for (size_t a = 1; a <= T && found >= 0; a += step, w++) {
+		double now = now_seconds();
+		if (now >= end)
+			break;
+		for (size_t t = 1; t <= T; t++) {
+			bool in = t >= a && t < a + LNS_WINDOW;
+			for (uint32_t q = 0; q < v->loff[t + 1] - v->loff[t]; q++) {
+				uint32_t c = v->s0[t] + q;
+				lb[c] = in ? lb0[c] : x[c];
+				ub[c] = in ? ub0[c] : x[c];
+			}
+		}
+		m->start = x;
+		double slice = (end - now) / (double)(n_win > w ? n_win - w : 1);
+		struct ilp_answer an;
+		if (backend(sv, m, true, slice, now + slice, &an, err)) {
+			found = -1;
+			break;
+		}
+		if ((an.status == ILP_OPTIMAL || an.status == ILP_FEASIBLE) && an.x &&
+		    an.obj < (double)*cost - 1e-9) {
+			struct steps_kept nk;
+			struct steps_cost c;
+			kept_from(v, an.x, 0.5, NULL, &nk);
+			if (kept_cost(v->g, &nk, &c, err)) {
+				steps_kept_free(&nk);
+				free(an.x);
+				found = -1;
+				break;
+			}
+			if (c.peak <= budget && c.remat_compute < *cost) {
+				m->lb = lb0;
+				m->ub = ub0;
+				if (start_point(v, m, &nk, x, err)) {
+					steps_kept_free(&nk);
+					free(an.x);
+					found = -1;
+					break;
+				}
+				m->lb = lb;
+				m->ub = ub;
+				steps_kept_free(k);
+				*k = nk;
+				*cost = c.remat_compute;
+				found = 1;
+			} else {
+				steps_kept_free(&nk);
+			}
+		}
+		free(an.x);
+	}
+	m->lb = lb0;
+	m->ub = ub0;
+	free(lb);
+	free(ub);
+	return found;
+}
+
 /* Whether x satisfies every row and bound of m (to 1e-6 of a unit). */
 static bool model_satisfies(const struct ilp_model *m, const double *x)
 {
@@ -806,7 +886,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	r->n_rows = m.n_rows;
 	r->n_nonzeros = m.n_nz;
 	/* the start: its columns, and its cost by the graph */
-	double *x0 = NULL;
+	double *x0 = NULL, mip_limit_lns = 0;
 	bool x0_used = false;
 	struct steps_cost c0 = {0};
 	if (o->start && !o->relax) {
@@ -827,10 +907,44 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 				 o->start_from ? o->start_from : "a schedule given");
 		}
 	}
+	/* Asked for (--lns), a share of the time goes to large-neighbourhood
+	 * search from the start (lns above). */
+	struct steps_kept lk = {0};
+	bool lk_have = false;
+	if (m.start && o->lns > 0 && (o->time_limit > 0 || deadline > 0)) {
+		double now = now_seconds();
+		double end = now + 0.35 * (deadline > 0 ? deadline - now : o->time_limit);
+		const struct steps_kept *st = o->start;
+		lk.T = st->T;
+		lk.off = xmemdup(st->off, (st->T + 2) * sizeof *lk.off);
+		lk.node = xmemdup(st->node, ((size_t)st->off[st->T + 1] + 1) * sizeof *lk.node);
+		int64_t cost = (int64_t)r->start_objective;
+		int got = lns(&v, &m, sv, x0, &lk, &cost, o->budget, end, err);
+		if (got < 0) {
+			steps_kept_free(&lk);
+			model_free(&m);
+			free(x0);
+			rc = -1;
+			goto out;
+		}
+		m.start = x0;
+		if (got > 0) {
+			lk_have = true;
+			r->start_objective = (double)cost;
+			size_t len = strlen(r->start_from);
+			snprintf(r->start_from + len, sizeof r->start_from - len, " + LNS");
+		} else {
+			steps_kept_free(&lk);
+		}
+		if (o->time_limit > 0 && !(deadline > 0))
+			mip_limit_lns = now_seconds() - now;
+	}
 	/* A lower bound that holds whatever the search reaches: with a start
 	 * and a time limit, the LP relaxation first, in a quarter of the time
 	 * (killed at its end if unsolved: then no bound from it). */
-	double lp_bound = 0, mip_limit = o->time_limit, mip_deadline = deadline;
+	double lp_bound = 0, mip_limit = o->time_limit - mip_limit_lns, mip_deadline = deadline;
+	if (mip_limit_lns > 0 && mip_limit < 0.01)
+		mip_limit = 0.01;
 	if (m.start && (o->time_limit > 0 || deadline > 0)) {
 		struct ilp_answer la;
 		double now = now_seconds();
@@ -889,7 +1003,10 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->gap = a.obj > 0 ? (a.obj - a.bound) / a.obj : 0;
 		if (a.status == ILP_OPTIMAL)
 			r->gap = 0;
-		if (r->start_answer) {
+		if (r->start_answer && lk_have) {
+			r->kept = lk;
+			lk_have = false;
+		} else if (r->start_answer) {
 			struct steps_kept *kk = &r->kept;
 			const struct steps_kept *st = o->start;
 			kk->T = st->T;
@@ -934,6 +1051,8 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 			r->gap = r->objective > 0 ? (r->objective - a.obj) / r->objective : 0;
 	}
 	free(a.x);
+	if (lk_have)
+		steps_kept_free(&lk);
 out:
 	vars_free(&v);
 	return rc;

@@ -79,6 +79,9 @@ struct ilp_options {
 	 * from the call, or none): the solver runs in a child process killed
 	 * then (ilp-deadline.c), so a root LP cannot run past it. */
 	double deadline;
+	/* Large-neighbourhood search from the start (35 % of the time
+	 * limit) before the solve: 0 or less never, 1 always. */
+	int lns;
 };
 
 struct ilp_result {

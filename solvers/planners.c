@@ -154,6 +154,7 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 		.rounds = args->rounds,
 		.min_budget = true,
 		.deadline = args->deadline,
+		.lns = args->lns,
 	};
 	if (args->solver && !o.solver)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown solver '%s' (cbc, glpk)",

@@ -45,6 +45,7 @@ struct planner_args {
 	unsigned rounds;      /* ilp-lp: randomized roundings */
 	bool no_start;        /* ilp: no MIP start (start.h) */
 	double deadline;      /* ilp, ilp-lp: when the solve must end (now_seconds(); 0: none) */
+	int lns;              /* ilp: ilp_options.lns */
 };
 
 /*

@@ -154,6 +154,48 @@ START_TEST(table)
 }
 END_TEST
 
+/* Large-neighbourhood search forced on small cases (it runs past 20,000
+ * binaries otherwise): the answer is still the optimum, within its limit,
+ * never worse than the start. */
+START_TEST(lns_keeps_the_optimum)
+{
+	const char *src = getenv("REMATSIM_SOURCE");
+	static const struct { const char *file; uint64_t budget; int64_t opt; } cases[] = {
+		{"chain-unordered.json", 40, 1}, {"chain-unordered.json", 30, 3},
+		{"const-late.log", 360, 100},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char lp[4096];
+		snprintf(lp, sizeof lp, "%s/tests/data/ilp-cases/%s", src ? src : ".", cases[i].file);
+		struct read_options ro = {0};
+		struct schedule *s;
+		struct rs_error err = {0};
+		ck_assert_int_eq(schedule_read(lp, &ro, &s, &err), 0);
+		struct profile p;
+		ck_assert_int_eq(profile_build(s, &p, &err), 0);
+		ck_assert_int_eq(profile_graph_build(&p, &err), 0);
+		struct planner_plan plan = {0};
+		struct planner_args a = {.param = cases[i].budget, .time_limit = 20, .lns = 1};
+		double t0 = now_seconds();
+		int rc = planner_plan(planner_find("ilp"), &p, &a, &plan, &err);
+		if (rc && err.status == EXIT_UNAVAILABLE) {
+			planner_plan_free(&plan);
+			profile_free(&p);
+			schedule_free(s);
+			return;
+		}
+		ck_assert_msg(rc == 0, "%s", err.msg);
+		ck_assert(now_seconds() - t0 < 21);
+		ck_assert_int_eq(plan.cost.remat_compute, cases[i].opt);
+		if (plan.ilp.start_given)
+			ck_assert(plan.ilp.objective <= plan.ilp.start_objective);
+		planner_plan_free(&plan);
+		profile_free(&p);
+		schedule_free(s);
+	}
+}
+END_TEST
+
 /* The start itself: Belady's and the baselines' best, a schedule that fits,
  * on every row the brute force says is feasible. */
 START_TEST(start_fits)
@@ -192,8 +234,10 @@ int main(int argc, char **argv)
 	TCase *tc = tcase_create("ilp-cases");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, table);
-	if (!print_mode)
+	if (!print_mode) {
 		tcase_add_test(tc, start_fits);
+		tcase_add_test(tc, lns_keeps_the_optimum);
+	}
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

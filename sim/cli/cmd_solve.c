@@ -85,6 +85,9 @@ static const char help_tail[] =
 	"                        fits among the offline Belady rule's and Checkmate's\n"
 	"                        baselines' is the solver's first incumbent, and the\n"
 	"                        answer is never worse than it)\n"
+	"  --lns                 ilp with --time-limit: first 35 % of the time in a\n"
+	"                        large-neighbourhood search from the start (windows\n"
+	"                        of 16 stages solved exactly, the rest fixed, sliding)\n"
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
 	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
@@ -455,6 +458,7 @@ struct solve_args {
 	double time_limit;
 	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
 	bool no_start; /* ilp: no MIP start */
+	bool lns;      /* ilp: large-neighbourhood search from the start */
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -546,6 +550,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		OPT_ROW_SEED,
 		{"snapshots", required_argument, NULL, 'n'},
 		{"no-start", no_argument, NULL, 'N'},
+		{"lns", no_argument, NULL, 'L'},
 		{"exact", no_argument, NULL, 'e'},
 		{"replay", no_argument, NULL, 'r'},
 		{"check", no_argument, NULL, 'c'},
@@ -617,6 +622,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 			a->have_snap = true;
 			break;
 		case 'N': a->no_start = true; a->have_ilp_opt = true; break;
+		case 'L': a->lns = true; a->have_ilp_opt = true; break;
 		case 'e': a->exact = true; break;
 		case 'r': a->replay = true; break;
 		case 'c': a->check = true; break;
@@ -735,6 +741,7 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		.param = r->param, .exact = a->exact, .time_limit = a->time_limit,
 		.solver = a->solver, .seed = a->o.seed, .rounds = (unsigned)a->rounds,
 		.no_start = a->no_start,
+		.lns = a->lns ? 1 : 0,
 		/* the whole process within the limit: the solver's child is
 		 * killed at 96 % of it, less 20 ms for the replay and output */
 		.deadline = a->time_limit > 0 ? solve_t0 + 0.96 * a->time_limit - 0.02 : 0,
