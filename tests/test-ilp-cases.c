@@ -82,8 +82,21 @@ START_TEST(table)
 	snprintf(path, sizeof path, "%s/tests/data/ilp-cases.tsv", src ? src : ".");
 	FILE *f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "%s", path);
+	/* the whole table first: the solver's child processes (ilp-deadline.c)
+	 * share the file's offset with this process */
+	static char text[16384];
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	text[len] = 0;
+	fclose(f);
 	int rows = 0;
-	while (fgets(line, sizeof line, f)) {
+	char *cursor = text;
+	while (*cursor) {
+		char *nl = strchr(cursor, '\n');
+		size_t ll = nl ? (size_t)(nl - cursor) + 1 : strlen(cursor);
+		ck_assert_uint_lt(ll, sizeof line);
+		memcpy(line, cursor, ll);
+		line[ll] = 0;
+		cursor += ll;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		char file[256], status[32];
@@ -148,7 +161,6 @@ START_TEST(table)
 		schedule_free(s);
 		rows++;
 	}
-	fclose(f);
 	if (!print_mode)
 		ck_assert_int_ge(rows, 9);
 }
