@@ -63,7 +63,7 @@ static int load_library(const char *what, const char *package, const char *const
 	X(Cbc_setAllowableFractionGap) X(Cbc_setMaximumSeconds) X(Cbc_solve) \
 	X(Cbc_isProvenInfeasible) X(Cbc_isSecondsLimitReached) X(Cbc_bestSolution) \
 	X(Cbc_isProvenOptimal) X(Cbc_getObjValue) X(Cbc_getBestPossibleObjValue) \
-	X(Cbc_getColSolution) X(Cbc_deleteModel)
+	X(Cbc_getColSolution) X(Cbc_deleteModel) X(Cbc_setMIPStartI)
 static struct {
 #define X(f) __typeof__(f) *f;
 	CBC_FUNCTIONS(X)
@@ -193,6 +193,22 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	cbc.Cbc_setAllowableFractionGap(cm, 0);
 	if (time_limit > 0)
 		cbc.Cbc_setMaximumSeconds(cm, time_limit);
+	if (integer && m->start) {
+		/* the MIP start: its nonzero integer columns (CBC computes the
+		 * continuous ones) */
+		int *idx = xmalloc((m->n_cols + 1) * sizeof *idx);
+		double *val = xmalloc((m->n_cols + 1) * sizeof *val);
+		int n = 0;
+		for (size_t j = 0; j < m->n_cols; j++)
+			if (m->integer[j] && m->start[j] > 0.5) {
+				idx[n] = (int)j;
+				val[n++] = 1;
+			}
+		cbc.Cbc_setMIPStartI(cm, n, idx, val);
+		a->start_accepted = true;
+		free(idx);
+		free(val);
+	}
 	double t0 = now_seconds();
 	int rc = cbc.Cbc_solve(cm);
 	a->seconds = now_seconds() - t0;
@@ -394,7 +410,7 @@ const struct ilp_solver *ilp_solver_find(const char *name)
 	return NULL;
 }
 
-static pthread_mutex_t solve_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t ilp_solve_lock = PTHREAD_MUTEX_INITIALIZER; /* ilp-private.h */
 
 int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
 		      double time_limit, struct ilp_answer *a, struct rs_error *err)
@@ -404,7 +420,7 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 		return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
 				    "rematsim was built without %s (install %s and rebuild: "
 				    "./scripts/setup)", s->name, s->package);
-	pthread_mutex_lock(&solve_lock);
+	pthread_mutex_lock(&ilp_solve_lock);
 	/* CBC and CLP take SIGINT for their own Ctrl-C handler, which only
 	 * asks a search to stop (or nothing, outside one), then put ours back
 	 * with signal(): a watch keeps Ctrl-C and SIGTERM ending the process,
@@ -428,7 +444,7 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 		close(saved_stdout);
 	}
 	outfile_signals_unwatch(&watch);
-	pthread_mutex_unlock(&solve_lock);
+	pthread_mutex_unlock(&ilp_solve_lock);
 	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
 	return rc;
 }

@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "revolve.h"
+#include "baselines.h"
+#include "start.h"
 
 uint64_t planner_max_chunk(const uint64_t *a, size_t n, const size_t *splits, size_t n_splits)
 {
@@ -151,12 +153,28 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 		.seed = args->seed,
 		.rounds = args->rounds,
 		.min_budget = true,
+		.deadline = args->deadline,
+		.lns = args->lns,
 	};
 	if (args->solver && !o.solver)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown solver '%s' (cbc, glpk)",
 				    args->solver);
+	/* the MIP start: the cheapest of Belady's and the baselines' schedules
+	 * that fits (start.h) */
+	struct start_answer st = {0};
+	if (!relax && !args->no_start && p->graph->unsupported_op == UINT32_MAX &&
+	    p->graph->n <= START_MAX_NODES) {
+		if (start_best(p, args->param, &st, err))
+			return -1;
+		if (st.found) {
+			o.start = &st.kept;
+			o.start_from = st.from;
+		}
+	}
 	struct ilp_result *r = &out->ilp;
-	if (ilp_solve(p, &o, r, err))
+	int src = ilp_solve(p, &o, r, err);
+	start_answer_free(&st);
+	if (src)
 		return -1;
 	char what[512];
 	switch (r->status) {
@@ -238,6 +256,81 @@ static int plan_revolve(const struct profile *p, const struct planner_args *args
 	return rc;
 }
 
+/* Checkmate's baselines (baselines.h): kept sets from checkpoints, the
+ * fewest recomputations they allow. */
+static int graph_ok(const struct profile *p, struct rs_error *err)
+{
+	const struct profile_graph *g = p->graph;
+	if (g->n > BASELINES_MAX_NODES)
+		return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				    "%zu ops: Checkmate's baselines take graphs of up to %d ops here "
+				    "(their table of what each stage keeps is quadratic)", g->n,
+				    BASELINES_MAX_NODES);
+	if (g->unsupported_op == UINT32_MAX)
+		return 0;
+	const struct sched_op *op = &p->s->ops[g->unsupported_op];
+	return rs_error_set(err, EXIT_DATAERR, p->s->source, op->line,
+			    "op %s: %s: Checkmate's baselines cannot schedule this log",
+			    schedule_str(p->s, op->name), g->unsupported_why);
+}
+
+static int plan_checkpoint_all(const struct profile *p, const struct planner_args *args,
+			       struct planner_plan *out, struct rs_error *err)
+{
+	(void)args;
+	if (graph_ok(p, err))
+		return -1;
+	struct steps_kept k;
+	baselines_keep_all(p->graph, &k);
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
+static int plan_chen(const struct profile *p, const struct planner_args *args, bool greedy,
+		     bool use_ap, struct planner_plan *out, struct rs_error *err)
+{
+	if (graph_ok(p, err))
+		return -1;
+	uint8_t *fwd = baselines_forward(p);
+	bool *cp = xcalloc(p->graph->n + 1, sizeof *cp);
+	if (greedy)
+		baselines_chen_greedy(p->graph, fwd, use_ap, args->param, cp);
+	else
+		baselines_chen_sqrtn(p->graph, fwd, use_ap, cp);
+	struct steps_kept k;
+	baselines_kept(p->graph, fwd, cp, &k);
+	free(cp);
+	free(fwd);
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
+static int plan_chen_sqrtn(const struct profile *p, const struct planner_args *a,
+			   struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, false, true, out, err);
+}
+
+static int plan_chen_sqrtn_noap(const struct profile *p, const struct planner_args *a,
+				struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, false, false, out, err);
+}
+
+static int plan_chen_greedy(const struct profile *p, const struct planner_args *a,
+			    struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, true, true, out, err);
+}
+
+static int plan_chen_greedy_noap(const struct profile *p, const struct planner_args *a,
+				 struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, true, false, out, err);
+}
+
 static const struct planner planners[] = {
 	{"none", "no checkpoints", PLANNER_PARAM_NONE, NULL,
 	 "no split points: every activation kept (the baseline)", false, plan_none},
@@ -257,6 +350,21 @@ static const struct planner planners[] = {
 	{"revolve", "revolve (s)", PLANNER_PARAM_COUNT, "snapshots",
 	 "Griewank and Walther's binomial checkpointing of a uniform chain (--snapshots)",
 	 true, plan_revolve},
+	{"checkpoint-all", "Checkpoint all", PLANNER_PARAM_NONE, NULL,
+	 "Checkmate's baseline: every value kept to its last reader, nothing recomputed", true,
+	 plan_checkpoint_all},
+	{"chen-sqrtn", "Chen √n (AP)", PLANNER_PARAM_NONE, NULL,
+	 "Checkmate's Chen √n: every √n-th articulation point of the forward graph kept", true,
+	 plan_chen_sqrtn},
+	{"chen-sqrtn-noap", "Chen √n (no AP)", PLANNER_PARAM_NONE, NULL,
+	 "Checkmate's Chen √n over every forward node (no articulation points)", true,
+	 plan_chen_sqrtn_noap},
+	{"chen-greedy", "Chen greedy (AP)", PLANNER_PARAM_BYTES, "segment_budget",
+	 "Checkmate's Chen greedy: an articulation point kept where the forward bytes pass B",
+	 true, plan_chen_greedy},
+	{"chen-greedy-noap", "Chen greedy (no AP)", PLANNER_PARAM_BYTES, "segment_budget",
+	 "Checkmate's Chen greedy over every forward node (--segment-budget)", true,
+	 plan_chen_greedy_noap},
 };
 
 const struct planner *planner_list(size_t *n)

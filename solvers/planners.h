@@ -43,6 +43,9 @@ struct planner_args {
 	const char *solver;   /* ilp, ilp-lp: "cbc" or "glpk"; NULL: the first built in */
 	uint64_t seed;        /* ilp-lp: the randomized rounding's seed */
 	unsigned rounds;      /* ilp-lp: randomized roundings */
+	bool no_start;        /* ilp: no MIP start (start.h) */
+	double deadline;      /* ilp, ilp-lp: when the solve must end (now_seconds(); 0: none) */
+	int lns;              /* ilp: ilp_options.lns */
 };
 
 /*

@@ -26,6 +26,8 @@ int cmd_plot(int argc, char **argv);
 /* Static checkpoint plans (docs/solvers.md). */
 int cmd_profile(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+/* `solve --planner knapsack` (cmd_solve_knapsack.c). */
+int cmd_solve_knapsack(int argc, char **argv);
 /* `solve --modules` and `solve --splits` (cmd_solve_modules.c), which
  * cmd_solve hands over to with its options. */
 #include <stdbool.h>

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -39,6 +40,7 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
 	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
 	"       rematsim solve LOG --planner revolve --snapshots S [--check] [--json]\n"
+	"       rematsim solve LOG --planner knapsack --budget-fraction X [--check] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
 	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
@@ -60,7 +62,9 @@ static const char help_head[] =
 	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
 	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
 	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
-	"uniform chain (`rematsim gen linear`) with S snapshots. docs/solvers.md.\n"
+	"uniform chain (`rematsim gen linear`) with S snapshots. knapsack is\n"
+	"PyTorch's memory-budget knapsack (`rematsim solve --planner knapsack\n"
+	"--help`). docs/solvers.md.\n"
 	"\n"
 	"  --planner P           ";
 /* (the planners' names and options, from their registry) */
@@ -72,9 +76,18 @@ static const char help_tail[] =
 	"                        replayed peak is at most B bytes: dp's smallest k,\n"
 	"                        greedy's largest segment budget (galloping, then\n"
 	"                        bisection; docs/solvers.md); implies --replay\n"
-	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
-	"                        past 20,000 binary variables)\n"
+	"  --time-limit S        ilp, ilp-lp: the whole command ends within S seconds of\n"
+	"                        wall time (the solver runs in a child process killed\n"
+	"                        in time; ilp then answers its MIP start, if any, with\n"
+	"                        its gap); needed past 20,000 binary variables\n"
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
+	"  --no-start            ilp: no MIP start (by default the cheapest schedule that\n"
+	"                        fits among the offline Belady rule's and Checkmate's\n"
+	"                        baselines' is the solver's first incumbent, and the\n"
+	"                        answer is never worse than it)\n"
+	"  --lns                 ilp with --time-limit: first 35 % of the time in a\n"
+	"                        large-neighbourhood search from the start (windows\n"
+	"                        of 16 stages solved exactly, the rest fixed, sliding)\n"
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
 	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
@@ -112,6 +125,9 @@ static const char help_tail[] =
 	"outputs; a graph too large for the ILP without --time-limit), 66\n"
 	"missing input, 69 the solver asked for was not built in, 70 internal\n"
 	"error (a schedule that does not replay to its own numbers).\n";
+
+/* When this command started: --time-limit bounds the whole process. */
+static double solve_t0;
 
 /* The option that sets a planner's parameter, or NULL. */
 static const char *param_option(const struct planner *pl)
@@ -251,7 +267,8 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 	json_t *o = json_object();
 	json_object_set_new(o, "log", json_string(s->source));
 	json_object_set_new(o, "planner", json_string(pl->name));
-	json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
+	if (pl->param_name)
+		json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
 	json_object_set_new(o, "forward_ops", json_integer((json_int_t)p->n));
 	json_object_set_new(o, "ops", json_integer((json_int_t)p->graph->n));
 	if (pl->param == PLANNER_PARAM_BUDGET) {
@@ -270,6 +287,12 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
+		if (r->start_given)
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b}", "from",
+				r->start_from, "objective", r->start_objective, "accepted",
+				(int)r->start_accepted, "answer", (int)r->start_answer));
+		else
+			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
 			json_object_set_new(so, "lp_objective", json_real(r->lp_objective));
 			json_object_set_new(so, "threshold",
@@ -280,7 +303,7 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			json_object_set_new(so, "seed", json_integer((json_int_t)a->seed));
 		}
 		json_object_set_new(o, "solver", so);
-	} else {
+	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 		json_object_set_new(o, "closed_form",
 				    json_integer((json_int_t)revolve_closed_form(p->n, a->param)));
@@ -338,8 +361,12 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 	const struct steps_cost *c = &plan->cost;
 	const struct ilp_result *r = &plan->ilp;
 	printf("log: %s\n", s->source);
-	printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
-	       pl->param == PLANNER_PARAM_BUDGET ? " bytes" : "");
+	if (pl->param_name)
+		printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
+		       pl->param == PLANNER_PARAM_BUDGET || pl->param == PLANNER_PARAM_BYTES
+			       ? " bytes" : "");
+	else
+		printf("planner: %s\n", pl->name);
 	printf("ops: %zu (%zu forward), constants: %" PRIu64 " bytes\n", p->graph->n, p->n,
 	       p->graph->static_bytes[p->graph->n]);
 	if (pl->param == PLANNER_PARAM_BUDGET) {
@@ -365,8 +392,17 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
 			else
 				printf(", no lower bound known\n");
+			if (r->start_given)
+				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
+				       r->start_objective,
+				       r->start_accepted ? "a point of the model, handed to the solver"
+							 : "not a point of the model: not handed over",
+				       r->start_answer ? "; the answer is the start (the solver found "
+							 "nothing cheaper in its time)" : "");
+			else if (!a->no_start)
+				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
 		}
-	} else {
+	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
 		       "(t n - C(s + t, s + 1) = %" PRIu64 "), %" PRIu64 " of them recomputations\n",
 		       a->param, p->n, plan->fwd_steps, revolve_closed_form(p->n, a->param),
@@ -421,6 +457,8 @@ struct solve_args {
 	uint64_t k, seg, snapshots, rounds;
 	double time_limit;
 	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
+	bool no_start; /* ilp: no MIP start */
+	bool lns;      /* ilp: large-neighbourhood search from the start */
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -492,8 +530,8 @@ static int check_planner(struct solve_args *a)
 				"--budget needs dp or greedy\n", pl->name);
 		return EXIT_USAGE;
 	}
-	if (a->have_budget)
-		a->replay = true;
+	if (a->have_budget || pl->needs_graph)
+		a->replay = true; /* an explicit schedule is checked by its replay */
 	return 0;
 }
 
@@ -511,6 +549,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"rounds", required_argument, NULL, 'R'},
 		OPT_ROW_SEED,
 		{"snapshots", required_argument, NULL, 'n'},
+		{"no-start", no_argument, NULL, 'N'},
+		{"lns", no_argument, NULL, 'L'},
 		{"exact", no_argument, NULL, 'e'},
 		{"replay", no_argument, NULL, 'r'},
 		{"check", no_argument, NULL, 'c'},
@@ -581,6 +621,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 			}
 			a->have_snap = true;
 			break;
+		case 'N': a->no_start = true; a->have_ilp_opt = true; break;
+		case 'L': a->lns = true; a->have_ilp_opt = true; break;
 		case 'e': a->exact = true; break;
 		case 'r': a->replay = true; break;
 		case 'c': a->check = true; break;
@@ -698,6 +740,11 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 	r->args = (struct planner_args){
 		.param = r->param, .exact = a->exact, .time_limit = a->time_limit,
 		.solver = a->solver, .seed = a->o.seed, .rounds = (unsigned)a->rounds,
+		.no_start = a->no_start,
+		.lns = a->lns ? 1 : 0,
+		/* the whole process within the limit: the solver's child is
+		 * killed at 96 % of it, less 20 ms for the replay and output */
+		.deadline = a->time_limit > 0 ? solve_t0 + 0.96 * a->time_limit - 0.02 : 0,
 	};
 	if (a->replay) {
 		if (planner_replay(pl, s, &r->base, &r->p, &r->args, a->check, &r->plan, &r->res,
@@ -838,8 +885,28 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 	}
 }
 
+/* Whether the command line asks for the knapsack planner (or gives its
+ * --budget-fraction), which cmd_solve_knapsack.c takes. */
+static bool wants_knapsack(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--budget-fraction") ||
+		    !strncmp(argv[i], "--budget-fraction=", 18) ||
+		    !strcasecmp(argv[i], "--planner=knapsack") ||
+		    (!strcmp(argv[i], "--planner") && i + 1 < argc &&
+		     !strcasecmp(argv[i + 1], "knapsack")))
+			return true;
+	}
+	return false;
+}
+
 int cmd_solve(int argc, char **argv)
 {
+	solve_t0 = now_seconds();
+	if (wants_knapsack(argc, argv))
+		return cmd_solve_knapsack(argc, argv);
 	struct solve_args *a = xmalloc(sizeof *a);
 	int status = parse_args(argc, argv, a);
 	if (status || a->sizes) {

@@ -92,6 +92,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt_classes_init(rt);
 	if (rt->h && (rt->h->needs & NEEDS_PROTO))
 		rt_proto_init(rt);
+	if (rt->h && (rt->h->needs & NEEDS_FUTURE))
+		rt_future_init(rt);
 	if (cfg->offload)
 		rt_offload_init(rt);
 }
@@ -100,6 +102,7 @@ static void state_free(struct runtime_state *rt)
 {
 	rt_offload_free(rt);
 	rt_proto_free(rt);
+	rt_future_free(rt);
 	rt_classes_free(rt);
 	rt_memo_free(rt);
 	rt_regions_free(rt);
