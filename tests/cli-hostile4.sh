@@ -69,4 +69,34 @@ else
 		"$R" measured huge.json --manifest "$data/measured/manifest.json" --json
 fi
 
+# ---- H4: `plot` wrote through a symbolic link at DIR/plot-data or
+# DIR/plot-data/EXP, replacing files outside the results folder (a folder
+# someone sent you). Refused now (73, naming the link); so is a data file
+# there that is a link or a FIFO (no hang).
+printf 'experiment: h4\nmodels:\n  - {name: c8, log: %s}\nheuristics: [DTR, LRU]\nratios: [0.5, 0.9]\n' \
+	"$data/chain8.log" > h4.yaml
+if "$R" sweep h4.yaml --out o4 --quiet > /dev/null 2>&1; then
+	mkdir victim; echo precious > victim/figure.gp; echo precious > victim/p1-c1.tsv
+	mkdir -p o4/plot-data; ln -s ../../victim o4/plot-data/h4
+	bad 73 "H4: plot with plot-data/h4 a link out of the folder" "o4/plot-data/h4: is a symbolic link" \
+		"$R" plot o4
+	[ "$(cat victim/figure.gp victim/p1-c1.tsv)" = "precious
+precious" ] && [ "$(ls victim | wc -l)" -eq 2 ] &&
+		ok "H4: the files the link leads to are untouched" || no "H4: plot wrote through plot-data/h4: $(ls victim)"
+	rm -rf o4/plot-data; ln -s ../victim o4/plot-data
+	bad 73 "H4: plot with plot-data a link" "o4/plot-data: is a symbolic link" "$R" plot o4
+	[ "$(ls victim | wc -l)" -eq 2 ] && ok "H4: nothing new beside the link's target" ||
+		no "H4: plot wrote through plot-data: $(ls victim)"
+	rm o4/plot-data; mkdir -p o4/plot-data/h4; ln -s ../../../victim/figure.gp o4/plot-data/h4/figure.gp
+	bad 73 "H4: a data file that is a link" "figure.gp" "$R" plot o4
+	grep -qx precious victim/figure.gp && ok "H4: the linked data file's target is untouched" ||
+		no "H4: plot wrote through the linked figure.gp"
+	rm o4/plot-data/h4/figure.gp; mkfifo o4/plot-data/h4/figure.gp
+	m=$(timeout 30 "$R" plot o4 2>&1 >/dev/null); st=$?
+	[ "$st" -eq 73 ] && ok "H4: a FIFO among the data files is refused (73)" ||
+		no "H4: a FIFO among the data files: status $st (124: hung): $m"
+else
+	no "H4: the sweep failed"
+fi
+
 exit $fail

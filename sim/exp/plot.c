@@ -19,6 +19,7 @@
 #include "gptext.h"
 #include "gap.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "planners.h"
 #include "plot-private.h"
 #include "results.h"
@@ -596,7 +597,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 				     "(heuristics_at_plan_peaks), marked\n", cells, nc, true);
 		}
 		fclose(f);
-		if (write_file_atomic(fdir, name, text, len, false, err))
+		if (plot_write_data(fdir, name, text, len, err))
 			*rc = -1;
 		free(text);
 	}
@@ -651,7 +652,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	const char *dir = ctx->dir;
 	const struct pdata *d = ctx->d;
 	struct style *styles = ctx->styles;
-	char *fdir = plot_data_dir(ctx, fs->name, err);
+	char *fdir = plot_data_dir(ctx->dir, fs->name, err);
 	if (!fdir)
 		return -1;
 	int rc = 0;
@@ -859,7 +860,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		put_fit_marks(f, d, fs);
 	fclose(f);
 	if (!rc)
-		rc = write_file_atomic(fdir, "figure.gp", text, len, false, err);
+		rc = plot_write_data(fdir, "figure.gp", text, len, err);
 	free(text);
 	for (size_t p = 0; p < np; p++)
 		free(pcurves[p]);
@@ -1248,16 +1249,27 @@ void plot_list_add(struct plot_list *l, const char *name, const char *script, ch
 	l->n++;
 }
 
-char *plot_data_dir(const struct plot_ctx *c, const char *name, struct rs_error *err)
+char *plot_data_dir(const char *dir, const char *name, struct rs_error *err)
 {
-	char *pd = path_join(c->dir, "plot-data");
-	char *fdir = path_join(pd, name);
-	free(pd);
-	if (make_dirs(fdir, err)) {
-		free(fdir);
+	char *rel = path_join("plot-data", name);
+	if (make_dirs_below(dir, rel, err)) {
+		free(rel);
 		return NULL;
 	}
+	char *fdir = path_join(dir, rel);
+	free(rel);
 	return fdir;
+}
+
+int plot_write_data(const char *fdir, const char *name, const char *data, size_t len,
+		    struct rs_error *err)
+{
+	char *path = path_join(fdir, name);
+	int rc = outfile_check(path, false, err);
+	free(path);
+	if (rc < 0)
+		return -1;
+	return write_file_atomic(fdir, name, data, len, false, err);
 }
 
 int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,

@@ -430,6 +430,53 @@ int make_dirs(const char *dir, struct rs_error *err)
 	return 0;
 }
 
+int make_dirs_below(const char *base, const char *rel, struct rs_error *err)
+{
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return rs_error_set(err, errno == ENOENT ? EXIT_NOINPUT : EXIT_CANTCREAT, base, 0,
+				    "cannot open the folder: %s", strerror(errno));
+	char *path = xstrdup(base), *copy = xstrdup(rel);
+	int rc = 0;
+	for (char *name = strtok(copy, "/"); name && !rc; name = strtok(NULL, "/")) {
+		char *next = path_join(path, name);
+		free(path);
+		path = next;
+		if (mkdirat(fd, name, 0777) && errno != EEXIST) {
+			rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create folder: %s",
+					  strerror(errno));
+			break;
+		}
+		/* the folder itself, never what a link there points to */
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (sub < 0) {
+			int e = errno;
+			if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
+						  "is a symbolic link: nothing is written through one "
+						  "(it may lead out of %s); remove it", base);
+			else if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && !S_ISDIR(st.st_mode))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "exists and is not a folder");
+			else
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot open the folder: %s",
+						  strerror(e));
+			break;
+		}
+		if (fstat(sub, &st) || !S_ISDIR(st.st_mode)) {
+			close(sub);
+			rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "exists and is not a folder");
+			break;
+		}
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+	free(copy);
+	free(path);
+	return rc ? -1 : 0;
+}
+
 bool results_experiment_name_ok(const char *name)
 {
 	return *name && strcmp(name, ".") && strcmp(name, "..") && !strpbrk(name, "/\t\n\r");

@@ -210,6 +210,15 @@ int sweep_lock(const char *dir, int *fd, struct rs_error *err);
 /** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
 int make_dirs(const char *dir, struct rs_error *err);
 
+/**
+ * Create base/rel's folders below base (which must exist; rel: names
+ * joined by '/'), following no symbolic link below base: one there, or
+ * anything else that is not a folder, is refused (-1 with err,
+ * EXIT_CANTCREAT, naming it). For outputs inside a folder that someone
+ * else may have made (plot's DIR/plot-data/NAME: issue 40, H4).
+ */
+int make_dirs_below(const char *base, const char *rel, struct rs_error *err);
+
 /** "dir/name" (gives). */
 char *path_join(const char *dir, const char *name);
 
