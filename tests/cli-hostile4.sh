@@ -99,4 +99,41 @@ else
 	no "H4: the sweep failed"
 fi
 
+# ---- H6: a FIFO in the --cache folder hung a sweep; an entry's
+# `overhead nan` became a passing row. An entry is read only when it is a
+# regular file, and only when its result is one the replay can give.
+printf 'experiment: h6\nmodels:\n  - {name: c8, log: %s}\nheuristics: [DTR, LRU, MSPS]\nratios: [0.3, 0.5, 0.7, 0.9]\n' \
+	"$data/chain8.log" > h6.yaml
+# rows(DIR): points.tsv's rows less wall_ms (a point replayed again takes
+# its own time)
+rows() { grep -v '^#' "$1/points.tsv" | cut -f1-16,18-; }
+if "$R" sweep h6.yaml --out o6 --cache c6 --quiet > /dev/null 2>&1; then
+	f=$(ls c6 | head -1); rm "c6/$f"; mkfifo "c6/$f"
+	m=$(timeout 60 "$R" sweep h6.yaml --out o6b --cache c6 --quiet 2>&1 >/dev/null); st=$?
+	[ "$st" -eq 0 ] && ok "H6: a FIFO in the cache: the sweep ends (0)" ||
+		no "H6: a FIFO in the cache: status $st (124: hung): $m"
+	has "H6: ... and says it is no regular file" "$m" "$f: a damaged cache entry (not a regular file)"
+	[ -p "c6/$f" ] && ok "H6: the FIFO is left as it is" || no "H6: the FIFO was replaced"
+	[ "$(rows o6)" = "$(rows o6b)" ] && ok "H6: the same points as without the FIFO" ||
+		no "H6: other points with a FIFO in the cache"
+	rm "c6/$f"
+	g=$(ls c6 | grep -v '\.tmp\.' | sed -n 2p)
+	sed 's/^overhead .*/overhead nan/' "c6/$g" > e && cat e > "c6/$g"
+	m=$("$R" sweep h6.yaml --out o6c --cache c6 --quiet 2>&1 >/dev/null); st=$?
+	[ "$st" -eq 0 ] && ok "H6: an entry with overhead nan: the sweep ends (0)" || no "H6: overhead nan: status $st: $m"
+	has "H6: ... and says the entry is damaged" "$m" "$g: a damaged cache entry (overhead nan where its clock gives"
+	! grep -q '	nan	' o6c/points.tsv && [ "$(rows o6)" = "$(rows o6c)" ] &&
+		ok "H6: no nan row: the point replayed again" || no "H6: the nan entry reached points.tsv"
+	grep -q '^overhead nan' "c6/$g" && no "H6: the damaged entry was not rewritten" ||
+		ok "H6: the damaged entry is rewritten"
+	# a budget other than the key's, and a link, are not taken either
+	h=$(ls c6 | grep -v '\.tmp\.' | sed -n 3p)
+	sed 's/^budget .*/budget 1/' "c6/$h" > e && cat e > "c6/$h"
+	m=$("$R" sweep h6.yaml --out o6d --cache c6 --quiet 2>&1 >/dev/null)
+	has "H6: an entry of another budget is damaged" "$m" "budget 1 where the key asks"
+	[ "$(rows o6)" = "$(rows o6d)" ] && ok "H6: ... and not used" || no "H6: the other budget's entry was used"
+else
+	no "H6: the first sweep failed"
+fi
+
 exit $fail
