@@ -1174,7 +1174,14 @@ static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
 			continue;
 		char *f[GC_COUNT + 1];
 		size_t m;
-		if (tsv_split(line, f, GC_COUNT + 1) != GC_COUNT) {
+		size_t nf = tsv_split(line, f, GC_COUNT + 1);
+		if (nf == GC_COUNT) {
+			/* gap.tsv escapes its names (rs_tsv_field: a\\b for a\b);
+			 * models.tsv and the series do not */
+			tsv_unescape(f[GC_MODEL]);
+			tsv_unescape(f[GC_METHOD]);
+		}
+		if (nf != GC_COUNT) {
 			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 					  "expected %d tab-separated columns", GC_COUNT);
 		} else if ((m = find_model(&g, f[GC_MODEL])) == (size_t)-1) {

@@ -44,6 +44,25 @@ size_t tsv_split(char *line, char **fields, size_t max)
 	return n;
 }
 
+char *tsv_unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		if (*r == '\\' && r[1]) {
+			char c = r[1];
+			char d = c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '\\' ? '\\' : 0;
+			if (d) {
+				*w++ = d;
+				r++;
+				continue;
+			}
+		}
+		*w++ = *r;
+	}
+	*w = 0;
+	return s;
+}
+
 const char *points_header(const struct points_table *t, const char *key)
 {
 	for (size_t i = 0; i < t->n_header; i++)

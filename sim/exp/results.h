@@ -183,6 +183,12 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
+ * Undo rs_tsv_field's escapes in place (\t, \n, \r, \\; any other
+ * backslash stays): the text of a field of gap.tsv. Returns s.
+ */
+char *tsv_unescape(char *s);
+
+/**
  * Write `len` bytes to dir/name through a unique temporary file and rename
  * (outfile.h: so a kill leaves the old file or the new one, never half of
  * one; a non-regular dir/name is written in place). durable:
