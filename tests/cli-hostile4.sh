@@ -147,12 +147,38 @@ if [ "$st" -eq 0 ]; then
 	grep -q '^a\\\\b	' o10/gap.tsv && ok "H10: gap.tsv holds the name escaped" || no "H10: gap.tsv: $(sed -n 3p o10/gap.tsv)"
 	m=$("$R" plot o10 --format png 2>&1 >/dev/null); st=$?
 	if command -v gnuplot >/dev/null; then want=0; else want=69; fi
-	[ "$st" -eq "$want" ] && ok "H10: plot a folder with a model a\\b ($st)" || no "H10: plot: status $st, wanted $want: $m"
+	[ "$st" -eq "$want" ] && ok "H10: plot a folder with a model named a, backslash, b ($st)" || no "H10: plot: status $st, wanted $want: $m"
 	grep -qF "ptitle[1] = '{}a\\\\b'" o10/plot-data/gapbs-gap/figure.gp &&
 		ok "H10: the gap figure's panel title is the name, quoted" ||
 		no "H10: gap figure's title: $(grep -F 'ptitle[1]' o10/plot-data/gapbs-gap/figure.gp 2>&1)"
 else
 	echo "ok - H10 # SKIP the ILP sweep failed ($st: no solver?): $(head -c 200 e10)"
 fi
+
+# ---- H14: raw newlines and terminal escapes in op names reached
+# `profile`, `peak` and other text output (a forged row, a retitled
+# terminal). Shown escaped now (\n, \x1b: util.h rs_text_safe).
+cat > h14.log <<'LOG'
+{"INSTRUCTION": "CONSTANT", "NAME": "x0"}
+{"INSTRUCTION": "MEMORY", "NAME": "x0", "MEMORY": "8"}
+{"INSTRUCTION": "CALL", "NAME": "op\u001b]0;PWNED\u0007\u001b[31mred\n9\tinjected\t99", "ARGS": ["x0"], "RESULT": ["y"], "TIME": "5"}
+{"INSTRUCTION": "MEMORY", "NAME": "y", "MEMORY": "16"}
+{"INSTRUCTION": "ALIAS", "NAME": "y", "ALIAS": "-1"}
+LOG
+esc=$(printf '\033'); bel=$(printf '\007')
+for cmd in profile peak "replay --heuristic DTR --ratio 1 --timeline tl.tsv"; do
+	out=$("$R" $cmd h14.log 2>&1); st=$?
+	[ -f tl.tsv ] && out="$out$(cat tl.tsv)" && rm -f tl.tsv
+	case "$out" in
+	*"$esc"* | *"$bel"*) no "H14: $cmd: a raw escape or bell in the output (status $st)" ;;
+	*) ok "H14: $cmd: no raw escape or bell (status $st)" ;;
+	esac
+	if printf '%s\n' "$out" | grep -q '^9	injected'; then
+		no "H14: $cmd: the op name's newline forged a line"
+	else
+		ok "H14: $cmd: no forged line"
+	fi
+done
+has "H14: profile shows the name escaped" "$("$R" profile h14.log)" 'op\x1b]0;PWNED\x07\x1b[31mred\n9\tinjected\t99'
 
 exit $fail

@@ -5,6 +5,7 @@
  */
 #include "results.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -54,6 +55,13 @@ char *tsv_unescape(char *s)
 			if (d) {
 				*w++ = d;
 				r++;
+				continue;
+			}
+			unsigned x;
+			if (c == 'x' && isxdigit((unsigned char)r[2]) && isxdigit((unsigned char)r[3]) &&
+			    sscanf(r + 2, "%2x", &x) == 1 && x) {
+				*w++ = (char)x;
+				r += 3;
 				continue;
 			}
 		}

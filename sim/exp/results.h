@@ -183,8 +183,8 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
- * Undo rs_tsv_field's escapes in place (\t, \n, \r, \\; any other
- * backslash stays): the text of a field of gap.tsv. Returns s.
+ * Undo rs_tsv_field's escapes in place (\t, \n, \r, \\, \xHH; any
+ * other backslash stays): the text of a field of gap.tsv. Returns s.
  */
 char *tsv_unescape(char *s);
 

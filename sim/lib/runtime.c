@@ -187,7 +187,7 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 			     "simulator stops here too (an assertion in region.py). Heuristics "
 			     "without regions replay it: DTREqClass, DTRLocal, LRU, ...",
 			     cfg->heuristic->name, res->stopped_at,
-			     schedule_str(s, s->tensors[root].name));
+			     rs_text_safe(schedule_str(s, s->tensors[root].name)));
 		state_free(&rt);
 		return -1;
 	}
