@@ -942,7 +942,16 @@ static void spec_init(struct figure_spec *fs, const struct plot_ctx *c, char *na
 {
 	memset(fs, 0, sizeof *fs);
 	fs->name = name;
-	fs->title = xstrdup(title);
+	const struct points_table *t = c->points;
+	if (t && t->n_rows < t->total) {
+		/* a sweep that did not finish: the figure says so (issue 40, H9) */
+		size_t n = strlen(title) + 96;
+		fs->title = xmalloc(n);
+		snprintf(fs->title, n, "%s.' (partial: %zu of %zu points missing)'", title,
+			 t->total - t->n_rows, t->total);
+	} else {
+		fs->title = xstrdup(title);
+	}
 	fs->accesses = accesses;
 	fs->series = xcalloc(c->d->n_series ? c->d->n_series : 1, sizeof *fs->series);
 }
@@ -1279,6 +1288,37 @@ int plot_write_data(const char *fdir, const char *name, const char *data, size_t
 	return write_file_atomic(fdir, name, data, len, false, err);
 }
 
+/*
+ * A points.tsv with fewer rows than its experiment has points (a sweep
+ * stopped, or one whose planner had no solver: it exits 69 and keeps what
+ * it finished) is drawn, and said: here, naming the points that have no
+ * row (the first runs of them), and in each figure's title (spec_init).
+ * The status stays 0: the figures are what the rows hold (docs/plots.md).
+ */
+static void warn_partial(const char *path, const struct points_table *t)
+{
+	fprintf(stderr, "rematsim plot: warning: %s has rows for %zu of its %zu points; the "
+			"figures are marked partial. Points with no row:", path, t->n_rows, t->total);
+	size_t runs = 0;
+	for (size_t i = 0; i < t->total; i++) {
+		if (t->rows[i])
+			continue;
+		size_t j = i;
+		while (j + 1 < t->total && !t->rows[j + 1])
+			j++;
+		if (runs++ == 8) {
+			fprintf(stderr, " ...");
+			break;
+		}
+		if (j > i)
+			fprintf(stderr, " %zu-%zu", i, j);
+		else
+			fprintf(stderr, " %zu", i);
+		i = j;
+	}
+	fprintf(stderr, " (numbers of the point column; run the sweep again to finish them)\n");
+}
+
 int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
 		 size_t *n_figs, struct rs_error *err)
 {
@@ -1314,6 +1354,8 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 		rc = read_points(ppath, &pt, &d, err);
 	if (!rc)
 		rc = read_fit(dir, &d, err);
+	if (!rc && pt.n_rows < pt.total)
+		warn_partial(ppath, &pt);
 	free(ppath);
 	struct plot_ctx c = {.dir = dir, .opt = opt, .points = &pt, .d = &d};
 	c.styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *c.styles);
