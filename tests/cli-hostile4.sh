@@ -179,6 +179,13 @@ for cmd in profile peak "replay --heuristic DTR --ratio 1 --timeline tl.tsv"; do
 		ok "H14: $cmd: no forged line"
 	fi
 done
+# an error that quotes a tensor's name (rs_error_print)
+printf '%s\n' '{"INSTRUCTION": "CONSTANT", "NAME": "x0"}' '{"INSTRUCTION": "MEMORY", "NAME": "x0", "MEMORY": "8"}' \
+	'{"INSTRUCTION": "CALL", "NAME": "f", "ARGS": ["zz\u001b[31mred\nfake"], "RESULT": ["y"], "TIME": "1"}' > h14b.log
+m=$("$R" check h14b.log 2>&1); st=$?
+case "$m" in *"$esc"*) no "H14: check: a raw escape in the error (status $st)" ;;
+*) ok "H14: check: no raw escape in the error (status $st)" ;; esac
+has "H14: check: the name escaped in the error" "$m" 'ARGS names tensor "zz\x1b[31mred\nfake", which was never defined'
 has "H14: profile shows the name escaped" "$("$R" profile h14.log)" 'op\x1b]0;PWNED\x07\x1b[31mred\n9\tinjected\t99'
 
 # ---- H9: a sweep that kept 12 of its 16 points (its planner's solver

@@ -270,8 +270,9 @@ bool pcache_get(struct pcache *c, const char *key, const struct baseline *b, uin
 		return false;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > ENTRY_MAX) {
+		bool reg = !fstat(fd, &st) && S_ISREG(st.st_mode);
 		close(fd);
-		damaged(c, path, S_ISREG(st.st_mode) ? "too large" : "not a regular file");
+		damaged(c, path, reg ? "too large" : "not a regular file");
 		free(path);
 		return false;
 	}

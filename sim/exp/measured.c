@@ -216,8 +216,8 @@ static long jp_line(const char *text, size_t len, const struct jpath *path)
  * last model found (jansson gives the members in the file's order), so
  * reading a file of n runs is O(size), not a walk from the top per run
  * (a 20 MB file took 145 s). A key the cursor does not meet (one written
- * with escapes: the walk compares keys as written) gets no lines (0), and
- * its runs are found by a walk from the top each (jp_line), as before.
+ * with escapes: the walk compares keys as written) gives its runs the
+ * line where one walk to it gets (jp_line), once for all of them.
  */
 struct jp_cursor {
 	const char *text, *p, *e;
@@ -623,8 +623,15 @@ int measured_read(const char *path, struct measured_file *f, struct rs_error *er
 		models_seen++;
 		size_t nr = json_array_size(v);
 		long *lines = xcalloc(nr ? nr : 1, sizeof *lines);
-		if (jp_cursor_seek(&cur, key))
+		if (jp_cursor_seek(&cur, key)) {
 			jp_cursor_lines(&cur, nr, lines);
+		} else {
+			/* (a key written with escapes: its runs say where the
+			 * walk gets, found once, not a walk per run) */
+			long l = jp_line(text, len, &at);
+			for (size_t i = 0; i < nr; i++)
+				lines[i] = l;
+		}
 		for (size_t i = 0; i < nr && !rc; i++) {
 			XGROW(f->runs, cap, f->n_runs + 1);
 			rc = read_run(&rd, key, i, lines[i], json_array_get(v, i), &f->runs[f->n_runs++]);

@@ -465,7 +465,8 @@ int make_dirs_below(const char *base, const char *rel, struct rs_error *err)
 				    "cannot open the folder: %s", strerror(errno));
 	char *path = xstrdup(base), *copy = xstrdup(rel);
 	int rc = 0;
-	for (char *name = strtok(copy, "/"); name && !rc; name = strtok(NULL, "/")) {
+	char *save = NULL;
+	for (char *name = strtok_r(copy, "/", &save); name && !rc; name = strtok_r(NULL, "/", &save)) {
 		char *next = path_join(path, name);
 		free(path);
 		path = next;

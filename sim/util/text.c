@@ -182,7 +182,7 @@ static int control_escape(unsigned char c, char out[5])
 }
 
 #define SAFE_SLOTS 8
-#define SAFE_LEN 1024
+#define SAFE_LEN 4104 /* an rs_error message (1 KiB), each byte escaped */
 
 const char *rs_text_safe(const char *s)
 {

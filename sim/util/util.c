@@ -195,15 +195,17 @@ int rs_error_set(struct rs_error *err, int status, const char *file, long line,
 
 void rs_error_print(const struct rs_error *err)
 {
+	/* the file's name and the message may quote a log's names: control
+	 * characters shown escaped (rs_text_safe; issue 40, H14) */
+	const char *file = rs_text_safe(err->file), *msg = rs_text_safe(err->msg);
 	if (err->file[0] && err->line > 0 && err->column > 0)
-		fprintf(stderr, "rematsim: %s:%ld:%ld: %s\n", err->file, err->line,
-			err->column, err->msg);
+		fprintf(stderr, "rematsim: %s:%ld:%ld: %s\n", file, err->line, err->column, msg);
 	else if (err->file[0] && err->line > 0)
-		fprintf(stderr, "rematsim: %s:%ld: %s\n", err->file, err->line, err->msg);
+		fprintf(stderr, "rematsim: %s:%ld: %s\n", file, err->line, msg);
 	else if (err->file[0])
-		fprintf(stderr, "rematsim: %s: %s\n", err->file, err->msg);
+		fprintf(stderr, "rematsim: %s: %s\n", file, msg);
 	else
-		fprintf(stderr, "rematsim: %s\n", err->msg);
+		fprintf(stderr, "rematsim: %s\n", msg);
 }
 
 _Noreturn void rs_bug(const char *fmt, ...)

@@ -148,7 +148,7 @@ char *rs_utf8_clean(const char *s);
  * s for a line of text output (a table, a TSV row, a message): s itself
  * when it holds no control character (a byte below 0x20, or 0x7f), else a
  * copy in one of a few buffers of this thread with each shown as \t, \n,
- * \r or \xHH (a copy past 1 KiB cut, "..." at its end). A name from a log
+ * \r or \xHH (a copy past 4 KiB cut, "..." at its end). A name from a log
  * then cannot end a line, forge a row, or send the terminal an escape
  * sequence (issue 40, H14). Valid until 8 more calls in this thread.
  */
