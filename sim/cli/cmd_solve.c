@@ -430,13 +430,13 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 		if (st->node < t) {
 			if (!open && t < p->graph->n) {
 				const struct sched_op *op = node_op(s, p, t);
-				printf("  %-6u %-8u %-20s", t, op->line, schedule_str(s, op->name));
+				printf("  %-6u %-8u %-20s", t, op->line, rs_text_safe(schedule_str(s, op->name)));
 			} else if (!open) {
 				printf("  %-6u %-8s %-20s", t, "-", "(end: final pins)");
 			}
 			open = true;
 			const struct sched_op *ro = node_op(s, p, st->node);
-			printf(" %s@%u", schedule_str(s, ro->name), ro->line);
+			printf(" %s@%u", rs_text_safe(schedule_str(s, ro->name)), ro->line);
 		}
 		if (st->node == t) {
 			if (open)
@@ -851,7 +851,7 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 		if (at < p->n) {
 			const struct sched_op *op = &s->ops[p->op[at]];
 			printf("  %-6zu %-8zu %-8u %s\n", i + 1, at, op->line,
-			       schedule_str(s, op->name));
+			       rs_text_safe(schedule_str(s, op->name)));
 		} else {
 			printf("  %-6zu %-8zu %-8s (past the last forward op)\n", i + 1, at, "-");
 		}

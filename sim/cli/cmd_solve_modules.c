@@ -435,7 +435,7 @@ int solve_modules(const struct solve_module_opts *o)
 			if (at < p.n) {
 				const struct sched_op *op = &s->ops[p.op[at]];
 				printf("  %-6zu %-8zu %-8u %-24s %s%s\n", i + 1, at, op->line,
-				       schedule_str(s, op->name), after ? "after " : "", nm ? nm : "");
+				       rs_text_safe(schedule_str(s, op->name)), after ? "after " : "", nm ? rs_text_safe(nm) : "");
 			} else {
 				printf("  %-6zu %-8zu %-8s %-24s %s%s\n", i + 1, at, "-", "(past the last op)",
 				       after ? "after " : "", nm ? nm : "");
@@ -452,7 +452,7 @@ int solve_modules(const struct solve_module_opts *o)
 				for (size_t q = mp.off[w]; q < mp.off[w + 1]; q++) {
 					bytes += m.c[mp.calls[q]].bytes;
 					printf("%s%s", q > mp.off[w] ? " + " : "",
-					       schedule_str(s, m.c[mp.calls[q]].name));
+					       rs_text_safe(schedule_str(s, m.c[mp.calls[q]].name)));
 				}
 				printf(" (%s): forward ops %zu-%zu, %" PRIu64 " bytes%s\n",
 				       schedule_str(s, c0->type), c0->first, c1->end - 1, bytes,

@@ -19,6 +19,7 @@
 #include "gptext.h"
 #include "gap.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "planners.h"
 #include "plot-private.h"
 #include "results.h"
@@ -596,7 +597,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 				     "(heuristics_at_plan_peaks), marked\n", cells, nc, true);
 		}
 		fclose(f);
-		if (write_file_atomic(fdir, name, text, len, false, err))
+		if (plot_write_data(fdir, name, text, len, err))
 			*rc = -1;
 		free(text);
 	}
@@ -651,7 +652,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	const char *dir = ctx->dir;
 	const struct pdata *d = ctx->d;
 	struct style *styles = ctx->styles;
-	char *fdir = plot_data_dir(ctx, fs->name, err);
+	char *fdir = plot_data_dir(ctx->dir, fs->name, err);
 	if (!fdir)
 		return -1;
 	int rc = 0;
@@ -859,7 +860,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		put_fit_marks(f, d, fs);
 	fclose(f);
 	if (!rc)
-		rc = write_file_atomic(fdir, "figure.gp", text, len, false, err);
+		rc = plot_write_data(fdir, "figure.gp", text, len, err);
 	free(text);
 	for (size_t p = 0; p < np; p++)
 		free(pcurves[p]);
@@ -941,7 +942,16 @@ static void spec_init(struct figure_spec *fs, const struct plot_ctx *c, char *na
 {
 	memset(fs, 0, sizeof *fs);
 	fs->name = name;
-	fs->title = xstrdup(title);
+	const struct points_table *t = c->points;
+	if (t && t->n_rows < t->total) {
+		/* a sweep that did not finish: the figure says so (issue 40, H9) */
+		size_t n = strlen(title) + 96;
+		fs->title = xmalloc(n);
+		snprintf(fs->title, n, "%s.' (partial: %zu of %zu points missing)'", title,
+			 t->total - t->n_rows, t->total);
+	} else {
+		fs->title = xstrdup(title);
+	}
 	fs->accesses = accesses;
 	fs->series = xcalloc(c->d->n_series ? c->d->n_series : 1, sizeof *fs->series);
 }
@@ -1173,7 +1183,14 @@ static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
 			continue;
 		char *f[GC_COUNT + 1];
 		size_t m;
-		if (tsv_split(line, f, GC_COUNT + 1) != GC_COUNT) {
+		size_t nf = tsv_split(line, f, GC_COUNT + 1);
+		if (nf == GC_COUNT) {
+			/* gap.tsv escapes its names (rs_tsv_field: a\\b for a\b);
+			 * models.tsv and the series do not */
+			tsv_unescape(f[GC_MODEL]);
+			tsv_unescape(f[GC_METHOD]);
+		}
+		if (nf != GC_COUNT) {
 			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 					  "expected %d tab-separated columns", GC_COUNT);
 		} else if ((m = find_model(&g, f[GC_MODEL])) == (size_t)-1) {
@@ -1248,16 +1265,58 @@ void plot_list_add(struct plot_list *l, const char *name, const char *script, ch
 	l->n++;
 }
 
-char *plot_data_dir(const struct plot_ctx *c, const char *name, struct rs_error *err)
+char *plot_data_dir(const char *dir, const char *name, struct rs_error *err)
 {
-	char *pd = path_join(c->dir, "plot-data");
-	char *fdir = path_join(pd, name);
-	free(pd);
-	if (make_dirs(fdir, err)) {
-		free(fdir);
+	char *rel = path_join("plot-data", name);
+	if (make_dirs_below(dir, rel, err)) {
+		free(rel);
 		return NULL;
 	}
+	char *fdir = path_join(dir, rel);
+	free(rel);
 	return fdir;
+}
+
+int plot_write_data(const char *fdir, const char *name, const char *data, size_t len,
+		    struct rs_error *err)
+{
+	char *path = path_join(fdir, name);
+	int rc = outfile_check(path, false, err);
+	free(path);
+	if (rc < 0)
+		return -1;
+	return write_file_atomic(fdir, name, data, len, false, err);
+}
+
+/*
+ * A points.tsv with fewer rows than its experiment has points (a sweep
+ * stopped, or one whose planner had no solver: it exits 69 and keeps what
+ * it finished) is drawn, and said: here, naming the points that have no
+ * row (the first runs of them), and in each figure's title (spec_init).
+ * The status stays 0: the figures are what the rows hold (docs/plots.md).
+ */
+static void warn_partial(const char *path, const struct points_table *t)
+{
+	fprintf(stderr, "rematsim plot: warning: %s has rows for %zu of its %zu points; the "
+			"figures are marked partial. Points with no row:", path, t->n_rows, t->total);
+	size_t runs = 0;
+	for (size_t i = 0; i < t->total; i++) {
+		if (t->rows[i])
+			continue;
+		size_t j = i;
+		while (j + 1 < t->total && !t->rows[j + 1])
+			j++;
+		if (runs++ == 8) {
+			fprintf(stderr, " ...");
+			break;
+		}
+		if (j > i)
+			fprintf(stderr, " %zu-%zu", i, j);
+		else
+			fprintf(stderr, " %zu", i);
+		i = j;
+	}
+	fprintf(stderr, " (numbers of the point column; run the sweep again to finish them)\n");
 }
 
 int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
@@ -1295,6 +1354,8 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 		rc = read_points(ppath, &pt, &d, err);
 	if (!rc)
 		rc = read_fit(dir, &d, err);
+	if (!rc && pt.n_rows < pt.total)
+		warn_partial(ppath, &pt);
 	free(ppath);
 	struct plot_ctx c = {.dir = dir, .opt = opt, .points = &pt, .d = &d};
 	c.styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *c.styles);

@@ -5,6 +5,7 @@
  */
 #include "results.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -42,6 +43,32 @@ size_t tsv_split(char *line, char **fields, size_t max)
 		p = tab + 1;
 	}
 	return n;
+}
+
+char *tsv_unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		if (*r == '\\' && r[1]) {
+			char c = r[1];
+			char d = c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '\\' ? '\\' : 0;
+			if (d) {
+				*w++ = d;
+				r++;
+				continue;
+			}
+			unsigned x;
+			if (c == 'x' && isxdigit((unsigned char)r[2]) && isxdigit((unsigned char)r[3]) &&
+			    sscanf(r + 2, "%2x", &x) == 1 && x) {
+				*w++ = (char)x;
+				r += 3;
+				continue;
+			}
+		}
+		*w++ = *r;
+	}
+	*w = 0;
+	return s;
 }
 
 const char *points_header(const struct points_table *t, const char *key)
@@ -428,6 +455,54 @@ int make_dirs(const char *dir, struct rs_error *err)
 	}
 	free(p);
 	return 0;
+}
+
+int make_dirs_below(const char *base, const char *rel, struct rs_error *err)
+{
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return rs_error_set(err, errno == ENOENT ? EXIT_NOINPUT : EXIT_CANTCREAT, base, 0,
+				    "cannot open the folder: %s", strerror(errno));
+	char *path = xstrdup(base), *copy = xstrdup(rel);
+	int rc = 0;
+	char *save = NULL;
+	for (char *name = strtok_r(copy, "/", &save); name && !rc; name = strtok_r(NULL, "/", &save)) {
+		char *next = path_join(path, name);
+		free(path);
+		path = next;
+		if (mkdirat(fd, name, 0777) && errno != EEXIST) {
+			rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create folder: %s",
+					  strerror(errno));
+			break;
+		}
+		/* the folder itself, never what a link there points to */
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (sub < 0) {
+			int e = errno;
+			if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
+						  "is a symbolic link: nothing is written through one "
+						  "(it may lead out of %s); remove it", base);
+			else if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && !S_ISDIR(st.st_mode))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "exists and is not a folder");
+			else
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot open the folder: %s",
+						  strerror(e));
+			break;
+		}
+		if (fstat(sub, &st) || !S_ISDIR(st.st_mode)) {
+			close(sub);
+			rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "exists and is not a folder");
+			break;
+		}
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+	free(copy);
+	free(path);
+	return rc ? -1 : 0;
 }
 
 bool results_experiment_name_ok(const char *name)

@@ -183,6 +183,12 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
+ * Undo rs_tsv_field's escapes in place (\t, \n, \r, \\, \xHH; any
+ * other backslash stays): the text of a field of gap.tsv. Returns s.
+ */
+char *tsv_unescape(char *s);
+
+/**
  * Write `len` bytes to dir/name through a unique temporary file and rename
  * (outfile.h: so a kill leaves the old file or the new one, never half of
  * one; a non-regular dir/name is written in place). durable:
@@ -209,6 +215,15 @@ int sweep_lock(const char *dir, int *fd, struct rs_error *err);
 
 /** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
 int make_dirs(const char *dir, struct rs_error *err);
+
+/**
+ * Create base/rel's folders below base (which must exist; rel: names
+ * joined by '/'), following no symbolic link below base: one there, or
+ * anything else that is not a folder, is refused (-1 with err,
+ * EXIT_CANTCREAT, naming it). For outputs inside a folder that someone
+ * else may have made (plot's DIR/plot-data/NAME: issue 40, H4).
+ */
+int make_dirs_below(const char *base, const char *rel, struct rs_error *err);
 
 /** "dir/name" (gives). */
 char *path_join(const char *dir, const char *name);

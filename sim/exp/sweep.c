@@ -584,9 +584,10 @@ static void run_point(void *ctx, size_t k)
 	 * the time it took then */
 	struct pcache *cache = rc->opt->cache;
 	char key[PCACHE_KEY_MAX];
-	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, point_budget(&m->base, &pc), key);
+	uint64_t budget = point_budget(&m->base, &pc);
+	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, budget, key);
 	int failed = 0;
-	if (!keyed || !pcache_get(cache, key, &pr)) {
+	if (!keyed || !pcache_get(cache, key, &m->base, budget, &pr)) {
 		double t0 = now_seconds();
 		failed = point_run(m->sched, &m->base, &pc, &pr, &err);
 		if (!pr.wall_ms)

@@ -192,7 +192,7 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 			     "simulator stops here too (an assertion in region.py). Heuristics "
 			     "without regions replay it: DTREqClass, DTRLocal, LRU, ...",
 			     cfg->heuristic->name, res->stopped_at,
-			     schedule_str(s, s->tensors[root].name));
+			     rs_text_safe(schedule_str(s, s->tensors[root].name)));
 		state_free(&rt);
 		return -1;
 	}
@@ -243,6 +243,11 @@ int point_run(const struct schedule *s, const struct baseline *b,
 	if (runtime_run(s, &cfg, &pr->run, err))
 		return -1;
 	pr->wall_ms = (now_seconds() - t0) * 1e3;
-	pr->overhead = b->compute > 0 ? rt_div(pr->run.clock, (unsigned __int128)b->compute) : INFINITY;
+	pr->overhead = point_overhead(b, pr->run.clock);
 	return 0;
+}
+
+double point_overhead(const struct baseline *b, int64_t clock)
+{
+	return b->compute > 0 ? rt_div(clock, (unsigned __int128)b->compute) : INFINITY;
 }

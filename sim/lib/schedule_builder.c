@@ -765,7 +765,7 @@ void schedule_builder_end(struct schedule_builder *b)
 		const struct sched_mark *k = &b->s->marks[b->open[i]];
 		problem(b, EXIT_DATAERR, k->line,
 			"module \"%s\" is entered here and never exited (no EXIT record)",
-			schedule_str(b->s, k->name));
+			rs_text_safe(schedule_str(b->s, k->name)));
 	}
 }
 
@@ -865,7 +865,7 @@ static void finish_outputs(struct schedule_builder *b)
 				"this drops the last reference to a storage that \"%s\" still holds at "
 				"the end (a tensor released through another handle to it or its views): "
 				"the baseline replay discards the storage, which that handle's final pin "
-				"needs, and the reference simulator stops here", schedule_str(s, b->handles[i].name));
+				"needs, and the reference simulator stops here", rs_text_safe(schedule_str(s, b->handles[i].name)));
 			continue;
 		}
 		if (!b->preallocate) {

@@ -17,8 +17,20 @@ import time
 
 from .oplog import check_output
 
-USAGE_EXIT, DATA_EXIT, UNAVAILABLE_EXIT, SOFTWARE_EXIT, CANTCREAT_EXIT, IOERR_EXIT = \
-    64, 65, 69, 70, 73, 74
+USAGE_EXIT, DATA_EXIT, UNAVAILABLE_EXIT, SOFTWARE_EXIT, MEMORY_EXIT, CANTCREAT_EXIT, \
+    IOERR_EXIT = 64, 65, 69, 70, 71, 73, 74
+
+# The largest sizes taken (checked by argparse, before torch is imported:
+# issue 40, H13): past them torch spends minutes or all memory before any
+# message (--threads 100000 made a process that ignored SIGTERM and
+# SIGINT; a huge --layers crashed under a memory cap).
+LIMITS = {"batch": 1 << 20, "image": 16384, "classes": 1 << 20, "layers": 10000,
+          "width": 1 << 16, "heads": 1 << 16, "seq": 1 << 16, "vocab": 1 << 24}
+
+
+def max_threads():
+    """--threads at most: 4 per CPU, at least 64."""
+    return max(64, 4 * (os.cpu_count() or 1))
 
 MODELS_HELP = """\
 models:
@@ -116,6 +128,25 @@ def _positive(s):
     return v
 
 
+def _upto(name):
+    """A whole number from 1 to LIMITS[name]."""
+    def parse(s):
+        v = _positive(s)
+        if v > LIMITS[name]:
+            raise argparse.ArgumentTypeError("'%s' is more than %d, the largest --%s taken"
+                                             % (s, LIMITS[name], name))
+        return v
+    return parse
+
+
+def _threads(s):
+    v = _positive(s)
+    if v > max_threads():
+        raise argparse.ArgumentTypeError("'%s' is more than %d threads (4 per CPU of this "
+                                         "machine, at least 64)" % (s, max_threads()))
+    return v
+
+
 def _seed(s):
     try:
         v = int(s)
@@ -174,26 +205,26 @@ def _byte_list(s):
 
 def _model_args(r):
     r.add_argument("--model", required=True, help="torchvision:NAME, gpt2 or mlp")
-    r.add_argument("--batch", type=_positive, default=16, help="batch size (16)")
+    r.add_argument("--batch", type=_upto("batch"), default=16, help="batch size (16)")
     r.add_argument("--device", default="cpu", help="cpu or cuda[:N] (cpu)")
     r.add_argument("--dtype", default="float32",
                    choices=["float32", "float64", "float16", "bfloat16"],
                    help="parameter and input type (float32)")
     r.add_argument("--seed", type=_seed, default=1, help="seed of weights and batch (1)")
-    r.add_argument("--threads", type=_positive,
+    r.add_argument("--threads", type=_threads,
                    help="torch CPU threads (1 for the CPU clocks; torch's default on CUDA)")
     r.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"], help="(sgd)")
     r.add_argument("--lr", type=_finite(lo_open=True), default=0.01,
                    help="learning rate, > 0 (0.01)")
     r.add_argument("--momentum", type=_finite(hi=1.0), default=0.0,
                    help="SGD momentum, in [0, 1) (0)")
-    r.add_argument("--image", type=_positive, help="image side in pixels (torchvision)")
-    r.add_argument("--classes", type=_positive, default=1000, help="classes (torchvision: 1000)")
-    r.add_argument("--layers", type=_positive, help="layers (gpt2 12, mlp 3)")
-    r.add_argument("--width", type=_positive, help="units per layer (gpt2 256, mlp 64)")
-    r.add_argument("--heads", type=_positive, help="attention heads (gpt2 8)")
-    r.add_argument("--seq", type=_positive, help="tokens per sequence (gpt2 128)")
-    r.add_argument("--vocab", type=_positive, help="vocabulary (gpt2 8192)")
+    r.add_argument("--image", type=_upto("image"), help="image side in pixels (torchvision)")
+    r.add_argument("--classes", type=_upto("classes"), default=1000, help="classes (torchvision: 1000)")
+    r.add_argument("--layers", type=_upto("layers"), help="layers (gpt2 12, mlp 3)")
+    r.add_argument("--width", type=_upto("width"), help="units per layer (gpt2 256, mlp 64)")
+    r.add_argument("--heads", type=_upto("heads"), help="attention heads (gpt2 8)")
+    r.add_argument("--seq", type=_upto("seq"), help="tokens per sequence (gpt2 128)")
+    r.add_argument("--vocab", type=_upto("vocab"), help="vocabulary (gpt2 8192)")
 
 
 def _parser():
@@ -254,10 +285,51 @@ def _import_torch():
         return None
 
 
+def _memory_limit():
+    """The bytes this process may have: its address-space limit, else the
+    machine's memory; None when neither is known."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            return soft
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _parameter_bytes(a):
+    """About the bytes of the parameters of gpt2 or mlp at these sizes (a
+    torchvision model's are fixed), or 0."""
+    elem = {"float64": 8, "float32": 4}.get(a.dtype, 2)
+    if a.model == "gpt2":
+        w, layers = a.width or 256, a.layers or 12
+        n = layers * (12 * w * w + 13 * w) + ((a.vocab or 8192) + (a.seq or 128)) * w
+    elif a.model == "mlp":
+        w, layers = a.width or 64, a.layers or 3
+        n = layers * (w * w + w) + 11 * w
+    else:
+        return 0
+    return n * elem
+
+
 def _check_model_name(a):
     if not (a.model.startswith("torchvision:") or a.model in ("gpt2", "mlp")):
         return _fail(USAGE_EXIT, "unknown model '%s': give torchvision:NAME (a torchvision "
                      "classification model, e.g. torchvision:resnet50), gpt2 or mlp" % a.model)
+    # the parameters, their gradients and the optimizer's state (Adam: two
+    # more) must fit, or torch is not even imported (71, as rematsim's
+    # memory limit)
+    need = _parameter_bytes(a) * (4 if a.optimizer == "adam" else 3)
+    limit = _memory_limit()
+    if limit is not None and need > limit:
+        return _fail(MEMORY_EXIT, "%s at these sizes needs about %.3g GB for its parameters, "
+                     "gradients and optimizer state, more than the %.3g GB this process may "
+                     "have; give smaller --layers or --width" % (a.model, need / 1e9,
+                                                                   limit / 1e9))
     return 0
 
 
