@@ -44,6 +44,7 @@ their meta kernels compute as on any device.
 import contextlib
 
 import torch
+from torch import nn
 from torch._subclasses.fake_tensor import (DataDependentOutputException,
                                            DynamicOutputShapeException, FakeTensor,
                                            FakeTensorMode, UnsupportedFakeTensorException)
@@ -135,9 +136,36 @@ class FakeSession:
             prof.record_function, torch.cuda._lazy_init = self._saved
             self._saved = None
 
+    def move(self, module):
+        """Put MODULE's parameters and buffers on the session's device (in
+        place; returns MODULE). module.to("cuda") leaves fake tensors where
+        they were in torch 1.13: each is replaced by a fake tensor of the
+        same shape and type on the device, a parameter shared by two
+        modules (tied weights) by one."""
+        if all(t.device == self.device for t in
+               list(module.parameters()) + list(module.buffers())):
+            return module
+        done = {}
+        for m in module.modules():
+            for name, p in list(m._parameters.items()):
+                if p is None:
+                    continue
+                if id(p) not in done:
+                    done[id(p)] = nn.Parameter(self.tensor(p), requires_grad=p.requires_grad)
+                m._parameters[name] = done[id(p)]
+            for name, b in list(m._buffers.items()):
+                if b is None:
+                    continue
+                if id(b) not in done:
+                    done[id(b)] = self.tensor(b)
+                m._buffers[name] = done[id(b)]
+        return module
+
     def tensor(self, t):
         """A fake copy of real tensor T on the session's device."""
-        meta = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+        from torch.utils._mode_utils import no_dispatch
+        with no_dispatch():
+            meta = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
         return FakeTensor(self.mode, meta, self.device)
 
 
