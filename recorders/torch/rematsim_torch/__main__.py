@@ -372,6 +372,9 @@ class _Setup:
         elif not a.device.startswith("cuda"):
             torch.set_num_threads(1)  # the CPU clocks count the calling thread
         fake = getattr(a, "fake", False)
+        if fake:
+            from .fake import active
+            a.device = str(active().device)  # cuda stands on fake CPU tensors (fake.py)
         if a.device.startswith("cuda") and not torch.cuda.is_available() and not fake:
             raise models.ModelError("--device %s: this torch (%s) has no CUDA device"
                                     % (a.device, torch.__version__), UNAVAILABLE_EXIT)
@@ -554,7 +557,9 @@ def _record_llm(torch, a, argv):
             return _fail(USAGE_EXIT, "--device %s: %s" % (a.device, e))
     else:
         ctx = contextlib.nullcontext()
-    with ctx:
+    with ctx as fm:
+        if fm is not None:
+            stands_for = str(fm.stands_for)
         st = _build(torch, a)
         if isinstance(st, int):
             return st
@@ -572,6 +577,12 @@ def _record_llm(torch, a, argv):
         kw = {"cost": costs.op_cost}
         if a.fake:
             kw["fake"] = True
+            meta["fake_device"] = stands_for
+            if stands_for != str(st.device):
+                meta["fake_device_note"] = (
+                    "recorded on fake %s tensors standing for %s: torch %s has no CUDA, "
+                    "and autograd cannot run on fake CUDA tensors without it (docs/llm.md)"
+                    % (st.device, stands_for, torch.__version__))
         if model is not None:
             meta["time_model"] = model.describe()
             kw["op_time"] = model.op_time_ns

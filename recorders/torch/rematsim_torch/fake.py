@@ -35,10 +35,14 @@ torch 1.13's traps, and what this module does about each:
    under any dispatch mode in 1.13 (its saved-tensor hooks meet the
    mode's): the decoder checkpoints blocks with use_reentrant=True.
 
-device "cuda" gives fake CUDA tensors on a torch without CUDA: torch's
-lazy CUDA initialisation (which raises on such a build) is skipped while
-the session is active; the fake tensors carry the device cuda:0, and
-their meta kernels compute as on any device.
+device "cuda": fake tensors can carry the device cuda:0 on a torch built
+without CUDA, but autograd cannot run on them there (its AccumulateGrad
+asks for a CUDA device guard, and the process aborts). The session then
+makes fake CPU tensors (fm.device is cpu) and says it stands for CUDA
+(fm.stands_for): the ops and their shapes are the same on both devices
+except where an operator picks its kernel by device (torch 1.13's dropout
+keeps a one-byte mask on CUDA, a mask of the input's type on the CPU;
+the Llama-shaped presets have no dropout). docs/llm.md.
 """
 
 import contextlib
@@ -100,7 +104,9 @@ class FakeSession:
             dev = torch.device("cuda", 0)
         if dev.type not in ("cpu", "cuda"):
             raise ValueError("device %s: fake tensors here are cpu or cuda" % device)
-        self.device = dev
+        self.stands_for = dev
+        self.device = dev if dev.type == "cpu" or torch.cuda.is_available() \
+            else torch.device("cpu")
         _register_meta_impls()
         self.mode = FakeTensorMode(allow_fallback_kernels=False)
         self._saved = None
@@ -108,11 +114,8 @@ class FakeSession:
 
     def __enter__(self):
         import torch.autograd.profiler as prof
-        import torch.cuda
-        self._saved = (prof.record_function, torch.cuda._lazy_init)
+        self._saved = prof.record_function
         prof.record_function = _NoRecordFunction
-        if self.device.type == "cuda":
-            torch.cuda._lazy_init = _no_lazy_init
         try:
             self.mode.__enter__()
         except BaseException:
@@ -131,9 +134,8 @@ class FakeSession:
 
     def _restore(self):
         import torch.autograd.profiler as prof
-        import torch.cuda
         if self._saved is not None:
-            prof.record_function, torch.cuda._lazy_init = self._saved
+            prof.record_function = self._saved
             self._saved = None
 
     def move(self, module):
@@ -167,10 +169,6 @@ class FakeSession:
         with no_dispatch():
             meta = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
         return FakeTensor(self.mode, meta, self.device)
-
-
-def _no_lazy_init():
-    return None
 
 
 _registered = []
