@@ -103,6 +103,13 @@ class Config:
                               % (self.norm, self.pos, self.mlp))
         if not 0 <= self.dropout < 1:
             raise ConfigError("dropout %r is not in [0, 1)" % self.dropout)
+        # Weights, gradients and two optimizer states in float32, and the
+        # (seq x seq) scores of a head: their bytes must stay below 2^63
+        # (the log's sizes are 64-bit; the format allows up to 2^62).
+        if 16 * self.parameters() >= 2 ** 62 or 8 * self.seq * self.seq * self.heads >= 2 ** 62:
+            raise ConfigError("sizes too large: %d parameters, %d positions, %d heads make "
+                              "tensors or a state of 2^62 bytes or more (the log's limit)"
+                              % (self.parameters(), self.seq, self.heads))
 
     @property
     def head_dim(self):
@@ -242,7 +249,9 @@ def from_hf(path):
               isinstance(v, (int, float)) and not isinstance(v, bool) if kind is float else
               isinstance(v, kind))
         if not ok:
-            raise ConfigError("%s: \"%s\" is %r, not a %s" % (path, name, v, kind.__name__))
+            raise ConfigError("%s: \"%s\" is %r, not %s" % (
+                path, name, v, {bool: "true or false", int: "a whole number",
+                                float: "a number", str: "a string"}[kind]))
         return v
 
     used = set()

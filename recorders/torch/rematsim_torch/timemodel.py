@@ -86,7 +86,8 @@ def device(name):
     if key in DEVICES:
         return key, DEVICES[key]
     import difflib
-    near = difflib.get_close_matches(key, DEVICES, n=1, cutoff=0)
+    near = sorted(k for k in DEVICES if k.startswith(key)) or \
+        difflib.get_close_matches(key, DEVICES, n=1, cutoff=0)
     raise TimeModelError("unknown device '%s'%s (the devices: %s)"
                          % (name, "; the nearest is '%s'" % near[0] if near else "",
                             ", ".join(sorted(DEVICES))), 64)
