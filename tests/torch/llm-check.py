@@ -193,6 +193,10 @@ def traps():
 
 
 def presets():
+    from rematsim_torch.__main__ import LLM_MODELS
+    from rematsim_torch.models import LLM_MODELS as FAMILY
+    check(set(LLM_MODELS) == set(FAMILY) | set(llm.PRESETS),
+          "the command line knows the decoders' names: %s" % (LLM_MODELS,))
     for name, (kw, published) in sorted(llm.PRESETS.items()):
         c = llm.Config(**kw)
         with rematsim_torch.fake_mode():

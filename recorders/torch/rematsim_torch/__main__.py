@@ -351,9 +351,14 @@ def _import_torch():
         return None
 
 
+# The decoders of llm.py (models.is_llm): named here so that a bad command
+# line is answered before torch is imported (llm-check.py holds the two
+# lists equal).
+LLM_MODELS = ("llama", "hf", "llama-1b", "llama-7b", "llama-13b", "llama-70b", "gpt2-xl")
+
+
 def _check_model_name(a):
-    from .models import is_llm
-    if is_llm(a.model):
+    if a.model in LLM_MODELS:
         return 0
     if not (a.model.startswith("torchvision:") or a.model in ("gpt2", "mlp")):
         return _fail(USAGE_EXIT, "unknown model '%s': give torchvision:NAME (a torchvision "
