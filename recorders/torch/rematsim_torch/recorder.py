@@ -144,6 +144,9 @@ class Recorder:
                 raise RecorderError("Recorder(fake=True) records inside rematsim_torch."
                                     "fake_mode(): build the model, optimizer and batch in "
                                     "it, then record", 64)
+            if self.device.type == "cuda" and self._fake_session.device.type == "cpu":
+                # CUDA stands on fake CPU tensors where torch has no CUDA (fake.py).
+                self.device = self._fake_session.device
             if self.device.type == "cuda" and self.device.index is None:
                 self.device = torch.device("cuda", 0)
             if self.device.type not in ("cpu", "cuda"):
