@@ -359,6 +359,41 @@ def by_hand():
         check(first is not None and first["FLOPS"] == str(2 * 4 * 8 * 8)
               and first["BYTES"] == str(4 * (32 + 64 + 32)),
               "rematsim-record --dry --costs: the first mm %s" % first)
+        timecheck(rec_exe)
+
+
+def timecheck(rec_exe):
+    """The time model against the H200 times of the shipped MLP log: the
+    C logger's dry run of its configuration pairs op for op."""
+    measured = os.path.join(SRC, "logs", "mlp-cuda-h200.log.gz")
+    with open(measured.replace(".log.gz", ".meta.json")) as f:
+        argv = json.load(f)["argv"]
+    i = argv.index("--device")
+    args = argv[1:i] + argv[i + 2:argv.index("--out")]
+    cost_log = os.path.join(OUT, "mlp-costs.log.gz")
+    r = subprocess.run([rec_exe] + args + ["--device", "cpu", "--dry", "--costs", "--out",
+                                           cost_log], capture_output=True, text=True)
+    if r.returncode:
+        check(False, "rematsim-record --dry --costs %s: %s" % (" ".join(args), r.stderr))
+        return
+    cal = os.path.join(OUT, "h200-calibration.json")
+    r = subprocess.run([sys.executable, "-m", "rematsim_torch", "timecheck", "--device", "h200",
+                        "%s=%s" % (measured, cost_log), "--json", "--write-calibration", cal],
+                       capture_output=True, text=True)
+    ok = r.returncode == 0
+    if ok:
+        rep = json.loads(r.stdout)["models"]["mlp-cuda-h200"]
+        u = rep["uncalibrated"]
+        ok = u["step"]["ops"] == 80 and u["matmul"]["ops"] == 26 and \
+            abs(u["matmul"]["sum_error"]) < 0.5 and abs(rep["calibrated_step"]["sum_error"]) < 0.5
+        tm = timemodel.TimeModel("h200", cal)
+        ok = ok and tm.calibration == cal and tm.eff["matmul"]["launch_ns"] is not None
+    check(ok, "timecheck on the H200 MLP log: %s" % (r.stderr.strip() or "paired, calibrated"))
+    other = os.path.join(SRC, "logs", "cnn-cuda-h200.log.gz")
+    r = subprocess.run([sys.executable, "-m", "rematsim_torch", "timecheck", "--device", "h200",
+                        "%s=%s" % (other, cost_log)], capture_output=True, text=True)
+    check(r.returncode == 65 and ("not the same" in r.stderr or " but " in r.stderr),
+          "timecheck of logs that do not pair: exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
 def plan_7b():
