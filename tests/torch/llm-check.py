@@ -28,7 +28,6 @@ import sys
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 import rematsim_torch
 from rematsim_torch import costs, llm, timemodel
@@ -397,7 +396,6 @@ def timecheck(rec_exe):
 
 
 def plan_7b():
-    out = os.path.join(OUT, "plan-7b.json")
     log = os.path.join(OUT, "plan-7b.log.gz")
     fig = os.path.join(OUT, "plan-7b.svg")
     seq = 256

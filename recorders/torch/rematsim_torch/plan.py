@@ -23,7 +23,6 @@ recomputation + copy stalls) / model compute. docs/llm.md.
 """
 
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -106,7 +105,7 @@ def _overhead(r):
 
 
 def run(a, argv):
-    from .__main__ import (USAGE_EXIT, DATA_EXIT, UNAVAILABLE_EXIT, CANTCREAT_EXIT, _fail,
+    from .__main__ import (UNAVAILABLE_EXIT, CANTCREAT_EXIT, _fail,
                            _import_torch, _record_llm, _check_model_name)
     from . import timemodel, checkpoint as ck
     from .oplog import check_output
@@ -230,14 +229,18 @@ def _answer(a, key, dev, memory, log, meta, rematsim):
         else:
             ways.append({"way": "checkpoint modules", "command": " ".join(cmd[1:]),
                          "failed": err.splitlines()[-1] if err else "exit %d" % rc})
-    # DTR and offload at the memory.
-    rows, err = _replay(rematsim, log, [memory])
-    ways.append({"way": "DTR", "command": "replay LOG --heuristic DTR --budget %d" % memory,
-                 "overhead": _overhead(rows[0]) if rows else None,
-                 "peak": rows[0].get("peak_memory") if rows else None,
-                 "failed": err})
+    # DTR and offload at the memory (when it does not fit as it is).
+    rows, err = _replay(rematsim, log, [memory]) if peak > memory else (None, None)
+    if peak <= memory:
+        ways = []
+    else:
+        ways.append({"way": "DTR",
+                     "command": "replay LOG --heuristic DTR --budget %d" % memory,
+                     "overhead": _overhead(rows[0]) if rows else None,
+                     "peak": rows[0].get("peak_memory") if rows else None,
+                     "failed": err})
     link = "%d" % int(dev["link"])
-    for policy in ("swap", "cost"):
+    for policy in ("swap", "cost") if peak > memory else ():
         rows, err = _replay(rematsim, log, [memory], ["--offload-bandwidth", link,
                                                        "--offload-policy", policy])
         ways.append({"way": "offload (%s)" % ("every victim to the host" if policy == "swap"

@@ -193,11 +193,11 @@ def read_ops(path):
     """The ops after START of log PATH: (name, time_ns, flops, bytes) each
     (flops and bytes None where the record has none)."""
     opener = gzip.open if _is_gzip(path) else open
-    ops, started = [], False
+    ops = []
     with opener(path, "rt") as f:
         for line in f:
             if '"START"' in line:
-                ops, started = [], True
+                ops = []
                 continue
             if '"CALL"' not in line and '"MUTATE"' not in line:
                 continue
