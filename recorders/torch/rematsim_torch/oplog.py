@@ -259,11 +259,13 @@ class OpLog:
         self._emit('{"INSTRUCTION":"MEMORY","MEMORY":"%d","NAME":"%s"}' % (nbytes, name))
         self.counts["constants"] += 1
 
-    def call(self, op, args, results, time_ns, writes=None):
+    def call(self, op, args, results, time_ns, writes=None, cost=None):
         """RESULTS: (name, nbytes, alias) each; alias -1 or an index into ARGS.
         WRITES: indices into ARGS of the arguments the op wrote in place (the
         CALL's WRITES field, which replays ignore: each written argument's
-        new version is one of RESULTS, a view of it)."""
+        new version is one of RESULTS, a view of it). COST: (flops, bytes)
+        of the op, the CALL's FLOPS and BYTES fields (docs/llm.md), which
+        replays ignore."""
         if not results:
             raise LogError("CALL %s with no result" % op)
         argt = [self._lookup(a, "CALL %s: argument" % op) for a in args]
@@ -280,8 +282,10 @@ class OpLog:
         if writes and any(not 0 <= i < len(args) for i in writes):
             raise LogError("CALL %s: a WRITES index is out of range" % op)
         self._note_peak()
-        self._emit('{"ARGS":%s,"INSTRUCTION":"CALL","NAME":%s,"RESULT":%s,"TIME":"%d"%s}'
-                   % (_names(args), json.dumps(op), _names([r[0] for r in results]),
+        self._emit('{"ARGS":%s%s,"INSTRUCTION":"CALL","NAME":%s,"RESULT":%s,"TIME":"%d"%s}'
+                   % (_names(args), ',"BYTES":"%d","FLOPS":"%d"' % (cost[1], cost[0])
+                      if cost is not None else "",
+                      json.dumps(op), _names([r[0] for r in results]),
                       time_ns, ',"WRITES":[%s]' % ",".join(str(i) for i in writes)
                       if writes else ""))
         for name, nbytes, alias in results:
