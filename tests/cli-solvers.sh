@@ -24,7 +24,8 @@
 #   greedy B=450: running sum passes 450 at f2 (600): split 3, as dp k=1.
 #   none: no split, peak 1310, no remat.
 #   dp --budget 1150: k=0 peaks 1310, k=1 1110 fits: smallest k 1.
-#   dp --budget 1000: k = 0, 1, 2, 4 peak 1310, 1110, 1210, 1310: no plan.
+#   dp --budget 1000: k = 0, 1, 2 peak 1310, 1110, 1210 (k = 3, 4: the plan
+#     of k = 2 again, not replayed): no plan; the smallest peak, at k = 1.
 set -u
 R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/cli-lib.sh"
@@ -68,7 +69,32 @@ has "dp --budget" "$t" "k=0 peak 1310, k=1 peak 1110" "smallest k that fits: 1" 
 	"peak 1110 bytes"
 expect_status 65 "no dp plan fits 1000 bytes" "$R" solve $L --planner dp --budget 1000
 m=$("$R" solve $L --planner dp --budget 1000 2>&1)
-has "no-fit message" "$m" "no dp plan fits in 1000 bytes" "smallest replayed peak found is 1110"
+has "no-fit message" "$m" "no dp plan fits in 1000 bytes" \
+	"the smallest replayed peak is 1110 bytes, at k = 1 (every k tried: 3 replays)"
+# --json keeps its output when no plan fits (status 65 all the same)
+expect_status 65 "no fit --json" "$R" solve $L --planner dp --budget 1000 --json
+j=$("$R" solve $L --planner dp --budget 1000 --json 2>/dev/null)
+has "no fit --json" "$j" '"found":false' '"k":null' '"best":{"k":1,"peak_memory":1110}' \
+	'"replays":3' '{"k":3,"peak_memory":1210,"replayed":false}'
+has "greedy --budget" "$("$R" solve $L --planner greedy --budget 1150)" \
+	"segment_budget=1000 peak 1310, segment_budget=599 peak 1110" \
+	"largest segment_budget that fits: 599"
+# The replayed peak is not monotone in k, so the search tries every k: on
+# the shipped ResNet-50 log dp's k = 0..8 replay to 505.4, 382.8, 341.6,
+# 326.6, 324.0, 325.0, 320.8, 313.7, 331.4 MB (k = 16, 32, ... above
+# 315 MB too), so 315 MB fits first at k = 7, which a gallop over 0, 1, 2,
+# 4, 8, ... never tries; with --modules, k = 0..3 replay to 505.4, 389.2,
+# 386.5, 355.5 MB and 4 to 399.4 MB: 370 MB fits at k = 3 alone.
+RN=../../logs/torch-resnet50-cpu.log.gz
+has "dp --budget, not monotone" "$("$R" solve $RN --planner dp --budget 315000000 --json)" \
+	'"search":{"budget":315000000,"found":true,"k":7,' '"replays":8'
+has "--modules --budget, not monotone" \
+	"$("$R" solve $RN --modules --planner dp --budget 370000000 --replay --json)" \
+	'"search":{"budget":370000000,"found":true,"k":3,' '"peak_memory":355461136'
+j=$("$R" solve $RN --modules --planner dp --budget 300000000 --json 2>/dev/null)
+has "--modules no fit --json" "$j" '"found":false' '"best":{"k":3,"peak_memory":355461136}'
+m=$("$R" solve $RN --modules --planner dp --budget 300000000 2>&1)
+has "--modules no-fit message" "$m" "the smallest replayed peak is 355461136 bytes, at k = 3"
 
 # The DP on a list of sizes (the tracker's own example).
 printf '# sizes\n10\n8\n8\n9  # a comment\n7\n\n7\n5\n4\n4\n' > "${TMPDIR:-/tmp}/sizes.$$"

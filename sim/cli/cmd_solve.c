@@ -652,6 +652,8 @@ struct solve_result {
 static void solve_result_free(struct solve_result *r)
 {
 	planner_plan_free(&r->plan);
+	if (r->fit)
+		planner_fit_free(r->fit);
 	free(r->fit);
 	profile_free(&r->p);
 }
@@ -682,14 +684,14 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		if (planner_fit(pl, s, &r->base, &r->p, budget, a->exact, r->fit, err))
 			return -1;
 		if (!r->fit->found) {
-			uint64_t best = UINT64_MAX;
-			for (size_t i = 0; i < r->fit->n_tries; i++)
-				if (r->fit->tries[i].peak < best)
-					best = r->fit->tries[i].peak;
+			const struct planner_fit_try *t = &r->fit->tries[r->fit->best];
 			return rs_error_set(err, EXIT_DATAERR, s->source, 0,
 					    "no %s plan fits in %" PRIu64 " bytes: the smallest replayed "
-					    "peak found is %" PRIu64 " bytes",
-					    pl->name, budget, best);
+					    "peak is %" PRIu64 " bytes, at %s = %" PRIu64 " (every %s "
+					    "tried: %zu replays)", pl->name, budget, t->peak,
+					    pl->param_name, t->param,
+					    pl->param == PLANNER_PARAM_K ? "k" : "distinct plan",
+					    r->fit->n_replays);
 		}
 		r->param = r->fit->param;
 	}
@@ -710,6 +712,31 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		r->chunk = planner_max_chunk(r->p.bytes, r->p.n, r->plan.split.splits,
 					     r->plan.split.n_splits);
 	return 0;
+}
+
+/* --budget's search as JSON: the budget, whether and where a plan fits,
+ * the smallest peak seen, and every plan tried. */
+static json_t *search_json(const struct solve_args *a, const struct planner_fit *fit)
+{
+	const struct planner *pl = a->pl;
+	json_t *f = json_object(), *tries = json_array();
+	json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
+	json_object_set_new(f, "found", json_boolean(fit->found));
+	json_object_set_new(f, pl->param_name,
+			    fit->found ? json_integer((json_int_t)fit->param) : json_null());
+	if (fit->n_tries) {
+		const struct planner_fit_try *b = &fit->tries[fit->best];
+		json_object_set_new(f, "best", json_pack("{s:I, s:o}", pl->param_name,
+			(json_int_t)b->param, "peak_memory", cmd_json_u64(b->peak)));
+	}
+	json_object_set_new(f, "replays", json_integer((json_int_t)fit->n_replays));
+	for (size_t i = 0; i < fit->n_tries; i++)
+		json_array_append_new(tries, json_pack("{s:I, s:o, s:b}",
+			pl->param_name, (json_int_t)fit->tries[i].param,
+			"peak_memory", cmd_json_u64(fit->tries[i].peak),
+			"replayed", fit->tries[i].replayed));
+	json_object_set_new(f, "tries", tries);
+	return f;
 }
 
 static void put_json(const struct solve_args *a, const struct schedule *s,
@@ -760,17 +787,8 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 		json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
 		json_object_set_new(o, "replay", j);
 	}
-	if (r->fit) {
-		json_t *f = json_object(), *tries = json_array();
-		json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
-		json_object_set_new(f, pl->param_name, json_integer((json_int_t)r->fit->param));
-		for (size_t i = 0; i < r->fit->n_tries; i++)
-			json_array_append_new(tries, json_pack("{s:I, s:I}",
-				pl->param_name, (json_int_t)r->fit->tries[i].param,
-				"peak_memory", (json_int_t)r->fit->tries[i].peak));
-		json_object_set_new(f, "tries", tries);
-		json_object_set_new(o, "search", f);
-	}
+	if (r->fit)
+		json_object_set_new(o, "search", search_json(a, r->fit));
 	print_json(o);
 }
 
@@ -788,11 +806,18 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 	       is_dp ? (a->exact ? " (exact mode: the tracker's split points)" : " (fast mode)") : "");
 	printf("forward ops: %zu, activations: %" PRIu64 " bytes\n", p->n, p->total);
 	if (r->fit) {
-		printf("search for budget %" PRIu64 " bytes (%zu replays):", a->o.budgets[0],
-		       r->fit->n_tries);
-		for (size_t i = 0; i < r->fit->n_tries; i++)
+		printf("search for budget %" PRIu64 " bytes (every %s in turn; %zu replays, a "
+		       "plan equal to the one before not replayed again):", a->o.budgets[0],
+		       is_dp ? "k" : "distinct plan", r->fit->n_replays);
+		size_t n = r->fit->n_tries;
+		for (size_t i = 0; i < n; i++) {
+			if (n > 24 && i == 12) {
+				printf(", ... (%zu more; --json lists every try)", n - 24);
+				i = n - 12;
+			}
 			printf("%s %s=%" PRIu64 " peak %" PRIu64, i ? "," : "", pl->param_name,
 			       r->fit->tries[i].param, r->fit->tries[i].peak);
+		}
 		printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
 		       pl->param_name, r->fit->param);
 	}
@@ -867,6 +892,16 @@ int cmd_solve(int argc, char **argv)
 	}
 	struct solve_result r;
 	if (solve_log(a, s, &r, &err)) {
+		if (a->json && r.fit && !r.fit->found && r.fit->n_tries) {
+			/* no plan fits: the search still goes out, found false */
+			json_t *o = json_object();
+			json_object_set_new(o, "log", cmd_json_str(s->source));
+			json_object_set_new(o, "planner", json_string(a->pl->name));
+			json_object_set_new(o, "forward_ops", json_integer((json_int_t)r.p.n));
+			json_object_set_new(o, "activations", json_integer((json_int_t)r.p.total));
+			json_object_set_new(o, "search", search_json(a, r.fit));
+			print_json(o);
+		}
 		if (err.file[0])
 			rs_error_print(&err);
 		else

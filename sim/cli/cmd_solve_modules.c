@@ -165,10 +165,22 @@ static int plan_units(const struct planner *pl, const uint64_t *units, size_t n_
 	return 0;
 }
 
-/* Replay a module plan (the plan as applied) of planner param k; fits? */
+/* The tries of --budget's search: every k in turn. */
+struct mod_try {
+	uint64_t k, peak;
+	bool replayed; /* false: the plan as applied is the one of k - 1 */
+};
+struct mod_search {
+	struct mod_try *t;
+	size_t n, cap, n_replays, best;
+	size_t *prev, n_prev; /* the plan as applied of the try before */
+};
+
+/* Replay a module plan (the plan as applied) of planner param k, unless
+ * it is the plan of the try before; fits? -1 on error. */
 static int try_k(const struct planner *pl, const struct module_calls *m, const uint64_t *units,
 		 size_t n_units, const struct schedule *s, const struct baseline *b, uint64_t k,
-		 bool exact, uint64_t budget, uint64_t *peak, struct rs_error *err)
+		 bool exact, uint64_t budget, struct mod_search *ms, struct rs_error *err)
 {
 	struct reset_plan plan;
 	if (plan_units(pl, units, n_units, k, exact, &plan, err))
@@ -177,14 +189,53 @@ static int try_k(const struct planner *pl, const struct module_calls *m, const u
 		plan.splits[i] = modules_unit_split(m, plan.splits[i]);
 	struct module_plan mp;
 	modules_apply(m, plan.splits, plan.n_splits, &mp);
-	struct plan_result res;
-	int rc = plan_replay_wraps(s, b, mp.splits, mp.n_splits, mp.as_usual, false, &res, err);
-	module_plan_free(&mp);
 	reset_plan_free(&plan);
-	if (rc)
-		return -1;
-	*peak = res.run.peak_memory;
-	return res.run.outcome == OUTCOME_PASS && res.run.peak_memory <= budget;
+	XGROW(ms->t, ms->cap, ms->n + 1);
+	struct mod_try *t = &ms->t[ms->n];
+	t->k = k;
+	if (ms->n && ms->n_prev == mp.n_splits &&
+	    (!mp.n_splits || !memcmp(ms->prev, mp.splits, mp.n_splits * sizeof *mp.splits))) {
+		t->peak = t[-1].peak;
+		t->replayed = false;
+	} else {
+		struct plan_result res;
+		if (plan_replay_wraps(s, b, mp.splits, mp.n_splits, mp.as_usual, false, &res, err)) {
+			module_plan_free(&mp);
+			return -1;
+		}
+		t->peak = res.run.outcome == OUTCOME_PASS ? res.run.peak_memory : UINT64_MAX;
+		t->replayed = true;
+		ms->n_replays++;
+		free(ms->prev);
+		ms->prev = xmalloc((mp.n_splits ? mp.n_splits : 1) * sizeof *ms->prev);
+		if (mp.n_splits)
+			memcpy(ms->prev, mp.splits, mp.n_splits * sizeof *mp.splits);
+		ms->n_prev = mp.n_splits;
+	}
+	module_plan_free(&mp);
+	if (!ms->n || t->peak < ms->t[ms->best].peak)
+		ms->best = ms->n;
+	ms->n++;
+	return t->peak <= budget;
+}
+
+/* The search as JSON (search.tries: every k tried). */
+static json_t *search_json(const struct mod_search *ms, uint64_t budget, bool found, uint64_t k)
+{
+	json_t *f = json_object(), *tr = json_array();
+	json_object_set_new(f, "budget", json_integer((json_int_t)budget));
+	json_object_set_new(f, "found", json_boolean(found));
+	json_object_set_new(f, "k", found ? json_integer((json_int_t)k) : json_null());
+	if (ms->n)
+		json_object_set_new(f, "best", json_pack("{s:I, s:I}", "k",
+			(json_int_t)ms->t[ms->best].k, "peak_memory", (json_int_t)ms->t[ms->best].peak));
+	json_object_set_new(f, "replays", json_integer((json_int_t)ms->n_replays));
+	for (size_t i = 0; i < ms->n; i++)
+		json_array_append_new(tr, json_pack("{s:I, s:I, s:b}", "k", (json_int_t)ms->t[i].k,
+						    "peak_memory", (json_int_t)ms->t[i].peak,
+						    "replayed", ms->t[i].replayed));
+	json_object_set_new(f, "tries", tr);
+	return f;
 }
 
 int solve_modules(const struct solve_module_opts *o)
@@ -207,10 +258,7 @@ int solve_modules(const struct solve_module_opts *o)
 	size_t n_units = 0;
 	size_t *given = NULL, n_given = 0;
 	uint64_t param = o->param, floor = schedule_floor(s, false);
-	size_t n_tries = 0;
-	struct {
-		uint64_t k, peak;
-	} tries[64];
+	struct mod_search ms = {0};
 	if (profile_build(s, &p, &err))
 		goto fail;
 	if (s->n_marks) {
@@ -251,51 +299,36 @@ int solve_modules(const struct solve_module_opts *o)
 	} else {
 		units = modules_units(&m, &n_units);
 		if (o->have_budget) {
-			/* dp's smallest k whose plan, as applied, fits: gallop, then bisect */
-			uint64_t fail_k = 0, hit = 0, k = 0, peak = 0;
-			bool have_fail = false, found = false;
-			for (;;) {
-				int r = try_k(o->pl, &m, units, n_units, s, &base, k, o->exact, o->budget,
-					      &peak, &err);
-				if (r < 0)
+			/* dp's smallest k whose plan, as applied, fits: the peak is
+			 * not monotone in k (docs/solvers.md), so every k in turn */
+			int r = 0;
+			for (uint64_t k = 0; k <= n_units && !r; k++)
+				if ((r = try_k(o->pl, &m, units, n_units, s, &base, k, o->exact,
+					       o->budget, &ms, &err)) < 0)
 					goto fail;
-				if (n_tries < 64)
-					tries[n_tries].k = k, tries[n_tries++].peak = peak;
-				if (r) {
-					hit = k;
-					found = true;
-					break;
+			if (!r) {
+				const struct mod_try *b = &ms.t[ms.best];
+				if (o->json) {
+					json_t *j = json_object();
+					json_object_set_new(j, "log", json_string(s->source));
+					json_object_set_new(j, "planner", json_string(o->pl->name));
+					json_object_set_new(j, "forward_ops", json_integer((json_int_t)p.n));
+					json_object_set_new(j, "module_boundaries",
+							    json_integer((json_int_t)m.n_bound));
+					json_object_set_new(j, "search", search_json(&ms, o->budget, false, 0));
+					char *line = json_dumps(j, JSON_COMPACT);
+					puts(line);
+					free(line);
+					json_decref(j);
 				}
-				fail_k = k;
-				have_fail = true;
-				if (k >= n_units)
-					break;
-				k = k ? (2 * k < n_units ? 2 * k : n_units) : 1;
-			}
-			while (found && have_fail && hit - fail_k > 1) {
-				uint64_t mid = fail_k + (hit - fail_k) / 2;
-				int r = try_k(o->pl, &m, units, n_units, s, &base, mid, o->exact,
-					      o->budget, &peak, &err);
-				if (r < 0)
-					goto fail;
-				if (n_tries < 64)
-					tries[n_tries].k = mid, tries[n_tries++].peak = peak;
-				if (r)
-					hit = mid;
-				else
-					fail_k = mid;
-			}
-			if (!found) {
-				uint64_t best = UINT64_MAX;
-				for (size_t i = 0; i < n_tries; i++)
-					best = tries[i].peak < best ? tries[i].peak : best;
 				rs_error_set(&err, EXIT_DATAERR, s->source, 0,
 					     "no %s plan on module boundaries fits in %" PRIu64 " bytes: "
-					     "the smallest replayed peak found is %" PRIu64 " bytes",
-					     o->pl->name, o->budget, best);
+					     "the smallest replayed peak is %" PRIu64 " bytes, at k = %" PRIu64
+					     " (every k tried, 0 to %zu: %zu replays)", o->pl->name, o->budget,
+					     b->peak, b->k, n_units, ms.n_replays);
 				goto fail;
 			}
-			param = hit;
+			param = ms.t[ms.n - 1].k;
 		}
 		if (plan_units(o->pl, units, n_units, param, o->exact, &plan, &err))
 			goto fail;
@@ -371,16 +404,8 @@ int solve_modules(const struct solve_module_opts *o)
 			json_object_set_new(j, "unwrapped_ops", json_integer((json_int_t)mp.unwrapped_ops));
 			json_object_set_new(j, "unwrapped_bytes", json_integer((json_int_t)mp.unwrapped_bytes));
 		}
-		if (n_tries) {
-			json_t *f = json_object(), *tr = json_array();
-			json_object_set_new(f, "budget", json_integer((json_int_t)o->budget));
-			json_object_set_new(f, "k", json_integer((json_int_t)param));
-			for (size_t i = 0; i < n_tries; i++)
-				json_array_append_new(tr, json_pack("{s:I, s:I}", "k", (json_int_t)tries[i].k,
-								    "peak_memory", (json_int_t)tries[i].peak));
-			json_object_set_new(f, "tries", tr);
-			json_object_set_new(j, "search", f);
-		}
+		if (ms.n)
+			json_object_set_new(j, "search", search_json(&ms, o->budget, true, param));
 		if (o->replay) {
 			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
 				"outcome", outcome_name(res.run.outcome),
@@ -417,11 +442,18 @@ int solve_modules(const struct solve_module_opts *o)
 			printf("module boundaries: %zu (starts and ends of the %zu of %zu module calls "
 			       "that can be checkpointed)\n", m.n_bound, ok, m.n);
 		}
-		if (n_tries) {
-			printf("search for budget %" PRIu64 " bytes (%zu replays of plans as applied):",
-			       o->budget, n_tries);
-			for (size_t i = 0; i < n_tries; i++)
-				printf("%s k=%" PRIu64 " peak %" PRIu64, i ? "," : "", tries[i].k, tries[i].peak);
+		if (ms.n) {
+			printf("search for budget %" PRIu64 " bytes (every k in turn; %zu replays of "
+			       "plans as applied, a plan equal to the one before not replayed again):",
+			       o->budget, ms.n_replays);
+			for (size_t i = 0; i < ms.n; i++) {
+				if (ms.n > 24 && i == 12) {
+					printf(", ... (%zu more; --json lists every try)", ms.n - 24);
+					i = ms.n - 12;
+				}
+				printf("%s k=%" PRIu64 " peak %" PRIu64, i ? "," : "", ms.t[i].k,
+				       ms.t[i].peak);
+			}
 			printf("\nsmallest k that fits: %" PRIu64 "\n", param);
 		}
 		printf("split points: %zu (forward-op index where a segment starts)\n", plan.n_splits);
@@ -483,6 +515,8 @@ fail:
 	print_error(&err);
 	status = err.status;
 out:
+	free(ms.t);
+	free(ms.prev);
 	free(units);
 	free(given);
 	reset_plan_free(&plan);
