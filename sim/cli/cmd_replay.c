@@ -598,12 +598,18 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 			      "runtime", runtime_kind_name(o->runtime),
 			      "seed", (json_int_t)o->seed, "ratio", json_finite(ratio),
 			      "budget", cmd_json_u64(pr->budget), "outcome", outcome_name(pr->run.outcome),
-			      "overhead", json_finite(pr->overhead),
+			      /* a run that did not pass has no overhead: where it
+			       * stopped is stopped_clock */
+			      "overhead", pr->run.outcome == OUTCOME_PASS ? json_finite(pr->overhead)
+									  : json_null(),
 			      "baseline_memory", (json_int_t)base->memory,
 			      "baseline_compute", (json_int_t)base->compute,
 			      "model_compute", (json_int_t)pr->run.model_compute,
 			      "remat_compute", (json_int_t)pr->run.remat_compute,
 			      "peak_memory", (json_int_t)pr->run.peak_memory);
+	json_object_set_new(j, "stopped_clock", pr->run.outcome == OUTCOME_PASS
+						    ? json_null()
+						    : json_integer((json_int_t)pr->run.clock));
 	/* The run's own counters, as simrd's telemetry keeps them: a
 	 * run that stops early has met only some constants and ops. */
 	json_object_set_new(j, "const_memory", json_integer((json_int_t)pr->run.const_memory));
@@ -739,10 +745,16 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	double ratio = o->n_ratios ? o->ratios[i] : (double)pr.budget / (double)base->memory;
 	if (a->json)
 		put_json_row(a, s, logname, base, &pr, ratio);
-	else
+	else if (pr.run.outcome == OUTCOME_PASS)
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
 		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
+	else /* no overhead for a run that did not pass; where it stopped */
+		printf("%-8.4g %14" PRIu64 " %-6s %20s %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %10.2f\n         stopped at clock %" PRId64 " ns\n",
+		       ratio, pr.budget, outcome_name(pr.run.outcome), "-", pr.run.remat_compute,
+		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms,
+		       pr.run.clock);
 	if (!a->json && a->off_on)
 		printf("         offload: %" PRIu64 " storages, %" PRIu64 " bytes out; %" PRIu64
 		       " back, %" PRIu64 " bytes; stall %" PRId64 " ns; busy d2h %" PRId64 " ns, h2d %" PRId64

@@ -174,7 +174,11 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 
 enum plot_outcome plot_outcome_parse(const char *text)
 {
-	return !strcmp(text, "pass") ? PLOT_PASS : !strcmp(text, "oom") ? PLOT_OOM : PLOT_THRASH;
+	/* an ILP row without a schedule (unsolved, untried) is drawn as the
+	 * oom it was written as before issue 44 */
+	return !strcmp(text, "pass")	   ? PLOT_PASS
+	       : !strcmp(text, "thrash") ? PLOT_THRASH
+					 : PLOT_OOM;
 }
 
 /* The rows of points.tsv (t, read from path) by model and series. */
