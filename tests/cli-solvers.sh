@@ -248,6 +248,33 @@ bad 65 "profile --modules on a log without module calls" "no module calls" "$R" 
 bad 65 "a name on a log without module calls" "names a module, but the log has no module calls" \
 	"$R" solve $L --splits f3
 
+# Plans at one module level, the replayed peak minimised (issue 44, item
+# 2). On ResNet-50 at depth 1 (the Bottleneck blocks, 16 calls) dp's k =
+# 0..8 replay to 505.4, 395.7, 357.4, 368.3 (more than k = 2's), 357.1,
+# 352.3, 344.9, 344.9, 334.1 MB, the smallest: whole blocks beat the
+# unrestricted plans' best (355.5 MB at k = 3). Within layer3 (its six
+# blocks) k = 3 gives 478.4 MB.
+t=$("$R" solve $RN --modules --depth 1 --min-peak)
+has "--depth 1 --min-peak" "$t" "module boundaries: 17 (starts and ends of the 16 of 182" \
+	"3             368316944  more k costs more: +3.1% over k=2's" \
+	"8             334096912  the smallest (k=8..18: the same plan)" \
+	"smallest replayed peak at k = 8" "1. layer1.0 (Bottleneck): forward ops 9-37" \
+	"peak 334096912 bytes"
+j=$("$R" solve $RN --modules --depth 1 --min-peak --json)
+has "--depth 1 --min-peak --json" "$j" '"k":8,' '"depth":1' '"min_peak":true' \
+	'"best":{"k":8,"peak_memory":334096912}' '{"k":3,"peak_memory":368316944,"replayed":true}'
+t=$("$R" solve $RN --modules --within layer3 --min-peak)
+has "--within layer3" "$t" "module boundaries: 7 (starts and ends of the 6 of 182" \
+	"1. layer3.0 (Bottleneck): forward ops 182-210" "smallest replayed peak at k = 3" \
+	"peak 478400016 bytes"
+bad 64 "--within a typo" "--within 'layr3' is no module of the log's forward pass (did you mean 'layer3'?)" \
+	"$R" solve $RN --modules --within layr3 --min-peak
+bad 65 "--depth past the calls" "no module call at depth 9 can be checkpointed" \
+	"$R" solve $RN --modules --depth 9 --min-peak
+bad 64 "--depth without --modules" "are for module plans: give --modules" \
+	"$R" solve $RN --depth 1 --planner dp -k 1
+bad 64 "--min-peak with -k" "--min-peak tries every k itself" "$R" solve $RN --modules --min-peak -k 2
+
 expect_status 0 "solve --help" "$R" solve --help
 expect_status 0 "profile --help" "$R" profile --help
 rm -f "$S" "$S.bad" "$S.log"

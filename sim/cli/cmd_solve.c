@@ -70,8 +70,9 @@ static const char help_tail[] =
 	"  --budget B            ilp, ilp-lp: the memory budget in bytes. dp, greedy:\n"
 	"                        search for the plan with the fewest splits whose\n"
 	"                        replayed peak is at most B bytes: dp's smallest k,\n"
-	"                        greedy's largest segment budget (galloping, then\n"
-	"                        bisection; docs/solvers.md); implies --replay\n"
+	"                        greedy's largest segment budget (every k, every\n"
+	"                        distinct greedy plan, in turn: the peak is not\n"
+	"                        monotone; docs/solvers.md); implies --replay\n"
 	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
 	"                        past 20,000 binary variables)\n"
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
@@ -93,6 +94,17 @@ static const char help_tail[] =
 	"                        applied (a split at each wrap's start and end);\n"
 	"                        --budget searches dp's k (docs/solvers.md); not for\n"
 	"                        the planners of every op (ilp, ilp-lp, revolve)\n"
+	"  --depth N             with --modules: plans of the calls at module depth N\n"
+	"                        only (0: the model's children, 1: theirs, as\n"
+	"                        `rematsim profile --modules` lists): whole blocks,\n"
+	"                        not their convolutions\n"
+	"  --within NAME         with --modules: plans of the direct children of the\n"
+	"                        module NAME only (e.g. --within layer3, or the\n"
+	"                        blocks of a transformer's `blocks`)\n"
+	"  --min-peak            with --modules: replay dp's plan for every k and keep\n"
+	"                        the one of the smallest replayed peak (the first on a\n"
+	"                        tie); prints the peak against k, and where more k\n"
+	"                        costs more; implies --replay\n"
 	"  --splits A,B,...      replay this plan: split points as forward-op indices\n"
 	"                        or module names (the start of the module's call);\n"
 	"                        with --modules each must be a module boundary\n"
@@ -421,6 +433,9 @@ struct solve_args {
 	uint64_t k, seg, snapshots, rounds;
 	double time_limit;
 	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
+	long depth;          /* --depth N, -1 without */
+	const char *within;  /* --within NAME */
+	bool min_peak;       /* --min-peak */
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -518,11 +533,15 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"json", no_argument, NULL, 'j'},
 		{"modules", no_argument, NULL, 'm'},
 		{"splits", required_argument, NULL, 'S'},
+		{"depth", required_argument, NULL, 'D'},
+		{"within", required_argument, NULL, 'W'},
+		{"min-peak", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof *a);
 	a->rounds = PLANNER_DEFAULT_ROUNDS;
+	a->depth = -1;
 	opt_init(&a->o, "solve", solve_help(), 1);
 	int c;
 	while ((c = opt_next(&a->o, argc, argv, "hk:", longopts)) != -1) {
@@ -588,6 +607,19 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		case 'j': a->json = true; break;
 		case 'm': a->modules = true; break;
 		case 'S': a->splits = optarg; break;
+		case 'D': {
+			uint64_t d;
+			if (parse_count(optarg, &d) || d > 1000) {
+				fprintf(stderr, "rematsim solve: --depth wants a module depth, a whole "
+						"number from 0 (the model's children; `rematsim profile "
+						"--modules` lists each call's), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			a->depth = (long)d;
+			break;
+		}
+		case 'W': a->within = optarg; break;
+		case 'M': a->min_peak = true; break;
 		case 'h':
 			fputs(solve_help(), stdout);
 			return -1;
@@ -613,6 +645,20 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		return EXIT_USAGE;
 	}
 	a->log = argv[optind];
+	if ((a->depth >= 0 || a->within || a->min_peak) && !a->modules) {
+		fprintf(stderr, "rematsim solve: --depth, --within and --min-peak are for module "
+				"plans: give --modules\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak && (a->have_k || a->have_budget || a->splits)) {
+		fprintf(stderr, "rematsim solve: --min-peak tries every k itself: no -k, --budget "
+				"or --splits with it\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak && !a->pname)
+		a->pname = "dp";
+	if (a->min_peak)
+		a->have_k = true; /* (the k is the search's; check_planner wants one) */
 	if (a->splits) {
 		if (a->pname || a->have_k || a->have_seg || a->have_budget || a->exact ||
 		    a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed) {
@@ -630,6 +676,12 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 				"planner of split points\n", a->pl->name);
 		return EXIT_USAGE;
 	}
+	if (!rc && a->min_peak && a->pl->param != PLANNER_PARAM_K) {
+		fprintf(stderr, "rematsim solve: --min-peak searches dp's k: give --planner dp\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak)
+		a->replay = true;
 	if (!rc && a->modules && a->have_budget && a->pl->param != PLANNER_PARAM_K) {
 		fprintf(stderr, "rematsim solve: --modules --budget searches dp's k: give "
 				"--planner dp\n");
@@ -878,6 +930,7 @@ int cmd_solve(int argc, char **argv)
 			.param = a->pl && a->pl->param == PLANNER_PARAM_K ? a->k : a->seg,
 			.budget = a->have_budget ? a->o.budgets[0] : 0, .have_budget = a->have_budget,
 			.modules = a->modules, .exact = a->exact, .replay = a->replay || a->splits,
+			.depth = a->depth, .within = a->within, .min_peak = a->min_peak,
 			.check = a->check, .json = a->json, .ropt = a->ropt};
 		status = solve_modules(&so);
 		free(a);

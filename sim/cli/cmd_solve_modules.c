@@ -179,14 +179,14 @@ struct mod_search {
 /* Replay a module plan (the plan as applied) of planner param k, unless
  * it is the plan of the try before; fits? -1 on error. */
 static int try_k(const struct planner *pl, const struct module_calls *m, const uint64_t *units,
-		 size_t n_units, const struct schedule *s, const struct baseline *b, uint64_t k,
+		 size_t n_units, size_t lo, const struct schedule *s, const struct baseline *b, uint64_t k,
 		 bool exact, uint64_t budget, struct mod_search *ms, struct rs_error *err)
 {
 	struct reset_plan plan;
 	if (plan_units(pl, units, n_units, k, exact, &plan, err))
 		return -1;
 	for (size_t i = 0; i < plan.n_splits; i++)
-		plan.splits[i] = modules_unit_split(m, plan.splits[i]);
+		plan.splits[i] = modules_unit_split(m, lo + plan.splits[i]);
 	struct module_plan mp;
 	modules_apply(m, plan.splits, plan.n_splits, &mp);
 	reset_plan_free(&plan);
@@ -259,6 +259,8 @@ int solve_modules(const struct solve_module_opts *o)
 	size_t *given = NULL, n_given = 0;
 	uint64_t param = o->param, floor = schedule_floor(s, false);
 	struct mod_search ms = {0};
+	size_t lo = 0;      /* --within: the first unit of the container */
+	long within = -1;   /* its call */
 	if (profile_build(s, &p, &err))
 		goto fail;
 	if (s->n_marks) {
@@ -275,6 +277,35 @@ int solve_modules(const struct solve_module_opts *o)
 			     "and it has none: record it with rematsim_torch and model= "
 			     "(docs/log-format.md, Module calls)");
 		goto fail;
+	}
+	if (have_m && (o->depth >= 0 || o->within)) {
+		long parent = -1;
+		if (o->within) {
+			parent = modules_find(&m, o->within);
+			if (parent < 0) {
+				const char **names = xmalloc(m.n * sizeof *names);
+				for (size_t i = 0; i < m.n; i++)
+					names[i] = schedule_str(s, m.c[i].name);
+				const char *near = nearest_name(o->within, names, m.n);
+				rs_error_set(&err, EXIT_USAGE, NULL, 0,
+					     "--within '%s' is no module of the log's forward pass%s%s%s",
+					     o->within, near ? " (did you mean '" : "", near ? near : "",
+					     near ? "'?)" : "");
+				free(names);
+				goto fail;
+			}
+		}
+		within = parent;
+		if (!modules_restrict(&m, o->depth, parent)) {
+			char at[64] = "";
+			if (o->depth >= 0)
+				snprintf(at, sizeof at, " at depth %ld", o->depth);
+			rs_error_set(&err, EXIT_DATAERR, s->source, 0,
+				     "no module call%s%s%s can be checkpointed (`rematsim profile "
+				     "--modules` lists each call's depth and why)", at,
+				     o->within ? " inside " : "", o->within ? o->within : "");
+			goto fail;
+		}
 	}
 	if (o->modules && !m.n_bound && !o->splits) {
 		rs_error_set(&err, EXIT_DATAERR, s->source, 0,
@@ -298,12 +329,34 @@ int solve_modules(const struct solve_module_opts *o)
 		given = NULL;
 	} else {
 		units = modules_units(&m, &n_units);
-		if (o->have_budget) {
+		if (within >= 0) {
+			/* --within: the planner splits the container's units only
+			 * (b_lo = its first op, b_hi = its end); the ops before it
+			 * fall in the first segment, unwrapped, those after it in
+			 * the last, run as usual */
+			size_t hi = n_units;
+			for (size_t j = 0; j <= m.n_bound; j++) {
+				size_t b = j ? m.bound[j - 1] : 0;
+				if (b <= m.c[within].first)
+					lo = j;
+				if (b >= m.c[within].end && hi == n_units)
+					hi = j;
+			}
+			n_units = hi - lo;
+		}
+		if (o->min_peak) {
+			/* every k: the smallest replayed peak of the plans as applied */
+			for (uint64_t k = 0; k <= n_units; k++)
+				if (try_k(o->pl, &m, units + lo, n_units, lo, s, &base, k, o->exact, 0, &ms,
+					  &err) < 0)
+					goto fail;
+			param = ms.t[ms.best].k;
+		} else if (o->have_budget) {
 			/* dp's smallest k whose plan, as applied, fits: the peak is
 			 * not monotone in k (docs/solvers.md), so every k in turn */
 			int r = 0;
 			for (uint64_t k = 0; k <= n_units && !r; k++)
-				if ((r = try_k(o->pl, &m, units, n_units, s, &base, k, o->exact,
+				if ((r = try_k(o->pl, &m, units + lo, n_units, lo, s, &base, k, o->exact,
 					       o->budget, &ms, &err)) < 0)
 					goto fail;
 			if (!r) {
@@ -330,10 +383,10 @@ int solve_modules(const struct solve_module_opts *o)
 			}
 			param = ms.t[ms.n - 1].k;
 		}
-		if (plan_units(o->pl, units, n_units, param, o->exact, &plan, &err))
+		if (plan_units(o->pl, units + lo, n_units, param, o->exact, &plan, &err))
 			goto fail;
 		for (size_t i = 0; i < plan.n_splits; i++)
-			plan.splits[i] = modules_unit_split(&m, plan.splits[i]);
+			plan.splits[i] = modules_unit_split(&m, lo + plan.splits[i]);
 	}
 	const size_t *rsplits = plan.splits;
 	const bool *usual = NULL;
@@ -404,8 +457,19 @@ int solve_modules(const struct solve_module_opts *o)
 			json_object_set_new(j, "unwrapped_ops", json_integer((json_int_t)mp.unwrapped_ops));
 			json_object_set_new(j, "unwrapped_bytes", json_integer((json_int_t)mp.unwrapped_bytes));
 		}
-		if (ms.n)
-			json_object_set_new(j, "search", search_json(&ms, o->budget, true, param));
+		if (ms.n) {
+			json_t *f = search_json(&ms, o->budget, true, param);
+			if (o->min_peak) { /* no budget: the smallest peak is the answer */
+				json_object_del(f, "budget");
+				json_object_del(f, "found");
+				json_object_set_new(f, "min_peak", json_true());
+			}
+			json_object_set_new(j, "search", f);
+		}
+		if (o->depth >= 0)
+			json_object_set_new(j, "depth", json_integer(o->depth));
+		if (o->within)
+			json_object_set_new(j, "within", json_string(o->within));
 		if (o->replay) {
 			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
 				"outcome", outcome_name(res.run.outcome),
@@ -442,7 +506,36 @@ int solve_modules(const struct solve_module_opts *o)
 			printf("module boundaries: %zu (starts and ends of the %zu of %zu module calls "
 			       "that can be checkpointed)\n", m.n_bound, ok, m.n);
 		}
-		if (ms.n) {
+		if (ms.n && o->min_peak) {
+			printf("replayed peak against k (dp's plan for every k, as applied; %zu "
+			       "replays, a plan equal to the one before not replayed again):\n",
+			       ms.n_replays);
+			printf("  %-6s %16s  %s\n", "k", "peak", "note");
+			size_t lowest = 0; /* the try of the smallest peak so far */
+			for (size_t i = 0; i < ms.n; i++) {
+				const struct mod_try *t = &ms.t[i];
+				if (i && !t->replayed) /* the plan of k - 1 again */
+					continue;
+				printf("  %-6" PRIu64 " %16" PRIu64 "  ", t->k, t->peak);
+				if (i == ms.best)
+					printf("the smallest");
+				else if (i && t->peak > ms.t[lowest].peak)
+					printf("more k costs more: %+.1f%% over k=%" PRIu64 "'s",
+					       100.0 * ((double)t->peak / (double)ms.t[lowest].peak - 1),
+					       ms.t[lowest].k);
+				size_t same = i + 1;
+				while (same < ms.n && !ms.t[same].replayed)
+					same++;
+				if (same > i + 1)
+					printf("%s(k=%" PRIu64 "..%" PRIu64 ": the same plan)",
+					       i == ms.best || (i && t->peak > ms.t[lowest].peak) ? " " : "",
+					       t->k, ms.t[same - 1].k);
+				printf("\n");
+				if (t->peak < ms.t[lowest].peak)
+					lowest = i;
+			}
+			printf("smallest replayed peak at k = %" PRIu64 "\n", param);
+		} else if (ms.n) {
 			printf("search for budget %" PRIu64 " bytes (every k in turn; %zu replays of "
 			       "plans as applied, a plan equal to the one before not replayed again):",
 			       o->budget, ms.n_replays);
