@@ -223,6 +223,11 @@ def _parser():
     c.add_argument("--budget", type=_byte_list, metavar="B[,B...]",
                    help="dp's plan with the fewest checkpoints that fits B bytes")
     c.add_argument("--planner", default="dp", choices=["dp"], help="(dp)")
+    c.add_argument("--depth", type=_counts, metavar="N",
+                   help="plans of the module calls at depth N only (0: the model's "
+                        "children, 1: theirs): whole blocks")
+    c.add_argument("--min-peak", action="store_true",
+                   help="also the plan of the k whose replayed peak is the smallest")
     c.add_argument("--repeat", type=_positive, default=3,
                    help="time each iteration this many times, keep the fastest (3)")
     c.add_argument("--log", metavar="FILE", help="keep the recorded log there (default: "
@@ -431,9 +436,12 @@ def checkpoint(a, argv):
     rc = _check_model_name(a)
     if rc:
         return rc
-    if not a.k and not a.budget:
-        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints) or "
-                     "--budget B[,B...]")
+    if not a.k and not a.budget and not a.min_peak:
+        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints), "
+                     "--budget B[,B...] or --min-peak")
+    if a.depth is not None and len(a.depth) != 1:
+        return _fail(USAGE_EXIT, "--depth takes one depth")
+    depth = a.depth[0] if a.depth is not None else None
     if a.log:
         err = check_output(a.log)
         if err:
@@ -462,9 +470,13 @@ def checkpoint(a, argv):
         if isinstance(rec, int):
             return rec
         try:
-            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim)
+            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim,
+                                 depth=depth, min_peak=a.min_peak)
+            curve = None if a.json else ck.peak_curve(log, rematsim, depth)
         except ck.CheckpointError as e:
             return _fail(e.status, str(e))
+        if curve:
+            print("\n".join(ck.curve_text(*curve)))
         model_argv = [x for x in argv if x != "--json"]
         rows = []
         t_none = None
@@ -495,12 +507,12 @@ def _model_only(argv):
     """The model's options of a checkpoint command line (for `record`'s
     parser in the measuring process)."""
     out, skip = [], False
-    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim"}
+    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim", "--depth"}
     for i, x in enumerate(argv):
         if skip:
             skip = False
             continue
-        if x in ("checkpoint",):
+        if x in ("checkpoint", "--min-peak"):
             continue
         name = x.split("=", 1)[0]
         if name in drop:
