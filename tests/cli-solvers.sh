@@ -275,6 +275,20 @@ bad 64 "--depth without --modules" "are for module plans: give --modules" \
 	"$R" solve $RN --depth 1 --planner dp -k 1
 bad 64 "--min-peak with -k" "--min-peak tries every k itself" "$R" solve $RN --modules --min-peak -k 2
 
+# Papercuts (issue 44): --ratio for solve (floor(1310 x 0.87) = 1139
+# bytes), byte suffixes in any case, a lone M refused with both meanings,
+# a share given to --budget pointed at --ratio.
+has "solve --ratio" "$("$R" solve $L --planner dp --ratio 0.87)" \
+	"search for budget 1139 bytes" "smallest k that fits: 1"
+has "--budget 1.15kb" "$("$R" solve $L --planner dp --budget 1.15kb)" \
+	"search for budget 1150 bytes" "smallest k that fits: 1"
+bad 64 "--budget 30M" "M alone could mean either: MB is 10^6 bytes, MiB 2^20" \
+	"$R" solve $L --planner dp --budget 30M
+bad 64 "--budget 0.5" "a share of the baseline memory is --ratio" \
+	"$R" solve $L --planner dp --budget 0.5
+bad 64 "--ratio and --budget" "give --ratio or --budget, not both" \
+	"$R" solve $L --planner dp --budget 1150 --ratio 0.5
+
 expect_status 0 "solve --help" "$R" solve --help
 expect_status 0 "profile --help" "$R" profile --help
 rm -f "$S" "$S.bad" "$S.log"

@@ -73,6 +73,8 @@ static const char help_tail[] =
 	"                        greedy's largest segment budget (every k, every\n"
 	"                        distinct greedy plan, in turn: the peak is not\n"
 	"                        monotone; docs/solvers.md); implies --replay\n"
+	"  --ratio R             --budget as a share of the log's baseline memory\n"
+	"                        (floor(baseline memory x R) bytes, as replay's)\n"
 	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
 	"                        past 20,000 binary variables)\n"
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
@@ -521,6 +523,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"planner", required_argument, NULL, 'P'},
 		{"segment-budget", required_argument, NULL, 'B'},
 		OPT_ROW_BUDGET,
+		OPT_ROW_RATIO,
 		{"time-limit", required_argument, NULL, 'T'},
 		{"solver", required_argument, NULL, 'v'},
 		{"rounds", required_argument, NULL, 'R'},
@@ -625,7 +628,13 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 			return -1;
 		}
 	}
-	a->have_budget = a->o.n_budgets > 0;
+	if (a->o.n_ratios && a->o.n_budgets) {
+		fprintf(stderr, "rematsim solve: --ratio is the budget as a share of the baseline "
+				"memory: give --ratio or --budget, not both\n");
+		return EXIT_USAGE;
+	}
+	/* --ratio R: --budget floor(baseline memory x R), once the log is read */
+	a->have_budget = a->o.n_budgets > 0 || a->o.n_ratios > 0;
 	if (a->sizes) {
 		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay ||
 		    a->check || a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed ||
@@ -924,6 +933,22 @@ int cmd_solve(int argc, char **argv)
 			status = solve_sizes(a->sizes, a->k, a->exact, a->json);
 		free(a);
 		return status < 0 ? 0 : status;
+	}
+	if (a->o.n_ratios) {
+		/* the budget of --ratio, as replay computes it (floor of the double
+		 * product; docs/semantics.md) */
+		struct rs_error err = {0};
+		struct schedule *s;
+		if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
+			rs_error_print(&err);
+			free(a);
+			return err.status;
+		}
+		struct baseline base;
+		baseline_run(s, &base);
+		a->o.budgets[0] = (uint64_t)((double)base.memory * a->o.ratios[0]);
+		a->o.n_budgets = 1;
+		schedule_free(s);
 	}
 	if (a->splits || a->modules) {
 		struct solve_module_opts so = {.log = a->log, .pl = a->pl, .splits = a->splits,
