@@ -164,6 +164,11 @@ START_TEST(scalar_numbers)
 	ck_assert_uint_eq(u, 1536);
 	ck_assert_int_eq(scalar_parse_u64("7KB", &u, &why), 0);
 	ck_assert_uint_eq(u, 7000);
+	/* suffixes in any case (issue 44): 30mb is 30MB, 1gib 1GiB */
+	ck_assert_int_eq(scalar_parse_u64("30mb", &u, &why), 0);
+	ck_assert_uint_eq(u, 30000000);
+	ck_assert_int_eq(scalar_parse_u64("1gib", &u, &why), 0);
+	ck_assert_uint_eq(u, 1ull << 30);
 }
 END_TEST
 
@@ -173,7 +178,7 @@ START_TEST(scalar_rejects)
 	uint64_t u;
 	const char *why;
 	const char *bad[] = {"", "abc", "1e", "0x10", "nan", "1 GiB", " 1", "1,000",
-			     "1_000", "1GB2", "1gib", "--1", "."};
+			     "1_000", "1GB2", "1M", "30g", "1gibs", "--1", "."};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ck_assert_msg(scalar_parse_double(bad[i], &d, &why) == -1, "'%s' accepted", bad[i]);
 	ck_assert_int_eq(scalar_parse_u64("0.5", &u, &why), -1);
