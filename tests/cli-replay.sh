@@ -104,6 +104,16 @@ m=$("$R" replay tiny.log --heuristic DTRLocl --ratio 1 2>&1)
 case "$m" in *"did you mean DTRLocal?"*) ok "suggests a heuristic" ;; *) no "no suggestion: $m" ;; esac
 m=$("$R" replay tiny.log --heuristic DTR --runtime V2Eagre --ratio 1 2>&1)
 case "$m" in *"did you mean V2Eager?"*) ok "suggests a runtime" ;; *) no "no runtime suggestion: $m" ;; esac
+# a name that begins another is taken for it before a spelling distance
+# (issue 44): DTReq is DTREqClass, not DTR; an archive's model by the
+# start of its name
+m=$("$R" replay tiny.log --heuristic DTReq --ratio 1 2>&1)
+case "$m" in *"did you mean DTREqClass?"*) ok "DTReq: DTREqClass" ;; *) no "DTReq: $m" ;; esac
+m=$("$R" replay chains.zip:chain1 --heuristic DTR --ratio 1 2>&1)
+case "$m" in *"no member or model named 'chain1' in the archive: did you mean 'chain12'?"*)
+	ok "an archive's model suggested" ;; *) no "no archive suggestion: $m" ;; esac
+m=$("$R" replay chains.zip:Chian8 --heuristic DTR --ratio 1 2>&1)
+case "$m" in *"did you mean 'chain8'?"*) ok "an archive's model misspelt" ;; *) no "archive misspelt: $m" ;; esac
 # JSON: shortest exact reals, the version
 j=$("$R" replay tiny.log --heuristic DTR --ratio 0.7 --json)
 case "$j" in *'"ratio":0.7,'*) ok "ratio 0.7 printed short" ;; *) no "ratio not short: $j" ;; esac
