@@ -1292,6 +1292,23 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	char *ppath = path_join(dir, "points.tsv");
 	struct points_table pt = {0};
+	char *mpath = path_join(dir, "models.tsv"), *jpath = path_join(dir, "points.journal");
+	bool none = access(mpath, F_OK) && errno == ENOENT && access(ppath, F_OK) &&
+		    errno == ENOENT;
+	bool journal = none && !access(jpath, F_OK);
+	free(mpath);
+	free(jpath);
+	if (none) {
+		/* a folder with no sweep in it: say what plot reads */
+		free(ppath);
+		return rs_error_set(err, EXIT_NOINPUT, dir, 0,
+				    "%s: plot draws the results of a finished sweep (points.tsv and "
+				    "models.tsv, from `rematsim sweep EXP.yaml --out DIR` or `rematsim "
+				    "merge`), or of `rematsim measured --out`",
+				    journal ? "a sweep is unfinished here (points.journal, no points.tsv): "
+					      "run the sweep again to finish it, then plot"
+					    : "no sweep here");
+	}
 	int rc = read_models(dir, &d, err);
 	if (!rc)
 		rc = points_read(ppath, false, &pt, err);
