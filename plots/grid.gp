@@ -57,12 +57,19 @@ bm = 2.0
 # (a character height is about 1.5 times the font size on the cairo terminals)
 chh = 1.5 * fsz
 ph_u = (screen ? 230 : pw_u * 0.72) + chh * (tm + bm)
-# a title too long for the width breaks after its colon
-if (strlen(figtitle) * charw * 1.1 > W && strstrt(figtitle, ': ') > 0) {
+# a title too long for the width breaks after its colon (its first line:
+# lines after a line break of its own, as the gap figure's, stay)
+tl1 = strstrt(figtitle, "\n") > 0 ? figtitle[1:strstrt(figtitle, "\n") - 1] : figtitle
+if (strlen(tl1) * charw * 1.1 > W && strstrt(tl1, ': ') > 0) {
 	i = strstrt(figtitle, ': ')
 	figtitle = figtitle[1:i]."\n".figtitle[i+2:strlen(figtitle)]
 }
-title_lines = 1 + (strstrt(figtitle, "\n") > 0)
+title_lines = 1
+tl1 = figtitle
+while (strstrt(tl1, "\n") > 0) {
+	title_lines = title_lines + 1
+	tl1 = tl1[strstrt(tl1, "\n") + 1:strlen(tl1)]
+}
 
 # about how many characters of text fit across the figure
 chars = int((W - 8) / charw)
