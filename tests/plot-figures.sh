@@ -76,6 +76,11 @@ gnuplot -c "$plots/gap.gp" "$tmp/gap/plot-data/gap-gap" "$tmp/g.svg" 2> "$tmp/gs
 grep -q '<svg' "$tmp/g.svg" || fail "gap.gp wrote no SVG"
 [ ! -s "$tmp/gsvg.err" ] || { cat "$tmp/gsvg.err" >&2; fail "gap.gp standalone"; }
 
+# the random heuristic's shaded band (its trials' min to max) is in the
+# legend (issue 44); the ablation figures, without it, say nothing of it
+grep -q 'min–max over trials' "$tmp/pareto/pareto.svg" || fail "pareto.svg: no legend entry for the band"
+grep -q 'min–max over trials' "$tmp/banishing/banishing.svg" &&
+	fail "banishing.svg: a band in the legend, and no curve of several trials"
 grep -qx "$tmp/pareto/pareto.png" "$tmp/pareto.list" || fail "no pareto.png"
 grep -qx "$tmp/pareto/pareto-accesses.pdf" "$tmp/pareto.list" || fail "no pareto-accesses.pdf"
 for fam in estar eq local nocost; do
