@@ -580,6 +580,8 @@ START_TEST(sweep_resume)
 	ck_assert_int_eq(sh("%s sweep %s/exp.yaml --out %s/part 2>%s/log3", rematsim(), d, d, d),
 			 73);
 	ck_assert_int_eq(sh("grep -q 'give --force to replace them' %s/log3", d), 0);
+	/* the same experiment's name twice would read as no difference */
+	ck_assert_int_eq(sh("grep -q 'a different configuration of experiment .exp.' %s/log3", d), 0);
 	got = rows_sans_wall(part);
 	ck_assert_str_eq(got, want); /* untouched */
 	free(got);

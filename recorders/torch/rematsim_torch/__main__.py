@@ -538,10 +538,13 @@ def _print_plans(a, rows, t_none, rec):
         else:
             names = ", ".join("+".join(w) for w in plan.wraps) or "(none)"
             print("plan %s: wrap %s" % (plan.label, names))
+            measured = m["seconds"] / t_none if t_none else float("nan")
             print("  peak: predicted %d bytes, measured %d (%+.2f%%); compute overhead "
-                  "predicted %.3f, time measured %.3f (%.3f s)"
+                  "predicted %.3f, time measured %.3f (%.3f s)%s"
                   % (plan.predicted_peak, m["peak"], 100 * diff, plan.predicted_overhead,
-                     m["seconds"] / t_none if t_none else float("nan"), m["seconds"]))
+                     measured, m["seconds"],
+                     " (below 1: the machine's noise, not a saving)"
+                     if measured < 1 and plan.label != "none" else ""))
     if not a.json:
         print("(peaks by torch's own accounting on %s; times are the fastest of %d runs on "
               "this machine, as loaded as it is)" % (a.device, a.repeat))
