@@ -114,6 +114,27 @@ case "$m" in *"no member or model named 'chain1' in the archive: did you mean 'c
 	ok "an archive's model suggested" ;; *) no "no archive suggestion: $m" ;; esac
 m=$("$R" replay chains.zip:Chian8 --heuristic DTR --ratio 1 2>&1)
 case "$m" in *"did you mean 'chain8'?"*) ok "an archive's model misspelt" ;; *) no "archive misspelt: $m" ;; esac
+# --trace on a log with module calls: a "modules" track of nested slices,
+# one per call, named by module, as torch.profiler draws them (issue 44);
+# a log without module calls has no such track
+if command -v python3 >/dev/null 2>&1; then
+	tr=${TMPDIR:-/tmp}/cli-replay-trace.$$.json
+	"$R" replay modules.log --heuristic DTR --ratio 1 --trace "$tr" >/dev/null
+	m=$(python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("tid") == 7 and e["ph"] in "BE"]
+depth, ok = 0, True
+for e in ev:
+    depth += 1 if e["ph"] == "B" else -1
+    ok = ok and depth >= 0
+print(" ".join(e["ph"] + ":" + e["name"] for e in ev[:4]), len(ev), depth, ok)' "$tr")
+	case "$m" in "B:seq B:seq.0 E:seq.0 B:seq.1 16 0 True") ok "trace: module slices" ;;
+		*) no "trace module slices: $m" ;; esac
+	"$R" replay tiny.log --heuristic DTR --ratio 1 --trace "$tr" >/dev/null
+	grep -q '"tid":7' "$tr" && no "trace of a log without module calls has a modules track" ||
+		ok "trace: no modules track without module calls"
+	rm -f "$tr"
+fi
 # JSON: shortest exact reals, the version
 j=$("$R" replay tiny.log --heuristic DTR --ratio 0.7 --json)
 case "$j" in *'"ratio":0.7,'*) ok "ratio 0.7 printed short" ;; *) no "ratio not short: $j" ;; esac
