@@ -23,6 +23,9 @@ const char *nearest_name(const char *name, const char *const *names, size_t n)
 	 * least): the shortest such, before any spelling distance ("DTReq":
 	 * DTREqClass, not DTR; "DenseNet-121": "DenseNet-121 (84)"). */
 	const char *prefix = NULL;
+	for (size_t k = 0; k < n; k++) /* the name itself, in another case */
+		if (!strcasecmp(names[k], name))
+			return names[k];
 	for (size_t k = 0; la >= 3 && k < n; k++)
 		if (strlen(names[k]) > la && !strncasecmp(names[k], name, la) &&
 		    (!prefix || strlen(names[k]) < strlen(prefix)))
