@@ -41,6 +41,12 @@ set -- $row
 has "oom text" "$t" "stopped at clock 2051700 ns"
 lacks "oom text" "$t" "0.0105"
 
+# fit's probes: an oom probe has no overhead either
+j=$("$R" fit "$L" --heuristic DTR --json)
+has "fit JSON" "$j" '{"budget":25165824,"outcome":"oom","overhead":null,"grid":true}'
+t=$("$R" fit "$L" --heuristic DTR --probes)
+has "fit text" "$t" "$(printf '        25165824   0.534047 oom                       - grid')"
+
 # A sweep: points.tsv and points.csv
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s}\nheuristics: [DTR]\nratios: [0.2, 0.8]\n' \
 	"$L" > "$T/e.yaml"
