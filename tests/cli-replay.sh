@@ -135,6 +135,18 @@ print(" ".join(e["ph"] + ":" + e["name"] for e in ev[:4]), len(ev), depth, ok)' 
 		ok "trace: no modules track without module calls"
 	rm -f "$tr"
 fi
+# --heuristic A,B: each in turn, as alone (issue 44); a typo refused
+# before anything runs; not with a trace
+t=$("$R" replay tiny.log --heuristic DTR,LRU --ratio 1)
+case "$t" in *"(DTR, V2EagerOptimized)"*"(LRU, V2EagerOptimized)"*) ok "--heuristic DTR,LRU: both" ;;
+	*) no "--heuristic DTR,LRU: $t" ;; esac
+[ "$("$R" replay tiny.log --heuristic=DTR,LRU --ratio 0.5,1 --json | grep -c '"heuristic":"LRU"')" = 2 ] &&
+	ok "--heuristic=DTR,LRU --json: LRU's two lines" || no "--heuristic=DTR,LRU --json"
+expect_status 64 "--heuristic with a typo in the list" "$R" replay tiny.log --heuristic DTR,LRX --ratio 1
+m=$("$R" replay tiny.log --heuristic DTR,LRX --ratio 1 2>&1)
+case "$m" in "rematsim replay: unknown heuristic 'LRX': did you mean LRU?"*) ok "the list's typo, nothing run" ;;
+	*) no "list typo: $m" ;; esac
+expect_status 64 "--heuristic A,B with --trace" "$R" replay tiny.log --heuristic DTR,LRU --ratio 1 --trace /dev/null
 # JSON: shortest exact reals, the version
 j=$("$R" replay tiny.log --heuristic DTR --ratio 0.7 --json)
 case "$j" in *'"ratio":0.7,'*) ok "ratio 0.7 printed short" ;; *) no "ratio not short: $j" ;; esac
