@@ -458,23 +458,72 @@ int planner_replay(const struct planner *pl, const struct schedule *s, const str
 	return rc;
 }
 
-/* One try of the search: does param's plan fit? -1 on error. */
+/* One try of the search: does param's plan fit? -1 on error. A plan
+ * whose split points are those of the try before (*prev, n_prev) is not
+ * replayed: its peak is that one's. */
 static int fit_try(const struct planner *pl, const struct schedule *s, const struct baseline *b,
 		   struct profile *p, uint64_t budget, bool exact, uint64_t param,
-		   struct planner_fit *fit, struct rs_error *err)
+		   struct planner_fit *fit, size_t **prev, size_t *n_prev, struct rs_error *err)
 {
 	struct planner_plan plan;
-	struct plan_result res;
 	struct planner_args a = {.param = param, .exact = exact};
-	if (planner_replay(pl, s, b, p, &a, false, &plan, &res, err))
+	if (planner_plan(pl, p, &a, &plan, err))
 		return -1;
-	planner_plan_free(&plan);
-	if (fit->n_tries < PLANNER_FIT_MAX_TRIES) {
-		fit->tries[fit->n_tries].param = param;
-		fit->tries[fit->n_tries].peak = res.run.peak_memory;
-		fit->n_tries++;
+	const struct reset_plan *sp = &plan.split;
+	bool same = fit->n_tries && *n_prev == sp->n_splits &&
+		    (!sp->n_splits || !memcmp(*prev, sp->splits, sp->n_splits * sizeof *sp->splits));
+	XGROW(fit->tries, fit->cap, fit->n_tries + 1);
+	struct planner_fit_try *t = &fit->tries[fit->n_tries];
+	t->param = param;
+	if (same) {
+		t->peak = t[-1].peak;
+		t->replayed = false;
+	} else {
+		struct plan_result res;
+		int rc = plan_replay(s, b, sp->splits, sp->n_splits, false, &res, err);
+		if (rc) {
+			planner_plan_free(&plan);
+			return -1;
+		}
+		/* a plan replay has no memory limit: it passes, but a run that
+		 * did not counts as no fit at any budget */
+		t->peak = res.run.outcome == OUTCOME_PASS ? res.run.peak_memory : UINT64_MAX;
+		t->replayed = true;
+		fit->n_replays++;
+		free(*prev);
+		*prev = xmalloc((sp->n_splits ? sp->n_splits : 1) * sizeof **prev);
+		if (sp->n_splits)
+			memcpy(*prev, sp->splits, sp->n_splits * sizeof *sp->splits);
+		*n_prev = sp->n_splits;
 	}
-	return res.run.outcome == OUTCOME_PASS && res.run.peak_memory <= budget;
+	planner_plan_free(&plan);
+	if (!fit->n_tries || t->peak < fit->tries[fit->best].peak)
+		fit->best = fit->n_tries;
+	fit->n_tries++;
+	return t->peak <= budget;
+}
+
+/* Greedy's plan is the same for every segment budget from the largest
+ * running sum that did not close a segment (the last op's aside) up to
+ * B: that sum, the budget below which the plan changes (0: none). */
+static uint64_t greedy_class_floor(const struct profile *p, uint64_t B)
+{
+	uint64_t sum = 0, low = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		sum += p->bytes[i];
+		if (sum > B && i + 1 < p->n)
+			sum = 0;
+		else if (i + 1 < p->n && sum > low)
+			low = sum;
+	}
+	return low;
+}
+
+void planner_fit_free(struct planner_fit *fit)
+{
+	free(fit->tries);
+	fit->tries = NULL;
+	fit->n_tries = fit->cap = 0;
 }
 
 int planner_fit(const struct planner *pl, const struct schedule *s, const struct baseline *b,
@@ -498,61 +547,32 @@ int planner_fit(const struct planner *pl, const struct schedule *s, const struct
 				    "budget %llu bytes is below the largest single activation, "
 				    "%llu bytes (forward op %zu): no plan can fit it",
 				    (unsigned long long)budget, (unsigned long long)amax, big);
-	int r;
+	size_t *prev = NULL, n_prev = 0;
+	int r = 0;
 	if (pl->param == PLANNER_PARAM_K) {
-		/* Gallop k = 0, 1, 2, 4, ... up to n, then bisect (fail, fit]. */
-		uint64_t fail = 0, hit = 0, k = 0;
-		bool have_fail = false;
-		for (;;) {
-			if ((r = fit_try(pl, s, b, p, budget, exact, k, fit, err)) < 0)
-				return -1;
-			if (r) {
-				hit = k;
+		/* Every k in order: the first that fits is the smallest. */
+		for (uint64_t k = 0; k <= p->n; k++)
+			if ((r = fit_try(pl, s, b, p, budget, exact, k, fit, &prev, &n_prev, err)))
 				break;
-			}
-			fail = k;
-			have_fail = true;
-			if (k >= p->n)
-				return 0; /* not even a split at every op fits */
-			k = k ? (2 * k < p->n ? 2 * k : p->n) : 1;
+	} else {
+		/* Segment budget: every distinct greedy plan from B = the total
+		 * (no split) down to the largest activation, each at the largest
+		 * B that gives it; the first that fits has the fewest splits. */
+		uint64_t B = p->total;
+		for (;;) {
+			if ((r = fit_try(pl, s, b, p, budget, exact, B, fit, &prev, &n_prev, err)))
+				break;
+			uint64_t low = greedy_class_floor(p, B);
+			if (!low || low - 1 < amax)
+				break;
+			B = low - 1;
 		}
-		fit->found = true;
-		while (have_fail && hit - fail > 1) {
-			uint64_t mid = fail + (hit - fail) / 2;
-			if ((r = fit_try(pl, s, b, p, budget, exact, mid, fit, err)) < 0)
-				return -1;
-			if (r)
-				hit = mid;
-			else
-				fail = mid;
-		}
-		fit->param = hit;
-		return 0;
 	}
-	/* Segment budget: the largest B in [max a, total] that fits; B >=
-	 * total means no split. */
-	uint64_t lo = amax, hi = p->total;
-	if ((r = fit_try(pl, s, b, p, budget, exact, hi, fit, err)) < 0)
+	free(prev);
+	if (r < 0)
 		return -1;
-	if (r) {
-		fit->found = true;
-		fit->param = hi;
-		return 0;
-	}
-	if ((r = fit_try(pl, s, b, p, budget, exact, lo, fit, err)) < 0)
-		return -1;
-	if (!r)
-		return 0;
-	fit->found = true;
-	while (hi - lo > 1) { /* lo fits, hi does not */
-		uint64_t mid = lo + (hi - lo) / 2;
-		if ((r = fit_try(pl, s, b, p, budget, exact, mid, fit, err)) < 0)
-			return -1;
-		if (r)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	fit->param = lo;
+	fit->found = r > 0;
+	if (fit->found)
+		fit->param = fit->tries[fit->n_tries - 1].param;
 	return 0;
 }

@@ -176,7 +176,7 @@ n=$(printf '%s\n' "$rows" | grep -c "$(printf '^DTR\t0.5\t200\t')")
 sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/ep.yaml" > "$T/ep3.yaml"
 "$R" sweep "$T/ep3.yaml" --out "$T/out7" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops at plan peaks sweep failed"
 rows=$(grep -v '^#' "$T/out7/points.tsv" | cut -f2,6-8)
-has "heuristics at unsolved ILP points" "$rows" "$(printf 'ilp:ratio=0.75\t0.75\t300\toom')" \
+has "heuristics at unsolved ILP points" "$rows" "$(printf 'ilp:ratio=0.75\t0.75\t300\tuntried')" \
 	"$(printf 'DTR\t0.75\t300\t')"
 n=$(printf '%s\n' "$rows" | grep -c "$(printf '^DTR\t0.75\t300\t')")
 [ "$n" = 2 ] && ok "DTR at 300 bytes twice (ratio 0.75, the unsolved ILP's budget)" || no "DTR at 300 bytes: $n rows"
@@ -186,13 +186,13 @@ printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nseries:\n  - {name: D
 "$R" sweep "$T/eo.yaml" --out "$T/out5" --quiet --jobs 1 >/dev/null 2>&1 || no "offload and ilp sweep failed"
 "$R" sweep "$T/eo.yaml" --out "$T/out5" --quiet --jobs 1 >/dev/null 2>&1 || no "offload and ilp resume failed"
 w=$(grep -v '^#' "$T/out5/points.tsv" | awk -F'\t' '{ print NF }' | sort -u)
-[ "$w" = 35 ] && ok "offload and ILP columns: 35 in every row" || no "offload and ILP columns: $w"
+[ "$w" = 36 ] && ok "offload and ILP columns, then stopped_clock: 36 in every row" || no "offload and ILP columns: $w"
 has "offload and ILP gap.tsv" "$(cut -f2,4,11 "$T/out5/gap.tsv")" "$(printf '0.75\toff\toptimal')"
 # max_ops: a model with more ops is not solved, and says so
 sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/e.yaml" > "$T/e3.yaml"
 "$R" sweep "$T/e3.yaml" --out "$T/out4" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops sweep failed"
 rows=$(grep -v '^#' "$T/out4/points.tsv" | cut -f2,8,20)
-has "ilp too large" "$rows" "$(printf 'ilp:ratio=0.75\toom\ttoo_large')"
+has "ilp too large" "$rows" "$(printf 'ilp:ratio=0.75\tuntried\ttoo_large')"
 gap=$(cut -f2,4,10,11 "$T/out4/gap.tsv")
 has "gap.tsv without a solve" "$gap" "$(printf '0.75\tilp\tbest:DTR\ttoo_large')"
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {ratio: [0.5], max_ops: 0}}\n' \

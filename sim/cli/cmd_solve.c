@@ -74,8 +74,11 @@ static const char help_tail[] =
 	"  --budget B            ilp, ilp-lp: the memory budget in bytes. dp, greedy:\n"
 	"                        search for the plan with the fewest splits whose\n"
 	"                        replayed peak is at most B bytes: dp's smallest k,\n"
-	"                        greedy's largest segment budget (galloping, then\n"
-	"                        bisection; docs/solvers.md); implies --replay\n"
+	"                        greedy's largest segment budget (every k, every\n"
+	"                        distinct greedy plan, in turn: the peak is not\n"
+	"                        monotone; docs/solvers.md); implies --replay\n"
+	"  --ratio R             --budget as a share of the log's baseline memory\n"
+	"                        (floor(baseline memory x R) bytes, as replay's)\n"
 	"  --time-limit S        ilp, ilp-lp: the whole command ends within S seconds of\n"
 	"                        wall time (the solver runs in a child process killed\n"
 	"                        in time; ilp then answers its MIP start, if any, with\n"
@@ -106,6 +109,17 @@ static const char help_tail[] =
 	"                        applied (a split at each wrap's start and end);\n"
 	"                        --budget searches dp's k (docs/solvers.md); not for\n"
 	"                        the planners of every op (ilp, ilp-lp, revolve)\n"
+	"  --depth N             with --modules: plans of the calls at module depth N\n"
+	"                        only (0: the model's children, 1: theirs, as\n"
+	"                        `rematsim profile --modules` lists): whole blocks,\n"
+	"                        not their convolutions\n"
+	"  --within NAME         with --modules: plans of the direct children of the\n"
+	"                        module NAME only (e.g. --within layer3, or the\n"
+	"                        blocks of a transformer's `blocks`)\n"
+	"  --min-peak            with --modules: replay dp's plan for every k and keep\n"
+	"                        the one of the smallest replayed peak (the first on a\n"
+	"                        tie); prints the peak against k, and where more k\n"
+	"                        costs more; implies --replay\n"
 	"  --splits A,B,...      replay this plan: split points as forward-op indices\n"
 	"                        or module names (the start of the module's call);\n"
 	"                        with --modules each must be a module boundary\n"
@@ -459,6 +473,9 @@ struct solve_args {
 	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
 	bool no_start; /* ilp: no MIP start */
 	bool lns;      /* ilp: large-neighbourhood search from the start */
+	long depth;          /* --depth N, -1 without */
+	const char *within;  /* --within NAME */
+	bool min_peak;       /* --min-peak */
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -544,6 +561,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"planner", required_argument, NULL, 'P'},
 		{"segment-budget", required_argument, NULL, 'B'},
 		OPT_ROW_BUDGET,
+		OPT_ROW_RATIO,
 		{"time-limit", required_argument, NULL, 'T'},
 		{"solver", required_argument, NULL, 'v'},
 		{"rounds", required_argument, NULL, 'R'},
@@ -558,11 +576,15 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"json", no_argument, NULL, 'j'},
 		{"modules", no_argument, NULL, 'm'},
 		{"splits", required_argument, NULL, 'S'},
+		{"depth", required_argument, NULL, 'D'},
+		{"within", required_argument, NULL, 'W'},
+		{"min-peak", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof *a);
 	a->rounds = PLANNER_DEFAULT_ROUNDS;
+	a->depth = -1;
 	opt_init(&a->o, "solve", solve_help(), 1);
 	int c;
 	while ((c = opt_next(&a->o, argc, argv, "hk:", longopts)) != -1) {
@@ -630,12 +652,31 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		case 'j': a->json = true; break;
 		case 'm': a->modules = true; break;
 		case 'S': a->splits = optarg; break;
+		case 'D': {
+			uint64_t d;
+			if (parse_count(optarg, &d) || d > 1000) {
+				fprintf(stderr, "rematsim solve: --depth wants a module depth, a whole "
+						"number from 0 (the model's children; `rematsim profile "
+						"--modules` lists each call's), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			a->depth = (long)d;
+			break;
+		}
+		case 'W': a->within = optarg; break;
+		case 'M': a->min_peak = true; break;
 		case 'h':
 			fputs(solve_help(), stdout);
 			return -1;
 		}
 	}
-	a->have_budget = a->o.n_budgets > 0;
+	if (a->o.n_ratios && a->o.n_budgets) {
+		fprintf(stderr, "rematsim solve: --ratio is the budget as a share of the baseline "
+				"memory: give --ratio or --budget, not both\n");
+		return EXIT_USAGE;
+	}
+	/* --ratio R: --budget floor(baseline memory x R), once the log is read */
+	a->have_budget = a->o.n_budgets > 0 || a->o.n_ratios > 0;
 	if (a->sizes) {
 		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay ||
 		    a->check || a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed ||
@@ -655,6 +696,20 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		return EXIT_USAGE;
 	}
 	a->log = argv[optind];
+	if ((a->depth >= 0 || a->within || a->min_peak) && !a->modules) {
+		fprintf(stderr, "rematsim solve: --depth, --within and --min-peak are for module "
+				"plans: give --modules\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak && (a->have_k || a->have_budget || a->splits)) {
+		fprintf(stderr, "rematsim solve: --min-peak tries every k itself: no -k, --budget "
+				"or --splits with it\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak && !a->pname)
+		a->pname = "dp";
+	if (a->min_peak)
+		a->have_k = true; /* (the k is the search's; check_planner wants one) */
 	if (a->splits) {
 		if (a->pname || a->have_k || a->have_seg || a->have_budget || a->exact ||
 		    a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed) {
@@ -672,6 +727,12 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 				"planner of split points\n", a->pl->name);
 		return EXIT_USAGE;
 	}
+	if (!rc && a->min_peak && a->pl->param != PLANNER_PARAM_K) {
+		fprintf(stderr, "rematsim solve: --min-peak searches dp's k: give --planner dp\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak)
+		a->replay = true;
 	if (!rc && a->modules && a->have_budget && a->pl->param != PLANNER_PARAM_K) {
 		fprintf(stderr, "rematsim solve: --modules --budget searches dp's k: give "
 				"--planner dp\n");
@@ -694,6 +755,8 @@ struct solve_result {
 static void solve_result_free(struct solve_result *r)
 {
 	planner_plan_free(&r->plan);
+	if (r->fit)
+		planner_fit_free(r->fit);
 	free(r->fit);
 	profile_free(&r->p);
 }
@@ -724,14 +787,14 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		if (planner_fit(pl, s, &r->base, &r->p, budget, a->exact, r->fit, err))
 			return -1;
 		if (!r->fit->found) {
-			uint64_t best = UINT64_MAX;
-			for (size_t i = 0; i < r->fit->n_tries; i++)
-				if (r->fit->tries[i].peak < best)
-					best = r->fit->tries[i].peak;
+			const struct planner_fit_try *t = &r->fit->tries[r->fit->best];
 			return rs_error_set(err, EXIT_DATAERR, s->source, 0,
 					    "no %s plan fits in %" PRIu64 " bytes: the smallest replayed "
-					    "peak found is %" PRIu64 " bytes",
-					    pl->name, budget, best);
+					    "peak is %" PRIu64 " bytes, at %s = %" PRIu64 " (every %s "
+					    "tried: %zu replays)", pl->name, budget, t->peak,
+					    pl->param_name, t->param,
+					    pl->param == PLANNER_PARAM_K ? "k" : "distinct plan",
+					    r->fit->n_replays);
 		}
 		r->param = r->fit->param;
 	}
@@ -757,6 +820,31 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		r->chunk = planner_max_chunk(r->p.bytes, r->p.n, r->plan.split.splits,
 					     r->plan.split.n_splits);
 	return 0;
+}
+
+/* --budget's search as JSON: the budget, whether and where a plan fits,
+ * the smallest peak seen, and every plan tried. */
+static json_t *search_json(const struct solve_args *a, const struct planner_fit *fit)
+{
+	const struct planner *pl = a->pl;
+	json_t *f = json_object(), *tries = json_array();
+	json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
+	json_object_set_new(f, "found", json_boolean(fit->found));
+	json_object_set_new(f, pl->param_name,
+			    fit->found ? json_integer((json_int_t)fit->param) : json_null());
+	if (fit->n_tries) {
+		const struct planner_fit_try *b = &fit->tries[fit->best];
+		json_object_set_new(f, "best", json_pack("{s:I, s:o}", pl->param_name,
+			(json_int_t)b->param, "peak_memory", cmd_json_u64(b->peak)));
+	}
+	json_object_set_new(f, "replays", json_integer((json_int_t)fit->n_replays));
+	for (size_t i = 0; i < fit->n_tries; i++)
+		json_array_append_new(tries, json_pack("{s:I, s:o, s:b}",
+			pl->param_name, (json_int_t)fit->tries[i].param,
+			"peak_memory", cmd_json_u64(fit->tries[i].peak),
+			"replayed", fit->tries[i].replayed));
+	json_object_set_new(f, "tries", tries);
+	return f;
 }
 
 static void put_json(const struct solve_args *a, const struct schedule *s,
@@ -807,17 +895,8 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 		json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
 		json_object_set_new(o, "replay", j);
 	}
-	if (r->fit) {
-		json_t *f = json_object(), *tries = json_array();
-		json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
-		json_object_set_new(f, pl->param_name, json_integer((json_int_t)r->fit->param));
-		for (size_t i = 0; i < r->fit->n_tries; i++)
-			json_array_append_new(tries, json_pack("{s:I, s:I}",
-				pl->param_name, (json_int_t)r->fit->tries[i].param,
-				"peak_memory", (json_int_t)r->fit->tries[i].peak));
-		json_object_set_new(f, "tries", tries);
-		json_object_set_new(o, "search", f);
-	}
+	if (r->fit)
+		json_object_set_new(o, "search", search_json(a, r->fit));
 	print_json(o);
 }
 
@@ -835,11 +914,18 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 	       is_dp ? (a->exact ? " (exact mode: the tracker's split points)" : " (fast mode)") : "");
 	printf("forward ops: %zu, activations: %" PRIu64 " bytes\n", p->n, p->total);
 	if (r->fit) {
-		printf("search for budget %" PRIu64 " bytes (%zu replays):", a->o.budgets[0],
-		       r->fit->n_tries);
-		for (size_t i = 0; i < r->fit->n_tries; i++)
+		printf("search for budget %" PRIu64 " bytes (every %s in turn; %zu replays, a "
+		       "plan equal to the one before not replayed again):", a->o.budgets[0],
+		       is_dp ? "k" : "distinct plan", r->fit->n_replays);
+		size_t n = r->fit->n_tries;
+		for (size_t i = 0; i < n; i++) {
+			if (n > 24 && i == 12) {
+				printf(", ... (%zu more; --json lists every try)", n - 24);
+				i = n - 12;
+			}
 			printf("%s %s=%" PRIu64 " peak %" PRIu64, i ? "," : "", pl->param_name,
 			       r->fit->tries[i].param, r->fit->tries[i].peak);
+		}
 		printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
 		       pl->param_name, r->fit->param);
 	}
@@ -915,11 +1001,28 @@ int cmd_solve(int argc, char **argv)
 		free(a);
 		return status < 0 ? 0 : status;
 	}
+	if (a->o.n_ratios) {
+		/* the budget of --ratio, as replay computes it (floor of the double
+		 * product; docs/semantics.md) */
+		struct rs_error err = {0};
+		struct schedule *s;
+		if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
+			rs_error_print(&err);
+			free(a);
+			return err.status;
+		}
+		struct baseline base;
+		baseline_run(s, &base);
+		a->o.budgets[0] = (uint64_t)((double)base.memory * a->o.ratios[0]);
+		a->o.n_budgets = 1;
+		schedule_free(s);
+	}
 	if (a->splits || a->modules) {
 		struct solve_module_opts so = {.log = a->log, .pl = a->pl, .splits = a->splits,
 			.param = a->pl && a->pl->param == PLANNER_PARAM_K ? a->k : a->seg,
 			.budget = a->have_budget ? a->o.budgets[0] : 0, .have_budget = a->have_budget,
 			.modules = a->modules, .exact = a->exact, .replay = a->replay || a->splits,
+			.depth = a->depth, .within = a->within, .min_peak = a->min_peak,
 			.check = a->check, .json = a->json, .ropt = a->ropt};
 		status = solve_modules(&so);
 		free(a);
@@ -934,6 +1037,16 @@ int cmd_solve(int argc, char **argv)
 	}
 	struct solve_result r;
 	if (solve_log(a, s, &r, &err)) {
+		if (a->json && r.fit && !r.fit->found && r.fit->n_tries) {
+			/* no plan fits: the search still goes out, found false */
+			json_t *o = json_object();
+			json_object_set_new(o, "log", cmd_json_str(s->source));
+			json_object_set_new(o, "planner", json_string(a->pl->name));
+			json_object_set_new(o, "forward_ops", json_integer((json_int_t)r.p.n));
+			json_object_set_new(o, "activations", json_integer((json_int_t)r.p.total));
+			json_object_set_new(o, "search", search_json(a, r.fit));
+			print_json(o);
+		}
 		if (err.file[0])
 			rs_error_print(&err);
 		else

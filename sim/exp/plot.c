@@ -175,7 +175,11 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 
 enum plot_outcome plot_outcome_parse(const char *text)
 {
-	return !strcmp(text, "pass") ? PLOT_PASS : !strcmp(text, "oom") ? PLOT_OOM : PLOT_THRASH;
+	/* an ILP row without a schedule (unsolved, untried) is drawn as the
+	 * oom it was written as before issue 44 */
+	return !strcmp(text, "pass")	   ? PLOT_PASS
+	       : !strcmp(text, "thrash") ? PLOT_THRASH
+					 : PLOT_OOM;
 }
 
 /* The rows of points.tsv (t, read from path) by model and series. */
@@ -415,6 +419,7 @@ struct figure_spec {
 	char *name;
 	char *title;      /* enhanced markup */
 	bool accesses;    /* y: metadata accesses, not overhead */
+	bool log_y;       /* a log y axis over the pdata's ylo..yhi (the gap figure) */
 	bool ablation;    /* one ablation family's figure */
 	size_t *series;
 	size_t n_series;
@@ -729,6 +734,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 			hi = lo * 10;
 	} else {
 		linear_range(d, &yv, &lo, &hi, &log_y);
+		log_y |= fs->log_y;
 	}
 	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
 		fmt_double(b1, yv.lo), fmt_double(b2, yv.hi));
@@ -1224,18 +1230,114 @@ static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
 		pdata_free(&g);
 		return -1;
 	}
-	/* y: from 0 to the largest gap (a y range asked for wins) */
-	g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
-	g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
+	/* Panels only for the models with a row to draw; the others are
+	 * named in the title. */
+	bool *used = xcalloc(g.n_models + 1, sizeof *used);
+	size_t *to = xcalloc(g.n_models + 1, sizeof *to);
+	for (size_t i = 0; i < g.n_rows; i++)
+		used[g.rows[i].model] = true;
+	char *missing = NULL;
+	size_t missing_len = 0, n_missing = 0, kept = 0;
+	FILE *mf = open_memstream(&missing, &missing_len);
+	for (size_t m = 0; m < g.n_models; m++) {
+		if (used[m]) {
+			to[m] = kept;
+			g.models[kept++] = g.models[m];
+			continue;
+		}
+		/* (names joined by 0x1f, split again for the title's lines) */
+		fprintf(mf, "%s%s", n_missing++ ? "\x1f" : "", g.models[m].title && *g.models[m].title
+								    ? g.models[m].title : g.models[m].name);
+		free(g.models[m].name);
+		free(g.models[m].title);
+		free(g.models[m].desc);
+	}
+	fclose(mf);
+	g.n_models = kept;
+	for (size_t i = 0; i < g.n_rows; i++)
+		g.rows[i].model = to[g.rows[i].model];
+	free(used);
+	free(to);
+	/* y: gaps run from 0 (the optimum itself) over decades (1e-4 to 0.9
+	 * in the optimal sweep): a log axis from the smallest positive gap's
+	 * decade to the largest's, gaps at or below the bottom (0, and a
+	 * negative gap below an unproven optimum) drawn on it. A y range
+	 * asked for wins, linear. */
+	double pos = INFINITY;
+	for (size_t i = 0; i < g.n_rows; i++)
+		if (g.rows[i].outcome == PLOT_PASS && g.rows[i].overhead > 0 &&
+		    g.rows[i].overhead < pos)
+			pos = g.rows[i].overhead;
+	bool log_y = isnan(base->ylo) && hi > 0;
+	double bottom = 0;
+	if (log_y) {
+		bottom = pow(10, floor(log10(pos < 1e-6 ? 1e-6 : pos)));
+		double top = pow(10, ceil(log10(hi * 1.05)));
+		g.ylo = bottom;
+		g.yhi = top > bottom * 10 ? top : bottom * 10;
+		for (size_t i = 0; i < g.n_rows; i++)
+			if (g.rows[i].outcome == PLOT_PASS && g.rows[i].overhead < bottom)
+				g.rows[i].overhead = bottom;
+	} else {
+		g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
+		g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
+	}
 	char *head = quoted(g.experiment); /* a gnuplot string expression (gptext.h) */
-	char *title = xmalloc(strlen(head) + 96);
-	sprintf(title, "%s.': overhead above the %s at each budget'", head,
+	char bot[FMT_DOUBLE_LEN];
+	char *what = NULL;
+	size_t what_len = 0;
+	FILE *wf = open_memstream(&what, &what_len);
+	fprintf(wf, ": overhead above the %s at each budget",
 		ilp ? "optimum (ILP; unproven: best method)" : "best method");
+	fclose(wf);
+	char *qwhat = quoted(what);
+	free(what);
+	/* lines of their own ("\n" in gnuplot), of about 70 characters at
+	 * most: the log axis's floor, the models without a result */
+	char *more = NULL;
+	size_t more_len = 0;
+	FILE *tf = open_memstream(&more, &more_len);
+	if (log_y)
+		fprintf(tf, ".\"\\n\".");
+	if (log_y) {
+		char *q, line[128];
+		snprintf(line, sizeof line, "log axis: a gap of %s or less (0 too) on its floor",
+			 fmt_double(bot, bottom));
+		fputs(q = quoted(line), tf);
+		free(q);
+	}
+	size_t col = 71; /* past 70: a new line first */
+	for (char *p = missing, *save = NULL, *name; n_missing && (name = strtok_r(p, "\x1f", &save));
+	     p = NULL) {
+		char *piece = xmalloc(strlen(name) + 32);
+		bool first = p != NULL;
+		sprintf(piece, "%s%s", first ? "no result to draw for: " : ", ", name);
+		if (col + strlen(piece) > 70) {
+			fputs(".\"\\n\".", tf);
+			col = 0;
+			if (!first)
+				memmove(piece, piece + 2, strlen(piece + 2) + 1);
+		} else {
+			fputc('.', tf);
+		}
+		char *q = quoted(piece);
+		fputs(q, tf);
+		free(q);
+		col += strlen(piece);
+		free(piece);
+	}
+	fclose(tf);
+	free(missing);
+	char *title = xmalloc(strlen(head) + strlen(qwhat) + strlen(more) + 8);
+	sprintf(title, "%s.%s%s", head, qwhat, more);
+	free(qwhat);
+	free(more);
 	free(head);
 	struct plot_ctx gc = {.dir = c->dir, .opt = c->opt, .points = c->points, .d = &g};
 	gc.styles = xcalloc(g.n_series + 1, sizeof *gc.styles);
 	struct figure_spec fs;
 	spec_init(&fs, &gc, figure_name(&gc, row), title, false);
+	fs.log_y = log_y;
 	for (size_t s = 0; s < g.n_series; s++)
 		fs.series[fs.n_series++] = s;
 	rc = write_figure(&gc, &fs, row->script, out, err);
@@ -1347,6 +1449,23 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	char *ppath = path_join(dir, "points.tsv");
 	struct points_table pt = {0};
+	char *mpath = path_join(dir, "models.tsv"), *jpath = path_join(dir, "points.journal");
+	bool none = access(mpath, F_OK) && errno == ENOENT && access(ppath, F_OK) &&
+		    errno == ENOENT;
+	bool journal = none && !access(jpath, F_OK);
+	free(mpath);
+	free(jpath);
+	if (none) {
+		/* a folder with no sweep in it: say what plot reads */
+		free(ppath);
+		return rs_error_set(err, EXIT_NOINPUT, dir, 0,
+				    "%s: plot draws the results of a finished sweep (points.tsv and "
+				    "models.tsv, from `rematsim sweep EXP.yaml --out DIR` or `rematsim "
+				    "merge`), or of `rematsim measured --out`",
+				    journal ? "a sweep is unfinished here (points.journal, no points.tsv): "
+					      "run the sweep again to finish it, then plot"
+					    : "no sweep here");
+	}
 	int rc = read_models(dir, &d, err);
 	if (!rc)
 		rc = points_read(ppath, false, &pt, err);

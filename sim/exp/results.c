@@ -146,6 +146,7 @@ static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 				    PC_MODEL_COMPUTE, PC_REMAT_COMPUTE, PC_EVICTIONS, PC_REMATS,
 				    PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_POINT};
 	static const int real[] = {PC_RATIO, PC_OVERHEAD, PC_WALL_MS};
+	bool failed = strcmp(f[PC_OUTCOME], "pass") != 0;
 	static const char *const names[PC_COUNT] = {
 		"model", "heuristic", "runtime", "trial", "seed", "ratio", "budget", "outcome",
 		"overhead", "peak_memory", "model_compute", "remat_compute", "evictions",
@@ -167,6 +168,8 @@ static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 	for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
 		const char *v = f[real[i]];
 		char *e;
+		if (real[i] == PC_OVERHEAD && failed && !strcmp(v, "-"))
+			continue; /* a failed run has no overhead */
 		strtod(v, &e);
 		if (!*v || *e || *v == ' ') {
 			snprintf(why, sizeof why, "%s '%.40s' is not a number", names[real[i]], v);
@@ -180,11 +183,46 @@ static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 			return why;
 		}
 	const char *o = f[PC_OUTCOME];
-	if (strcmp(o, "pass") && strcmp(o, "oom") && strcmp(o, "thrash")) {
-		snprintf(why, sizeof why, "outcome '%.40s' is not pass, oom or thrash", o);
+	if (strcmp(o, "pass") && strcmp(o, "oom") && strcmp(o, "thrash") && strcmp(o, "unsolved") &&
+	    strcmp(o, "untried")) {
+		snprintf(why, sizeof why, "outcome '%.40s' is not pass, oom, thrash, unsolved or "
+			 "untried", o);
 		return why;
 	}
 	return NULL;
+}
+
+/* A row of a points file written before the stopped_clock column (its
+ * split fields f, nf of them, in table t), in today's form: a failed
+ * run's overhead `-`, the clock where it stopped last, and an ILP row
+ * without a schedule unsolved or untried as its solver status says. */
+static char *row_upgrade(char **f, size_t nf, const struct points_table *t)
+{
+	bool failed = strcmp(f[PC_OUTCOME], "pass") != 0;
+	const char *status = t->ilp_columns ? f[points_ilp_col(t) + PIC_STATUS] : "-";
+	bool noplan = failed && (!strcmp(status, "unsolved") || !strcmp(status, "too_large") ||
+				 !strcmp(status, "infeasible"));
+	if (noplan && strcmp(status, "infeasible"))
+		f[PC_OUTCOME] = !strcmp(status, "unsolved") ? "unsolved" : "untried";
+	char clock[32] = "-";
+	if (failed && !noplan) {
+		long long c = 1 + strtoll(f[PC_MODEL_COMPUTE], NULL, 10) +
+			      strtoll(f[PC_REMAT_COMPUTE], NULL, 10);
+		if (t->offload_columns)
+			c += strtoll(f[PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) + PO_STALL_NS],
+				     NULL, 10);
+		snprintf(clock, sizeof clock, "%lld", c);
+	}
+	if (failed)
+		f[PC_OVERHEAD] = "-";
+	size_t len = strlen(clock) + 2;
+	for (size_t i = 0; i < nf; i++)
+		len += strlen(f[i]) + 1;
+	char *row = xmalloc(len), *p = row;
+	for (size_t i = 0; i < nf; i++)
+		p += sprintf(p, "%s%s", i ? "\t" : "", f[i]);
+	sprintf(p, "\t%s", clock);
+	return row;
 }
 
 int points_read(const char *path, bool missing_ok, struct points_table *t,
@@ -234,8 +272,10 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			t->offload_columns =
 				ok && !strncmp(rest, POINTS_OFFLOAD_COLUMNS, strlen(POINTS_OFFLOAD_COLUMNS));
 			rest += t->offload_columns ? strlen(POINTS_OFFLOAD_COLUMNS) : 0;
-			t->ilp_columns = ok && !strcmp(rest, POINTS_ILP_COLUMNS);
-			if (!ok || (*rest && !t->ilp_columns)) {
+			t->ilp_columns = ok && !strncmp(rest, POINTS_ILP_COLUMNS, strlen(POINTS_ILP_COLUMNS));
+			rest += t->ilp_columns ? strlen(POINTS_ILP_COLUMNS) : 0;
+			t->stop_column = ok && !strcmp(rest, POINTS_STOP_COLUMNS);
+			if (!ok || (*rest && !t->stop_column)) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -261,11 +301,14 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1];
+		char *f[PC_MAX_COLUMNS + 1];
 		size_t want = points_columns(t);
-		size_t nf =
-			tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1);
+		size_t nf = tsv_split(line, f, PC_MAX_COLUMNS + 1);
 		const char *why = row_problem(f, nf, want, t->total);
+		if (!why && !t->stop_column) { /* an older file's row */
+			free(copy);
+			copy = row_upgrade(f, nf, t);
+		}
 		if (why) {
 			/* Complete rows are written whole: a bad one is damage, not a kill. */
 			free(copy);
@@ -277,6 +320,7 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 	if (!columns_seen)
 		rc = rs_error_set(err, EXIT_DATAERR, path, 0,
 				  "no column line: not a complete points file");
+	t->stop_column = true; /* every row now has it (row_upgrade) */
 out:
 	free(data);
 	if (rc)
@@ -295,6 +339,8 @@ void points_write(FILE *f, const struct points_table *t)
 		fputs(POINTS_OFFLOAD_COLUMNS, f);
 	if (t->ilp_columns)
 		fputs(POINTS_ILP_COLUMNS, f);
+	if (t->stop_column)
+		fputs(POINTS_STOP_COLUMNS, f);
 	fputc('\n', f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])

@@ -87,6 +87,22 @@ enum points_offload_col {
 	PO_H2D_BUSY_NS, PO_PEAK_HOST_MEMORY
 };
 
+/*
+ * The last column of every points file written since issue 44:
+ * `stopped_clock`, the simulated clock where a run that did not pass
+ * stopped (an ILP row that ran nothing: `-`), `-` on a passing row. Such
+ * a row's `overhead` is `-`: a failed run has no overhead (the clock where
+ * it stopped over the baseline compute is no cost of anything). Its
+ * outcome is oom, thrash, or for an ILP row without a schedule unsolved
+ * (nothing found within the time limit) or untried (the model has more
+ * ops than max_ops); a proven infeasible budget stays oom. Files written
+ * before lack the column and carry a number in a failed row's overhead:
+ * points_read brings their rows to this form (the stopped clock is 1 +
+ * model_compute + remat_compute (+ stall_ns), the clock's own sum).
+ */
+#define POINTS_STOP_COLUMNS "\tstopped_clock"
+#define PC_STOP_COUNT 1
+
 /* floor_memory: the bytes a replay holds pinned at the end (constants and
  * the outputs still held: schedule_floor, runtimes but V1), below which no
  * budget passes; floor_ratio its share of the baseline. Folders written
@@ -116,6 +132,7 @@ struct points_table {
 	bool gen_columns;  /* rows end with POINTS_GEN_COLUMNS' fields */
 	bool offload_columns; /* then with POINTS_OFFLOAD_COLUMNS' fields */
 	bool ilp_columns;  /* ... then POINTS_ILP_COLUMNS' */
+	bool stop_column;  /* ... then POINTS_STOP_COLUMNS (always, once read) */
 };
 
 /** The first ILP column of t's rows (after the gen and offload ones). */
@@ -127,8 +144,11 @@ static inline size_t points_ilp_col(const struct points_table *t)
 /** All the columns of t's rows. */
 static inline size_t points_columns(const struct points_table *t)
 {
-	return points_ilp_col(t) + (t->ilp_columns ? PC_ILP_COUNT : 0);
+	return points_ilp_col(t) + (t->ilp_columns ? PC_ILP_COUNT : 0) +
+	       (t->stop_column ? PC_STOP_COUNT : 0);
 }
+/** The most columns a points row has. */
+#define PC_MAX_COLUMNS (PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + PC_STOP_COUNT)
 
 /** The value of the first header `key`, or NULL. */
 const char *points_header(const struct points_table *t, const char *key);

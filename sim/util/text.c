@@ -13,11 +13,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *nearest_name(const char *name, const char *const *names, size_t n)
 {
 	enum { MAXLEN = 64 };
 	size_t la = strlen(name);
+	/* A name that begins another (in any case, three characters at
+	 * least): the shortest such, before any spelling distance ("DTReq":
+	 * DTREqClass, not DTR; "DenseNet-121": "DenseNet-121 (84)"). */
+	const char *prefix = NULL;
+	for (size_t k = 0; k < n; k++) /* the name itself, in another case */
+		if (!strcasecmp(names[k], name))
+			return names[k];
+	for (size_t k = 0; la >= 3 && k < n; k++)
+		if (strlen(names[k]) > la && !strncasecmp(names[k], name, la) &&
+		    (!prefix || strlen(names[k]) < strlen(prefix)))
+			prefix = names[k];
+	if (prefix)
+		return prefix;
 	if (la >= MAXLEN)
 		return NULL;
 	const char *best = NULL;

@@ -291,6 +291,11 @@ def _parser():
     c.add_argument("--budget", type=_byte_list, metavar="B[,B...]",
                    help="dp's plan with the fewest checkpoints that fits B bytes")
     c.add_argument("--planner", default="dp", choices=["dp"], help="(dp)")
+    c.add_argument("--depth", type=_counts, metavar="N",
+                   help="plans of the module calls at depth N only (0: the model's "
+                        "children, 1: theirs): whole blocks")
+    c.add_argument("--min-peak", action="store_true",
+                   help="also the plan of the k whose replayed peak is the smallest")
     c.add_argument("--repeat", type=_positive, default=3,
                    help="time each iteration this many times, keep the fastest (3)")
     c.add_argument("--log", metavar="FILE", help="keep the recorded log there (default: "
@@ -714,9 +719,12 @@ def checkpoint(a, argv):
     if a.fake or a.time_model or a.costs:
         return _fail(USAGE_EXIT, "checkpoint measures the real model: --fake, --time-model "
                      "and --costs belong to record")
-    if not a.k and not a.budget:
-        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints) or "
-                     "--budget B[,B...]")
+    if not a.k and not a.budget and not a.min_peak:
+        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints), "
+                     "--budget B[,B...] or --min-peak")
+    if a.depth is not None and len(a.depth) != 1:
+        return _fail(USAGE_EXIT, "--depth takes one depth")
+    depth = a.depth[0] if a.depth is not None else None
     if a.log:
         err = check_output(a.log)
         if err:
@@ -745,9 +753,13 @@ def checkpoint(a, argv):
         if isinstance(rec, int):
             return rec
         try:
-            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim)
+            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim,
+                                 depth=depth, min_peak=a.min_peak)
+            curve = None if a.json else ck.peak_curve(log, rematsim, depth)
         except ck.CheckpointError as e:
             return _fail(e.status, str(e))
+        if curve:
+            print("\n".join(ck.curve_text(*curve)))
         model_argv = [x for x in argv if x != "--json"]
         rows = []
         t_none = None
@@ -778,12 +790,12 @@ def _model_only(argv):
     """The model's options of a checkpoint command line (for `record`'s
     parser in the measuring process)."""
     out, skip = [], False
-    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim"}
+    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim", "--depth"}
     for i, x in enumerate(argv):
         if skip:
             skip = False
             continue
-        if x in ("checkpoint",):
+        if x in ("checkpoint", "--min-peak"):
             continue
         name = x.split("=", 1)[0]
         if name in drop:
@@ -809,10 +821,13 @@ def _print_plans(a, rows, t_none, rec):
         else:
             names = ", ".join("+".join(w) for w in plan.wraps) or "(none)"
             print("plan %s: wrap %s" % (plan.label, names))
+            measured = m["seconds"] / t_none if t_none else float("nan")
             print("  peak: predicted %d bytes, measured %d (%+.2f%%); compute overhead "
-                  "predicted %.3f, time measured %.3f (%.3f s)"
+                  "predicted %.3f, time measured %.3f (%.3f s)%s"
                   % (plan.predicted_peak, m["peak"], 100 * diff, plan.predicted_overhead,
-                     m["seconds"] / t_none if t_none else float("nan"), m["seconds"]))
+                     measured, m["seconds"],
+                     " (below 1: the machine's noise, not a saving)"
+                     if measured < 1 and plan.label != "none" else ""))
     if not a.json:
         print("(peaks by torch's own accounting on %s; times are the fastest of %d runs on "
               "this machine, as loaded as it is)" % (a.device, a.repeat))
