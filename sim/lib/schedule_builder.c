@@ -86,6 +86,11 @@ static void vproblem(struct schedule_builder *b, int status, long line, const ch
 {
 	struct rs_error e;
 	rs_error_vset(&e, status, b->file, line, fmt, ap);
+	/* A problem is one line, whatever the names it quotes hold: their
+	 * control characters shown escaped (rs_text_safe; issue 40, H14). */
+	const char *safe = rs_text_safe(e.msg);
+	if (safe != e.msg)
+		snprintf(e.msg, sizeof e.msg, "%s", safe);
 	if (b->n_errors == 0 && b->err)
 		*b->err = e;
 	b->n_errors++;

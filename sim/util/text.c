@@ -198,10 +198,10 @@ static int control_escape(unsigned char c, char out[5])
 #define SAFE_SLOTS 8
 #define SAFE_LEN 4104 /* an rs_error message (1 KiB), each byte escaped */
 
-const char *rs_text_safe(const char *s)
+static const char *text_safe(const char *s, bool keep_newlines)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	while (*p && !is_control(*p))
+	while (*p && !(is_control(*p) && !(keep_newlines && *p == '\n')))
 		p++;
 	if (!*p)
 		return s; /* the usual case: as it is, no copy */
@@ -211,7 +211,7 @@ const char *rs_text_safe(const char *s)
 	size_t n = 0;
 	for (p = (const unsigned char *)s; *p; p++) {
 		char esc[5];
-		int k = is_control(*p) ? control_escape(*p, esc) : (esc[0] = (char)*p, 1);
+		int k = is_control(*p) && !(keep_newlines && *p == '\n') ? control_escape(*p, esc) : (esc[0] = (char)*p, 1);
 		if (n + (size_t)k > SAFE_LEN - 4) {
 			memcpy(out + n, "...", 3); /* (cut: a name this long is no name) */
 			n += 3;
@@ -222,4 +222,14 @@ const char *rs_text_safe(const char *s)
 	}
 	out[n] = 0;
 	return out;
+}
+
+const char *rs_text_safe(const char *s)
+{
+	return text_safe(s, false);
+}
+
+const char *rs_text_safe_lines(const char *s)
+{
+	return text_safe(s, true);
 }

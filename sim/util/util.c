@@ -196,8 +196,10 @@ int rs_error_set(struct rs_error *err, int status, const char *file, long line,
 void rs_error_print(const struct rs_error *err)
 {
 	/* the file's name and the message may quote a log's names: control
-	 * characters shown escaped (rs_text_safe; issue 40, H14) */
-	const char *file = rs_text_safe(err->file), *msg = rs_text_safe(err->msg);
+	 * characters shown escaped (rs_text_safe; issue 40, H14). The
+	 * message's own lines stay lines (merge's list of shards, ...): the
+	 * names it quotes were escaped as they were put in. */
+	const char *file = rs_text_safe(err->file), *msg = rs_text_safe_lines(err->msg);
 	if (err->file[0] && err->line > 0 && err->column > 0)
 		fprintf(stderr, "rematsim: %s:%ld:%ld: %s\n", file, err->line, err->column, msg);
 	else if (err->file[0] && err->line > 0)

@@ -153,6 +153,10 @@ char *rs_utf8_clean(const char *s);
  * sequence (issue 40, H14). Valid until 8 more calls in this thread.
  */
 const char *rs_text_safe(const char *s);
+/** rs_text_safe, but a newline stays one: for a message of our own whose
+ * lines are meant (rs_error_print), where each name quoted in it was
+ * escaped with rs_text_safe when it was put in. */
+const char *rs_text_safe_lines(const char *s);
 
 /** A log's side file (the recorders' metadata, docs/log-format.md): PATH
  * without ".gz" and ".log", plus ".meta.json" (mlp.log.gz ->
