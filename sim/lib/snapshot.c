@@ -131,20 +131,25 @@ static int read_entry(const struct pickle_value *d, struct snap_entry *e, size_t
 
 int snapshot_read(const char *path, struct snapshot **out, struct rs_error *err)
 {
-	struct snapshot *s = xcalloc(1, sizeof *s);
 	char *data;
 	size_t len;
 	if (read_whole_file(path, &data, &len, err))
-		goto fail;
-	s->data = (uint8_t *)data;
-	s->len = len;
+		return -1;
 	uint64_t max = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
 	if (len > max) {
 		char b[32];
-		rs_error_set(err, EXIT_DATAERR, path, 0, "%zu bytes: past the input limit of %s (%s, docs/limits.md)",
-			     len, rs_bytes_text(max, b, sizeof b), RS_MAX_INPUT_ENV);
-		goto fail;
+		free(data);
+		return rs_error_set(err, EXIT_DATAERR, path, 0, "%zu bytes: past the input limit of %s (%s, "
+				    "docs/limits.md)", len, rs_bytes_text(max, b, sizeof b), RS_MAX_INPUT_ENV);
 	}
+	return snapshot_parse((uint8_t *)data, len, path, out, err);
+}
+
+int snapshot_parse(uint8_t *data, size_t len, const char *path, struct snapshot **out, struct rs_error *err)
+{
+	struct snapshot *s = xcalloc(1, sizeof *s);
+	s->data = data;
+	s->len = len;
 	if (pickle_parse(s->data, len, path, &s->doc, err))
 		goto fail;
 	const struct pickle_value *root = pickle_root(s->doc);

@@ -81,6 +81,8 @@ struct snapshot {
 /** Read FILE.pickle. 0 and *out, or -1 with err (66 missing, 65 not a
  * snapshot or a bad pickle: the byte offset or entry index, 71 the memory bound). */
 int snapshot_read(const char *path, struct snapshot **out, struct rs_error *err);
+/** The same from len bytes at data (takes data, a malloc'd buffer; path names it in messages). */
+int snapshot_parse(uint8_t *data, size_t len, const char *path, struct snapshot **out, struct rs_error *err);
 void snapshot_free(struct snapshot *s);
 
 /** One point of the memory over a trace. */
