@@ -1,2 +1,87 @@
 #!/bin/sh
-exit 77
+# cli-snapshot.sh REMATSIM: `rematsim snapshot` on the hand-made pickles of
+# tests/data/snapshot (make.py writes them): the numbers of the tiny
+# snapshot worked out by hand, pickles that would run a command refused
+# with nothing run, bad input with its message and status, the what-if,
+# --out; and, with ../shared, the three public snapshots replayed exactly.
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+D=$(cd "$(dirname "$0")/data/snapshot" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rematsim-snapshot.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+field() { # JSON FIELD: an integer field of a one-line JSON object
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+expect_status 0 "snapshot --help" "$R" snapshot --help
+# tiny.pickle: a 20 MiB segment from before the trace holding a 4 MiB
+# block; 3 MiB at +4 MiB (best fit), a new 2 MiB small segment for 1000
+# bytes, the 3 MiB freed and 3 MiB + 100 (3146240 rounded) back at +4 MiB.
+for f in tiny.pickle tiny-p2.pickle; do
+	j=$("$R" snapshot "$D/$f" --json)
+	for kv in allocs:3 addresses_matched:3 segment_allocs:1 segment_allocs_matched:1 \
+		allocated_peak:7341568 reserved_peak:23068672 start_segments:1 start_blocks:1 \
+		trace_allocated_peak:3146828 fragmentation_at_allocated_peak:15727104; do
+		k=${kv%%:*} v=${kv#*:}
+		[ "$(field "$j" "$k")" = "$v" ] && ok "$f: $k $v" || no "$f: $k is $(field "$j" "$k"), want $v: $j"
+	done
+done
+out=$("$R" snapshot "$D/tiny.pickle" --top 2)
+case "$out" in *"4194304        4194304        0x7f0000000000   before  model.py:7 forward"*"3146240        3145828        0x7f0000400000   5       train.py:13 step"*)
+	ok "the largest live blocks at the peak, with their frames" ;; *) no "largest blocks: $out" ;; esac
+
+# Pickles that would run `touch PWNED`: refused, the opcode and its byte named, nothing run.
+bad 65 "GLOBAL os.system + REDUCE" "byte 2: opcode GLOBAL" "$R" snapshot "$D/os-system.pickle"
+bad 65 "STACK_GLOBAL" "byte 14: opcode STACK_GLOBAL" "$R" snapshot "$D/stack-global.pickle"
+[ ! -e PWNED ] && ok "nothing was run" || no "a refused pickle ran its command"
+bad 65 "a list inside itself" "inside itself" "$R" snapshot "$D/cycle.pickle"
+bad 65 "truncated" "truncated" "$R" snapshot "$D/truncated.pickle"
+bad 65 "not a snapshot" "not a PyTorch memory snapshot" "$R" snapshot "$D/not-snapshot.pickle"
+bad 65 "a free of an unknown address" "device_traces[0][6]: free_completed of address 0x1234000" \
+	"$R" snapshot "$D/unknown-free.pickle"
+bad 66 "a missing file" "no-such.pickle" "$R" snapshot no-such.pickle
+printf 'not a pickle at all\n' > text.pickle
+bad 65 "text" "unknown opcode" "$R" snapshot text.pickle
+bad 64 "an unknown setting" "unknown setting 'max_split_sise_mb' (did you mean 'max_split_size_mb'?)" \
+	"$R" snapshot "$D/tiny.pickle" --allocator-conf max_split_sise_mb:100
+bad 64 "a setting out of range" "at least 20" "$R" snapshot "$D/tiny.pickle" --allocator-conf max_split_size_mb:4
+bad 64 "--device-memory alone" "give both" "$R" snapshot "$D/tiny.pickle" --device-memory 1GiB
+bad 64 "no file" "exactly one" "$R" snapshot
+
+# What-ifs: expandable segments need only the pages they touch.
+j=$("$R" snapshot "$D/tiny.pickle" --json --allocator-conf expandable_segments:True)
+case "$j" in *'"whatif":{"conf":"expandable_segments:True"'*'"recorded":{'*'"with_conf":{'*) ok "what-if in JSON" ;;
+	*) no "what-if JSON: $j" ;; esac
+# a device of 21 MiB holds the 20 MiB segment but not the 2 MiB one after it:
+# that allocation is out of memory (the cache has nothing wholly free to give back)
+j=$("$R" snapshot "$D/tiny.pickle" --json --allocator-conf expandable_segments:True --device-memory 21MiB)
+case "$j" in *'"recorded":{"allocated_peak":7340544,"reserved_peak":20971520,'*'"ooms":1}'*) ok "what-if on a small device" ;;
+	*) no "what-if on a small device: $j" ;; esac
+j=$("$R" snapshot "$D/tiny.pickle" --json --allocator-conf expandable_segments:True --device-memory 30MiB)
+case "$j" in *'"with_conf":{"allocated_peak":'*'"ooms":0}'*) ok "what-if with room" ;; *) no "what-if: $j" ;; esac
+
+# --out: the memory over the trace, one row per entry, written whole.
+expect_status 0 "--out" "$R" snapshot "$D/tiny.pickle" --out fig
+rows=$(grep -cv '^#' fig/memory.tsv)
+[ "$rows" = 7 ] && ok "memory.tsv: a header and 6 rows" || no "memory.tsv has $rows rows"
+ls fig | grep -q tmp && no "a temporary file left in fig" || ok "no temporary file left"
+bad 73 "--out where no folder can be made" "" "$R" snapshot "$D/tiny.pickle" --out /dev/null/fig
+
+# The three public snapshots (../shared/snapshots): every allocation at its
+# recorded address, every segment_alloc matched.
+S=${REMATSIM_SHARED:-}/snapshots
+if [ -n "${REMATSIM_SHARED:-}" ] && [ -d "$S" ]; then
+	for f in magma27-assignment2 cranberrii-ftcourse kkaitlyn111-ctx128-fullstep; do
+		j=$("$R" snapshot "$S/$f.pickle" --json)
+		a=$(field "$j" allocs) m=$(field "$j" addresses_matched)
+		s=$(field "$j" segment_allocs) sm=$(field "$j" segment_allocs_matched)
+		[ -n "$a" ] && [ "$a" = "$m" ] && [ "$s" = "$sm" ] && ok "$f: $m of $a addresses, $sm of $s segment_allocs" ||
+			no "$f: $m of $a addresses, $sm of $s segment_allocs"
+	done
+else
+	echo "# no ../shared/snapshots: the public snapshots are skipped"
+fi
+exit $fail
