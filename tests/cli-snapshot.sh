@@ -68,6 +68,13 @@ expect_status 0 "--out" "$R" snapshot "$D/tiny.pickle" --out fig
 rows=$(grep -cv '^#' fig/memory.tsv)
 [ "$rows" = 7 ] && ok "memory.tsv: a header and 6 rows" || no "memory.tsv has $rows rows"
 ls fig | grep -q tmp && no "a temporary file left in fig" || ok "no temporary file left"
+if command -v gnuplot >/dev/null 2>&1; then
+	expect_status 0 "rematsim plot of a snapshot's folder" "$R" plot fig --format png,svg
+	[ -s fig/memory.png ] && [ -s fig/memory.svg ] && ok "the figure of allocated and reserved memory" ||
+		no "no fig/memory.png or .svg"
+else
+	echo "# no gnuplot: the figure is not drawn"
+fi
 bad 73 "--out where no folder can be made" "" "$R" snapshot "$D/tiny.pickle" --out /dev/null/fig
 
 # The three public snapshots (../shared/snapshots): every allocation at its
