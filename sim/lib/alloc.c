@@ -928,10 +928,12 @@ int alloc_add_segment(struct alloc_model *m, uint64_t addr, uint64_t size, uint6
 		uint64_t upto = i < n ? blocks[i].addr : end;
 		for (int k = 0; k < 2; k++) {
 			/* k = 0: the gap before block i (free); k = 1: block i */
+			if (k == 1 && i == n)
+				break;
 			bool allocated = k == 1 && blocks[i].allocated;
 			uint64_t from = k == 0 ? at : blocks[i].addr;
 			uint64_t bytes = k == 0 ? upto - at : blocks[i].size;
-			if (bytes == 0 || (k == 1 && i == n))
+			if (bytes == 0)
 				continue;
 			if (!allocated && last && !last->allocated) {
 				last->size += bytes; /* free pieces side by side are one block */

@@ -333,8 +333,10 @@ static int work_out_start(const struct snapshot *s, size_t t, const struct alloc
 			}
 		}
 	}
-	qsort(st->segs, st->nsegs, sizeof *st->segs, cmp_seg);
-	qsort(st->pre, st->npre, sizeof *st->pre, cmp_pre);
+	if (st->nsegs > 1)
+		qsort(st->segs, st->nsegs, sizeof *st->segs, cmp_seg);
+	if (st->npre > 1)
+		qsort(st->pre, st->npre, sizeof *st->pre, cmp_pre);
 	/* each block into the segment holding it */
 	size_t g = 0;
 	for (size_t k = 0; k < st->npre; k++) {
