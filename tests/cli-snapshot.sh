@@ -42,6 +42,11 @@ bad 65 "truncated" "truncated" "$R" snapshot "$D/truncated.pickle"
 bad 65 "not a snapshot" "not a PyTorch memory snapshot" "$R" snapshot "$D/not-snapshot.pickle"
 bad 65 "a free of an unknown address" "device_traces[0][6]: free_completed of address 0x1234000" \
 	"$R" snapshot "$D/unknown-free.pickle"
+bad 65 "an allocation larger than any device" "device_traces[0][0]: alloc of 4611686018427387905 bytes: the model cannot place it" \
+	"$R" snapshot "$D/huge.pickle"
+j=$("$R" snapshot "$D/overlap.pickle" --json)
+case "$j" in *'"addresses_matched":0'*'"first_disagreement":{"entry":1,'*) ok "a disagreement is reported, not a failure" ;;
+	*) no "overlap.pickle: $j" ;; esac
 bad 66 "a missing file" "no-such.pickle" "$R" snapshot no-such.pickle
 printf 'not a pickle at all\n' > text.pickle
 bad 65 "text" "unknown opcode" "$R" snapshot text.pickle

@@ -332,6 +332,10 @@ START_TEST(expandable_segments)
 	ck_assert_uint_eq(c, l0 + 10 * MiB);
 	ck_assert(alloc_lookup(m, c, &size, NULL));
 	ck_assert_uint_eq(size, 2 * MiB);
+	/* a request past the whole address space (1 TiB without a limit) is out of memory */
+	uint64_t huge;
+	ck_assert_int_eq(alloc_malloc(m, UINT64_C(1) << 41, 0, 0, &huge), -1);
+	ck_assert_ptr_null(alloc_check(m));
 	/* the device was never asked for a cudaMalloc segment */
 	ck_assert_int_eq(d.n, 0);
 	/* emptying the cache unmaps every wholly free page */

@@ -293,7 +293,25 @@ struct alloc_model {
 	uint32_t rng;
 	struct block *spare;     /* recycled records, linked by next */
 	struct expseg *expsegs;
+	struct tree segs;        /* every segment's range (an expandable one's
+				  * whole address space), by address: no two overlap */
 };
+
+/* The range [addr, addr + size) is free of segments (and does not wrap). */
+static bool range_free(const struct alloc_model *m, uint64_t addr, uint64_t size)
+{
+	if (size == 0 || addr + size < addr || addr + size > ALLOC_MAX_ADDRESS)
+		return false;
+	struct block *n = tree_lower_bound(&m->segs, 0, 0, addr), *p;
+	if (n && n->addr < addr + size)
+		return false;
+	if (n)
+		p = tree_prev(n);
+	else
+		for (p = m->segs.root; p && p->r;)
+			p = p->r;
+	return !p || p->addr + p->size <= addr;
+}
 
 void alloc_config_default(struct alloc_config *c)
 {
@@ -356,6 +374,7 @@ struct alloc_model *alloc_new(const struct alloc_config *c, const struct alloc_d
 	if (d)
 		m->dev = *d;
 	m->pools[0].small = true;
+	m->segs.order = BY_ADDR;
 	for (int i = 0; i < 2; i++) {
 		m->pools[i].blocks.order = BY_SIZE;
 		m->pools[i].unmapped.order = BY_ADDR;
@@ -400,6 +419,26 @@ void alloc_free(struct alloc_model *m)
 			}
 		}
 	}
+	{
+		struct block *n = m->segs.root;
+		while (n) {
+			if (n->l) {
+				n = n->l;
+			} else if (n->r) {
+				n = n->r;
+			} else {
+				struct block *up = n->up;
+				if (up) {
+					if (up->l == n)
+						up->l = NULL;
+					else
+						up->r = NULL;
+				}
+				free(n);
+				n = up;
+			}
+		}
+	}
 	while (m->spare) {
 		struct block *n = m->spare->next;
 		free(m->spare);
@@ -420,6 +459,15 @@ void alloc_set_limit(struct alloc_model *m, uint64_t bytes)
 	if (bytes != UINT64_MAX)
 		m->address_space = bytes + bytes / 8;
 }
+
+static struct block *block_new(struct alloc_model *m, uint64_t addr, uint64_t size, uint64_t stream, bool small);
+
+static void seg_add(struct alloc_model *m, uint64_t addr, uint64_t size)
+{
+	tree_insert(&m->segs, block_new(m, addr, size, 0, false));
+}
+
+static void seg_remove(struct alloc_model *m, uint64_t addr);
 
 static struct block *block_new(struct alloc_model *m, uint64_t addr, uint64_t size, uint64_t stream, bool small)
 {
@@ -445,6 +493,20 @@ static void block_recycle(struct alloc_model *m, struct block *b)
 {
 	b->next = m->spare;
 	m->spare = b;
+}
+
+static void seg_remove(struct alloc_model *m, uint64_t addr)
+{
+	struct block *n = tree_lower_bound(&m->segs, 0, 0, addr);
+	if (!n || n->addr != addr)
+		rs_bug("allocator model: no segment at %#llx", (unsigned long long)addr);
+	tree_erase(&m->segs, n);
+	block_recycle(m, n);
+}
+
+bool alloc_range_free(const struct alloc_model *m, uint64_t addr, uint64_t size)
+{
+	return range_free(m, addr, size);
 }
 
 static void event(struct alloc_model *m, char kind, uint64_t addr, uint64_t bytes)
@@ -539,6 +601,7 @@ static struct block *get_free_block(struct alloc_model *m, struct pool *p, uint6
 static void release_block(struct alloc_model *m, struct block *b)
 {
 	event(m, 'f', b->addr, b->size);
+	seg_remove(m, b->addr);
 	m->st.reserved -= b->size;
 	m->st.segments--;
 	m->st.device_frees++;
@@ -597,6 +660,7 @@ static void release_expandable(struct alloc_model *m, struct block *b)
 	if (!*pp)
 		rs_bug("allocator model: unknown expandable segment");
 	*pp = b->es->next_seg;
+	seg_remove(m, b->es->base);
 	free(b->es);
 	tree_erase(&m->pools[b->small ? 0 : 1].unmapped, b);
 	block_recycle(m, b);
@@ -755,13 +819,22 @@ static struct block *alloc_expandable(struct alloc_model *m, struct pool *p, uin
 		}
 	}
 	if (!cand) {
+		uint64_t page = p->small ? ALLOC_SMALL_BUFFER : ALLOC_LARGE_BUFFER;
+		uint64_t space = (m->address_space + page - 1) / page * page;
+		if (size > space)
+			return NULL; /* more than the device could map: out of memory */
 		struct expseg *es = xcalloc(1, sizeof *es);
-		es->page = p->small ? ALLOC_SMALL_BUFFER : ALLOC_LARGE_BUFFER;
-		es->size = (m->address_space + es->page - 1) / es->page * es->page;
+		es->page = page;
+		es->size = space;
 		/* address space only (cuMemAddressReserve): nothing is reserved
 		 * until pages are mapped, so the device is not asked here */
 		uint64_t addr = m->next_addr;
+		if (!range_free(m, addr, space)) {
+			free(es);
+			return NULL; /* the private address range is used up */
+		}
 		m->next_addr += es->size + ALLOC_LARGE_BUFFER;
+		seg_add(m, addr, space);
 		es->base = addr;
 		es->next_seg = m->expsegs;
 		m->expsegs = es;
@@ -780,6 +853,8 @@ static struct block *alloc_expandable(struct alloc_model *m, struct pool *p, uin
 		/* free -> unmapped: map more and merge (the mapped block survives) */
 		struct block *n = cand->next;
 		uint64_t rest = size - cand->size;
+		if (!n || n->mapped || n->allocated)
+			rs_bug("allocator model: an expandable candidate without the room it was chosen for");
 		cand = map_block(m, n, rest < n->size ? rest : n->size);
 		if (!cand)
 			return NULL;
@@ -800,12 +875,17 @@ static struct block *alloc_block(struct alloc_model *m, struct pool *p, uint64_t
 		return alloc_expandable(m, p, size, stream);
 	uint64_t addr;
 	if (m->dev.segment_alloc) {
-		if (!m->dev.segment_alloc(m->dev.ctx, alloc_size, stream, p->small, &addr))
+		/* an address that overlaps a segment held is the device's failure */
+		if (!m->dev.segment_alloc(m->dev.ctx, alloc_size, stream, p->small, &addr) ||
+		    !range_free(m, addr, alloc_size))
 			return NULL;
 	} else {
 		addr = m->next_addr;
+		if (!range_free(m, addr, alloc_size))
+			return NULL; /* the private address range is used up */
 		m->next_addr += (alloc_size + ALLOC_ROUND_LARGE - 1) / ALLOC_ROUND_LARGE * ALLOC_ROUND_LARGE;
 	}
+	seg_add(m, addr, alloc_size);
 	reserve(m, alloc_size);
 	m->st.segments++;
 	m->st.device_allocs++;
@@ -824,6 +904,10 @@ static bool should_split(const struct alloc_model *m, const struct block *b, uin
 
 int alloc_malloc(struct alloc_model *m, uint64_t bytes, uint64_t stream, uint64_t tag, uint64_t *addr)
 {
+	if (bytes > ALLOC_MAX_REQUEST) {
+		m->st.ooms++; /* no device holds it (and the rounding would overflow) */
+		return -1;
+	}
 	uint64_t size = alloc_round_size(&m->cfg, bytes);
 	struct pool *p = &m->pools[size <= ALLOC_SMALL_SIZE ? 0 : 1];
 	uint64_t alloc_size = alloc_segment_size(size);
@@ -906,8 +990,13 @@ int alloc_add_segment(struct alloc_model *m, uint64_t addr, uint64_t size, uint6
 		      const struct alloc_block_spec *blocks, size_t n, char *why, size_t why_size)
 {
 	uint64_t at = addr, end = addr + size;
-	if (size == 0 || end < addr) {
+	if (size == 0 || end < addr || size > ALLOC_MAX_REQUEST) {
 		snprintf(why, why_size, "segment at %#llx has an impossible size %llu",
+			 (unsigned long long)addr, (unsigned long long)size);
+		return -1;
+	}
+	if (!range_free(m, addr, size)) {
+		snprintf(why, why_size, "segment at %#llx (%llu bytes) overlaps another segment",
 			 (unsigned long long)addr, (unsigned long long)size);
 		return -1;
 	}
@@ -967,6 +1056,7 @@ int alloc_add_segment(struct alloc_model *m, uint64_t addr, uint64_t size, uint6
 	}
 	if (m->st.allocated > m->st.allocated_peak)
 		m->st.allocated_peak = m->st.allocated;
+	seg_add(m, addr, size);
 	reserve(m, size);
 	m->st.segments++;
 	if (m->next_addr < end)
@@ -1073,6 +1163,14 @@ const char *alloc_check(const struct alloc_model *m)
 		return "allocated bytes disagree with the blocks";
 	if (mapped != m->st.reserved)
 		return "reserved bytes disagree with the segments";
+	size_t nsegs = 0;
+	for (struct block *b = tree_first(&m->segs), *prev = NULL; b; prev = b, b = tree_next(b)) {
+		if (prev && prev->addr + prev->size > b->addr)
+			return "two segments overlap";
+		nsegs++;
+	}
+	if (nsegs != m->st.segments)
+		return "the segment count disagrees with the segments";
 	return NULL;
 }
 

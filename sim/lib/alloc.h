@@ -31,6 +31,10 @@
 #define ALLOC_MIN_LARGE_ALLOC (UINT64_C(10) << 20) /* kMinLargeAlloc */
 #define ALLOC_ROUND_LARGE (UINT64_C(2) << 20)  /* kRoundLarge */
 #define ALLOC_DIVISION_INTERVALS 16           /* kRoundUpPowerOfTwoIntervals */
+/* Bounds of ours: a larger request is out of memory (no device holds it,
+ * and rounding it could overflow); segments lie below ALLOC_MAX_ADDRESS. */
+#define ALLOC_MAX_REQUEST (UINT64_C(1) << 62)
+#define ALLOC_MAX_ADDRESS (UINT64_C(1) << 63)
 
 /** The settings of PYTORCH_CUDA_ALLOC_CONF the model honours. */
 struct alloc_config {
@@ -119,6 +123,8 @@ struct alloc_block_spec {
 int alloc_add_segment(struct alloc_model *m, uint64_t addr, uint64_t size, uint64_t stream, bool small,
 		      const struct alloc_block_spec *blocks, size_t n, char *why, size_t why_size);
 
+/** Whether no segment the model holds meets [addr, addr + size) (and the range is below ALLOC_MAX_ADDRESS). */
+bool alloc_range_free(const struct alloc_model *m, uint64_t addr, uint64_t size);
 /** The allocation at addr: true and its size (rounded, as the block holds it) and tag. */
 bool alloc_lookup(const struct alloc_model *m, uint64_t addr, uint64_t *size, uint64_t *tag);
 const struct alloc_stats *alloc_stats(const struct alloc_model *m);

@@ -402,6 +402,7 @@ static int load_start(struct alloc_model *m, const struct start *st, struct rs_e
 
 struct feed {
 	const struct snap_trace *tr;
+	const struct alloc_model *m;
 	size_t *pending; /* segment_alloc entries not yet taken */
 	size_t npending, cap, taken_from;
 	size_t matched, asked;
@@ -418,7 +419,7 @@ static bool feed_segment(void *ctx, uint64_t bytes, uint64_t stream, bool small,
 	f->asked++;
 	if (f->taken_from < f->npending) {
 		const struct snap_entry *e = &f->tr->e[f->pending[f->taken_from++]];
-		if (e->size == bytes && e->stream == stream) {
+		if (e->size == bytes && e->stream == stream && alloc_range_free(f->m, e->addr, bytes)) {
 			f->matched++;
 			*addr = e->addr;
 			return true;
@@ -434,8 +435,15 @@ static bool feed_segment(void *ctx, uint64_t bytes, uint64_t stream, bool small,
 		snprintf(f->bad_text, sizeof f->bad_text, "the model asked for a segment of %" PRIu64 " bytes; the "
 			 "trace allocates none here", bytes);
 	}
+	/* an address of our own, past every segment in the way */
+	uint64_t step = (bytes + ALLOC_ROUND_LARGE - 1) / ALLOC_ROUND_LARGE * ALLOC_ROUND_LARGE;
+	while (!alloc_range_free(f->m, f->fresh, bytes)) {
+		if (f->fresh > ALLOC_MAX_ADDRESS - step)
+			return false;
+		f->fresh += step;
+	}
 	*addr = f->fresh;
-	f->fresh += (bytes + ALLOC_ROUND_LARGE - 1) / ALLOC_ROUND_LARGE * ALLOC_ROUND_LARGE;
+	f->fresh += step;
 	return true;
 }
 
@@ -479,6 +487,7 @@ int snapshot_replay(const struct snapshot *s, size_t t, const struct alloc_confi
 	struct feed f = {.tr = tr, .bad_at = SIZE_MAX, .fresh = UINT64_C(1) << 62};
 	struct alloc_device dev = {.segment_alloc = feed_segment, .ctx = &f};
 	struct alloc_model *m = alloc_new(c, &dev);
+	f.m = m;
 	struct alloc_map where; /* recorded address -> model address */
 	alloc_map_init(&where);
 	int rc = -1;
@@ -507,7 +516,10 @@ int snapshot_replay(const struct snapshot *s, size_t t, const struct alloc_confi
 				r->trace_allocated_peak = (uint64_t)trace_alloc;
 			f.at = i;
 			if (alloc_malloc(m, e->size, e->stream, i, &maddr)) {
-				rs_bug("snapshot replay: the model without a device limit ran out of memory");
+				rs_error_set(err, EXIT_DATAERR, file, 0, "device_traces[%zu][%zu]: alloc of %" PRIu64
+					     " bytes: the model cannot place it (more than any device holds)", t, i,
+					     e->size);
+				goto out;
 			}
 			/* segment_allocs recorded for this request that the model did not take */
 			if (f.taken_from < f.npending && f.bad_at == SIZE_MAX) {

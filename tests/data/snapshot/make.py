@@ -64,3 +64,9 @@ def su(s):
 write('stack-global.pickle', b'\x80\x04' + su(b'os') + su(b'system') + b'\x93' + su(cmd) + b'\x85R.')
 # a list appended into itself (a cycle): refused
 write('cycle.pickle', b'\x80\x04]\x94h\x00a.')
+# the trace's segment_alloc names an address inside a segment already held:
+# the model must not place a segment there (a disagreement, not a crash)
+ov = dict(snap, device_traces=[[entry('segment_alloc', S + MiB, 2 * MiB, 30), entry('alloc', S + MiB, 1000, 30)]])
+write('overlap.pickle', pickle.dumps(ov, protocol=4))
+# an allocation larger than any device
+write('huge.pickle', pickle.dumps(dict(snap, device_traces=[[entry('alloc', T, (1 << 62) + 1, 31)]]), protocol=4))
