@@ -82,6 +82,30 @@ else
 fi
 bad 73 "--out where no folder can be made" "" "$R" snapshot "$D/tiny.pickle" --out /dev/null/fig
 
+# replay --allocator: the same replay, each budget's row gains the device's
+# numbers; without --allocator nothing changes.
+L=$(cd "$D/.." && pwd)/chain8.log
+plain=$("$R" replay "$L" --heuristic DTR --ratio 0.5,1 --json | sed 's/,"wall_ms":[^,]*//')
+with=$("$R" replay "$L" --heuristic DTR --ratio 0.5,1 --json --allocator pytorch |
+	sed 's/,"allocator":.*"device_frees":[0-9]*//; s/,"wall_ms":[^,]*//')
+[ -n "$plain" ] && [ "$plain" = "$with" ] && ok "--allocator adds fields and changes none" ||
+	no "--allocator changed the replay: $plain / $with"
+j=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --json --allocator pytorch)
+for kv in reserved_peak:2097152 segments_peak:1 device_allocs:1; do
+	k=${kv%%:*} v=${kv#*:}
+	[ "$(field "$j" "$k")" = "$v" ] && ok "replay --allocator: $k $v" || no "replay --allocator: $k: $j"
+done
+case "$j" in *'"device_outcome":"pass"'*) ok "device_outcome pass" ;; *) no "device_outcome: $j" ;; esac
+j=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --json --allocator pytorch --device-memory 1MiB)
+case "$j" in *'"device_outcome":"oom","device_oom_cmd":'*'"device_oom_bytes":'*) ok "a device too small fails the run" ;;
+	*) no "device too small: $j" ;; esac
+out=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator pytorch:expandable_segments:True)
+case "$out" in *"device (pytorch:expandable_segments:True): reserved peak 2097152"*) ok "replay --allocator text" ;;
+	*) no "replay --allocator text: $out" ;; esac
+bad 64 "--allocator of another name" "the allocator modelled is pytorch" "$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator tcmalloc
+bad 64 "--allocator with an unknown setting" "unknown setting 'foo'" "$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator pytorch:foo:1
+bad 64 "--device-memory without --allocator" "needs --allocator" "$R" replay "$L" --heuristic DTR --ratio 0.5 --device-memory 1GiB
+
 # The three public snapshots (../shared/snapshots): every allocation at its
 # recorded address, every segment_alloc matched.
 S=${REMATSIM_SHARED:-}/snapshots

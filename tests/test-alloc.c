@@ -9,11 +9,15 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "devmem.h"
+#include "heuristics.h"
+#include "runtime.h"
 #include "snapshot.h"
 #include "test-common.h"
 #include "util.h"
@@ -547,6 +551,72 @@ START_TEST(random_against_plain)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* A replay followed through the model (devmem.c, replay --allocator). */
+
+/* w (1000 bytes) -> a (2 MiB + 1) -> b (3000) -> c (2 MiB + 1), released at the end. */
+static struct schedule *four_ops(void)
+{
+	struct logb b = {0};
+	logb_const(&b, "w", 1000);
+	logb_call(&b, "a", "\"w\"", 2 * 1024 * 1024 + 1, 1);
+	logb_call(&b, "b", "\"a\"", 3000, 1);
+	logb_call(&b, "c", "\"b\"", 2 * 1024 * 1024 + 1, 1);
+	const char *names[] = {"w", "a", "b", "c"};
+	for (int i = 0; i < 4; i++)
+		logb_release(&b, names[i]);
+	return logb_build(&b);
+}
+
+static struct devmem_result follow(const struct schedule *s, const char *h, uint64_t budget, uint64_t device,
+				   struct runtime_result *res)
+{
+	struct alloc_config c;
+	alloc_config_default(&c);
+	struct devmem *d = devmem_new(s, &c, device);
+	struct runtime_config cfg = {
+		.runtime = RUNTIME_V2, .heuristic = h ? heuristic_find(h) : NULL, .budget = budget,
+		.remat_limit = INFINITY, .check = true, .on_event = devmem_on_event, .ctx = d,
+	};
+	struct rs_error err;
+	ck_assert_int_eq(runtime_run(s, &cfg, res, &err), 0);
+	struct devmem_result r;
+	devmem_result(d, &r);
+	devmem_free(d);
+	ck_assert_msg(!r.broken, "the follower lost the replay's memory");
+	return r;
+}
+
+START_TEST(replay_through_the_model)
+{
+	struct schedule *s = four_ops();
+	struct runtime_result res;
+	/* w: 1024 in a small segment; a: 2097664 in a 20 MiB segment; b:
+	 * 3072 after w; c: 2097664 after a in the same large segment */
+	struct devmem_result r = follow(s, NULL, UINT64_MAX, UINT64_MAX, &res);
+	ck_assert_uint_eq(r.allocated_peak, 1024 + 2097664 + 3072 + 2097664);
+	ck_assert_uint_eq(r.reserved_peak, 22 * MiB);
+	ck_assert_uint_eq(r.fragmentation_at_reserved_peak, 22 * MiB - 1024 - 2097664);
+	ck_assert_uint_eq(r.segments_peak, 2);
+	ck_assert_uint_eq(r.device_allocs, 2);
+	ck_assert(!r.oom);
+	/* a device of 21 MiB holds the small segment but not the large one:
+	 * a's allocation fails, and the verdict names its command */
+	r = follow(s, NULL, UINT64_MAX, 21 * MiB, &res);
+	ck_assert(r.oom);
+	ck_assert_uint_eq(r.oom_bytes, 2 * MiB + 1);
+	ck_assert_int_eq(s->cmds[r.oom_cmd].kind, CMD_COMPUTE);
+	ck_assert_uint_eq(s->ops[s->cmds[r.oom_cmd].id].total_size, 2 * MiB + 1);
+	schedule_free(s);
+	/* evictions and rematerializations under a budget: every one through the model */
+	s = logb_chain();
+	r = follow(s, "LRU", 310, UINT64_MAX, &res);
+	ck_assert_uint_gt(res.evictions, 0);
+	ck_assert_uint_gt(res.remats, 0);
+	ck_assert_uint_eq(r.reserved_peak, 2 * MiB);
+	ck_assert_uint_le(r.allocated_peak, 512 * 4); /* at most 4 of the 512-byte blocks at once (310 bytes) */
+	schedule_free(s);
+}
+END_TEST
 
 static int shared_snapshots(void)
 {
@@ -639,6 +709,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, empty_cache_and_start_state);
 	tcase_add_test(tc, settings);
 	tcase_add_test(tc, random_against_plain);
+	tcase_add_test(tc, replay_through_the_model);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
