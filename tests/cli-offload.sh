@@ -174,4 +174,36 @@ expect_status 65 "a bandwidth that is no rate" "$R" sweep "$tmp/bad.yaml" --out 
 sed -i 's/heuristic: DTR, offload_bandwidth: [^}]*/heuristic: DTRPrototype, offload_bandwidth: 1e9/' "$tmp/bad.yaml"
 expect_status 65 "DTRPrototype with a link" "$R" sweep "$tmp/bad.yaml" --out "$tmp/bad"
 
+
+# peak and fit take the same link (cmd_opts.h's struct opt_offload): the
+# same refusals, the peak replay's own peak, and a fit that offloads.
+L=$LOGS/transformer-cpu.log.gz
+expect_status 64 "peak: offload on V1" "$R" peak tiny.log --heuristic DTRUnopt --runtime V1 --ratio 0.5 --offload-bandwidth 1e9
+expect_status 64 "peak: offload with no heuristic" "$R" peak tiny.log --offload-bandwidth 1e9
+expect_status 64 "peak: latency without a link" "$R" peak tiny.log --heuristic DTR --ratio 0.5 --offload-latency 1us
+expect_status 64 "fit: offload with DTRPrototype" "$R" fit tiny.log --heuristic DTRPrototype --offload-bandwidth 1e9
+expect_status 64 "fit: unknown policy" "$R" fit tiny.log --heuristic DTR --offload-bandwidth 1e9 --offload-policy drop
+a=$("$R" peak "$L" --heuristic DTR --ratio 0.5 --json)
+b=$("$R" peak "$L" --heuristic DTR --ratio 0.5 --json --offload-bandwidth none)
+[ "$a" = "$b" ] && ok "peak: no link, the same JSON" || no "peak: no link changed the JSON"
+key() { sed -E "s/.*\"$1\":([^,}]*).*/\1/"; }
+for pol in cost swap; do
+	for ratio in 0.3 0.5; do
+		off="--offload-bandwidth 1e9 --offload-prefetch 2 --offload-policy $pol"
+		# shellcheck disable=SC2086
+		p=$("$R" peak "$L" --heuristic DTR --ratio $ratio --json $off)
+		# shellcheck disable=SC2086
+		r=$("$R" replay "$L" --heuristic DTR --ratio $ratio --json $off)
+		[ "$(echo "$p" | key peak_memory)" = "$(echo "$r" | key peak_memory)" ] &&
+		[ "$(echo "$p" | key offload_policy)" = "\"$pol\"" ] &&
+			ok "peak with a link ($pol, $ratio): the replay's peak, $(echo "$r" | key peak_memory) bytes" ||
+			no "peak with a link ($pol, $ratio): $p / $r"
+	done
+done
+f0=$("$R" fit "$L" --heuristic DTR --json | key smallest_pass)
+f1=$("$R" fit "$L" --heuristic DTR --json --offload-bandwidth 1e9 --offload-policy swap | key smallest_pass)
+[ "$f1" -lt "$f0" ] && ok "fit with a swap link: a smaller budget passes ($f1 < $f0)" || no "fit with a link: $f1, without $f0"
+r=$("$R" replay "$L" --heuristic DTR --budget "$f1" --json --offload-bandwidth 1e9 --offload-policy swap)
+[ "$(echo "$r" | key outcome)" = '"pass"' ] && ok "the fit's budget passes with that link" || no "replay at the fit: $r"
+
 exit $fail

@@ -22,6 +22,7 @@
 
 #include "gen.h"
 #include "heuristics.h"
+#include "runtime-test.h"
 #include "runtime.h"
 #include "test-common.h"
 
@@ -189,22 +190,24 @@ START_TEST(memo_equals_walk)
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
 			for (int rt = 0; rt < 2; rt++) {
+				struct runtime_test_switches sw = {0};
 				struct point_config pc = {
-					.heuristic = heuristic_find(names[h]),
-					.runtime = rt ? RUNTIME_V2_OPTIMIZED : RUNTIME_V2_EAGER_OPTIMIZED,
-					.ratio = ratios[r], .overhead_limit = 3, .check = true,
+					.rt.heuristic = heuristic_find(names[h]),
+					.rt.runtime = rt ? RUNTIME_V2_OPTIMIZED : RUNTIME_V2_EAGER_OPTIMIZED,
+					.ratio = ratios[r], .overhead_limit = 3, .rt.check = true,
+					.rt.test = &sw,
 				};
 				struct point_result memo, walk, runs, half;
 				struct rs_error err2, err3 = {0}, err4;
 				int rm = point_run(s, &b, &pc, &memo, &err);
-				pc.plain_regions = true;
+				sw.plain_regions = true;
 				int rw = point_run(s, &b, &pc, &walk, &err2);
-				pc.plain_regions = false;
-				pc.run_regions = true;
+				sw.plain_regions = false;
+				sw.run_regions = true;
 				int rr = point_run(s, &b, &pc, &runs, &err3);
 				/* runs, then bitsets from the middle of the log on
 				 * (one runtime of the two: the test's time) */
-				pc.bits_after_cmd = s->n_cmds / 2;
+				sw.bits_after_cmd = s->n_cmds / 2;
 				int rh = rr;
 				half = runs;
 				err4 = err3;
@@ -225,9 +228,9 @@ START_TEST(memo_equals_walk)
 					continue;
 				}
 				compared++;
-				same_numbers(&memo.run, &walk.run, "memo", _i, names[h], pc.runtime, ratios[r]);
-				same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, ratios[r]);
-				same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.runtime, ratios[r]);
+				same_numbers(&memo.run, &walk.run, "memo", _i, names[h], pc.rt.runtime, ratios[r]);
+				same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.rt.runtime, ratios[r]);
+				same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.rt.runtime, ratios[r]);
 			}
 		}
 	}
@@ -249,24 +252,26 @@ START_TEST(large_runs_equal_walk)
 	struct schedule *s = random_schedule(20261201u + (uint64_t)_i, 18500, 1000, false, &b);
 	ck_assert_uint_gt(s->n_storages, 4096);
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
+		struct runtime_test_switches sw = {0};
 		struct point_config pc = {
-			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-			.ratio = 0.4, .overhead_limit = 3, .check = true,
+			.rt.heuristic = heuristic_find(names[h]), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.ratio = 0.4, .overhead_limit = 3, .rt.check = true,
+			.rt.test = &sw,
 		};
 		struct point_result runs, walk, half;
 		ck_assert_int_eq(point_run(s, &b, &pc, &runs, &err), 0);
 		/* runs, then bitsets from the middle on (as the switch by cost
 		 * does up to RMEMO_MAX_BITSETS storages) */
-		pc.run_regions = true;
-		pc.bits_after_cmd = s->n_cmds / 2;
+		sw.run_regions = true;
+		sw.bits_after_cmd = s->n_cmds / 2;
 		ck_assert_int_eq(point_run(s, &b, &pc, &half, &err), 0);
-		pc.run_regions = false;
-		pc.bits_after_cmd = 0;
-		pc.plain_regions = true;
+		sw.run_regions = false;
+		sw.bits_after_cmd = 0;
+		sw.plain_regions = true;
 		ck_assert_int_eq(point_run(s, &b, &pc, &walk, &err2), 0);
 		ck_assert_uint_gt(walk.run.evictions, 100);
-		same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.runtime, pc.ratio);
-		same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.runtime, pc.ratio);
+		same_numbers(&runs.run, &walk.run, "runs", _i, names[h], pc.rt.runtime, pc.ratio);
+		same_numbers(&half.run, &walk.run, "runs then bits", _i, names[h], pc.rt.runtime, pc.ratio);
 	}
 	schedule_free(s);
 }
@@ -300,15 +305,17 @@ START_TEST(unopt_one_pass_equals_rebuilds)
 	uint64_t evals = 0;
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+			struct runtime_test_switches sw = {0};
 			struct point_config pc = {
-				.heuristic = heuristic_find("DTRUnopt"), .runtime = kinds[k],
-				.ratio = ratios[r], .overhead_limit = 3, .check = true,
+				.rt.heuristic = heuristic_find("DTRUnopt"), .rt.runtime = kinds[k],
+				.ratio = ratios[r], .overhead_limit = 3, .rt.check = true,
+				.rt.test = &sw,
 			};
 			struct point_result fast, plain;
-			if (run_fast_and_plain(s, &b, &pc, &pc.plain_regions, &fast, &plain))
+			if (run_fast_and_plain(s, &b, &pc, &sw.plain_regions, &fast, &plain))
 				continue;
 			evals += plain.run.heuristic_evals;
-			same_numbers(&fast.run, &plain.run, "one pass", _i, "DTRUnopt", pc.runtime, pc.ratio);
+			same_numbers(&fast.run, &plain.run, "one pass", _i, "DTRUnopt", pc.rt.runtime, pc.ratio);
 		}
 	}
 	/* the test compared choices, not only empty pools */
@@ -329,16 +336,18 @@ START_TEST(large_lists_equal_marks)
 	struct schedule *s = random_schedule(20261202u + (uint64_t)_i, 18500, 1000, false, &b);
 	ck_assert_uint_gt(s->n_storages, 8192);
 	for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
+		struct runtime_test_switches sw = {0};
 		struct point_config pc = {
-			.heuristic = heuristic_find(names[h]), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-			.ratio = 0.4, .overhead_limit = 3, .check = true,
+			.rt.heuristic = heuristic_find(names[h]), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.ratio = 0.4, .overhead_limit = 3, .rt.check = true,
+			.rt.test = &sw,
 		};
 		struct point_result scan, marks;
 		ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
-		pc.mark_lists = true;
+		sw.mark_lists = true;
 		ck_assert_int_eq(point_run(s, &b, &pc, &marks, &err2), 0);
 		ck_assert_uint_gt(marks.run.evictions, 100);
-		same_numbers(&scan.run, &marks.run, "scan", _i, names[h], pc.runtime, pc.ratio);
+		same_numbers(&scan.run, &marks.run, "scan", _i, names[h], pc.rt.runtime, pc.ratio);
 	}
 	schedule_free(s);
 }
@@ -366,15 +375,15 @@ START_TEST(all_heuristics_hold)
 			for (size_t r = 0; r < 2; r++) {
 				for (int nd = 0; nd < 2; nd++) {
 					struct point_config pc = {
-						.heuristic = &hs[h], .runtime = (enum runtime_kind)rk,
-						.ratio = ratios[r], .overhead_limit = 2, .check = true,
-						.no_dealloc = nd, .seed = 7,
+						.rt.heuristic = &hs[h], .rt.runtime = (enum runtime_kind)rk,
+						.ratio = ratios[r], .overhead_limit = 2, .rt.check = true,
+						.rt.no_dealloc = nd, .rt.seed = 7,
 					};
 					struct point_result pr;
 					if (point_run(s, &b, &pc, &pr, &err))
 						ck_assert_msg(err.status == 65 && strstr(err.msg, "cannot replay this log"),
 							      "log %d, %s on %s: %s", _i, hs[h].name,
-							      runtime_kind_name(pc.runtime), err.msg);
+							      runtime_kind_name(pc.rt.runtime), err.msg);
 					else
 						ran++;
 				}
@@ -409,10 +418,10 @@ START_TEST(wide_keys_agree)
 	for (size_t h = 0; h < nh; h++) {
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
 			struct point_config pc = {
-				.heuristic = &hs[h],
-				.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED : RUNTIME_V2_EAGER,
+				.rt.heuristic = &hs[h],
+				.rt.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED : RUNTIME_V2_EAGER,
 				.budget = (uint64_t)((double)bn.memory * ratios[r]),
-				.overhead_limit = 2, .seed = 11,
+				.overhead_limit = 2, .rt.seed = 11,
 			};
 			struct point_result pn, pw;
 			if (point_run(narrow, &bn, &pc, &pn, &err))
@@ -442,7 +451,7 @@ END_TEST
 
 /* Every heuristic's choices by the runtime (its key scans, the row's
  * inlined loop with its shortcut) and by the plain scoring loop
- * (runtime_config.plain_scans: each member's exact cost): on random logs,
+ * (runtime_test_switches.plain_scans: each member's exact cost): on random logs,
  * at several budgets, with and without deallocation, the same numbers. */
 START_TEST(plain_scans_agree)
 {
@@ -455,18 +464,20 @@ START_TEST(plain_scans_agree)
 	for (size_t h = 0; h < nh; h++) {
 		for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
 			for (int nd = 0; nd < 2; nd++) {
+				struct runtime_test_switches sw = {0};
 				struct point_config pc = {
-					.heuristic = &hs[h],
-					.runtime = hs[h].needs & NEEDS_UNOPT ? RUNTIME_V1
+					.rt.heuristic = &hs[h],
+					.rt.runtime = hs[h].needs & NEEDS_UNOPT ? RUNTIME_V1
 						   : hs[h].needs	      ? RUNTIME_V2_EAGER_OPTIMIZED
 									      : RUNTIME_V2_EAGER,
-					.ratio = ratios[r], .overhead_limit = 2, .seed = 5, .no_dealloc = nd,
+					.ratio = ratios[r], .overhead_limit = 2, .rt.seed = 5, .rt.no_dealloc = nd,
+					.rt.test = &sw,
 				};
 				struct point_result fast, plain;
-				if (run_fast_and_plain(s, &b, &pc, &pc.plain_scans, &fast, &plain))
+				if (run_fast_and_plain(s, &b, &pc, &sw.plain_scans, &fast, &plain))
 					continue; /* the region error: nothing to compare */
 				same_against(&fast.run, &plain.run, "fast scans", "plain loop", _i, hs[h].name,
-					     pc.runtime, ratios[r]);
+					     pc.rt.runtime, ratios[r]);
 				compared++;
 			}
 		}
@@ -503,7 +514,7 @@ static struct schedule *gen_schedule(enum gen_shape shape, uint64_t n, bool two,
 
 /*
  * LRU's and DTRLocal's choices from the ordered pool (runtime-order.c)
- * against the vector scans (runtime_config.no_order) and the plain loop:
+ * against the vector scans (runtime_test_switches.no_order) and the plain loop:
  * on generated chains, residual chains and U-Nets, with equal keys and
  * with four groups of keys, and on random logs (views, copies, mutations,
  * multi-output ops: LRU keeps its one group there, DTRLocal's op times
@@ -532,22 +543,24 @@ START_TEST(ordered_pool_agrees)
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
 			for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++)
 				for (int nd = 0; nd < 2; nd++) {
+					struct runtime_test_switches sw = {0};
 					struct point_config pc = {
-						.heuristic = heuristic_find(names[h]), .runtime = kinds[k],
-						.ratio = ratios[r], .overhead_limit = INFINITY, .no_dealloc = nd,
-						.check = true,
+						.rt.heuristic = heuristic_find(names[h]), .rt.runtime = kinds[k],
+						.ratio = ratios[r], .overhead_limit = INFINITY, .rt.no_dealloc = nd,
+						.rt.check = true,
+						.rt.test = &sw,
 					};
 					struct point_result ord, aut, scan, plain;
 					struct rs_error err;
 					ck_assert_int_eq(point_run(s, &b, &pc, &aut, &err), 0);
-					pc.order_at_once = true;
+					sw.order_at_once = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &ord, &err), 0);
-					pc.order_at_once = false;
-					pc.check = false;
-					pc.no_order = true;
+					sw.order_at_once = false;
+					pc.rt.check = false;
+					sw.no_order = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &scan, &err), 0);
-					pc.no_order = false;
-					pc.plain_scans = true;
+					sw.no_order = false;
+					sw.plain_scans = true;
 					ck_assert_int_eq(point_run(s, &b, &pc, &plain, &err), 0);
 					same_against(&ord.run, &scan.run, "ordered pool", "scans", _i, names[h], kinds[k],
 						     ratios[r]);
@@ -574,7 +587,7 @@ END_TEST
 /*
  * The kept costs of the rows whose cost reads no clock (MSPS, AbE,
  * AbESize; struct rt_costs) against scoring every member at every choice
- * (runtime_config.no_kept_costs) and the plain loop: on random logs (one
+ * (runtime_test_switches.no_kept_costs) and the plain loop: on random logs (one
  * wild: views, multi-output ops, the region error) and generated
  * U-Nets and residual chains, both optimized runtimes, four budgets, with
  * and without deallocation, regions as bitsets, as runs and as runs
@@ -600,20 +613,21 @@ START_TEST(kept_costs_agree)
 		for (size_t k = 0; k < 2; k++)
 			for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++)
 				for (int way = 0; way < 3; way++) {
+					struct runtime_test_switches sw = {.run_regions = way > 0, .bits_after_cmd = way == 2 ? s->n_cmds / 2 : 0};
 					struct point_config pc = {
-						.heuristic = heuristic_find(names[h]), .runtime = kinds[k],
-						.ratio = ratios[r], .overhead_limit = 3, .no_dealloc = r % 2,
-						.check = true, .run_regions = way > 0,
-						.bits_after_cmd = way == 2 ? s->n_cmds / 2 : 0,
+						.rt.heuristic = heuristic_find(names[h]), .rt.runtime = kinds[k],
+						.ratio = ratios[r], .overhead_limit = 3, .rt.no_dealloc = r % 2,
+						.rt.check = true,
+						.rt.test = &sw,
 					};
 					struct point_result kc, scan, plain;
 					struct rs_error err, err2, err3;
 					int rk = point_run(s, &b, &pc, &kc, &err);
-					pc.check = false;
-					pc.no_kept_costs = true;
+					pc.rt.check = false;
+					sw.no_kept_costs = true;
 					int rs = point_run(s, &b, &pc, &scan, &err2);
-					pc.no_kept_costs = false;
-					pc.plain_scans = true;
+					sw.no_kept_costs = false;
+					sw.plain_scans = true;
 					int rp = point_run(s, &b, &pc, &plain, &err3);
 					ck_assert_msg(rk == rp && rs == rp, "log %d, %s at %.1f: kept %d, scans %d, plain %d",
 						      _i, names[h], ratios[r], rk, rs, rp);

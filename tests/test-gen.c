@@ -664,10 +664,10 @@ START_TEST(shapes_simrd)
 		}
 		ck_assert_uint_eq(b.memory, bmem);
 		ck_assert_int_eq(b.compute, bcomp);
-		struct point_config pc = {.heuristic = heuristic_find(h), .ratio = ratio,
-					  .overhead_limit = 2, .check = true};
-		ck_assert_ptr_nonnull(pc.heuristic);
-		ck_assert_int_eq(runtime_kind_parse(rt, &pc.runtime), 0);
+		struct point_config pc = {.rt.heuristic = heuristic_find(h), .ratio = ratio,
+					  .overhead_limit = 2, .rt.check = true};
+		ck_assert_ptr_nonnull(pc.rt.heuristic);
+		ck_assert_int_eq(runtime_kind_parse(rt, &pc.rt.runtime), 0);
 		struct point_result pr;
 		struct rs_error err = {0};
 		ck_assert_msg(point_run(s, &b, &pc, &pr, &err) == 0, "%s", err.msg);
@@ -683,7 +683,7 @@ START_TEST(shapes_simrd)
 		ck_assert_msg(pr.run.peak_memory == peak, "%s: peak %llu", what,
 			      (unsigned long long)pr.run.peak_memory);
 		if (pr.run.heuristic_accesses != accesses) {
-			ck_assert_msg(pc.heuristic->needs & NEEDS_EQCLASS, "%s: accesses %llu", what,
+			ck_assert_msg(pc.rt.heuristic->needs & NEEDS_EQCLASS, "%s: accesses %llu", what,
 				      (unsigned long long)pr.run.heuristic_accesses);
 			ck_assert_msg(fabs((double)pr.run.heuristic_accesses - (double)accesses) <=
 					      0.01 * (double)accesses,

@@ -146,7 +146,7 @@ END_TEST
  * through the runtime's rt_choose: with the keys narrow (the runtime's
  * key scan), marked wide (the row's own loop, with its inlined cost and
  * shortcut), and with the plain loop forced (each member's exact cost, as
- * runtime_config.plain_scans), and the choices and their counts must
+ * runtime_test_switches.plain_scans), and the choices and their counts must
  * agree; LRU and DTRLocal a fourth time, from the ordered pool
  * (runtime-order.c) built over the same pool, whose groups' first
  * members must win as the plain loop's choice does, ties across groups
@@ -233,8 +233,9 @@ START_TEST(fast_scans_choose_exactly)
 		for (uint32_t i = 0; i < end; i++)
 			st[i] = (struct rt_storage){.pool_pos = i, .in_pool = pool[i] != RT_NONE};
 		struct schedule sch = {.n_storages = end};
-		struct runtime_config cfg = {.order_at_once = true};
-		rt.st = st, rt.s = &sch, rt.cfg = &cfg;
+		struct runtime_test_switches sw = {.order_at_once = true};
+		struct runtime_config cfg = {.test = &sw};
+		rt.st = st, rt.s = &sch, rt.cfg = &cfg, rt.test = &sw;
 		for (size_t h = 0; h < sizeof names / sizeof names[0]; h++) {
 			const struct heuristic *hh = heuristic_find(names[h]);
 			ck_assert_int_ne(hh->key, SCAN_NONE);

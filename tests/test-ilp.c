@@ -424,12 +424,12 @@ START_TEST(nothing_beats_the_optimum)
 		for (size_t h = 0; h < nh && ok; h++) {
 			for (int q = 3; q <= 10; q++) {
 				struct point_config pc = {
-					.heuristic = &hs[h],
-					.runtime = (hs[h].needs & NEEDS_UNOPT) ? RUNTIME_V1
+					.rt.heuristic = &hs[h],
+					.rt.runtime = (hs[h].needs & NEEDS_UNOPT) ? RUNTIME_V1
 									     : RUNTIME_V2_EAGER_OPTIMIZED,
 					.ratio = q / 10.0,
 					.overhead_limit = INFINITY,
-					.seed = 1,
+					.rt.seed = 1,
 				};
 				struct point_result pr;
 				if (point_run(s, &b, &pc, &pr, NULL) || pr.run.outcome != OUTCOME_PASS)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-test.h"
 #include "runtime.h"
 #include "test-common.h"
 
@@ -293,8 +294,8 @@ static struct point_result point(const struct schedule *s, const struct baseline
 				 double ratio, const struct offload_config *oc)
 {
 	struct point_config pc = {
-		.heuristic = heuristic_find(h), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-		.ratio = ratio, .overhead_limit = 2, .offload = oc, .check = true,
+		.rt.heuristic = heuristic_find(h), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+		.ratio = ratio, .overhead_limit = 2, .rt.offload = oc, .rt.check = true,
 	};
 	struct point_result pr;
 	struct rs_error err;
@@ -404,11 +405,13 @@ START_TEST(speed_choices_agree)
 						    .policy = (enum offload_policy)(i % 3)};
 			struct runtime_result r[4];
 			for (int k = 0; k < 4; k++) {
+				struct runtime_test_switches sw = {
+					.plain_regions = k == 1, .run_regions = k == 2, .plain_scans = k == 3,
+				};
 				struct runtime_config cfg = {
 					.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = heuristic_find(heur[h]),
 					.budget = (uint64_t)((double)b.memory * ratios[i]), .remat_limit = INFINITY,
-					.offload = &oc, .plain_regions = k == 1, .run_regions = k == 2,
-					.plain_scans = k == 3, .check = true,
+					.offload = &oc, .test = &sw, .check = true,
 				};
 				struct rs_error err;
 				ck_assert_int_eq(runtime_run(s, &cfg, &r[k], &err), 0);

@@ -177,13 +177,13 @@ END_TEST
 static void check_peak(const struct schedule *s, const struct baseline *b, const char *hname, double ratio)
 {
 	const struct heuristic *h = heuristic_find(hname);
-	struct point_config pc = {.heuristic = h, .runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = ratio,
+	struct point_config pc = {.rt.heuristic = h, .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = ratio,
 				  .overhead_limit = 2};
 	struct point_result pr;
 	struct rs_error err;
 	ck_assert_int_eq(point_run(s, b, &pc, &pr, &err), 0);
 	struct runtime_config cfg = {
-		.runtime = pc.runtime, .heuristic = h, .budget = pr.budget,
+		.runtime = pc.rt.runtime, .heuristic = h, .budget = pr.budget,
 		.remat_limit = (double)b->compute * (pc.overhead_limit - 1),
 	};
 	struct peak_report r;
@@ -283,7 +283,7 @@ END_TEST
 
 static enum outcome outcome_at(const struct schedule *s, const struct baseline *b, const char *h, uint64_t budget)
 {
-	struct point_config pc = {.heuristic = heuristic_find(h), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+	struct point_config pc = {.rt.heuristic = heuristic_find(h), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 				  .budget = budget, .overhead_limit = 2};
 	struct point_result pr;
 	struct rs_error err;
@@ -301,8 +301,9 @@ START_TEST(fit_reports_non_monotone_range)
 	struct schedule *s = read_log(data_path(p, sizeof p, "chain12.log"));
 	struct baseline b;
 	baseline_run(s, &b);
-	struct fit_config fc = {.heuristic = heuristic_find("LRU"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-				.overhead_limit = 2, .resolution = 0.01, .jobs = 2};
+	struct fit_config fc = {.point.rt.heuristic = heuristic_find("LRU"),
+				.point.rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+				.point.overhead_limit = 2, .resolution = 0.01, .jobs = 2};
 	struct fit_result r;
 	struct rs_error err;
 	ck_assert_int_eq(fit_run(s, &b, &fc, &r, &err), 0);
@@ -349,8 +350,9 @@ START_TEST(fit_monotone)
 	struct schedule *s = read_log(data_path(p, sizeof p, "peak.log"));
 	struct baseline b;
 	baseline_run(s, &b);
-	struct fit_config fc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-				.overhead_limit = INFINITY, .resolution = 0.05, .jobs = 1};
+	struct fit_config fc = {.point.rt.heuristic = heuristic_find("DTR"),
+				.point.rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+				.point.overhead_limit = INFINITY, .resolution = 0.05, .jobs = 1};
 	struct fit_result r;
 	struct rs_error err;
 	ck_assert_int_eq(fit_run(s, &b, &fc, &r, &err), 0);
@@ -375,8 +377,9 @@ START_TEST(fit_impossible_resolution)
 	struct schedule *s = read_log(data_path(p, sizeof p, "tiny.log"));
 	struct baseline b;
 	baseline_run(s, &b);
-	struct fit_config fc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-				.overhead_limit = 2, .jobs = 1};
+	struct fit_config fc = {.point.rt.heuristic = heuristic_find("DTR"),
+				.point.rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+				.point.overhead_limit = 2, .jobs = 1};
 	static const double bad[] = {0, -0.1, 1.5, NAN, 0.001 /* below a byte of 208 */};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct fit_result r;
@@ -496,8 +499,8 @@ START_TEST(trace_matches_timeline)
 	struct both *bo = xcalloc(1, sizeof *bo);
 	bo->tw = trace_open(out, s, &to, &err);
 	ck_assert(bo->tw);
-	struct point_config pc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-				  .budget = 40000, .overhead_limit = INFINITY, .on_event = both_event, .ctx = bo};
+	struct point_config pc = {.rt.heuristic = heuristic_find("DTR"), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+				  .budget = 40000, .overhead_limit = INFINITY, .rt.on_event = both_event, .rt.ctx = bo};
 	struct point_result pr;
 	ck_assert_int_eq(point_run(s, &b, &pc, &pr, &err), 0);
 	ck_assert_int_eq(pr.run.outcome, OUTCOME_PASS);

@@ -17,6 +17,7 @@
 
 #include "heuristics.h"
 #include "reference.h"
+#include "runtime-test.h"
 #include "runtime.h"
 #include "test-common.h"
 
@@ -61,12 +62,13 @@ static void check_file(const char *path, enum mode mode)
 		uint64_t acc_ours = 0, acc_ref = 0;
 		int acc_diff = 0;
 		for (size_t j = 0; j < run->n_points; j++) {
+			struct runtime_test_switches sw = {.plain_regions = mode == PLAIN_REGIONS,
+							   .plain_scans = mode == PLAIN_SCANS};
 			struct point_config pc = {
-				.heuristic = run->heuristic, .runtime = run->runtime,
+				.rt.heuristic = run->heuristic, .rt.runtime = run->runtime,
 				.ratio = run->points[j].ratio,
-				.overhead_limit = run->overhead_limit, .check = true,
-				.plain_regions = mode == PLAIN_REGIONS,
-				.plain_scans = mode == PLAIN_SCANS,
+				.overhead_limit = run->overhead_limit, .rt.check = true,
+				.rt.test = &sw,
 			};
 			struct point_result pr;
 			ck_assert_int_eq(point_run(s, &b, &pc, &pr, &err), 0);
@@ -172,8 +174,8 @@ START_TEST(switch_by_cost)
 				if (logs[l].hi && ratio < 0.8)
 					continue;
 				struct point_config pc = {
-					.heuristic = heuristic_find(names[h]),
-					.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = ratio, .overhead_limit = 2,
+					.rt.heuristic = heuristic_find(names[h]),
+					.rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = ratio, .overhead_limit = 2,
 				};
 				struct point_result pr, again;
 				s->regions_to_bits = 0; /* each replay decides for itself */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-test.h"
 #include "runtime.h"
 #include "test-common.h"
 
@@ -135,8 +136,8 @@ START_TEST(thrash)
 	struct baseline b;
 	baseline_run(s, &b);
 	struct point_config pc = {
-		.heuristic = heuristic_find("LRU"), .runtime = RUNTIME_V2, .budget = 310,
-		.overhead_limit = 1, .check = true,
+		.rt.heuristic = heuristic_find("LRU"), .rt.runtime = RUNTIME_V2, .budget = 310,
+		.overhead_limit = 1, .rt.check = true,
 	};
 	struct point_result pr;
 	struct rs_error err;
@@ -153,8 +154,8 @@ START_TEST(ratio_budget)
 	struct baseline b;
 	baseline_run(s, &b);
 	struct point_config pc = {
-		.heuristic = heuristic_find("LRU"), .runtime = RUNTIME_V2,
-		.ratio = 0.7, .overhead_limit = 2, .check = true,
+		.rt.heuristic = heuristic_find("LRU"), .rt.runtime = RUNTIME_V2,
+		.ratio = 0.7, .overhead_limit = 2, .rt.check = true,
 	};
 	struct point_result pr;
 	struct rs_error err;
@@ -493,9 +494,10 @@ static void replay_table(bool check, char *fails, size_t cap)
 			      line, fld[3]);
 		static const char *const how[] = {"as it comes", "plain regions", "runs regions", "plain scans"};
 		for (int k = 0; k < 4; k++) {
-			cfg.plain_regions = k == 1;
-			cfg.run_regions = k == 2;
-			cfg.plain_scans = k == 3;
+			struct runtime_test_switches sw = {
+				.plain_regions = k == 1, .run_regions = k == 2, .plain_scans = k == 3,
+			};
+			cfg.test = &sw;
 			struct runtime_result r;
 			if (runtime_run(s, &cfg, &r, &err)) {
 				size_t at = strlen(fails);

@@ -109,7 +109,7 @@ START_TEST(lru_deep_chain)
 {
 	struct job j = {
 		.s = chain, .b = chain_base,
-		.pc = {.heuristic = heuristic_find("LRU"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+		.pc = {.rt.heuristic = heuristic_find("LRU"), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 		       .budget = 64, .overhead_limit = 2},
 	};
 	run_on_default_stack(&j);
@@ -130,7 +130,7 @@ START_TEST(dtr_chain)
 	ck_assert_uint_gt(chain->n_storages, 4096);
 	struct job j = {
 		.s = chain, .b = chain_base,
-		.pc = {.heuristic = heuristic_find("DTR"), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+		.pc = {.rt.heuristic = heuristic_find("DTR"), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 		       .budget = 64, .overhead_limit = INFINITY},
 	};
 	run_on_default_stack(&j);
@@ -179,7 +179,7 @@ START_TEST(gen_chain_2p16)
 	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
 		struct job j = {
 			.s = s, .b = b,
-			.pc = {.heuristic = heuristic_find(want[k].h), .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+			.pc = {.rt.heuristic = heuristic_find(want[k].h), .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 			       .budget = 512, .overhead_limit = INFINITY},
 		};
 		run_on_default_stack(&j);

@@ -86,8 +86,8 @@ START_TEST(shipped)
 		const struct heuristic *h = heuristic_find(r.heuristic);
 		ck_assert_msg(h != NULL, "unknown heuristic %s", r.heuristic);
 		struct point_config pc = {
-			.heuristic = h, .runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = r.ratio,
-			.overhead_limit = 2, .check = true,
+			.rt.heuristic = h, .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .ratio = r.ratio,
+			.overhead_limit = 2, .rt.check = true,
 		};
 		struct point_result pr;
 		struct rs_error err;

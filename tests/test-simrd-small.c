@@ -78,7 +78,7 @@ START_TEST(small_logs)
 		ck_assert_msg(h != NULL, "unknown heuristic %s", r.heuristic);
 		ck_assert_msg(runtime_kind_parse(r.runtime, &rk) == 0, "unknown runtime %s", r.runtime);
 		struct point_config pc = {
-			.heuristic = h, .runtime = rk, .ratio = r.ratio, .overhead_limit = 3, .check = true,
+			.rt.heuristic = h, .rt.runtime = rk, .ratio = r.ratio, .overhead_limit = 3, .rt.check = true,
 		};
 		struct point_result pr;
 		struct rs_error err;

@@ -184,8 +184,8 @@ static void scale_row(const struct schedule *s, const struct baseline *b, const 
 {
 	struct scale_point p;
 	int status = 0;
-	pc->heuristic = heur;
-	pc->runtime = RUNTIME_V2_EAGER_OPTIMIZED;
+	pc->rt.heuristic = heur;
+	pc->rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED;
 	pc->overhead_limit = o->limit;
 	int r = run_child(s, b, pc, o->timeout, &p, &status);
 	printf("%-16s %8zu %5s %12llu %-14s ", log, s->n_ops, ratio,

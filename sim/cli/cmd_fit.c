@@ -26,6 +26,9 @@ static const char fit_help[] =
 	"usage: rematsim fit LOG --heuristic H [--runtime R] [--overhead-limit L]\n"
 	"                    [--resolution X] [--scan SPAN [--scan-step X]] [--seed S]\n"
 	"                    [--no-dealloc] [--jobs N] [--from-start] [--preallocate]\n"
+	"                    [--offload-bandwidth RATE [--offload-latency T]\n"
+	"                     [--host-memory BYTES] [--offload-prefetch N]\n"
+	"                     [--offload-policy cost|local|swap]]\n"
 	"                    [--probes] [--json]\n"
 	"\n"
 	"Find the smallest memory budget at which the replay passes (no OOM, no\n"
@@ -57,6 +60,10 @@ static const char fit_help[] =
 	"  --seed S            seed of the random heuristics (default 0)\n"
 	"  --no-dealloc        drop every RELEASE of the schedule\n"
 	"  --jobs N            threads for the grid (default: all processors)\n"
+	"  --offload-bandwidth RATE, --offload-latency T, --host-memory BYTES,\n"
+	"  --offload-prefetch N, --offload-policy P\n"
+	"                      every probe offloads as well as recomputes, as in\n"
+	"                      `rematsim replay` (docs/offload.md)\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
 	"  --probes            list every probe (JSON always does)\n"
@@ -104,16 +111,18 @@ static void probe_counts(const struct fit_result *r, size_t *grid, size_t *scan,
 }
 
 static void put_json(const struct schedule *s, const struct baseline *base,
-		     const struct fit_config *fc, const struct fit_result *r)
+		     const struct fit_config *fc, const struct fit_result *r,
+		     const struct opt_offload *off)
 {
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
 	double bm = base->memory ? (double)base->memory : 1;
 	json_t *o = json_object();
 	json_object_set_new(o, "log", cmd_json_str(logname));
-	json_object_set_new(o, "heuristic", json_string(fc->heuristic->name));
-	json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc->runtime)));
-	json_object_set_new(o, "overhead_limit", isinf(fc->overhead_limit) ? json_string("inf") : json_real(fc->overhead_limit));
+	json_object_set_new(o, "heuristic", json_string(fc->point.rt.heuristic->name));
+	json_object_set_new(o, "runtime", json_string(runtime_kind_name(fc->point.rt.runtime)));
+	json_object_set_new(o, "overhead_limit", isinf(fc->point.overhead_limit) ? json_string("inf") : json_real(fc->point.overhead_limit));
 	json_object_set_new(o, "resolution", json_real(fc->resolution));
+	opt_offload_json(off, o); /* the host link, when there is one */
 	json_object_set_new(o, "baseline_memory", json_integer((json_int_t)base->memory));
 	json_object_set_new(o, "lower_bound", json_integer((json_int_t)r->lower));
 	json_object_set_new(o, "floor_memory", json_integer((json_int_t)r->floor_memory));
@@ -163,8 +172,8 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 	double bm = base->memory ? (double)base->memory : 1;
 	enum outcome below = OUTCOME_PASS;
 	bool below_probed = r->smallest_pass > 0 && probed(r, r->smallest_pass - 1, &below);
-	printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc->heuristic->name,
-	       runtime_kind_name(fc->runtime), fc->overhead_limit);
+	printf("fit of %s under %s, runtime %s, overhead limit %g:\n", s->source, fc->point.rt.heuristic->name,
+	       runtime_kind_name(fc->point.rt.runtime), fc->point.overhead_limit);
 	char hb[32];
 	printf("  smallest passing budget found: %" PRIu64 " bytes (%s, ratio %.6f)", r->smallest_pass,
 	       human(hb, sizeof hb, r->smallest_pass), (double)r->smallest_pass / bm);
@@ -233,6 +242,7 @@ int cmd_fit(int argc, char **argv)
 		{"scan", required_argument, NULL, 'C'},
 		{"scan-step", required_argument, NULL, 'X'},
 		OPT_ROW_SEED,
+		OPT_ROWS_OFFLOAD,
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"jobs", required_argument, NULL, 'J'},
 		{"from-start", no_argument, NULL, 's'},
@@ -247,11 +257,16 @@ int cmd_fit(int argc, char **argv)
 	bool json = false, list = false;
 	struct read_options ropt = {0};
 	struct opt_parser o;
+	struct opt_offload off = {0};
 	opt_init(&o, "fit", fit_help, 1);
 	int c;
 	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case OPT_FAIL: return o.status;
+		OPT_CASES_OFFLOAD:
+			if (opt_offload_parse(&off, &o, c, optarg))
+				return EXIT_USAGE;
+			break;
 		case 'R':
 			if (scalar_parse_double(optarg, &fc.resolution, &why) || !(fc.resolution > 0 && fc.resolution <= 1)) {
 				fprintf(stderr, "rematsim fit: --resolution wants a fraction in (0,1] of the baseline "
@@ -281,7 +296,7 @@ int cmd_fit(int argc, char **argv)
 			fc.jobs = (unsigned)v;
 			break;
 		}
-		case 'n': fc.no_dealloc = true; break;
+		case 'n': fc.point.rt.no_dealloc = true; break;
 		case 's': ropt.from_start = true; break;
 		case 'p': ropt.preallocate = true; break;
 		case 'P': list = true; break;
@@ -297,18 +312,25 @@ int cmd_fit(int argc, char **argv)
 		fprintf(stderr, "rematsim fit: --scan-step needs --scan SPAN\n");
 		return EXIT_USAGE;
 	}
-	if (opt_resolve(&o, OPT_NEED_HEURISTIC) || opt_check_config(&o))
+	if (opt_resolve(&o, OPT_NEED_HEURISTIC) || opt_check_config(&o) ||
+	    opt_offload_check(&off, &o))
 		return EXIT_USAGE;
-	fc.heuristic = o.heuristic;
-	fc.runtime = o.runtime;
-	fc.overhead_limit = o.overhead_limit;
-	fc.seed = o.seed;
+	bool no_dealloc = fc.point.rt.no_dealloc;
+	fc.point = opt_point(&o, 0);
+	fc.point.rt.no_dealloc = no_dealloc;
+	fc.point.rt.offload = opt_offload_config(&off);
 	struct rs_error err;
 
 	struct schedule *s;
 	if (schedule_read(argv[optind], &ropt, &s, &err) < 0) {
 		rs_error_print(&err);
 		return err.status;
+	}
+	int status;
+	if ((status = opt_offload_link(&off, &o, argv[optind]))) {
+		schedule_free(s);
+		opt_offload_free(&off);
+		return status;
 	}
 	struct baseline base;
 	baseline_run(s, &base);
@@ -319,12 +341,16 @@ int cmd_fit(int argc, char **argv)
 		else
 			fprintf(stderr, "rematsim fit: %s: %s\n", s->source, err.msg);
 		schedule_free(s);
+		opt_offload_free(&off);
 		return err.status;
 	}
-	if (json)
-		put_json(s, &base, &fc, &r);
-	else
+	if (json) {
+		put_json(s, &base, &fc, &r, &off);
+	} else {
 		put_text(s, &base, &fc, &r, list);
+		opt_offload_print(&off, stdout);
+	}
+	opt_offload_free(&off);
 	fit_result_free(&r);
 	schedule_free(s);
 	if (fflush(stdout) || ferror(stdout)) {

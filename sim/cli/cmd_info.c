@@ -121,16 +121,9 @@ static void print_info_text(const struct schedule *s, const struct baseline *b)
 		printf(" (replayed after START on line %" PRIu64 ")", s->skipped_lines);
 	else if (s->has_start)
 		printf(" (replayed from the top, START ignored)");
-	if (s->input != SCHED_LOG)
-		printf("\n  graph          %" PRIu64 " nodes, %" PRIu64 " links (%s; ops in %s)\n",
-		       s->graph_nodes, s->graph_links,
-		       s->input == SCHED_GRAPH_CHECKMATE ? "Checkmate's kind" : "random layered kind",
-		       s->graph_file_order ? "the file's graph.order" : "simrd's depth-first order");
-	else
-		printf("\n  records       ");
-	for (int k = 0; k < REC_KIND_COUNT && s->input == SCHED_LOG; k++)
-		printf(" %s %" PRIu64 "%s", record_kind_name((enum record_kind)k), s->records[k],
-		       k + 1 < REC_KIND_COUNT ? "," : "\n");
+	printf("\n");
+	if (s->format) /* the format's own facts: its row (schedule.h) */
+		s->format->describe(s, stdout, NULL);
 	printf("  ops            %zu (forward %zu, backward %zu, constant %zu)\n", s->n_ops,
 	       s->n_forward_ops, s->n_backward_ops, s->n_constants);
 	printf("  tensors        %zu (aliases %zu), storages %zu, handles %zu\n", s->n_tensors,
@@ -169,15 +162,8 @@ static json_t *info_json(const struct schedule *s, const struct baseline *b)
 	json_object_set_new(o, "has_start", json_boolean(s->has_start));
 	json_object_set_new(o, "from_start", json_boolean(s->from_start));
 	json_object_set_new(o, "records", rec);
-	if (s->input != SCHED_LOG) { /* docs/graphs.md */
-		json_t *g = json_object();
-		json_object_set_new(g, "kind", json_string(s->input == SCHED_GRAPH_CHECKMATE ? "checkmate"
-											  : "random_layered"));
-		json_object_set_new(g, "nodes", json_integer((json_int_t)s->graph_nodes));
-		json_object_set_new(g, "links", json_integer((json_int_t)s->graph_links));
-		json_object_set_new(g, "order", json_string(s->graph_file_order ? "file" : "depth_first"));
-		json_object_set_new(o, "graph", g);
-	}
+	if (s->format) /* the format's own keys (schedule.h) */
+		s->format->describe(s, NULL, o);
 	json_object_set_new(o, "ops", json_integer((json_int_t)s->n_ops));
 	json_object_set_new(o, "forward_ops", json_integer((json_int_t)s->n_forward_ops));
 	json_object_set_new(o, "backward_ops", json_integer((json_int_t)s->n_backward_ops));

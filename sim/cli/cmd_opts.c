@@ -6,6 +6,9 @@
 #include "cmd_opts.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,4 +357,220 @@ int opt_check_config(const struct opt_parser *p)
 		return EXIT_USAGE;
 	}
 	return 0;
+}
+
+struct point_config opt_point(const struct opt_parser *p, int i)
+{
+	return (struct point_config){
+		.rt.heuristic = p->heuristic,
+		.rt.runtime = p->runtime,
+		.rt.seed = p->seed,
+		.ratio = i < p->n_ratios ? p->ratios[i] : 0,
+		.budget = i < p->n_budgets ? p->budgets[i] : 0,
+		.overhead_limit = p->overhead_limit,
+	};
+}
+
+/* A positive rate or a latency in ns of the measured link, or -1 after a
+ * message naming the field. */
+static double link_field(const char *cmd, const json_t *link, const char *meta, const char *key,
+			 bool rate)
+{
+	const json_t *v = json_object_get(link, key);
+	double x = json_is_number(v) ? json_number_value(v) : NAN;
+	if (rate ? !(x > 0) || isinf(x) : !(x >= 0 && x < 1e18)) {
+		fprintf(stderr, "rematsim %s: %s: the measured link's '%s' is %s, not %s\n", cmd, meta, key,
+			v ? (json_is_number(v) ? "out of range" : "not a number") : "missing",
+			rate ? "bytes per second above 0" : "nanoseconds, 0 or more");
+		return -1;
+	}
+	return x;
+}
+
+/* --offload-bandwidth measured: the link `rematsim-record --measure-link`
+ * wrote in the log's meta file (NAME.meta.json beside NAME.log[.gz],
+ * docs/offload.md), each direction's bandwidth and latency: 0 or an exit
+ * status after a message. */
+int opt_offload_link(struct opt_offload *x, const struct opt_parser *o, const char *log)
+{
+	if (!x->measured)
+		return 0;
+	char *p = rs_meta_path(log);
+	free(x->meta);
+	x->meta = p;
+	FILE *in = fopen(p, "r");
+	if (!in) {
+		fprintf(stderr, "rematsim %s: %s: %s (--offload-bandwidth measured reads the link "
+				"that rematsim-record --measure-link writes there)\n", o->cmd, p, strerror(errno));
+		return EXIT_NOINPUT;
+	}
+	json_error_t je;
+	json_t *root = json_loadf(in, JSON_REJECT_DUPLICATES, &je);
+	fclose(in);
+	if (!root) {
+		fprintf(stderr, "rematsim %s: %s:%d: %s\n", o->cmd, p, je.line, je.text);
+		return EXIT_DATAERR;
+	}
+	const json_t *link = json_object_get(root, "link");
+	int rc = 0;
+	if (!json_is_object(link)) {
+		fprintf(stderr, "rematsim %s: %s: no measured link ('link'): record the log with "
+				"rematsim-record --measure-link, or give --offload-bandwidth RATE\n", o->cmd, p);
+		rc = EXIT_DATAERR;
+	} else {
+		double d2h = link_field(o->cmd, link, p, "d2h_bytes_per_s", true);
+		double d2h_ns = d2h < 0 ? -1 : link_field(o->cmd, link, p, "d2h_latency_ns", false);
+		double h2d = d2h_ns < 0 ? -1 : link_field(o->cmd, link, p, "h2d_bytes_per_s", true);
+		double h2d_ns = h2d < 0 ? -1 : link_field(o->cmd, link, p, "h2d_latency_ns", false);
+		if (h2d_ns < 0) {
+			rc = EXIT_DATAERR;
+		} else {
+			x->cfg.bandwidth = d2h;
+			x->cfg.latency_ns = (int64_t)llround(d2h_ns);
+			x->cfg.h2d_bandwidth = h2d;
+			x->cfg.h2d_latency_ns = (int64_t)llround(h2d_ns);
+		}
+	}
+	json_decref(root);
+	return rc;
+}
+
+/* The offload options (docs/offload.md): 0, or -1 after a message. */
+int opt_offload_parse(struct opt_offload *x, const struct opt_parser *p, int c, const char *arg)
+{
+	const char *why = NULL;
+	uint64_t v;
+	switch (c) {
+	case 'B':
+		x->measured = !strcmp(arg, "measured");
+		if (x->measured) {
+			x->on = true;
+			return 0;
+		}
+		if (scalar_parse_rate(arg, &x->cfg.bandwidth, &why))
+			break;
+		x->on = x->cfg.bandwidth > 0;
+		return 0;
+	case 'L':
+		x->extra = "--offload-latency";
+		x->latency = true;
+		if (scalar_parse_seconds(arg, &x->cfg.latency_ns, &why))
+			break;
+		return 0;
+	case 'H':
+		x->extra = "--host-memory";
+		if (scalar_parse_u64(arg, &v, &why))
+			break;
+		if (!v) {
+			why = "a size above 0 is expected (leave it out for an unbounded host)";
+			break;
+		}
+		x->cfg.host_memory = v;
+		return 0;
+	case 'A':
+		x->extra = "--offload-prefetch";
+		if (scalar_parse_u64(arg, &v, &why))
+			break;
+		if (v > 1000000) {
+			why = "at most 1000000 ops ahead";
+			break;
+		}
+		x->cfg.prefetch = (uint32_t)v;
+		return 0;
+	case 'O':
+		x->extra = "--offload-policy";
+		if (offload_policy_parse(arg, &x->cfg.policy)) {
+			why = "cost, local or swap is expected";
+			break;
+		}
+		return 0;
+	}
+	static const char *const names[] = {"B--offload-bandwidth", "L--offload-latency", "H--host-memory",
+					    "A--offload-prefetch", "O--offload-policy"};
+	const char *name = "";
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i][0] == c)
+			name = names[i] + 1;
+	usage_error(p->cmd, p->help, "%s '%s': %s", name, arg, why);
+	return -1;
+}
+
+int opt_offload_check(const struct opt_offload *x, const struct opt_parser *p)
+{
+	if (x->extra && !x->on) {
+		fprintf(stderr, "rematsim %s: %s needs a host link: --offload-bandwidth RATE "
+				"(25GB/s, ...)\n", p->cmd, x->extra);
+		return -1;
+	}
+	if (x->measured && x->latency) {
+		fprintf(stderr, "rematsim %s: --offload-latency: the measured link has its own "
+				"latencies (leave it out, or give --offload-bandwidth RATE)\n", p->cmd);
+		return -1;
+	}
+	if (!x->on)
+		return 0;
+	/* the runtime's rules (a link measured later: its rates are checked as
+	 * they are read) */
+	struct offload_config oc = x->cfg;
+	if (x->measured)
+		oc.bandwidth = INFINITY;
+	struct runtime_config probe = {.runtime = p->runtime, .heuristic = p->heuristic, .offload = &oc};
+	struct rs_error err;
+	if (runtime_check_config(&probe, &err)) {
+		fprintf(stderr, "rematsim %s: %s\n", p->cmd, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+const struct offload_config *opt_offload_config(const struct opt_offload *x)
+{
+	return x->on ? &x->cfg : NULL;
+}
+
+void opt_offload_json(const struct opt_offload *x, json_t *j)
+{
+	if (!x->on)
+		return;
+	json_object_set_new(j, "offload_bandwidth", cmd_json_finite(x->cfg.bandwidth));
+	json_object_set_new(j, "offload_latency_ns", json_integer((json_int_t)x->cfg.latency_ns));
+	if (x->measured) { /* the log's measured link: each direction */
+		json_object_set_new(j, "offload_link", json_string(x->meta));
+		json_object_set_new(j, "offload_h2d_bandwidth", cmd_json_finite(x->cfg.h2d_bandwidth));
+		json_object_set_new(j, "offload_h2d_latency_ns",
+				    json_integer((json_int_t)x->cfg.h2d_latency_ns));
+	}
+	json_object_set_new(j, "host_memory",
+			    x->cfg.host_memory ? cmd_json_u64(x->cfg.host_memory) : json_null());
+	json_object_set_new(j, "offload_prefetch", json_integer((json_int_t)x->cfg.prefetch));
+	json_object_set_new(j, "offload_policy", json_string(offload_policy_name(x->cfg.policy)));
+}
+
+void opt_offload_print(const struct opt_offload *x, FILE *f)
+{
+	if (!x->on)
+		return;
+	char bw[FMT_DOUBLE_LEN];
+	fmt_double(bw, x->cfg.bandwidth);
+	if (x->measured) {
+		char back[FMT_DOUBLE_LEN];
+		fmt_double(back, x->cfg.h2d_bandwidth);
+		fprintf(f, "offload: the link measured in %s: to the host %s bytes/s, latency %" PRId64
+			" ns; back %s bytes/s, latency %" PRId64 " ns; host memory ",
+			x->meta, bw, x->cfg.latency_ns, back, x->cfg.h2d_latency_ns);
+	} else {
+		fprintf(f, "offload: %s bytes/s, latency %" PRId64 " ns, host memory ", bw,
+			x->cfg.latency_ns);
+	}
+	if (x->cfg.host_memory)
+		fprintf(f, "%" PRIu64 " bytes", x->cfg.host_memory);
+	else
+		fprintf(f, "unbounded");
+	fprintf(f, ", prefetch %u, policy %s\n", x->cfg.prefetch, offload_policy_name(x->cfg.policy));
+}
+
+void opt_offload_free(struct opt_offload *x)
+{
+	free(x->meta);
+	x->meta = NULL;
 }

@@ -119,6 +119,52 @@ int opt_resolve(struct opt_parser *p, unsigned flags);
  * after a message. */
 int opt_check_config(const struct opt_parser *p);
 
+/*
+ * The offload options (docs/offload.md), one value for every command that
+ * replays (replay, peak, fit): OPT_ROWS_OFFLOAD in its option table,
+ * OPT_CASES_OFFLOAD in its switch calling opt_offload_parse, then
+ * opt_offload_check after opt_resolve, opt_offload_link once the log is
+ * known, and opt_offload_config into point_config.rt.offload. Zeroed: off.
+ */
+struct opt_offload {
+	struct offload_config cfg; /* --offload-*, --host-memory */
+	bool on;                   /* a bandwidth other than none */
+	const char *extra;         /* an offload option other than the bandwidth */
+	bool measured;             /* --offload-bandwidth measured: the log's meta file */
+	bool latency;              /* --offload-latency given */
+	char *meta;                /* that meta file's path (opt_offload_link) */
+};
+#define OPT_ROWS_OFFLOAD                                             \
+	{"offload-bandwidth", required_argument, NULL, 'B'},         \
+	{"offload-latency", required_argument, NULL, 'L'},           \
+	{"host-memory", required_argument, NULL, 'H'},               \
+	{"offload-prefetch", required_argument, NULL, 'A'},          \
+	{"offload-policy", required_argument, NULL, 'O'}
+#define OPT_CASES_OFFLOAD case 'B': case 'L': case 'H': case 'A': case 'O'
+/** One offload option (c: its row's letter): 0, or -1 after a usage message. */
+int opt_offload_parse(struct opt_offload *x, const struct opt_parser *p, int c, const char *arg);
+/** After opt_resolve: the options together and the runtime's own rules
+ * for offload (runtime_check_config): 0, or -1 after a message. */
+int opt_offload_check(const struct opt_offload *x, const struct opt_parser *p);
+/** --offload-bandwidth measured: read the link of log's meta file; 0 (also
+ * when not measured) or an exit status after a message. */
+int opt_offload_link(struct opt_offload *x, const struct opt_parser *p, const char *log);
+/** The runtime's offload configuration: NULL when off. */
+const struct offload_config *opt_offload_config(const struct opt_offload *x);
+/** The text form: the link's keys of a JSON row (when on), and the
+ * "offload: ..." line of a table (when on). */
+void opt_offload_json(const struct opt_offload *x, struct json_t *j);
+void opt_offload_print(const struct opt_offload *x, FILE *f);
+void opt_offload_free(struct opt_offload *x);
+
+/**
+ * After opt_resolve: the point the shared options give (heuristic, runtime,
+ * seed, overhead limit; the i-th ratio or budget given, 0 if none), the
+ * one conversion from the command line to a point (runtime.h); the
+ * command adds its own options (no_dealloc, check, proto, offload, hooks).
+ */
+struct point_config opt_point(const struct opt_parser *p, int i);
+
 /* Single option values, each with one message naming the command. */
 /** --overhead-limit: a number >= 1 or inf. */
 int opt_overhead_limit(const char *cmd, const char *arg, double *out);

@@ -24,7 +24,10 @@
 
 static const char peak_help[] =
 	"usage: rematsim peak LOG [--heuristic H (--ratio X | --budget BYTES)\n"
-	"                     [--runtime R] [--overhead-limit L] [--seed S]]\n"
+	"                     [--runtime R] [--overhead-limit L] [--seed S]\n"
+	"                     [--offload-bandwidth RATE [--offload-latency T]\n"
+	"                      [--host-memory BYTES] [--offload-prefetch N]\n"
+	"                      [--offload-policy cost|local|swap]]]\n"
 	"                     [--top N] [--from-start] [--preallocate] [--json]\n"
 	"\n"
 	"Show the moment a replay's memory peaks and what is live then: each\n"
@@ -44,6 +47,11 @@ static const char peak_help[] =
 	"  --runtime R         as in `rematsim replay` (default V2EagerOptimized)\n"
 	"  --overhead-limit L  as in `rematsim replay` (default 2)\n"
 	"  --seed S            seed of the random heuristics (default 0)\n"
+	"  --offload-bandwidth RATE, --offload-latency T, --host-memory BYTES,\n"
+	"  --offload-prefetch N, --offload-policy P\n"
+	"                      offload as well as recompute, as in `rematsim replay`\n"
+	"                      (docs/offload.md): a storage is live until its copy\n"
+	"                      to the host has ended, and again once brought back\n"
 	"  --top N             list the N largest storages and op names (default 20\n"
 	"                      in the table, all in JSON; 0: all)\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
@@ -79,7 +87,8 @@ static uint32_t cmd_line(const struct schedule *s, size_t cmd)
 }
 
 static int print_json(const struct schedule *s, const char *logname, const char *hname,
-		      const char *rname, uint64_t budget, const struct peak_report *r, size_t top)
+		      const char *rname, uint64_t budget, const struct peak_report *r, size_t top,
+		      const struct opt_offload *off)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "log", cmd_json_str(logname));
@@ -96,6 +105,7 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 	json_object_set_new(o, "model_line", json_integer(cmd_line(s, r->cmd)));
 	json_object_set_new(o, "clock", json_integer(r->clock));
 	json_object_set_new(o, "live_storages", json_integer((json_int_t)r->n_entries));
+	opt_offload_json(off, o); /* the host link, when there is one */
 	if (r->stopped) {
 		/* (only for a run that stopped: a passing run's object is as it was) */
 		json_object_set_new(o, "outcome", json_string(outcome_name(r->run.outcome)));
@@ -264,6 +274,7 @@ int cmd_peak(int argc, char **argv)
 		OPT_ROW_BUDGET,
 		OPT_ROW_OVERHEAD_LIMIT,
 		OPT_ROW_SEED,
+		OPT_ROWS_OFFLOAD,
 		{"top", required_argument, NULL, 'T'},
 		{"from-start", no_argument, NULL, 's'},
 		{"preallocate", no_argument, NULL, 'p'},
@@ -275,11 +286,16 @@ int cmd_peak(int argc, char **argv)
 	bool have_top = false, json = false;
 	struct read_options ropt = {0};
 	struct opt_parser o;
+	struct opt_offload off = {0};
 	opt_init(&o, "peak", peak_help, 1);
 	int c;
 	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case OPT_FAIL: return o.status;
+		OPT_CASES_OFFLOAD:
+			if (opt_offload_parse(&off, &o, c, optarg))
+				return EXIT_USAGE;
+			break;
 		case 'T':
 			if (opt_whole("peak", "--top", optarg, 10, &top))
 				return EXIT_USAGE;
@@ -304,14 +320,18 @@ int cmd_peak(int argc, char **argv)
 		fprintf(stderr, "rematsim peak: with --heuristic, give either --ratio or --budget\n");
 		return EXIT_USAGE;
 	}
-	if (opt_resolve(&o, 0) || opt_check_config(&o))
+	if (off.on && !o.hname) {
+		fprintf(stderr, "rematsim peak: offload needs --heuristic (with none, the replay is "
+				"unbounded)\n");
+		return EXIT_USAGE;
+	}
+	if (opt_resolve(&o, 0) || opt_check_config(&o) || opt_offload_check(&off, &o))
 		return EXIT_USAGE;
 	const struct heuristic *h = o.heuristic;
 	enum runtime_kind rk = o.runtime;
-	uint64_t budget = have_budget ? o.budgets[0] : 0;
-	double ratio = have_ratio ? o.ratios[0] : 0;
+	uint64_t budget = 0;
 	struct rs_error err;
-	struct runtime_config cfg = {.runtime = rk, .heuristic = h};
+	struct runtime_config cfg;
 	if (!json && !have_top)
 		top = 20;
 
@@ -320,16 +340,20 @@ int cmd_peak(int argc, char **argv)
 		rs_error_print(&err);
 		return err.status;
 	}
+	int status;
+	if ((status = opt_offload_link(&off, &o, argv[optind]))) {
+		schedule_free(s);
+		opt_offload_free(&off);
+		return status;
+	}
 	struct baseline base;
 	baseline_run(s, &base);
 	if (h) {
 		/* point_run's budget and limit, with no hook */
-		struct point_config pc = {.budget = have_budget ? budget : 0, .ratio = ratio};
-		budget = point_budget(&base, &pc);
-		cfg.budget = budget;
-		cfg.remat_limit = isinf(o.overhead_limit) ? INFINITY
-							   : (double)base.compute * (o.overhead_limit - 1);
-		cfg.seed = o.seed;
+		struct point_config pc = opt_point(&o, 0);
+		pc.rt.offload = opt_offload_config(&off);
+		cfg = point_runtime_config(&base, &pc);
+		budget = cfg.budget;
 	} else {
 		/* baseline_run's configuration */
 		rk = RUNTIME_V1;
@@ -344,15 +368,19 @@ int cmd_peak(int argc, char **argv)
 			fprintf(stderr, "rematsim peak: %s\n", err.msg);
 		}
 		schedule_free(s);
+		opt_offload_free(&off);
 		return err.status;
 	}
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
-	int status = 0;
-	if (json)
-		status = print_json(s, logname, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top);
-	else
+	if (json) {
+		status = print_json(s, logname, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top,
+				    &off);
+	} else {
 		print_table(s, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top, &base,
 			    o.overhead_limit);
+		opt_offload_print(&off, stdout);
+	}
+	opt_offload_free(&off);
 	peak_report_free(&r);
 	schedule_free(s);
 	if (fflush(stdout) || ferror(stdout)) {

@@ -347,12 +347,7 @@ struct replay_args {
 	struct read_options ropt;
 	struct proto_rules rules; /* DTRPrototype's (--proto-rules) */
 	bool rules_set;
-	struct offload_config off; /* --offload-*, --host-memory */
-	bool off_on;               /* a bandwidth other than none */
-	const char *off_extra;     /* an offload option other than the bandwidth */
-	bool off_measured;         /* --offload-bandwidth measured: the log's meta file */
-	bool off_latency;          /* --offload-latency given */
-	char *meta;                /* that meta file's path */
+	struct opt_offload off;    /* --offload-*, --host-memory (cmd_opts.h) */
 	bool alloc_on;             /* --allocator pytorch[:CONF] */
 	struct alloc_config alloc; /* its settings */
 	char alloc_text[512];      /* as given, for the outputs */
@@ -361,128 +356,8 @@ struct replay_args {
 
 static void args_free(struct replay_args *a)
 {
-	free(a->meta);
+	opt_offload_free(&a->off);
 	free(a);
-}
-
-/* A positive rate or a latency in ns of the measured link, or -1 after a
- * message naming the field. */
-static double link_field(const json_t *link, const char *meta, const char *key, bool rate)
-{
-	const json_t *v = json_object_get(link, key);
-	double x = json_is_number(v) ? json_number_value(v) : NAN;
-	if (rate ? !(x > 0) || isinf(x) : !(x >= 0 && x < 1e18)) {
-		fprintf(stderr, "rematsim replay: %s: the measured link's '%s' is %s, not %s\n", meta, key,
-			v ? (json_is_number(v) ? "out of range" : "not a number") : "missing",
-			rate ? "bytes per second above 0" : "nanoseconds, 0 or more");
-		return -1;
-	}
-	return x;
-}
-
-/* --offload-bandwidth measured: the link `rematsim-record --measure-link`
- * wrote in the log's meta file (NAME.meta.json beside NAME.log[.gz],
- * docs/offload.md), each direction's bandwidth and latency: 0 or an exit
- * status after a message. */
-static int read_measured_link(struct replay_args *a)
-{
-	char *p = rs_meta_path(a->log);
-	a->meta = p;
-	FILE *in = fopen(p, "r");
-	if (!in) {
-		fprintf(stderr, "rematsim replay: %s: %s (--offload-bandwidth measured reads the link "
-				"that rematsim-record --measure-link writes there)\n", p, strerror(errno));
-		return EXIT_NOINPUT;
-	}
-	json_error_t je;
-	json_t *root = json_loadf(in, JSON_REJECT_DUPLICATES, &je);
-	fclose(in);
-	if (!root) {
-		fprintf(stderr, "rematsim replay: %s:%d: %s\n", p, je.line, je.text);
-		return EXIT_DATAERR;
-	}
-	const json_t *link = json_object_get(root, "link");
-	int rc = 0;
-	if (!json_is_object(link)) {
-		fprintf(stderr, "rematsim replay: %s: no measured link ('link'): record the log with "
-				"rematsim-record --measure-link, or give --offload-bandwidth RATE\n", p);
-		rc = EXIT_DATAERR;
-	} else {
-		double d2h = link_field(link, p, "d2h_bytes_per_s", true);
-		double d2h_ns = d2h < 0 ? -1 : link_field(link, p, "d2h_latency_ns", false);
-		double h2d = d2h_ns < 0 ? -1 : link_field(link, p, "h2d_bytes_per_s", true);
-		double h2d_ns = h2d < 0 ? -1 : link_field(link, p, "h2d_latency_ns", false);
-		if (h2d_ns < 0) {
-			rc = EXIT_DATAERR;
-		} else {
-			a->off.bandwidth = d2h;
-			a->off.latency_ns = (int64_t)llround(d2h_ns);
-			a->off.h2d_bandwidth = h2d;
-			a->off.h2d_latency_ns = (int64_t)llround(h2d_ns);
-		}
-	}
-	json_decref(root);
-	return rc;
-}
-
-/* The offload options (docs/offload.md): 0, or -1 after a message. */
-static int parse_offload(struct replay_args *a, int c, const char *arg)
-{
-	const char *why = NULL;
-	uint64_t v;
-	switch (c) {
-	case 'B':
-		a->off_measured = !strcmp(arg, "measured");
-		if (a->off_measured) {
-			a->off_on = true;
-			return 0;
-		}
-		if (scalar_parse_rate(arg, &a->off.bandwidth, &why))
-			break;
-		a->off_on = a->off.bandwidth > 0;
-		return 0;
-	case 'L':
-		a->off_extra = "--offload-latency";
-		a->off_latency = true;
-		if (scalar_parse_seconds(arg, &a->off.latency_ns, &why))
-			break;
-		return 0;
-	case 'H':
-		a->off_extra = "--host-memory";
-		if (scalar_parse_u64(arg, &v, &why))
-			break;
-		if (!v) {
-			why = "a size above 0 is expected (leave it out for an unbounded host)";
-			break;
-		}
-		a->off.host_memory = v;
-		return 0;
-	case 'A':
-		a->off_extra = "--offload-prefetch";
-		if (scalar_parse_u64(arg, &v, &why))
-			break;
-		if (v > 1000000) {
-			why = "at most 1000000 ops ahead";
-			break;
-		}
-		a->off.prefetch = (uint32_t)v;
-		return 0;
-	case 'O':
-		a->off_extra = "--offload-policy";
-		if (offload_policy_parse(arg, &a->off.policy)) {
-			why = "cost, local or swap is expected";
-			break;
-		}
-		return 0;
-	}
-	static const char *const names[] = {"B--offload-bandwidth", "L--offload-latency", "H--host-memory",
-					    "A--offload-prefetch", "O--offload-policy"};
-	const char *name = "";
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (names[i][0] == c)
-			name = names[i] + 1;
-	usage_error("replay", replay_help(), "%s '%s': %s", name, arg, why);
-	return -1;
 }
 
 /* Options and operands: 0, -1 after --help (exit 0), or an exit status. */
@@ -496,11 +371,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		OPT_ROW_OVERHEAD_LIMIT,
 		OPT_ROW_SEED,
 		{"proto-rules", required_argument, NULL, 'P'},
-		{"offload-bandwidth", required_argument, NULL, 'B'},
-		{"offload-latency", required_argument, NULL, 'L'},
-		{"host-memory", required_argument, NULL, 'H'},
-		{"offload-prefetch", required_argument, NULL, 'A'},
-		{"offload-policy", required_argument, NULL, 'O'},
+		OPT_ROWS_OFFLOAD,
 		{"no-dealloc", no_argument, NULL, 'n'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"from-start", no_argument, NULL, 's'},
@@ -532,8 +403,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->rules_set = true;
 			break;
 		}
-		case 'B': case 'L': case 'H': case 'A': case 'O':
-			if (parse_offload(a, c, optarg))
+		OPT_CASES_OFFLOAD:
+			if (opt_offload_parse(&a->off, o, c, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'n': a->no_dealloc = true; break;
@@ -603,16 +474,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			o->heuristic->name);
 		return EXIT_USAGE;
 	}
-	if (a->off_extra && !a->off_on) {
-		fprintf(stderr, "rematsim replay: %s needs a host link: --offload-bandwidth RATE "
-				"(25GB/s, ...)\n", a->off_extra);
+	if (opt_offload_check(&a->off, o))
 		return EXIT_USAGE;
-	}
-	if (a->off_on && (o->runtime == RUNTIME_V1 || (o->heuristic->needs & NEEDS_PROTO))) {
-		fprintf(stderr, "rematsim replay: offload is modelled on the V2 runtimes and not for "
-				"DTRPrototype (%s, %s)\n", o->heuristic->name, runtime_kind_name(o->runtime));
-		return EXIT_USAGE;
-	}
 	if (a->device_memory != UINT64_MAX && !a->alloc_on) {
 		fprintf(stderr, "rematsim replay: --device-memory needs --allocator pytorch[:CONF]\n");
 		return EXIT_USAGE;
@@ -620,11 +483,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	if (a->trace_from > a->trace_to) {
 		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", a->trace_from,
 			a->trace_to);
-		return EXIT_USAGE;
-	}
-	if (a->off_measured && a->off_latency) {
-		fprintf(stderr, "rematsim replay: --offload-latency: the measured link has its own "
-				"latencies (leave it out, or give --offload-bandwidth RATE)\n");
 		return EXIT_USAGE;
 	}
 	return opt_check_config(o);
@@ -667,19 +525,9 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 		char rb[100];
 		json_object_set_new(j, "proto_rules", json_string(proto_rules_text(&a->rules, rb, sizeof rb)));
 	}
-	if (a->off_on) { /* the host link and what went over it */
+	if (a->off.on) { /* the host link and what went over it */
 		const struct runtime_result *r = &pr->run;
-		json_object_set_new(j, "offload_bandwidth", json_finite(a->off.bandwidth));
-		json_object_set_new(j, "offload_latency_ns", json_integer((json_int_t)a->off.latency_ns));
-		if (a->off_measured) { /* the log's measured link: each direction */
-			json_object_set_new(j, "offload_link", json_string(a->meta));
-			json_object_set_new(j, "offload_h2d_bandwidth", json_finite(a->off.h2d_bandwidth));
-			json_object_set_new(j, "offload_h2d_latency_ns",
-					    json_integer((json_int_t)a->off.h2d_latency_ns));
-		}
-		json_object_set_new(j, "host_memory", a->off.host_memory ? cmd_json_u64(a->off.host_memory) : json_null());
-		json_object_set_new(j, "offload_prefetch", json_integer((json_int_t)a->off.prefetch));
-		json_object_set_new(j, "offload_policy", json_string(offload_policy_name(a->off.policy)));
+		opt_offload_json(&a->off, j);
 		json_object_set_new(j, "offloads", cmd_json_u64(r->offloads));
 		json_object_set_new(j, "bytes_offloaded", cmd_json_u64(r->bytes_offloaded));
 		json_object_set_new(j, "fetches", cmd_json_u64(r->fetches));
@@ -719,18 +567,11 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		      const struct baseline *base, const char *logname, int i, bool last, int *late)
 {
 	const struct opt_parser *o = &a->o;
-	struct point_config pc = {
-		.heuristic = o->heuristic,
-		.runtime = o->runtime,
-		.ratio = o->n_ratios ? o->ratios[i] : 0,
-		.budget = o->n_budgets ? o->budgets[i] : 0,
-		.overhead_limit = o->overhead_limit,
-		.seed = o->seed,
-		.no_dealloc = a->no_dealloc,
-		.check = a->check,
-		.proto = &a->rules,
-		.offload = a->off_on ? &a->off : NULL,
-	};
+	struct point_config pc = opt_point(o, i);
+	pc.rt.no_dealloc = a->no_dealloc;
+	pc.rt.check = a->check;
+	pc.rt.proto = &a->rules;
+	pc.rt.offload = opt_offload_config(&a->off);
 	struct rs_error err;
 	struct point_result pr;
 	struct timeline tl = {0};
@@ -754,7 +595,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 			 runtime_kind_name(o->runtime), last_budget);
 		struct trace_options to = {.title = title, .budget = last_budget,
 					   .from_line = a->trace_from, .to_line = a->trace_to,
-					   .offload = a->off_on};
+					   .offload = a->off.on};
 		hk.tw = trace_open(a->trace, s, &to, &err);
 		if (!hk.tw) {
 			fprintf(stderr, "rematsim replay: %s\n", err.msg);
@@ -766,8 +607,8 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	if (a->alloc_on)
 		hk.dm = devmem_new(s, &a->alloc, a->device_memory);
 	if (hk.tl || hk.tw || hk.dm) {
-		pc.on_event = on_event_all;
-		pc.ctx = &hk;
+		pc.rt.on_event = on_event_all;
+		pc.rt.ctx = &hk;
 	}
 	int prc = point_run(s, base, &pc, &pr, &err);
 	struct devmem_result dres;
@@ -814,7 +655,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
 		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
-	if (!a->json && a->off_on)
+	if (!a->json && a->off.on)
 		printf("         offload: %" PRIu64 " storages, %" PRIu64 " bytes out; %" PRIu64
 		       " back, %" PRIu64 " bytes; stall %" PRId64 " ns; busy d2h %" PRId64 " ns, h2d %" PRId64
 		       " ns; host peak %" PRIu64 " bytes\n",
@@ -849,7 +690,7 @@ int cmd_replay(int argc, char **argv)
 		args_free(a);
 		return err.status;
 	}
-	if (a->off_measured && (status = read_measured_link(a))) {
+	if ((status = opt_offload_link(&a->off, o, a->log))) {
 		schedule_free(s);
 		args_free(a);
 		return status;
@@ -882,24 +723,8 @@ int cmd_replay(int argc, char **argv)
 		       ", bottleneck %" PRIu64 " (%s, %s)\n",
 		       base.memory, base.compute, base.const_memory, base.bottleneck_memory,
 		       o->heuristic->name, runtime_kind_name(o->runtime));
-	if (!a->json && a->off_on) {
-		char bw[FMT_DOUBLE_LEN];
-		fmt_double(bw, a->off.bandwidth);
-		if (a->off_measured) {
-			char back[FMT_DOUBLE_LEN];
-			fmt_double(back, a->off.h2d_bandwidth);
-			printf("offload: the link measured in %s: to the host %s bytes/s, latency %" PRId64
-			       " ns; back %s bytes/s, latency %" PRId64 " ns; host memory ",
-			       a->meta, bw, a->off.latency_ns, back, a->off.h2d_latency_ns);
-		} else {
-			printf("offload: %s bytes/s, latency %" PRId64 " ns, host memory ", bw, a->off.latency_ns);
-		}
-		if (a->off.host_memory)
-			printf("%" PRIu64 " bytes", a->off.host_memory);
-		else
-			printf("unbounded");
-		printf(", prefetch %u, policy %s\n", a->off.prefetch, offload_policy_name(a->off.policy));
-	}
+	if (!a->json)
+		opt_offload_print(&a->off, stdout);
 	schedule_free(s);
 	args_free(a);
 	return status;

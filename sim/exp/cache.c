@@ -177,17 +177,15 @@ bool pcache_key(const struct pcache *c, const uint8_t log_sha256[32],
 		const struct point_config *pc, uint64_t budget, char *key)
 {
 	static const uint8_t zero[32];
-	const struct heuristic *h = pc->heuristic;
+	const struct heuristic *h = pc->rt.heuristic;
 	/* what the key does not cover runs as before */
-	if (!h || !memcmp(log_sha256, zero, 32) || pc->on_event || pc->proto || pc->check ||
-	    pc->plain_regions || pc->run_regions || pc->bits_after_cmd || pc->mark_lists ||
-	    pc->plain_scans || pc->no_order || pc->order_at_once || pc->no_kept_costs)
+	if (!h || !memcmp(log_sha256, zero, 32) || pc->rt.on_event || pc->rt.proto || pc->rt.check || pc->rt.test)
 		return false;
 	char log[65], seed[32] = "-", off[256] = "-";
 	hex_encode(log_sha256, 32, log);
 	if (h->random || (h->needs & NEEDS_PROTO))
-		snprintf(seed, sizeof seed, "%" PRIu64, pc->seed);
-	const struct offload_config *o = pc->offload;
+		snprintf(seed, sizeof seed, "%" PRIu64, pc->rt.seed);
+	const struct offload_config *o = pc->rt.offload;
 	if (o)
 		snprintf(off, sizeof off, "%a,%" PRId64 ",%a,%" PRId64 ",%" PRIu64 ",%u,%s", o->bandwidth,
 			 o->latency_ns, o->h2d_bandwidth, o->h2d_latency_ns, o->host_memory, o->prefetch,
@@ -195,8 +193,8 @@ bool pcache_key(const struct pcache *c, const uint8_t log_sha256[32],
 	int n = snprintf(key, PCACHE_KEY_MAX,
 			 "program=%s log=%s heuristic=%s runtime=%s budget=%" PRIu64
 			 " overhead_limit=%a seed=%s no_dealloc=%d offload=%s",
-			 c->bin, log, computation_name(h), runtime_kind_name(pc->runtime), budget,
-			 pc->overhead_limit, seed, pc->no_dealloc, off);
+			 c->bin, log, computation_name(h), runtime_kind_name(pc->rt.runtime), budget,
+			 pc->overhead_limit, seed, pc->rt.no_dealloc, off);
 	return n > 0 && n < PCACHE_KEY_MAX;
 }
 

@@ -37,17 +37,18 @@ uint64_t fit_lower_bound(const struct schedule *s)
 
 uint64_t fit_floor(const struct schedule *s, const struct fit_config *c)
 {
-	uint64_t op = fit_lower_bound(s), floor = schedule_floor(s, c->runtime == RUNTIME_V1);
+	uint64_t op = fit_lower_bound(s), floor = schedule_floor(s, c->point.rt.runtime == RUNTIME_V1);
 	return op > floor ? op : floor;
 }
 
-static uint64_t unbounded_peak(const struct schedule *s, const struct fit_config *c, struct rs_error *err, int *rc)
+static uint64_t unbounded_peak(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+			       struct rs_error *err, int *rc)
 {
-	struct runtime_config cfg = {
-		.runtime = c->runtime, .heuristic = c->heuristic, .budget = UINT64_MAX / 2,
-		.remat_limit = INFINITY, .seed = c->seed, .no_dealloc = c->no_dealloc,
-		.proto = c->proto,
-	};
+	/* the probes' point, unbounded */
+	struct point_config u = c->point;
+	u.budget = UINT64_MAX / 2;
+	u.overhead_limit = INFINITY;
+	struct runtime_config cfg = point_runtime_config(b, &u);
 	struct runtime_result res;
 	*rc = runtime_run(s, &cfg, &res, err);
 	return res.peak_memory;
@@ -66,7 +67,7 @@ int fit_plan(const struct schedule *s, const struct baseline *b, const struct fi
 				    "resolution %g is finer than one byte for a baseline memory of %llu bytes",
 				    c->resolution, (unsigned long long)b->memory);
 	int rc;
-	*upper = unbounded_peak(s, c, err, &rc);
+	*upper = unbounded_peak(s, b, c, err, &rc);
 	if (rc)
 		return -1;
 	*lower = fit_floor(s, c);
@@ -111,15 +112,9 @@ struct probe_ctx {
 
 static void probe(const struct probe_ctx *pc, struct fit_probe *p)
 {
-	struct point_config cfg = {
-		.heuristic = pc->c->heuristic,
-		.runtime = pc->c->runtime,
-		.budget = p->budget,
-		.overhead_limit = pc->c->overhead_limit,
-		.seed = pc->c->seed,
-		.no_dealloc = pc->c->no_dealloc,
-		.proto = pc->c->proto,
-	};
+	struct point_config cfg = pc->c->point;
+	cfg.ratio = 0;
+	cfg.budget = p->budget;
 	struct point_result pr;
 	struct rs_error err;
 	/* The configuration was accepted by the unbounded run already, and
@@ -263,7 +258,7 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
 		return -1;
 	r->footprint = fit_lower_bound(s);
-	r->floor_memory = schedule_floor(s, c->runtime == RUNTIME_V1);
+	r->floor_memory = schedule_floor(s, c->point.rt.runtime == RUNTIME_V1);
 	size_t cap = n + 128;
 	struct fit_probe *ps = xcalloc(cap, sizeof *ps);
 	struct probe_ctx pc = {.s = s, .b = b, .c = c};
@@ -350,10 +345,11 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 		for (size_t k = 0; k < e->n_series; k++) {
 			const struct exp_series *se = &e->series[k];
 			struct fit_config fc = {
-				.heuristic = se->heuristic, .runtime = se->runtime,
-				.overhead_limit = e->overhead_limit,
-				.seed = experiment_trial_seed(e->seed, em->name, se->heuristic->name, 0),
-				.no_dealloc = se->no_dealloc, .resolution = res_m, .jobs = jobs,
+				.point.rt.heuristic = se->heuristic, .point.rt.runtime = se->runtime,
+				.point.overhead_limit = e->overhead_limit,
+				.point.rt.seed = experiment_trial_seed(e->seed, em->name,
+								       se->heuristic->name, 0),
+				.point.rt.no_dealloc = se->no_dealloc, .resolution = res_m, .jobs = jobs,
 			};
 			struct fit_result r;
 			struct rs_error e1;
@@ -374,7 +370,7 @@ int fit_experiment_tsv(const struct experiment *e, double resolution, unsigned j
 			/* names as they are: no tab or line break (experiment.c) */
 			fprintf(f, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 				"\t%" PRIu64 "\t%" PRIu64 "\t%s\t", em->name, se->name, se->heuristic->name,
-				runtime_kind_name(se->runtime), fc.seed, lim, res, em->base.memory, r.lower,
+				runtime_kind_name(se->runtime), fc.point.rt.seed, lim, res, em->base.memory, r.lower,
 				r.upper, r.step, r.smallest_pass, r1);
 			if (r.largest_fail)
 				fprintf(f, "%" PRIu64, r.largest_fail);

@@ -41,18 +41,16 @@
 #include "schedule.h"
 
 struct fit_config {
-	const struct heuristic *heuristic;
-	enum runtime_kind runtime;
-	double overhead_limit;  /* as in point_config (INFINITY: none) */
-	uint64_t seed;
-	bool no_dealloc;
+	/* Every probe's point (runtime.h): its runtime configuration
+	 * (heuristic, runtime, seed, no_dealloc, proto, offload) and overhead
+	 * limit (INFINITY: none); each probe sets the budget. */
+	struct point_config point;
 	double resolution;      /* grid step as a fraction of the baseline memory, in (0, 1] */
 	unsigned jobs;          /* threads for the grid (0: all processors) */
 	double scan;            /* probe every scan step above the smallest pass, up to
 				 * this fraction of the baseline memory above it; 0: none */
 	double scan_step;       /* the scan's step, a fraction of the baseline memory;
 				 * 0: a tenth of the resolution */
-	const struct proto_rules *proto; /* DTRPrototype's rules (NULL: all on) */
 };
 
 struct fit_probe {

@@ -667,12 +667,12 @@ static void run_task(void *vctx, size_t i)
 	const struct measured_run *r = &c->f->runs[pt->run];
 	const struct rlog *lg = &c->logs[c->run_log[pt->run]];
 	struct point_config pc = {
-		.heuristic = pt->h,
-		.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+		.rt.heuristic = pt->h,
+		.rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
 		.budget = r->budget,
 		.overhead_limit = c->o->overhead_limit,
-		.seed = c->o->seed + t->trial,
-		.proto = &c->rules[pt->run],
+		.rt.seed = c->o->seed + t->trial,
+		.rt.proto = &c->rules[pt->run],
 	};
 	struct point_result pr;
 	struct rs_error err;
@@ -687,11 +687,8 @@ static void run_task(void *vctx, size_t i)
 	c->out[i] = pr.run.outcome;
 	c->fit[i] = 0;
 	if (r->kind == MEASURED_SWEEP) {
-		struct fit_config fc = {
-			.heuristic = pt->h, .runtime = RUNTIME_V2_EAGER_OPTIMIZED,
-			.overhead_limit = c->o->overhead_limit, .seed = pc.seed,
-			.resolution = c->o->fit_resolution, .jobs = 1, .proto = pc.proto,
-		};
+		/* the same point, the fit's budgets */
+		struct fit_config fc = {.point = pc, .resolution = c->o->fit_resolution, .jobs = 1};
 		struct fit_result fr;
 		if (fit_run(lg->s, &lg->b, &fc, &fr, &err) == 0) {
 			c->fit[i] = fr.smallest_pass;

@@ -532,15 +532,15 @@ static struct point_config point_replay(const struct run_ctx *rc, const struct e
 	const struct exp_series *s = &e->series[p.series];
 	bool at_peak = p.at_peak != EXP_NONE;
 	return (struct point_config){
-		.heuristic = s->heuristic,
-		.runtime = s->runtime,
+		.rt.heuristic = s->heuristic,
+		.rt.runtime = s->runtime,
 		.ratio = e->ratios && !at_peak ? e->ratios[p.step] : 0,
 		.budget = at_peak ? rc->peaks[p.model * experiment_plan_points(e) + p.at_peak]
 				  : experiment_budget(e, p.model, p.step),
 		.overhead_limit = e->overhead_limit,
-		.seed = p.seed,
-		.no_dealloc = s->no_dealloc,
-		.offload = s->offload ? &s->off : NULL,
+		.rt.seed = p.seed,
+		.rt.no_dealloc = s->no_dealloc,
+		.rt.offload = s->offload ? &s->off : NULL,
 	};
 }
 
@@ -634,11 +634,11 @@ static size_t share_replays(struct run_ctx *rc, size_t *todo, size_t n_todo)
 			continue;
 		struct point_config pc = point_replay(rc, &p);
 		key[n++] = (struct replay_key){
-			.budget = point_budget(&e->models[p.model].base, &pc), .seed = pc.seed,
-			.heuristic = (uintptr_t)pc.heuristic, .model = p.model,
-			.runtime = (uint32_t)pc.runtime, .no_dealloc = pc.no_dealloc,
+			.budget = point_budget(&e->models[p.model].base, &pc), .seed = pc.rt.seed,
+			.heuristic = (uintptr_t)pc.rt.heuristic, .model = p.model,
+			.runtime = (uint32_t)pc.rt.runtime, .no_dealloc = pc.rt.no_dealloc,
 			/* a series with a link shares only with itself: its own config */
-			.offload = (uintptr_t)pc.offload, .k = k,
+			.offload = (uintptr_t)pc.rt.offload, .k = k,
 		};
 	}
 	qsort(key, n, sizeof *key, by_replay);

@@ -720,6 +720,7 @@ done:;
 	struct schedule *s;
 	int n = schedule_builder_finish(g.sb, &s);
 	if (!n) {
+		s->format = &graph_format;
 		s->input = g.kind == KIND_CHECKMATE ? SCHED_GRAPH_CHECKMATE : SCHED_GRAPH_LAYERED;
 		s->graph_file_order = graph && json_object_get(graph, "order");
 		s->graph_nodes = g.n;
@@ -736,3 +737,29 @@ done:;
 	json_decref(root);
 	return n;
 }
+
+/* info's "graph" line and object (docs/graphs.md). */
+static void graph_describe(const struct schedule *s, FILE *text, json_t *json)
+{
+	bool checkmate = s->input == SCHED_GRAPH_CHECKMATE;
+	if (text)
+		fprintf(text, "  graph          %" PRIu64 " nodes, %" PRIu64 " links (%s; ops in %s)\n",
+			s->graph_nodes, s->graph_links,
+			checkmate ? "Checkmate's kind" : "random layered kind",
+			s->graph_file_order ? "the file's graph.order" : "simrd's depth-first order");
+	if (json) {
+		json_t *g = json_object();
+		json_object_set_new(g, "kind", json_string(checkmate ? "checkmate" : "random_layered"));
+		json_object_set_new(g, "nodes", json_integer((json_int_t)s->graph_nodes));
+		json_object_set_new(g, "links", json_integer((json_int_t)s->graph_links));
+		json_object_set_new(g, "order", json_string(s->graph_file_order ? "file" : "depth_first"));
+		json_object_set_new(json, "graph", g);
+	}
+}
+
+const struct input_format graph_format = {
+	.name = "graph",
+	.detect = graph_detect,
+	.import = graph_import,
+	.describe = graph_describe,
+};

@@ -46,4 +46,9 @@ int graph_import(const char *name, const char *text, size_t len, const struct re
 		 int max_problems, void (*report)(void *ctx, const struct rs_error *e), void *ctx,
 		 struct schedule **out, struct rs_error *err);
 
+/** The reader's row for node-link graphs (schedule.h's struct
+ * input_format): graph_detect, graph_import, and `info`'s "graph" line and
+ * object (docs/graphs.md). */
+extern const struct input_format graph_format;
+
 #endif

@@ -194,7 +194,7 @@ static inline struct rt_frac h_ab_stale(struct policy *rt, uint32_t s, const str
  * surely above the best so far (rt_frac_surely_above, a double estimate
  * with a margin) is passed without its exact division, as it could be
  * neither taken nor 0. exact true is the plain loop that
- * runtime_config.plain_scans forces and the tests hold every faster path
+ * runtime_test_switches.plain_scans forces and the tests hold every faster path
  * to.
  */
 static inline __attribute__((always_inline)) uint32_t

@@ -82,7 +82,7 @@ struct heuristic {
 };
 
 /** h's choice by the plain scoring loop: every member's exact cost, no
- * shortcut (runtime_config.plain_scans, for tests); h->choose for a row
+ * shortcut (runtime_test_switches.plain_scans, for tests); h->choose for a row
  * without a score. */
 uint32_t heuristic_choose_plain(struct policy *rt, const struct heuristic *h);
 

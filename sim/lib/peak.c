@@ -15,6 +15,13 @@
  * which is the followed set's bytes + those duplicate bytes (dup_bytes,
  * zero in an unbounded replay, which never rematerializes).
  *
+ * With offload (runtime_config.offload): a storage queued to the host
+ * (EV_OFFLOAD) keeps its bytes until its copy ends (EV_OFFLOADED: not
+ * material); one brought back (EV_FETCH, a prefetch too) is material and
+ * counted from then on, and that moment may be the peak (no op then: the
+ * command in progress is the moment's); a copy out cancelled before it
+ * ended changed nothing.
+ *
  * A run that stops (OOM, thrash) leaves the follower at its last event:
  * the set it holds then is the set at the stop, as the runtime's last
  * event left it (the evictions it made trying to make room included).
@@ -49,11 +56,29 @@ static void follow(void *ctx, const struct runtime_event *ev)
 {
 	struct follower *f = ctx;
 	const struct schedule *s = f->s;
-	if (ev->kind == EV_EVICT) {
+	if (ev->kind == EV_EVICT || ev->kind == EV_OFFLOADED) {
 		if (!f->material[ev->storage])
 			f->broken = true;
 		f->material[ev->storage] = 0;
 		f->memory -= s->storages[ev->storage].size;
+	} else if (ev->kind == EV_OFFLOAD) {
+		if (!f->material[ev->storage])
+			f->broken = true;
+	} else if (ev->kind == EV_FETCH) {
+		if (f->material[ev->storage])
+			f->broken = true;
+		f->material[ev->storage] = 1;
+		f->memory += s->storages[ev->storage].size;
+		if (!f->caught && f->memory == f->want && f->memory == ev->memory) {
+			const struct sched_cmd *c = &s->cmds[ev->cmd];
+			f->caught = true;
+			f->dup = 0;
+			f->cmd = ev->cmd;
+			f->op = c->kind == CMD_COMPUTE ? c->id : s->tensors[c->id].op;
+			f->remat = false;
+			f->clock = ev->clock;
+			memcpy(f->snapshot, f->material, s->n_storages);
+		}
 	} else {
 		const struct sched_op *op = &s->ops[ev->op];
 		uint64_t moment = f->memory + op->total_size;

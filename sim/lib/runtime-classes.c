@@ -30,7 +30,7 @@ void rt_classes_init(struct runtime_state *rt)
 	 * large_lists_equal_marks compares). Stamps take fewer
 	 * instructions; a look through short lists leaves a large
 	 * log's stamp array untouched (8 MiB on the 2^20 chain). */
-	c->en_scan = s->n_storages > RMEMO_MAX_STORAGES && !rt->cfg->mark_lists;
+	c->en_scan = s->n_storages > RMEMO_MAX_STORAGES && !rt->test->mark_lists;
 	c->room = 2 * s->n_storages + 1024;
 	c->parent = xmalloc(c->room * sizeof *c->parent);
 	c->value = xmalloc(c->room * sizeof *c->value);

@@ -831,6 +831,7 @@ int rt_replay(struct runtime_state *rt)
 	const struct schedule *s = rt->s;
 	const struct runtime_config *cfg = rt->cfg;
 	const bool before = cfg->before != NULL; /* plan replays only */
+	const size_t bits_after_cmd = rt->test->bits_after_cmd;
 	int rc = 0;
 	for (size_t i = 0; i < s->n_cmds && !rc; i++) {
 		const struct sched_cmd *c = &s->cmds[i];
@@ -859,7 +860,7 @@ int rt_replay(struct runtime_state *rt)
 		}
 		if (!rc && cfg->evict_after)
 			rc = cmd_evict_after(rt, i, true);
-		if (!rc && __builtin_expect(rt->reg.sw_due || cfg->bits_after_cmd == i + 1, 0)) {
+		if (!rc && __builtin_expect(rt->reg.sw_due || bits_after_cmd == i + 1, 0)) {
 			if (rt->reg.runs)
 				rt->res->regions_bits_at = i + 1;
 			rt_regions_to_bits(rt);

@@ -42,7 +42,7 @@
  * ORDER_MAX_GROUPS distinct (compute, size) pairs (the paper's logs,
  * whose op times differ), or once the walks cost more than the scans they
  * spare, it is dropped for the rest of the run and the vector scans
- * choose, as they would have (runtime_config.no_order forces that from
+ * choose, as they would have (runtime_test_switches.no_order forces that from
  * the start, order_at_once the order; the tests compare them with the
  * plain loop).
  */
@@ -56,7 +56,7 @@ void rt_order_init(struct runtime_state *rt)
 {
 	struct rt_order *o = &rt->ord;
 	const struct heuristic *h = rt->h;
-	if (!h || rt->cfg->plain_scans || rt->cfg->no_order || rt->pool.off)
+	if (!h || rt->test->plain_scans || rt->test->no_order || rt->pool.off)
 		return;
 	if (h->key == SCAN_LAST)
 		o->grouped = false;
@@ -77,7 +77,7 @@ void rt_order_init(struct runtime_state *rt)
 	memset(o->hash, 0xff, (o->hash_mask + 1) * sizeof *o->hash);
 	o->credit = ORDER_CREDIT;
 	o->armed = true;
-	if (rt->cfg->order_at_once)
+	if (rt->test->order_at_once)
 		rt_order_start(rt);
 }
 

@@ -7,7 +7,7 @@
  * RMEMO_MAX_STORAGES storages (rebuilt from the reach memo of
  * runtime-memo.c), runs of ids (iset.h) beyond, updated from what changed
  * where they can be and walked where they cannot. A third, id lists with a
- * hash index, each rebuild a walk (runtime_config.plain_regions), is the
+ * hash index, each rebuild a walk (runtime_test_switches.plain_regions), is the
  * plain reference the tests hold the other two to. Owns the reg part of
  * struct runtime_state; runtime-commands.c hands it the events.
  */
@@ -1063,16 +1063,15 @@ static void runs_free(struct rt_regions *g)
 void rt_regions_init(struct runtime_state *rt)
 {
 	const struct schedule *s = rt->s;
-	const struct runtime_config *cfg = rt->cfg;
 	struct rt_regions *g = &rt->reg;
 	if (!rt->regions)
 		return;
 	/* SPEED-ONLY (docs/architecture.md): walks, bitsets or compressed
 	 * sets keep the same regions and counts; test-differential compares
 	 * all three, the reference test runs plain walks too. */
-	g->runs = !cfg->plain_regions && (cfg->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
-	g->sw_may = g->runs && !cfg->run_regions && s->n_storages <= RMEMO_MAX_BITSETS;
-	if (g->sw_may && !cfg->bits_after_cmd && __atomic_load_n(&s->regions_to_bits, __ATOMIC_RELAXED))
+	g->runs = !rt->test->plain_regions && (rt->test->run_regions || s->n_storages > RMEMO_MAX_STORAGES);
+	g->sw_may = g->runs && !rt->test->run_regions && s->n_storages <= RMEMO_MAX_BITSETS;
+	if (g->sw_may && !rt->test->bits_after_cmd && __atomic_load_n(&s->regions_to_bits, __ATOMIC_RELAXED))
 		g->runs = g->sw_may = false;
 	if (g->runs) {
 		g->slot = xmalloc((s->n_storages + 1) * sizeof *g->slot);
@@ -1086,7 +1085,7 @@ void rt_regions_init(struct runtime_state *rt)
 	}
 	size_t n = s->n_storages;
 	g->table = xcalloc(2 * n + 1, sizeof *g->table);
-	if (!cfg->plain_regions)
+	if (!rt->test->plain_regions)
 		bits_init(rt);
 }
 

@@ -11,7 +11,7 @@
  *
  * Every fast scan chooses what the row's plain loop (heuristics.c) would,
  * with the same evaluations and accesses counted: SPEED-ONLY
- * (docs/architecture.md). runtime_config.plain_scans makes every choice by
+ * (docs/architecture.md). runtime_test_switches.plain_scans makes every choice by
  * the plain loop; test-heuristics and test-differential compare the two.
  */
 #include <math.h>
@@ -40,7 +40,7 @@ void rt_scan_init(struct runtime_state *rt)
 	/* SPEED-ONLY: integer scans while no key can pass 2^50, else the
 	 * double ones (test-differential's wide_keys_agree forces them). */
 	rt->scan.wide = keys_may_be_wide(rt->s);
-	rt->scan.plain = cfg->plain_scans;
+	rt->scan.plain = rt->test->plain_scans;
 	rt->scan.rng = cfg->seed;
 	if (cfg->python_random) {
 		rt->scan.pyrng = xmalloc(sizeof *rt->scan.pyrng);
@@ -50,7 +50,7 @@ void rt_scan_init(struct runtime_state *rt)
 	 * reads no clock; V1's banishing changes the graph under the regions
 	 * by paths of its own, so it scores every member as the reference. */
 	const struct heuristic *h = rt->h;
-	if (h && h->clock_free && h->score && !cfg->plain_scans && !cfg->no_kept_costs && !rt->pool.off && !rt->v1) {
+	if (h && h->clock_free && h->score && !rt->test->plain_scans && !rt->test->no_kept_costs && !rt->pool.off && !rt->v1) {
 		size_t n = rt->s->n_storages + 1;
 		rt->costs.on = rt->costs.all = true; /* limit 0: all, at the first choice */
 		rt->costs.marked = xcalloc(n, 1);

@@ -49,6 +49,7 @@
 #include "idset.h"
 #include "iset.h"
 #include "pyrandom.h"
+#include "runtime-test.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "util.h"
@@ -268,7 +269,7 @@ struct rt_regions {
 	struct region scratch_fwd, scratch_rev; /* DTRUnopt's rebuilt regions */
 
 	/* Regions as compressed sets: past RMEMO_MAX_STORAGES storages, or
-	 * forced by runtime_config.run_regions. Then: per storage, its slot in
+	 * forced by runtime_test_switches.run_regions. Then: per storage, its slot in
 	 * table or RT_NONE, and slots given back; prefix sums (iset.h) of the
 	 * storages' current forward and reverse edge counts and computes (sums
 	 * over runs); released regions for reuse; scratch sets; the storages
@@ -448,7 +449,7 @@ struct rt_scan {
 	 * +-RT_NARROW, a size over it), known from the schedule when the run
 	 * starts; the last accesses are clock readings, which the scans check. */
 	bool wide;
-	/* runtime_config.plain_scans: every choice by the heuristic's plain
+	/* runtime_test_switches.plain_scans: every choice by the heuristic's plain
 	 * loop (exact cost per member), for tests. */
 	bool plain;
 	uint64_t rng; /* splitmix64 state */
@@ -550,6 +551,7 @@ struct runtime_state {
 	/* shared (runtime.c) */
 	const struct schedule *s;
 	const struct runtime_config *cfg;
+	const struct runtime_test_switches *test; /* cfg's, never NULL */
 	const struct heuristic *h;
 	bool v1, eager, regions, eqclass;
 	struct runtime_result *res;
@@ -974,7 +976,7 @@ static inline int64_t rt_region_compute(const struct runtime_state *rt, uint32_t
 /** DTRUnopt: both of s's regions rebuilt from scratch (counted), their
  * distinct interior storages folded into *compute (added) and *last (the
  * latest access): as rt_region_rebuild twice, then a fold over the two
- * interiors (what runtime_config.plain_regions runs, for tests). */
+ * interiors (what runtime_test_switches.plain_regions runs, for tests). */
 static inline void rt_unopt_neighbourhood_plain(struct runtime_state *rt, uint32_t s, int64_t *compute,
 						int64_t *last)
 {
@@ -1008,7 +1010,7 @@ static inline void rt_unopt_neighbourhood_plain(struct runtime_state *rt, uint32
  */
 static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, int64_t *compute, int64_t *last)
 {
-	if (__builtin_expect(rt->cfg->plain_regions, 0)) {
+	if (__builtin_expect(rt->test->plain_regions, 0)) {
 		rt_unopt_neighbourhood_plain(rt, s, compute, last);
 		return;
 	}

@@ -52,6 +52,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 	memset(rt, 0, sizeof *rt);
 	rt->s = s;
 	rt->cfg = cfg;
+	static const struct runtime_test_switches none;
+	rt->test = cfg->test ? cfg->test : &none;
 	rt->h = cfg->heuristic;
 	rt->res = res;
 	const struct runtime_desc *rd = runtime_desc(cfg->runtime);
@@ -218,34 +220,22 @@ void baseline_run(const struct schedule *s, struct baseline *b)
 	b->bottleneck_memory = res.bottleneck_memory;
 }
 
+struct runtime_config point_runtime_config(const struct baseline *b, const struct point_config *pc)
+{
+	struct runtime_config cfg = pc->rt;
+	double limit = pc->overhead_limit;
+	cfg.budget = point_budget(b, pc);
+	cfg.remat_limit = isinf(limit) ? INFINITY : (double)b->compute * (limit - 1);
+	return cfg;
+}
+
 int point_run(const struct schedule *s, const struct baseline *b,
 	      const struct point_config *pc, struct point_result *pr,
 	      struct rs_error *err)
 {
 	memset(pr, 0, sizeof *pr);
-	pr->budget = point_budget(b, pc);
-	double limit = pc->overhead_limit;
-	struct runtime_config cfg = {
-		.runtime = pc->runtime,
-		.heuristic = pc->heuristic,
-		.budget = pr->budget,
-		.remat_limit = isinf(limit) ? INFINITY : (double)b->compute * (limit - 1),
-		.seed = pc->seed,
-		.no_dealloc = pc->no_dealloc,
-		.check = pc->check,
-		.plain_regions = pc->plain_regions,
-		.run_regions = pc->run_regions,
-		.bits_after_cmd = pc->bits_after_cmd,
-		.mark_lists = pc->mark_lists,
-		.plain_scans = pc->plain_scans,
-		.no_order = pc->no_order,
-		.no_kept_costs = pc->no_kept_costs,
-		.order_at_once = pc->order_at_once,
-		.proto = pc->proto,
-		.offload = pc->offload,
-		.on_event = pc->on_event,
-		.ctx = pc->ctx,
-	};
+	struct runtime_config cfg = point_runtime_config(b, pc);
+	pr->budget = cfg.budget;
 	double t0 = now_seconds();
 	if (runtime_run(s, &cfg, &pr->run, err))
 		return -1;

@@ -49,6 +49,7 @@ const char *outcome_name(enum outcome o);
 
 struct heuristic; /* heuristics.h */
 struct proto_rules; /* heuristics.h */
+struct runtime_test_switches; /* runtime-test.h: for tests only */
 
 /*
  * Offload (docs/offload.md): a host link beside recomputation. One
@@ -138,33 +139,10 @@ struct runtime_config {
 	bool python_random;
 	bool no_dealloc;         /* drop every RELEASE command */
 	bool check;              /* verify invariants after every command */
-	/* Keep regions as lists and walk each one (the path taken above
-	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
-	bool plain_regions;
-	/* Keep regions as compressed sets (the path taken above
-	 * RMEMO_MAX_STORAGES storages) even for small logs: for tests. */
-	bool run_regions;
-	/* With run_regions: switch the regions to bitsets after this command
-	 * (0: never), as a replay of 4,097 to RMEMO_MAX_BITSETS storages does
-	 * when its runs cost more than bitsets would: for tests. */
-	size_t bits_after_cmd;
-	/* Deduplicate the class heuristics' kept evicted-neighbour lists by
-	 * stamps (the path taken up to RMEMO_MAX_STORAGES storages) even for
-	 * large logs: for tests. */
-	bool mark_lists;
-	/* Make every choice by the heuristic's plain scoring loop (each
-	 * member's exact cost, no vector scan or shortcut): for tests, which
-	 * hold the fast scans to it (runtime-scan.c). */
-	bool plain_scans;
-	/* Choose by the vector scans of the pool's keys even where the pool
-	 * kept in a choice's order would (LRU, DTRLocal; runtime-order.c);
-	 * or keep that order from the start, not only once the scans have
-	 * cost more than it would: for tests, which compare the ways. */
-	bool no_order, order_at_once;
-	/* Score every member at every choice even for a row whose costs the
-	 * runtime would keep between choices (heuristic.clock_free; struct
-	 * rt_costs): for tests, which compare the ways. */
-	bool no_kept_costs;
+	/* Test-only speed switches (runtime-test.h): each forces one way of
+	 * computing the same answers, for the tests that compare the ways.
+	 * NULL in every command: the runtime chooses. Borrowed. */
+	const struct runtime_test_switches *test;
 	/* DTRPrototype's rules (heuristics.h); NULL: all on. Borrowed. */
 	const struct proto_rules *proto;
 	/* Optional: called for each event; borrows ctx. */
@@ -242,28 +220,20 @@ struct baseline {
 void baseline_run(const struct schedule *s, struct baseline *b);
 
 /** One experiment point (section 7, steps 2-3). */
+/*
+ * One point of a sweep, a replay, a fit or a peak: the replay's runtime
+ * configuration and the point's budget (a ratio of the baseline's memory,
+ * or bytes) and overhead limit, which point_runtime_config turns into the
+ * runtime's budget and remat_limit: the one conversion every command uses.
+ */
 struct point_config {
-	const struct heuristic *heuristic;
-	enum runtime_kind runtime;
+	/* runtime, heuristic, seed, python_random, no_dealloc, check, proto,
+	 * offload, on_event and ctx, test; its budget and remat_limit are
+	 * point_runtime_config's (leave them 0). */
+	struct runtime_config rt;
 	double ratio;          /* budget = floor(baseline.memory * ratio) ... */
 	uint64_t budget;       /* ... unless this is non-zero */
 	double overhead_limit; /* 2 by default; INFINITY: no limit */
-	uint64_t seed;
-	bool no_dealloc;
-	bool check;
-	bool plain_regions;    /* as in runtime_config */
-	bool run_regions;      /* as in runtime_config */
-	size_t bits_after_cmd; /* as in runtime_config */
-	bool mark_lists;       /* as in runtime_config */
-	bool plain_scans;      /* as in runtime_config */
-	bool no_order;         /* as in runtime_config */
-	bool order_at_once;    /* as in runtime_config */
-	bool no_kept_costs;    /* as in runtime_config */
-	const struct proto_rules *proto; /* as in runtime_config */
-	const struct offload_config *offload; /* as in runtime_config */
-	/* Optional timeline hook, as in runtime_config; borrows ctx. */
-	void (*on_event)(void *ctx, const struct runtime_event *ev);
-	void *ctx;
 };
 struct point_result {
 	uint64_t budget;
@@ -276,6 +246,10 @@ static inline uint64_t point_budget(const struct baseline *b, const struct point
 {
 	return pc->budget ? pc->budget : (uint64_t)((double)b->memory * pc->ratio);
 }
+
+/** pc's runtime configuration, with the budget point_budget gives and the
+ * remat limit of its overhead limit over b's compute. */
+struct runtime_config point_runtime_config(const struct baseline *b, const struct point_config *pc);
 
 int point_run(const struct schedule *s, const struct baseline *b,
 	      const struct point_config *pc, struct point_result *pr,

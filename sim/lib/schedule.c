@@ -659,6 +659,50 @@ static void free_whole(char *whole, size_t whole_cap)
 		free(whole);
 }
 
+/* The op log's row: it takes anything the rows before it did not
+ * (a log's records are checked as they are read); read by this file in
+ * two passes, streamed, so it has no import of its own. */
+static bool log_detect(const char *text, size_t len)
+{
+	(void)text;
+	(void)len;
+	return true;
+}
+
+static void log_describe(const struct schedule *s, FILE *text, struct json_t *json)
+{
+	(void)json; /* the records are every schedule's (0 for other formats) */
+	if (!text)
+		return;
+	fputs("  records       ", text);
+	for (int k = 0; k < REC_KIND_COUNT; k++)
+		fprintf(text, " %s %" PRIu64 "%s", record_kind_name((enum record_kind)k),
+			s->records[k], k + 1 < REC_KIND_COUNT ? "," : "\n");
+}
+
+static const struct input_format log_format = {
+	.name = "log",
+	.detect = log_detect,
+	.import = NULL,
+	.describe = log_describe,
+};
+
+/* The input formats, tried in order on an input's first bytes: a new
+ * format is its own file (its row, by content) and a line here, before
+ * the log's (docs/architecture.md, "Adding an input format"). */
+static const struct input_format *const formats[] = {
+	&graph_format,
+	&log_format,
+};
+
+static const struct input_format *detect(const char *text, size_t len)
+{
+	for (size_t i = 0; i + 1 < sizeof formats / sizeof *formats; i++)
+		if (formats[i]->detect(text, len))
+			return formats[i];
+	return &log_format;
+}
+
 /* What the second pass of a streamed log must read again: the same file
  * (a log replaced by `mv` is another), as many bytes, the same check
  * digest (a log rewritten in place). */
@@ -678,23 +722,25 @@ void (*schedule_test_between_passes)(const char *spec);
  * at most SMALL_LOG bytes is given whole in *whole instead (free it with
  * free_whole).
  */
-static int scan(const char *spec, const char *data, size_t len, bool digest, uint8_t sha[32],
-		long *start_line, char **whole, size_t *whole_len, size_t *whole_cap,
-		struct pass1 *p1, bool *graph, struct rs_error *err)
+static const struct input_format *scan(const char *spec, const char *data, size_t len,
+				       bool digest, uint8_t sha[32], long *start_line,
+				       char **whole, size_t *whole_len, size_t *whole_cap,
+				       struct pass1 *p1, struct rs_error *err)
 {
+	const struct input_format *fmt;
 	struct source *src = NULL;
 	struct source_lines l;
 	*start_line = 0;
 	*whole = NULL;
 	*whole_len = *whole_cap = 0;
 	if (!spec) {
-		*graph = graph_detect(data, len);
+		fmt = detect(data, len);
 		source_lines_mem(&l, data, len);
 		if (digest)
 			sha256(data, len, sha);
 	} else {
 		if (source_open(spec, &src, err) < 0)
-			return -1;
+			return NULL;
 		if (digest)
 			source_digest(src);
 		const size_t piece = (size_t)1 << 16; /* source_read's least */
@@ -737,9 +783,9 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 			else
 				free(buf);
 			source_close(src);
-			return -1;
+			return NULL;
 		}
-		*graph = graph_detect(buf, n);
+		fmt = detect(buf, n);
 		if (got == 0) { /* all of it */
 			if (digest)
 				source_sha256(src, sha);
@@ -762,7 +808,7 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	size_t n;
 	long line = 0;
 	int rc = 0;
-	while (!*graph && (rc = source_lines_next(&l, &p, &n, err)) > 0) {
+	while (fmt == &log_format && (rc = source_lines_next(&l, &p, &n, err)) > 0) {
 		line++;
 		if (memmem(p, n, "\"START\"", 7) && is_start_line(p, n)) {
 			*start_line = line;
@@ -785,15 +831,17 @@ static int scan(const char *spec, const char *data, size_t len, bool digest, uin
 	if (rc < 0) {
 		free_whole(*whole, *whole_cap);
 		*whole = NULL;
-		return -1;
+		return NULL;
 	}
-	return 0;
+	return fmt;
 }
 
-/* A node-link graph (graph.h), found by the first pass: from data, or
- * loaded whole from spec when it was longer than a small log. */
-static int build_graph(const char *name, const char *spec, const char *data, size_t len,
-		       const struct read_options *opt, const uint8_t sha[32], char *whole,
+/* An input of a format that imports whole (fmt->import), found by the
+ * first pass: from data, or loaded whole from spec when it was longer than
+ * a small log. */
+static int build_whole(const struct input_format *fmt, const char *name, const char *spec,
+		       const char *data, size_t len, const struct read_options *opt,
+		       const uint8_t sha[32], char *whole,
 		       size_t whole_cap, struct schedule **out, struct rs_error *err, int max_errors,
 		       void (*report)(void *, const struct rs_error *), void *ctx,
 		       struct rs_error *src_err)
@@ -816,9 +864,12 @@ static int build_graph(const char *name, const char *spec, const char *data, siz
 		}
 		data = loaded;
 	}
-	int n = graph_import(name, data, len, opt, max_errors, report, ctx, out, err);
-	if (!n && opt->digest)
-		memcpy((*out)->sha256, sha, 32);
+	int n = fmt->import(name, data, len, opt, max_errors, report, ctx, out, err);
+	if (!n) {
+		(*out)->format = fmt;
+		if (opt->digest)
+			memcpy((*out)->sha256, sha, 32);
+	}
 	free(loaded);
 	free_whole(whole, whole_cap);
 	return n;
@@ -839,9 +890,9 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	char *whole;
 	size_t whole_len, whole_cap = 0;
 	struct pass1 p1 = {0};
-	bool graph = false;
-	int scanned = scan(spec, data, len, opt && opt->digest, sha, &start_line, &whole, &whole_len,
-			   &whole_cap, &p1, &graph, &e);
+	const struct input_format *fmt = scan(spec, data, len, opt && opt->digest, sha, &start_line,
+					      &whole, &whole_len, &whole_cap, &p1, &e);
+	int scanned = fmt ? 0 : -1;
 	if (whole) { /* a small log: parsed in memory */
 		spec = NULL;
 		data = whole;
@@ -854,8 +905,8 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	}
 	if (!opt)
 		opt = &defaults;
-	if (scanned == 0 && graph)
-		return build_graph(name, spec, data, len, opt, sha, whole, whole_cap, out, err,
+	if (fmt && fmt->import)
+		return build_whole(fmt, name, spec, data, len, opt, sha, whole, whole_cap, out, err,
 				   max_errors, report, ctx, src_err);
 	struct reader b;
 	memset(&b, 0, sizeof b);
@@ -930,6 +981,7 @@ static int build(const char *name, const char *spec, const char *data, size_t le
 	if (n)
 		return n;
 	/* Facts of the read */
+	s->format = &log_format;
 	memcpy(s->records, b.records, sizeof s->records);
 	s->lines = (uint64_t)b.line;
 	s->has_start = start_line > 0;
@@ -971,29 +1023,6 @@ int schedule_read(const char *spec, const struct read_options *opt, struct sched
 {
 	*out = NULL;
 	return build(spec, spec, NULL, 0, opt, out, err, 1, NULL, NULL, NULL) ? -1 : 0;
-}
-
-void schedule_free(struct schedule *s)
-{
-	if (!s)
-		return;
-	free(s->source);
-	free(s->cmds);
-	free(s->ops);
-	free(s->tensors);
-	free(s->storages);
-	free(s->op_args);
-	free(s->storage_tensors);
-	free(s->tensor_storage);
-	free(s->arg_storage);
-	free(s->storage_fwd);
-	free(s->storage_fwd_off);
-	free(s->storage_rev);
-	free(s->storage_rev_off);
-	free(s->strings);
-	free(s->marks);
-	free(s->writes);
-	free(s);
 }
 
 uint64_t schedule_floor(const struct schedule *s, bool v1)

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -142,8 +143,11 @@ struct schedule {
 	uint32_t *storage_fwd, *storage_fwd_off;
 	uint32_t *storage_rev, *storage_rev_off;
 
-	/* What was read: an op log, or a computation graph (graph.h) and
-	 * its facts (then records are 0). */
+	/* What was read: the reader's row for its format (struct
+	 * input_format: the op log's, graph.h's; NULL for a schedule built
+	 * without text, gen.h's), and the graph's facts (then records are
+	 * 0). */
+	const struct input_format *format;
 	enum sched_input {
 		SCHED_LOG,
 		SCHED_GRAPH_CHECKMATE, /* nodes with cost_cpu, cost_ram */
@@ -184,6 +188,36 @@ struct read_options {
 	bool from_start;   /* replay the warm-up before START too */
 	bool preallocate;  /* outputs preallocated instead of pinned at the end */
 	bool digest;       /* fill schedule.sha256 (costs ~3 ms per MB) */
+};
+
+struct json_t; /* jansson's */
+
+/**
+ * An input format: one row of the reader's table (schedule.c, `formats`),
+ * so that a new format is its own file plus a row (docs/architecture.md).
+ * The reader reads the input's first bytes (up to 8 MiB, or all of it) and
+ * takes the first row whose detect says yes; the op log is the last row and
+ * takes anything. Every command that reads a log reads every format.
+ */
+struct input_format {
+	const char *name; /* "log", "graph" */
+	/** Whether text[0..len), an input's first bytes, is of this format
+	 * (by content, never by file name). */
+	bool (*detect)(const char *text, size_t len);
+	/** Build the schedule of the whole input in text[0..len) (named
+	 * name), as schedule_check reports problems (max_problems, report,
+	 * ctx; the first in *err): 0 with *out given, or the number of
+	 * problems with *out NULL. NULL for the op log alone, which the
+	 * reader streams in two passes itself. */
+	int (*import)(const char *name, const char *text, size_t len,
+		      const struct read_options *opt, int max_problems,
+		      void (*report)(void *ctx, const struct rs_error *e), void *ctx,
+		      struct schedule **out, struct rs_error *err);
+	/** For `rematsim info`: the format's own facts of s, as one line of
+	 * text on text (when not NULL: "  KEY" padded to 17 columns, the
+	 * facts, a newline) and as keys added to the object json (when not
+	 * NULL; none is fine). */
+	void (*describe)(const struct schedule *s, FILE *text, struct json_t *json);
 };
 
 /**

@@ -938,3 +938,29 @@ int schedule_builder_finish(struct schedule_builder *b, struct schedule **out)
 	*out = s;
 	return 0;
 }
+
+/* Every array a schedule owns is the builder's (schedule_builder_finish
+ * hands them over), so the builder frees them: the reader (schedule.c),
+ * graph.c and gen.c call the builder, and the builder calls none of them. */
+void schedule_free(struct schedule *s)
+{
+	if (!s)
+		return;
+	free(s->source);
+	free(s->cmds);
+	free(s->ops);
+	free(s->tensors);
+	free(s->storages);
+	free(s->op_args);
+	free(s->storage_tensors);
+	free(s->tensor_storage);
+	free(s->arg_storage);
+	free(s->storage_fwd);
+	free(s->storage_fwd_off);
+	free(s->storage_rev);
+	free(s->storage_rev_off);
+	free(s->strings);
+	free(s->marks);
+	free(s->writes);
+	free(s);
+}

@@ -43,13 +43,13 @@ static void replay_all(const struct schedule *s)
 	for (size_t h = 0; h < nh; h++) {
 		for (size_t r = 0; r < 2; r++) {
 			struct point_config pc = {
-				.heuristic = &hs[h],
-				.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED
+				.rt.heuristic = &hs[h],
+				.rt.runtime = hs[h].needs ? RUNTIME_V2_EAGER_OPTIMIZED
 					 : (h + r) % 2 ? RUNTIME_V1 : RUNTIME_V2_EAGER,
-				.ratio = ratios[r], .overhead_limit = 2, .seed = 5,
-				.no_dealloc = h % 3 == 0, .check = true,
+				.ratio = ratios[r], .overhead_limit = 2, .rt.seed = 5,
+				.rt.no_dealloc = h % 3 == 0, .rt.check = true,
 			};
-			struct runtime_config probe = {.runtime = pc.runtime, .heuristic = pc.heuristic};
+			struct runtime_config probe = {.runtime = pc.rt.runtime, .heuristic = pc.rt.heuristic};
 			struct rs_error err;
 			struct point_result pr;
 			if (runtime_check_config(&probe, &err) == 0 && point_run(s, &b, &pc, &pr, &err) &&
@@ -57,14 +57,14 @@ static void replay_all(const struct schedule *s)
 				abort();
 			/* ... and with a host link (docs/offload.md): each policy,
 			 * slow and fast, prefetch, a small host */
-			if (pc.runtime == RUNTIME_V1 || (hs[h].needs & NEEDS_PROTO))
+			if (pc.rt.runtime == RUNTIME_V1 || (hs[h].needs & NEEDS_PROTO))
 				continue;
 			struct offload_config oc = {
 				.bandwidth = (h + r) % 2 ? 1e9 : INFINITY, .latency_ns = (int64_t)r * 7,
 				.host_memory = h % 4 == 1 ? b.memory / 3 + 1 : 0, .prefetch = (uint32_t)(h % 3),
 				.policy = (enum offload_policy)((h + r) % 3),
 			};
-			pc.offload = &oc;
+			pc.rt.offload = &oc;
 			if (point_run(s, &b, &pc, &pr, &err) && err.status != 65)
 				abort();
 		}
