@@ -334,6 +334,7 @@ int cmd_snapshot(int argc, char **argv)
 				json_object_set_new(o, "whatif", w);
 			}
 			put_json_line(o);
+			json_decref(o);
 		} else {
 			char b1[32], b2[32], b3[32], fr[700];
 			printf("%s: device %" PRId64 ": %zu trace entries: %zu allocs, %zu frees, %zu segment_allocs, "
