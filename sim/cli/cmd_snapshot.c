@@ -283,12 +283,16 @@ int cmd_snapshot(int argc, char **argv)
 			json_object_set_new(o, "entries", json_integer((json_int_t)r.entries));
 			json_object_set_new(o, "allocs", json_integer((json_int_t)r.allocs));
 			json_object_set_new(o, "frees", json_integer((json_int_t)r.frees));
-			json_object_set_new(o, "addresses_matched", json_integer((json_int_t)r.addresses_matched));
+			/* null where the model did not replay the trace (expandable segments) */
+#define MODELLED(x) (r.modelled ? json_integer((json_int_t)(x)) : json_null())
+			json_object_set_new(o, "modelled", json_boolean(r.modelled));
+			json_object_set_new(o, "addresses_matched", MODELLED(r.addresses_matched));
 			json_object_set_new(o, "segment_allocs", json_integer((json_int_t)r.segment_allocs));
-			json_object_set_new(o, "segment_allocs_matched", json_integer((json_int_t)r.segment_allocs_matched));
-			json_object_set_new(o, "model_segment_allocs", json_integer((json_int_t)r.model_segment_allocs));
+			json_object_set_new(o, "segment_allocs_matched", MODELLED(r.segment_allocs_matched));
+			json_object_set_new(o, "model_segment_allocs", MODELLED(r.model_segment_allocs));
 			json_object_set_new(o, "segment_frees", json_integer((json_int_t)r.segment_frees));
-			json_object_set_new(o, "segment_frees_matched", json_integer((json_int_t)r.segment_frees_matched));
+			json_object_set_new(o, "segment_frees_matched", MODELLED(r.segment_frees_matched));
+#undef MODELLED
 			json_object_set_new(o, "ooms", json_integer((json_int_t)r.ooms));
 			if (r.first_bad == SIZE_MAX) {
 				json_object_set_new(o, "first_disagreement", json_null());
@@ -326,7 +330,8 @@ int cmd_snapshot(int argc, char **argv)
 			if (conf_text) {
 				json_t *w = json_object();
 				char ct[512];
-				json_object_set_new(w, "conf", json_string(alloc_config_text(&whatif, ct, sizeof ct)));
+				json_object_set_new(w, "conf", cmd_json_str(conf_text));
+				json_object_set_new(w, "settings", json_string(alloc_config_text(&whatif, ct, sizeof ct)));
 				json_object_set_new(w, "device_memory", device_memory == UINT64_MAX ? json_null()
 							: cmd_json_u64(device_memory));
 				json_object_set_new(w, "recorded", whatif_json(&wbase));
@@ -342,9 +347,16 @@ int cmd_snapshot(int argc, char **argv)
 			       r.segment_allocs, r.segment_frees, r.ooms);
 			printf("  settings as recorded: %s%s\n", settings[0] ? settings : "the defaults",
 			       s->have_settings ? "" : " (the file records none)");
-			printf("  start: %zu segments the trace does not allocate (%" PRIu64 " bytes, %s), %zu blocks "
-			       "allocated before it (%" PRIu64 " bytes)\n", r.start_segments, r.start_reserved,
-			       human(r.start_reserved, b1, sizeof b1), r.start_blocks, r.start_allocated);
+			if (r.modelled)
+				printf("  start: %zu segments the trace does not allocate (%" PRIu64 " bytes, %s), %zu "
+				       "blocks allocated before it (%" PRIu64 " bytes)\n", r.start_segments,
+				       r.start_reserved, human(r.start_reserved, b1, sizeof b1), r.start_blocks,
+				       r.start_allocated);
+			else
+				printf("  start: %" PRIu64 " bytes reserved (%s: the dump's, less what the trace maps "
+				       "and allocates, plus what it unmaps and frees), %zu blocks allocated before it "
+				       "(%" PRIu64 " bytes)\n", r.start_reserved, human(r.start_reserved, b1, sizeof b1),
+				       r.start_blocks, r.start_allocated);
 			printf("  allocated peak: %" PRIu64 " bytes (%s) after entry %zu; reserved then %" PRIu64
 			       " (%s); fragmentation (reserved - allocated) %" PRIu64 " (%s)\n", r.allocated_peak,
 			       human(r.allocated_peak, b1, sizeof b1), r.allocated_peak_at,
@@ -354,15 +366,24 @@ int cmd_snapshot(int argc, char **argv)
 			       human(r.reserved_peak, b1, sizeof b1), r.reserved_peak_at);
 			printf("  allocated peak of the trace alone (alloc minus free_completed sizes from its first "
 			       "entry): %" PRIu64 " bytes\n", r.trace_allocated_peak);
-			printf("model replay (docs/allocator.md), settings as recorded:\n");
-			printf("  addresses: %zu of %zu allocations at the recorded address\n", r.addresses_matched,
-			       r.allocs);
-			printf("  segment_alloc: %zu of %zu matched (the model asked for %zu)\n",
-			       r.segment_allocs_matched, r.segment_allocs, r.model_segment_allocs);
-			if (r.segment_frees)
+			if (!r.modelled)
+				printf("model replay: not run: the trace was recorded with expandable segments, whose "
+				       "start state the model does not rebuild (the memory above is the trace's own; "
+				       "what-ifs with --allocator-conf run)\n");
+			else
+				printf("model replay (docs/allocator.md), settings as recorded:\n");
+			if (r.modelled)
+				printf("  addresses: %zu of %zu allocations at the recorded address\n", r.addresses_matched,
+				       r.allocs);
+			if (r.modelled)
+				printf("  segment_alloc: %zu of %zu matched (the model asked for %zu)\n",
+				       r.segment_allocs_matched, r.segment_allocs, r.model_segment_allocs);
+			if (r.modelled && r.segment_frees)
 				printf("  segment_free: %zu of %zu applied to a wholly free segment\n",
 				       r.segment_frees_matched, r.segment_frees);
-			if (r.first_bad == SIZE_MAX)
+			if (!r.modelled)
+				;
+			else if (r.first_bad == SIZE_MAX)
 				printf("  first disagreement: none\n");
 			else
 				printf("  first disagreement: entry %zu (%s): %s\n", r.first_bad,

@@ -278,8 +278,10 @@ static void start_done(struct start *st)
 	free(st->pre);
 }
 
-static int work_out_start(const struct snapshot *s, size_t t, const struct alloc_config *rec, struct start *st,
-			  struct rs_error *err, const char *file)
+/* place: put each block into its start segment (the model's replay needs
+ * it; a what-if or the live set does not). */
+static int work_out_start(const struct snapshot *s, size_t t, const struct alloc_config *rec, bool place,
+			  struct start *st, struct rs_error *err, const char *file)
 {
 	const struct snap_trace *tr = &s->traces[t];
 	memset(st, 0, sizeof *st);
@@ -339,7 +341,7 @@ static int work_out_start(const struct snapshot *s, size_t t, const struct alloc
 		qsort(st->pre, st->npre, sizeof *st->pre, cmp_pre);
 	/* each block into the segment holding it */
 	size_t g = 0;
-	for (size_t k = 0; k < st->npre; k++) {
+	for (size_t k = 0; k < st->npre && place; k++) {
 		const struct pre_block *b = &st->pre[k];
 		while (g < st->nsegs && st->segs[g].addr + st->segs[g].size <= b->addr)
 			g++;
@@ -467,23 +469,112 @@ static void frame_text(const struct pickle_value *frames, char *buf, size_t size
 	}
 }
 
+/* A trace recorded with expandable segments: its memory from the trace
+ * alone, reserved counted back from the dump (segment_map and
+ * segment_alloc add, segment_unmap and segment_free take away), allocated
+ * from the blocks live at the start plus the trace's own (rounded); the
+ * model's replay is not run (r->modelled false). */
+static int trace_only(const struct snapshot *s, size_t t, struct snap_result *r, struct rs_error *err,
+		      const char *file)
+{
+	const struct snap_trace *tr = &s->traces[t];
+	struct start st;
+	if (work_out_start(s, t, &s->settings, false, &st, err, file))
+		return -1;
+	uint64_t end = 0;
+	int64_t delta = 0;
+	for (size_t g = 0; g < s->nsegs; g++)
+		if (s->segs[g].device == tr->device)
+			end += s->segs[g].size;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct snap_entry *e = &tr->e[i];
+		if (e->action == SNAP_SEGMENT_ALLOC || e->action == SNAP_SEGMENT_MAP)
+			delta += (int64_t)e->size;
+		else if (e->action == SNAP_SEGMENT_FREE || e->action == SNAP_SEGMENT_UNMAP)
+			delta -= (int64_t)e->size;
+	}
+	r->modelled = false;
+	r->start_reserved = delta > 0 && (uint64_t)delta > end ? 0 : (uint64_t)((int64_t)end - delta);
+	r->start_blocks = st.npre;
+	for (size_t k = 0; k < st.npre; k++)
+		r->start_allocated += st.pre[k].size;
+	r->entries = tr->n;
+	r->points = xmalloc((tr->n + 1) * sizeof *r->points);
+	struct alloc_map live; /* the trace's own allocations: address -> rounded size */
+	alloc_map_init(&live);
+	uint64_t reserved = r->start_reserved, allocated = r->start_allocated;
+	int64_t trace_alloc = 0;
+	r->reserved_peak = reserved;
+	r->allocated_peak = allocated;
+	r->reserved_at_allocated_peak = reserved;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct snap_entry *e = &tr->e[i];
+		uint64_t v;
+		switch (e->action) {
+		case SNAP_ALLOC:
+			r->allocs++;
+			v = alloc_round_size(&s->settings, e->size);
+			alloc_map_put(&live, e->addr, v);
+			allocated += v;
+			trace_alloc += (int64_t)e->size;
+			if (trace_alloc > 0 && (uint64_t)trace_alloc > r->trace_allocated_peak)
+				r->trace_allocated_peak = (uint64_t)trace_alloc;
+			break;
+		case SNAP_FREE_COMPLETED:
+			r->frees++;
+			if (alloc_map_get(&live, e->addr, &v)) {
+				alloc_map_del(&live, e->addr);
+				trace_alloc -= (int64_t)e->size;
+			} else {
+				v = alloc_round_size(&s->settings, e->size);
+			}
+			allocated -= v < allocated ? v : allocated;
+			break;
+		case SNAP_SEGMENT_ALLOC:
+		case SNAP_SEGMENT_MAP:
+			r->segment_allocs += e->action == SNAP_SEGMENT_ALLOC;
+			reserved += e->size;
+			break;
+		case SNAP_SEGMENT_FREE:
+		case SNAP_SEGMENT_UNMAP:
+			r->segment_frees += e->action == SNAP_SEGMENT_FREE;
+			reserved -= e->size < reserved ? e->size : reserved;
+			break;
+		case SNAP_OOM:
+			r->ooms++;
+			break;
+		}
+		r->points[i].reserved = reserved;
+		r->points[i].allocated = allocated;
+		if (reserved > r->reserved_peak) {
+			r->reserved_peak = reserved;
+			r->reserved_peak_at = i;
+		}
+		if (allocated > r->allocated_peak) {
+			r->allocated_peak = allocated;
+			r->allocated_peak_at = i;
+			r->reserved_at_allocated_peak = reserved;
+		}
+	}
+	r->first_bad = SIZE_MAX;
+	alloc_map_done(&live);
+	start_done(&st);
+	return 0;
+}
+
 int snapshot_replay(const struct snapshot *s, size_t t, const struct alloc_config *c, struct snap_result *r,
 		    struct rs_error *err, const char *file)
 {
 	memset(r, 0, sizeof *r);
 	r->first_bad = SIZE_MAX;
+	r->modelled = true;
 	const struct snap_trace *tr = &s->traces[t];
 	struct start st;
-	if (work_out_start(s, t, &s->settings, &st, err, file))
-		return -1;
 	for (size_t i = 0; i < tr->n; i++)
-		if (tr->e[i].action == SNAP_SEGMENT_MAP || tr->e[i].action == SNAP_SEGMENT_UNMAP) {
-			start_done(&st);
-			return rs_error_set(err, EXIT_DATAERR, file, 0, "device_traces[%zu][%zu]: %s: the trace was "
-					    "recorded with expandable segments, whose replay from a snapshot's start "
-					    "state is not modelled (what-ifs with --allocator-conf are)", t, i,
-					    snap_action_name(tr->e[i].action));
-		}
+		if (tr->e[i].action == SNAP_SEGMENT_MAP || tr->e[i].action == SNAP_SEGMENT_UNMAP)
+			return trace_only(s, t, r, err, file);
+	if (work_out_start(s, t, &s->settings, true, &st, err, file))
+		return -1;
 	struct feed f = {.tr = tr, .bad_at = SIZE_MAX, .fresh = UINT64_C(1) << 62};
 	struct alloc_device dev = {.segment_alloc = feed_segment, .ctx = &f};
 	struct alloc_model *m = alloc_new(c, &dev);
@@ -619,7 +710,7 @@ int snapshot_whatif(const struct snapshot *s, size_t t, const struct alloc_confi
 	memset(w, 0, sizeof *w);
 	const struct snap_trace *tr = &s->traces[t];
 	struct start st;
-	if (work_out_start(s, t, &s->settings, &st, err, file))
+	if (work_out_start(s, t, &s->settings, false, &st, err, file))
 		return -1;
 	struct alloc_model *m = alloc_new(c, NULL);
 	alloc_set_limit(m, device_memory);
@@ -650,7 +741,7 @@ int snapshot_whatif(const struct snapshot *s, size_t t, const struct alloc_confi
 				continue; /* its alloc failed (out of memory) */
 			alloc_map_del(&where, e->addr);
 			alloc_release(m, a);
-		} else if (e->action == SNAP_SEGMENT_FREE) {
+		} else if (e->action == SNAP_SEGMENT_FREE || e->action == SNAP_SEGMENT_UNMAP) {
 			/* the program emptied the cache (or the allocator did, short of memory) */
 			alloc_empty_cache(m);
 		}
@@ -690,7 +781,7 @@ size_t snapshot_live_at(const struct snapshot *s, size_t t, const struct snap_re
 	struct start st;
 	struct rs_error err;
 	*out = NULL;
-	if (work_out_start(s, t, &s->settings, &st, &err, ""))
+	if (work_out_start(s, t, &s->settings, false, &st, &err, ""))
 		return 0;
 	struct alloc_map live;
 	alloc_map_init(&live);

@@ -101,6 +101,10 @@ struct snap_result {
 	uint64_t allocated_peak, reserved_peak;
 	size_t allocated_peak_at, reserved_peak_at; /* entry indices */
 	uint64_t reserved_at_allocated_peak;
+	/* the model's agreement (modelled false: a trace recorded with
+	 * expandable segments, whose replay is not modelled; the memory above
+	 * then comes from the trace alone) */
+	bool modelled;
 	/* the model's agreement */
 	size_t addresses_matched, segment_allocs_matched, segment_frees_matched;
 	size_t model_segment_allocs; /* segments the model asked for */
@@ -111,7 +115,9 @@ struct snap_result {
 
 /**
  * Replay trace t of s through a model with config c, started from the
- * trace's start state, asking for segments where the trace has them.
+ * trace's start state, asking for segments where the trace has them (a
+ * trace with segment_map entries: its memory from the trace alone,
+ * r->modelled false).
  * 0, or -1 with err (EXIT_DATAERR: a free of an address nothing
  * allocated, blocks that do not fit their segments; the entry index).
  */

@@ -70,3 +70,20 @@ ov = dict(snap, device_traces=[[entry('segment_alloc', S + MiB, 2 * MiB, 30), en
 write('overlap.pickle', pickle.dumps(ov, protocol=4))
 # an allocation larger than any device
 write('huge.pickle', pickle.dumps(dict(snap, device_traces=[[entry('alloc', T, (1 << 62) + 1, 31)]]), protocol=4))
+# recorded with expandable segments: one segment at E that grows by a
+# 20 MiB mapping during the trace; its memory comes from the trace alone
+E = 0x7f2000000000
+xtrace = [entry('alloc', E + 4 * MiB, 3 * MiB, 40),
+          entry('segment_map', E + 20 * MiB, 20 * MiB, 41),
+          entry('alloc', E + 7 * MiB, 20 * MiB, 41),
+          entry('free_requested', E + 4 * MiB, 3 * MiB, 42),
+          entry('free_completed', E + 4 * MiB, 3 * MiB, 42)]
+xseg = {'device': 0, 'address': E, 'total_size': 40 * MiB, 'stream': 0, 'segment_type': 'large',
+        'allocated_size': 0, 'active_size': 0, 'requested_size': 0, 'is_expandable': True,
+        'blocks': [block(E, 4 * MiB, 4 * MiB, 'active_allocated', 7),
+                   block(E + 4 * MiB, 3 * MiB, 0, 'inactive'),
+                   block(E + 7 * MiB, 20 * MiB, 20 * MiB, 'active_allocated', 41),
+                   block(E + 27 * MiB, 13 * MiB, 0, 'inactive')]}
+xsnap = {'segments': [xseg], 'device_traces': [xtrace],
+         'allocator_settings': dict(snap['allocator_settings'], expandable_segments=True)}
+write('expandable.pickle', pickle.dumps(xsnap, protocol=4))
