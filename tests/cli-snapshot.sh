@@ -114,6 +114,23 @@ case "$j" in *'"device_outcome":"oom","device_oom_cmd":'*'"device_oom_bytes":'*)
 out=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator pytorch:expandable_segments:True)
 case "$out" in *"device (pytorch:expandable_segments:True): reserved peak 2097152"*) ok "replay --allocator text" ;;
 	*) no "replay --allocator text: $out" ;; esac
+# --timeline with --allocator: two more columns (the device's allocated and
+# reserved bytes after each event); without it, the columns are unchanged.
+"$R" replay "$L" --heuristic DTR --ratio 0.5 --timeline tl.tsv >/dev/null
+"$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator pytorch --timeline tld.tsv >/dev/null
+[ "$(head -1 tl.tsv)" = "$(printf 'clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes')" ] &&
+	ok "timeline columns without --allocator" || no "timeline header: $(head -1 tl.tsv)"
+awk -F'\t' 'NR == 1 { if ($9 != "device_allocated" || $10 != "reserved") exit 1; next }
+	NF != 10 || $9 + 0 > $10 + 0 { exit 1 }
+	$3 == "evict" && $9 + 0 < $2 + 0 { exit 1 }' tld.tsv &&
+	ok "timeline with --allocator: device_allocated at least the replay's bytes, at most reserved" ||
+	no "timeline with --allocator: $(head -3 tld.tsv)"
+cut -f1-8 tld.tsv | tail -n +2 > a.tsv; tail -n +2 tl.tsv > b.tsv
+cmp -s a.tsv b.tsv && ok "the timeline's own columns unchanged by --allocator" || no "timeline columns differ"
+if command -v gnuplot >/dev/null 2>&1; then
+	gnuplot -c "$REMATSIM_SOURCE/plots/replay-device.gp" tld.tsv rd.png 'chain8' 2>/dev/null && [ -s rd.png ] &&
+		ok "plots/replay-device.gp draws it" || no "plots/replay-device.gp"
+fi
 bad 64 "--allocator of another name" "the allocator modelled is pytorch" "$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator tcmalloc
 bad 64 "--allocator with an unknown setting" "unknown setting 'foo'" "$R" replay "$L" --heuristic DTR --ratio 0.5 --allocator pytorch:foo:1
 bad 64 "--device-memory without --allocator" "needs --allocator" "$R" replay "$L" --heuristic DTR --ratio 0.5 --device-memory 1GiB

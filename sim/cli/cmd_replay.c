@@ -109,7 +109,9 @@ static const char help_tail[] =
 	"                      allocator, CONF in PYTORCH_CUDA_ALLOC_CONF syntax\n"
 	"                      (pytorch:expandable_segments:True); each budget gains\n"
 	"                      the reserved peak, fragmentation at it, segments and\n"
-	"                      device allocations (docs/allocator.md)\n"
+	"                      device allocations; --timeline gains the columns\n"
+	"                      device_allocated and reserved (plots/replay-device.gp;\n"
+	"                      docs/allocator.md)\n"
 	"  --device-memory BYTES  with --allocator: the device's size; a replay whose\n"
 	"                      allocator cannot reserve what it needs even after\n"
 	"                      freeing its cache fails there (device_outcome oom, the\n"
@@ -245,6 +247,7 @@ struct timeline {
 	bool backward;   /* the backward pass has begun (its row is written) */
 	int64_t clock;   /* after the last event */
 	uint64_t memory;
+	const struct devmem *dm; /* --allocator: two more columns, the device's */
 };
 
 /* The handle of an op's first result, "-" for an op with none. */
@@ -262,7 +265,13 @@ static void put_timeline_row(const struct timeline *tl, int64_t clock, uint64_t 
 	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
 	fputc('\t', tl->f);
 	rs_tsv_field(tl->f, handle);
-	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64, tl->budget, s->ops[op].line, bytes);
+	if (tl->dm) {
+		uint64_t allocated, reserved;
+		devmem_now(tl->dm, &allocated, &reserved);
+		fprintf(tl->f, "\t%" PRIu64 "\t%" PRIu64, allocated, reserved);
+	}
+	fputc('\n', tl->f);
 }
 
 /* One TSV row per event, naming things as the log does: the op (for an
@@ -311,12 +320,12 @@ struct hooks {
 static void on_event_all(void *ctx, const struct runtime_event *ev)
 {
 	struct hooks *hk = ctx;
+	if (hk->dm) /* first: the timeline's device columns are after the event */
+		devmem_on_event(hk->dm, ev);
 	if (hk->tl)
 		on_event(hk->tl, ev);
 	if (hk->tw)
 		trace_on_event(hk->tw, ev);
-	if (hk->dm)
-		devmem_on_event(hk->dm, ev);
 }
 
 static int parse_line(const char *opt, const char *arg, uint32_t *out)
@@ -586,7 +595,8 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		tl.f = tout.f;
 		tl.s = s;
 		tl.budget = last_budget;
-		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
+		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes%s\n",
+			a->alloc_on ? "\tdevice_allocated\treserved" : "");
 		hk.tl = &tl;
 	}
 	if (a->trace && last) {
@@ -604,8 +614,10 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 			return err.status;
 		}
 	}
-	if (a->alloc_on)
+	if (a->alloc_on) {
 		hk.dm = devmem_new(s, &a->alloc, a->device_memory);
+		tl.dm = hk.dm;
+	}
 	if (hk.tl || hk.tw || hk.dm) {
 		pc.rt.on_event = on_event_all;
 		pc.rt.ctx = &hk;

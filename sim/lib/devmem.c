@@ -147,6 +147,13 @@ void devmem_on_event(void *ctx, const struct runtime_event *ev)
 		d->r.broken = true;
 }
 
+void devmem_now(const struct devmem *d, uint64_t *allocated, uint64_t *reserved)
+{
+	const struct alloc_stats *st = alloc_stats(d->m);
+	*allocated = st->allocated;
+	*reserved = st->reserved;
+}
+
 void devmem_result(const struct devmem *d, struct devmem_result *r)
 {
 	const struct alloc_stats *st = alloc_stats(d->m);
