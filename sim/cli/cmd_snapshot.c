@@ -143,6 +143,16 @@ static const char *human(uint64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
+/* "after entry N", or "at the start" (SIZE_MAX) */
+static const char *when_text(size_t at, char *buf, size_t size)
+{
+	if (at == SIZE_MAX)
+		snprintf(buf, size, "at the start");
+	else
+		snprintf(buf, size, "after entry %zu", at);
+	return buf;
+}
+
 static json_t *whatif_json(const struct snap_whatif *w)
 {
 	json_t *o = json_object();
@@ -307,11 +317,13 @@ int cmd_snapshot(int argc, char **argv)
 			json_object_set_new(o, "start_blocks", json_integer((json_int_t)r.start_blocks));
 			json_object_set_new(o, "start_allocated", cmd_json_u64(r.start_allocated));
 			json_object_set_new(o, "allocated_peak", cmd_json_u64(r.allocated_peak));
-			json_object_set_new(o, "allocated_peak_entry", json_integer((json_int_t)r.allocated_peak_at));
+			json_object_set_new(o, "allocated_peak_entry", r.allocated_peak_at == SIZE_MAX ? json_null()
+					    : json_integer((json_int_t)r.allocated_peak_at));
 			json_object_set_new(o, "reserved_at_allocated_peak", cmd_json_u64(r.reserved_at_allocated_peak));
 			json_object_set_new(o, "fragmentation_at_allocated_peak", cmd_json_u64(frag));
 			json_object_set_new(o, "reserved_peak", cmd_json_u64(r.reserved_peak));
-			json_object_set_new(o, "reserved_peak_entry", json_integer((json_int_t)r.reserved_peak_at));
+			json_object_set_new(o, "reserved_peak_entry", r.reserved_peak_at == SIZE_MAX ? json_null()
+					    : json_integer((json_int_t)r.reserved_peak_at));
 			json_object_set_new(o, "trace_allocated_peak", cmd_json_u64(r.trace_allocated_peak));
 			json_t *arr = json_array();
 			for (size_t k = 0; k < shown; k++) {
@@ -357,13 +369,16 @@ int cmd_snapshot(int argc, char **argv)
 				       "and allocates, plus what it unmaps and frees), %zu blocks allocated before it "
 				       "(%" PRIu64 " bytes)\n", r.start_reserved, human(r.start_reserved, b1, sizeof b1),
 				       r.start_blocks, r.start_allocated);
-			printf("  allocated peak: %" PRIu64 " bytes (%s) after entry %zu; reserved then %" PRIu64
+			char when1[48], when2[48];
+			when_text(r.allocated_peak_at, when1, sizeof when1);
+			when_text(r.reserved_peak_at, when2, sizeof when2);
+			printf("  allocated peak: %" PRIu64 " bytes (%s) %s; reserved then %" PRIu64
 			       " (%s); fragmentation (reserved - allocated) %" PRIu64 " (%s)\n", r.allocated_peak,
-			       human(r.allocated_peak, b1, sizeof b1), r.allocated_peak_at,
+			       human(r.allocated_peak, b1, sizeof b1), when1,
 			       r.reserved_at_allocated_peak, human(r.reserved_at_allocated_peak, b2, sizeof b2),
 			       frag, human(frag, b3, sizeof b3));
-			printf("  reserved peak: %" PRIu64 " bytes (%s) after entry %zu\n", r.reserved_peak,
-			       human(r.reserved_peak, b1, sizeof b1), r.reserved_peak_at);
+			printf("  reserved peak: %" PRIu64 " bytes (%s) %s\n", r.reserved_peak,
+			       human(r.reserved_peak, b1, sizeof b1), when2);
 			printf("  allocated peak of the trace alone (alloc minus free_completed sizes from its first "
 			       "entry): %" PRIu64 " bytes\n", r.trace_allocated_peak);
 			if (!r.modelled)

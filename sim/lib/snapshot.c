@@ -507,6 +507,7 @@ static int trace_only(const struct snapshot *s, size_t t, struct snap_result *r,
 	r->reserved_peak = reserved;
 	r->allocated_peak = allocated;
 	r->reserved_at_allocated_peak = reserved;
+	r->allocated_peak_at = r->reserved_peak_at = SIZE_MAX; /* the start */
 	for (size_t i = 0; i < tr->n; i++) {
 		const struct snap_entry *e = &tr->e[i];
 		uint64_t v;
@@ -596,6 +597,7 @@ int snapshot_replay(const struct snapshot *s, size_t t, const struct alloc_confi
 	r->reserved_peak = reserved;
 	r->allocated_peak = ms->allocated;
 	r->reserved_at_allocated_peak = reserved;
+	r->allocated_peak_at = r->reserved_peak_at = SIZE_MAX; /* the start */
 	for (size_t i = 0; i < tr->n; i++) {
 		const struct snap_entry *e = &tr->e[i];
 		uint64_t maddr;
@@ -785,7 +787,7 @@ size_t snapshot_live_at(const struct snapshot *s, size_t t, const struct snap_re
 		return 0;
 	struct alloc_map live;
 	alloc_map_init(&live);
-	for (size_t i = 0; i <= at && i < tr->n; i++) {
+	for (size_t i = 0; at != SIZE_MAX && i <= at && i < tr->n; i++) {
 		const struct snap_entry *e = &tr->e[i];
 		if (e->action == SNAP_ALLOC)
 			alloc_map_put(&live, e->addr, i);
@@ -801,7 +803,7 @@ size_t snapshot_live_at(const struct snapshot *s, size_t t, const struct snap_re
 						    (size_t)live.vals[k], e->frames};
 		}
 	for (size_t k = 0; k < st.npre; k++)
-		if (st.pre[k].freed_at == SIZE_MAX || st.pre[k].freed_at > at)
+		if (at == SIZE_MAX || st.pre[k].freed_at == SIZE_MAX || st.pre[k].freed_at > at)
 			v[n++] = (struct snap_live){st.pre[k].addr, st.pre[k].size, st.pre[k].requested, SIZE_MAX,
 						    st.pre[k].frames};
 	qsort(v, n, sizeof *v, cmp_live);

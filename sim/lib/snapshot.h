@@ -99,7 +99,7 @@ struct snap_result {
 	size_t start_segments, start_blocks;
 	struct snap_point *points;  /* one per entry, after it (the recorded reserved; the model's allocated) */
 	uint64_t allocated_peak, reserved_peak;
-	size_t allocated_peak_at, reserved_peak_at; /* entry indices */
+	size_t allocated_peak_at, reserved_peak_at; /* entry indices; SIZE_MAX: at the start */
 	uint64_t reserved_at_allocated_peak;
 	/* the model's agreement (modelled false: a trace recorded with
 	 * expandable segments, whose replay is not modelled; the memory above
@@ -136,8 +136,8 @@ struct snap_whatif {
 int snapshot_whatif(const struct snapshot *s, size_t t, const struct alloc_config *c, uint64_t device_memory,
 		    struct snap_whatif *w, struct rs_error *err, const char *file);
 
-/** The blocks live when trace t's allocated memory peaks (r from snapshot_replay),
- * largest first: n of them into out (gives *out, free it). */
+/** The blocks live after entry `at` of trace t (SIZE_MAX: at its start),
+ * largest first: their number, and the array in *out (gives; free it). */
 struct snap_live {
 	uint64_t addr, size, requested;
 	size_t entry;                      /* the alloc entry, or SIZE_MAX: from before the trace */
