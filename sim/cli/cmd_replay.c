@@ -114,8 +114,9 @@ static const char help_tail[] =
 	"                      docs/allocator.md)\n"
 	"  --device-memory BYTES  with --allocator: the device's size; a replay whose\n"
 	"                      allocator cannot reserve what it needs even after\n"
-	"                      freeing its cache fails there (device_outcome oom, the\n"
-	"                      command and the request)\n"
+	"                      freeing its cache stops after that command, out of\n"
+	"                      memory (outcome and device_outcome oom, the command\n"
+	"                      and the request)\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
@@ -326,6 +327,13 @@ static void on_event_all(void *ctx, const struct runtime_event *ev)
 		on_event(hk->tl, ev);
 	if (hk->tw)
 		trace_on_event(hk->tw, ev);
+}
+
+/* --device-memory: the replay stops where the device's allocator could not reserve. */
+static bool device_full(void *ctx)
+{
+	const struct hooks *hk = ctx;
+	return hk->dm && devmem_failed(hk->dm);
 }
 
 static int parse_line(const char *opt, const char *arg, uint32_t *out)
@@ -621,6 +629,8 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	if (hk.tl || hk.tw || hk.dm) {
 		pc.rt.on_event = on_event_all;
 		pc.rt.ctx = &hk;
+		if (hk.dm && a->device_memory != UINT64_MAX)
+			pc.rt.stop = device_full;
 	}
 	int prc = point_run(s, base, &pc, &pr, &err);
 	struct devmem_result dres;
@@ -679,7 +689,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		       " device allocations", a->alloc_text, dres.reserved_peak, dres.allocated_peak,
 		       dres.fragmentation_at_reserved_peak, dres.segments_peak, dres.device_allocs);
 		if (dres.oom)
-			printf("; out of device memory at command %zu (%" PRIu64 " bytes asked): the run fails there",
+			printf("; out of device memory at command %zu (%" PRIu64 " bytes asked)",
 			       dres.oom_cmd, dres.oom_bytes);
 		printf("\n");
 	}

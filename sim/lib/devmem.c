@@ -147,6 +147,11 @@ void devmem_on_event(void *ctx, const struct runtime_event *ev)
 		d->r.broken = true;
 }
 
+bool devmem_failed(const struct devmem *d)
+{
+	return d->r.oom;
+}
+
 void devmem_now(const struct devmem *d, uint64_t *allocated, uint64_t *reserved)
 {
 	const struct alloc_stats *st = alloc_stats(d->m);

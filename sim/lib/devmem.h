@@ -43,6 +43,8 @@ struct devmem *devmem_new(const struct schedule *s, const struct alloc_config *c
 void devmem_free(struct devmem *d);
 /** The runtime's on_event hook (ctx: the follower). */
 void devmem_on_event(void *ctx, const struct runtime_event *ev);
+/** Whether the allocator has failed to reserve (runtime_config.stop's answer). */
+bool devmem_failed(const struct devmem *d);
 /** The model's allocated and reserved bytes now. */
 void devmem_now(const struct devmem *d, uint64_t *allocated, uint64_t *reserved);
 /** What the follower saw (the replay's constants included). */
