@@ -683,8 +683,19 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->status = ILP_INFEASIBLE;
 		r->need_bytes = need;
 		r->need_node = who;
-		if (o->min_budget)
+		if (o->min_budget && need / v.unit <= ILP_MAX_MEMORY_UNITS)
 			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+		goto out;
+	}
+	if (o->budget / v.unit > ILP_MAX_MEMORY_UNITS) {
+		rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+				  "the budget is %" PRIu64 " memory units of %" PRIu64 " byte%s (the "
+				  "sizes' greatest common divisor), past the 2^32 the ILP's solvers "
+				  "tell apart one by one in double precision (beyond, they answer "
+				  "\"infeasible\" where schedules exist, or give schedules over the "
+				  "budget): plan with dp or DTR's heuristics, or give sizes with a "
+				  "larger common divisor", o->budget / v.unit, v.unit,
+				  v.unit == 1 ? "" : "s");
 		goto out;
 	}
 	struct ilp_model m = {0};

@@ -32,6 +32,13 @@
 #define ILP_MAX_UNTIMED_BINARIES 20000
 /* Past this (or 2^31 nonzeros) the model is not even built. */
 #define ILP_MAX_BINARIES 50000000
+/* The most memory units (bytes over the sizes' greatest common divisor) a
+ * budget may hold: the solvers work in double precision with tolerances
+ * of about 1e-9 of a row, and past this they told budgets one unit apart
+ * no longer (issue 40, H3: sizes near 2^36 to 2^53 bytes with no common
+ * divisor gave false "infeasible", optimal claims that were not, schedules
+ * a few bytes over the budget and CBC aborts). Real graphs hold about 2^28. */
+#define ILP_MAX_MEMORY_UNITS (UINT64_C(1) << 32)
 
 enum ilp_status {
 	ILP_OPTIMAL,     /* proven optimal */

@@ -212,6 +212,13 @@ static void expect_error(const char *text, long line, long col, const char *need
 
 START_TEST(yaml_errors)
 {
+	/* issue 40, H17: gap: names a planner the experiment lacks */
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "ratios: [0.5]\ngap: ilp-lp\nplanners: {ilp: {ratio: [0.5]}}\n",
+		     5, 6, "'gap' names planner 'ilp-lp', which 'planners' lacks");
+	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
+		     "ratios: [0.5]\ngap: ilp\n",
+		     5, 6, "'gap' names planner 'ilp', which 'planners' lacks");
 	expect_error("experiment: x\nmodels: [{name: a, log: a.log}]\nheuristics: [DTR]\n"
 		     "ratio: [0.5]\n",
 		     4, 1, "unknown key 'ratio'");

@@ -126,7 +126,7 @@ static int run_gnuplot(const char *script, const char *data, const char *out, co
 	pid_t pid;
 	char *argv[] = {"gnuplot", "-c", (char *)script, (char *)data, (char *)out, (char *)size,
 			NULL};
-	int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	int rc = outfile_spawnp(&pid, "gnuplot", argv); /* a signal ends it with us */
 	if (rc == ENOENT)
 		return -1;
 	if (rc) {
@@ -134,9 +134,8 @@ static int run_gnuplot(const char *script, const char *data, const char *out, co
 		return 127;
 	}
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
+	if (outfile_wait(pid, &st))
+		return 127;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 

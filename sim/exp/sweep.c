@@ -89,6 +89,19 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
 		snprintf(buf, size, "%s", ep->planner->name);
 }
 
+/* The gen columns (POINTS_GEN_COLUMNS) of a planner's row: the model's n
+ * and the plan as its step (as the rows of heuristics at a plan's peak
+ * name it). Every row of a points file has them when any has: the
+ * readers (plot, merge, a resume) count a row's fields. */
+static void put_plan_gen_columns(FILE *f, const struct experiment *e, const struct exp_point *p)
+{
+	if (!e->gen_columns)
+		return;
+	char what[128];
+	plan_text(e, p, what, sizeof what);
+	fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), what);
+}
+
 /* The offload columns (POINTS_OFFLOAD_COLUMNS) of a row: the series' link
  * (none without one, or for a planner's row: s NULL) and the run's copies. */
 static void put_offload_columns(FILE *f, const struct exp_series *s, const struct runtime_result *r)
@@ -177,6 +190,7 @@ static char *format_noplan_row(const struct experiment *e, size_t i, const struc
 	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0.000\t%s\t%zu",
 		m->name, what, runtime_kind_name(RUNTIME_V2), ratio, (unsigned long long)budget,
 		outcome_name(OUTCOME_OOM), e->plans[p->plan].planner->name, i);
+	put_plan_gen_columns(f, e, p);
 	if (e->offload_columns) {
 		struct runtime_result none = {0}; /* nothing ran */
 		put_offload_columns(f, NULL, &none);
@@ -217,6 +231,7 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
+	put_plan_gen_columns(f, e, p);
 	if (e->offload_columns)
 		put_offload_columns(f, NULL, r);
 	ilp_fields(f, e, p->model,
