@@ -9,7 +9,7 @@ B=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind is not installed (skipped)"; exit 77; }
 fail=0
-meson test -C "$B" --setup valgrind --print-errorlogs reader runtime heuristics || fail=1
+meson test -C "$B" --setup valgrind --print-errorlogs reader runtime heuristics alloc || fail=1
 R="$B/rematsim"
 VG="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet"
 T=$(mktemp -d)
@@ -34,6 +34,14 @@ for h in DTR DTREqClass LRU MSPS RandomStorage; do
 		run "$R" replay "$f" --heuristic "$h" --ratio 0.5 --json --timeline "$T/t.tsv"
 	done
 done
+# PyTorch memory snapshots (the pickle reader, the allocator model) and
+# replays through the model (docs/allocator.md)
+for f in tests/data/snapshot/*.pickle tests/fuzz/corpus/pickle/*; do
+	run "$R" snapshot "$f" --json --allocator-conf expandable_segments:True --device-memory 30MiB
+done
+run "$R" snapshot tests/data/snapshot/tiny.pickle --out "$T/snap"
+run "$R" replay tests/data/chain16.log --heuristic DTR --ratio 0.3,0.6,1 --allocator pytorch --device-memory 3MiB
+run "$R" replay tests/data/tiny.log --heuristic LRU --ratio 0.5 --allocator pytorch:expandable_segments:True --json
 run "$R" replay tests/data/chain16.log --heuristic DTRUnopt --runtime V1 --ratio 0.4,0.8
 run "$R" replay tests/data/tiny.log --heuristic DTR --ratio 0.5 --timeline /dev/full
 echo "valgrind.sh: $n commands without an error or leak"

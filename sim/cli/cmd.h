@@ -54,6 +54,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 /* Measured runs of the DTR prototype against their logs (docs/validation.md). */
 int cmd_measured(int argc, char **argv);
+/* PyTorch CUDA memory snapshots through the allocator model (docs/allocator.md). */
+int cmd_snapshot(int argc, char **argv);
 
 /* The options several commands share, and their values: cmd_opts.h. */
 /** "rematsim CMD: " and the message (printf's fmt), then the command's

@@ -13,9 +13,11 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cmd.h"
 #include "cmd_opts.h"
 #include "config.h"
+#include "devmem.h"
 #include "hash.h"
 #include "heuristics.h"
 #include "outfile.h"
@@ -103,6 +105,20 @@ static const char help_tail[] =
 	"  --trace-from LINE   trace only while the model's ops from this log line ...\n"
 	"  --trace-to LINE     ... to this one run (with the evictions and remats\n"
 	"                      that make room for them)\n"
+	"  --allocator pytorch[:CONF]  every allocation and free of the replay\n"
+	"                      (evictions, rematerializations, offload copies included)\n"
+	"                      also through the model of PyTorch's CUDA caching\n"
+	"                      allocator, CONF in PYTORCH_CUDA_ALLOC_CONF syntax\n"
+	"                      (pytorch:expandable_segments:True); each budget gains\n"
+	"                      the reserved peak, fragmentation at it, segments and\n"
+	"                      device allocations; --timeline gains the columns\n"
+	"                      device_allocated and reserved (plots/replay-device.gp;\n"
+	"                      docs/allocator.md)\n"
+	"  --device-memory BYTES  with --allocator: the device's size; a replay whose\n"
+	"                      allocator cannot reserve what it needs even after\n"
+	"                      freeing its cache stops after that command, out of\n"
+	"                      memory (outcome and device_outcome oom, the command\n"
+	"                      and the request)\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log (or one whose views a region\n"
 	"heuristic cannot follow, as simrd cannot), 66 missing input,\n"
@@ -234,6 +250,7 @@ struct timeline {
 	bool backward;   /* the backward pass has begun (its row is written) */
 	int64_t clock;   /* after the last event */
 	uint64_t memory;
+	const struct devmem *dm; /* --allocator: two more columns, the device's */
 };
 
 /* The handle of an op's first result, "-" for an op with none. */
@@ -251,7 +268,13 @@ static void put_timeline_row(const struct timeline *tl, int64_t clock, uint64_t 
 	rs_tsv_field(tl->f, schedule_str(s, s->ops[op].name));
 	fputc('\t', tl->f);
 	rs_tsv_field(tl->f, handle);
-	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64 "\n", tl->budget, s->ops[op].line, bytes);
+	fprintf(tl->f, "\t%" PRIu64 "\t%u\t%" PRIu64, tl->budget, s->ops[op].line, bytes);
+	if (tl->dm) {
+		uint64_t allocated, reserved;
+		devmem_now(tl->dm, &allocated, &reserved);
+		fprintf(tl->f, "\t%" PRIu64 "\t%" PRIu64, allocated, reserved);
+	}
+	fputc('\n', tl->f);
 }
 
 /* One TSV row per event, naming things as the log does: the op (for an
@@ -289,19 +312,30 @@ static void on_event(void *ctx, const struct runtime_event *ev)
 	tl->memory = ev->memory;
 }
 
-/* The hooks of the last budget: the timeline, the trace, or both. */
+/* The hooks of the last budget: the timeline, the trace, or both; and of
+ * every budget, the allocator model (--allocator). */
 struct hooks {
 	struct timeline *tl;
 	struct trace_writer *tw;
+	struct devmem *dm;
 };
 
 static void on_event_all(void *ctx, const struct runtime_event *ev)
 {
 	struct hooks *hk = ctx;
+	if (hk->dm) /* first: the timeline's device columns are after the event */
+		devmem_on_event(hk->dm, ev);
 	if (hk->tl)
 		on_event(hk->tl, ev);
 	if (hk->tw)
 		trace_on_event(hk->tw, ev);
+}
+
+/* --device-memory: the replay stops where the device's allocator could not reserve. */
+static bool device_full(void *ctx)
+{
+	const struct hooks *hk = ctx;
+	return hk->dm && devmem_failed(hk->dm);
 }
 
 static int parse_line(const char *opt, const char *arg, uint32_t *out)
@@ -333,6 +367,10 @@ struct replay_args {
 	struct proto_rules rules; /* DTRPrototype's (--proto-rules) */
 	bool rules_set;
 	struct opt_offload off;    /* --offload-*, --host-memory (cmd_opts.h) */
+	bool alloc_on;             /* --allocator pytorch[:CONF] */
+	struct alloc_config alloc; /* its settings */
+	char alloc_text[512];      /* as given, for the outputs */
+	uint64_t device_memory;    /* --device-memory; UINT64_MAX: none */
 };
 
 static void args_free(struct replay_args *a)
@@ -362,11 +400,14 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{"trace", required_argument, NULL, 'T'},
 		{"trace-from", required_argument, NULL, 'F'},
 		{"trace-to", required_argument, NULL, 'U'},
+		{"allocator", required_argument, NULL, 'Y'},
+		{"device-memory", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof *a);
 	a->trace_to = UINT32_MAX;
+	a->device_memory = UINT64_MAX;
 	a->rules = proto_rules_default;
 	struct opt_parser *o = &a->o;
 	opt_init(o, "replay", replay_help(), OPT_MAX_VALUES);
@@ -400,6 +441,25 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			if (parse_line("--trace-to", optarg, &a->trace_to))
 				return EXIT_USAGE;
 			break;
+		case 'Y': {
+			char why[512];
+			alloc_config_default(&a->alloc);
+			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':'))
+				return usage_error("replay", replay_help(), "--allocator '%s': the allocator "
+						   "modelled is pytorch (pytorch or pytorch:CONF)", optarg);
+			if (optarg[7] && alloc_config_parse(&a->alloc, optarg + 8, why, sizeof why))
+				return usage_error("replay", replay_help(), "--allocator '%s': %s", optarg, why);
+			a->alloc_on = true;
+			snprintf(a->alloc_text, sizeof a->alloc_text, "%s", optarg);
+			break;
+		}
+		case 'D': {
+			const char *why = NULL;
+			if (scalar_parse_u64(optarg, &a->device_memory, &why) || !a->device_memory)
+				return usage_error("replay", replay_help(), "--device-memory '%s': %s", optarg,
+						   why ? why : "a size above 0 is expected");
+			break;
+		}
 		case 'h':
 			fputs(replay_help(), stdout);
 			fputc('\n', stdout);
@@ -435,6 +495,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	}
 	if (opt_offload_check(&a->off, o))
 		return EXIT_USAGE;
+	if (a->device_memory != UINT64_MAX && !a->alloc_on) {
+		fprintf(stderr, "rematsim replay: --device-memory needs --allocator pytorch[:CONF]\n");
+		return EXIT_USAGE;
+	}
 	if (a->trace_from > a->trace_to) {
 		fprintf(stderr, "rematsim replay: --trace-from %u is after --trace-to %u\n", a->trace_from,
 			a->trace_to);
@@ -446,7 +510,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 /* One budget's result as a JSON line (docs: README, "With --json"). */
 static void put_json_row(const struct replay_args *a, const struct schedule *s,
 			 const char *logname, const struct baseline *base,
-			 const struct point_result *pr, double ratio)
+			 const struct point_result *pr, double ratio, const struct devmem_result *dr)
 {
 	const struct opt_parser *o = &a->o;
 	/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
@@ -498,6 +562,20 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 		json_object_set_new(j, "h2d_busy_ns", json_integer((json_int_t)r->h2d_busy_ns));
 		json_object_set_new(j, "peak_host_memory", cmd_json_u64(r->peak_host_memory));
 	}
+	if (dr) {
+		json_object_set_new(j, "allocator", json_string(a->alloc_text));
+		json_object_set_new(j, "device_memory", a->device_memory == UINT64_MAX ? json_null()
+				    : cmd_json_u64(a->device_memory));
+		json_object_set_new(j, "device_outcome", json_string(dr->oom ? "oom" : "pass"));
+		json_object_set_new(j, "device_oom_cmd", dr->oom ? json_integer((json_int_t)dr->oom_cmd) : json_null());
+		json_object_set_new(j, "device_oom_bytes", dr->oom ? cmd_json_u64(dr->oom_bytes) : json_null());
+		json_object_set_new(j, "reserved_peak", cmd_json_u64(dr->reserved_peak));
+		json_object_set_new(j, "device_allocated_peak", cmd_json_u64(dr->allocated_peak));
+		json_object_set_new(j, "fragmentation_at_reserved_peak", cmd_json_u64(dr->fragmentation_at_reserved_peak));
+		json_object_set_new(j, "segments_peak", cmd_json_u64(dr->segments_peak));
+		json_object_set_new(j, "device_allocs", cmd_json_u64(dr->device_allocs));
+		json_object_set_new(j, "device_frees", cmd_json_u64(dr->device_frees));
+	}
 	json_object_set_new(j, "wall_ms", json_real(pr->wall_ms));
 	json_object_set_new(j, "version", json_string(REMATSIM_VERSION));
 	put_json_line(j);
@@ -533,7 +611,8 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		tl.f = tout.f;
 		tl.s = s;
 		tl.budget = last_budget;
-		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes\n");
+		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes%s\n",
+			a->alloc_on ? "\tdevice_allocated\treserved" : "");
 		hk.tl = &tl;
 	}
 	if (a->trace && last) {
@@ -551,11 +630,25 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 			return err.status;
 		}
 	}
-	if (hk.tl || hk.tw) {
+	if (a->alloc_on) {
+		hk.dm = devmem_new(s, &a->alloc, a->device_memory);
+		tl.dm = hk.dm;
+	}
+	if (hk.tl || hk.tw || hk.dm) {
 		pc.rt.on_event = on_event_all;
 		pc.rt.ctx = &hk;
+		if (hk.dm && a->device_memory != UINT64_MAX)
+			pc.rt.stop = device_full;
 	}
-	if (point_run(s, base, &pc, &pr, &err)) {
+	int prc = point_run(s, base, &pc, &pr, &err);
+	struct devmem_result dres;
+	if (hk.dm) {
+		devmem_result(hk.dm, &dres);
+		devmem_free(hk.dm);
+		if (!prc && dres.broken)
+			rs_bug("replay --allocator: the allocator's follower lost the replay's memory");
+	}
+	if (prc) {
 		if (err.file[0])
 			rs_error_print(&err);
 		else
@@ -587,7 +680,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	}
 	double ratio = o->n_ratios ? o->ratios[i] : (double)pr.budget / (double)base->memory;
 	if (a->json)
-		put_json_row(a, s, logname, base, &pr, ratio);
+		put_json_row(a, s, logname, base, &pr, ratio, a->alloc_on ? &dres : NULL);
 	else if (pr.run.outcome == OUTCOME_PASS)
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
@@ -604,6 +697,16 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		       " ns; host peak %" PRIu64 " bytes\n",
 		       pr.run.offloads, pr.run.bytes_offloaded, pr.run.fetches, pr.run.bytes_fetched,
 		       pr.run.stall_ns, pr.run.d2h_busy_ns, pr.run.h2d_busy_ns, pr.run.peak_host_memory);
+	if (!a->json && a->alloc_on) {
+		printf("         device (%s): reserved peak %" PRIu64 ", allocated peak %" PRIu64
+		       ", fragmentation at the reserved peak %" PRIu64 ", segments %" PRIu64 " at most, %" PRIu64
+		       " device allocations", a->alloc_text, dres.reserved_peak, dres.allocated_peak,
+		       dres.fragmentation_at_reserved_peak, dres.segments_peak, dres.device_allocs);
+		if (dres.oom)
+			printf("; out of device memory at command %zu (%" PRIu64 " bytes asked)",
+			       dres.oom_cmd, dres.oom_bytes);
+		printf("\n");
+	}
 	return 0;
 }
 

@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{"slurm", cmd_slurm, "run a sweep on a Slurm cluster: job array, then merge"},
 	{"gen", cmd_gen, "write a synthetic op log (chain, residual, U-Net, transformer)"},
 	{"measured", cmd_measured, "measured runs of the DTR prototype beside replays of their logs"},
+	{"snapshot", cmd_snapshot, "a PyTorch memory snapshot through the caching allocator model"},
 };
 
 static void usage(FILE *f)

@@ -41,6 +41,9 @@ static int write_overhead(struct plot_ctx *c, const struct plot_figure_row *row,
 static int write_accesses(struct plot_ctx *c, const struct plot_figure_row *row,
 			  struct plot_list *out, struct rs_error *err);
 static bool applies_measured(const struct plot_ctx *c, const struct plot_figure_row *row);
+static bool applies_snapshot(const struct plot_ctx *c, const struct plot_figure_row *row);
+static int write_snapshot(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err);
 static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
 			  struct plot_list *out, struct rs_error *err);
 static bool applies_gap(const struct plot_ctx *c, const struct plot_figure_row *row);
@@ -55,6 +58,10 @@ static const struct plot_figure_row figures[] = {
 		   "heuristic; measured-budget (plots/measured-budget.gp): overhead against budget, a "
 		   "panel per model (plot-measured.c)",
 	 .own_files = true, .last = true, .applies_to = applies_measured, .write = write_measured},
+	{.name = "snapshot", .script = "snapshot",
+	 .applies = "the folder of `rematsim snapshot FILE.pickle --out` (memory.tsv, no sweep); drawn alone",
+	 .writes = "memory (plots/snapshot.gp): allocated and reserved bytes over the trace",
+	 .own_files = true, .last = true, .applies_to = applies_snapshot, .write = write_snapshot},
 	{.name = "asymptotics", .script = "asymptotics",
 	 .applies = "budgets written as formulas of n (the asymptotic study); drawn alone",
 	 .writes = "EXP: figure.gp, pP-cC.tsv, pP-cC-fail.tsv, chen.tsv, treeverse.tsv",
@@ -1134,6 +1141,27 @@ static int write_measured(struct plot_ctx *c, const struct plot_figure_row *row,
 	}
 	plot_figures_free(figs, n);
 	return rc < 0 ? -1 : 0;
+}
+
+/* `rematsim snapshot FILE.pickle --out DIR`: DIR/memory.tsv, which
+ * plots/snapshot.gp reads from DIR itself. */
+static bool applies_snapshot(const struct plot_ctx *c, const struct plot_figure_row *row)
+{
+	(void)row;
+	char *path = path_join(c->dir, "memory.tsv");
+	struct stat st;
+	bool there = !stat(path, &st);
+	free(path);
+	return there;
+}
+
+static int write_snapshot(struct plot_ctx *c, const struct plot_figure_row *row,
+			  struct plot_list *out, struct rs_error *err)
+{
+	(void)row;
+	(void)err;
+	plot_list_add(out, "memory", "snapshot", xstrdup(c->dir), 1);
+	return 0;
 }
 
 /* A sweep with `gap:` (gap.h): DIR/gap.tsv. */

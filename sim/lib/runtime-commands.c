@@ -867,6 +867,8 @@ int rt_replay(struct runtime_state *rt)
 		}
 		if (__builtin_expect(rt->off.on, 0) && !rc)
 			rt_offload_prefetch(rt, i);
+		if (__builtin_expect(cfg->stop != NULL, 0) && !rc && cfg->stop(cfg->ctx))
+			rc = OUTCOME_OOM;
 		if (rc)
 			rt->res->stopped_at = i;
 		else if (cfg->check)

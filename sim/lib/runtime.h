@@ -159,6 +159,10 @@ struct runtime_config {
 	 * evict a storage (if material, unlocked and not pinned). Module plans
 	 * name only rematerializations, explicit plans both. Shares ctx. */
 	size_t (*before)(void *ctx, size_t cmd, const struct runtime_action **list);
+	/* Optional: asked after each command (shares ctx); true stops the
+	 * replay there, out of memory (replay --allocator --device-memory:
+	 * the device's allocator could not reserve what the command needed). */
+	bool (*stop)(void *ctx);
 	/* Optional: offload beside recomputation (NULL: off, as the reference).
 	 * Needs a runtime without banishing, no plan hooks, not DTRPrototype.
 	 * Borrowed. */

@@ -45,7 +45,7 @@ printf '%s\n' sim/util/*.c sim/lib/*.c solvers/*.c sim/exp/*.c |
 		[ "$o" -nt "$2" ] || exec clang $3 -c -o "$o" "$2"' sh "$out" {} "$cflags"
 
 # name:source:extra flags (fuzz-replay: fuzz-reader replaying what it reads)
-targets="reader:fuzz-reader: replay:fuzz-reader:-DFUZZ_REPLAY zip:fuzz-zip: yaml:fuzz-yaml:
+targets="reader:fuzz-reader: replay:fuzz-reader:-DFUZZ_REPLAY zip:fuzz-zip: yaml:fuzz-yaml: pickle:fuzz-pickle:
 results:fuzz-results: gptext:fuzz-gptext: graph:fuzz-graph:"
 for t in $targets; do
 	name=${t%%:*}
