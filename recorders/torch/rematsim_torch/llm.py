@@ -101,6 +101,11 @@ class Config:
                 or self.mlp not in ("swiglu", "gelu"):
             raise ConfigError("norm/pos/mlp: %s/%s/%s is not a known kind"
                               % (self.norm, self.pos, self.mlp))
+        for k in ("eps", "rope_theta"):
+            v = getattr(self, k)
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) and v > 0):
+                raise ConfigError("%s must be a finite number above 0, not %r" % (k, v))
         if not 0 <= self.dropout < 1:
             raise ConfigError("dropout %r is not in [0, 1)" % self.dropout)
         # Weights, gradients and two optimizer states in float32, and the
@@ -228,10 +233,11 @@ def from_hf(path):
         raise ConfigError("%s: a config.json is a JSON object" % path)
     mt = j.get("model_type")
     archs = j.get("architectures") or []
-    arch = mt if mt in _IGNORED_BY_ARCH else None
+    arch = mt if isinstance(mt, str) and mt in _IGNORED_BY_ARCH else None
     if arch is None:
         for a in archs if isinstance(archs, list) else []:
-            arch = _ARCHS.get(a, arch)
+            if isinstance(a, str):
+                arch = _ARCHS.get(a, arch)
     if arch is None:
         raise ConfigError("%s: unknown architecture (model_type %r, architectures %r): "
                           "this reader knows llama, mistral, qwen2 and gpt2"
@@ -285,8 +291,11 @@ def from_hf(path):
                               % (path, act))
         width = field("hidden_size", int)
         heads = field("num_attention_heads", int)
-        hd = field("head_dim", int, width // heads if heads else 1, required=False)
-        if hd != width // max(heads, 1):
+        if heads < 1 or width < 1:
+            raise ConfigError("%s: hidden_size %d and num_attention_heads %d must be 1 or "
+                              "more" % (path, width, heads))
+        hd = field("head_dim", int, width // heads, required=False)
+        if hd != width // heads:
             raise ConfigError("%s: head_dim %d is not hidden_size / num_attention_heads "
                               "(%d): this family does not build it" % (path, hd, width // heads))
         if field("mlp_bias", bool, False, required=False):
