@@ -50,6 +50,45 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 	return 0;
 }
 
+char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = xmalloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int make_dirs(const char *dir, struct rs_error *err)
+{
+	if (!*dir) /* (and the walk below starts past the first byte) */
+		return rs_error_set(err, EXIT_CANTCREAT, "''", 0, "an empty name is no folder");
+	char *p = xstrdup(dir);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = 0;
+		struct stat st;
+		if (mkdir(p, 0777) && errno != EEXIST) {
+			int e = errno;
+			rs_error_set(err, EXIT_CANTCREAT, p, 0, "cannot create folder: %s",
+				     strerror(e));
+			free(p);
+			return -1;
+		}
+		if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+			rs_error_set(err, EXIT_CANTCREAT, p, 0, "exists and is not a folder");
+			free(p);
+			return -1;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return 0;
+}
+
 static uint64_t memory_limit = UINT64_MAX;
 
 uint64_t rs_physical_memory(void)

@@ -89,6 +89,12 @@ _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2))
  */
 int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err);
 
+/** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
+int make_dirs(const char *dir, struct rs_error *err);
+
+/** "dir/name" (gives). */
+char *path_join(const char *dir, const char *name);
+
 /*
  * Input limits (docs/limits.md): a limit is its default unless the named
  * environment variable holds a byte count (digits, optionally followed by
