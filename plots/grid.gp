@@ -57,12 +57,19 @@ bm = 2.0
 # (a character height is about 1.5 times the font size on the cairo terminals)
 chh = 1.5 * fsz
 ph_u = (screen ? 230 : pw_u * 0.72) + chh * (tm + bm)
-# a title too long for the width breaks after its colon
-if (strlen(figtitle) * charw * 1.1 > W && strstrt(figtitle, ': ') > 0) {
+# a title too long for the width breaks after its colon (its first line:
+# lines after a line break of its own, as the gap figure's, stay)
+tl1 = strstrt(figtitle, "\n") > 0 ? figtitle[1:strstrt(figtitle, "\n") - 1] : figtitle
+if (strlen(tl1) * charw * 1.1 > W && strstrt(tl1, ': ') > 0) {
 	i = strstrt(figtitle, ': ')
 	figtitle = figtitle[1:i]."\n".figtitle[i+2:strlen(figtitle)]
 }
-title_lines = 1 + (strstrt(figtitle, "\n") > 0)
+title_lines = 1
+tl1 = figtitle
+while (strstrt(tl1, "\n") > 0) {
+	title_lines = title_lines + 1
+	tl1 = tl1[strstrt(tl1, "\n") + 1:strlen(tl1)]
+}
 
 # about how many characters of text fit across the figure
 chars = int((W - 8) / charw)
@@ -81,7 +88,18 @@ show_faint = exists('any_faint') ? any_faint : 0
 show_peaks = exists('any_peaks') ? any_peaks : 0
 # (figures with planners or points at plan peaks draw those marks)
 marks = exists('any_faint') || exists('any_peaks')
-nfail = show_oom + show_thrash + show_fit + show_fitr + show_faint + show_peaks
+# a curve of several trials (the random heuristic) has a shaded min-max
+# band: said in the legend, in its colour when it is the only one
+show_band = 0
+band_of = 0
+if (exists('cband')) {
+	do for [c = 1:ncurves] {
+		if (cband[c] && !cmarked[c]) { show_band = show_band + 1; band_of = c }
+	}
+}
+band_col = (show_band == 1) ? ccolor[band_of] : '#404040'
+show_band = (show_band > 0)
+nfail = show_oom + show_thrash + show_fit + show_fitr + show_faint + show_peaks + show_band
 kcc = (key_chars > 6) ? key_chars : 6
 key_wc = samp + 8 + kcc * charw
 key_wf = samp + 8 + 21 * charw
@@ -364,18 +382,24 @@ do for [e = 1:ncurves + nfail] {
 		set label tb clabel[e] at screen (kx + samp + 4) / W, screen ky / H left
 	} else {
 		# which: 1 out of memory, 2 thrash, 3 fit tick, 4 fit bar, 5 a
-		# dominated plan, 6 at a plan's peak (those shown)
+		# dominated plan, 6 at a plan's peak, 7 the trials' band (those shown)
 		j = e - ncurves
 		which = 0
 		cnt = 0
-		do for [q = 1:6] {
+		do for [q = 1:7] {
 			shown = (q == 1) ? show_oom : (q == 2) ? show_thrash : (q == 3) ? show_fit : \
-				(q == 4) ? show_fitr : (q == 5) ? show_faint : show_peaks
+				(q == 4) ? show_fitr : (q == 5) ? show_faint : (q == 6) ? show_peaks : show_band
 			cnt = cnt + shown
 			if (which == 0 && shown && cnt == j) { which = q }
 		}
 	}
-	if (e > ncurves && which >= 5) {
+	if (e > ncurves && which == 7) {
+		set object ta rect from screen (kx + 2) / W, screen (ky - line * 0.35) / H \
+			to screen (kx + samp - 2) / W, screen (ky + line * 0.35) / H \
+			fc rgb band_col fs transparent solid 0.2 noborder
+		set label tb 'min–max over trials' at screen (kx + samp + 4) / W, screen ky / H left
+	}
+	if (e > ncurves && which >= 5 && which <= 6) {
 		if (which == 5) {
 			set label ta '' at screen (kx + samp / 2) / W, screen ky / H \
 				point pt 7 lc rgb '#A0404040' ps ps_end

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 
 #include "ilp.h"
 
@@ -23,10 +24,14 @@ struct ilp_model {
 	size_t n_nz, cap_nz;
 	uint32_t *col;
 	double *val;
+	/* A feasible point to start from ([n_cols]; NULL: none), handed to CBC
+	 * as its MIP start (the nonzero integer columns); not owned. */
+	const double *start;
 };
 
 struct ilp_answer {
 	enum ilp_status status; /* OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN */
+	bool start_accepted;    /* the solver took model.start as an incumbent */
 	double obj, bound;
 	double seconds;         /* wall */
 	double cpu_seconds;     /* CPU time of the solving thread */
@@ -41,5 +46,16 @@ struct ilp_answer {
  */
 int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
 		      double time_limit, struct ilp_answer *a, struct rs_error *err);
+/* ilp_backend_solve's lock (one solve at a time in a process). */
+extern pthread_mutex_t ilp_solve_lock;
+/**
+ * ilp_backend_solve in a child process that is killed at deadline
+ * (now_seconds()'s clock; 0: time_limit after this solve's turn comes):
+ * then ILP_UNKNOWN, nothing found in time (ilp-deadline.c). The solver's
+ * own limit is time_limit or, if sooner, nine tenths of the time left.
+ */
+int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
+			 double time_limit, double deadline, struct ilp_answer *a,
+			 struct rs_error *err);
 
 #endif

@@ -20,8 +20,10 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "outfile.h"
 
 #include <dlfcn.h>
 
@@ -61,7 +63,7 @@ static int load_library(const char *what, const char *package, const char *const
 	X(Cbc_setAllowableFractionGap) X(Cbc_setMaximumSeconds) X(Cbc_solve) \
 	X(Cbc_isProvenInfeasible) X(Cbc_isSecondsLimitReached) X(Cbc_bestSolution) \
 	X(Cbc_isProvenOptimal) X(Cbc_getObjValue) X(Cbc_getBestPossibleObjValue) \
-	X(Cbc_getColSolution) X(Cbc_deleteModel)
+	X(Cbc_getColSolution) X(Cbc_deleteModel) X(Cbc_setMIPStartI)
 static struct {
 #define X(f) __typeof__(f) *f;
 	CBC_FUNCTIONS(X)
@@ -191,6 +193,22 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	cbc.Cbc_setAllowableFractionGap(cm, 0);
 	if (time_limit > 0)
 		cbc.Cbc_setMaximumSeconds(cm, time_limit);
+	if (integer && m->start) {
+		/* the MIP start: its nonzero integer columns (CBC computes the
+		 * continuous ones) */
+		int *idx = xmalloc((m->n_cols + 1) * sizeof *idx);
+		double *val = xmalloc((m->n_cols + 1) * sizeof *val);
+		int n = 0;
+		for (size_t j = 0; j < m->n_cols; j++)
+			if (m->integer[j] && m->start[j] > 0.5) {
+				idx[n] = (int)j;
+				val[n++] = 1;
+			}
+		cbc.Cbc_setMIPStartI(cm, n, idx, val);
+		a->start_accepted = true;
+		free(idx);
+		free(val);
+	}
 	double t0 = now_seconds();
 	int rc = cbc.Cbc_solve(cm);
 	a->seconds = now_seconds() - t0;
@@ -198,6 +216,13 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		cbc.Cbc_deleteModel(cm);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "CBC failed (status %d)", rc);
 	}
+	/* A model without integer columns (a graph with no links: nothing to
+	 * decide) is solved as an LP: no "best solution", the LP's own. */
+	bool lp_only = integer;
+	for (size_t j = 0; lp_only && j < m->n_cols; j++)
+		lp_only = !m->integer[j];
+	if (lp_only)
+		integer = false;
 	bool have = integer ? cbc.Cbc_bestSolution(cm) != NULL
 			    : cbc.Cbc_isProvenOptimal(cm) && !cbc.Cbc_isProvenInfeasible(cm);
 	if (cbc.Cbc_isProvenInfeasible(cm)) {
@@ -385,7 +410,7 @@ const struct ilp_solver *ilp_solver_find(const char *name)
 	return NULL;
 }
 
-static pthread_mutex_t solve_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t ilp_solve_lock = PTHREAD_MUTEX_INITIALIZER; /* ilp-private.h */
 
 int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
 		      double time_limit, struct ilp_answer *a, struct rs_error *err)
@@ -395,12 +420,31 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 		return rs_error_set(err, EXIT_UNAVAILABLE, NULL, 0,
 				    "rematsim was built without %s (install %s and rebuild: "
 				    "./scripts/setup)", s->name, s->package);
-	pthread_mutex_lock(&solve_lock);
+	pthread_mutex_lock(&ilp_solve_lock);
+	/* CBC and CLP take SIGINT for their own Ctrl-C handler, which only
+	 * asks a search to stop (or nothing, outside one), then put ours back
+	 * with signal(): a watch keeps Ctrl-C and SIGTERM ending the process,
+	 * temporaries removed, whatever they install. */
+	struct outfile_watch watch;
+	outfile_signals_watch(&watch);
+	/* Whatever the solver prints (CBC's cut generators print to stdout at
+	 * log level 0: "2mir_test: why does constraint not exist ?") goes to
+	 * stderr: stdout holds our output alone (`--json`). */
+	fflush(stdout);
+	int saved_stdout = dup(STDOUT_FILENO);
+	if (saved_stdout >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = s->solve(m, integer, time_limit, a, err);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-	pthread_mutex_unlock(&solve_lock);
+	if (saved_stdout >= 0) {
+		fflush(stdout);
+		dup2(saved_stdout, STDOUT_FILENO);
+		close(saved_stdout);
+	}
+	outfile_signals_unwatch(&watch);
+	pthread_mutex_unlock(&ilp_solve_lock);
 	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
 	return rc;
 }

@@ -14,6 +14,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -535,6 +536,185 @@ static int kept_cost(const struct profile_graph *g, const struct steps_kept *k,
 	return rc;
 }
 
+/*
+ * The model's columns for the schedule that keeps k (its steps, as
+ * steps_build makes them): S from what is in memory between stages, R
+ * from each stage's recomputations, F from the frees after them, U from
+ * the memory rows. Into x[n_cols] (zeroed first). A free the model cannot
+ * say leaves U higher; the solver then refuses the start, which costs
+ * nothing but the start.
+ */
+static int start_point(struct vars *v, const struct ilp_model *m, const struct steps_kept *k,
+		       double *x, struct rs_error *err)
+{
+	const struct profile_graph *g = v->g;
+	const size_t T = v->T;
+	struct plan_steps ps;
+	if (steps_build(g, k, true, &ps, err))
+		return -1;
+	memset(x, 0, m->n_cols * sizeof *x);
+	uint8_t *in = xcalloc(T + 1, 1);
+	size_t si = 0, fi = 0;
+	for (size_t t = 0; t <= T; t++) {
+		const uint32_t *L = v->lnode + v->loff[t];
+		const uint32_t nL = v->loff[t + 1] - v->loff[t];
+		/* S: what is in memory as the stage starts (a view with its storage) */
+		if (t)
+			for (uint32_t q = 0; q < nL; q++) {
+				uint32_t i = L[q];
+				x[v->s0[t] + q] = g->kind[i] == PGRAPH_VIEW ? in[g->base[i]] : in[i];
+			}
+		/* the stage's steps: recomputations (node < t), then node t */
+		for (; si < ps.n_steps; si++) {
+			const struct plan_step *st = &ps.steps[si];
+			if (t < T && st->node > t)
+				break;
+			uint32_t kn = st->node;
+			if (g->kind[kn] == PGRAPH_OWN)
+				in[kn] = 1;
+			if (kn < t) {
+				uint32_t r = R(v, t, kn);
+				if (r != NONE)
+					x[r] = 1;
+			}
+			for (uint32_t j = 0; j < st->n_free; j++) {
+				uint32_t b = ps.frees[fi + j];
+				in[b] = 0;
+				if (kn >= t)
+					continue;
+				for (uint32_t q = v->f_off[t]; q < v->f_off[t + 1]; q++)
+					if (v->f[q].b == b && v->f[q].k == kn)
+						x[v->f[q].col] = 1;
+			}
+			fi += st->n_free;
+			if (t < T && kn == t) {
+				si++;
+				break;
+			}
+		}
+		/* U: the memory rows, point by point */
+		const uint32_t np = nL + (t < T);
+		double u = (double)(g->static_bytes[t] / v->unit);
+		if (t)
+			for (uint32_t q = 0; q < nL; q++)
+				u += M(v, L[q]) * x[v->s0[t] + q];
+		uint32_t fq = v->f_off[t];
+		for (uint32_t q = 0; q < np; q++) {
+			uint32_t kn = q < nL ? L[q] : (uint32_t)t;
+			if (q) {
+				uint32_t prev = L[q - 1];
+				for (; fq < v->f_off[t + 1] && v->f[fq].k <= prev; fq++)
+					if (v->f[fq].k == prev)
+						u -= M(v, v->f[fq].b) * x[v->f[fq].col];
+			}
+			u += kn < t ? M(v, kn) * x[v->r0[t] + q] : M(v, kn);
+			x[v->u0[t] + q] = u;
+		}
+	}
+	free(in);
+	plan_steps_free(&ps);
+	return 0;
+}
+
+/*
+ * Large-neighbourhood search from the schedule x (kept k, recomputation
+ * *cost), until `end`: windows of LNS_WINDOW stages, sliding by half a
+ * window; outside the window every S is fixed to x's, inside the solver
+ * is free (from x as its MIP start); a cheaper schedule that fits is
+ * taken (x, *k and *cost replaced). Returns whether it found one, or -1.
+ */
+#define LNS_WINDOW 16
+static int backend(const struct ilp_solver *sv, const struct ilp_model *m, bool integer,
+		   double limit, double deadline, struct ilp_answer *a, struct rs_error *err);
+static int lns(struct vars *v, struct ilp_model *m, const struct ilp_solver *sv, double *x,
+	       struct steps_kept *k, int64_t *cost, uint64_t budget, double end,
+	       struct rs_error *err)
+{
+	const size_t T = v->T;
+	double *lb0 = m->lb, *ub0 = m->ub;
+	double *lb = xmemdup(lb0, (m->n_cols + 1) * sizeof *lb);
+	double *ub = xmemdup(ub0, (m->n_cols + 1) * sizeof *ub);
+	m->lb = lb;
+	m->ub = ub;
+	int found = 0;
+	size_t step = LNS_WINDOW / 2, n_win = T / step + 1, w = 0;
+	for (size_t a = 1; a <= T && found >= 0; a += step, w++) {
+		double now = now_seconds();
+		if (now >= end)
+			break;
+		for (size_t t = 1; t <= T; t++) {
+			bool in = t >= a && t < a + LNS_WINDOW;
+			for (uint32_t q = 0; q < v->loff[t + 1] - v->loff[t]; q++) {
+				uint32_t c = v->s0[t] + q;
+				lb[c] = in ? lb0[c] : x[c];
+				ub[c] = in ? ub0[c] : x[c];
+			}
+		}
+		m->start = x;
+		double slice = (end - now) / (double)(n_win > w ? n_win - w : 1);
+		struct ilp_answer an;
+		if (backend(sv, m, true, slice, now + slice, &an, err)) {
+			found = -1;
+			break;
+		}
+		if ((an.status == ILP_OPTIMAL || an.status == ILP_FEASIBLE) && an.x &&
+		    an.obj < (double)*cost - 1e-9) {
+			struct steps_kept nk;
+			struct steps_cost c;
+			kept_from(v, an.x, 0.5, NULL, &nk);
+			if (kept_cost(v->g, &nk, &c, err)) {
+				steps_kept_free(&nk);
+				free(an.x);
+				found = -1;
+				break;
+			}
+			if (c.peak <= budget && c.remat_compute < *cost) {
+				m->lb = lb0;
+				m->ub = ub0;
+				if (start_point(v, m, &nk, x, err)) {
+					steps_kept_free(&nk);
+					free(an.x);
+					found = -1;
+					break;
+				}
+				m->lb = lb;
+				m->ub = ub;
+				steps_kept_free(k);
+				*k = nk;
+				*cost = c.remat_compute;
+				found = 1;
+			} else {
+				steps_kept_free(&nk);
+			}
+		}
+		free(an.x);
+	}
+	m->lb = lb0;
+	m->ub = ub0;
+	free(lb);
+	free(ub);
+	return found;
+}
+
+/* Whether x satisfies every row and bound of m (to 1e-6 of a unit). */
+static bool model_satisfies(const struct ilp_model *m, const double *x)
+{
+	for (size_t j = 0; j < m->n_cols; j++)
+		if (x[j] < m->lb[j] - 1e-6 || x[j] > m->ub[j] + 1e-6)
+			return false;
+	for (size_t r = 0; r < m->n_rows; r++) {
+		double act = 0;
+		for (uint32_t e = m->row_off[r]; e < m->row_off[r + 1]; e++)
+			act += m->val[e] * x[m->col[e]];
+		double tol = 1e-6 * (1 + fabs(m->rhs[r]));
+		if ((m->sense[r] == 'L' && act > m->rhs[r] + tol) ||
+		    (m->sense[r] == 'G' && act < m->rhs[r] - tol) ||
+		    (m->sense[r] == 'E' && fabs(act - m->rhs[r]) > tol))
+			return false;
+	}
+	return true;
+}
+
 /* The largest need of a single op: its inputs, outputs and the constants
  * before it; or the constants and the pinned outputs at the end. */
 static uint64_t single_need(const struct profile_graph *g, uint32_t *who)
@@ -602,14 +782,24 @@ static int answer_peak(struct vars *v, const double *x, uint64_t *peak, struct r
  * A schedule found but not proven smallest is reported as such.
  */
 #define MIN_BUDGET_DEFAULT_SECONDS 10
+/* ilp_backend_solve, in a child killed at deadline when one is set. */
+static int backend(const struct ilp_solver *sv, const struct ilp_model *m, bool integer,
+		   double limit, double deadline, struct ilp_answer *a, struct rs_error *err)
+{
+	if (deadline > 0 || limit > 0)
+		return ilp_backend_solve_by(sv, m, integer, limit, deadline, a, err);
+	return ilp_backend_solve(sv, m, integer, limit, a, err);
+}
+
 static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double time_limit,
-			    uint64_t need, struct ilp_result *r, struct rs_error *err)
+			    double deadline, uint64_t need, struct ilp_result *r,
+			    struct rs_error *err)
 {
 	double limit = time_limit > 0 ? time_limit : MIN_BUDGET_DEFAULT_SECONDS;
 	struct ilp_model m = {0};
 	struct ilp_answer a;
 	build(v, &m, (double)(need / v->unit), false, 0);
-	int rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	int rc = backend(sv, &m, true, limit, deadline, &a, err);
 	model_free(&m);
 	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
 		rc = answer_peak(v, a.x, &r->min_budget, err);
@@ -621,7 +811,7 @@ static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double 
 	if (rc)
 		return rc;
 	build(v, &m, 0, true, (double)(need / v->unit));
-	rc = ilp_backend_solve(sv, &m, true, limit, &a, err);
+	rc = backend(sv, &m, true, limit, deadline, &a, err);
 	model_free(&m);
 	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
 		rc = answer_peak(v, a.x, &r->min_budget, err);
@@ -654,6 +844,9 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 				    "(./scripts/setup), or try --solver %s", sv->name, sv->package,
 				    strcmp(sv->name, "cbc") ? "cbc" : "glpk");
 	r->solver = sv->name;
+	/* the wall-clock deadline: the caller's, else (0) each solve's time
+	 * limit from when it starts */
+	double deadline = o->deadline;
 	struct vars v;
 	size_t bins;
 	bool built = vars_init(&v, g, &bins);
@@ -683,8 +876,19 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->status = ILP_INFEASIBLE;
 		r->need_bytes = need;
 		r->need_node = who;
-		if (o->min_budget)
-			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+		if (o->min_budget && need / v.unit <= ILP_MAX_MEMORY_UNITS)
+			rc = solve_min_budget(&v, sv, o->time_limit, deadline, need, r, err);
+		goto out;
+	}
+	if (o->budget / v.unit > ILP_MAX_MEMORY_UNITS) {
+		rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+				  "the budget is %" PRIu64 " memory units of %" PRIu64 " byte%s (the "
+				  "sizes' greatest common divisor), past the 2^32 the ILP's solvers "
+				  "tell apart one by one in double precision (beyond, they answer "
+				  "\"infeasible\" where schedules exist, or give schedules over the "
+				  "budget): plan with dp or DTR's heuristics, or give sizes with a "
+				  "larger common divisor", o->budget / v.unit, v.unit,
+				  v.unit == 1 ? "" : "s");
 		goto out;
 	}
 	struct ilp_model m = {0};
@@ -692,11 +896,108 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	r->n_continuous = m.n_cols - bins;
 	r->n_rows = m.n_rows;
 	r->n_nonzeros = m.n_nz;
+	/* the start: its columns, and its cost by the graph */
+	double *x0 = NULL, mip_limit_lns = 0;
+	bool x0_used = false;
+	struct steps_cost c0 = {0};
+	if (o->start && !o->relax) {
+		x0 = xmalloc((m.n_cols + 1) * sizeof *x0);
+		if ((rc = kept_cost(g, o->start, &c0, err)) ||
+		    (rc = start_point(&v, &m, o->start, x0, err))) {
+			free(x0);
+			model_free(&m);
+			goto out;
+		}
+		if (c0.peak <= o->budget) {
+			if (model_satisfies(&m, x0))
+				m.start = x0;
+			x0_used = m.start != NULL;
+			r->start_given = true;
+			r->start_objective = (double)c0.remat_compute;
+			snprintf(r->start_from, sizeof r->start_from, "%s",
+				 o->start_from ? o->start_from : "a schedule given");
+		}
+	}
+	/* Asked for (--lns), a share of the time goes to large-neighbourhood
+	 * search from the start (lns above). */
+	struct steps_kept lk = {0};
+	bool lk_have = false;
+	if (m.start && o->lns > 0 && (o->time_limit > 0 || deadline > 0)) {
+		double now = now_seconds();
+		double end = now + 0.35 * (deadline > 0 ? deadline - now : o->time_limit);
+		const struct steps_kept *st = o->start;
+		lk.T = st->T;
+		lk.off = xmemdup(st->off, (st->T + 2) * sizeof *lk.off);
+		lk.node = xmemdup(st->node, ((size_t)st->off[st->T + 1] + 1) * sizeof *lk.node);
+		int64_t cost = (int64_t)r->start_objective;
+		int got = lns(&v, &m, sv, x0, &lk, &cost, o->budget, end, err);
+		if (got < 0) {
+			steps_kept_free(&lk);
+			model_free(&m);
+			free(x0);
+			rc = -1;
+			goto out;
+		}
+		m.start = x0;
+		if (got > 0) {
+			lk_have = true;
+			r->start_objective = (double)cost;
+			size_t len = strlen(r->start_from);
+			snprintf(r->start_from + len, sizeof r->start_from - len, " + LNS");
+		} else {
+			steps_kept_free(&lk);
+		}
+		if (o->time_limit > 0 && !(deadline > 0))
+			mip_limit_lns = now_seconds() - now;
+	}
+	/* A lower bound that holds whatever the search reaches: with a start
+	 * and a time limit, the LP relaxation first, in a quarter of the time
+	 * (killed at its end if unsolved: then no bound from it). */
+	double lp_bound = 0, mip_limit = o->time_limit - mip_limit_lns, mip_deadline = deadline;
+	if (mip_limit_lns > 0 && mip_limit < 0.01)
+		mip_limit = 0.01;
+	if (m.start && (o->time_limit > 0 || deadline > 0)) {
+		struct ilp_answer la;
+		double now = now_seconds();
+		double lp_deadline = deadline > 0 ? now + 0.25 * (deadline - now) : 0;
+		double lp_limit = o->time_limit > 0 ? 0.25 * o->time_limit : 0;
+		if ((rc = backend(sv, &m, false, lp_limit, lp_deadline, &la, err))) {
+			model_free(&m);
+			free(x0);
+			goto out;
+		}
+		if (la.status == ILP_OPTIMAL)
+			lp_bound = la.obj;
+		r->lp_objective = la.status == ILP_OPTIMAL ? la.obj : NAN;
+		free(la.x);
+		if (o->time_limit > 0 && !(deadline > 0))
+			mip_limit = o->time_limit - la.seconds > 0.01 ? o->time_limit - la.seconds : 0.01;
+	}
 	struct ilp_answer a;
-	rc = ilp_backend_solve(sv, &m, !o->relax, o->time_limit, &a, err);
+	rc = backend(sv, &m, !o->relax, mip_limit, mip_deadline, &a, err);
 	model_free(&m);
+	free(x0);
 	if (rc)
 		goto out;
+	if ((a.status == ILP_FEASIBLE || a.status == ILP_UNKNOWN) && lp_bound > a.bound)
+		a.bound = lp_bound;
+	r->start_accepted = r->start_given && x0_used;
+	/* never worse than the start: where the solver found nothing, or
+	 * nothing cheaper, the start is the answer (its bound the solver's,
+	 * where it has one: else 0) */
+	if (r->start_given && (a.status == ILP_UNKNOWN ||
+			       ((a.status == ILP_FEASIBLE || a.status == ILP_OPTIMAL) &&
+				a.obj > r->start_objective))) {
+		double bound = a.status == ILP_UNKNOWN ? lp_bound : a.bound;
+		free(a.x);
+		a.x = NULL;
+		a.status = ILP_FEASIBLE;
+		a.obj = r->start_objective;
+		a.bound = bound > a.obj ? a.obj : bound;
+		if (a.obj <= 0) /* no recomputation: nothing is cheaper (costs are >= 0) */
+			a.status = ILP_OPTIMAL;
+		r->start_answer = true;
+	}
 	r->seconds = a.seconds;
 	r->cpu_seconds = a.cpu_seconds;
 	r->status = a.status;
@@ -704,7 +1005,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->need_bytes = need;
 		r->need_node = who;
 		if (o->min_budget)
-			rc = solve_min_budget(&v, sv, o->time_limit, need, r, err);
+			rc = solve_min_budget(&v, sv, o->time_limit, deadline, need, r, err);
 	} else if (a.status == ILP_UNKNOWN) {
 		/* nothing found in time */
 	} else if (!o->relax) {
@@ -713,7 +1014,18 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->gap = a.obj > 0 ? (a.obj - a.bound) / a.obj : 0;
 		if (a.status == ILP_OPTIMAL)
 			r->gap = 0;
-		kept_from(&v, a.x, 0.5, NULL, &r->kept);
+		if (r->start_answer && lk_have) {
+			r->kept = lk;
+			lk_have = false;
+		} else if (r->start_answer) {
+			struct steps_kept *kk = &r->kept;
+			const struct steps_kept *st = o->start;
+			kk->T = st->T;
+			kk->off = xmemdup(st->off, (st->T + 2) * sizeof *kk->off);
+			kk->node = xmemdup(st->node, ((size_t)st->off[st->T + 1] + 1) * sizeof *kk->node);
+		} else {
+			kept_from(&v, a.x, 0.5, NULL, &r->kept);
+		}
 	} else {
 		/* Round: Checkmate's nine thresholds, then seeded random roundings;
 		 * keep the cheapest that fits (the first on a tie). */
@@ -750,6 +1062,8 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 			r->gap = r->objective > 0 ? (r->objective - a.obj) / r->objective : 0;
 	}
 	free(a.x);
+	if (lk_have)
+		steps_kept_free(&lk);
 out:
 	vars_free(&v);
 	return rc;

@@ -32,6 +32,13 @@
 #define ILP_MAX_UNTIMED_BINARIES 20000
 /* Past this (or 2^31 nonzeros) the model is not even built. */
 #define ILP_MAX_BINARIES 50000000
+/* The most memory units (bytes over the sizes' greatest common divisor) a
+ * budget may hold: the solvers work in double precision with tolerances
+ * of about 1e-9 of a row, and past this they told budgets one unit apart
+ * no longer (issue 40, H3: sizes near 2^36 to 2^53 bytes with no common
+ * divisor gave false "infeasible", optimal claims that were not, schedules
+ * a few bytes over the budget and CBC aborts). Real graphs hold about 2^28. */
+#define ILP_MAX_MEMORY_UNITS (UINT64_C(1) << 32)
 
 enum ilp_status {
 	ILP_OPTIMAL,     /* proven optimal */
@@ -70,6 +77,18 @@ struct ilp_options {
 	uint64_t seed;          /* ilp-lp: the randomized rounding's seed */
 	unsigned rounds;        /* ilp-lp: randomized roundings (besides 9 thresholds) */
 	bool min_budget;        /* when infeasible: solve for the smallest budget too */
+	/* A schedule within the budget to start from (CBC's MIP start; NULL:
+	 * none): the solve then always has an incumbent, and its answer is
+	 * never worse than the start's (ilp, not ilp-lp). */
+	const struct steps_kept *start;
+	const char *start_from; /* what made it, for the answer ("Belady a=1") */
+	/* When the whole solve must end (now_seconds()'s clock; 0: time_limit
+	 * from the call, or none): the solver runs in a child process killed
+	 * then (ilp-deadline.c), so a root LP cannot run past it. */
+	double deadline;
+	/* Large-neighbourhood search from the start (35 % of the time
+	 * limit) before the solve: 0 or less never, 1 always. */
+	int lns;
 };
 
 struct ilp_result {
@@ -97,6 +116,11 @@ struct ilp_result {
 	double threshold;
 	unsigned round;
 	unsigned roundings_fit; /* of 9 + rounds */
+	/* the MIP start: given (its cost), taken by the solver, or the answer
+	 * itself (the solver found nothing better in its time) */
+	bool start_given, start_accepted, start_answer;
+	double start_objective;
+	char start_from[48];
 	/* the schedule (OPTIMAL, FEASIBLE, LP_ROUNDED) */
 	struct steps_kept kept;
 };

@@ -19,9 +19,13 @@ const char *module_veto_text(enum module_veto v)
 		return "its module is called more than once in the forward pass";
 	case MODULE_WRITES_INPUT:
 		return "it writes in place a tensor it did not make (its input)";
+	case MODULE_OFF_LEVEL:
+		return "not at the level the plan is made at (--depth, --within)";
 	}
 	return "?";
 }
+
+static void make_bounds(struct module_calls *m);
 
 /* Forward ops with an op id below op: the forward index of a boundary. */
 static size_t fwd_index(const struct profile *p, uint32_t op)
@@ -182,8 +186,31 @@ int modules_build(const struct schedule *s, const struct profile *p, struct modu
 			}
 	}
 	free(enter_op);
-	/* boundaries */
 	m->bound = xmalloc((2 * m->n + 1) * sizeof *m->bound);
+	make_bounds(m);
+	return 0;
+}
+
+size_t modules_restrict(struct module_calls *m, long depth, long parent)
+{
+	size_t ok = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		struct module_call *c = &m->c[i];
+		if (c->veto == MODULE_OK && ((depth >= 0 && c->depth != (uint32_t)depth) ||
+					     (parent >= 0 && c->parent != parent)))
+			c->veto = MODULE_OFF_LEVEL;
+		ok += c->veto == MODULE_OK;
+	}
+	make_bounds(m);
+	return ok;
+}
+
+/* The boundaries: the starts and ends of the calls that can be wrapped,
+ * ascending, each once, in (0, n). */
+static void make_bounds(struct module_calls *m)
+{
+	const struct profile *p = m->p;
+	m->n_bound = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct module_call *c = &m->c[i];
 		if (c->veto != MODULE_OK)
@@ -199,7 +226,6 @@ int modules_build(const struct schedule *s, const struct profile *p, struct modu
 		if (!u || m->bound[u - 1] != m->bound[i])
 			m->bound[u++] = m->bound[i];
 	m->n_bound = u;
-	return 0;
 }
 
 void modules_free(struct module_calls *m)

@@ -49,6 +49,7 @@ enum module_veto {
 	MODULE_EMPTY,        /* no forward op */
 	MODULE_CALLED_AGAIN, /* its module has several calls in the forward pass */
 	MODULE_WRITES_INPUT, /* writes in place a tensor made before it (not a constant) */
+	MODULE_OFF_LEVEL,    /* not at the depth, or in the container, the plan is made at */
 };
 
 struct module_call {
@@ -81,6 +82,15 @@ struct module_calls {
 int modules_build(const struct schedule *s, const struct profile *p, struct module_calls *m,
 		  struct rs_error *err);
 void modules_free(struct module_calls *m);
+
+/**
+ * Plans at one level (solve --modules --depth/--within): only calls at
+ * depth `depth` (when depth >= 0) and only direct children of call
+ * `parent` (when parent >= 0) stay wrappable; the others are vetoed
+ * MODULE_OFF_LEVEL and the boundaries are those of the calls left.
+ * Returns how many calls can be wrapped after it.
+ */
+size_t modules_restrict(struct module_calls *m, long depth, long parent);
 
 /** Why a call cannot be wrapped, in a few words ("" for MODULE_OK). */
 const char *module_veto_text(enum module_veto v);

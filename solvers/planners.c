@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "revolve.h"
+#include "baselines.h"
+#include "start.h"
 
 uint64_t planner_max_chunk(const uint64_t *a, size_t n, const size_t *splits, size_t n_splits)
 {
@@ -151,12 +153,28 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 		.seed = args->seed,
 		.rounds = args->rounds,
 		.min_budget = true,
+		.deadline = args->deadline,
+		.lns = args->lns,
 	};
 	if (args->solver && !o.solver)
 		return rs_error_set(err, EXIT_USAGE, NULL, 0, "unknown solver '%s' (cbc, glpk)",
 				    args->solver);
+	/* the MIP start: the cheapest of Belady's and the baselines' schedules
+	 * that fits (start.h) */
+	struct start_answer st = {0};
+	if (!relax && !args->no_start && p->graph->unsupported_op == UINT32_MAX &&
+	    p->graph->n <= START_MAX_NODES) {
+		if (start_best(p, args->param, &st, err))
+			return -1;
+		if (st.found) {
+			o.start = &st.kept;
+			o.start_from = st.from;
+		}
+	}
 	struct ilp_result *r = &out->ilp;
-	if (ilp_solve(p, &o, r, err))
+	int src = ilp_solve(p, &o, r, err);
+	start_answer_free(&st);
+	if (src)
 		return -1;
 	char what[512];
 	switch (r->status) {
@@ -238,6 +256,81 @@ static int plan_revolve(const struct profile *p, const struct planner_args *args
 	return rc;
 }
 
+/* Checkmate's baselines (baselines.h): kept sets from checkpoints, the
+ * fewest recomputations they allow. */
+static int graph_ok(const struct profile *p, struct rs_error *err)
+{
+	const struct profile_graph *g = p->graph;
+	if (g->n > BASELINES_MAX_NODES)
+		return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+				    "%zu ops: Checkmate's baselines take graphs of up to %d ops here "
+				    "(their table of what each stage keeps is quadratic)", g->n,
+				    BASELINES_MAX_NODES);
+	if (g->unsupported_op == UINT32_MAX)
+		return 0;
+	const struct sched_op *op = &p->s->ops[g->unsupported_op];
+	return rs_error_set(err, EXIT_DATAERR, p->s->source, op->line,
+			    "op %s: %s: Checkmate's baselines cannot schedule this log",
+			    schedule_str(p->s, op->name), g->unsupported_why);
+}
+
+static int plan_checkpoint_all(const struct profile *p, const struct planner_args *args,
+			       struct planner_plan *out, struct rs_error *err)
+{
+	(void)args;
+	if (graph_ok(p, err))
+		return -1;
+	struct steps_kept k;
+	baselines_keep_all(p->graph, &k);
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
+static int plan_chen(const struct profile *p, const struct planner_args *args, bool greedy,
+		     bool use_ap, struct planner_plan *out, struct rs_error *err)
+{
+	if (graph_ok(p, err))
+		return -1;
+	uint8_t *fwd = baselines_forward(p);
+	bool *cp = xcalloc(p->graph->n + 1, sizeof *cp);
+	if (greedy)
+		baselines_chen_greedy(p->graph, fwd, use_ap, args->param, cp);
+	else
+		baselines_chen_sqrtn(p->graph, fwd, use_ap, cp);
+	struct steps_kept k;
+	baselines_kept(p->graph, fwd, cp, &k);
+	free(cp);
+	free(fwd);
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
+static int plan_chen_sqrtn(const struct profile *p, const struct planner_args *a,
+			   struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, false, true, out, err);
+}
+
+static int plan_chen_sqrtn_noap(const struct profile *p, const struct planner_args *a,
+				struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, false, false, out, err);
+}
+
+static int plan_chen_greedy(const struct profile *p, const struct planner_args *a,
+			    struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, true, true, out, err);
+}
+
+static int plan_chen_greedy_noap(const struct profile *p, const struct planner_args *a,
+				 struct planner_plan *out, struct rs_error *err)
+{
+	return plan_chen(p, a, true, false, out, err);
+}
+
 static const struct planner planners[] = {
 	{"none", "no checkpoints", PLANNER_PARAM_NONE, NULL,
 	 "no split points: every activation kept (the baseline)", false, plan_none},
@@ -257,6 +350,21 @@ static const struct planner planners[] = {
 	{"revolve", "revolve (s)", PLANNER_PARAM_COUNT, "snapshots",
 	 "Griewank and Walther's binomial checkpointing of a uniform chain (--snapshots)",
 	 true, plan_revolve},
+	{"checkpoint-all", "Checkpoint all", PLANNER_PARAM_NONE, NULL,
+	 "Checkmate's baseline: every value kept to its last reader, nothing recomputed", true,
+	 plan_checkpoint_all},
+	{"chen-sqrtn", "Chen √n (AP)", PLANNER_PARAM_NONE, NULL,
+	 "Checkmate's Chen √n: every √n-th articulation point of the forward graph kept", true,
+	 plan_chen_sqrtn},
+	{"chen-sqrtn-noap", "Chen √n (no AP)", PLANNER_PARAM_NONE, NULL,
+	 "Checkmate's Chen √n over every forward node (no articulation points)", true,
+	 plan_chen_sqrtn_noap},
+	{"chen-greedy", "Chen greedy (AP)", PLANNER_PARAM_BYTES, "segment_budget",
+	 "Checkmate's Chen greedy: an articulation point kept where the forward bytes pass B",
+	 true, plan_chen_greedy},
+	{"chen-greedy-noap", "Chen greedy (no AP)", PLANNER_PARAM_BYTES, "segment_budget",
+	 "Checkmate's Chen greedy over every forward node (--segment-budget)", true,
+	 plan_chen_greedy_noap},
 };
 
 const struct planner *planner_list(size_t *n)
@@ -350,23 +458,72 @@ int planner_replay(const struct planner *pl, const struct schedule *s, const str
 	return rc;
 }
 
-/* One try of the search: does param's plan fit? -1 on error. */
+/* One try of the search: does param's plan fit? -1 on error. A plan
+ * whose split points are those of the try before (*prev, n_prev) is not
+ * replayed: its peak is that one's. */
 static int fit_try(const struct planner *pl, const struct schedule *s, const struct baseline *b,
 		   struct profile *p, uint64_t budget, bool exact, uint64_t param,
-		   struct planner_fit *fit, struct rs_error *err)
+		   struct planner_fit *fit, size_t **prev, size_t *n_prev, struct rs_error *err)
 {
 	struct planner_plan plan;
-	struct plan_result res;
 	struct planner_args a = {.param = param, .exact = exact};
-	if (planner_replay(pl, s, b, p, &a, false, &plan, &res, err))
+	if (planner_plan(pl, p, &a, &plan, err))
 		return -1;
-	planner_plan_free(&plan);
-	if (fit->n_tries < PLANNER_FIT_MAX_TRIES) {
-		fit->tries[fit->n_tries].param = param;
-		fit->tries[fit->n_tries].peak = res.run.peak_memory;
-		fit->n_tries++;
+	const struct reset_plan *sp = &plan.split;
+	bool same = fit->n_tries && *n_prev == sp->n_splits &&
+		    (!sp->n_splits || !memcmp(*prev, sp->splits, sp->n_splits * sizeof *sp->splits));
+	XGROW(fit->tries, fit->cap, fit->n_tries + 1);
+	struct planner_fit_try *t = &fit->tries[fit->n_tries];
+	t->param = param;
+	if (same) {
+		t->peak = t[-1].peak;
+		t->replayed = false;
+	} else {
+		struct plan_result res;
+		int rc = plan_replay(s, b, sp->splits, sp->n_splits, false, &res, err);
+		if (rc) {
+			planner_plan_free(&plan);
+			return -1;
+		}
+		/* a plan replay has no memory limit: it passes, but a run that
+		 * did not counts as no fit at any budget */
+		t->peak = res.run.outcome == OUTCOME_PASS ? res.run.peak_memory : UINT64_MAX;
+		t->replayed = true;
+		fit->n_replays++;
+		free(*prev);
+		*prev = xmalloc((sp->n_splits ? sp->n_splits : 1) * sizeof **prev);
+		if (sp->n_splits)
+			memcpy(*prev, sp->splits, sp->n_splits * sizeof *sp->splits);
+		*n_prev = sp->n_splits;
 	}
-	return res.run.outcome == OUTCOME_PASS && res.run.peak_memory <= budget;
+	planner_plan_free(&plan);
+	if (!fit->n_tries || t->peak < fit->tries[fit->best].peak)
+		fit->best = fit->n_tries;
+	fit->n_tries++;
+	return t->peak <= budget;
+}
+
+/* Greedy's plan is the same for every segment budget from the largest
+ * running sum that did not close a segment (the last op's aside) up to
+ * B: that sum, the budget below which the plan changes (0: none). */
+static uint64_t greedy_class_floor(const struct profile *p, uint64_t B)
+{
+	uint64_t sum = 0, low = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		sum += p->bytes[i];
+		if (sum > B && i + 1 < p->n)
+			sum = 0;
+		else if (i + 1 < p->n && sum > low)
+			low = sum;
+	}
+	return low;
+}
+
+void planner_fit_free(struct planner_fit *fit)
+{
+	free(fit->tries);
+	fit->tries = NULL;
+	fit->n_tries = fit->cap = 0;
 }
 
 int planner_fit(const struct planner *pl, const struct schedule *s, const struct baseline *b,
@@ -390,61 +547,32 @@ int planner_fit(const struct planner *pl, const struct schedule *s, const struct
 				    "budget %llu bytes is below the largest single activation, "
 				    "%llu bytes (forward op %zu): no plan can fit it",
 				    (unsigned long long)budget, (unsigned long long)amax, big);
-	int r;
+	size_t *prev = NULL, n_prev = 0;
+	int r = 0;
 	if (pl->param == PLANNER_PARAM_K) {
-		/* Gallop k = 0, 1, 2, 4, ... up to n, then bisect (fail, fit]. */
-		uint64_t fail = 0, hit = 0, k = 0;
-		bool have_fail = false;
-		for (;;) {
-			if ((r = fit_try(pl, s, b, p, budget, exact, k, fit, err)) < 0)
-				return -1;
-			if (r) {
-				hit = k;
+		/* Every k in order: the first that fits is the smallest. */
+		for (uint64_t k = 0; k <= p->n; k++)
+			if ((r = fit_try(pl, s, b, p, budget, exact, k, fit, &prev, &n_prev, err)))
 				break;
-			}
-			fail = k;
-			have_fail = true;
-			if (k >= p->n)
-				return 0; /* not even a split at every op fits */
-			k = k ? (2 * k < p->n ? 2 * k : p->n) : 1;
+	} else {
+		/* Segment budget: every distinct greedy plan from B = the total
+		 * (no split) down to the largest activation, each at the largest
+		 * B that gives it; the first that fits has the fewest splits. */
+		uint64_t B = p->total;
+		for (;;) {
+			if ((r = fit_try(pl, s, b, p, budget, exact, B, fit, &prev, &n_prev, err)))
+				break;
+			uint64_t low = greedy_class_floor(p, B);
+			if (!low || low - 1 < amax)
+				break;
+			B = low - 1;
 		}
-		fit->found = true;
-		while (have_fail && hit - fail > 1) {
-			uint64_t mid = fail + (hit - fail) / 2;
-			if ((r = fit_try(pl, s, b, p, budget, exact, mid, fit, err)) < 0)
-				return -1;
-			if (r)
-				hit = mid;
-			else
-				fail = mid;
-		}
-		fit->param = hit;
-		return 0;
 	}
-	/* Segment budget: the largest B in [max a, total] that fits; B >=
-	 * total means no split. */
-	uint64_t lo = amax, hi = p->total;
-	if ((r = fit_try(pl, s, b, p, budget, exact, hi, fit, err)) < 0)
+	free(prev);
+	if (r < 0)
 		return -1;
-	if (r) {
-		fit->found = true;
-		fit->param = hi;
-		return 0;
-	}
-	if ((r = fit_try(pl, s, b, p, budget, exact, lo, fit, err)) < 0)
-		return -1;
-	if (!r)
-		return 0;
-	fit->found = true;
-	while (hi - lo > 1) { /* lo fits, hi does not */
-		uint64_t mid = lo + (hi - lo) / 2;
-		if ((r = fit_try(pl, s, b, p, budget, exact, mid, fit, err)) < 0)
-			return -1;
-		if (r)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	fit->param = lo;
+	fit->found = r > 0;
+	if (fit->found)
+		fit->param = fit->tries[fit->n_tries - 1].param;
 	return 0;
 }

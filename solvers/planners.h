@@ -43,6 +43,9 @@ struct planner_args {
 	const char *solver;   /* ilp, ilp-lp: "cbc" or "glpk"; NULL: the first built in */
 	uint64_t seed;        /* ilp-lp: the randomized rounding's seed */
 	unsigned rounds;      /* ilp-lp: randomized roundings */
+	bool no_start;        /* ilp: no MIP start (start.h) */
+	double deadline;      /* ilp, ilp-lp: when the solve must end (now_seconds(); 0: none) */
+	int lns;              /* ilp: ilp_options.lns */
 };
 
 /*
@@ -119,26 +122,33 @@ int planner_replay(const struct planner *pl, const struct schedule *s, const str
 		   struct profile *p, const struct planner_args *a, bool check,
 		   struct planner_plan *plan, struct plan_result *res, struct rs_error *err);
 
-#define PLANNER_FIT_MAX_TRIES 160
+struct planner_fit_try {
+	uint64_t param, peak;
+	bool replayed; /* false: the plan is the one of the try before, not replayed again */
+};
 struct planner_fit {
-	bool found;    /* some parameter's replayed peak fits */
-	uint64_t param;/* the answer: dp's smallest k, greedy's largest segment budget */
-	size_t n_tries;
-	struct {
-		uint64_t param, peak;
-	} tries[PLANNER_FIT_MAX_TRIES]; /* every replay, in the order run */
+	bool found;     /* some parameter's replayed peak fits */
+	uint64_t param; /* the answer: dp's smallest k, greedy's largest segment budget */
+	size_t best;    /* the try of the smallest replayed peak (the first on a tie) */
+	size_t n_tries, cap, n_replays;
+	struct planner_fit_try *tries; /* every plan tried, in the order tried */
 };
 
 /**
  * The plan with the fewest split points (dp: smallest k; greedy: largest
- * segment budget) whose replayed peak is at most budget, found by a
- * galloping then binary search that assumes feasibility monotone in the
- * parameter (docs/solvers.md: it is not always, and what that means).
- * Planners without a parameter: EXIT_USAGE. A budget below the largest
- * single activation: EXIT_USAGE.
+ * segment budget) whose replayed peak is at most budget. The replayed
+ * peak is not monotone in the parameter (docs/solvers.md), so the search
+ * is exact: dp tries k = 0, 1, 2, ... in order, greedy every distinct
+ * plan from the largest segment budget down, until one fits; a plan equal
+ * to the one before is not replayed again (its peak is that one's). No
+ * plan fitting is found = false with every plan tried (fit->best the
+ * smallest peak). Planners without a parameter: EXIT_USAGE. A budget
+ * below the largest single activation: EXIT_USAGE. Free with
+ * planner_fit_free (also after an error).
  */
 int planner_fit(const struct planner *pl, const struct schedule *s, const struct baseline *b,
 		struct profile *p, uint64_t budget, bool exact, struct planner_fit *fit,
 		struct rs_error *err);
+void planner_fit_free(struct planner_fit *fit);
 
 #endif

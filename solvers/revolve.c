@@ -23,7 +23,9 @@ static uint64_t beta(uint64_t a, int64_t b)
 		return 0;
 	unsigned __int128 c = 1;
 	for (uint64_t i = 1; i <= (uint64_t)b; i++) {
-		c = c * (a + i) / i; /* C(a+i, i) = C(a+i-1, i-1) (a+i) / i, exact */
+		/* C(a+i, i) = C(a+i-1, i-1) (a+i) / i, exact; a + i in 128 bits:
+		 * a may be near 2^64 (--snapshots 2^64-1, issue 40, H12) */
+		c = c * ((unsigned __int128)a + i) / i;
 		if (c > HUGE_N)
 			return HUGE_N;
 	}
@@ -35,9 +37,9 @@ static uint64_t reps(uint64_t l, uint64_t s)
 {
 	uint64_t t = 0;
 	unsigned __int128 c = 1; /* C(s + t, s) */
-	while (c < l) {
+	while (c < l) { /* s + t in 128 bits: s may be near 2^64 (it wrapped to 0 and spun) */
 		t++;
-		c = c * (s + t) / t;
+		c = c * ((unsigned __int128)s + t) / t;
 	}
 	return t;
 }

@@ -42,6 +42,18 @@ bad 64 "zero snapshots" "--snapshots wants a whole number of 1 or more" \
 bad 64 "snapshots for dp" "--snapshots is for revolve only" \
 	"$R" solve "$T/chain.log" --planner dp -k 1 --snapshots 2
 
+# Issue 40, H12: snapshots of 2^64 - 1 (more than any chain uses) in a
+# sweep: C(s + t, s) wrapped to 0 in 64 bits and the repetition number's
+# loop spun for ever; now the plan of n - 1 ... s snapshots, t = 1.
+printf 'experiment: h12\nmodels:\n  - {name: ch, log: %s}\nheuristics: [DTR]\nratios: [0.5]\nplanners:\n  revolve: {snapshots: [18446744073709551615, 3]}\n' \
+	"$T/chain.log" > "$T/h12.yaml"
+timeout 60 "$R" sweep "$T/h12.yaml" --out "$T/h12" --quiet >/dev/null 2>&1
+st=$?
+[ $st -eq 0 ] && ok "revolve with 2^64 - 1 snapshots in a sweep (0)" ||
+	no "revolve with 2^64 - 1 snapshots in a sweep: status $st (124: it hung)"
+has "revolve with 2^64 - 1 snapshots" "$(cut -f2,8 "$T/h12/points.tsv" 2>/dev/null)" \
+	"$(printf 'revolve:snapshots=18446744073709551615\tpass')"
+
 # Usage errors, before any solver is asked.
 bad 64 "ilp without budget" "takes --budget BYTES" "$R" solve $L --planner ilp
 bad 64 "ilp with k" "takes --budget BYTES" "$R" solve $L --planner ilp --budget 300 -k 1
@@ -164,7 +176,7 @@ n=$(printf '%s\n' "$rows" | grep -c "$(printf '^DTR\t0.5\t200\t')")
 sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/ep.yaml" > "$T/ep3.yaml"
 "$R" sweep "$T/ep3.yaml" --out "$T/out7" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops at plan peaks sweep failed"
 rows=$(grep -v '^#' "$T/out7/points.tsv" | cut -f2,6-8)
-has "heuristics at unsolved ILP points" "$rows" "$(printf 'ilp:ratio=0.75\t0.75\t300\toom')" \
+has "heuristics at unsolved ILP points" "$rows" "$(printf 'ilp:ratio=0.75\t0.75\t300\tuntried')" \
 	"$(printf 'DTR\t0.75\t300\t')"
 n=$(printf '%s\n' "$rows" | grep -c "$(printf '^DTR\t0.75\t300\t')")
 [ "$n" = 2 ] && ok "DTR at 300 bytes twice (ratio 0.75, the unsolved ILP's budget)" || no "DTR at 300 bytes: $n rows"
@@ -174,13 +186,13 @@ printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nseries:\n  - {name: D
 "$R" sweep "$T/eo.yaml" --out "$T/out5" --quiet --jobs 1 >/dev/null 2>&1 || no "offload and ilp sweep failed"
 "$R" sweep "$T/eo.yaml" --out "$T/out5" --quiet --jobs 1 >/dev/null 2>&1 || no "offload and ilp resume failed"
 w=$(grep -v '^#' "$T/out5/points.tsv" | awk -F'\t' '{ print NF }' | sort -u)
-[ "$w" = 35 ] && ok "offload and ILP columns: 35 in every row" || no "offload and ILP columns: $w"
+[ "$w" = 36 ] && ok "offload and ILP columns, then stopped_clock: 36 in every row" || no "offload and ILP columns: $w"
 has "offload and ILP gap.tsv" "$(cut -f2,4,11 "$T/out5/gap.tsv")" "$(printf '0.75\toff\toptimal')"
 # max_ops: a model with more ops is not solved, and says so
 sed 's/time_limit: 60/time_limit: 60, max_ops: 3/' "$T/e.yaml" > "$T/e3.yaml"
 "$R" sweep "$T/e3.yaml" --out "$T/out4" --quiet --jobs 1 >/dev/null 2>&1 || no "max_ops sweep failed"
 rows=$(grep -v '^#' "$T/out4/points.tsv" | cut -f2,8,20)
-has "ilp too large" "$rows" "$(printf 'ilp:ratio=0.75\toom\ttoo_large')"
+has "ilp too large" "$rows" "$(printf 'ilp:ratio=0.75\tuntried\ttoo_large')"
 gap=$(cut -f2,4,10,11 "$T/out4/gap.tsv")
 has "gap.tsv without a solve" "$gap" "$(printf '0.75\tilp\tbest:DTR\ttoo_large')"
 printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {ilp: {ratio: [0.5], max_ops: 0}}\n' \
@@ -203,5 +215,117 @@ printf 'experiment: e\nmodels:\n  - {name: c, log: %s/%s}\nplanners: {dp: {k: [1
 	"$PWD" $L > "$T/e.yaml"
 bad 65 "time limit for dp in YAML" "unknown key 'time_limit' in planner 'dp' (known: k)" \
 	"$R" sweep "$T/e.yaml" --dry-run
+
+
+# Issue 40, H3: memory sizes near 2^50 bytes with no common divisor are
+# more units than the solvers tell apart in double precision: refused with
+# the reason (before: CBC said "infeasible" where GLPK and DTR find
+# schedules, printed "2mir_test: ..." on stdout, and aborted (134) near
+# 2^53); at 2^30 both solvers still agree. Six forward ops of about 2^E
+# bytes, six backward ops of 3 bytes.
+coprime() { # E OUT
+	big=$((1 << $1))
+	{
+		printf '{"directed": true, "multigraph": false, "graph": {}, "nodes": ['
+		i=0
+		for d in 1 3 5 7 11 13; do
+			printf '{"id": %d, "name": "f%d", "backward": false, "cost_cpu": %d, "cost_ram": %d}, ' \
+				$i $i $((i + 1)) $((big + d))
+			i=$((i + 1))
+		done
+		for j in 0 1 2 3 4 5; do
+			printf '{"id": %d, "name": "b%d", "backward": true, "cost_cpu": 1, "cost_ram": 3}' $((6 + j)) $j
+			[ $j -lt 5 ] && printf ', '
+		done
+		printf '], "links": ['
+		for i in 1 2 3 4 5; do printf '{"source": %d, "target": %d}, ' $((i - 1)) $i; done
+		for j in 0 1 2 3 4 5; do
+			k=$((6 + j)) fwd=$((5 - j))
+			printf '{"source": %d, "target": %d}' $((k - 1)) $k
+			[ $fwd -ne $((k - 1)) ] && printf ', {"source": %d, "target": %d}' $fwd $k
+			[ $j -lt 5 ] && printf ', '
+		done
+		printf ']}\n'
+	} > "$2"
+}
+for e in 50 53; do
+	coprime $e "$T/big$e.json"
+	budget=$(( (6 << e) / 100 * 34 ))
+	for sv in cbc glpk; do
+		out=$("$R" solve "$T/big$e.json" --planner ilp --budget $budget --solver $sv --json \
+			2>"$T/err")
+		st=$?
+		[ $st -eq 65 ] && ok "2^$e-byte sizes, $sv: refused (65)" ||
+			no "2^$e-byte sizes, $sv: status $st, wanted 65"
+		has "2^$e-byte sizes, $sv" "$(cat "$T/err")" "memory units of 1 byte" \
+			"past the 2^32 the ILP's solvers tell apart one by one"
+		[ -z "$out" ] && ok "2^$e-byte sizes, $sv: nothing on stdout" ||
+			no "2^$e-byte sizes, $sv: stdout '$out'"
+	done
+done
+coprime 30 "$T/big30.json"
+budget=$(( (6 << 30) / 100 * 34 ))
+for sv in cbc glpk; do
+	t=$("$R" solve "$T/big30.json" --planner ilp --budget $budget --solver $sv 2>&1)
+	has "2^30-byte sizes, $sv" "$t" "solver: $sv, optimal" "recomputation 13 ns"
+done
+
+# Issue 40, H11: a graph without links (nothing for the solver to decide:
+# no integer column) is solved, by CBC too (before: "no schedule found
+# within the time limit (0 s; cbc proved none infeasible either)", 65).
+printf '{"directed": true, "multigraph": false, "graph": {}, "nodes": [%s, %s, %s], "links": []}\n' \
+	'{"id": 0, "name": "l0", "backward": false, "cost_cpu": 1, "cost_ram": 8}' \
+	'{"id": 5, "name": "l5", "backward": false, "cost_cpu": 1, "cost_ram": 8}' \
+	'{"id": 3, "name": "l3", "backward": true, "cost_cpu": 1, "cost_ram": 8}' > "$T/isolated.json"
+printf '{"directed": true, "multigraph": false, "graph": {}, "nodes": [%s], "links": []}\n' \
+	'{"id": 0, "name": "l0", "backward": false, "cost_cpu": 1, "cost_ram": 8}' > "$T/single.json"
+for g in isolated single; do
+	for sv in cbc glpk; do
+		t=$("$R" solve "$T/$g.json" --planner ilp --budget 100 --solver $sv 2>&1)
+		st=$?
+		[ $st -eq 0 ] && ok "no links ($g), $sv: solved" || no "no links ($g), $sv: status $st: $t"
+		has "no links ($g), $sv" "$t" "solver: $sv, optimal" "recomputations: none"
+	done
+done
+# Issue 40, H1: a signal during a CBC solve (CBC and CLP take SIGINT for
+# themselves) ends the process by that signal, at once and with no
+# temporaries left, alone and in a sweep (on the calling thread and on
+# worker threads). Before: `solve` ignored Ctrl-C and exited 0 at the end;
+# a sweep spun in its handler until killed (137 here).
+if env --default-signal=INT true 2>/dev/null && "$R" solve $L --planner ilp --budget 300 \
+	--solver cbc >/dev/null 2>&1; then
+	# 122 ops with drawn sizes: CBC takes seconds at this budget.
+	"$R" gen residual --blocks 12 --time-dist uniform:1:100 --size-dist uniform:1:100 \
+		--out "$T/slow.log" >/dev/null || no "gen residual"
+	after() { # SIG DELAY CMD...: CMD's status when SIG comes after DELAY seconds
+		sig=$1 d=$2; shift 2
+		# (a background job has SIGINT ignored unless put back; timeout
+		# passes the signal on and ends by it, or kills at 30 s: 137)
+		env --default-signal=INT timeout -s KILL 30 "$@" >/dev/null 2>&1 &
+		p=$!
+		sleep "$d"
+		kill -"$sig" $p
+		wait $p
+		echo $?
+	}
+	st=$(after INT 2 "$R" solve "$T/slow.log" --planner ilp --budget 2500 --time-limit 40)
+	[ "$st" = 130 ] && ok "SIGINT during a CBC solve ends it (130)" ||
+		no "SIGINT during a CBC solve: status $st, wanted 130"
+	st=$(after TERM 2 "$R" solve "$T/slow.log" --planner ilp --budget 2500 --time-limit 40)
+	[ "$st" = 143 ] && ok "SIGTERM during a CBC solve ends it (143)" ||
+		no "SIGTERM during a CBC solve: status $st, wanted 143"
+	printf 'experiment: slow\nmodels:\n  - {name: s, log: %s}\nplanners:\n  ilp: {budget: [2500, 2600], time_limit: 40}\n' \
+		"$T/slow.log" > "$T/slow.yaml"
+	for jobs in 1 2; do
+		for sig in INT:130 TERM:143; do
+			rm -rf "$T/slow-out"
+			st=$(after ${sig%:*} 2 "$R" sweep "$T/slow.yaml" --out "$T/slow-out" --quiet --jobs $jobs)
+			left=$(find "$T/slow-out" -name '*.tmp.*' 2>/dev/null)
+			[ "$st" = ${sig#*:} ] && [ -z "$left" ] &&
+				ok "SIG${sig%:*} during a sweep's CBC solve, --jobs $jobs: ${sig#*:}, no temporaries" ||
+				no "SIG${sig%:*} during a sweep's CBC solve, --jobs $jobs: status $st, left '$left'"
+		done
+	done
+fi
 rm -rf "$T"
 exit $fail

@@ -104,6 +104,49 @@ m=$("$R" replay tiny.log --heuristic DTRLocl --ratio 1 2>&1)
 case "$m" in *"did you mean DTRLocal?"*) ok "suggests a heuristic" ;; *) no "no suggestion: $m" ;; esac
 m=$("$R" replay tiny.log --heuristic DTR --runtime V2Eagre --ratio 1 2>&1)
 case "$m" in *"did you mean V2Eager?"*) ok "suggests a runtime" ;; *) no "no runtime suggestion: $m" ;; esac
+# a name that begins another is taken for it before a spelling distance
+# (issue 44): DTReq is DTREqClass, not DTR; an archive's model by the
+# start of its name
+m=$("$R" replay tiny.log --heuristic DTReq --ratio 1 2>&1)
+case "$m" in *"did you mean DTREqClass?"*) ok "DTReq: DTREqClass" ;; *) no "DTReq: $m" ;; esac
+m=$("$R" replay chains.zip:chain1 --heuristic DTR --ratio 1 2>&1)
+case "$m" in *"no member or model named 'chain1' in the archive: did you mean 'chain12'?"*)
+	ok "an archive's model suggested" ;; *) no "no archive suggestion: $m" ;; esac
+m=$("$R" replay chains.zip:Chian8 --heuristic DTR --ratio 1 2>&1)
+case "$m" in *"did you mean 'chain8'?"*) ok "an archive's model misspelt" ;; *) no "archive misspelt: $m" ;; esac
+# --trace on a log with module calls: a "modules" track of nested slices,
+# one per call, named by module, as torch.profiler draws them (issue 44);
+# a log without module calls has no such track
+if command -v python3 >/dev/null 2>&1; then
+	tr=${TMPDIR:-/tmp}/cli-replay-trace.$$.json
+	"$R" replay modules.log --heuristic DTR --ratio 1 --trace "$tr" >/dev/null
+	m=$(python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("tid") == 7 and e["ph"] in "BE"]
+depth, ok = 0, True
+for e in ev:
+    depth += 1 if e["ph"] == "B" else -1
+    ok = ok and depth >= 0
+print(" ".join(e["ph"] + ":" + e["name"] for e in ev[:4]), len(ev), depth, ok)' "$tr")
+	case "$m" in "B:seq B:seq.0 E:seq.0 B:seq.1 16 0 True") ok "trace: module slices" ;;
+		*) no "trace module slices: $m" ;; esac
+	"$R" replay tiny.log --heuristic DTR --ratio 1 --trace "$tr" >/dev/null
+	grep -q '"tid":7' "$tr" && no "trace of a log without module calls has a modules track" ||
+		ok "trace: no modules track without module calls"
+	rm -f "$tr"
+fi
+# --heuristic A,B: each in turn, as alone (issue 44); a typo refused
+# before anything runs; not with a trace
+t=$("$R" replay tiny.log --heuristic DTR,LRU --ratio 1)
+case "$t" in *"(DTR, V2EagerOptimized)"*"(LRU, V2EagerOptimized)"*) ok "--heuristic DTR,LRU: both" ;;
+	*) no "--heuristic DTR,LRU: $t" ;; esac
+[ "$("$R" replay tiny.log --heuristic=DTR,LRU --ratio 0.5,1 --json | grep -c '"heuristic":"LRU"')" = 2 ] &&
+	ok "--heuristic=DTR,LRU --json: LRU's two lines" || no "--heuristic=DTR,LRU --json"
+expect_status 64 "--heuristic with a typo in the list" "$R" replay tiny.log --heuristic DTR,LRX --ratio 1
+m=$("$R" replay tiny.log --heuristic DTR,LRX --ratio 1 2>&1)
+case "$m" in "rematsim replay: unknown heuristic 'LRX': did you mean LRU?"*) ok "the list's typo, nothing run" ;;
+	*) no "list typo: $m" ;; esac
+expect_status 64 "--heuristic A,B with --trace" "$R" replay tiny.log --heuristic DTR,LRU --ratio 1 --trace /dev/null
 # JSON: shortest exact reals, the version
 j=$("$R" replay tiny.log --heuristic DTR --ratio 0.7 --json)
 case "$j" in *'"ratio":0.7,'*) ok "ratio 0.7 printed short" ;; *) no "ratio not short: $j" ;; esac

@@ -24,7 +24,8 @@
 #   greedy B=450: running sum passes 450 at f2 (600): split 3, as dp k=1.
 #   none: no split, peak 1310, no remat.
 #   dp --budget 1150: k=0 peaks 1310, k=1 1110 fits: smallest k 1.
-#   dp --budget 1000: k = 0, 1, 2, 4 peak 1310, 1110, 1210, 1310: no plan.
+#   dp --budget 1000: k = 0, 1, 2 peak 1310, 1110, 1210 (k = 3, 4: the plan
+#     of k = 2 again, not replayed): no plan; the smallest peak, at k = 1.
 set -u
 R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/cli-lib.sh"
@@ -68,7 +69,32 @@ has "dp --budget" "$t" "k=0 peak 1310, k=1 peak 1110" "smallest k that fits: 1" 
 	"peak 1110 bytes"
 expect_status 65 "no dp plan fits 1000 bytes" "$R" solve $L --planner dp --budget 1000
 m=$("$R" solve $L --planner dp --budget 1000 2>&1)
-has "no-fit message" "$m" "no dp plan fits in 1000 bytes" "smallest replayed peak found is 1110"
+has "no-fit message" "$m" "no dp plan fits in 1000 bytes" \
+	"the smallest replayed peak is 1110 bytes, at k = 1 (every k tried: 3 replays)"
+# --json keeps its output when no plan fits (status 65 all the same)
+expect_status 65 "no fit --json" "$R" solve $L --planner dp --budget 1000 --json
+j=$("$R" solve $L --planner dp --budget 1000 --json 2>/dev/null)
+has "no fit --json" "$j" '"found":false' '"k":null' '"best":{"k":1,"peak_memory":1110}' \
+	'"replays":3' '{"k":3,"peak_memory":1210,"replayed":false}'
+has "greedy --budget" "$("$R" solve $L --planner greedy --budget 1150)" \
+	"segment_budget=1000 peak 1310, segment_budget=599 peak 1110" \
+	"largest segment_budget that fits: 599"
+# The replayed peak is not monotone in k, so the search tries every k: on
+# the shipped ResNet-50 log dp's k = 0..8 replay to 505.4, 382.8, 341.6,
+# 326.6, 324.0, 325.0, 320.8, 313.7, 331.4 MB (k = 16, 32, ... above
+# 315 MB too), so 315 MB fits first at k = 7, which a gallop over 0, 1, 2,
+# 4, 8, ... never tries; with --modules, k = 0..3 replay to 505.4, 389.2,
+# 386.5, 355.5 MB and 4 to 399.4 MB: 370 MB fits at k = 3 alone.
+RN=../../logs/torch-resnet50-cpu.log.gz
+has "dp --budget, not monotone" "$("$R" solve $RN --planner dp --budget 315000000 --json)" \
+	'"search":{"budget":315000000,"found":true,"k":7,' '"replays":8'
+has "--modules --budget, not monotone" \
+	"$("$R" solve $RN --modules --planner dp --budget 370000000 --replay --json)" \
+	'"search":{"budget":370000000,"found":true,"k":3,' '"peak_memory":355461136'
+j=$("$R" solve $RN --modules --planner dp --budget 300000000 --json 2>/dev/null)
+has "--modules no fit --json" "$j" '"found":false' '"best":{"k":3,"peak_memory":355461136}'
+m=$("$R" solve $RN --modules --planner dp --budget 300000000 2>&1)
+has "--modules no-fit message" "$m" "the smallest replayed peak is 355461136 bytes, at k = 3"
 
 # The DP on a list of sizes (the tracker's own example).
 printf '# sizes\n10\n8\n8\n9  # a comment\n7\n\n7\n5\n4\n4\n' > "${TMPDIR:-/tmp}/sizes.$$"
@@ -132,7 +158,7 @@ bad 64 "segment budget below the largest activation" "below the largest single a
 printf '{"INSTRUCTION":"CONSTANT","NAME":"x"}\n{"INSTRUCTION":"MEMORY","MEMORY":"8","NAME":"x"}\n' > "$S.log"
 bad 65 "no forward ops (solve)" "no forward ops" "$R" solve "$S.log" --planner dp -k 1
 bad 65 "no forward ops (profile)" "no forward ops" "$R" profile "$S.log"
-bad 64 "unknown planner" "unknown planner 'dq' (known: none, dp, sqrtn, greedy, ilp, ilp-lp, revolve)" \
+bad 64 "unknown planner" "unknown planner 'dq' (known: none, dp, sqrtn, greedy, ilp, ilp-lp, revolve, checkpoint-all, chen-sqrtn, chen-sqrtn-noap, chen-greedy, chen-greedy-noap)" \
 	"$R" solve $L --planner dq -k 1
 bad 64 "dp without k" "needs -k K" "$R" solve $L --planner dp
 bad 64 "k for greedy" "takes --segment-budget" "$R" solve $L --planner greedy -k 2
@@ -221,6 +247,47 @@ bad 65 "--modules on a log without module calls" "has none: record it with remat
 bad 65 "profile --modules on a log without module calls" "no module calls" "$R" profile $L --modules
 bad 65 "a name on a log without module calls" "names a module, but the log has no module calls" \
 	"$R" solve $L --splits f3
+
+# Plans at one module level, the replayed peak minimised (issue 44, item
+# 2). On ResNet-50 at depth 1 (the Bottleneck blocks, 16 calls) dp's k =
+# 0..8 replay to 505.4, 395.7, 357.4, 368.3 (more than k = 2's), 357.1,
+# 352.3, 344.9, 344.9, 334.1 MB, the smallest: whole blocks beat the
+# unrestricted plans' best (355.5 MB at k = 3). Within layer3 (its six
+# blocks) k = 3 gives 478.4 MB.
+t=$("$R" solve $RN --modules --depth 1 --min-peak)
+has "--depth 1 --min-peak" "$t" "module boundaries: 17 (starts and ends of the 16 of 182" \
+	"3             368316944  more k costs more: +3.1% over k=2's" \
+	"8             334096912  the smallest (k=8..18: the same plan)" \
+	"smallest replayed peak at k = 8" "1. layer1.0 (Bottleneck): forward ops 9-37" \
+	"peak 334096912 bytes"
+j=$("$R" solve $RN --modules --depth 1 --min-peak --json)
+has "--depth 1 --min-peak --json" "$j" '"k":8,' '"depth":1' '"min_peak":true' \
+	'"best":{"k":8,"peak_memory":334096912}' '{"k":3,"peak_memory":368316944,"replayed":true}'
+t=$("$R" solve $RN --modules --within layer3 --min-peak)
+has "--within layer3" "$t" "module boundaries: 7 (starts and ends of the 6 of 182" \
+	"1. layer3.0 (Bottleneck): forward ops 182-210" "smallest replayed peak at k = 3" \
+	"peak 478400016 bytes"
+bad 64 "--within a typo" "--within 'layr3' is no module of the log's forward pass (did you mean 'layer3'?)" \
+	"$R" solve $RN --modules --within layr3 --min-peak
+bad 65 "--depth past the calls" "no module call at depth 9 can be checkpointed" \
+	"$R" solve $RN --modules --depth 9 --min-peak
+bad 64 "--depth without --modules" "are for module plans: give --modules" \
+	"$R" solve $RN --depth 1 --planner dp -k 1
+bad 64 "--min-peak with -k" "--min-peak tries every k itself" "$R" solve $RN --modules --min-peak -k 2
+
+# Papercuts (issue 44): --ratio for solve (floor(1310 x 0.87) = 1139
+# bytes), byte suffixes in any case, a lone M refused with both meanings,
+# a share given to --budget pointed at --ratio.
+has "solve --ratio" "$("$R" solve $L --planner dp --ratio 0.87)" \
+	"search for budget 1139 bytes" "smallest k that fits: 1"
+has "--budget 1.15kb" "$("$R" solve $L --planner dp --budget 1.15kb)" \
+	"search for budget 1150 bytes" "smallest k that fits: 1"
+bad 64 "--budget 30M" "M alone could mean either: MB is 10^6 bytes, MiB 2^20" \
+	"$R" solve $L --planner dp --budget 30M
+bad 64 "--budget 0.5" "a share of the baseline memory is --ratio" \
+	"$R" solve $L --planner dp --budget 0.5
+bad 64 "--ratio and --budget" "give --ratio or --budget, not both" \
+	"$R" solve $L --planner dp --budget 1150 --ratio 0.5
 
 expect_status 0 "solve --help" "$R" solve --help
 expect_status 0 "profile --help" "$R" profile --help

@@ -230,6 +230,9 @@ START_TEST(bad_graphs)
 		{"{\"nodes\": 3, \"links\": []}", "needs a non-empty \"nodes\" list"},
 		{"{\"nodes\": [], \"links\": []}", "needs a non-empty \"nodes\" list"},
 		{"{\"nodes\": [" NODE(0, 1, 1) "]}", "needs a \"links\" (or \"edges\") list (none found)"},
+		/* issue 40, H18: read as "links" alone without a word before */
+		{"{\"nodes\": [" NODE(0, 1, 1) "], \"links\": [], \"edges\": []}",
+		 "both \"links\" and \"edges\""},
 		{"{\"directed\": false, \"nodes\": [" NODE(0, 1, 1) "], \"links\": []}",
 		 "\"directed\" is false"},
 		{"{\"graph\": [], \"nodes\": [" NODE(0, 1, 1) "], \"links\": []}",

@@ -31,7 +31,8 @@ START_TEST(registry)
 				      strspn(r->color + 1, "0123456789abcdef") == 6,
 			      "%s: colour '%s' is not #rrggbb", r->name, r->color);
 		ck_assert_msg(r->marker >= 1 && r->marker <= 15, "%s: marker %d", r->name, r->marker);
-		ck_assert_msg((r->needs & ~(unsigned)(NEEDS_REGIONS | NEEDS_EQCLASS | NEEDS_UNOPT | NEEDS_PROTO)) == 0,
+		ck_assert_msg((r->needs & ~(unsigned)(NEEDS_REGIONS | NEEDS_EQCLASS | NEEDS_UNOPT | NEEDS_PROTO |
+						    NEEDS_FUTURE)) == 0,
 			      "%s: needs", r->name);
 		ck_assert_ptr_nonnull(r->choose);
 		/* a key only beside the cost it stands for */

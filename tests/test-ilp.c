@@ -438,13 +438,16 @@ START_TEST(nothing_beats_the_optimum)
 				     hs[h].name);
 			}
 		}
-		static const char *const planners[] = {"none", "dp", "sqrtn", "greedy"};
-		for (size_t k = 0; k < 4 && ok; k++) {
+		/* and Checkmate's baselines (baselines.h) */
+		static const char *const planners[] = {"none", "dp", "sqrtn", "greedy",
+			"checkpoint-all", "chen-sqrtn", "chen-sqrtn-noap", "chen-greedy",
+			"chen-greedy-noap"};
+		for (size_t k = 0; k < sizeof planners / sizeof *planners && ok; k++) {
 			for (uint64_t param = 0; param < 4; param++) {
-				struct planner_plan plan;
+				struct planner_plan plan = {0};
 				struct plan_result r;
 				struct planner_args a = {.param = param, .exact = true};
-				if (!strcmp(planners[k], "greedy"))
+				if (strstr(planners[k], "greedy"))
 					a.param = p.total / (param + 1) + 1;
 				if (planner_replay(planner_find(planners[k]), s, &b, &p, &a, false, &plan,
 						   &r, NULL))

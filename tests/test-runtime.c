@@ -110,6 +110,31 @@ START_TEST(baseline)
 }
 END_TEST
 
+/* The offline Belady heuristic on the same chain at 310 bytes, by hand:
+ * computing d (w a b c in memory, 310) it evicts b, which nothing reads
+ * again (cost 0), not a, which e reads next; computing e it evicts c
+ * (unused again). No rematerialization, where LRU (above) recomputes a. */
+START_TEST(belady_by_hand)
+{
+	struct schedule *s = logb_chain();
+	struct evlog ev = {0};
+	for (int rk = 0; rk < RUNTIME_KIND_COUNT; rk++) {
+		memset(&ev, 0, sizeof ev);
+		struct runtime_result r = run(s, (enum runtime_kind)rk, "Belady", 310, INFINITY, &ev);
+		ck_assert_int_eq(r.outcome, OUTCOME_PASS);
+		ck_assert_int_eq(r.remat_compute, 0);
+		ck_assert_uint_eq(r.remats, 0);
+		ck_assert_uint_le(r.peak_memory, 310);
+		if (rk != RUNTIME_V2)
+			continue; /* the others also evict eagerly or banish */
+		ck_assert_int_eq(ev.n_evicted, 2);
+		ck_assert_uint_eq(ev.evicted[0], 2); /* b */
+		ck_assert_uint_eq(ev.evicted[1], 3); /* c */
+	}
+	schedule_free(s);
+}
+END_TEST
+
 START_TEST(oom)
 {
 	/* b needs 100 more with a locked and w pinned: nothing to evict. */
@@ -536,6 +561,7 @@ int main(void)
 	tcase_add_test(tc, evict_and_remat);
 	tcase_add_test(tc, baseline);
 	tcase_add_test(tc, oom);
+	tcase_add_test(tc, belady_by_hand);
 	tcase_add_test(tc, thrash);
 	tcase_add_test(tc, ratio_budget);
 	tcase_add_test(tc, eager_release);

@@ -62,6 +62,8 @@ struct oplog {
 
 	uint64_t live_bytes, peak_bytes;
 	uint64_t records, calls, next_name;
+	bool has_costs; /* oplog_set_costs: FLOPS and BYTES on the next op */
+	uint64_t cost_flops, cost_bytes;
 	struct meta_field *meta;
 	size_t nmeta, meta_cap;
 	struct rs_error err;
@@ -456,6 +458,25 @@ int oplog_constant(struct oplog *log, const char *name, uint64_t bytes)
 	return 0;
 }
 
+void oplog_set_costs(struct oplog *log, uint64_t flops, uint64_t bytes)
+{
+	log->has_costs = true;
+	log->cost_flops = flops;
+	log->cost_bytes = bytes;
+}
+
+/* The pending costs' fields (sorted: after ARGS), then no more pending. */
+static void put_costs(struct oplog *log)
+{
+	if (!log->has_costs)
+		return;
+	puts_raw(log, ",\"BYTES\":");
+	put_u64(log, log->cost_bytes);
+	puts_raw(log, ",\"FLOPS\":");
+	put_u64(log, log->cost_flops);
+	log->has_costs = false;
+}
+
 int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *const *args,
 	       size_t nres, const char *const *results, const uint64_t *bytes,
 	       const int *alias, uint64_t time_ns)
@@ -486,6 +507,7 @@ int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *cons
 
 	puts_raw(log, "{\"ARGS\":");
 	put_names(log, nargs, args);
+	put_costs(log);
 	puts_raw(log, ",\"INSTRUCTION\":\"CALL\",\"NAME\":");
 	put_str(log, op);
 	puts_raw(log, ",\"RESULT\":");
@@ -548,6 +570,7 @@ int oplog_mutate(struct oplog *log, const char *op, size_t nargs, const char *co
 
 	puts_raw(log, "{\"ARGS\":");
 	put_names(log, nargs, args);
+	put_costs(log);
 	puts_raw(log, ",\"INSTRUCTION\":\"MUTATE\",\"MUTATE\":[");
 	for (size_t i = 0; i < nmutated; i++) {
 		char a[16];

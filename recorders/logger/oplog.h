@@ -100,6 +100,13 @@ int oplog_call(struct oplog *log, const char *op, size_t nargs, const char *cons
 	       size_t nres, const char *const *results, const uint64_t *bytes,
 	       const int *alias, uint64_t time_ns);
 
+/**
+ * The next CALL or MUTATE carries FLOPS and BYTES fields: the op's
+ * floating-point operations and the bytes it reads and writes (the time
+ * model of rematsim_torch reads them; replays ignore them: docs/llm.md).
+ */
+void oplog_set_costs(struct oplog *log, uint64_t flops, uint64_t bytes);
+
 /** MUTATE: in-place op OP(ARGS) overwrote the arguments listed in mutated. */
 int oplog_mutate(struct oplog *log, const char *op, size_t nargs, const char *const *args,
 		 size_t nmutated, const int *mutated, uint64_t time_ns);

@@ -54,6 +54,11 @@ static void usage(FILE *f)
 		"  --measure-link   also measure the device's host link (cuda: copies of\n"
 		"                   4 KiB to 64 MiB of pinned memory each way) into the\n"
 		"                   meta file's \"link\" (docs/offload.md)\n"
+		"  --costs          each CALL and MUTATE also gets the op's FLOPS and\n"
+		"                   BYTES, from its shapes (docs/llm.md)\n"
+		"  --dry            record the ops without running them (no memory, every\n"
+		"                   TIME 0): the same records as a run's but the times;\n"
+		"                   with --costs, what a time model needs (docs/llm.md)\n"
 		"  --out FILE       the log; gzip-compressed when FILE ends in .gz\n"
 		"  -h, --help       this text\n\n"
 		"Exit status: 0 success, 64 bad command line or sizes, 69 device\n"
@@ -131,7 +136,7 @@ static void sizes_json(const struct model_size *s, char *buf, size_t n)
 int main(int argc, char **argv)
 {
 	enum { O_BATCH = 256, O_WIDTH, O_DEPTH, O_SEQ, O_HEADS, O_IMAGE, O_CLASSES, O_SEED,
-	       O_MEASURE_LINK };
+	       O_MEASURE_LINK, O_COSTS, O_DRY };
 	static const struct option opts[] = {
 		{"model", required_argument, NULL, 'm'},
 		{"device", required_argument, NULL, 'd'},
@@ -145,13 +150,15 @@ int main(int argc, char **argv)
 		{"classes", required_argument, NULL, O_CLASSES},
 		{"seed", required_argument, NULL, O_SEED},
 		{"measure-link", no_argument, NULL, O_MEASURE_LINK},
+		{"costs", no_argument, NULL, O_COSTS},
+		{"dry", no_argument, NULL, O_DRY},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *model_name = NULL, *device = "cpu", *out = NULL;
 	int64_t sizes[O_CLASSES - O_BATCH + 1] = {0};
 	uint64_t seed = 1;
-	bool measure_link = false;
+	bool measure_link = false, costs = false, dry_log = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "m:d:o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -171,6 +178,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case O_MEASURE_LINK: measure_link = true; break;
+		case O_COSTS: costs = true; break;
+		case O_DRY: dry_log = true; break;
 		case '?': usage(stderr); return EXIT_USAGE;
 		default:
 			if (parse_size(opts[c - O_BATCH + 3].name, optarg, &sizes[c - O_BATCH]))
@@ -280,7 +289,11 @@ int main(int argc, char **argv)
 		return err.status;
 	}
 	double t0 = wall_s();
-	struct rt *rt = rt_new(be, &info, log, false);
+	struct rt *rt = rt_new(be, &info, log, dry_log);
+	rt->costs = costs;
+	if (costs)
+		oplog_meta_str(log, "costs", "each CALL and MUTATE has FLOPS and BYTES from its "
+					     "shapes (docs/llm.md)");
 	m = model_new(desc, rt, &size, seed);
 	float warm_loss = model_iteration(m, MODEL_STEP);
 	rt_start(rt);
@@ -307,7 +320,7 @@ int main(int argc, char **argv)
 	oplog_meta_str(log, "device_name", info.device);
 	oplog_meta_str(log, "driver_version", info.driver);
 	oplog_meta_str(log, "runtime_version", info.runtime);
-	oplog_meta_str(log, "clock", info.clock);
+	oplog_meta_str(log, "clock", dry_log ? "none: --dry ran no op (every TIME is 0)" : info.clock);
 	oplog_meta_int(log, "peak_alloc_bytes", (int64_t)rt->alloc_peak_bytes);
 	oplog_meta_int(log, "measured_ops", (int64_t)ops);
 	oplog_meta_int(log, "measured_op_time_ns", (int64_t)op_time);

@@ -167,11 +167,49 @@ static uint64_t tock(struct rt *rt)
 	return ns;
 }
 
+/*
+ * An op's costs from its shapes (docs/llm.md, "The C logger's costs"):
+ * bytes: every argument read whole, every new result written (a view moves
+ * nothing; an in-place op writes its first argument); flops: 2 * numel(a)
+ * * N for the products (mm, bmm: a is [.., M, K] or its transpose, the
+ * result [.., M, N]), else one per element of the largest tensor.
+ */
+static void set_costs(struct rt *rt, const char *op, int nargs, struct rt_tensor **args,
+		      int nres, struct rt_tensor **res, const int *alias, bool in_place)
+{
+	uint64_t bytes = 0, flops = 0, most = 0;
+	bool any_new = in_place;
+	for (int i = 0; i < nargs; i++) {
+		uint64_t n = (uint64_t)args[i]->numel;
+		most = n > most ? n : most;
+	}
+	for (int i = 0; i < nres; i++) {
+		uint64_t n = (uint64_t)res[i]->numel;
+		most = n > most ? n : most;
+		if (!alias || alias[i] < 0) {
+			bytes += n * sizeof(float);
+			any_new = true;
+		}
+	}
+	if (any_new)
+		for (int i = 0; i < nargs; i++)
+			bytes += (uint64_t)args[i]->numel * sizeof(float);
+	if (in_place && nargs)
+		bytes += (uint64_t)args[0]->numel * sizeof(float);
+	if ((!strcmp(op, "mm") || !strcmp(op, "bmm")) && nargs == 2 && nres == 1)
+		flops = 2 * (uint64_t)args[0]->numel * (uint64_t)res[0]->shape[res[0]->ndim - 1];
+	else if (any_new)
+		flops = most;
+	oplog_set_costs(rt->log, flops, bytes);
+}
+
 static void record_call(struct rt *rt, const char *op, int nargs, struct rt_tensor **args,
 			int nres, struct rt_tensor **res, const int *alias, uint64_t ns)
 {
 	if (!rt->log)
 		return;
+	if (rt->costs)
+		set_costs(rt, op, nargs, args, nres, res, alias, false);
 	const char *an[8], *rn[8];
 	uint64_t bytes[8];
 	int al[8];
@@ -190,6 +228,8 @@ static void record_mutate(struct rt *rt, const char *op, int nargs, struct rt_te
 {
 	if (!rt->log)
 		return;
+	if (rt->costs)
+		set_costs(rt, op, nargs, args, 0, NULL, NULL, true);
 	const char *an[8];
 	for (int i = 0; i < nargs; i++)
 		an[i] = args[i]->name;
@@ -304,6 +344,8 @@ struct rt_tensor *rt_zeros(struct rt *rt, int ndim, const int64_t *shape)
 	if (!rt->dry)
 		rt->be->fill(F(y), 0, y->numel);
 	uint64_t ns = tock(rt);
+	if (rt->log && rt->costs)
+		oplog_set_costs(rt->log, 0, (uint64_t)y->st->bytes);
 	if (rt->log)
 		check_log(rt, oplog_call(rt->log, "zeros", 0, NULL, 1,
 					 (const char *const[]){y->name},

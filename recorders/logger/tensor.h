@@ -52,6 +52,7 @@ struct rt {
 	struct oplog *log; /* borrowed; NULL: record nothing */
 	bool dry;          /* allocate and compute nothing, only count bytes */
 	bool too_large;    /* a dry run met a size that overflows */
+	bool costs;        /* each op's FLOPS and BYTES on its record (oplog_set_costs) */
 	uint64_t alloc_live_bytes, alloc_peak_bytes; /* real device storages */
 	uint64_t ops, op_time_ns;
 	uint64_t start_gen, next_name;

@@ -26,6 +26,8 @@ int cmd_plot(int argc, char **argv);
 /* Static checkpoint plans (docs/solvers.md). */
 int cmd_profile(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+/* `solve --planner knapsack` (cmd_solve_knapsack.c). */
+int cmd_solve_knapsack(int argc, char **argv);
 /* `solve --modules` and `solve --splits` (cmd_solve_modules.c), which
  * cmd_solve hands over to with its options. */
 #include <stdbool.h>
@@ -40,6 +42,9 @@ struct solve_module_opts {
 	bool have_budget;
 	const char *splits;       /* --splits A,B,...: forward-op indices or module names */
 	bool modules, exact, replay, check, json;
+	long depth;               /* --depth N: plans of the calls at depth N (-1: any) */
+	const char *within;       /* --within NAME: of the direct children of NAME */
+	bool min_peak;            /* --min-peak: every k, the smallest replayed peak */
 	struct read_options ropt;
 };
 int solve_modules(const struct solve_module_opts *o);

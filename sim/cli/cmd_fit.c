@@ -153,7 +153,10 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 		/* (an infinite overhead, a baseline compute of 0: null, cmd_json.c) */
 		json_t *p = json_pack("{s:I, s:s, s:o, s:b}", "budget", (json_int_t)r->probes[i].budget,
 				      "outcome", outcome_name(r->probes[i].outcome),
-				      "overhead", cmd_json_finite(r->probes[i].overhead),
+				      /* a probe that did not pass has no overhead (issue 44) */
+				      "overhead", r->probes[i].outcome == OUTCOME_PASS
+							  ? cmd_json_finite(r->probes[i].overhead)
+							  : json_null(),
 				      "grid", r->probes[i].grid);
 		if (fc->scan) /* (only then: without a scan, probes are as they were) */
 			json_object_set_new(p, "scan", json_boolean(r->probes[i].scan));
@@ -225,10 +228,14 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 		       r->n_probes, r->n_grid, r->step, r->lower, lb, r->upper, r->n_probes - r->n_grid, r->wall_ms);
 	if (list) {
 		printf("\n%16s %10s %-6s %20s %s\n", "budget", "ratio", "result", "overhead", "probe");
-		for (size_t i = 0; i < r->n_probes; i++)
-			printf("%16" PRIu64 " %10.6f %-6s %20.17g %s\n", r->probes[i].budget,
+		for (size_t i = 0; i < r->n_probes; i++) {
+			char ov[32] = "-"; /* a probe that did not pass has no overhead */
+			if (r->probes[i].outcome == OUTCOME_PASS)
+				snprintf(ov, sizeof ov, "%.17g", r->probes[i].overhead);
+			printf("%16" PRIu64 " %10.6f %-6s %20s %s\n", r->probes[i].budget,
 			       (double)r->probes[i].budget / bm, outcome_name(r->probes[i].outcome),
-			       r->probes[i].overhead, r->probes[i].grid ? "grid" : r->probes[i].scan ? "scan" : "bisect");
+			       ov, r->probes[i].grid ? "grid" : r->probes[i].scan ? "scan" : "bisect");
+		}
 	}
 }
 

@@ -238,7 +238,7 @@ int list_archive(const char *path, bool json, FILE *out)
 			for (char *q = desc; *q; q++)
 				if (*q == '\n' || *q == '\r' || *q == '\t')
 					*q = ' ';
-			fprintf(out, "  %-*s %-*s %s%s\n", wname, mm->name, wdesc, desc, mm->log,
+			fprintf(out, "  %-*s %-*s %s%s\n", wname, rs_text_safe(mm->name), wdesc, rs_text_safe(desc), rs_text_safe(mm->log),
 			       mm->has_start ? "" : " (no START)");
 			free(desc);
 		}

@@ -62,12 +62,23 @@ int opt_count(const char *cmd, const char *opt, const char *arg, uint64_t lo, ui
 	return 0;
 }
 
+/* A budget that reads as a share of the baseline (0.5): the option it
+ * was meant for, or "". */
+static const char *ratio_hint(const char *opt, const char *arg)
+{
+	double v;
+	const char *why;
+	if (strcmp(opt, "--budget") || scalar_parse_double(arg, &v, &why) || !(v > 0 && v < 1))
+		return "";
+	return "; a share of the baseline memory is --ratio";
+}
+
 int opt_bytes(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 {
 	const char *why = NULL;
 	if (scalar_parse_u64(arg, out, &why)) {
-		fprintf(stderr, "rematsim %s: %s wants a byte count (e.g. 8e9 or 6GiB), not '%s' (%s)\n",
-			cmd, opt, arg, why);
+		fprintf(stderr, "rematsim %s: %s wants a byte count (e.g. 8e9 or 6GiB), not '%s' (%s%s)\n",
+			cmd, opt, arg, why, ratio_hint(opt, arg));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -167,7 +178,8 @@ static int take_budget(struct opt_parser *p, const char *arg)
 	int n = parse_list(arg, NULL, p->budgets, p->max_values, &why);
 	if (n <= 0) {
 		fprintf(stderr, "rematsim %s: --budget wants byte counts (whole numbers >= 0, e.g. 8e9 "
-				"or 6GiB), not '%s' (%s)\n", p->cmd, arg, why);
+				"or 6GiB), not '%s' (%s%s)\n", p->cmd, arg, why,
+			strchr(arg, ',') ? "" : ratio_hint("--budget", arg));
 		return EXIT_USAGE;
 	}
 	p->n_budgets = n;

@@ -77,6 +77,12 @@ static const char *op_name(const struct schedule *s, uint32_t op)
 	return schedule_str(s, s->ops[op].name);
 }
 
+/* The name for a line of text: control characters escaped (util.h). */
+static const char *op_text(const struct schedule *s, uint32_t op)
+{
+	return rs_text_safe(op_name(s, op));
+}
+
 /* Where a command stands in the log: its op's line (a pin or release: the
  * line of the op that made the tensor). */
 static uint32_t cmd_line(const struct schedule *s, size_t cmd)
@@ -155,9 +161,9 @@ static void print_stopped_head(const struct schedule *s, const char *hname, cons
 			       const struct baseline *base, double limit)
 {
 	bool oom = r->run.outcome == OUTCOME_OOM;
-	const char *op = op_name(s, r->op);
+	const char *op = op_text(s, r->op);
 	printf("live set of %s under %s, runtime %s, budget %" PRIu64 ", when the replay %s:\n",
-	       s->source, hname, rname, budget, oom ? "ran out of memory" : "thrashed");
+	       rs_text_safe(s->source), hname, rname, budget, oom ? "ran out of memory" : "thrashed");
 	printf("  at command %zu (log line %u, op %s), simulated time %" PRId64 " ns: ", r->cmd,
 	       s->ops[r->op].line, op, r->clock);
 	if (oom)
@@ -194,18 +200,18 @@ static void print_peak_head(const struct schedule *s, const char *hname, const c
 			    uint64_t budget, const struct peak_report *r)
 {
 	if (hname)
-		printf("peak of %s under %s, runtime %s, budget %" PRIu64 ":\n", s->source, hname, rname, budget);
+		printf("peak of %s under %s, runtime %s, budget %" PRIu64 ":\n", rs_text_safe(s->source), hname, rname, budget);
 	else
-		printf("peak of %s, unbounded replay (runtime V1, nothing evicted):\n", s->source);
+		printf("peak of %s, unbounded replay (runtime V1, nothing evicted):\n", rs_text_safe(s->source));
 	printf("  %" PRIu64 " bytes (%.1f MiB)", r->peak_bytes, mib(r->peak_bytes));
 	if (r->dup_bytes)
 		printf(", of which %" PRIu64 " counted twice (outputs rematerialized beside a resident sibling)",
 		       r->dup_bytes);
 	printf("\n  first reached at log line %u, op %s%s (command %zu, simulated time %" PRId64 " ns)\n",
-	       s->ops[r->op].line, op_name(s, r->op), r->remat ? " rematerialized" : "", r->cmd, r->clock);
+	       s->ops[r->op].line, op_text(s, r->op), r->remat ? " rematerialized" : "", r->cmd, r->clock);
 	if (r->remat) {
 		if (r->model_op != RT_NONE_OP)
-			printf("  while the model runs op %s at log line %u\n", op_name(s, r->model_op),
+			printf("  while the model runs op %s at log line %u\n", op_text(s, r->model_op),
 			       s->ops[r->model_op].line);
 		else
 			printf("  while the replay pins the outputs kept at the end\n");
@@ -232,7 +238,7 @@ static void print_body(const struct schedule *s, const struct peak_report *r, si
 	size_t n = top && top < r->n_by_op ? top : r->n_by_op;
 	printf("\n%-28s %16s %7s %9s\n", "op", "bytes", "share", "storages");
 	for (size_t i = 0; i < n; i++)
-		printf("%-28s %16" PRIu64 " %6.1f%% %9zu\n", r->by_op[i].name, r->by_op[i].bytes,
+		printf("%-28s %16" PRIu64 " %6.1f%% %9zu\n", rs_text_safe(r->by_op[i].name), r->by_op[i].bytes,
 		       100.0 * (double)r->by_op[i].bytes / total, r->by_op[i].count);
 	if (n < r->n_by_op)
 		printf("... %zu more op names\n", r->n_by_op - n);
@@ -246,7 +252,7 @@ static void print_body(const struct schedule *s, const struct peak_report *r, si
 		printf("%16" PRIu64 " %6.1f%% %-9s %-6s %8u  %-28s %s\n", e->bytes,
 		       100.0 * (double)e->bytes / total, storage_kind_name(e->kind),
 		       e->pinned ? "yes" : e->input ? "input" : "-",
-		       s->ops[op].line, op_name(s, op), storage_handle(s, e->storage));
+		       s->ops[op].line, op_text(s, op), rs_text_safe(storage_handle(s, e->storage)));
 	}
 	if (n < r->n_entries)
 		printf("... %zu more storages (--top 0 lists all)\n", r->n_entries - n);

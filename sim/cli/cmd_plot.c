@@ -68,8 +68,10 @@ static void plot_usage(FILE *f)
 		"                   the overhead limit; the experiment's 'yrange' key)\n"
 		"  --plots DIR      the gnuplot scripts (default: beside the executable,\n"
 		"                   installed share/rematsim/plots, or $REMATSIM_PLOTS)\n\n"
-		"Exit status: 0 done, 64 usage, 65 bad result files, 66 no results in DIR,\n"
-		"69 gnuplot not found, 70 gnuplot failed, 73 cannot write.\n");
+		"Exit status: 0 done (a sweep with points missing is drawn, its figures\n"
+		"titled partial, the missing points named on stderr), 64 usage, 65 bad\n"
+		"result files, 66 no results in DIR, 69 gnuplot not found, 70 gnuplot\n"
+		"failed, 73 cannot write (a symbolic link in DIR/plot-data is refused).\n");
 	/* the table of figures (plot.c), in the order its rows are asked */
 	size_t n;
 	const struct plot_figure_row *rows = plot_figure_rows(&n);
@@ -126,7 +128,7 @@ static int run_gnuplot(const char *script, const char *data, const char *out, co
 	pid_t pid;
 	char *argv[] = {"gnuplot", "-c", (char *)script, (char *)data, (char *)out, (char *)size,
 			NULL};
-	int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	int rc = outfile_spawnp(&pid, "gnuplot", argv); /* a signal ends it with us */
 	if (rc == ENOENT)
 		return -1;
 	if (rc) {
@@ -134,9 +136,8 @@ static int run_gnuplot(const char *script, const char *data, const char *out, co
 		return 127;
 	}
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
+	if (outfile_wait(pid, &st))
+		return 127;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 

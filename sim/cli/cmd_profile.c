@@ -107,12 +107,13 @@ static int print_modules(const struct schedule *s, const struct profile *p, bool
 		printf("# module calls of %s in the forward pass: %zu, %zu of them can be\n"
 		       "# checkpointed; bytes: the activations their forward ops made (as in\n"
 		       "# `rematsim profile`), nested calls counted in each call around them\n",
-		       s->source, m.n, ok);
+		       rs_text_safe(s->source), m.n, ok);
 		printf("# call\tmodule\ttype\tdepth\tfirst\tops\tbytes\tcheckpoint\n");
 		for (size_t i = 0; i < m.n; i++) {
 			const struct module_call *c = &m.c[i];
 			printf("%zu\t%s\t%s\t%u\t%zu\t%zu\t%" PRIu64 "\t", i,
-			       schedule_str(s, c->name), *schedule_str(s, c->type) ? schedule_str(s, c->type) : "-",
+			       rs_text_safe(schedule_str(s, c->name)),
+			       *schedule_str(s, c->type) ? rs_text_safe(schedule_str(s, c->type)) : "-",
 			       c->depth, c->first, c->end - c->first, c->bytes);
 			if (c->veto == MODULE_OK)
 				printf("yes\n");
@@ -213,20 +214,20 @@ int cmd_profile(int argc, char **argv)
 		printf("# activation profile of %s: %zu forward ops (non-constant, before the\n"
 		       "# first backward op); bytes: storages each made that are alive when the\n"
 		       "# backward pass starts; cumulative: their running sum\n",
-		       s->source, p.n);
+		       rs_text_safe(s->source), p.n);
 		printf("# index\top\tline\tbytes\tcumulative\n");
 		uint64_t cum = 0;
 		for (size_t i = 0; i < p.n; i++) {
 			const struct sched_op *op = &s->ops[p.op[i]];
 			cum += p.bytes[i];
-			printf("%zu\t%s\t%u\t%" PRIu64 "\t%" PRIu64 "\n", i, schedule_str(s, op->name),
+			printf("%zu\t%s\t%u\t%" PRIu64 "\t%" PRIu64 "\n", i, rs_text_safe(schedule_str(s, op->name)),
 			       op->line, p.bytes[i], cum);
 		}
 		printf("# largest producers:\n");
 		for (size_t k = 0; k < nt; k++) {
 			const struct sched_op *op = &s->ops[p.op[top[k]]];
 			printf("#   %zu. index %zu, %s (line %u): %" PRIu64 " bytes (%.1f%%)\n", k + 1,
-			       top[k], schedule_str(s, op->name), op->line, p.bytes[top[k]],
+			       top[k], rs_text_safe(schedule_str(s, op->name)), op->line, p.bytes[top[k]],
 			       p.total ? 100.0 * (double)p.bytes[top[k]] / (double)p.total : 0.0);
 		}
 		printf("# total: %" PRIu64 " bytes of activations over %zu forward ops\n", p.total,

@@ -41,7 +41,9 @@ static const char help_head[] =
 	"Replay an op log under memory budgets, evicting and rematerializing\n"
 	"tensors as the DTR paper's simulator does, and print one result per budget.\n"
 	"\n"
-	"  --heuristic H       eviction heuristic (see the list below; any case)\n"
+	"  --heuristic H       eviction heuristic (see the list below; any case);\n"
+	"                      H1,H2,... replays each in turn (not with --timeline\n"
+	"                      or --trace)\n"
 	"  --runtime R         ";
 /* (the runtimes' names, from their table, and the default) */
 static const char help_tail[] =
@@ -456,12 +458,18 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 			      "runtime", runtime_kind_name(o->runtime),
 			      "seed", (json_int_t)o->seed, "ratio", json_finite(ratio),
 			      "budget", cmd_json_u64(pr->budget), "outcome", outcome_name(pr->run.outcome),
-			      "overhead", json_finite(pr->overhead),
+			      /* a run that did not pass has no overhead: where it
+			       * stopped is stopped_clock */
+			      "overhead", pr->run.outcome == OUTCOME_PASS ? json_finite(pr->overhead)
+									  : json_null(),
 			      "baseline_memory", (json_int_t)base->memory,
 			      "baseline_compute", (json_int_t)base->compute,
 			      "model_compute", (json_int_t)pr->run.model_compute,
 			      "remat_compute", (json_int_t)pr->run.remat_compute,
 			      "peak_memory", (json_int_t)pr->run.peak_memory);
+	json_object_set_new(j, "stopped_clock", pr->run.outcome == OUTCOME_PASS
+						    ? json_null()
+						    : json_integer((json_int_t)pr->run.clock));
 	/* The run's own counters, as simrd's telemetry keeps them: a
 	 * run that stops early has met only some constants and ops. */
 	json_object_set_new(j, "const_memory", json_integer((json_int_t)pr->run.const_memory));
@@ -580,10 +588,16 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	double ratio = o->n_ratios ? o->ratios[i] : (double)pr.budget / (double)base->memory;
 	if (a->json)
 		put_json_row(a, s, logname, base, &pr, ratio);
-	else
+	else if (pr.run.outcome == OUTCOME_PASS)
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
 		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms);
+	else /* no overhead for a run that did not pass; where it stopped */
+		printf("%-8.4g %14" PRIu64 " %-6s %20s %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %10.2f\n         stopped at clock %" PRId64 " ns\n",
+		       ratio, pr.budget, outcome_name(pr.run.outcome), "-", pr.run.remat_compute,
+		       pr.run.peak_memory, pr.run.heuristic_evals, pr.run.heuristic_accesses, pr.wall_ms,
+		       pr.run.clock);
 	if (!a->json && a->off.on)
 		printf("         offload: %" PRIu64 " storages, %" PRIu64 " bytes out; %" PRIu64
 		       " back, %" PRIu64 " bytes; stall %" PRId64 " ns; busy d2h %" PRId64 " ns, h2d %" PRId64
@@ -593,7 +607,86 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 	return 0;
 }
 
+static int replay_one(int argc, char **argv);
+
+/*
+ * --heuristic A,B,...: one replay per heuristic, in the order given, each
+ * as `--heuristic A` alone would print it (its rows, its baseline line;
+ * JSON lines one after another). A timeline or trace is one replay's: not
+ * with several. The first failing replay's status, after the others.
+ */
 int cmd_replay(int argc, char **argv)
+{
+	int at = -1; /* argv index of the heuristic list */
+	bool eq = false, several = false, traced = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) /* the rest are operands */
+			break;
+		if (!strncmp(argv[i], "--timeline", 10) || !strncmp(argv[i], "--trace", 7))
+			traced = true;
+		if (!strcmp(argv[i], "--heuristic") && i + 1 < argc) {
+			at = i + 1, eq = false;
+			i++;
+		} else if (!strncmp(argv[i], "--heuristic=", 12)) {
+			at = i, eq = true;
+		}
+	}
+	if (at >= 0)
+		several = strchr(argv[at] + (eq ? 12 : 0), ',') != NULL;
+	if (!several)
+		return replay_one(argc, argv);
+	if (traced) {
+		fprintf(stderr, "rematsim replay: --timeline and --trace are one replay's: give one "
+				"heuristic with them\n");
+		return EXIT_USAGE;
+	}
+	char *list = xstrdup(argv[at] + (eq ? 12 : 0)), *save = NULL;
+	/* every name first: a typo refused before anything runs */
+	char *check = xstrdup(list), *csave = NULL;
+	for (char *h = strtok_r(check, ",", &csave); h; h = strtok_r(NULL, ",", &csave))
+		if (!heuristic_find(h)) {
+			const char *near = heuristic_suggest(h);
+			fprintf(stderr, "rematsim replay: unknown heuristic '%s'%s%s%s (of --heuristic "
+					"%s)\n", h, near ? ": did you mean " : "", near ? near : "",
+				near ? "?" : "", list);
+			free(check);
+			free(list);
+			return EXIT_USAGE;
+		}
+	free(check);
+	char **av = xmalloc(((size_t)argc + 1) * sizeof *av);
+	int status = 0;
+	bool any = false;
+	for (char *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		memcpy(av, argv, ((size_t)argc + 1) * sizeof *av);
+		char *arg = NULL;
+		if (eq) {
+			arg = xmalloc(strlen(h) + 13);
+			sprintf(arg, "--heuristic=%s", h);
+			av[at] = arg;
+		} else {
+			av[at] = h;
+		}
+		optind = 0; /* getopt starts over for each replay */
+		int rc = replay_one(argc, av);
+		fflush(stdout); /* its rows before the next one's messages */
+		free(arg);
+		any = true;
+		if (rc && !status)
+			status = rc;
+		if (rc == EXIT_USAGE)
+			break; /* a bad name or option: the same for the rest */
+	}
+	if (!any) {
+		fprintf(stderr, "rematsim replay: --heuristic '%s' names no heuristic\n", argv[at]);
+		status = EXIT_USAGE;
+	}
+	free(av);
+	free(list);
+	return status;
+}
+
+static int replay_one(int argc, char **argv)
 {
 	struct replay_args *a = xmalloc(sizeof *a);
 	int status = parse_args(argc, argv, a);

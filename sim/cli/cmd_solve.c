@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -39,6 +40,7 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
 	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
 	"       rematsim solve LOG --planner revolve --snapshots S [--check] [--json]\n"
+	"       rematsim solve LOG --planner knapsack --budget-fraction X [--check] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
 	"DP on per-layer activation sizes (one whole number of bytes per line, `#`\n"
@@ -60,7 +62,9 @@ static const char help_head[] =
 	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
 	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
 	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
-	"uniform chain (`rematsim gen linear`) with S snapshots. docs/solvers.md.\n"
+	"uniform chain (`rematsim gen linear`) with S snapshots. knapsack is\n"
+	"PyTorch's memory-budget knapsack (`rematsim solve --planner knapsack\n"
+	"--help`). docs/solvers.md.\n"
 	"\n"
 	"  --planner P           ";
 /* (the planners' names and options, from their registry) */
@@ -70,11 +74,23 @@ static const char help_tail[] =
 	"  --budget B            ilp, ilp-lp: the memory budget in bytes. dp, greedy:\n"
 	"                        search for the plan with the fewest splits whose\n"
 	"                        replayed peak is at most B bytes: dp's smallest k,\n"
-	"                        greedy's largest segment budget (galloping, then\n"
-	"                        bisection; docs/solvers.md); implies --replay\n"
-	"  --time-limit S        ilp, ilp-lp: stop the solver after S seconds (needed\n"
-	"                        past 20,000 binary variables)\n"
+	"                        greedy's largest segment budget (every k, every\n"
+	"                        distinct greedy plan, in turn: the peak is not\n"
+	"                        monotone; docs/solvers.md); implies --replay\n"
+	"  --ratio R             --budget as a share of the log's baseline memory\n"
+	"                        (floor(baseline memory x R) bytes, as replay's)\n"
+	"  --time-limit S        ilp, ilp-lp: the whole command ends within S seconds of\n"
+	"                        wall time (the solver runs in a child process killed\n"
+	"                        in time; ilp then answers its MIP start, if any, with\n"
+	"                        its gap); needed past 20,000 binary variables\n"
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
+	"  --no-start            ilp: no MIP start (by default the cheapest schedule that\n"
+	"                        fits among the offline Belady rule's and Checkmate's\n"
+	"                        baselines' is the solver's first incumbent, and the\n"
+	"                        answer is never worse than it)\n"
+	"  --lns                 ilp with --time-limit: first 35 % of the time in a\n"
+	"                        large-neighbourhood search from the start (windows\n"
+	"                        of 16 stages solved exactly, the rest fixed, sliding)\n"
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
 	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
@@ -93,6 +109,17 @@ static const char help_tail[] =
 	"                        applied (a split at each wrap's start and end);\n"
 	"                        --budget searches dp's k (docs/solvers.md); not for\n"
 	"                        the planners of every op (ilp, ilp-lp, revolve)\n"
+	"  --depth N             with --modules: plans of the calls at module depth N\n"
+	"                        only (0: the model's children, 1: theirs, as\n"
+	"                        `rematsim profile --modules` lists): whole blocks,\n"
+	"                        not their convolutions\n"
+	"  --within NAME         with --modules: plans of the direct children of the\n"
+	"                        module NAME only (e.g. --within layer3, or the\n"
+	"                        blocks of a transformer's `blocks`)\n"
+	"  --min-peak            with --modules: replay dp's plan for every k and keep\n"
+	"                        the one of the smallest replayed peak (the first on a\n"
+	"                        tie); prints the peak against k, and where more k\n"
+	"                        costs more; implies --replay\n"
 	"  --splits A,B,...      replay this plan: split points as forward-op indices\n"
 	"                        or module names (the start of the module's call);\n"
 	"                        with --modules each must be a module boundary\n"
@@ -112,6 +139,9 @@ static const char help_tail[] =
 	"outputs; a graph too large for the ILP without --time-limit), 66\n"
 	"missing input, 69 the solver asked for was not built in, 70 internal\n"
 	"error (a schedule that does not replay to its own numbers).\n";
+
+/* When this command started: --time-limit bounds the whole process. */
+static double solve_t0;
 
 /* The option that sets a planner's parameter, or NULL. */
 static const char *param_option(const struct planner *pl)
@@ -251,7 +281,8 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 	json_t *o = json_object();
 	json_object_set_new(o, "log", json_string(s->source));
 	json_object_set_new(o, "planner", json_string(pl->name));
-	json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
+	if (pl->param_name)
+		json_object_set_new(o, pl->param_name, json_integer((json_int_t)a->param));
 	json_object_set_new(o, "forward_ops", json_integer((json_int_t)p->n));
 	json_object_set_new(o, "ops", json_integer((json_int_t)p->graph->n));
 	if (pl->param == PLANNER_PARAM_BUDGET) {
@@ -270,6 +301,12 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
+		if (r->start_given)
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b}", "from",
+				r->start_from, "objective", r->start_objective, "accepted",
+				(int)r->start_accepted, "answer", (int)r->start_answer));
+		else
+			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
 			json_object_set_new(so, "lp_objective", json_real(r->lp_objective));
 			json_object_set_new(so, "threshold",
@@ -280,7 +317,7 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			json_object_set_new(so, "seed", json_integer((json_int_t)a->seed));
 		}
 		json_object_set_new(o, "solver", so);
-	} else {
+	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 		json_object_set_new(o, "closed_form",
 				    json_integer((json_int_t)revolve_closed_form(p->n, a->param)));
@@ -338,8 +375,12 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 	const struct steps_cost *c = &plan->cost;
 	const struct ilp_result *r = &plan->ilp;
 	printf("log: %s\n", s->source);
-	printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
-	       pl->param == PLANNER_PARAM_BUDGET ? " bytes" : "");
+	if (pl->param_name)
+		printf("planner: %s, %s = %" PRIu64 "%s\n", pl->name, pl->param_name, a->param,
+		       pl->param == PLANNER_PARAM_BUDGET || pl->param == PLANNER_PARAM_BYTES
+			       ? " bytes" : "");
+	else
+		printf("planner: %s\n", pl->name);
 	printf("ops: %zu (%zu forward), constants: %" PRIu64 " bytes\n", p->graph->n, p->n,
 	       p->graph->static_bytes[p->graph->n]);
 	if (pl->param == PLANNER_PARAM_BUDGET) {
@@ -365,8 +406,17 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
 			else
 				printf(", no lower bound known\n");
+			if (r->start_given)
+				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
+				       r->start_objective,
+				       r->start_accepted ? "a point of the model, handed to the solver"
+							 : "not a point of the model: not handed over",
+				       r->start_answer ? "; the answer is the start (the solver found "
+							 "nothing cheaper in its time)" : "");
+			else if (!a->no_start)
+				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
 		}
-	} else {
+	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
 		       "(t n - C(s + t, s + 1) = %" PRIu64 "), %" PRIu64 " of them recomputations\n",
 		       a->param, p->n, plan->fwd_steps, revolve_closed_form(p->n, a->param),
@@ -394,13 +444,13 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 		if (st->node < t) {
 			if (!open && t < p->graph->n) {
 				const struct sched_op *op = node_op(s, p, t);
-				printf("  %-6u %-8u %-20s", t, op->line, schedule_str(s, op->name));
+				printf("  %-6u %-8u %-20s", t, op->line, rs_text_safe(schedule_str(s, op->name)));
 			} else if (!open) {
 				printf("  %-6u %-8s %-20s", t, "-", "(end: final pins)");
 			}
 			open = true;
 			const struct sched_op *ro = node_op(s, p, st->node);
-			printf(" %s@%u", schedule_str(s, ro->name), ro->line);
+			printf(" %s@%u", rs_text_safe(schedule_str(s, ro->name)), ro->line);
 		}
 		if (st->node == t) {
 			if (open)
@@ -421,6 +471,11 @@ struct solve_args {
 	uint64_t k, seg, snapshots, rounds;
 	double time_limit;
 	bool have_k, have_seg, have_budget, have_snap, have_ilp_opt, have_rounds;
+	bool no_start; /* ilp: no MIP start */
+	bool lns;      /* ilp: large-neighbourhood search from the start */
+	long depth;          /* --depth N, -1 without */
+	const char *within;  /* --within NAME */
+	bool min_peak;       /* --min-peak */
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -492,8 +547,8 @@ static int check_planner(struct solve_args *a)
 				"--budget needs dp or greedy\n", pl->name);
 		return EXIT_USAGE;
 	}
-	if (a->have_budget)
-		a->replay = true;
+	if (a->have_budget || pl->needs_graph)
+		a->replay = true; /* an explicit schedule is checked by its replay */
 	return 0;
 }
 
@@ -506,11 +561,14 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"planner", required_argument, NULL, 'P'},
 		{"segment-budget", required_argument, NULL, 'B'},
 		OPT_ROW_BUDGET,
+		OPT_ROW_RATIO,
 		{"time-limit", required_argument, NULL, 'T'},
 		{"solver", required_argument, NULL, 'v'},
 		{"rounds", required_argument, NULL, 'R'},
 		OPT_ROW_SEED,
 		{"snapshots", required_argument, NULL, 'n'},
+		{"no-start", no_argument, NULL, 'N'},
+		{"lns", no_argument, NULL, 'L'},
 		{"exact", no_argument, NULL, 'e'},
 		{"replay", no_argument, NULL, 'r'},
 		{"check", no_argument, NULL, 'c'},
@@ -518,11 +576,15 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"json", no_argument, NULL, 'j'},
 		{"modules", no_argument, NULL, 'm'},
 		{"splits", required_argument, NULL, 'S'},
+		{"depth", required_argument, NULL, 'D'},
+		{"within", required_argument, NULL, 'W'},
+		{"min-peak", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof *a);
 	a->rounds = PLANNER_DEFAULT_ROUNDS;
+	a->depth = -1;
 	opt_init(&a->o, "solve", solve_help(), 1);
 	int c;
 	while ((c = opt_next(&a->o, argc, argv, "hk:", longopts)) != -1) {
@@ -581,6 +643,8 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 			}
 			a->have_snap = true;
 			break;
+		case 'N': a->no_start = true; a->have_ilp_opt = true; break;
+		case 'L': a->lns = true; a->have_ilp_opt = true; break;
 		case 'e': a->exact = true; break;
 		case 'r': a->replay = true; break;
 		case 'c': a->check = true; break;
@@ -588,12 +652,31 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		case 'j': a->json = true; break;
 		case 'm': a->modules = true; break;
 		case 'S': a->splits = optarg; break;
+		case 'D': {
+			uint64_t d;
+			if (parse_count(optarg, &d) || d > 1000) {
+				fprintf(stderr, "rematsim solve: --depth wants a module depth, a whole "
+						"number from 0 (the model's children; `rematsim profile "
+						"--modules` lists each call's), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			a->depth = (long)d;
+			break;
+		}
+		case 'W': a->within = optarg; break;
+		case 'M': a->min_peak = true; break;
 		case 'h':
 			fputs(solve_help(), stdout);
 			return -1;
 		}
 	}
-	a->have_budget = a->o.n_budgets > 0;
+	if (a->o.n_ratios && a->o.n_budgets) {
+		fprintf(stderr, "rematsim solve: --ratio is the budget as a share of the baseline "
+				"memory: give --ratio or --budget, not both\n");
+		return EXIT_USAGE;
+	}
+	/* --ratio R: --budget floor(baseline memory x R), once the log is read */
+	a->have_budget = a->o.n_budgets > 0 || a->o.n_ratios > 0;
 	if (a->sizes) {
 		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay ||
 		    a->check || a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed ||
@@ -613,6 +696,20 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		return EXIT_USAGE;
 	}
 	a->log = argv[optind];
+	if ((a->depth >= 0 || a->within || a->min_peak) && !a->modules) {
+		fprintf(stderr, "rematsim solve: --depth, --within and --min-peak are for module "
+				"plans: give --modules\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak && (a->have_k || a->have_budget || a->splits)) {
+		fprintf(stderr, "rematsim solve: --min-peak tries every k itself: no -k, --budget "
+				"or --splits with it\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak && !a->pname)
+		a->pname = "dp";
+	if (a->min_peak)
+		a->have_k = true; /* (the k is the search's; check_planner wants one) */
 	if (a->splits) {
 		if (a->pname || a->have_k || a->have_seg || a->have_budget || a->exact ||
 		    a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed) {
@@ -630,6 +727,12 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 				"planner of split points\n", a->pl->name);
 		return EXIT_USAGE;
 	}
+	if (!rc && a->min_peak && a->pl->param != PLANNER_PARAM_K) {
+		fprintf(stderr, "rematsim solve: --min-peak searches dp's k: give --planner dp\n");
+		return EXIT_USAGE;
+	}
+	if (a->min_peak)
+		a->replay = true;
 	if (!rc && a->modules && a->have_budget && a->pl->param != PLANNER_PARAM_K) {
 		fprintf(stderr, "rematsim solve: --modules --budget searches dp's k: give "
 				"--planner dp\n");
@@ -652,6 +755,8 @@ struct solve_result {
 static void solve_result_free(struct solve_result *r)
 {
 	planner_plan_free(&r->plan);
+	if (r->fit)
+		planner_fit_free(r->fit);
 	free(r->fit);
 	profile_free(&r->p);
 }
@@ -682,14 +787,14 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		if (planner_fit(pl, s, &r->base, &r->p, budget, a->exact, r->fit, err))
 			return -1;
 		if (!r->fit->found) {
-			uint64_t best = UINT64_MAX;
-			for (size_t i = 0; i < r->fit->n_tries; i++)
-				if (r->fit->tries[i].peak < best)
-					best = r->fit->tries[i].peak;
+			const struct planner_fit_try *t = &r->fit->tries[r->fit->best];
 			return rs_error_set(err, EXIT_DATAERR, s->source, 0,
 					    "no %s plan fits in %" PRIu64 " bytes: the smallest replayed "
-					    "peak found is %" PRIu64 " bytes",
-					    pl->name, budget, best);
+					    "peak is %" PRIu64 " bytes, at %s = %" PRIu64 " (every %s "
+					    "tried: %zu replays)", pl->name, budget, t->peak,
+					    pl->param_name, t->param,
+					    pl->param == PLANNER_PARAM_K ? "k" : "distinct plan",
+					    r->fit->n_replays);
 		}
 		r->param = r->fit->param;
 	}
@@ -698,6 +803,11 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 	r->args = (struct planner_args){
 		.param = r->param, .exact = a->exact, .time_limit = a->time_limit,
 		.solver = a->solver, .seed = a->o.seed, .rounds = (unsigned)a->rounds,
+		.no_start = a->no_start,
+		.lns = a->lns ? 1 : 0,
+		/* the whole process within the limit: the solver's child is
+		 * killed at 96 % of it, less 20 ms for the replay and output */
+		.deadline = a->time_limit > 0 ? solve_t0 + 0.96 * a->time_limit - 0.02 : 0,
 	};
 	if (a->replay) {
 		if (planner_replay(pl, s, &r->base, &r->p, &r->args, a->check, &r->plan, &r->res,
@@ -710,6 +820,31 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		r->chunk = planner_max_chunk(r->p.bytes, r->p.n, r->plan.split.splits,
 					     r->plan.split.n_splits);
 	return 0;
+}
+
+/* --budget's search as JSON: the budget, whether and where a plan fits,
+ * the smallest peak seen, and every plan tried. */
+static json_t *search_json(const struct solve_args *a, const struct planner_fit *fit)
+{
+	const struct planner *pl = a->pl;
+	json_t *f = json_object(), *tries = json_array();
+	json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
+	json_object_set_new(f, "found", json_boolean(fit->found));
+	json_object_set_new(f, pl->param_name,
+			    fit->found ? json_integer((json_int_t)fit->param) : json_null());
+	if (fit->n_tries) {
+		const struct planner_fit_try *b = &fit->tries[fit->best];
+		json_object_set_new(f, "best", json_pack("{s:I, s:o}", pl->param_name,
+			(json_int_t)b->param, "peak_memory", cmd_json_u64(b->peak)));
+	}
+	json_object_set_new(f, "replays", json_integer((json_int_t)fit->n_replays));
+	for (size_t i = 0; i < fit->n_tries; i++)
+		json_array_append_new(tries, json_pack("{s:I, s:o, s:b}",
+			pl->param_name, (json_int_t)fit->tries[i].param,
+			"peak_memory", cmd_json_u64(fit->tries[i].peak),
+			"replayed", fit->tries[i].replayed));
+	json_object_set_new(f, "tries", tries);
+	return f;
 }
 
 static void put_json(const struct solve_args *a, const struct schedule *s,
@@ -760,17 +895,8 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 		json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
 		json_object_set_new(o, "replay", j);
 	}
-	if (r->fit) {
-		json_t *f = json_object(), *tries = json_array();
-		json_object_set_new(f, "budget", cmd_json_u64(a->o.budgets[0]));
-		json_object_set_new(f, pl->param_name, json_integer((json_int_t)r->fit->param));
-		for (size_t i = 0; i < r->fit->n_tries; i++)
-			json_array_append_new(tries, json_pack("{s:I, s:I}",
-				pl->param_name, (json_int_t)r->fit->tries[i].param,
-				"peak_memory", (json_int_t)r->fit->tries[i].peak));
-		json_object_set_new(f, "tries", tries);
-		json_object_set_new(o, "search", f);
-	}
+	if (r->fit)
+		json_object_set_new(o, "search", search_json(a, r->fit));
 	print_json(o);
 }
 
@@ -788,11 +914,18 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 	       is_dp ? (a->exact ? " (exact mode: the tracker's split points)" : " (fast mode)") : "");
 	printf("forward ops: %zu, activations: %" PRIu64 " bytes\n", p->n, p->total);
 	if (r->fit) {
-		printf("search for budget %" PRIu64 " bytes (%zu replays):", a->o.budgets[0],
-		       r->fit->n_tries);
-		for (size_t i = 0; i < r->fit->n_tries; i++)
+		printf("search for budget %" PRIu64 " bytes (every %s in turn; %zu replays, a "
+		       "plan equal to the one before not replayed again):", a->o.budgets[0],
+		       is_dp ? "k" : "distinct plan", r->fit->n_replays);
+		size_t n = r->fit->n_tries;
+		for (size_t i = 0; i < n; i++) {
+			if (n > 24 && i == 12) {
+				printf(", ... (%zu more; --json lists every try)", n - 24);
+				i = n - 12;
+			}
 			printf("%s %s=%" PRIu64 " peak %" PRIu64, i ? "," : "", pl->param_name,
 			       r->fit->tries[i].param, r->fit->tries[i].peak);
+		}
 		printf("\n%s %s that fits: %" PRIu64 "\n", is_dp ? "smallest" : "largest",
 		       pl->param_name, r->fit->param);
 	}
@@ -804,7 +937,7 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 		if (at < p->n) {
 			const struct sched_op *op = &s->ops[p->op[at]];
 			printf("  %-6zu %-8zu %-8u %s\n", i + 1, at, op->line,
-			       schedule_str(s, op->name));
+			       rs_text_safe(schedule_str(s, op->name)));
 		} else {
 			printf("  %-6zu %-8zu %-8s (past the last forward op)\n", i + 1, at, "-");
 		}
@@ -838,8 +971,28 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 	}
 }
 
+/* Whether the command line asks for the knapsack planner (or gives its
+ * --budget-fraction), which cmd_solve_knapsack.c takes. */
+static bool wants_knapsack(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--budget-fraction") ||
+		    !strncmp(argv[i], "--budget-fraction=", 18) ||
+		    !strcasecmp(argv[i], "--planner=knapsack") ||
+		    (!strcmp(argv[i], "--planner") && i + 1 < argc &&
+		     !strcasecmp(argv[i + 1], "knapsack")))
+			return true;
+	}
+	return false;
+}
+
 int cmd_solve(int argc, char **argv)
 {
+	solve_t0 = now_seconds();
+	if (wants_knapsack(argc, argv))
+		return cmd_solve_knapsack(argc, argv);
 	struct solve_args *a = xmalloc(sizeof *a);
 	int status = parse_args(argc, argv, a);
 	if (status || a->sizes) {
@@ -848,11 +1001,28 @@ int cmd_solve(int argc, char **argv)
 		free(a);
 		return status < 0 ? 0 : status;
 	}
+	if (a->o.n_ratios) {
+		/* the budget of --ratio, as replay computes it (floor of the double
+		 * product; docs/semantics.md) */
+		struct rs_error err = {0};
+		struct schedule *s;
+		if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
+			rs_error_print(&err);
+			free(a);
+			return err.status;
+		}
+		struct baseline base;
+		baseline_run(s, &base);
+		a->o.budgets[0] = (uint64_t)((double)base.memory * a->o.ratios[0]);
+		a->o.n_budgets = 1;
+		schedule_free(s);
+	}
 	if (a->splits || a->modules) {
 		struct solve_module_opts so = {.log = a->log, .pl = a->pl, .splits = a->splits,
 			.param = a->pl && a->pl->param == PLANNER_PARAM_K ? a->k : a->seg,
 			.budget = a->have_budget ? a->o.budgets[0] : 0, .have_budget = a->have_budget,
 			.modules = a->modules, .exact = a->exact, .replay = a->replay || a->splits,
+			.depth = a->depth, .within = a->within, .min_peak = a->min_peak,
 			.check = a->check, .json = a->json, .ropt = a->ropt};
 		status = solve_modules(&so);
 		free(a);
@@ -867,6 +1037,16 @@ int cmd_solve(int argc, char **argv)
 	}
 	struct solve_result r;
 	if (solve_log(a, s, &r, &err)) {
+		if (a->json && r.fit && !r.fit->found && r.fit->n_tries) {
+			/* no plan fits: the search still goes out, found false */
+			json_t *o = json_object();
+			json_object_set_new(o, "log", cmd_json_str(s->source));
+			json_object_set_new(o, "planner", json_string(a->pl->name));
+			json_object_set_new(o, "forward_ops", json_integer((json_int_t)r.p.n));
+			json_object_set_new(o, "activations", json_integer((json_int_t)r.p.total));
+			json_object_set_new(o, "search", search_json(a, r.fit));
+			print_json(o);
+		}
 		if (err.file[0])
 			rs_error_print(&err);
 		else

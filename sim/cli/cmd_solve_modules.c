@@ -165,26 +165,77 @@ static int plan_units(const struct planner *pl, const uint64_t *units, size_t n_
 	return 0;
 }
 
-/* Replay a module plan (the plan as applied) of planner param k; fits? */
+/* The tries of --budget's search: every k in turn. */
+struct mod_try {
+	uint64_t k, peak;
+	bool replayed; /* false: the plan as applied is the one of k - 1 */
+};
+struct mod_search {
+	struct mod_try *t;
+	size_t n, cap, n_replays, best;
+	size_t *prev, n_prev; /* the plan as applied of the try before */
+};
+
+/* Replay a module plan (the plan as applied) of planner param k, unless
+ * it is the plan of the try before; fits? -1 on error. */
 static int try_k(const struct planner *pl, const struct module_calls *m, const uint64_t *units,
-		 size_t n_units, const struct schedule *s, const struct baseline *b, uint64_t k,
-		 bool exact, uint64_t budget, uint64_t *peak, struct rs_error *err)
+		 size_t n_units, size_t lo, const struct schedule *s, const struct baseline *b, uint64_t k,
+		 bool exact, uint64_t budget, struct mod_search *ms, struct rs_error *err)
 {
 	struct reset_plan plan;
 	if (plan_units(pl, units, n_units, k, exact, &plan, err))
 		return -1;
 	for (size_t i = 0; i < plan.n_splits; i++)
-		plan.splits[i] = modules_unit_split(m, plan.splits[i]);
+		plan.splits[i] = modules_unit_split(m, lo + plan.splits[i]);
 	struct module_plan mp;
 	modules_apply(m, plan.splits, plan.n_splits, &mp);
-	struct plan_result res;
-	int rc = plan_replay_wraps(s, b, mp.splits, mp.n_splits, mp.as_usual, false, &res, err);
-	module_plan_free(&mp);
 	reset_plan_free(&plan);
-	if (rc)
-		return -1;
-	*peak = res.run.peak_memory;
-	return res.run.outcome == OUTCOME_PASS && res.run.peak_memory <= budget;
+	XGROW(ms->t, ms->cap, ms->n + 1);
+	struct mod_try *t = &ms->t[ms->n];
+	t->k = k;
+	if (ms->n && ms->n_prev == mp.n_splits &&
+	    (!mp.n_splits || !memcmp(ms->prev, mp.splits, mp.n_splits * sizeof *mp.splits))) {
+		t->peak = t[-1].peak;
+		t->replayed = false;
+	} else {
+		struct plan_result res;
+		if (plan_replay_wraps(s, b, mp.splits, mp.n_splits, mp.as_usual, false, &res, err)) {
+			module_plan_free(&mp);
+			return -1;
+		}
+		t->peak = res.run.outcome == OUTCOME_PASS ? res.run.peak_memory : UINT64_MAX;
+		t->replayed = true;
+		ms->n_replays++;
+		free(ms->prev);
+		ms->prev = xmalloc((mp.n_splits ? mp.n_splits : 1) * sizeof *ms->prev);
+		if (mp.n_splits)
+			memcpy(ms->prev, mp.splits, mp.n_splits * sizeof *mp.splits);
+		ms->n_prev = mp.n_splits;
+	}
+	module_plan_free(&mp);
+	if (!ms->n || t->peak < ms->t[ms->best].peak)
+		ms->best = ms->n;
+	ms->n++;
+	return t->peak <= budget;
+}
+
+/* The search as JSON (search.tries: every k tried). */
+static json_t *search_json(const struct mod_search *ms, uint64_t budget, bool found, uint64_t k)
+{
+	json_t *f = json_object(), *tr = json_array();
+	json_object_set_new(f, "budget", json_integer((json_int_t)budget));
+	json_object_set_new(f, "found", json_boolean(found));
+	json_object_set_new(f, "k", found ? json_integer((json_int_t)k) : json_null());
+	if (ms->n)
+		json_object_set_new(f, "best", json_pack("{s:I, s:I}", "k",
+			(json_int_t)ms->t[ms->best].k, "peak_memory", (json_int_t)ms->t[ms->best].peak));
+	json_object_set_new(f, "replays", json_integer((json_int_t)ms->n_replays));
+	for (size_t i = 0; i < ms->n; i++)
+		json_array_append_new(tr, json_pack("{s:I, s:I, s:b}", "k", (json_int_t)ms->t[i].k,
+						    "peak_memory", (json_int_t)ms->t[i].peak,
+						    "replayed", ms->t[i].replayed));
+	json_object_set_new(f, "tries", tr);
+	return f;
 }
 
 int solve_modules(const struct solve_module_opts *o)
@@ -207,10 +258,9 @@ int solve_modules(const struct solve_module_opts *o)
 	size_t n_units = 0;
 	size_t *given = NULL, n_given = 0;
 	uint64_t param = o->param, floor = schedule_floor(s, false);
-	size_t n_tries = 0;
-	struct {
-		uint64_t k, peak;
-	} tries[64];
+	struct mod_search ms = {0};
+	size_t lo = 0;      /* --within: the first unit of the container */
+	long within = -1;   /* its call */
 	if (profile_build(s, &p, &err))
 		goto fail;
 	if (s->n_marks) {
@@ -227,6 +277,35 @@ int solve_modules(const struct solve_module_opts *o)
 			     "and it has none: record it with rematsim_torch and model= "
 			     "(docs/log-format.md, Module calls)");
 		goto fail;
+	}
+	if (have_m && (o->depth >= 0 || o->within)) {
+		long parent = -1;
+		if (o->within) {
+			parent = modules_find(&m, o->within);
+			if (parent < 0) {
+				const char **names = xmalloc(m.n * sizeof *names);
+				for (size_t i = 0; i < m.n; i++)
+					names[i] = schedule_str(s, m.c[i].name);
+				const char *near = nearest_name(o->within, names, m.n);
+				rs_error_set(&err, EXIT_USAGE, NULL, 0,
+					     "--within '%s' is no module of the log's forward pass%s%s%s",
+					     o->within, near ? " (did you mean '" : "", near ? near : "",
+					     near ? "'?)" : "");
+				free(names);
+				goto fail;
+			}
+		}
+		within = parent;
+		if (!modules_restrict(&m, o->depth, parent)) {
+			char at[64] = "";
+			if (o->depth >= 0)
+				snprintf(at, sizeof at, " at depth %ld", o->depth);
+			rs_error_set(&err, EXIT_DATAERR, s->source, 0,
+				     "no module call%s%s%s can be checkpointed (`rematsim profile "
+				     "--modules` lists each call's depth and why)", at,
+				     o->within ? " inside " : "", o->within ? o->within : "");
+			goto fail;
+		}
 	}
 	if (o->modules && !m.n_bound && !o->splits) {
 		rs_error_set(&err, EXIT_DATAERR, s->source, 0,
@@ -250,57 +329,64 @@ int solve_modules(const struct solve_module_opts *o)
 		given = NULL;
 	} else {
 		units = modules_units(&m, &n_units);
-		if (o->have_budget) {
-			/* dp's smallest k whose plan, as applied, fits: gallop, then bisect */
-			uint64_t fail_k = 0, hit = 0, k = 0, peak = 0;
-			bool have_fail = false, found = false;
-			for (;;) {
-				int r = try_k(o->pl, &m, units, n_units, s, &base, k, o->exact, o->budget,
-					      &peak, &err);
-				if (r < 0)
+		if (within >= 0) {
+			/* --within: the planner splits the container's units only
+			 * (b_lo = its first op, b_hi = its end); the ops before it
+			 * fall in the first segment, unwrapped, those after it in
+			 * the last, run as usual */
+			size_t hi = n_units;
+			for (size_t j = 0; j <= m.n_bound; j++) {
+				size_t b = j ? m.bound[j - 1] : 0;
+				if (b <= m.c[within].first)
+					lo = j;
+				if (b >= m.c[within].end && hi == n_units)
+					hi = j;
+			}
+			n_units = hi - lo;
+		}
+		if (o->min_peak) {
+			/* every k: the smallest replayed peak of the plans as applied */
+			for (uint64_t k = 0; k <= n_units; k++)
+				if (try_k(o->pl, &m, units + lo, n_units, lo, s, &base, k, o->exact, 0, &ms,
+					  &err) < 0)
 					goto fail;
-				if (n_tries < 64)
-					tries[n_tries].k = k, tries[n_tries++].peak = peak;
-				if (r) {
-					hit = k;
-					found = true;
-					break;
+			param = ms.t[ms.best].k;
+		} else if (o->have_budget) {
+			/* dp's smallest k whose plan, as applied, fits: the peak is
+			 * not monotone in k (docs/solvers.md), so every k in turn */
+			int r = 0;
+			for (uint64_t k = 0; k <= n_units && !r; k++)
+				if ((r = try_k(o->pl, &m, units + lo, n_units, lo, s, &base, k, o->exact,
+					       o->budget, &ms, &err)) < 0)
+					goto fail;
+			if (!r) {
+				const struct mod_try *b = &ms.t[ms.best];
+				if (o->json) {
+					json_t *j = json_object();
+					json_object_set_new(j, "log", json_string(s->source));
+					json_object_set_new(j, "planner", json_string(o->pl->name));
+					json_object_set_new(j, "forward_ops", json_integer((json_int_t)p.n));
+					json_object_set_new(j, "module_boundaries",
+							    json_integer((json_int_t)m.n_bound));
+					json_object_set_new(j, "search", search_json(&ms, o->budget, false, 0));
+					char *line = json_dumps(j, JSON_COMPACT);
+					puts(line);
+					free(line);
+					json_decref(j);
 				}
-				fail_k = k;
-				have_fail = true;
-				if (k >= n_units)
-					break;
-				k = k ? (2 * k < n_units ? 2 * k : n_units) : 1;
-			}
-			while (found && have_fail && hit - fail_k > 1) {
-				uint64_t mid = fail_k + (hit - fail_k) / 2;
-				int r = try_k(o->pl, &m, units, n_units, s, &base, mid, o->exact,
-					      o->budget, &peak, &err);
-				if (r < 0)
-					goto fail;
-				if (n_tries < 64)
-					tries[n_tries].k = mid, tries[n_tries++].peak = peak;
-				if (r)
-					hit = mid;
-				else
-					fail_k = mid;
-			}
-			if (!found) {
-				uint64_t best = UINT64_MAX;
-				for (size_t i = 0; i < n_tries; i++)
-					best = tries[i].peak < best ? tries[i].peak : best;
 				rs_error_set(&err, EXIT_DATAERR, s->source, 0,
 					     "no %s plan on module boundaries fits in %" PRIu64 " bytes: "
-					     "the smallest replayed peak found is %" PRIu64 " bytes",
-					     o->pl->name, o->budget, best);
+					     "the smallest replayed peak is %" PRIu64 " bytes, at k = %" PRIu64
+					     " (every k tried, 0 to %zu: %zu replays)", o->pl->name, o->budget,
+					     b->peak, b->k, n_units, ms.n_replays);
 				goto fail;
 			}
-			param = hit;
+			param = ms.t[ms.n - 1].k;
 		}
-		if (plan_units(o->pl, units, n_units, param, o->exact, &plan, &err))
+		if (plan_units(o->pl, units + lo, n_units, param, o->exact, &plan, &err))
 			goto fail;
 		for (size_t i = 0; i < plan.n_splits; i++)
-			plan.splits[i] = modules_unit_split(&m, plan.splits[i]);
+			plan.splits[i] = modules_unit_split(&m, lo + plan.splits[i]);
 	}
 	const size_t *rsplits = plan.splits;
 	const bool *usual = NULL;
@@ -371,16 +457,19 @@ int solve_modules(const struct solve_module_opts *o)
 			json_object_set_new(j, "unwrapped_ops", json_integer((json_int_t)mp.unwrapped_ops));
 			json_object_set_new(j, "unwrapped_bytes", json_integer((json_int_t)mp.unwrapped_bytes));
 		}
-		if (n_tries) {
-			json_t *f = json_object(), *tr = json_array();
-			json_object_set_new(f, "budget", json_integer((json_int_t)o->budget));
-			json_object_set_new(f, "k", json_integer((json_int_t)param));
-			for (size_t i = 0; i < n_tries; i++)
-				json_array_append_new(tr, json_pack("{s:I, s:I}", "k", (json_int_t)tries[i].k,
-								    "peak_memory", (json_int_t)tries[i].peak));
-			json_object_set_new(f, "tries", tr);
+		if (ms.n) {
+			json_t *f = search_json(&ms, o->budget, true, param);
+			if (o->min_peak) { /* no budget: the smallest peak is the answer */
+				json_object_del(f, "budget");
+				json_object_del(f, "found");
+				json_object_set_new(f, "min_peak", json_true());
+			}
 			json_object_set_new(j, "search", f);
 		}
+		if (o->depth >= 0)
+			json_object_set_new(j, "depth", json_integer(o->depth));
+		if (o->within)
+			json_object_set_new(j, "within", json_string(o->within));
 		if (o->replay) {
 			json_t *r = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
 				"outcome", outcome_name(res.run.outcome),
@@ -417,11 +506,47 @@ int solve_modules(const struct solve_module_opts *o)
 			printf("module boundaries: %zu (starts and ends of the %zu of %zu module calls "
 			       "that can be checkpointed)\n", m.n_bound, ok, m.n);
 		}
-		if (n_tries) {
-			printf("search for budget %" PRIu64 " bytes (%zu replays of plans as applied):",
-			       o->budget, n_tries);
-			for (size_t i = 0; i < n_tries; i++)
-				printf("%s k=%" PRIu64 " peak %" PRIu64, i ? "," : "", tries[i].k, tries[i].peak);
+		if (ms.n && o->min_peak) {
+			printf("replayed peak against k (dp's plan for every k, as applied; %zu "
+			       "replays, a plan equal to the one before not replayed again):\n",
+			       ms.n_replays);
+			printf("  %-6s %16s  %s\n", "k", "peak", "note");
+			size_t lowest = 0; /* the try of the smallest peak so far */
+			for (size_t i = 0; i < ms.n; i++) {
+				const struct mod_try *t = &ms.t[i];
+				if (i && !t->replayed) /* the plan of k - 1 again */
+					continue;
+				printf("  %-6" PRIu64 " %16" PRIu64 "  ", t->k, t->peak);
+				if (i == ms.best)
+					printf("the smallest");
+				else if (i && t->peak > ms.t[lowest].peak)
+					printf("more k costs more: %+.1f%% over k=%" PRIu64 "'s",
+					       100.0 * ((double)t->peak / (double)ms.t[lowest].peak - 1),
+					       ms.t[lowest].k);
+				size_t same = i + 1;
+				while (same < ms.n && !ms.t[same].replayed)
+					same++;
+				if (same > i + 1)
+					printf("%s(k=%" PRIu64 "..%" PRIu64 ": the same plan)",
+					       i == ms.best || (i && t->peak > ms.t[lowest].peak) ? " " : "",
+					       t->k, ms.t[same - 1].k);
+				printf("\n");
+				if (t->peak < ms.t[lowest].peak)
+					lowest = i;
+			}
+			printf("smallest replayed peak at k = %" PRIu64 "\n", param);
+		} else if (ms.n) {
+			printf("search for budget %" PRIu64 " bytes (every k in turn; %zu replays of "
+			       "plans as applied, a plan equal to the one before not replayed again):",
+			       o->budget, ms.n_replays);
+			for (size_t i = 0; i < ms.n; i++) {
+				if (ms.n > 24 && i == 12) {
+					printf(", ... (%zu more; --json lists every try)", ms.n - 24);
+					i = ms.n - 12;
+				}
+				printf("%s k=%" PRIu64 " peak %" PRIu64, i ? "," : "", ms.t[i].k,
+				       ms.t[i].peak);
+			}
 			printf("\nsmallest k that fits: %" PRIu64 "\n", param);
 		}
 		printf("split points: %zu (forward-op index where a segment starts)\n", plan.n_splits);
@@ -435,7 +560,7 @@ int solve_modules(const struct solve_module_opts *o)
 			if (at < p.n) {
 				const struct sched_op *op = &s->ops[p.op[at]];
 				printf("  %-6zu %-8zu %-8u %-24s %s%s\n", i + 1, at, op->line,
-				       schedule_str(s, op->name), after ? "after " : "", nm ? nm : "");
+				       rs_text_safe(schedule_str(s, op->name)), after ? "after " : "", nm ? rs_text_safe(nm) : "");
 			} else {
 				printf("  %-6zu %-8zu %-8s %-24s %s%s\n", i + 1, at, "-", "(past the last op)",
 				       after ? "after " : "", nm ? nm : "");
@@ -452,7 +577,7 @@ int solve_modules(const struct solve_module_opts *o)
 				for (size_t q = mp.off[w]; q < mp.off[w + 1]; q++) {
 					bytes += m.c[mp.calls[q]].bytes;
 					printf("%s%s", q > mp.off[w] ? " + " : "",
-					       schedule_str(s, m.c[mp.calls[q]].name));
+					       rs_text_safe(schedule_str(s, m.c[mp.calls[q]].name)));
 				}
 				printf(" (%s): forward ops %zu-%zu, %" PRIu64 " bytes%s\n",
 				       schedule_str(s, c0->type), c0->first, c1->end - 1, bytes,
@@ -483,6 +608,8 @@ fail:
 	print_error(&err);
 	status = err.status;
 out:
+	free(ms.t);
+	free(ms.prev);
 	free(units);
 	free(given);
 	reset_plan_free(&plan);

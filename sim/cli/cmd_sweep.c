@@ -127,7 +127,13 @@ static int other_results(const char *out, const struct experiment *e, struct rs_
 		if (!points_read(path, true, &t, &ignore)) {
 			const char *hash = points_header(&t, "config_hash");
 			const char *exp = points_header(&t, "experiment");
-			if (hash && strcmp(hash, e->hash))
+			if (hash && strcmp(hash, e->hash) && exp && !strcmp(exp, e->name))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
+						  "holds the results of a different configuration of "
+						  "experiment '%s' (config hash %s, this file's %s: its "
+						  "models, series, ratios or limit differ); give --force to "
+						  "replace them, or another --out", exp, hash, e->hash);
+			else if (hash && strcmp(hash, e->hash))
 				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
 						  "holds the results of %s%s%s (config hash %s, not %s's %s); "
 						  "give --force to replace them, or another --out",

@@ -46,8 +46,8 @@ static void usage(FILE *f)
 		   "run stops with status 71 instead of being killed (default: 3/4 of the\n"
 		   "machine's physical memory).\n"
 		   "Exit status: 0 success, 64 usage, 65 bad data, 66 missing input,\n"
-		   "71 memory limit reached, 73 cannot create output, 74 I/O error,\n"
-		   "70 internal error.\n");
+		   "69 a tool it needs is missing (gnuplot, an ILP solver), 70 internal\n"
+		   "error, 71 memory limit reached, 73 cannot create output, 74 I/O error.\n");
 }
 
 /* Take --memory-limit BYTES (or =BYTES) out of a command's arguments and

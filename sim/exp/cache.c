@@ -13,13 +13,16 @@
  * misses, never wrong results.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cache.h"
 #include "hash.h"
@@ -34,6 +37,7 @@ struct pcache {
 	char bin[65];          /* the executable's SHA-256, hex */
 	pthread_mutex_t lock;  /* guards what follows */
 	bool read_only;        /* after a failed write */
+	bool said_damaged;     /* a damaged entry was said on stderr */
 	uint64_t hits, stored;
 };
 
@@ -213,13 +217,69 @@ static char *entry_path(const struct pcache *c, const char *key)
 
 /* ---- get and put ----------------------------------------------------------- */
 
-bool pcache_get(struct pcache *c, const char *key, struct point_result *pr)
+/* Why a result read back is not one this replay can give, or NULL (see
+ * pcache_get). */
+static const char *entry_problem(const struct point_result *pr, const struct baseline *b,
+				 uint64_t budget, char *why, size_t size)
+{
+	const struct runtime_result *r = &pr->run;
+	if (pr->budget != budget)
+		snprintf(why, size, "budget %" PRIu64 " where the key asks %" PRIu64, pr->budget, budget);
+	else if (r->clock < 0 || r->model_compute < 0 || r->remat_compute < 0 || r->stall_ns < 0 ||
+		 r->d2h_busy_ns < 0 || r->h2d_busy_ns < 0)
+		snprintf(why, size, "a negative clock, compute or time");
+	else if (!isfinite(pr->wall_ms) || pr->wall_ms < 0)
+		snprintf(why, size, "wall_ms %g", pr->wall_ms);
+	else if (memcmp(&(double){point_overhead(b, r->clock)}, &pr->overhead, sizeof(double)))
+		snprintf(why, size, "overhead %g where its clock gives %g", pr->overhead,
+			 point_overhead(b, r->clock));
+	else
+		return NULL;
+	return why;
+}
+
+/* Said once a cache (a sweep) meets a damaged entry. */
+static void damaged(struct pcache *c, const char *path, const char *why)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->said_damaged) {
+		c->said_damaged = true;
+		fprintf(stderr, "rematsim: %s: a damaged cache entry (%s): not used, the replay runs "
+				"again (other damaged entries are not said)\n", path, why);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* An entry is a few hundred bytes: more is not one. */
+#define ENTRY_MAX (PCACHE_KEY_MAX + 64 * 40)
+
+bool pcache_get(struct pcache *c, const char *key, const struct baseline *b, uint64_t budget,
+		struct point_result *pr)
 {
 	char *path = entry_path(c, key);
-	FILE *f = fopen(path, "r");
-	free(path);
-	if (!f)
+	/* never opened through a link, never waited on (a FIFO), only read
+	 * when it is a regular file */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0) {
+		if (errno == ELOOP)
+			damaged(c, path, "a symbolic link");
+		free(path);
 		return false;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > ENTRY_MAX) {
+		bool reg = !fstat(fd, &st) && S_ISREG(st.st_mode);
+		close(fd);
+		damaged(c, path, reg ? "too large" : "not a regular file");
+		free(path);
+		return false;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		free(path);
+		return false;
+	}
 	struct point_result got;
 	memset(&got, 0, sizeof got);
 	char line[PCACHE_KEY_MAX + 2];
@@ -227,11 +287,17 @@ bool pcache_get(struct pcache *c, const char *key, struct point_result *pr)
 	bool ok = fgets(line, sizeof line, f) && !strcmp(line, HEADER "\n") &&
 		  fgets(line, sizeof line, f) && !strncmp(line, key, klen) && line[klen] == '\n' &&
 		  line[klen + 1] == '\0';
+	bool keyed = ok; /* (a torn entry or another key's is an ordinary miss) */
 	for (size_t i = 0; ok && i < N_FIELDS; i++)
 		ok = fgets(line, sizeof line, f) && get_field(line, &fields[i], &got);
 	ok = ok && fgetc(f) == EOF && !ferror(f);
 	fclose(f);
-	if (!ok)
+	char why[160];
+	const char *bad = ok ? entry_problem(&got, b, budget, why, sizeof why) : NULL;
+	if (bad || (keyed && !ok))
+		damaged(c, path, bad ? bad : "a field that does not read back");
+	free(path);
+	if (!ok || bad)
 		return false;
 	*pr = got;
 	pthread_mutex_lock(&c->lock);
@@ -250,7 +316,8 @@ void pcache_put(struct pcache *c, const char *key, const struct point_result *pr
 	char *path = entry_path(c, key);
 	struct outfile o;
 	struct rs_error err;
-	int rc = outfile_open(&o, path, &err);
+	/* not written into a FIFO or device there (outfile would) */
+	int rc = outfile_check(path, false, &err) < 0 ? -1 : outfile_open(&o, path, &err);
 	if (!rc) {
 		fprintf(o.f, HEADER "\n%s\n", key);
 		for (size_t i = 0; i < N_FIELDS; i++)

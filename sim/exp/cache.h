@@ -46,13 +46,26 @@ void pcache_free(struct pcache *c);
 bool pcache_key(const struct pcache *c, const uint8_t log_sha256[32],
 		const struct point_config *pc, uint64_t budget, char *key);
 
-/** The result stored under key into *pr: true, or false (a miss). */
-bool pcache_get(struct pcache *c, const char *key, struct point_result *pr);
+/**
+ * The result stored under key into *pr: true, or false (a miss). An
+ * entry is trusted no more than a shard merge trusts its rows (issue 40,
+ * H6): only a regular file is read (opened O_NONBLOCK|O_NOFOLLOW, checked
+ * with fstat: a FIFO, device or link is never opened for reading nor
+ * waited on), and its result must be one this replay can give: the
+ * budget asked (bytes), counts that are not negative, a finite wall time,
+ * and the overhead that its clock gives over b's compute, to the bit
+ * (point_overhead; `overhead nan` is not a passing row). A damaged entry
+ * is a miss, said once on stderr; the replay then runs and rewrites it.
+ */
+bool pcache_get(struct pcache *c, const char *key, const struct baseline *b, uint64_t budget,
+		struct point_result *pr);
 
 /**
  * Store pr under key. A failure to write is not an error of the sweep (the
  * point has its result): the first one is said once on stderr, and the
- * cache is read only from then on.
+ * cache is read only from then on. An entry's name that holds something
+ * other than a regular file (a FIFO: outfile would write into it) is such
+ * a failure.
  */
 void pcache_put(struct pcache *c, const char *key, const struct point_result *pr);
 

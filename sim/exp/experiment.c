@@ -1017,6 +1017,16 @@ static int read_curves(struct walk *w, struct experiment *e, yaml_node_t *root, 
 	}
 	if (!e->n_series && !e->n_plans)
 		return node_error(w, root, "no heuristics: give 'heuristics', 'series' or 'planners'");
+	/* gap: PLANNER measures from that planner's rows: one the experiment
+	 * lacks would leave gap.tsv without an optimum anywhere */
+	if (e->gap && strcmp(e->gap, "best")) {
+		bool found = false;
+		for (size_t i = 0; i < e->n_plans && !found; i++)
+			found = !strcmp(e->plans[i].planner->name, e->gap);
+		if (!found)
+			return node_error(w, v[K_GAP], "'gap' names planner '%s', which 'planners' "
+					  "lacks: add it there, or measure from 'best'", e->gap);
+	}
 	if (e->n_series > EXPERIMENT_MAX_SERIES)
 		return node_error(w, root, "%zu series, more than the limit of %u (docs/limits.md)",
 				  e->n_series, EXPERIMENT_MAX_SERIES);

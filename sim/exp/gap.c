@@ -122,8 +122,8 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 		if (!t->rows[i])
 			continue;
 		char *line = copies[i] = xstrdup(t->rows[i]);
-		char *c[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1];
-		size_t max = PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1;
+		char *c[PC_MAX_COLUMNS + 1];
+		size_t max = PC_MAX_COLUMNS + 1;
 		if (tsv_split(line, c, max) != points_columns(t))
 			continue;
 		struct grow *r = &rows[n_rows++];
@@ -208,7 +208,7 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 				has[j] = value_at(rows, mi, mn, j, heur[j], ratio, budget, &value[j],
 						  &outcome[j], &plan[j]);
 				if (j == opt && sol) {
-					has[j] = strcmp(sol->outcome, "oom") ? 1 : 0;
+					has[j] = !strcmp(sol->outcome, "pass") ? 1 : 0;
 					value[j] = sol->overhead;
 					outcome[j] = sol->outcome;
 					plan[j] = sol->plan;
@@ -221,7 +221,7 @@ void gap_write(FILE *f, const struct points_table *t, const char *optimum)
 			double optv = NAN;
 			char from[256] = "-";
 			const char *status = sol ? sol->status : "best";
-			if (sol && !strcmp(sol->status, "optimal")) {
+			if (sol && !strcmp(sol->status, "optimal") && !strcmp(sol->outcome, "pass")) {
 				optv = sol->overhead;
 				snprintf(from, sizeof from, "%s", sol->plan);
 			} else if (sol && !strcmp(sol->status, "infeasible")) {

@@ -210,6 +210,90 @@ static long jp_line(const char *text, size_t len, const struct jpath *path)
 	return line;
 }
 
+/*
+ * The lines where each run of every model's list starts, found in one walk
+ * of the file: a cursor over the top object's members moves on from the
+ * last model found (jansson gives the members in the file's order), so
+ * reading a file of n runs is O(size), not a walk from the top per run
+ * (a 20 MB file took 145 s). A key the cursor does not meet (one written
+ * with escapes: the walk compares keys as written) gives its runs the
+ * line where one walk to it gets (jp_line), once for all of them.
+ */
+struct jp_cursor {
+	const char *text, *p, *e;
+	long line;
+	bool ok; /* the text is an object and p is inside it */
+};
+
+static void jp_cursor_init(struct jp_cursor *c, const char *text, size_t len)
+{
+	c->text = text;
+	c->e = text + len;
+	c->line = 1;
+	c->p = skip_ws(text, c->e, &c->line);
+	c->ok = c->p < c->e && *c->p == '{';
+	if (c->ok)
+		c->p++;
+}
+
+/* Move to the value of the top member key (at most one lap): true with
+ * c->p at the value, or false. */
+static bool jp_cursor_seek(struct jp_cursor *c, const char *key)
+{
+	if (!c->ok)
+		return false;
+	size_t kl = strlen(key);
+	bool wrapped = false;
+	for (;;) {
+		const char *p = skip_ws(c->p, c->e, &c->line);
+		if (p < c->e && *p == ',')
+			p = skip_ws(p + 1, c->e, &c->line);
+		if (p >= c->e || *p != '"') {
+			/* the object's end: once more from its start */
+			if (wrapped)
+				return false;
+			wrapped = true;
+			jp_cursor_init(c, c->text, (size_t)(c->e - c->text));
+			continue;
+		}
+		const char *k = p + 1, *ke = skip_string(p, c->e) - 1;
+		p = skip_ws(ke + 1, c->e, &c->line);
+		if (p < c->e && *p == ':')
+			p = skip_ws(p + 1, c->e, &c->line);
+		if ((size_t)(ke - k) == kl && !memcmp(k, key, kl)) {
+			c->p = p;
+			return true;
+		}
+		c->p = skip_value(p, c->e, &c->line);
+	}
+}
+
+/* At a list (c->p): the line of each of its first n elements into lines
+ * (0 where the text ends first); c->p moves past the list. */
+static void jp_cursor_lines(struct jp_cursor *c, size_t n, long *lines)
+{
+	const char *p = c->p;
+	size_t i = 0;
+	if (p < c->e && *p == '[') {
+		p++;
+		for (; i < n; i++) {
+			p = skip_ws(p, c->e, &c->line);
+			if (p >= c->e || *p == ']')
+				break;
+			lines[i] = c->line;
+			p = skip_ws(skip_value(p, c->e, &c->line), c->e, &c->line);
+			if (p < c->e && *p == ',')
+				p++;
+		}
+		p = skip_ws(p, c->e, &c->line);
+		if (p < c->e && *p == ']')
+			p++;
+	}
+	for (; i < n; i++)
+		lines[i] = 0;
+	c->p = p;
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
 struct reader {
@@ -296,13 +380,16 @@ static int flag(struct reader *rd, struct jpath at, const json_t *sp, const char
 	return 0;
 }
 
-static int read_run(struct reader *rd, const char *model, size_t i, const json_t *r, struct measured_run *out)
+/* Run i of model's list, which starts on line (0: not known; found by a
+ * walk, jp_line). */
+static int read_run(struct reader *rd, const char *model, size_t i, long line, const json_t *r,
+		    struct measured_run *out)
 {
 	struct jpath at = jp_idx(jp_key((struct jpath){0}, model), i);
 	memset(out, 0, sizeof *out);
 	out->model = xstrdup(model);
 	out->index = i;
-	out->line = jp_line(rd->text, rd->len, &at);
+	out->line = line ? line : jp_line(rd->text, rd->len, &at);
 	out->remat_ms = out->base_ms = out->total_mem = NAN;
 	if (!json_is_object(r))
 		return fail(rd, &at, "%s where a run belongs ({\"specific_params\": ..., \"summary\": ...})",
@@ -399,23 +486,50 @@ static int read_run(struct reader *rd, const char *model, size_t i, const json_t
 	    stat_median(rd, a0, st, "base_compute_time", &out->base_ms) ||
 	    stat_median(rd, a0, st, "total_mem", &out->total_mem))
 		return -1;
+	/* bytes that fit the byte counts they are compared with and written
+	 * as (int64 in --json: 1e308 MB wrapped to -2^63) */
+	if (!(isnan(out->total_mem) || out->total_mem * 1e6 < 0x1p63)) {
+		struct jpath am = jp_key(jp_key(a0, "total_mem"), "median");
+		return fail(rd, &am, "%g MB is not a memory size (at most 2^63 bytes)", out->total_mem);
+	}
 	if (!isnan(out->total_mem))
 		out->total_mem *= 1e6; /* MB */
 	return 0;
 }
 
-/* A ratio run's budget: its ratio of the total_mem of the baseline run of
- * its model and batch. */
-static int resolve_ratio(struct reader *rd, struct measured_file *f, struct measured_run *r)
+/* The baseline runs by model, batch and place in the file (first of equals
+ * first): a ratio run finds its own by a binary search, not a pass over
+ * every run (a file of many ratio runs was quadratic). */
+static int by_model_batch(const struct measured_run *x, const struct measured_run *y)
+{
+	int c = strcmp(x->model, y->model);
+	return c ? c : x->batch < y->batch ? -1 : x->batch > y->batch;
+}
+
+static int by_baseline(const void *a, const void *b)
+{
+	const struct measured_run *x = *(const struct measured_run *const *)a,
+				  *y = *(const struct measured_run *const *)b;
+	int c = by_model_batch(x, y);
+	return c ? c : x < y ? -1 : x > y; /* (one array: its order) */
+}
+
+/* A ratio run's budget: its ratio of the total_mem of the (first) baseline
+ * run of its model and batch; base: the baselines, sorted (by_baseline). */
+static int resolve_ratio(struct reader *rd, const struct measured_run *const *base, size_t n_base,
+			 struct measured_run *r)
 {
 	struct jpath at = jp_key(jp_key(jp_idx(jp_key((struct jpath){0}, r->model), r->index),
 					"specific_params"), "ratio");
-	const struct measured_run *b = NULL;
-	for (size_t i = 0; i < f->n_runs && !b; i++) {
-		const struct measured_run *x = &f->runs[i];
-		if (x->kind == MEASURED_BASELINE && !strcmp(x->model, r->model) && x->batch == r->batch)
-			b = x;
+	size_t lo = 0, hi = n_base;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_model_batch(base[mid], r) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	const struct measured_run *b = lo < n_base && !by_model_batch(base[lo], r) ? base[lo] : NULL;
 	if (!b)
 		return fail(rd, &at, "a ratio run needs the measured total_mem of a baseline run of %s at "
 			    "batch %u, and the file has none", r->model, r->batch);
@@ -461,6 +575,8 @@ int measured_read(const char *path, struct measured_file *f, struct rs_error *er
 	const char *key;
 	json_t *v;
 	size_t cap = 0, models_seen = 0;
+	struct jp_cursor cur;
+	jp_cursor_init(&cur, text, len);
 	json_object_foreach(root, key, v) {
 		struct jpath at = jp_key(top, key);
 		if (json_is_string(v) || json_is_number(v))
@@ -471,20 +587,40 @@ int measured_read(const char *path, struct measured_file *f, struct rs_error *er
 			goto out;
 		}
 		models_seen++;
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			XGROW(f->runs, cap, f->n_runs + 1);
-			if ((rc = read_run(&rd, key, i, json_array_get(v, i), &f->runs[f->n_runs++])))
-				goto out;
+		size_t nr = json_array_size(v);
+		long *lines = xcalloc(nr ? nr : 1, sizeof *lines);
+		if (jp_cursor_seek(&cur, key)) {
+			jp_cursor_lines(&cur, nr, lines);
+		} else {
+			/* (a key written with escapes: its runs say where the
+			 * walk gets, found once, not a walk per run) */
+			long l = jp_line(text, len, &at);
+			for (size_t i = 0; i < nr; i++)
+				lines[i] = l;
 		}
+		for (size_t i = 0; i < nr && !rc; i++) {
+			XGROW(f->runs, cap, f->n_runs + 1);
+			rc = read_run(&rd, key, i, lines[i], json_array_get(v, i), &f->runs[f->n_runs++]);
+		}
+		free(lines);
+		if (rc)
+			goto out;
 	}
 	if (!models_seen) {
 		rc = fail(&rd, &top, "no model's list of runs: not a measured file (an object of models, "
 			  "each a list of {specific_params, summary})");
 		goto out;
 	}
+	const struct measured_run **base = xmalloc((f->n_runs + 1) * sizeof *base);
+	size_t n_base = 0;
+	for (size_t i = 0; i < f->n_runs; i++)
+		if (f->runs[i].kind == MEASURED_BASELINE)
+			base[n_base++] = &f->runs[i];
+	qsort(base, n_base, sizeof *base, by_baseline);
 	for (size_t i = 0; i < f->n_runs && !rc; i++)
 		if (f->runs[i].kind == MEASURED_RATIO)
-			rc = resolve_ratio(&rd, f, &f->runs[i]);
+			rc = resolve_ratio(&rd, base, n_base, &f->runs[i]);
+	free(base);
 out:
 	json_decref(root);
 	free(text);

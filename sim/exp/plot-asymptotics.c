@@ -57,7 +57,7 @@ static double treeverse(double n)
 static int write_text(const char *dir, const char *name, char *buf, size_t len,
 		      struct rs_error *err)
 {
-	int rc = write_file_atomic(dir, name, buf, len, false, err);
+	int rc = plot_write_data(dir, name, buf, len, err);
 	free(buf);
 	return rc;
 }
@@ -105,7 +105,7 @@ int plot_asymptotics_write(struct plot_ctx *ctx, const struct plot_figure_row *r
 	}
 	int rc = 0;
 	const char *exp = points_header(t, "experiment");
-	char *fdir = plot_data_dir(ctx, exp ? exp : "asymptotics", err);
+	char *fdir = plot_data_dir(ctx->dir, exp ? exp : "asymptotics", err);
 	if (!fdir) {
 		rc = -1;
 		goto out;

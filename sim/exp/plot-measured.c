@@ -32,6 +32,7 @@
 #include "heuristics.h"
 #include "measured.h"
 #include "plot.h"
+#include "plot-private.h"
 #include "results.h"
 
 struct mrow {
@@ -42,7 +43,7 @@ struct mrow {
 
 static int write_text(const char *dir, const char *name, char *buf, size_t len, struct rs_error *err)
 {
-	int rc = write_file_atomic(dir, name, buf, len, false, err);
+	int rc = plot_write_data(dir, name, buf, len, err);
 	free(buf);
 	return rc;
 }
@@ -167,14 +168,15 @@ int plot_measured(const char *dir, struct plot_figure **figs, size_t *n_figs, st
 		goto out;
 	qsort(rows, nr, sizeof *rows, by_budget);
 
-	char *pd = path_join(dir, "plot-data");
-	char *fdir[2] = {path_join(pd, "measured"), path_join(pd, "measured-budget")};
-	free(pd);
+	char *fdir[2] = {NULL, NULL};
 	*figs = xcalloc(2, sizeof **figs);
 	char name[64];
 	for (int fig = 0; fig < 2 && !rc; fig++) {
-		if ((rc = make_dirs(fdir[fig], err)))
+		/* (no symbolic link followed out of dir: plot_data_dir) */
+		if (!(fdir[fig] = plot_data_dir(dir, fig ? "measured-budget" : "measured", err))) {
+			rc = -1;
 			break;
+		}
 		size_t np = fig ? nm : nhr, nc = fig ? nhr + 1 : nm;
 		double vmax = 1, xlo = INFINITY, xhi = 0;
 		for (size_t p = 0; p < np && !rc; p++) {

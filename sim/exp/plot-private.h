@@ -98,8 +98,22 @@ struct plot_list {
 void plot_list_add(struct plot_list *l, const char *name, const char *script, char *data_dir,
 		   size_t panels);
 
-/** DIR/plot-data/NAME, created (gives); NULL with err when it cannot be. */
-char *plot_data_dir(const struct plot_ctx *c, const char *name, struct rs_error *err);
+/**
+ * DIR/plot-data/NAME, created (gives); NULL with err when it cannot be. A
+ * results folder may come from someone else: a symbolic link at
+ * plot-data or NAME is refused (EXIT_CANTCREAT), never followed out of
+ * DIR (make_dirs_below; issue 40, H4).
+ */
+char *plot_data_dir(const char *dir, const char *name, struct rs_error *err);
+
+/**
+ * Write a data file of a figure, fdir/name (fdir from plot_data_dir),
+ * through outfile's temporary and rename; an entry of that name that is
+ * not a regular file (a link, a FIFO, a device) is refused
+ * (EXIT_CANTCREAT), never written through. 0 or -1 with err.
+ */
+int plot_write_data(const char *fdir, const char *name, const char *data, size_t len,
+		    struct rs_error *err);
 
 /* The asymptotic study's figure (plot-asymptotics.c): whether points.tsv
  * has budget formulas of n, and its data. */

@@ -19,6 +19,7 @@
 #include "gptext.h"
 #include "gap.h"
 #include "heuristics.h"
+#include "outfile.h"
 #include "planners.h"
 #include "plot-private.h"
 #include "results.h"
@@ -174,7 +175,11 @@ static int read_models(const char *dir, struct pdata *d, struct rs_error *err)
 
 enum plot_outcome plot_outcome_parse(const char *text)
 {
-	return !strcmp(text, "pass") ? PLOT_PASS : !strcmp(text, "oom") ? PLOT_OOM : PLOT_THRASH;
+	/* an ILP row without a schedule (unsolved, untried) is drawn as the
+	 * oom it was written as before issue 44 */
+	return !strcmp(text, "pass")	   ? PLOT_PASS
+	       : !strcmp(text, "thrash") ? PLOT_THRASH
+					 : PLOT_OOM;
 }
 
 /* The rows of points.tsv (t, read from path) by model and series. */
@@ -414,6 +419,7 @@ struct figure_spec {
 	char *name;
 	char *title;      /* enhanced markup */
 	bool accesses;    /* y: metadata accesses, not overhead */
+	bool log_y;       /* a log y axis over the pdata's ylo..yhi (the gap figure) */
 	bool ablation;    /* one ablation family's figure */
 	size_t *series;
 	size_t n_series;
@@ -596,7 +602,7 @@ static bool write_curve(const char *fdir, const struct pdata *d, size_t p, size_
 				     "(heuristics_at_plan_peaks), marked\n", cells, nc, true);
 		}
 		fclose(f);
-		if (write_file_atomic(fdir, name, text, len, false, err))
+		if (plot_write_data(fdir, name, text, len, err))
 			*rc = -1;
 		free(text);
 	}
@@ -651,7 +657,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	const char *dir = ctx->dir;
 	const struct pdata *d = ctx->d;
 	struct style *styles = ctx->styles;
-	char *fdir = plot_data_dir(ctx, fs->name, err);
+	char *fdir = plot_data_dir(ctx->dir, fs->name, err);
 	if (!fdir)
 		return -1;
 	int rc = 0;
@@ -728,6 +734,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 			hi = lo * 10;
 	} else {
 		linear_range(d, &yv, &lo, &hi, &log_y);
+		log_y |= fs->log_y;
 	}
 	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
 		fmt_double(b1, yv.lo), fmt_double(b2, yv.hi));
@@ -859,7 +866,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		put_fit_marks(f, d, fs);
 	fclose(f);
 	if (!rc)
-		rc = write_file_atomic(fdir, "figure.gp", text, len, false, err);
+		rc = plot_write_data(fdir, "figure.gp", text, len, err);
 	free(text);
 	for (size_t p = 0; p < np; p++)
 		free(pcurves[p]);
@@ -941,7 +948,16 @@ static void spec_init(struct figure_spec *fs, const struct plot_ctx *c, char *na
 {
 	memset(fs, 0, sizeof *fs);
 	fs->name = name;
-	fs->title = xstrdup(title);
+	const struct points_table *t = c->points;
+	if (t && t->n_rows < t->total) {
+		/* a sweep that did not finish: the figure says so (issue 40, H9) */
+		size_t n = strlen(title) + 96;
+		fs->title = xmalloc(n);
+		snprintf(fs->title, n, "%s.' (partial: %zu of %zu points missing)'", title,
+			 t->total - t->n_rows, t->total);
+	} else {
+		fs->title = xstrdup(title);
+	}
 	fs->accesses = accesses;
 	fs->series = xcalloc(c->d->n_series ? c->d->n_series : 1, sizeof *fs->series);
 }
@@ -1173,7 +1189,14 @@ static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
 			continue;
 		char *f[GC_COUNT + 1];
 		size_t m;
-		if (tsv_split(line, f, GC_COUNT + 1) != GC_COUNT) {
+		size_t nf = tsv_split(line, f, GC_COUNT + 1);
+		if (nf == GC_COUNT) {
+			/* gap.tsv escapes its names (rs_tsv_field: a\\b for a\b);
+			 * models.tsv and the series do not */
+			tsv_unescape(f[GC_MODEL]);
+			tsv_unescape(f[GC_METHOD]);
+		}
+		if (nf != GC_COUNT) {
 			rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 					  "expected %d tab-separated columns", GC_COUNT);
 		} else if ((m = find_model(&g, f[GC_MODEL])) == (size_t)-1) {
@@ -1207,18 +1230,114 @@ static int write_gap(struct plot_ctx *c, const struct plot_figure_row *row,
 		pdata_free(&g);
 		return -1;
 	}
-	/* y: from 0 to the largest gap (a y range asked for wins) */
-	g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
-	g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
+	/* Panels only for the models with a row to draw; the others are
+	 * named in the title. */
+	bool *used = xcalloc(g.n_models + 1, sizeof *used);
+	size_t *to = xcalloc(g.n_models + 1, sizeof *to);
+	for (size_t i = 0; i < g.n_rows; i++)
+		used[g.rows[i].model] = true;
+	char *missing = NULL;
+	size_t missing_len = 0, n_missing = 0, kept = 0;
+	FILE *mf = open_memstream(&missing, &missing_len);
+	for (size_t m = 0; m < g.n_models; m++) {
+		if (used[m]) {
+			to[m] = kept;
+			g.models[kept++] = g.models[m];
+			continue;
+		}
+		/* (names joined by 0x1f, split again for the title's lines) */
+		fprintf(mf, "%s%s", n_missing++ ? "\x1f" : "", g.models[m].title && *g.models[m].title
+								    ? g.models[m].title : g.models[m].name);
+		free(g.models[m].name);
+		free(g.models[m].title);
+		free(g.models[m].desc);
+	}
+	fclose(mf);
+	g.n_models = kept;
+	for (size_t i = 0; i < g.n_rows; i++)
+		g.rows[i].model = to[g.rows[i].model];
+	free(used);
+	free(to);
+	/* y: gaps run from 0 (the optimum itself) over decades (1e-4 to 0.9
+	 * in the optimal sweep): a log axis from the smallest positive gap's
+	 * decade to the largest's, gaps at or below the bottom (0, and a
+	 * negative gap below an unproven optimum) drawn on it. A y range
+	 * asked for wins, linear. */
+	double pos = INFINITY;
+	for (size_t i = 0; i < g.n_rows; i++)
+		if (g.rows[i].outcome == PLOT_PASS && g.rows[i].overhead > 0 &&
+		    g.rows[i].overhead < pos)
+			pos = g.rows[i].overhead;
+	bool log_y = isnan(base->ylo) && hi > 0;
+	double bottom = 0;
+	if (log_y) {
+		bottom = pow(10, floor(log10(pos < 1e-6 ? 1e-6 : pos)));
+		double top = pow(10, ceil(log10(hi * 1.05)));
+		g.ylo = bottom;
+		g.yhi = top > bottom * 10 ? top : bottom * 10;
+		for (size_t i = 0; i < g.n_rows; i++)
+			if (g.rows[i].outcome == PLOT_PASS && g.rows[i].overhead < bottom)
+				g.rows[i].overhead = bottom;
+	} else {
+		g.ylo = isnan(base->ylo) ? -0.03 * (hi > 0 ? hi : 1) : base->ylo;
+		g.yhi = isnan(base->ylo) ? (hi > 0 ? hi : 1) * 1.05 : base->yhi;
+	}
 	char *head = quoted(g.experiment); /* a gnuplot string expression (gptext.h) */
-	char *title = xmalloc(strlen(head) + 96);
-	sprintf(title, "%s.': overhead above the %s at each budget'", head,
+	char bot[FMT_DOUBLE_LEN];
+	char *what = NULL;
+	size_t what_len = 0;
+	FILE *wf = open_memstream(&what, &what_len);
+	fprintf(wf, ": overhead above the %s at each budget",
 		ilp ? "optimum (ILP; unproven: best method)" : "best method");
+	fclose(wf);
+	char *qwhat = quoted(what);
+	free(what);
+	/* lines of their own ("\n" in gnuplot), of about 70 characters at
+	 * most: the log axis's floor, the models without a result */
+	char *more = NULL;
+	size_t more_len = 0;
+	FILE *tf = open_memstream(&more, &more_len);
+	if (log_y)
+		fprintf(tf, ".\"\\n\".");
+	if (log_y) {
+		char *q, line[128];
+		snprintf(line, sizeof line, "log axis: a gap of %s or less (0 too) on its floor",
+			 fmt_double(bot, bottom));
+		fputs(q = quoted(line), tf);
+		free(q);
+	}
+	size_t col = 71; /* past 70: a new line first */
+	for (char *p = missing, *save = NULL, *name; n_missing && (name = strtok_r(p, "\x1f", &save));
+	     p = NULL) {
+		char *piece = xmalloc(strlen(name) + 32);
+		bool first = p != NULL;
+		sprintf(piece, "%s%s", first ? "no result to draw for: " : ", ", name);
+		if (col + strlen(piece) > 70) {
+			fputs(".\"\\n\".", tf);
+			col = 0;
+			if (!first)
+				memmove(piece, piece + 2, strlen(piece + 2) + 1);
+		} else {
+			fputc('.', tf);
+		}
+		char *q = quoted(piece);
+		fputs(q, tf);
+		free(q);
+		col += strlen(piece);
+		free(piece);
+	}
+	fclose(tf);
+	free(missing);
+	char *title = xmalloc(strlen(head) + strlen(qwhat) + strlen(more) + 8);
+	sprintf(title, "%s.%s%s", head, qwhat, more);
+	free(qwhat);
+	free(more);
 	free(head);
 	struct plot_ctx gc = {.dir = c->dir, .opt = c->opt, .points = c->points, .d = &g};
 	gc.styles = xcalloc(g.n_series + 1, sizeof *gc.styles);
 	struct figure_spec fs;
 	spec_init(&fs, &gc, figure_name(&gc, row), title, false);
+	fs.log_y = log_y;
 	for (size_t s = 0; s < g.n_series; s++)
 		fs.series[fs.n_series++] = s;
 	rc = write_figure(&gc, &fs, row->script, out, err);
@@ -1248,16 +1367,58 @@ void plot_list_add(struct plot_list *l, const char *name, const char *script, ch
 	l->n++;
 }
 
-char *plot_data_dir(const struct plot_ctx *c, const char *name, struct rs_error *err)
+char *plot_data_dir(const char *dir, const char *name, struct rs_error *err)
 {
-	char *pd = path_join(c->dir, "plot-data");
-	char *fdir = path_join(pd, name);
-	free(pd);
-	if (make_dirs(fdir, err)) {
-		free(fdir);
+	char *rel = path_join("plot-data", name);
+	if (make_dirs_below(dir, rel, err)) {
+		free(rel);
 		return NULL;
 	}
+	char *fdir = path_join(dir, rel);
+	free(rel);
 	return fdir;
+}
+
+int plot_write_data(const char *fdir, const char *name, const char *data, size_t len,
+		    struct rs_error *err)
+{
+	char *path = path_join(fdir, name);
+	int rc = outfile_check(path, false, err);
+	free(path);
+	if (rc < 0)
+		return -1;
+	return write_file_atomic(fdir, name, data, len, false, err);
+}
+
+/*
+ * A points.tsv with fewer rows than its experiment has points (a sweep
+ * stopped, or one whose planner had no solver: it exits 69 and keeps what
+ * it finished) is drawn, and said: here, naming the points that have no
+ * row (the first runs of them), and in each figure's title (spec_init).
+ * The status stays 0: the figures are what the rows hold (docs/plots.md).
+ */
+static void warn_partial(const char *path, const struct points_table *t)
+{
+	fprintf(stderr, "rematsim plot: warning: %s has rows for %zu of its %zu points; the "
+			"figures are marked partial. Points with no row:", path, t->n_rows, t->total);
+	size_t runs = 0;
+	for (size_t i = 0; i < t->total; i++) {
+		if (t->rows[i])
+			continue;
+		size_t j = i;
+		while (j + 1 < t->total && !t->rows[j + 1])
+			j++;
+		if (runs++ == 8) {
+			fprintf(stderr, " ...");
+			break;
+		}
+		if (j > i)
+			fprintf(stderr, " %zu-%zu", i, j);
+		else
+			fprintf(stderr, " %zu", i);
+		i = j;
+	}
+	fprintf(stderr, " (numbers of the point column; run the sweep again to finish them)\n");
 }
 
 int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_figure **figs,
@@ -1288,6 +1449,23 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 	}
 	char *ppath = path_join(dir, "points.tsv");
 	struct points_table pt = {0};
+	char *mpath = path_join(dir, "models.tsv"), *jpath = path_join(dir, "points.journal");
+	bool none = access(mpath, F_OK) && errno == ENOENT && access(ppath, F_OK) &&
+		    errno == ENOENT;
+	bool journal = none && !access(jpath, F_OK);
+	free(mpath);
+	free(jpath);
+	if (none) {
+		/* a folder with no sweep in it: say what plot reads */
+		free(ppath);
+		return rs_error_set(err, EXIT_NOINPUT, dir, 0,
+				    "%s: plot draws the results of a finished sweep (points.tsv and "
+				    "models.tsv, from `rematsim sweep EXP.yaml --out DIR` or `rematsim "
+				    "merge`), or of `rematsim measured --out`",
+				    journal ? "a sweep is unfinished here (points.journal, no points.tsv): "
+					      "run the sweep again to finish it, then plot"
+					    : "no sweep here");
+	}
 	int rc = read_models(dir, &d, err);
 	if (!rc)
 		rc = points_read(ppath, false, &pt, err);
@@ -1295,6 +1473,8 @@ int plot_prepare(const char *dir, const struct plot_options *opt, struct plot_fi
 		rc = read_points(ppath, &pt, &d, err);
 	if (!rc)
 		rc = read_fit(dir, &d, err);
+	if (!rc && pt.n_rows < pt.total)
+		warn_partial(ppath, &pt);
 	free(ppath);
 	struct plot_ctx c = {.dir = dir, .opt = opt, .points = &pt, .d = &d};
 	c.styles = xcalloc(d.n_series ? d.n_series : 1, sizeof *c.styles);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "util.h"
 
 struct pool {
@@ -70,6 +71,11 @@ void pool_run(unsigned jobs, size_t n, pool_task_fn fn, void *ctx,
 	pthread_cond_init(&p.done_cond, &ca);
 	pthread_condattr_destroy(&ca);
 
+	/* The workers may run a solver that takes over SIGINT (see
+	 * outfile.h): they and this thread leave the fatal signals to a
+	 * watcher until the last one is done. */
+	struct outfile_watch watch;
+	outfile_signals_watch(&watch);
 	pthread_t *threads = xcalloc(jobs, sizeof *threads);
 	for (unsigned t = 0; t < jobs; t++) {
 		int e = pthread_create(&threads[t], NULL, worker, &p);
@@ -114,6 +120,7 @@ void pool_run(unsigned jobs, size_t n, pool_task_fn fn, void *ctx,
 	for (unsigned t = 0; t < jobs; t++)
 		pthread_join(threads[t], NULL);
 	free(threads);
+	outfile_signals_unwatch(&watch);
 	if (tick)
 		tick(ctx, n, n);
 	pthread_cond_destroy(&p.done_cond);

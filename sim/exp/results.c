@@ -5,6 +5,7 @@
  */
 #include "results.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -32,6 +33,32 @@ size_t tsv_split(char *line, char **fields, size_t max)
 		p = tab + 1;
 	}
 	return n;
+}
+
+char *tsv_unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		if (*r == '\\' && r[1]) {
+			char c = r[1];
+			char d = c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '\\' ? '\\' : 0;
+			if (d) {
+				*w++ = d;
+				r++;
+				continue;
+			}
+			unsigned x;
+			if (c == 'x' && isxdigit((unsigned char)r[2]) && isxdigit((unsigned char)r[3]) &&
+			    sscanf(r + 2, "%2x", &x) == 1 && x) {
+				*w++ = (char)x;
+				r += 3;
+				continue;
+			}
+		}
+		*w++ = *r;
+	}
+	*w = 0;
+	return s;
 }
 
 const char *points_header(const struct points_table *t, const char *key)
@@ -109,6 +136,7 @@ static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 				    PC_MODEL_COMPUTE, PC_REMAT_COMPUTE, PC_EVICTIONS, PC_REMATS,
 				    PC_HEURISTIC_EVALS, PC_HEURISTIC_ACCESSES, PC_POINT};
 	static const int real[] = {PC_RATIO, PC_OVERHEAD, PC_WALL_MS};
+	bool failed = strcmp(f[PC_OUTCOME], "pass") != 0;
 	static const char *const names[PC_COUNT] = {
 		"model", "heuristic", "runtime", "trial", "seed", "ratio", "budget", "outcome",
 		"overhead", "peak_memory", "model_compute", "remat_compute", "evictions",
@@ -130,6 +158,8 @@ static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 	for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
 		const char *v = f[real[i]];
 		char *e;
+		if (real[i] == PC_OVERHEAD && failed && !strcmp(v, "-"))
+			continue; /* a failed run has no overhead */
 		strtod(v, &e);
 		if (!*v || *e || *v == ' ') {
 			snprintf(why, sizeof why, "%s '%.40s' is not a number", names[real[i]], v);
@@ -143,11 +173,46 @@ static const char *row_problem(char **f, size_t nf, size_t want, size_t total)
 			return why;
 		}
 	const char *o = f[PC_OUTCOME];
-	if (strcmp(o, "pass") && strcmp(o, "oom") && strcmp(o, "thrash")) {
-		snprintf(why, sizeof why, "outcome '%.40s' is not pass, oom or thrash", o);
+	if (strcmp(o, "pass") && strcmp(o, "oom") && strcmp(o, "thrash") && strcmp(o, "unsolved") &&
+	    strcmp(o, "untried")) {
+		snprintf(why, sizeof why, "outcome '%.40s' is not pass, oom, thrash, unsolved or "
+			 "untried", o);
 		return why;
 	}
 	return NULL;
+}
+
+/* A row of a points file written before the stopped_clock column (its
+ * split fields f, nf of them, in table t), in today's form: a failed
+ * run's overhead `-`, the clock where it stopped last, and an ILP row
+ * without a schedule unsolved or untried as its solver status says. */
+static char *row_upgrade(char **f, size_t nf, const struct points_table *t)
+{
+	bool failed = strcmp(f[PC_OUTCOME], "pass") != 0;
+	const char *status = t->ilp_columns ? f[points_ilp_col(t) + PIC_STATUS] : "-";
+	bool noplan = failed && (!strcmp(status, "unsolved") || !strcmp(status, "too_large") ||
+				 !strcmp(status, "infeasible"));
+	if (noplan && strcmp(status, "infeasible"))
+		f[PC_OUTCOME] = !strcmp(status, "unsolved") ? "unsolved" : "untried";
+	char clock[32] = "-";
+	if (failed && !noplan) {
+		long long c = 1 + strtoll(f[PC_MODEL_COMPUTE], NULL, 10) +
+			      strtoll(f[PC_REMAT_COMPUTE], NULL, 10);
+		if (t->offload_columns)
+			c += strtoll(f[PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) + PO_STALL_NS],
+				     NULL, 10);
+		snprintf(clock, sizeof clock, "%lld", c);
+	}
+	if (failed)
+		f[PC_OVERHEAD] = "-";
+	size_t len = strlen(clock) + 2;
+	for (size_t i = 0; i < nf; i++)
+		len += strlen(f[i]) + 1;
+	char *row = xmalloc(len), *p = row;
+	for (size_t i = 0; i < nf; i++)
+		p += sprintf(p, "%s%s", i ? "\t" : "", f[i]);
+	sprintf(p, "\t%s", clock);
+	return row;
 }
 
 int points_read(const char *path, bool missing_ok, struct points_table *t,
@@ -197,8 +262,10 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			t->offload_columns =
 				ok && !strncmp(rest, POINTS_OFFLOAD_COLUMNS, strlen(POINTS_OFFLOAD_COLUMNS));
 			rest += t->offload_columns ? strlen(POINTS_OFFLOAD_COLUMNS) : 0;
-			t->ilp_columns = ok && !strcmp(rest, POINTS_ILP_COLUMNS);
-			if (!ok || (*rest && !t->ilp_columns)) {
+			t->ilp_columns = ok && !strncmp(rest, POINTS_ILP_COLUMNS, strlen(POINTS_ILP_COLUMNS));
+			rest += t->ilp_columns ? strlen(POINTS_ILP_COLUMNS) : 0;
+			t->stop_column = ok && !strcmp(rest, POINTS_STOP_COLUMNS);
+			if (!ok || (*rest && !t->stop_column)) {
 				rc = rs_error_set(err, EXIT_DATAERR, path, lineno,
 						  "not a points file of this version (unexpected column line)");
 				goto out;
@@ -224,11 +291,14 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			continue;
 		}
 		char *copy = xstrdup(line);
-		char *f[PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1];
+		char *f[PC_MAX_COLUMNS + 1];
 		size_t want = points_columns(t);
-		size_t nf =
-			tsv_split(line, f, PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + 1);
+		size_t nf = tsv_split(line, f, PC_MAX_COLUMNS + 1);
 		const char *why = row_problem(f, nf, want, t->total);
+		if (!why && !t->stop_column) { /* an older file's row */
+			free(copy);
+			copy = row_upgrade(f, nf, t);
+		}
 		if (why) {
 			/* Complete rows are written whole: a bad one is damage, not a kill. */
 			free(copy);
@@ -240,6 +310,7 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 	if (!columns_seen)
 		rc = rs_error_set(err, EXIT_DATAERR, path, 0,
 				  "no column line: not a complete points file");
+	t->stop_column = true; /* every row now has it (row_upgrade) */
 out:
 	free(data);
 	if (rc)
@@ -258,6 +329,8 @@ void points_write(FILE *f, const struct points_table *t)
 		fputs(POINTS_OFFLOAD_COLUMNS, f);
 	if (t->ilp_columns)
 		fputs(POINTS_ILP_COLUMNS, f);
+	if (t->stop_column)
+		fputs(POINTS_STOP_COLUMNS, f);
 	fputc('\n', f);
 	for (size_t i = 0; i < t->total; i++)
 		if (t->rows[i])
@@ -388,6 +461,54 @@ void frontier_write(FILE *f, const struct points_table *t)
 }
 
 /* ------------------------------------------------------------ files */
+
+int make_dirs_below(const char *base, const char *rel, struct rs_error *err)
+{
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return rs_error_set(err, errno == ENOENT ? EXIT_NOINPUT : EXIT_CANTCREAT, base, 0,
+				    "cannot open the folder: %s", strerror(errno));
+	char *path = xstrdup(base), *copy = xstrdup(rel);
+	int rc = 0;
+	char *save = NULL;
+	for (char *name = strtok_r(copy, "/", &save); name && !rc; name = strtok_r(NULL, "/", &save)) {
+		char *next = path_join(path, name);
+		free(path);
+		path = next;
+		if (mkdirat(fd, name, 0777) && errno != EEXIST) {
+			rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot create folder: %s",
+					  strerror(errno));
+			break;
+		}
+		/* the folder itself, never what a link there points to */
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (sub < 0) {
+			int e = errno;
+			if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0,
+						  "is a symbolic link: nothing is written through one "
+						  "(it may lead out of %s); remove it", base);
+			else if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && !S_ISDIR(st.st_mode))
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "exists and is not a folder");
+			else
+				rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "cannot open the folder: %s",
+						  strerror(e));
+			break;
+		}
+		if (fstat(sub, &st) || !S_ISDIR(st.st_mode)) {
+			close(sub);
+			rc = rs_error_set(err, EXIT_CANTCREAT, path, 0, "exists and is not a folder");
+			break;
+		}
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+	free(copy);
+	free(path);
+	return rc ? -1 : 0;
+}
 
 bool results_experiment_name_ok(const char *name)
 {

@@ -92,6 +92,22 @@ enum points_offload_col {
 	PO_H2D_BUSY_NS, PO_PEAK_HOST_MEMORY
 };
 
+/*
+ * The last column of every points file written since issue 44:
+ * `stopped_clock`, the simulated clock where a run that did not pass
+ * stopped (an ILP row that ran nothing: `-`), `-` on a passing row. Such
+ * a row's `overhead` is `-`: a failed run has no overhead (the clock where
+ * it stopped over the baseline compute is no cost of anything). Its
+ * outcome is oom, thrash, or for an ILP row without a schedule unsolved
+ * (nothing found within the time limit) or untried (the model has more
+ * ops than max_ops); a proven infeasible budget stays oom. Files written
+ * before lack the column and carry a number in a failed row's overhead:
+ * points_read brings their rows to this form (the stopped clock is 1 +
+ * model_compute + remat_compute (+ stall_ns), the clock's own sum).
+ */
+#define POINTS_STOP_COLUMNS "\tstopped_clock"
+#define PC_STOP_COUNT 1
+
 /* floor_memory: the bytes a replay holds pinned at the end (constants and
  * the outputs still held: schedule_floor, runtimes but V1), below which no
  * budget passes; floor_ratio its share of the baseline. Folders written
@@ -121,6 +137,7 @@ struct points_table {
 	bool gen_columns;  /* rows end with POINTS_GEN_COLUMNS' fields */
 	bool offload_columns; /* then with POINTS_OFFLOAD_COLUMNS' fields */
 	bool ilp_columns;  /* ... then POINTS_ILP_COLUMNS' */
+	bool stop_column;  /* ... then POINTS_STOP_COLUMNS (always, once read) */
 };
 
 /** The first ILP column of t's rows (after the gen and offload ones). */
@@ -132,8 +149,11 @@ static inline size_t points_ilp_col(const struct points_table *t)
 /** All the columns of t's rows. */
 static inline size_t points_columns(const struct points_table *t)
 {
-	return points_ilp_col(t) + (t->ilp_columns ? PC_ILP_COUNT : 0);
+	return points_ilp_col(t) + (t->ilp_columns ? PC_ILP_COUNT : 0) +
+	       (t->stop_column ? PC_STOP_COUNT : 0);
 }
+/** The most columns a points row has. */
+#define PC_MAX_COLUMNS (PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + PC_STOP_COUNT)
 
 /** The value of the first header `key`, or NULL. */
 const char *points_header(const struct points_table *t, const char *key);
@@ -188,6 +208,12 @@ void frontier_write(FILE *f, const struct points_table *t);
 size_t tsv_split(char *line, char **fields, size_t max);
 
 /**
+ * Undo rs_tsv_field's escapes in place (\t, \n, \r, \\, \xHH; any
+ * other backslash stays): the text of a field of gap.tsv. Returns s.
+ */
+char *tsv_unescape(char *s);
+
+/**
  * Remove the leftover temporary files (outfile.h) of the named outputs in
  * dir, as a killed writer leaves them. Call only while holding dir's sweep
  * lock. Returns how many were removed.
@@ -200,5 +226,14 @@ int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases);
  * (EXIT_CANTCREAT) when another sweep holds it.
  */
 int sweep_lock(const char *dir, int *fd, struct rs_error *err);
+
+/**
+ * Create base/rel's folders below base (which must exist; rel: names
+ * joined by '/'), following no symbolic link below base: one there, or
+ * anything else that is not a folder, is refused (-1 with err,
+ * EXIT_CANTCREAT, naming it). For outputs inside a folder that someone
+ * else may have made (plot's DIR/plot-data/NAME: issue 40, H4).
+ */
+int make_dirs_below(const char *base, const char *rel, struct rs_error *err);
 
 #endif

@@ -87,13 +87,24 @@ static int scan(const char *text, struct scanned *sc, const char **why)
 	sc->num_len = (size_t)(p - text);
 	if (!*p)
 		return 0;
+	/* in any case: 30mb is 30MB, 6gib 6GiB */
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
-		if (!strcmp(p, suffixes[i].text)) {
+		if (!strcasecmp(p, suffixes[i].text)) {
 			sc->mult = suffixes[i].mult;
 			return 0;
 		}
+	if (p[1] == 0 && strchr("kKmMgGtT", *p)) {
+		static const char *const alone[] = {
+			"K alone could mean either: KB is 10^3 bytes, KiB 2^10",
+			"M alone could mean either: MB is 10^6 bytes, MiB 2^20",
+			"G alone could mean either: GB is 10^9 bytes, GiB 2^30",
+			"T alone could mean either: TB is 10^12 bytes, TiB 2^40",
+		};
+		*why = alone[strchr("KMGT", toupper((unsigned char)*p)) - "KMGT"];
+		return -1;
+	}
 	*why = "not a number (unknown suffix or trailing characters; "
-	       "suffixes are KiB MiB GiB TiB KB MB GB TB)";
+	       "suffixes are KiB MiB GiB TiB KB MB GB TB, in any case)";
 	return -1;
 }
 

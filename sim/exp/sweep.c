@@ -89,6 +89,19 @@ static void plan_text(const struct experiment *e, const struct exp_point *p, cha
 		snprintf(buf, size, "%s", ep->planner->name);
 }
 
+/* The gen columns (POINTS_GEN_COLUMNS) of a planner's row: the model's n
+ * and the plan as its step (as the rows of heuristics at a plan's peak
+ * name it). Every row of a points file has them when any has: the
+ * readers (plot, merge, a resume) count a row's fields. */
+static void put_plan_gen_columns(FILE *f, const struct experiment *e, const struct exp_point *p)
+{
+	if (!e->gen_columns)
+		return;
+	char what[128];
+	plan_text(e, p, what, sizeof what);
+	fprintf(f, "\t%llu\t%s", (unsigned long long)experiment_model_n(e, p->model), what);
+}
+
 /* The offload columns (POINTS_OFFLOAD_COLUMNS) of a row: the series' link
  * (none without one, or for a planner's row: s NULL) and the run's copies. */
 static void put_offload_columns(FILE *f, const struct exp_series *s, const struct runtime_result *r)
@@ -158,9 +171,11 @@ static bool ilp_no_schedule(const struct experiment *e, const struct planner_pla
 		r->status == ILP_NO_ROUNDING);
 }
 
-/* An ILP point without a schedule: outcome oom at the budget it was
- * asked (ratio and budget the point's), nothing run, the solver's answer
- * in the ILP columns. */
+/* An ILP point without a schedule at the budget it was asked (ratio and
+ * budget the point's), nothing run, the solver's answer in the ILP
+ * columns: outcome oom where no schedule fits (proven infeasible),
+ * unsolved where nothing was found within the time limit, untried where
+ * the model has more ops than max_ops; no overhead, no stopped clock. */
 static char *format_noplan_row(const struct experiment *e, size_t i, const struct exp_point *p,
 			       const struct ilp_result *r)
 {
@@ -174,16 +189,35 @@ static char *format_noplan_row(const struct experiment *e, size_t i, const struc
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
-	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0.000\t%s\t%zu",
+	const char *outcome = !r->solver ? "untried"
+			      : r->status == ILP_INFEASIBLE ? outcome_name(OUTCOME_OOM)
+							    : "unsolved";
+	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t-\t0\t0\t0\t0\t0\t0\t0\t0.000\t%s\t%zu",
 		m->name, what, runtime_kind_name(RUNTIME_V2), ratio, (unsigned long long)budget,
-		outcome_name(OUTCOME_OOM), e->plans[p->plan].planner->name, i);
+		outcome, e->plans[p->plan].planner->name, i);
+	put_plan_gen_columns(f, e, p);
 	if (e->offload_columns) {
 		struct runtime_result none = {0}; /* nothing ran */
 		put_offload_columns(f, NULL, &none);
 	}
 	ilp_fields(f, e, p->model, r, NAN);
+	fputs("\t-", f);
 	fclose(f);
 	return line;
+}
+
+/* A run's overhead field and its stopped_clock (results.h): the overhead
+ * and `-` when it passed; `-` and the clock where it stopped when not. */
+static void outcome_fields(char *overhead, char *stopped, size_t size, enum outcome outcome,
+			   double value, int64_t clock)
+{
+	if (outcome == OUTCOME_PASS) {
+		fmt_double(overhead, value); /* shortest exact: 1.7, not 1.7000000000000002 */
+		snprintf(stopped, size, "-");
+	} else {
+		snprintf(overhead, size, "-");
+		snprintf(stopped, size, "%lld", (long long)clock);
+	}
 }
 
 /*
@@ -210,18 +244,26 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 	enum outcome outcome = r->outcome == OUTCOME_PASS && (double)r->remat_compute > limit
 				       ? OUTCOME_THRASH
 				       : r->outcome;
-	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%.17g\t%llu\t%lld\t%lld\t"
+	char overhead[FMT_DOUBLE_LEN + 8], stopped[32];
+	if (outcome == OUTCOME_PASS)
+		snprintf(overhead, sizeof overhead, "%.17g", pr->overhead);
+	else
+		snprintf(overhead, sizeof overhead, "-");
+	snprintf(stopped, sizeof stopped, outcome == OUTCOME_PASS ? "-" : "%lld", (long long)r->clock);
+	fprintf(f, "%s\t%s\t%s\t0\t0\t%s\t%llu\t%s\t%s\t%llu\t%lld\t%lld\t"
 		   "%llu\t%llu\t0\t0\t%.3f\t%s\t%zu",
 		e->models[p->model].name, what, runtime_kind_name(pr->runtime), ratio,
-		(unsigned long long)r->peak_memory, outcome_name(outcome), pr->overhead,
+		(unsigned long long)r->peak_memory, outcome_name(outcome), overhead,
 		(unsigned long long)r->peak_memory, (long long)r->model_compute,
 		(long long)r->remat_compute, (unsigned long long)r->evictions,
 		(unsigned long long)r->remats, pr->wall_ms, e->plans[p->plan].planner->name, i);
+	put_plan_gen_columns(f, e, p);
 	if (e->offload_columns)
 		put_offload_columns(f, NULL, r);
 	ilp_fields(f, e, p->model,
 		   e->plans[p->plan].planner->param == PLANNER_PARAM_BUDGET ? &pp->ilp : NULL,
 		   pr->overhead);
+	fprintf(f, "\t%s", stopped);
 	fclose(f);
 	return line;
 }
@@ -236,7 +278,8 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 		fmt_double(ratio, (double)pr->budget / (double)e->models[p->model].base.memory);
 	else
 		ratio_text(e, p, ratio, sizeof ratio);
-	fmt_double(overhead, pr->overhead); /* shortest exact: 1.7, not 1.7000000000000002 */
+	char stopped[32];
+	outcome_fields(overhead, stopped, sizeof stopped, r->outcome, pr->overhead, r->clock);
 	char *line = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&line, &n);
@@ -264,6 +307,7 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 	if (e->offload_columns)
 		put_offload_columns(f, s, r);
 	ilp_fields(f, e, p->model, NULL, NAN);
+	fprintf(f, "\t%s", stopped);
 	fclose(f);
 	return line;
 }
@@ -569,9 +613,10 @@ static void run_point(void *ctx, size_t k)
 	 * the time it took then */
 	struct pcache *cache = rc->opt->cache;
 	char key[PCACHE_KEY_MAX];
-	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, point_budget(&m->base, &pc), key);
+	uint64_t budget = point_budget(&m->base, &pc);
+	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, budget, key);
 	int failed = 0;
-	if (!keyed || !pcache_get(cache, key, &pr)) {
+	if (!keyed || !pcache_get(cache, key, &m->base, budget, &pr)) {
 		double t0 = now_seconds();
 		failed = point_run(m->sched, &m->base, &pc, &pr, &err);
 		if (!pr.wall_ms)
@@ -851,6 +896,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	table.gen_columns = e->gen_columns;
 	table.offload_columns = e->offload_columns;
 	table.ilp_columns = e->ilp_columns;
+	table.stop_column = true;
 
 	char *points_path = path_join(opt->out_dir, "points.tsv");
 	char *journal_path = path_join(opt->out_dir, JOURNAL);
@@ -1199,6 +1245,7 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			merged.gen_columns = t.gen_columns;
 			merged.offload_columns = t.offload_columns;
 			merged.ilp_columns = t.ilp_columns;
+			merged.stop_column = t.stop_column;
 		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
 			   t.total != merged.total) {
 			rs_error_set(err, EXIT_DATAERR, path, 0,

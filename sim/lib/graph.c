@@ -682,6 +682,12 @@ int graph_import(const char *name, const char *text, size_t len, const struct re
 	multigraph = json_is_true(mg);
 	nodes = json_object_get(root, "nodes");
 	links = json_object_get(root, "links");
+	if (links && json_object_get(root, "edges")) {
+		/* which one networkx meant is not ours to guess (issue 40, H18) */
+		problem(&g, "both \"links\" and \"edges\": a node-link graph has one list of "
+			    "links (\"edges\" in networkx 3.4 and later); remove the other");
+		goto done;
+	}
 	if (!links)
 		links = json_object_get(root, "edges"); /* networkx 3.4's default key */
 	graph = json_object_get(root, "graph");

@@ -100,6 +100,16 @@ static inline struct rt_frac h_lru(struct policy *rt, uint32_t s, const struct r
 	return whole(x->last);
 }
 
+/* Belady (offline): compute(s) / (size(s) x commands to its next use); a
+ * storage nothing uses again costs 0 (evicted at once). */
+static inline struct rt_frac h_belady(struct policy *rt, uint32_t s, const struct rt_key *x)
+{
+	uint64_t d = pol_next_use(rt, s);
+	if (!d)
+		return whole(0);
+	return (struct rt_frac){x->compute, (unsigned __int128)x->size * d};
+}
+
 static inline struct rt_frac h_largest(struct policy *rt, uint32_t s, const struct rt_key *x)
 {
 	(void)s;
@@ -276,6 +286,7 @@ COSTED(h_ab_local_stale)
 COSTED(h_ab_local)
 COSTED(h_ab_size_stale)
 COSTED(h_ab_stale)
+COSTED(h_belady)
 
 /* A row's way of choosing: the lowest of a cost, and optionally the key of
  * the pool that orders the same (runtime-scan.h). */
@@ -558,6 +569,21 @@ static const struct heuristic registry[] = {
 		.needs = Q | NEEDS_PROTO,
 		.random = true,
 		.choose = choose_prototype,
+	},
+	{
+		/* An OFFLINE BOUND, not a runtime policy: it reads the whole
+		 * schedule ahead (every storage's next use, runtime-future.c), as
+		 * Belady's cache replacement does. A yardstick for the online
+		 * heuristics and a start for the ILP; no framework can run it. */
+		.name = "Belady",
+		.label = "Belady (offline bound)",
+		.tex_label = "Belady (offline)",
+		.family = FAMILY_PAPER,
+		.cost = "OFFLINE (sees the future, not a runtime policy): compute(s) / (size(s) * "
+			"commands until its next use); unused again: 0",
+		.color = "#000000", .marker = 13,
+		.needs = NEEDS_FUTURE,
+		BY_COST(h_belady),
 	},
 };
 #undef R

@@ -35,6 +35,10 @@ enum heuristic_needs {
 	 * runtime-proto.c): kept by every runtime for the heuristic that
 	 * needs them, as they belong to no runtime of the reference. */
 	NEEDS_PROTO = 1 << 3,
+	/* Every storage's future uses (runtime-future.c): the offline Belady
+	 * heuristic, which knows the whole schedule. Kept by every runtime
+	 * for the heuristic that needs it, as NEEDS_PROTO is. */
+	NEEDS_FUTURE = 1 << 4,
 };
 
 /* The figures a heuristic is drawn in: the paper's main comparison, or one

@@ -127,9 +127,9 @@ static size_t remat_before(void *ctx, size_t i, const struct runtime_action **li
 }
 
 static int replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
-		  size_t n_splits, const bool *as_usual, bool whole, bool check,
-		  void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
-		  struct plan_result *out, struct rs_error *err);
+		  size_t n_splits, const bool *as_usual, const bool *recompute, bool whole,
+		  bool check, void (*observe)(void *ctx, const struct runtime_event *ev),
+		  void *ctx, struct plan_result *out, struct rs_error *err);
 
 /* For plan_replay_wraps: s's commands with each wrapped segment's inputs
  * held, as a checkpoint keeps the arguments of the function it wraps
@@ -309,7 +309,7 @@ static void whole_segments(const struct schedule *s, const uint32_t *seg, const 
 int plan_replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		size_t n_splits, bool check, struct plan_result *out, struct rs_error *err)
 {
-	return replay(s, b, splits, n_splits, NULL, false, check, NULL, NULL, out, err);
+	return replay(s, b, splits, n_splits, NULL, NULL, false, check, NULL, NULL, out, err);
 }
 
 int plan_replay_observed(const struct schedule *s, const struct baseline *b, const size_t *splits,
@@ -317,20 +317,27 @@ int plan_replay_observed(const struct schedule *s, const struct baseline *b, con
 			 void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
 			 struct plan_result *out, struct rs_error *err)
 {
-	return replay(s, b, splits, n_splits, NULL, false, check, observe, ctx, out, err);
+	return replay(s, b, splits, n_splits, NULL, NULL, false, check, observe, ctx, out, err);
 }
 
 int plan_replay_wraps(const struct schedule *s, const struct baseline *b, const size_t *splits,
 		      size_t n_splits, const bool *as_usual, bool check, struct plan_result *out,
 		      struct rs_error *err)
 {
-	return replay(s, b, splits, n_splits, as_usual, true, check, NULL, NULL, out, err);
+	return replay(s, b, splits, n_splits, as_usual, NULL, true, check, NULL, NULL, out, err);
+}
+
+int plan_replay_recompute(const struct schedule *s, const struct baseline *b,
+			  const bool *recompute, bool check, struct plan_result *out,
+			  struct rs_error *err)
+{
+	return replay(s, b, NULL, 0, NULL, recompute, false, check, NULL, NULL, out, err);
 }
 
 static int replay(const struct schedule *s, const struct baseline *b, const size_t *splits,
-		  size_t n_splits, const bool *as_usual, bool whole, bool check,
-		  void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
-		  struct plan_result *out, struct rs_error *err)
+		  size_t n_splits, const bool *as_usual, const bool *recompute, bool whole,
+		  bool check, void (*observe)(void *ctx, const struct runtime_event *ev),
+		  void *ctx, struct plan_result *out, struct rs_error *err)
 {
 	memset(out, 0, sizeof *out);
 	uint32_t *fwd;
@@ -353,7 +360,7 @@ static int replay(const struct schedule *s, const struct baseline *b, const size
 	for (size_t i = 0, k = 0; i < n; i++) {
 		while (k < n_splits && splits[k] <= i)
 			k++;
-		seg[fwd[i]] = (uint32_t)k;
+		seg[fwd[i]] = recompute ? (uint32_t)i : (uint32_t)k;
 	}
 	/* plan_replay_wraps: the same schedule but for its commands, which
 	 * hold each wrap's inputs */
@@ -390,10 +397,15 @@ static int replay(const struct schedule *s, const struct baseline *b, const size
 		when[st] = NONE;
 		uint32_t o = s->tensors[schedule_storage_root(s, st)].op;
 		uint32_t c = seg[o];
-		if (c == NONE || c >= n_splits || (as_usual && as_usual[c]))
-			continue; /* not made by a checkpointed segment */
-		if (last_seg[st] != NONE && last_seg[st] > c)
-			continue; /* a later segment's input: a checkpoint */
+		if (recompute) {
+			if (c == NONE || !recompute[c])
+				continue; /* not a forward op's, or saved */
+		} else {
+			if (c == NONE || c >= n_splits || (as_usual && as_usual[c]))
+				continue; /* not made by a checkpointed segment */
+			if (last_seg[st] != NONE && last_seg[st] > c)
+				continue; /* a later segment's input: a checkpoint */
+		}
 		uint32_t at = last[st] != NONE && last[st] > o ? last[st] : o;
 		when[st] = cmd_of[at];
 		off[when[st] + 1]++;

@@ -66,6 +66,19 @@ int plan_replay_observed(const struct schedule *s, const struct baseline *b, con
 			 void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
 			 struct plan_result *out, struct rs_error *err);
 
+/**
+ * Replay a plan of saved and recomputed activations (the knapsack planner,
+ * solvers/knapsack.h): recompute[i] for forward op i (plan_forward_ops'
+ * order) evicts every storage that op made right after its last use by a
+ * forward op (right after it is made if none uses it); the rest is
+ * plan_replay's: the backward pass rematerializes on demand, recursively,
+ * and temporaries so made go again after the command that needed them.
+ * All false: the unbounded eager replay.
+ */
+int plan_replay_recompute(const struct schedule *s, const struct baseline *b,
+			  const bool *recompute, bool check, struct plan_result *out,
+			  struct rs_error *err);
+
 /* One computation of an explicit schedule and the frees right after it. */
 struct plan_step {
 	uint32_t node;   /* the node computed: below the stage's own node, a

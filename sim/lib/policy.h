@@ -153,6 +153,14 @@ static inline uint32_t pol_proto_choose(struct policy *p)
 	return rt_proto_choose(pol_state_mut(p));
 }
 
+/** NEEDS_FUTURE: commands from now to storage s's next use, plus one; 0
+ * when nothing uses it again (runtime-future.c). Offline: it reads the
+ * schedule ahead of the replay. */
+static inline uint64_t pol_next_use(struct policy *p, uint32_t s)
+{
+	return rt_future_distance(pol_state_mut(p), s);
+}
+
 /* heuristics.c: from here on, the state cannot be named, nor reached
  * through the two casts above (GCC and clang both honour this pragma; it
  * affects only the tokens after it, so the queries above still compile),

@@ -87,16 +87,35 @@ static int first_index(const uint32_t *list, uint32_t n, uint32_t v)
 	return -1;
 }
 
-/* Python's list.remove on an edge list and its storage twin (if any). */
-static void list_remove(struct runtime_state *rt, uint32_t *list, uint32_t *twin, uint32_t *n, uint32_t v)
+/*
+ * Python's list.remove on an edge list and its storage twin (if any): the
+ * first v leaves, the others keep their order. The list starts at
+ * base[*off]; the shorter side of the gap moves, the front one by moving
+ * the list's start (*off) up a place: removals near either end, as a
+ * node of many children or parents sees them (its children leave in the
+ * order they came), cost O(1) each, not the list's length (a star of 10^6
+ * nodes was quadratic). The room after the list stays where it was, so
+ * appends (rt_banish_new_children) still fit.
+ */
+static void list_remove(struct runtime_state *rt, uint32_t *base, uint32_t *twin_base, uint32_t *off,
+			uint32_t *n, uint32_t v)
 {
-	int i = first_index(list, *n, v);
-	if (i < 0)
+	uint32_t *list = base + *off;
+	int found = first_index(list, *n, v);
+	if (found < 0)
 		rt_bug_at(rt, "removing an edge that is not there", v);
-	size_t tail = (size_t)(*n - (uint32_t)i - 1) * sizeof *list;
-	memmove(list + i, list + i + 1, tail);
-	if (twin)
-		memmove(twin + i, twin + i + 1, tail);
+	uint32_t i = (uint32_t)found;
+	if (i < *n - 1 - i) {
+		memmove(list + 1, list, i * sizeof *list);
+		if (twin_base)
+			memmove(twin_base + *off + 1, twin_base + *off, i * sizeof *list);
+		(*off)++;
+	} else {
+		size_t tail = (size_t)(*n - i - 1) * sizeof *list;
+		memmove(list + i, list + i + 1, tail);
+		if (twin_base)
+			memmove(twin_base + *off + i, twin_base + *off + i + 1, tail);
+	}
 	(*n)--;
 }
 
@@ -132,7 +151,7 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 			if (ps == s)
 				continue;
 			rt_dep_remove(rt, ps, t);
-			list_remove(rt, v->chi + v->chi_off[p], NULL, &v->n_chi[p], t);
+			list_remove(rt, v->chi, NULL, &v->chi_off[p], &v->n_chi[p], t);
 			if (v->lists)
 				slist_remove(rt, v->sfwd + g->sfwd_off[ps], &g->n_sfwd[ps], s);
 		}
@@ -140,7 +159,7 @@ void rt_try_banish(struct runtime_state *rt, uint32_t s)
 			uint32_t c = v->chi[v->chi_off[t] + j];
 			if (rt_storage_of(rt, c) == s)
 				continue;
-			list_remove(rt, v->par + v->par_off[c], v->par_s + v->par_off[c], &v->n_par[c], t);
+			list_remove(rt, v->par, v->par_s, &v->par_off[c], &v->n_par[c], t);
 			uint32_t cs = rt_storage_of(rt, c);
 			if (v->lists)
 				slist_remove(rt, v->srev + g->srev_off[cs], &g->n_srev[cs], s);

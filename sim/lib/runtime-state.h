@@ -491,6 +491,20 @@ struct rt_costs {
  * or locked storages, and a storage twice), and, for the op_classes rule,
  * its union-find classes with one node per op.
  */
+/*
+ * runtime-future.c (NEEDS_FUTURE): every storage's future uses, for the
+ * offline Belady heuristic, which sees the whole schedule (an offline
+ * bound, not a runtime policy): per storage, the commands that read it (a
+ * COMPUTE reading one of its tensors, a GET or PIN of one) in ascending
+ * order (CSR), and a cursor that only moves forward as the replay does.
+ */
+struct rt_future {
+	bool on;
+	uint32_t *use;     /* command indices, storage by storage */
+	uint32_t *use_off; /* [n_storages + 1] */
+	uint32_t *cur;     /* per storage: the first use not yet passed */
+};
+
 struct rt_proto {
 	bool on;                   /* the heuristic needs it */
 	bool sampling, ignore_small, after, op_classes; /* the rules in force */
@@ -581,6 +595,7 @@ struct runtime_state {
 	struct rt_costs costs;     /* runtime-scan.c (heuristic.clock_free) */
 	struct rt_order ord;       /* runtime-order.c */
 	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
+	struct rt_future fut;      /* runtime-future.c (NEEDS_FUTURE) */
 	struct rt_offload off;     /* runtime-offload.c (runtime_config.offload) */
 };
 
@@ -1327,6 +1342,23 @@ void rt_proto_evicting(struct runtime_state *rt, uint32_t s);
 /** The prototype's choice (CheckpointPool::evict), RT_NONE when none of
  * its candidates can go (the prototype would loop for ever: OOM here). */
 uint32_t rt_proto_choose(struct runtime_state *rt);
+
+/* ---- runtime-future.c (NEEDS_FUTURE; called only when rt->fut.on) ---- */
+
+void rt_future_init(struct runtime_state *rt);
+void rt_future_free(struct runtime_state *rt);
+/** Commands from the current one (rt->cmd) to storage s's next use, plus
+ * one (1: the current command uses it); 0 when no command uses it again.
+ * Moves s's cursor past the uses before the current command. */
+static inline uint64_t rt_future_distance(struct runtime_state *rt, uint32_t s)
+{
+	struct rt_future *f = &rt->fut;
+	uint32_t k = f->cur[s], end = f->use_off[s + 1];
+	while (k < end && f->use[k] < rt->cmd)
+		k++;
+	f->cur[s] = k;
+	return k < end ? (uint64_t)(f->use[k] - rt->cmd) + 1 : 0;
+}
 
 /* ---- runtime-offload.c (each is called only when rt->off.on) ------------------------------ */
 

@@ -92,6 +92,8 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt_classes_init(rt);
 	if (rt->h && (rt->h->needs & NEEDS_PROTO))
 		rt_proto_init(rt);
+	if (rt->h && (rt->h->needs & NEEDS_FUTURE))
+		rt_future_init(rt);
 	if (cfg->offload)
 		rt_offload_init(rt);
 }
@@ -100,6 +102,7 @@ static void state_free(struct runtime_state *rt)
 {
 	rt_offload_free(rt);
 	rt_proto_free(rt);
+	rt_future_free(rt);
 	rt_classes_free(rt);
 	rt_memo_free(rt);
 	rt_regions_free(rt);
@@ -189,7 +192,7 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 			     "simulator stops here too (an assertion in region.py). Heuristics "
 			     "without regions replay it: DTREqClass, DTRLocal, LRU, ...",
 			     cfg->heuristic->name, res->stopped_at,
-			     schedule_str(s, s->tensors[root].name));
+			     rs_text_safe(schedule_str(s, s->tensors[root].name)));
 		state_free(&rt);
 		return -1;
 	}
@@ -240,6 +243,11 @@ int point_run(const struct schedule *s, const struct baseline *b,
 	if (runtime_run(s, &cfg, &pr->run, err))
 		return -1;
 	pr->wall_ms = (now_seconds() - t0) * 1e3;
-	pr->overhead = b->compute > 0 ? rt_div(pr->run.clock, (unsigned __int128)b->compute) : INFINITY;
+	pr->overhead = point_overhead(b, pr->run.clock);
 	return 0;
+}
+
+double point_overhead(const struct baseline *b, int64_t clock)
+{
+	return b->compute > 0 ? rt_div(clock, (unsigned __int128)b->compute) : INFINITY;
 }

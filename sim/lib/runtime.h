@@ -255,4 +255,8 @@ int point_run(const struct schedule *s, const struct baseline *b,
 	      const struct point_config *pc, struct point_result *pr,
 	      struct rs_error *err);
 
+/** A point's overhead as point_run computes it: clock / b->compute,
+ * correctly rounded (+inf when the baseline computes nothing). */
+double point_overhead(const struct baseline *b, int64_t clock);
+
 #endif

@@ -86,6 +86,11 @@ static void vproblem(struct schedule_builder *b, int status, long line, const ch
 {
 	struct rs_error e;
 	rs_error_vset(&e, status, b->file, line, fmt, ap);
+	/* A problem is one line, whatever the names it quotes hold: their
+	 * control characters shown escaped (rs_text_safe; issue 40, H14). */
+	const char *safe = rs_text_safe(e.msg);
+	if (safe != e.msg)
+		snprintf(e.msg, sizeof e.msg, "%s", safe);
 	if (b->n_errors == 0 && b->err)
 		*b->err = e;
 	b->n_errors++;
@@ -765,7 +770,7 @@ void schedule_builder_end(struct schedule_builder *b)
 		const struct sched_mark *k = &b->s->marks[b->open[i]];
 		problem(b, EXIT_DATAERR, k->line,
 			"module \"%s\" is entered here and never exited (no EXIT record)",
-			schedule_str(b->s, k->name));
+			rs_text_safe(schedule_str(b->s, k->name)));
 	}
 }
 
@@ -865,7 +870,7 @@ static void finish_outputs(struct schedule_builder *b)
 				"this drops the last reference to a storage that \"%s\" still holds at "
 				"the end (a tensor released through another handle to it or its views): "
 				"the baseline replay discards the storage, which that handle's final pin "
-				"needs, and the reference simulator stops here", schedule_str(s, b->handles[i].name));
+				"needs, and the reference simulator stops here", rs_text_safe(schedule_str(s, b->handles[i].name)));
 			continue;
 		}
 		if (!b->preallocate) {

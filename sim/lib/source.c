@@ -550,6 +550,19 @@ static int open_zip_member(const char *spec, const char *archive, const char *me
 			*out = zf;
 			return 0;
 		}
+		/* the nearest model name, for the message */
+		const char **names = xmalloc((m->n_models + 1) * sizeof *names);
+		for (size_t i = 0; i < m->n_models; i++)
+			names[i] = m->models[i].name;
+		const char *near = nearest_name(member, names, m->n_models);
+		free(names);
+		if (near) {
+			rs_error_set(err, EXIT_NOINPUT, archive, 0,
+				     "no member or model named '%s' in the archive: did you mean "
+				     "'%s'? (list them with 'rematsim info %s')", member, near, archive);
+			manifest_free(m);
+			return -1;
+		}
 		manifest_free(m);
 	}
 	return rs_error_set(err, EXIT_NOINPUT, archive, 0,

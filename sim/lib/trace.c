@@ -11,7 +11,10 @@
  * memory already is followed by a sample and an instant ("drop") for
  * dropping those copies, as the timeline's `drop` row. A "budget" counter (arg bytes) has a sample at the first and
  * the last memory sample's time. Names come from the log: op names,
- * handles, log lines.
+ * handles, log lines. A log with module calls (ANNOTATE ENTER/EXIT) also
+ * gets a "modules" track (tid 7, sorted first): each call a slice ("B" at
+ * the start of its first op, "E" at the start of the op after it), nested
+ * as the calls are, named by module, as torch.profiler draws them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +26,7 @@
 #include "peak.h"
 #include "trace.h"
 
-enum { TID_FORWARD = 1, TID_BACKWARD, TID_REMAT, TID_EVICT, TID_D2H, TID_H2D };
+enum { TID_FORWARD = 1, TID_BACKWARD, TID_REMAT, TID_EVICT, TID_D2H, TID_H2D, TID_MODULES };
 
 struct trace_writer {
 	FILE *f;            /* out.f */
@@ -35,6 +38,9 @@ struct trace_writer {
 	uint32_t line;      /* ... and the line of the last op among them */
 	uint64_t counted;   /* memory samples written */
 	int64_t last_clock; /* of the last one */
+	size_t mark;        /* the module marks (ENTER/EXIT) passed */
+	size_t depth;       /* calls open */
+	bool *opened;       /* [depth]: its "B" was written (inside the window) */
 };
 
 /* A JSON string: quotes, backslashes and control characters escaped;
@@ -119,7 +125,46 @@ struct trace_writer *trace_open(const char *path, const struct schedule *s,
 		meta(w, "thread_name", i + 1, "name", tracks[i], 0);
 		meta(w, "thread_sort_index", i + 1, "sort_index", NULL, i + 1);
 	}
+	if (s->n_marks) {
+		meta(w, "thread_name", TID_MODULES, "name", "modules", 0);
+		meta(w, "thread_sort_index", TID_MODULES, "sort_index", NULL, 0);
+		w->opened = xcalloc(s->n_marks + 1, sizeof *w->opened);
+	}
 	return w;
+}
+
+/* A module slice's end ("E") or start ("B", named) at ts. */
+static void module_edge(struct trace_writer *w, const struct sched_mark *m, bool begin, int64_t ts)
+{
+	sep(w);
+	fputs("{\"name\":", w->f);
+	put_str(w->f, schedule_str(w->s, m->name));
+	fprintf(w->f, ",\"cat\":\"module\",\"ph\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":",
+		begin ? "B" : "E", TID_MODULES);
+	put_us(w->f, ts);
+	if (begin) {
+		fputs(",\"args\":{\"type\":", w->f);
+		put_str(w->f, schedule_str(w->s, m->type));
+		fprintf(w->f, ",\"line\":%u}", m->line);
+	}
+	fputc('}', w->f);
+}
+
+/* The module marks up to model op `op`, which starts at ts: calls that
+ * ended before it end there, calls that begin with it begin there. */
+static void module_marks(struct trace_writer *w, uint32_t op, int64_t ts, bool inside)
+{
+	const struct schedule *s = w->s;
+	for (; w->mark < s->n_marks && s->marks[w->mark].op <= op; w->mark++) {
+		const struct sched_mark *m = &s->marks[w->mark];
+		if (m->enter) {
+			w->opened[w->depth++] = inside;
+			if (inside)
+				module_edge(w, m, true, ts);
+		} else if (w->depth && w->opened[--w->depth]) {
+			module_edge(w, m, false, ts);
+		}
+	}
 }
 
 /* The line of the model's op in progress at command cmd (commands come in
@@ -138,7 +183,10 @@ void trace_on_event(void *ctx, const struct runtime_event *ev)
 	struct trace_writer *w = ctx;
 	const struct schedule *s = w->s;
 	uint32_t at = position(w, ev->cmd);
-	if (at < w->opt.from_line || at > w->opt.to_line)
+	bool inside = at >= w->opt.from_line && at <= w->opt.to_line;
+	if (ev->kind == EV_COMPUTE && w->opened)
+		module_marks(w, ev->op, ev->clock - s->ops[ev->op].cost, inside);
+	if (!inside)
 		return;
 	FILE *f = w->f;
 
@@ -221,6 +269,18 @@ int trace_close(struct trace_writer *w, bool keep, struct rs_error *err)
 {
 	int rc = 0;
 	if (keep) {
+		/* calls still open (a log that ends inside one, a run that
+		 * stopped): their ends at the last sample */
+		while (w->opened && w->depth)
+			if (w->opened[--w->depth]) {
+				struct sched_mark end = {.name = 0};
+				for (size_t i = w->s->n_marks; i-- > 0;) /* its ENTER: the name */
+					if (w->s->marks[i].enter) {
+						end = w->s->marks[i];
+						break;
+					}
+				module_edge(w, &end, false, w->last_clock);
+			}
 		if (w->counted) /* the budget's line spans the memory's */
 			budget(w, w->last_clock);
 		fputs("\n]}\n", w->f);
@@ -228,6 +288,7 @@ int trace_close(struct trace_writer *w, bool keep, struct rs_error *err)
 	} else {
 		outfile_abort(&w->out);
 	}
+	free(w->opened);
 	free(w);
 	return rc;
 }

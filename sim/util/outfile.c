@@ -19,9 +19,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* ---- temporaries removed on a fatal signal ---- */
 
@@ -32,14 +36,50 @@ static char live_name[LIVE_SLOTS][PATH_MAX];
 static pthread_once_t live_once = PTHREAD_ONCE_INIT;
 static const int live_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-static void live_on_signal(int sig)
+/* Programs whose outputs are temporaries of ours (gnuplot's figures): a
+ * fatal signal ends them (and waits for them) before it removes the
+ * temporaries, so that none outlives us or writes a name we removed. */
+#define CHILD_SLOTS 16
+static _Atomic pid_t live_child[CHILD_SLOTS];
+
+static void live_remove_all(void)
 {
-	int e = errno;
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t pid = atomic_load(&live_child[i]);
+		if (pid > 0 && !kill(pid, SIGKILL)) /* (async-signal-safe, both) */
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+	}
 	for (int i = 0; i < LIVE_SLOTS; i++)
 		if (atomic_load(&live_state[i]) == SLOT_READY)
 			unlink(live_name[i]); /* (async-signal-safe) */
-	errno = e;
-	raise(sig); /* the default action (SA_RESETHAND), once this returns */
+}
+
+/* Remove the temporaries and end the process by sig, its default action.
+ * Async-signal-safe. The default action is set here, not left to
+ * SA_RESETHAND, and sig unblocked: a library that put this handler back
+ * with signal() (CBC and CLP do, around their Ctrl-C handler) gives it
+ * neither, and a raise() then only queued sig behind this very handler,
+ * which ran again for ever. */
+static _Noreturn void live_die(int sig)
+{
+	live_remove_all();
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig); /* not reached: sig's default action ends the process */
+}
+
+static void live_on_signal(int sig)
+{
+	live_die(sig);
 }
 
 static void live_install(void)
@@ -89,6 +129,144 @@ void outfile_tmp_done(const char *tmp)
 			return;
 		}
 	}
+}
+
+/* ---- programs started on our temporaries ---- */
+
+static void fatal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+		sigaddset(set, live_signals[i]);
+}
+
+int outfile_spawnp(pid_t *pid, const char *file, char *const argv[])
+{
+	pthread_once(&live_once, live_install);
+	sigset_t fatal, old;
+	fatal_set(&fatal);
+	/* the signals wait between the start and the entry in the table */
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	/* the child runs with the caller's mask, less the fatal signals (a
+	 * watch blocks them in the caller): they take their course in it */
+	sigset_t child = old;
+	for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+		sigdelset(&child, live_signals[i]);
+	posix_spawnattr_setsigmask(&attr, &child);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	int rc = posix_spawnp(pid, file, NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	if (!rc)
+		for (int i = 0; i < CHILD_SLOTS; i++) {
+			pid_t none = 0;
+			if (atomic_compare_exchange_strong(&live_child[i], &none, *pid))
+				break;
+		}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+int outfile_wait(pid_t pid, int *status)
+{
+	/* Wait for its end without reaping it: until it is out of the table,
+	 * its pid must not be reused by another process that a signal kills. */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			break;
+	sigset_t fatal, old;
+	fatal_set(&fatal);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t mine = pid;
+		if (atomic_compare_exchange_strong(&live_child[i], &mine, 0))
+			break;
+	}
+	int rc;
+	while ((rc = (int)waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the fatal signals watched through a library's handlers ---- */
+
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned watch_depth;        /* open watches, all threads */
+static bool watch_running;          /* watch_thread started */
+static pthread_t watch_thread;
+static sigset_t watch_set;          /* the live signals not ignored */
+static struct sigaction watch_saved[sizeof live_signals / sizeof live_signals[0]];
+static _Atomic bool watch_stop;
+
+/* Take each watched signal as it comes (every thread blocks them) and end
+ * the process by it; the one outfile_signals_unwatch queues to this thread
+ * alone (our pid, &watch_stop as its value), once watch_stop is set, ends
+ * the watch instead. */
+static void *watch_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&watch_set, &si);
+		if (sig < 0)
+			continue; /* EINTR */
+		if (atomic_load(&watch_stop) && si.si_code == SI_QUEUE && si.si_pid == getpid() &&
+		    si.si_value.sival_ptr == &watch_stop)
+			return NULL;
+		live_die(sig);
+	}
+}
+
+void outfile_signals_watch(struct outfile_watch *w)
+{
+	pthread_once(&live_once, live_install);
+	pthread_mutex_lock(&watch_lock);
+	if (watch_depth++ == 0) {
+		sigemptyset(&watch_set);
+		for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+			if (!sigaction(live_signals[i], NULL, &watch_saved[i]) &&
+			    watch_saved[i].sa_handler != SIG_IGN)
+				sigaddset(&watch_set, live_signals[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &watch_set, &w->old_mask);
+	if (watch_depth == 1) {
+		atomic_store(&watch_stop, false);
+		/* Started with the signals blocked: it inherits the mask. Without
+		 * a thread (none left) the signals stay blocked until the end of
+		 * the watch, then take their course. */
+		watch_running = !pthread_create(&watch_thread, NULL, watch_main, NULL);
+	}
+	pthread_mutex_unlock(&watch_lock);
+}
+
+void outfile_signals_unwatch(struct outfile_watch *w)
+{
+	pthread_mutex_lock(&watch_lock);
+	if (--watch_depth == 0) {
+		if (watch_running) {
+			atomic_store(&watch_stop, true);
+			for (int sig = 1; sig < NSIG; sig++)
+				if (sigismember(&watch_set, sig) == 1) {
+					pthread_sigqueue(watch_thread, sig,
+							 (union sigval){.sival_ptr = &watch_stop});
+					break;
+				}
+			pthread_join(watch_thread, NULL);
+			watch_running = false;
+		}
+		/* A library that changed them with signal() put back our
+		 * handler without its flags, if at all. */
+		for (size_t i = 0; i < sizeof live_signals / sizeof live_signals[0]; i++)
+			if (sigismember(&watch_set, live_signals[i]) == 1)
+				sigaction(live_signals[i], &watch_saved[i], NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &w->old_mask, NULL);
+	pthread_mutex_unlock(&watch_lock);
 }
 
 /* ---- names ---- */

@@ -18,8 +18,10 @@
 #ifndef REMATSIM_OUTFILE_H
 #define REMATSIM_OUTFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -65,6 +67,37 @@ void outfile_tmp_done(const char *tmp);
 /** Remove tmp (a temporary made otherwise: the figures gnuplot writes)
  * if a fatal signal comes before outfile_tmp_done(tmp). */
 void outfile_tmp_track(const char *tmp);
+
+/**
+ * Start a program (posix_spawnp: file, argv, our environment) that writes
+ * temporaries of ours: a fatal signal (see above) kills it (SIGKILL) and
+ * waits for it before removing them, so it neither outlives us nor writes
+ * a name we removed. 0, or an errno value. Pair with outfile_wait.
+ */
+int outfile_spawnp(pid_t *pid, const char *file, char *const argv[]);
+/** Wait for a program of outfile_spawnp to end (retrying on EINTR): its
+ * status as waitpid gives it; 0, or -1 with errno. */
+int outfile_wait(pid_t pid, int *status);
+
+/**
+ * A watch over SIGINT, SIGTERM and SIGHUP (those not ignored) that no
+ * library can take over: from outfile_signals_watch to
+ * outfile_signals_unwatch, the calling thread (and every thread it starts
+ * meanwhile) blocks them and one watcher thread takes each as it comes,
+ * removes the temporaries and ends the process by that signal; at the end
+ * of the outermost watch their actions are put back as they were. Around
+ * calls into a solver that installs its own handlers (CBC and CLP take
+ * SIGINT and put the old handler back with signal()), and around the
+ * threads that may run one. Watches nest, on any thread; each
+ * outfile_signals_watch is paired with an unwatch on the same thread with
+ * the same record. The threads it covers start other programs only
+ * through outfile_spawnp (others would inherit the blocked signals).
+ */
+struct outfile_watch {
+	sigset_t old_mask; /* the calling thread's, put back at the end */
+};
+void outfile_signals_watch(struct outfile_watch *w);
+void outfile_signals_unwatch(struct outfile_watch *w);
 
 /** Whether name (a file name, no folder) is a temporary of outfile_open for `base`. */
 bool outfile_is_tmp_of(const char *name, const char *base);

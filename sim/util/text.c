@@ -14,11 +14,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *nearest_name(const char *name, const char *const *names, size_t n)
 {
 	enum { MAXLEN = 64 };
 	size_t la = strlen(name);
+	/* A name that begins another (in any case, three characters at
+	 * least): the shortest such, before any spelling distance ("DTReq":
+	 * DTREqClass, not DTR; "DenseNet-121": "DenseNet-121 (84)"). */
+	const char *prefix = NULL;
+	for (size_t k = 0; k < n; k++) /* the name itself, in another case */
+		if (!strcasecmp(names[k], name))
+			return names[k];
+	for (size_t k = 0; la >= 3 && k < n; k++)
+		if (strlen(names[k]) > la && !strncasecmp(names[k], name, la) &&
+		    (!prefix || strlen(names[k]) < strlen(prefix)))
+			prefix = names[k];
+	if (prefix)
+		return prefix;
 	if (la >= MAXLEN)
 		return NULL;
 	const char *best = NULL;
@@ -160,6 +174,65 @@ char *rs_meta_path(const char *path)
 		p[n -= 4] = '\0';
 	strcpy(p + n, ".meta.json");
 	return p;
+}
+
+/* ---- control characters in text output (issue 40, H14) ---- */
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* The escape of control character c into out (5 bytes at most): \t, \n,
+ * \r or \xHH; its length. */
+static int control_escape(unsigned char c, char out[5])
+{
+	if (c == '\t' || c == '\n' || c == '\r') {
+		out[0] = '\\';
+		out[1] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+		return 2;
+	}
+	snprintf(out, 5, "\\x%02x", c);
+	return 4;
+}
+
+#define SAFE_SLOTS 8
+#define SAFE_LEN 4104 /* an rs_error message (1 KiB), each byte escaped */
+
+static const char *text_safe(const char *s, bool keep_newlines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p && !(is_control(*p) && !(keep_newlines && *p == '\n')))
+		p++;
+	if (!*p)
+		return s; /* the usual case: as it is, no copy */
+	static _Thread_local char buf[SAFE_SLOTS][SAFE_LEN];
+	static _Thread_local unsigned next;
+	char *out = buf[next++ % SAFE_SLOTS];
+	size_t n = 0;
+	for (p = (const unsigned char *)s; *p; p++) {
+		char esc[5];
+		int k = is_control(*p) && !(keep_newlines && *p == '\n') ? control_escape(*p, esc) : (esc[0] = (char)*p, 1);
+		if (n + (size_t)k > SAFE_LEN - 4) {
+			memcpy(out + n, "...", 3); /* (cut: a name this long is no name) */
+			n += 3;
+			break;
+		}
+		memcpy(out + n, esc, (size_t)k);
+		n += (size_t)k;
+	}
+	out[n] = 0;
+	return out;
+}
+
+const char *rs_text_safe(const char *s)
+{
+	return text_safe(s, false);
+}
+
+const char *rs_text_safe_lines(const char *s)
+{
+	return text_safe(s, true);
 }
 
 void shell_quote(FILE *f, const char *s)

@@ -256,15 +256,19 @@ int rs_error_set(struct rs_error *err, int status, const char *file, long line,
 
 void rs_error_print(const struct rs_error *err)
 {
+	/* the file's name and the message may quote a log's names: control
+	 * characters shown escaped (rs_text_safe; issue 40, H14). The
+	 * message's own lines stay lines (merge's list of shards, ...): the
+	 * names it quotes were escaped as they were put in. */
+	const char *file = rs_text_safe(err->file), *msg = rs_text_safe_lines(err->msg);
 	if (err->file[0] && err->line > 0 && err->column > 0)
-		fprintf(stderr, "rematsim: %s:%ld:%ld: %s\n", err->file, err->line,
-			err->column, err->msg);
+		fprintf(stderr, "rematsim: %s:%ld:%ld: %s\n", file, err->line, err->column, msg);
 	else if (err->file[0] && err->line > 0)
-		fprintf(stderr, "rematsim: %s:%ld: %s\n", err->file, err->line, err->msg);
+		fprintf(stderr, "rematsim: %s:%ld: %s\n", file, err->line, msg);
 	else if (err->file[0])
-		fprintf(stderr, "rematsim: %s: %s\n", err->file, err->msg);
+		fprintf(stderr, "rematsim: %s: %s\n", file, msg);
 	else
-		fprintf(stderr, "rematsim: %s\n", err->msg);
+		fprintf(stderr, "rematsim: %s\n", msg);
 }
 
 _Noreturn void rs_bug(const char *fmt, ...)
@@ -334,14 +338,19 @@ const char *rs_bytes_text(uint64_t bytes, char *buf, size_t size)
 int rs_tsv_field(FILE *f, const char *s)
 {
 	int rc = 0;
+	static const char specials[] = "\\\001\002\003\004\005\006\007\010\011\012\013\014\015"
+				       "\016\017\020\021\022\023\024\025\026\027\030\031\032\033"
+				       "\034\035\036\037\177";
 	for (const char *p = s; *p;) {
-		size_t n = strcspn(p, "\t\n\r\\");
+		size_t n = strcspn(p, specials);
 		if (n && fwrite(p, 1, n, f) != n)
 			rc = EOF;
 		p += n;
 		if (!*p)
 			break;
-		const char *esc = *p == '\t' ? "\\t" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : "\\\\";
+		char hex[8];
+		const char *esc = *p == '\t' ? "\\t" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\\' ? "\\\\"
+				: (snprintf(hex, sizeof hex, "\\x%02x", (unsigned char)*p), hex);
 		if (fputs(esc, f) == EOF)
 			rc = EOF;
 		p++;

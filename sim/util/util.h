@@ -135,7 +135,8 @@ const char *rs_bytes_text(uint64_t bytes, char *buf, size_t size);
 
 /**
  * Write s to f as one TSV field: a tab, newline, carriage return or
- * backslash in it becomes \t, \n, \r or \\ (names from logs may hold
+ * backslash in it becomes \t, \n, \r or \\, any other control character
+ * (below 0x20, 0x7f: a terminal's escape) \xHH (names from logs may hold
  * them). Returns what fputs returns for the last piece (EOF on error).
  */
 int rs_tsv_field(FILE *f, const char *s);
@@ -172,6 +173,20 @@ size_t rs_utf8_len(const char *p);
 /** A copy of s (gives) with each byte that is not part of valid UTF-8
  * replaced by U+FFFD: text for JSON and figures, which must be UTF-8. */
 char *rs_utf8_clean(const char *s);
+
+/**
+ * s for a line of text output (a table, a TSV row, a message): s itself
+ * when it holds no control character (a byte below 0x20, or 0x7f), else a
+ * copy in one of a few buffers of this thread with each shown as \t, \n,
+ * \r or \xHH (a copy past 4 KiB cut, "..." at its end). A name from a log
+ * then cannot end a line, forge a row, or send the terminal an escape
+ * sequence (issue 40, H14). Valid until 8 more calls in this thread.
+ */
+const char *rs_text_safe(const char *s);
+/** rs_text_safe, but a newline stays one: for a message of our own whose
+ * lines are meant (rs_error_print), where each name quoted in it was
+ * escaped with rs_text_safe when it was put in. */
+const char *rs_text_safe_lines(const char *s);
 
 /** A log's side file (the recorders' metadata, docs/log-format.md): PATH
  * without ".gz" and ".log", plus ".meta.json" (mlp.log.gz ->

@@ -88,7 +88,7 @@ journal_rows() {
 wait_jobs() {
 	deadline "$2"
 	while [ -n "$(squeue -h -j "$1" 2>/dev/null)" ]; do
-		in_time || fail "jobs $1 still queued after $2 s: $(squeue -j "$1")"
+		in_time || fail "jobs $1 still queued after $2 s: $(squeue -j "$1" -o '%i %T %r')"
 		sleep 0.2
 	done
 }
@@ -214,6 +214,34 @@ until grep -q 'time limit near' "$tmp/run2/logs/shard-3.out"; do
 	sleep 0.2
 done
 wait_pending 3
+# A requeued task may start again only once its last try is gone from the
+# node: slurmd writes a try's script to SPOOL/jobNNNNN/slurm_script, which
+# the old try's slurmstepd removes when it has ended, and a launch that
+# finds the folder still there fails ("couldn't open .../slurm_script:
+# File exists") and leaves the task "launch failed requeued held", never
+# to run. The controller calls a task PENDING before that (its epilog is
+# complete, the old try's processes may not be); Slurm's own delay for a
+# requeued task (BeginTime, above) covers the gap, and StartTime=now below
+# skips that delay: so wait for the folder and the old try's processes
+# to be gone first.
+gone() { # TASK: its spool folder is gone and no process runs its script
+	jobid=$(scontrol show job "${array}_$1" | sed -n 's/^JobId=\([0-9]*\).*/\1/p')
+	[ -n "$jobid" ] || return 1
+	dir="$tmp/cluster/spool/job$(printf %05d "$jobid")"
+	[ ! -e "$dir" ] || return 1
+	for f in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' <"$f" 2>/dev/null | grep -qF "$dir/slurm_script" && return 1
+	done
+	return 0
+}
+for i in 1 2 3; do
+	deadline 60
+	until gone "$i"; do
+		in_time || fail "run 2: task ${array}_$i's last try still on the node after 60 s" \
+			"($(ls -d "$tmp"/cluster/spool/job* 2>/dev/null | tr '\n' ' '))"
+		sleep 0.2
+	done
+done
 # Let everything run: task 4, the merge, and the requeued tasks now.
 scontrol release "${array}_4" || fail "scontrol release ${array}_4"
 scontrol release "$merge" || fail "scontrol release $merge"

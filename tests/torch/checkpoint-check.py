@@ -12,6 +12,8 @@ refusals.
 - The API on a model of its own (suggest, apply, measure), in a process
   of its own (torch 1.13's CPU accounting is exact in a process's first
   profiled run).
+- The curve of replayed peak against k, and a --depth 1 --min-peak plan
+  of whole blocks (issue 44).
 - Refusals: a budget below the floor (64, both numbers), no plan asked
   for (64), rematsim missing (69), a model without modules (65), a
   module that is not in the model or a run of modules that are no
@@ -106,6 +108,20 @@ def api():
           == [["64", "True"], ["64", "True"], ["65", "True"]], out)
 
 
+def curve():
+    """Issue 44, item 2: the replayed peak against k printed, and plans of
+    whole blocks (--depth 1: ResNet's BasicBlocks) with the smallest peak."""
+    r = cli("--model", "torchvision:resnet18", "--batch", "2", "--image", "64", "--classes",
+            "10", "--depth", "1", "--min-peak", "--repeat", "1")
+    out = r.stdout
+    check("checkpoint --depth 1 --min-peak: exit 0", r.returncode == 0, r.stderr[-1500:])
+    check("the curve printed", "replayed peak against k" in out and "k=0 " in out
+          and "the smallest" in out, out)
+    wraps = [ln for ln in out.splitlines() if ln.startswith("plan min-peak k=")]
+    check("a min-peak plan of whole blocks", len(wraps) == 1 and "layer" in wraps[0] and
+          ".conv" not in wraps[0] and ".bn" not in wraps[0], out)
+
+
 def refusals():
     r = cli("--model", "mlp", "--batch", "4", "--budget", "1000")
     check("a budget below the floor: exit 64, both numbers", r.returncode == 64
@@ -123,6 +139,7 @@ plans("resnet18", "--model", "torchvision:resnet18", "--batch", "4", "--image", 
 plans("gpt2", "--model", "gpt2", "--layers", "2", "--width", "64", "--heads", "4", "--seq",
       "64", "--vocab", "512", "--batch", "2", "--optimizer", "adam", "--lr", "0.001")
 api()
+curve()
 refusals()
 if failures:
     print("%d failed" % len(failures))

@@ -153,6 +153,47 @@ r = subprocess.run([sys.executable, "-S", "-m", "rematsim_torch", "checkpoint", 
 check("checkpoint with a Python without torch: exit 69", r.returncode == 69
       and "has no torch" in r.stderr, "exit %d, %r" % (r.returncode, r.stderr[-400:]))
 
+# Issue 40, H13: sizes past what torch can take are refused before torch
+# is imported (--threads 100000 made a process that ignored SIGTERM and
+# SIGINT; a huge --layers crashed under a memory cap): 64, or 71 when the
+# parameters cannot fit the memory this process may have.
+def status_fast(name, want, args, message, limit=None):
+    def cap():
+        if limit:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        r = subprocess.run([sys.executable, "-m", "rematsim_torch", "record"] + args,
+                           capture_output=True, text=True, timeout=60, preexec_fn=cap)
+    except subprocess.TimeoutExpired:
+        return check(name, False, "no answer in 60 s")
+    check("%s: exit %d" % (name, want), r.returncode == want and message in r.stderr
+          and "Traceback" not in r.stderr and not left("bad"),
+          "exit %d, stderr %r" % (r.returncode, r.stderr[-300:]))
+
+
+status_fast("H13: --threads 100000", 64, ["--model", "mlp", "--threads", "100000", "--out", bad],
+            "'100000' is more than")
+status_fast("H13: --layers 10^9", 64, ["--model", "gpt2", "--layers", "1000000000", "--out", bad],
+            "the largest --layers taken")
+status_fast("H13: --width 65537", 64, ["--model", "mlp", "--width", "65537", "--out", bad],
+            "the largest --width taken")
+status_fast("H13: gpt2 too large for a 2 GB cap", 71,
+            ["--model", "gpt2", "--layers", "2000", "--width", "4096", "--out", bad],
+            "more than the 2.15 GB this process may have", limit=2 ** 31)
+
+# Issue 40, H16: a long --out. A 249-byte name (its meta file 255 bytes)
+# is recorded: its temporary names are cut to fit; one whose meta file
+# would pass NAME_MAX is refused before any work (73).
+long_out = os.path.join(OUT, "l" * 245 + ".log")
+r = run("--model", "mlp", "--batch", "2", "--out", long_out)
+check("H16: --out a name of 249 bytes", r.returncode == 0 and os.path.isfile(long_out)
+      and os.path.isfile(os.path.join(OUT, "l" * 245 + ".meta.json")),
+      "exit %d, %r" % (r.returncode, r.stderr[-300:]))
+refused_output("H16: --out a name whose meta file passes NAME_MAX",
+               os.path.join(OUT, "m" * 248 + ".log"), "more than the 255 this file system takes",
+               lambda: not [f for f in os.listdir(OUT) if f.startswith("mmmm")])
+
 # --no-step: forward, loss and backward only; the floor is then the
 # parameters, their gradients and the batch.
 out = os.path.join(OUT, "nostep.log.gz")

@@ -9,7 +9,7 @@ rematsim=$1
 manifest=$2
 dir=$(dirname "$manifest")
 field() { grep -o "\"$1\": *[0-9]*" | head -1 | sed 's/.*: *//'; }
-logs=$(grep -o '"log": *"torch-[^"]*"' "$manifest" | sed 's/.*: *"//; s/"$//')
+logs=$(grep -oE '"log": *"(torch|llm)-[^"]*"' "$manifest" | sed 's/.*: *"//; s/"$//')
 [ -n "$logs" ] || { echo "FAIL $manifest lists no torch log"; exit 1; }
 status=0
 for log in $logs; do

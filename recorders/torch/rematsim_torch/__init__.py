@@ -24,6 +24,9 @@ def __getattr__(name):
     if name in ("Recorder", "RecorderError", "SCHEMA_GAPS", "CLOCKS"):
         from . import recorder
         return getattr(recorder, name)
+    if name in ("fake_mode", "FakeSession", "FakeOpError"):
+        from . import fake
+        return getattr(fake, name)
     if name in _CHECKPOINT:
         from . import checkpoint
         return getattr(checkpoint, name)
@@ -32,5 +35,6 @@ def __getattr__(name):
 
 __all__ = ["Recorder", "RecorderError", "OpLog", "LogError", "OutputError", "check_output",
            "meta_path_for",
-           "SCHEMA_GAPS", "CLOCKS", "VERSION"] + list(_CHECKPOINT)
+           "SCHEMA_GAPS", "CLOCKS", "VERSION", "fake_mode", "FakeSession",
+           "FakeOpError"] + list(_CHECKPOINT)
 __version__ = VERSION

@@ -17,8 +17,21 @@ import time
 
 from .oplog import check_output
 
-USAGE_EXIT, DATA_EXIT, UNAVAILABLE_EXIT, SOFTWARE_EXIT, CANTCREAT_EXIT, IOERR_EXIT = \
-    64, 65, 69, 70, 73, 74
+USAGE_EXIT, DATA_EXIT, UNAVAILABLE_EXIT, SOFTWARE_EXIT, MEMORY_EXIT, CANTCREAT_EXIT, \
+    IOERR_EXIT = 64, 65, 69, 70, 71, 73, 74
+
+# The largest sizes taken (checked by argparse, before torch is imported:
+# issue 40, H13): past them torch spends minutes or all memory before any
+# message (--threads 100000 made a process that ignored SIGTERM and
+# SIGINT; a huge --layers crashed under a memory cap).
+LIMITS = {"batch": 1 << 20, "image": 16384, "classes": 1 << 20, "layers": 10000,
+          "width": 1 << 16, "heads": 1 << 16, "seq": 1 << 16, "vocab": 1 << 24,
+          "kv-heads": 1 << 16, "ffn": 1 << 20}
+
+
+def max_threads():
+    """--threads at most: 4 per CPU, at least 64."""
+    return max(64, 4 * (os.cpu_count() or 1))
 
 MODELS_HELP = """\
 models:
@@ -28,6 +41,19 @@ models:
   gpt2               a GPT-2-style decoder from torch.nn (tied embedding);
                      --layers (12) --width (256) --heads (8) --seq (128) --vocab (8192)
   mlp                --layers (3) Linear+ReLU of --width (64) units, 10 classes
+  llama-1b llama-7b llama-13b llama-70b gpt2-xl
+                     presets: the shapes of Llama 3.2 1B, Llama 2 7B/13B/70B and
+                     GPT-2 XL (docs/llm.md); --seq (the model's positions, at
+                     most 4096), --layers and --vocab override the preset
+  llama              a Llama-shaped decoder (RMSNorm, rotary embeddings, SwiGLU,
+                     grouped-query attention): --layers (2) --width (256) --heads (4)
+                     --kv-heads (= heads) --ffn (Llama's rule) --vocab (32000)
+                     --seq (128) --tied
+  hf --config FILE   a decoder shaped by a Hugging Face config.json (Llama,
+                     Mistral, Qwen2, GPT-2; no weight is read)
+  The decoders take --dtype mixed (float32 parameters, bfloat16 compute),
+  --checkpoint-blocks (each block under a reentrant checkpoint) and
+  --optimizer adamw.
 """
 
 RECORD_EPILOG = MODELS_HELP + """
@@ -116,6 +142,25 @@ def _positive(s):
     return v
 
 
+def _upto(name):
+    """A whole number from 1 to LIMITS[name]."""
+    def parse(s):
+        v = _positive(s)
+        if v > LIMITS[name]:
+            raise argparse.ArgumentTypeError("'%s' is more than %d, the largest --%s taken"
+                                             % (s, LIMITS[name], name))
+        return v
+    return parse
+
+
+def _threads(s):
+    v = _positive(s)
+    if v > max_threads():
+        raise argparse.ArgumentTypeError("'%s' is more than %d threads (4 per CPU of this "
+                                         "machine, at least 64)" % (s, max_threads()))
+    return v
+
+
 def _seed(s):
     try:
         v = int(s)
@@ -173,27 +218,50 @@ def _byte_list(s):
 
 
 def _model_args(r):
-    r.add_argument("--model", required=True, help="torchvision:NAME, gpt2 or mlp")
-    r.add_argument("--batch", type=_positive, default=16, help="batch size (16)")
+    r.add_argument("--model", required=True,
+                   help="torchvision:NAME, gpt2, mlp, llama, hf or a preset (below)")
+    r.add_argument("--batch", type=_upto("batch"), default=16, help="batch size (16)")
     r.add_argument("--device", default="cpu", help="cpu or cuda[:N] (cpu)")
     r.add_argument("--dtype", default="float32",
-                   choices=["float32", "float64", "float16", "bfloat16"],
-                   help="parameter and input type (float32)")
+                   choices=["float32", "float64", "float16", "bfloat16", "mixed"],
+                   help="parameter and input type (float32); mixed: float32 parameters "
+                        "with bfloat16 compute (the decoders)")
     r.add_argument("--seed", type=_seed, default=1, help="seed of weights and batch (1)")
-    r.add_argument("--threads", type=_positive,
+    r.add_argument("--threads", type=_threads,
                    help="torch CPU threads (1 for the CPU clocks; torch's default on CUDA)")
-    r.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"], help="(sgd)")
+    r.add_argument("--optimizer", default="sgd", choices=["sgd", "adam", "adamw"],
+                   help="(sgd)")
     r.add_argument("--lr", type=_finite(lo_open=True), default=0.01,
                    help="learning rate, > 0 (0.01)")
     r.add_argument("--momentum", type=_finite(hi=1.0), default=0.0,
                    help="SGD momentum, in [0, 1) (0)")
-    r.add_argument("--image", type=_positive, help="image side in pixels (torchvision)")
-    r.add_argument("--classes", type=_positive, default=1000, help="classes (torchvision: 1000)")
-    r.add_argument("--layers", type=_positive, help="layers (gpt2 12, mlp 3)")
-    r.add_argument("--width", type=_positive, help="units per layer (gpt2 256, mlp 64)")
-    r.add_argument("--heads", type=_positive, help="attention heads (gpt2 8)")
-    r.add_argument("--seq", type=_positive, help="tokens per sequence (gpt2 128)")
-    r.add_argument("--vocab", type=_positive, help="vocabulary (gpt2 8192)")
+    r.add_argument("--image", type=_upto("image"), help="image side in pixels (torchvision)")
+    r.add_argument("--classes", type=_upto("classes"), default=1000, help="classes (torchvision: 1000)")
+    r.add_argument("--layers", type=_upto("layers"), help="layers (gpt2 12, mlp 3)")
+    r.add_argument("--width", type=_upto("width"), help="units per layer (gpt2 256, mlp 64)")
+    r.add_argument("--heads", type=_upto("heads"), help="attention heads (gpt2 8)")
+    r.add_argument("--seq", type=_upto("seq"), help="tokens per sequence (gpt2 128)")
+    r.add_argument("--vocab", type=_upto("vocab"), help="vocabulary (gpt2 8192)")
+    r.add_argument("--kv-heads", type=_upto("kv-heads"), help="key/value heads (llama: = --heads)")
+    r.add_argument("--ffn", type=_upto("ffn"), help="MLP width (llama: Llama's rule)")
+    r.add_argument("--tied", action="store_true",
+                   help="llama: the output layer shares the embedding's weight")
+    r.add_argument("--config", metavar="FILE",
+                   help="a Hugging Face config.json shaping the decoder (--model hf)")
+    r.add_argument("--checkpoint-blocks", action="store_true",
+                   help="decoders: each block under a reentrant torch.utils.checkpoint")
+    r.add_argument("--fake", action="store_true",
+                   help="record under fake tensors: no memory, no kernel; any size on a "
+                        "CPU (--device cuda: fake CUDA tensors); op times from "
+                        "--time-model, else 0")
+    r.add_argument("--time-model", metavar="DEVICE",
+                   help="with --fake: each op's TIME from the roofline model of DEVICE "
+                        "(h100-sxm, h100-pcie, h200, a100-40gb, a100-80gb, l4; "
+                        "docs/llm.md)")
+    r.add_argument("--calibration", metavar="FILE",
+                   help="per-op-class efficiencies for --time-model (docs/llm.md)")
+    r.add_argument("--costs", action="store_true",
+                   help="write each op's FLOPS and BYTES on its CALL (always with --fake)")
 
 
 def _parser():
@@ -223,6 +291,11 @@ def _parser():
     c.add_argument("--budget", type=_byte_list, metavar="B[,B...]",
                    help="dp's plan with the fewest checkpoints that fits B bytes")
     c.add_argument("--planner", default="dp", choices=["dp"], help="(dp)")
+    c.add_argument("--depth", type=_counts, metavar="N",
+                   help="plans of the module calls at depth N only (0: the model's "
+                        "children, 1: theirs): whole blocks")
+    c.add_argument("--min-peak", action="store_true",
+                   help="also the plan of the k whose replayed peak is the smallest")
     c.add_argument("--repeat", type=_positive, default=3,
                    help="time each iteration this many times, keep the fastest (3)")
     c.add_argument("--log", metavar="FILE", help="keep the recorded log there (default: "
@@ -230,9 +303,70 @@ def _parser():
     c.add_argument("--rematsim", metavar="PATH", help="the rematsim executable (default: "
                    "$REMATSIM, this tree's build/rematsim, then PATH)")
     c.add_argument("--json", action="store_true", help="one JSON object per plan")
+    _llm_parsers(sub)
     m = sub.add_parser("_measure")  # a plan measured in a fresh process (checkpoint's)
     m.add_argument("spec")
     return p
+
+
+TIMECHECK_EPILOG = """
+MEASURED is a log whose op TIMEs were measured on a GPU (the C logger's
+logs/*-cuda-h200.log.gz); COSTS the same configuration recorded with
+FLOPS and BYTES (build/rematsim-record ... --device cpu --dry --costs:
+the same ops, not run). Give them as MEASURED=COSTS pairs, as many as
+you like. The report: per op class and for the whole step, the error of
+the summed time and the median per-op error, first uncalibrated on every
+op, then with efficiencies fitted on every other op of each class (all
+pairs together) and measured on the ops left out. docs/llm.md.
+
+exit statuses: 0 success, 64 bad command line or device, 65 logs that do
+not pair (different ops) or lack FLOPS/BYTES, 66 a log missing, 73
+--write-calibration cannot be written.
+"""
+
+
+def _llm_parsers(sub):
+    """The subcommands of issue 41: timecheck and plan."""
+    t = sub.add_parser("timecheck", help="hold the time model against measured op times",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=TIMECHECK_EPILOG,
+                       description="Compare the roofline time model with op times measured "
+                                   "on a GPU, uncalibrated and calibrated.")
+    t.add_argument("pairs", nargs="+", metavar="MEASURED=COSTS")
+    t.add_argument("--device", required=True, help="the device of the measured times (h200)")
+    t.add_argument("--json", action="store_true", help="the report as JSON")
+    t.add_argument("--write-calibration", metavar="FILE",
+                   help="write the fitted calibration there (for --calibration)")
+    from .plan import add_parser as _plan_parser
+    _plan_parser(sub, _Parser)
+
+
+def timecheck(a):
+    from . import timecheck as tc, timemodel
+    pairs = []
+    for p in a.pairs:
+        if "=" not in p:
+            return _fail(USAGE_EXIT, "'%s': give MEASURED=COSTS" % p)
+        m, c = p.split("=", 1)
+        for f in (m, c):
+            if not os.path.isfile(f):
+                return _fail(66, "%s: no such file" % f)
+        pairs.append((os.path.basename(m).split(".")[0], m, c))
+    if a.write_calibration:
+        err = check_output(a.write_calibration)
+        if err:
+            return _fail(CANTCREAT_EXIT, err)
+    try:
+        rep = tc.check(pairs, a.device, a.write_calibration)
+    except timemodel.TimeModelError as e:
+        return _fail(e.status, str(e))
+    except (OSError, ValueError, KeyError) as e:
+        return _fail(DATA_EXIT, "reading the logs: %s" % e)
+    if a.json:
+        print(json.dumps(rep, indent=1, sort_keys=True))
+    else:
+        tc.print_report(rep)
+    return 0
 
 
 def _fail(status, msg):
@@ -254,10 +388,61 @@ def _import_torch():
         return None
 
 
+def _memory_limit():
+    """The bytes this process may have: its address-space limit, else the
+    machine's memory; None when neither is known."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            return soft
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _parameter_bytes(a):
+    """About the bytes of the parameters of gpt2 or mlp at these sizes (a
+    torchvision model's are fixed), or 0."""
+    elem = {"float64": 8, "float32": 4}.get(a.dtype, 2)
+    if a.model == "gpt2":
+        w, layers = a.width or 256, a.layers or 12
+        n = layers * (12 * w * w + 13 * w) + ((a.vocab or 8192) + (a.seq or 128)) * w
+    elif a.model == "mlp":
+        w, layers = a.width or 64, a.layers or 3
+        n = layers * (w * w + w) + 11 * w
+    else:
+        return 0
+    return n * elem
+
+
+# The decoders of llm.py (models.is_llm): named here so that a bad command
+# line is answered before torch is imported (llm-check.py holds the two
+# lists equal).
+LLM_MODELS = ("llama", "hf", "llama-1b", "llama-7b", "llama-13b", "llama-70b", "gpt2-xl")
+
+
 def _check_model_name(a):
+    if a.model in LLM_MODELS:
+        return 0
     if not (a.model.startswith("torchvision:") or a.model in ("gpt2", "mlp")):
         return _fail(USAGE_EXIT, "unknown model '%s': give torchvision:NAME (a torchvision "
                      "classification model, e.g. torchvision:resnet50), gpt2 or mlp" % a.model)
+    # the parameters, their gradients and the optimizer's state (Adam: two
+    # more) must fit, or torch is not even imported (71, as rematsim's
+    # memory limit); fake tensors hold no memory
+    if getattr(a, "fake", False):
+        return 0
+    need = _parameter_bytes(a) * (4 if a.optimizer in ("adam", "adamw") else 3)
+    limit = _memory_limit()
+    if limit is not None and need > limit:
+        return _fail(MEMORY_EXIT, "%s at these sizes needs about %.3g GB for its parameters, "
+                     "gradients and optimizer state, more than the %.3g GB this process may "
+                     "have; give smaller --layers or --width" % (a.model, need / 1e9,
+                                                                   limit / 1e9))
     return 0
 
 
@@ -271,7 +456,11 @@ class _Setup:
             torch.set_num_threads(a.threads)
         elif not a.device.startswith("cuda"):
             torch.set_num_threads(1)  # the CPU clocks count the calling thread
-        if a.device.startswith("cuda") and not torch.cuda.is_available():
+        fake = getattr(a, "fake", False)
+        if fake:
+            from .fake import active
+            a.device = str(active().device)  # cuda stands on fake CPU tensors (fake.py)
+        if a.device.startswith("cuda") and not torch.cuda.is_available() and not fake:
             raise models.ModelError("--device %s: this torch (%s) has no CUDA device"
                                     % (a.device, torch.__version__), UNAVAILABLE_EXIT)
         try:
@@ -280,20 +469,40 @@ class _Setup:
             raise models.ModelError("--device %s: %s" % (a.device, e), USAGE_EXIT)
         if self.device.type not in ("cpu", "cuda"):
             raise models.ModelError("--device %s: give cpu or cuda[:N]" % a.device, USAGE_EXIT)
-        dtype = getattr(torch, a.dtype)
+        dtype = getattr(torch, a.dtype) if a.dtype != "mixed" else torch.float32
+        if a.dtype == "mixed" and not models.is_llm(a.model):
+            raise models.ModelError("--dtype mixed: the decoders only (llama, hf, presets)")
         torch.manual_seed(a.seed)
         self.spec = models.resolve(a)  # ModelError, or what the builder raised
         g = torch.Generator().manual_seed(a.seed)
         inputs, target = self.spec.make_batch(g)
-        self.model = self.spec.module.to(device=self.device, dtype=dtype).train()
-        if inputs.is_floating_point():
-            inputs = inputs.to(dtype)
-        self.inputs, self.target = inputs.to(self.device), target.to(self.device)
-        self.params = list(self.model.parameters())
-        if a.optimizer == "sgd":
-            self.opt = torch.optim.SGD(self.params, lr=a.lr, momentum=a.momentum)
+        if fake:
+            from .fake import active
+            fm = active()
+            model = self.spec.module
+            if not getattr(self.spec, "typed", False):
+                model = model.to(dtype=dtype)
+            self.model = fm.move(model).train()
+            if inputs.is_floating_point():
+                inputs = inputs.to(dtype)
+            if inputs.device != self.device:
+                inputs, target = fm.tensor(inputs), fm.tensor(target)
+            self.inputs, self.target = inputs, target
         else:
-            self.opt = torch.optim.Adam(self.params, lr=a.lr)
+            self.model = self.spec.module.to(device=self.device, dtype=dtype).train()
+            if inputs.is_floating_point():
+                inputs = inputs.to(dtype)
+            self.inputs, self.target = inputs.to(self.device), target.to(self.device)
+        self.params = list(self.model.parameters())
+        # foreach=False under fake tensors: the _foreach_ ops have no fake
+        # kernels in torch 1.13 (fake.py, trap 2).
+        kw = {"foreach": False} if fake else {}
+        if a.optimizer == "sgd":
+            self.opt = torch.optim.SGD(self.params, lr=a.lr, momentum=a.momentum, **kw)
+        elif a.optimizer == "adamw":
+            self.opt = torch.optim.AdamW(self.params, lr=a.lr, foreach=False)
+        else:
+            self.opt = torch.optim.Adam(self.params, lr=a.lr, **kw)
 
     def step(self, rec=None, no_step=False):
         return self.models.train_step(self.model, self.opt, self.inputs, self.target,
@@ -311,18 +520,23 @@ def _build(torch, a):
         return _fail(SOFTWARE_EXIT, "building %s raised %s: %s" % (a.model, type(e).__name__, e))
 
 
-def _record_to(torch, a, st, path, meta, clock=None, no_step=False):
+def _record_to(torch, a, st, path, meta, clock=None, no_step=False, **rec_kw):
     """Warm up, then record one iteration of st into path: the Recorder,
-    or an exit status after the message."""
+    or an exit status after the message. REC_KW: more Recorder arguments
+    (fake=, cost=, op_time=)."""
     from .recorder import Recorder, RecorderError
+    fake = rec_kw.get("fake", False)
     try:
         rec = Recorder(path, device=st.device, meta=meta, clock=clock, model=st.model,
-                       optimizer=st.opt)  # 73 before any work
+                       optimizer=st.opt, **rec_kw)  # 73 before any work
     except RecorderError as e:
         return _fail(e.status, str(e))
     t0 = time.perf_counter()
+
+    def value(loss):
+        return None if fake else float(loss)  # a fake loss has no value
     try:
-        loss_warmup = float(st.step(no_step=no_step))
+        loss_warmup = value(st.step(no_step=no_step))
     except Exception as e:
         rec.abort()
         return _fail(SOFTWARE_EXIT, "the training step of %s raised %s: %s; no log written"
@@ -330,7 +544,7 @@ def _record_to(torch, a, st, path, meta, clock=None, no_step=False):
     except BaseException:
         rec.abort()
         raise
-    if st.device.type == "cuda":
+    if st.device.type == "cuda" and not fake:
         torch.cuda.synchronize(st.device)
         torch.cuda.reset_peak_memory_stats(st.device)
         at_start = torch.cuda.memory_allocated(st.device)
@@ -340,11 +554,11 @@ def _record_to(torch, a, st, path, meta, clock=None, no_step=False):
             rec.start(st.inputs, st.target)
             loss = st.step(rec, no_step=no_step)
             with rec.paused():
-                rec.meta["loss"] = float(loss)
+                rec.meta["loss"] = value(loss)
                 rec.meta["loss_warmup"] = loss_warmup
                 rec.meta["parameter_bytes"] = sum(p.numel() * p.element_size()
                                                   for p in st.params)
-                if st.device.type == "cuda":
+                if st.device.type == "cuda" and not fake:
                     rec.meta["cuda_memory_allocated_at_start"] = at_start
                     rec.meta["cuda_max_memory_allocated"] = \
                         torch.cuda.max_memory_allocated(st.device)
@@ -370,6 +584,8 @@ def record(a, argv):
     torch = _import_torch()
     if torch is None:
         return UNAVAILABLE_EXIT
+    if a.fake or a.time_model or a.costs:
+        return _record_llm(torch, a, argv)
     st = _build(torch, a)
     if isinstance(st, int):
         return st
@@ -387,6 +603,75 @@ def record(a, argv):
                  + ("" if a.no_step else ", optimizer.step()")),
     }
     rec = _record_to(torch, a, st, a.out, meta, clock=a.clock, no_step=a.no_step)
+    if isinstance(rec, int):
+        return rec
+    c = rec.counts
+    size = os.path.getsize(rec.path)
+    print("%s: %d records, %d calls (%d writes in place), %d releases, %d module calls, "
+          "peak_live_bytes %d, floor %d, %d bytes; warm-up %.1f s, recorded iteration %.1f s"
+          % (a.out, rec.records, c["calls"], c["writes"], c["releases"], c["modules"],
+             rec.peak_live_bytes, rec.meta_written["floor_memory"], size, rec.seconds[0],
+             rec.seconds[1]))
+    return 0
+
+
+def _record_llm(torch, a, argv):
+    """record --fake / --time-model / --costs: under fake tensors when
+    --fake, with each op's FLOPS and BYTES (costs.py) and, with
+    --time-model, its TIME from the roofline (timemodel.py)."""
+    import contextlib
+    from . import costs, timemodel
+    if a.time_model and not a.fake:
+        return _fail(USAGE_EXIT, "--time-model times a fake recording (--fake); a real one "
+                     "is timed by its clock")
+    if a.calibration and not a.time_model:
+        return _fail(USAGE_EXIT, "--calibration goes with --time-model")
+    if a.fake and a.clock:
+        return _fail(USAGE_EXIT, "--clock: a fake recording runs no kernel to time")
+    model = None
+    if a.time_model:
+        try:
+            model = timemodel.TimeModel(a.time_model, a.calibration)
+        except timemodel.TimeModelError as e:
+            return _fail(e.status, str(e))
+    if a.fake:
+        from .fake import fake_mode
+        try:
+            ctx = fake_mode(a.device)
+        except (ValueError, RuntimeError) as e:
+            return _fail(USAGE_EXIT, "--device %s: %s" % (a.device, e))
+    else:
+        ctx = contextlib.nullcontext()
+    with ctx as fm:
+        if fm is not None:
+            stands_for = str(fm.stands_for)
+        st = _build(torch, a)
+        if isinstance(st, int):
+            return st
+        meta = {
+            "argv": ["python3", "-m", "rematsim_torch"] + list(argv),
+            "model": a.model, "title": st.spec.title, "desc": st.spec.desc,
+            "sizes": st.spec.sizes, "seed": a.seed, "dtype": a.dtype,
+            "optimizer": "%s lr %g%s" % (a.optimizer, a.lr, " momentum %g" % a.momentum
+                                          if a.optimizer == "sgd" and a.momentum else ""),
+            "step": ("zero_grad(set_to_none=True), forward, loss, backward"
+                     + ("" if a.no_step else ", optimizer.step()")),
+            "costs": "each CALL's FLOPS and BYTES: docs/llm.md (costs.py %s)"
+                     % costs.VERSION,
+        }
+        kw = {"cost": costs.op_cost}
+        if a.fake:
+            kw["fake"] = True
+            meta["fake_device"] = stands_for
+            if stands_for != str(st.device):
+                meta["fake_device_note"] = (
+                    "recorded on fake %s tensors standing for %s: torch %s has no CUDA, "
+                    "and autograd cannot run on fake CUDA tensors without it (docs/llm.md)"
+                    % (st.device, stands_for, torch.__version__))
+        if model is not None:
+            meta["time_model"] = model.describe()
+            kw["op_time"] = model.op_time_ns
+        rec = _record_to(torch, a, st, a.out, meta, clock=a.clock, no_step=a.no_step, **kw)
     if isinstance(rec, int):
         return rec
     c = rec.counts
@@ -431,9 +716,15 @@ def checkpoint(a, argv):
     rc = _check_model_name(a)
     if rc:
         return rc
-    if not a.k and not a.budget:
-        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints) or "
-                     "--budget B[,B...]")
+    if a.fake or a.time_model or a.costs:
+        return _fail(USAGE_EXIT, "checkpoint measures the real model: --fake, --time-model "
+                     "and --costs belong to record")
+    if not a.k and not a.budget and not a.min_peak:
+        return _fail(USAGE_EXIT, "give the plans: -k K[,K...] (dp with K checkpoints), "
+                     "--budget B[,B...] or --min-peak")
+    if a.depth is not None and len(a.depth) != 1:
+        return _fail(USAGE_EXIT, "--depth takes one depth")
+    depth = a.depth[0] if a.depth is not None else None
     if a.log:
         err = check_output(a.log)
         if err:
@@ -462,9 +753,13 @@ def checkpoint(a, argv):
         if isinstance(rec, int):
             return rec
         try:
-            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim)
+            plans = ck.plans_for(log, a.k or [], a.budget or [], a.planner, rematsim,
+                                 depth=depth, min_peak=a.min_peak)
+            curve = None if a.json else ck.peak_curve(log, rematsim, depth)
         except ck.CheckpointError as e:
             return _fail(e.status, str(e))
+        if curve:
+            print("\n".join(ck.curve_text(*curve)))
         model_argv = [x for x in argv if x != "--json"]
         rows = []
         t_none = None
@@ -495,12 +790,12 @@ def _model_only(argv):
     """The model's options of a checkpoint command line (for `record`'s
     parser in the measuring process)."""
     out, skip = [], False
-    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim"}
+    drop = {"-k", "--budget", "--planner", "--repeat", "--log", "--rematsim", "--depth"}
     for i, x in enumerate(argv):
         if skip:
             skip = False
             continue
-        if x in ("checkpoint",):
+        if x in ("checkpoint", "--min-peak"):
             continue
         name = x.split("=", 1)[0]
         if name in drop:
@@ -526,10 +821,13 @@ def _print_plans(a, rows, t_none, rec):
         else:
             names = ", ".join("+".join(w) for w in plan.wraps) or "(none)"
             print("plan %s: wrap %s" % (plan.label, names))
+            measured = m["seconds"] / t_none if t_none else float("nan")
             print("  peak: predicted %d bytes, measured %d (%+.2f%%); compute overhead "
-                  "predicted %.3f, time measured %.3f (%.3f s)"
+                  "predicted %.3f, time measured %.3f (%.3f s)%s"
                   % (plan.predicted_peak, m["peak"], 100 * diff, plan.predicted_overhead,
-                     m["seconds"] / t_none if t_none else float("nan"), m["seconds"]))
+                     measured, m["seconds"],
+                     " (below 1: the machine's noise, not a saving)"
+                     if measured < 1 and plan.label != "none" else ""))
     if not a.json:
         print("(peaks by torch's own accounting on %s; times are the fastest of %d runs on "
               "this machine, as loaded as it is)" % (a.device, a.repeat))
@@ -551,6 +849,11 @@ def main(argv=None):
             return checkpoint(a, argv)
         if a.command == "_measure":
             return _measure_child(a.spec)
+        if a.command == "timecheck":
+            return timecheck(a)
+        if a.command == "plan":
+            from .plan import run as plan_run
+            return plan_run(a, argv)
         p.print_help(sys.stderr)
         return USAGE_EXIT
     except KeyboardInterrupt:

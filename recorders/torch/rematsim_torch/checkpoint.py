@@ -98,18 +98,54 @@ def _solve(rematsim, log, args):
     return json.loads(r.stdout)
 
 
-def plans_for(log, k=(), budget=(), planner="dp", rematsim=None):
+def plans_for(log, k=(), budget=(), planner="dp", rematsim=None, depth=None,
+              min_peak=False):
     """The plans of `rematsim solve --modules` on a recorded LOG: the plan
-    without checkpoints ("none") first, then one per k and per budget."""
+    without checkpoints ("none") first, then one per k and per budget, then
+    with MIN_PEAK the k of the smallest replayed peak. DEPTH: plans of
+    the module calls at that depth only (whole blocks)."""
     rematsim = find_rematsim(rematsim)
+    level = [] if depth is None else ["--depth", str(depth)]
     out = [Plan("none", _solve(rematsim, log, ["--planner", "none"]))]
     for kk in k:
         out.append(Plan("k=%d" % kk, _solve(rematsim, log, ["--planner", planner, "-k",
-                                                              str(kk)])))
+                                                              str(kk)] + level)))
     for b in budget:
         out.append(Plan("budget %d" % b, _solve(rematsim, log, ["--planner", planner,
-                                                                 "--budget", str(b)])))
+                                                                 "--budget", str(b)] + level)))
+    if min_peak:
+        j = _solve(rematsim, log, ["--planner", planner, "--min-peak"] + level)
+        out.append(Plan("min-peak k=%d" % j["k"], j))
     return out
+
+
+def peak_curve(log, rematsim=None, depth=None):
+    """The replayed peak of dp's module plan against k (`rematsim solve
+    --modules --min-peak`): a list of (k, peak bytes) for every k whose
+    plan differs from the one before, and the k of the smallest peak."""
+    rematsim = find_rematsim(rematsim)
+    level = [] if depth is None else ["--depth", str(depth)]
+    j = _solve(rematsim, log, ["--planner", "dp", "--min-peak"] + level)
+    tries = [(t["k"], t["peak_memory"]) for t in j["search"]["tries"] if t["replayed"]]
+    return tries, j["k"]
+
+
+def curve_text(tries, best):
+    """The curve as lines: each k's peak, and where more k costs more (a
+    peak above the smallest at any smaller k)."""
+    lines = ["replayed peak against k (dp's module plans, as applied):"]
+    low = None
+    for kk, peak in tries:
+        note = ""
+        if kk == best:
+            note = "  the smallest"
+        elif low is not None and peak > low[1]:
+            note = "  more k costs more: %+.1f%% over k=%d's" % (100.0 * (peak / low[1] - 1),
+                                                                low[0])
+        lines.append("  k=%-4d %14d bytes%s" % (kk, peak, note))
+        if low is None or peak < low[1]:
+            low = (kk, peak)
+    return lines
 
 
 def suggest(model, step, optimizer=None, inputs=(), k=(1, 2, 3), budget=(), planner="dp",

@@ -160,9 +160,68 @@ def _mlp(a):
                 {"batch": batch, "layers": layers, "width": width, "classes": 10})
 
 
+LLM_MODELS = ("llama", "hf")
+
+
+def is_llm(name):
+    from . import llm
+    return name in LLM_MODELS or name in llm.PRESETS
+
+
+def _llm(a):
+    """A decoder of llm.py: a preset (llama-7b, ...), `llama` shaped by the
+    flags, or `hf` read from --config (a Hugging Face config.json)."""
+    from . import llm
+    m = a.model
+    try:
+        if getattr(a, "config", None):
+            if m not in ("hf",) and m not in llm.PRESETS and m != "llama":
+                raise ModelError("--config goes with --model hf")
+            c = llm.from_hf(a.config)
+        elif m == "hf":
+            raise ModelError("--model hf reads a Hugging Face config.json: give --config FILE")
+        elif m in llm.PRESETS:
+            c = llm.preset(m)
+        else:
+            c = llm.Config(arch="llama", vocab=a.vocab or 32000, width=a.width or 256,
+                           layers=a.layers or 2, heads=a.heads or 4,
+                           kv_heads=getattr(a, "kv_heads", None),
+                           ffn=getattr(a, "ffn", None) or None,
+                           seq=a.seq or 128, tied=bool(getattr(a, "tied", False)))
+            if c.ffn == 4 * c.width and getattr(a, "ffn", None) is None:
+                # Llama's rule: 2/3 of 4x width, rounded up to a multiple of 256 (64 if small).
+                q = 256 if c.width >= 1024 else 64
+                c.ffn = -(-(8 * c.width // 3) // q) * q
+        # Flags given with a preset or a config override its shape.
+        for flag, field in (("layers", "layers"), ("vocab", "vocab")):
+            v = getattr(a, flag, None)
+            if v and m != "llama":
+                setattr(c, field, v)
+        seq = a.seq or min(c.seq, 4096)
+        c.check()
+        module = llm.build(c, seq, dtype=a.dtype, checkpoint=getattr(a, "checkpoint_blocks",
+                                                                      False))
+    except llm.ConfigError as e:
+        raise ModelError(str(e), e.status)
+    batch, vocab = a.batch, c.vocab
+
+    def make_batch(g):
+        return (torch.randint(vocab, (batch, seq), generator=g),
+                torch.randint(vocab, (batch, seq), generator=g))
+
+    spec = Spec(module, make_batch, llm.loss_fn(vocab), m if m != "hf" else c.arch,
+                "%s, %d tokens, batch %d, %s" % (c.describe(), seq, batch, a.dtype),
+                dict(c.as_dict(), batch=batch, seq_len=seq, parameters=c.parameters()))
+    spec.typed = True  # built in its dtype (mixed: float32 parameters)
+    spec.config = c
+    return spec
+
+
 def resolve(a):
     """Build the model named by a.model (see the module's doc)."""
     m = a.model
+    if is_llm(m):
+        return _llm(a)
     if m.startswith("torchvision:"):
         return _torchvision(m.split(":", 1)[1], a)
     if m == "gpt2":

@@ -2,7 +2,7 @@
 and its shadow replay, the Python twin of recorders/logger/oplog.c.
 
 Records are written one JSON object per line with sorted keys, exactly as
-the C logger writes them, to a temporary file beside the log (NAME.tmp.PID)
+the C logger writes them, to a temporary file beside the log (NAME.tmp.PID.N)
 that `close` renames into place; `abort` removes it. A CALL and the
 MEMORY/ALIAS lines of its results, a CONSTANT and its MEMORY, are written by
 one method each, so a log is never cut between them.
@@ -25,6 +25,7 @@ optimizer updates it in place (a MUTATE drops the old tensor's handle).
 """
 
 import gzip
+import itertools
 import json
 import os
 import stat
@@ -41,6 +42,27 @@ class OutputError(OSError):
     """PATH cannot be the log or its meta file (check_output's message)."""
 
 
+def _name_max(folder):
+    try:
+        return os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+_tmp_count = itertools.count()
+
+
+def tmp_name(path):
+    """PATH's temporary name, PATH.tmp.PID.N (N: this process's count, so
+    that two names cut alike stay apart), its file name cut to fit the
+    folder's NAME_MAX as rematsim's outfile.c does: a valid 250-byte name
+    still gets one (issue 40, H16)."""
+    folder, base = os.path.split(os.fsencode(os.fspath(path)))
+    suffix = (".tmp.%d.%d" % (os.getpid(), next(_tmp_count))).encode()
+    room = max(1, _name_max(folder) - len(suffix))
+    return os.fsdecode(os.path.join(folder, base[:room] + suffix))
+
+
 def check_output(path):
     """Why the log PATH or its meta file cannot be written, or None. Both
     are written under a temporary name and renamed into place, as
@@ -50,6 +72,12 @@ def check_output(path):
     not its target), and its folder must take a new file."""
     path = os.fspath(path)
     for p in (path, meta_path_for(path)):
+        folder, base = os.path.split(os.fsencode(p))
+        if len(base) > _name_max(folder):
+            return ("%s: cannot create the log: its file name is %d bytes, more than the %d "
+                    "this file system takes%s; give a shorter name"
+                    % (p, len(base), _name_max(folder),
+                       " (the meta file beside the log, NAME.meta.json)" if p != path else ""))
         try:
             lst = os.lstat(p)
         except FileNotFoundError:
@@ -66,7 +94,7 @@ def check_output(path):
             if not stat.S_ISREG(lst.st_mode):
                 return ("%s: not a regular file: the log and its meta file are written under "
                         "temporary names and renamed into place, which would replace it" % p)
-        probe = "%s.tmp.%d" % (p, os.getpid())
+        probe = tmp_name(p)
         try:
             fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
         except OSError as e:
@@ -90,7 +118,7 @@ class OpLog:
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        self.tmp_path = "%s.tmp.%d" % (self.path, os.getpid())
+        self.tmp_path = tmp_name(self.path)
         why = check_output(self.path)
         if why:
             raise OutputError(why)
@@ -231,11 +259,13 @@ class OpLog:
         self._emit('{"INSTRUCTION":"MEMORY","MEMORY":"%d","NAME":"%s"}' % (nbytes, name))
         self.counts["constants"] += 1
 
-    def call(self, op, args, results, time_ns, writes=None):
+    def call(self, op, args, results, time_ns, writes=None, cost=None):
         """RESULTS: (name, nbytes, alias) each; alias -1 or an index into ARGS.
         WRITES: indices into ARGS of the arguments the op wrote in place (the
         CALL's WRITES field, which replays ignore: each written argument's
-        new version is one of RESULTS, a view of it)."""
+        new version is one of RESULTS, a view of it). COST: (flops, bytes)
+        of the op, the CALL's FLOPS and BYTES fields (docs/llm.md), which
+        replays ignore."""
         if not results:
             raise LogError("CALL %s with no result" % op)
         argt = [self._lookup(a, "CALL %s: argument" % op) for a in args]
@@ -252,8 +282,10 @@ class OpLog:
         if writes and any(not 0 <= i < len(args) for i in writes):
             raise LogError("CALL %s: a WRITES index is out of range" % op)
         self._note_peak()
-        self._emit('{"ARGS":%s,"INSTRUCTION":"CALL","NAME":%s,"RESULT":%s,"TIME":"%d"%s}'
-                   % (_names(args), json.dumps(op), _names([r[0] for r in results]),
+        self._emit('{"ARGS":%s%s,"INSTRUCTION":"CALL","NAME":%s,"RESULT":%s,"TIME":"%d"%s}'
+                   % (_names(args), ',"BYTES":"%d","FLOPS":"%d"' % (cost[1], cost[0])
+                      if cost is not None else "",
+                      json.dumps(op), _names([r[0] for r in results]),
                       time_ns, ',"WRITES":[%s]' % ",".join(str(i) for i in writes)
                       if writes else ""))
         for name, nbytes, alias in results:
@@ -326,7 +358,7 @@ class OpLog:
                     baseline_memory=self.baseline_bytes, floor_memory=self.live_bytes,
                     time_unit="ns")
         meta_path = meta_path_for(self.path)
-        meta_tmp = "%s.tmp.%d" % (meta_path, os.getpid())
+        meta_tmp = tmp_name(meta_path)
         try:
             with open(meta_tmp, "w") as f:
                 f.write(json.dumps(meta, indent=2, sort_keys=True) + "\n")

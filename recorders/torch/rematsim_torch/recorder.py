@@ -78,6 +78,8 @@ CLOCK_TEXT = {
     "thread": "thread CPU time (time.thread_time_ns) around each op, less timer_overhead_ns",
     "wall": "time.perf_counter_ns around each op, less timer_overhead_ns",
     "cuda": "CUDA events, synchronized per op, less timer_overhead_ns",
+    "fake": "none: fake tensors run no kernel; each op's TIME is the time model's "
+            "(time_model in this file) or 0",
 }
 
 
@@ -125,9 +127,35 @@ class Recorder:
     meta: extra fields for the meta file (also `rec.meta[...] = ...`).
     """
 
-    def __init__(self, path, device="cpu", meta=None, clock=None, model=None, optimizer=None):
+    def __init__(self, path, device="cpu", meta=None, clock=None, model=None, optimizer=None,
+                 fake=False, cost=None, op_time=None):
         self.device = torch.device(device)
-        if self.device.type == "cuda":
+        self.fake = bool(fake)
+        # cost(func, args, kwargs, out) -> (flops, bytes) or None: written
+        # as the CALL's FLOPS and BYTES (costs.py). op_time(func, args,
+        # kwargs, out, flops, bytes) -> ns: the TIME of a fake op (0 without).
+        self._cost = cost
+        self._op_time_fn = op_time
+        self._fake_session = None
+        if self.fake:
+            from . import fake as _fake
+            self._fake_session = _fake.active()
+            if self._fake_session is None:
+                raise RecorderError("Recorder(fake=True) records inside rematsim_torch."
+                                    "fake_mode(): build the model, optimizer and batch in "
+                                    "it, then record", 64)
+            if self.device.type == "cuda" and self._fake_session.device.type == "cpu":
+                # CUDA stands on fake CPU tensors where torch has no CUDA (fake.py).
+                self.device = self._fake_session.device
+            if self.device.type == "cuda" and self.device.index is None:
+                self.device = torch.device("cuda", 0)
+            if self.device.type not in ("cpu", "cuda"):
+                raise RecorderError("device %s: only cpu and cuda are supported" % device, 64)
+            clock = clock or "fake"
+            if clock != "fake":
+                raise RecorderError("clock %s: a fake recording runs no kernel: its op times "
+                                    "are 0 or the time model's (clock \"fake\")" % clock, 64)
+        elif self.device.type == "cuda":
             if not torch.cuda.is_available():
                 raise RecorderError("CUDA is not available to this torch (%s)"
                                     % torch.__version__, 69)
@@ -135,7 +163,9 @@ class Recorder:
                 self.device = torch.device("cuda", torch.cuda.current_device())
         elif self.device.type != "cpu":
             raise RecorderError("device %s: only cpu and cuda are supported" % device, 64)
-        if self.device.type == "cuda":
+        if self.fake:
+            pass
+        elif self.device.type == "cuda":
             clock = clock or "cuda"
             if clock != "cuda":
                 raise RecorderError("clock %s: on CUDA ops are timed by CUDA events "
@@ -144,6 +174,7 @@ class Recorder:
             raise RecorderError("clock %s: give one of %s" % (clock, ", ".join(CLOCKS)), 64)
         self.clock = clock or "thread"
         self._now = CLOCKS.get(self.clock)
+        self._fake_cost = {"flops": 0, "bytes": 0}
         try:
             self._log = OpLog(path)
         except OutputError as e:
@@ -164,7 +195,7 @@ class Recorder:
         self._skipped_ops = 0  # ops with no result or write on the device
         self._skipped_time = 0
         self.overhead_ns = 0
-        self._cuda = self.device.type == "cuda"
+        self._cuda = self.device.type == "cuda" and not self.fake
         if self._cuda:
             self._ev = (torch.cuda.Event(enable_timing=True),
                         torch.cuda.Event(enable_timing=True))
@@ -181,7 +212,7 @@ class Recorder:
     def __enter__(self):
         if self._done or self._active:
             raise RecorderError("a Recorder records once")
-        self.overhead_ns = self._calibrate()
+        self.overhead_ns = 0 if self.fake else self._calibrate()
         self._gc_was_enabled = gc.isenabled()
         gc.collect()
         gc.disable()  # deaths by reference count only: a deterministic order
@@ -343,9 +374,9 @@ class Recorder:
         meta = {
             "recorder": "rematsim_torch %s" % VERSION,
             "device": self.device.type,
-            "device_name": _device_name(self.device),
-            "driver_version": _driver_version(self.device),
-            "runtime_version": _runtime_version(self.device),
+            "device_name": "" if self.fake else _device_name(self.device),
+            "driver_version": "" if self.fake else _driver_version(self.device),
+            "runtime_version": "" if self.fake else _runtime_version(self.device),
             "torch_version": torch.__version__,
             "python_version": platform.python_version(),
             "clock": CLOCK_TEXT[self.clock],
@@ -358,6 +389,15 @@ class Recorder:
             "has_start": self._log.counts["starts"] > 0,
             "record_seconds": round(time.perf_counter() - self._t_enter, 3),
         }
+        if self.fake:
+            meta["fake"] = True
+            meta["device_name"] = "fake %s (no kernel ran; torch %s)" % (
+                self.device, torch.__version__)
+            meta["driver_version"] = ""
+            meta["runtime_version"] = _runtime_version(torch.device("cpu"))
+        if self._cost is not None:
+            meta["op_flops"] = self._fake_cost["flops"]
+            meta["op_bytes"] = self._fake_cost["bytes"]
         meta["timer"] = self.clock
         for k in ("writes", "mutates", "constants", "copies", "copy_froms", "releases",
                   "modules"):
@@ -369,6 +409,28 @@ class Recorder:
             raise RecorderError("%s: cannot write the log: %s" % (self.path, e), 74)
 
     # ---- timing ----
+
+    def _run_fake(self, func, args, kwargs):
+        """Run FUNC on fake tensors (no kernel, no time); an op that cannot
+        run so is a RecorderError naming the op and where it ran."""
+        from . import fake as _fake
+        try:
+            return func(*args, **kwargs), 0
+        except RecorderError:
+            raise
+        except Exception as e:
+            why = _fake.why_not_fake(e)
+            if why is None:
+                raise
+            raise RecorderError("op %s cannot run on fake tensors, in %s: %s"
+                                % (func._schema.name, self._where(), why), 70) from None
+
+    def _where(self):
+        if self._open:
+            return "module %s" % self._open[-1]
+        if self._in_backward:
+            return "the backward pass or the optimizer step (after BACKWARD)"
+        return "no module of the watched model (before the first or between modules)"
 
     def _timed(self, func, args, kwargs):
         """Run FUNC; its time in ns, the recorder's overhead taken out."""
@@ -421,7 +483,10 @@ class Recorder:
         try:
             st = _storage_of(t)
             nbytes = st.nbytes()
-            ptr = st.data_ptr()
+            # A fake tensor's storage has no data (pointer 0): it is known
+            # by its StorageImpl, which views share and which lives as
+            # long as a live handle holds it, as a real storage's address.
+            ptr = st._cdata if self.fake else st.data_ptr()
         except (RuntimeError, NotImplementedError):
             return None, t.numel() * t.element_size()
         return (ptr if nbytes and ptr else None), nbytes
@@ -545,6 +610,15 @@ class Recorder:
             # checkpoint's recomputation detaches what it saves).
             v = args[0]
             return torch.tensor(v, dtype=torch.float64 if isinstance(v, float) else None)
+        if (self.fake and args and isinstance(args[0], torch.Tensor)
+                and func._schema.name in ("aten::detach", "aten::alias")
+                and not _is_fake(args[0])):
+            # The same wrapped number under fake tensors: a real tensor (C++
+            # makes it from the scalar), which the fake mode refuses; it is
+            # no tensor of the program's either.
+            from torch.utils._mode_utils import no_dispatch
+            with no_dispatch():
+                return torch.Tensor.detach(args[0])
         if self._passthrough or not self._active or func.namespace == "profiler":
             # profiler::_record_function_enter/_exit: the labels that
             # torch.autograd.profiler.record_function puts around code (the
@@ -571,9 +645,15 @@ class Recorder:
                     self._register(out, name, self._storage_key(out)[0])
             return out
 
-        out, ns = self._timed(func, args, kwargs)
+        if self.fake:
+            out, ns = self._run_fake(func, args, kwargs)
+        else:
+            out, ns = self._timed(func, args, kwargs)
         out = _fix_scalar(func, args, out)
         self._flush_dead()
+        cost = self._cost(func, args, kwargs, out) if self._cost is not None else None
+        if self.fake and self._op_time_fn is not None:
+            ns = self._op_time_fn(func, args, kwargs, out, cost)
 
         names = [self._known(t) or self._declare(t) for t, _ in targs]
 
@@ -630,7 +710,7 @@ class Recorder:
         recorded = bool(results or views)
         if not split:
             if recorded:
-                self._log.call(op, names, results + views, ns, writes=written)
+                self._log.call(op, names, results + views, ns, writes=written, cost=cost)
         else:
             # A view made by an op of several arguments would join a storage
             # that other storages now feed, which the reference simulator's
@@ -641,11 +721,13 @@ class Recorder:
             # to its first view (what recomputing the view's storage costs).
             if token is not None:
                 results = [(token, 0, -1)]
-            self._log.call(op, names, results, ns if token is None else 0)
+            self._log.call(op, names, results, ns if token is None else 0,
+                           cost=cost if token is None else None)
             for j, (name, nbytes, k) in enumerate(views):
-                self._log.call(op, [names[k]], [(name, nbytes, 0)],
-                               ns if token is not None and j == 0 else 0,
-                               writes=[0] if versions.get(k) == name else None)
+                timed = token is not None and j == 0
+                self._log.call(op, [names[k]], [(name, nbytes, 0)], ns if timed else 0,
+                               writes=[0] if versions.get(k) == name else None,
+                               cost=cost if timed else None)
             if token is not None:
                 self._log.release(token)
         for i in written:
@@ -662,7 +744,8 @@ class Recorder:
             tmp = self._log.new_name()
             alias = next((j for j, k in enumerate(arg_keys) if k == key and j != i
                           and key is not None), -1)
-            self._log.call(op, names, [(tmp, nbytes, alias)], 0 if recorded else ns)
+            self._log.call(op, names, [(tmp, nbytes, alias)], 0 if recorded else ns,
+                           cost=None if recorded else cost)
             recorded = True
             self._log.copy_from(names[i], tmp)
             self._log.release(tmp)
@@ -675,6 +758,9 @@ class Recorder:
         if recorded:
             self._ops += 1
             self._op_time += ns
+            if cost is not None:
+                self._fake_cost["flops"] += cost[0]
+                self._fake_cost["bytes"] += cost[1]
         else:
             self._skipped_ops += 1
             self._skipped_time += ns
@@ -700,6 +786,11 @@ class Recorder:
                 h.key = new
         if new is not None:
             self._on_key.setdefault(new, []).append(name)
+
+
+def _is_fake(t):
+    from torch._subclasses.fake_tensor import FakeTensor
+    return isinstance(t, FakeTensor)
 
 
 def _op_name(schema_name):

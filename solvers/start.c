@@ -1,0 +1,293 @@
+/*
+ * start.c: see start.h.
+ */
+#include "start.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baselines.h"
+#include "plan.h"
+
+#define NONE UINT32_MAX
+
+/* Per storage (an OWN node), the nodes that read it (through a view too),
+ * ascending (CSR). */
+static void storage_users(const struct profile_graph *g, uint32_t **off_out, uint32_t **users_out)
+{
+	size_t T = g->n;
+	uint32_t *off = xcalloc(T + 2, sizeof *off);
+	uint32_t *stamp = xmalloc((T + 1) * sizeof *stamp);
+	uint32_t *users = NULL, *fill = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i <= T; i++)
+			stamp[i] = NONE;
+		for (uint32_t k = 0; k < T; k++)
+			for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++) {
+				uint32_t u = g->pred[e];
+				if (g->kind[u] == PGRAPH_FIXED)
+					continue;
+				uint32_t b = g->base[u];
+				if (stamp[b] == k)
+					continue;
+				stamp[b] = k;
+				if (pass == 0)
+					off[b + 1]++;
+				else
+					users[fill[b]++] = k;
+			}
+		if (pass == 0) {
+			for (size_t i = 0; i < T; i++)
+				off[i + 1] += off[i];
+			users = xmalloc(((size_t)off[T] + 1) * sizeof *users);
+			fill = xmemdup(off, (T + 1) * sizeof *fill);
+		}
+	}
+	free(fill);
+	free(stamp);
+	*off_out = off;
+	*users_out = users;
+}
+
+struct bel {
+	const struct profile_graph *g;
+	uint32_t *uoff, *users, *cur; /* readers per storage, a cursor each */
+	uint8_t *mem;                 /* OWN node in memory */
+	uint32_t *lock;               /* = stamp: needed by the computation at hand */
+	uint32_t *need;               /* = stage + 1: computed in this stage */
+	uint64_t used;                /* bytes of OWN nodes in memory */
+	double a;
+};
+
+/* The first reader of storage b after stage t (T + 1 if pinned and none;
+ * NONE if none). */
+static uint32_t next_use(struct bel *s, uint32_t b, uint32_t t)
+{
+	uint32_t k = s->cur[b], end = s->uoff[b + 1];
+	while (k < end && s->users[k] <= t)
+		k++;
+	s->cur[b] = k;
+	if (k < end)
+		return s->users[k];
+	return s->g->keep[b] ? (uint32_t)s->g->n : NONE;
+}
+
+/* Evict the best victim (not locked): 0, or -1 if none can go. */
+static int evict_one(struct bel *s, uint32_t t, uint32_t stamp)
+{
+	const struct profile_graph *g = s->g;
+	double best = -1;
+	uint32_t who = NONE;
+	for (uint32_t i = 0; i < g->n; i++) {
+		if (!s->mem[i] || s->lock[i] == stamp || !g->bytes[i])
+			continue;
+		uint32_t nu = next_use(s, i, t);
+		double score;
+		if (nu == NONE) {
+			score = INFINITY;
+		} else {
+			double c = g->cost[i] > 0 ? (double)g->cost[i] : 0.5;
+			score = pow((double)g->bytes[i], s->a) * (double)(nu - t) / c;
+		}
+		if (score > best) {
+			best = score;
+			who = i;
+		}
+	}
+	if (who == NONE)
+		return -1;
+	s->mem[who] = 0;
+	s->used -= g->bytes[who];
+	return 0;
+}
+
+int start_belady(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k)
+{
+	const size_t T = g->n;
+	struct bel s = {.g = g, .a = a};
+	storage_users(g, &s.uoff, &s.users);
+	s.cur = xmemdup(s.uoff, (T + 1) * sizeof *s.cur);
+	s.mem = xcalloc(T + 1, 1);
+	s.lock = xcalloc(T + 1, sizeof *s.lock);
+	s.need = xcalloc(T + 1, sizeof *s.need);
+	uint32_t *list = xmalloc((T + 1) * sizeof *list);
+	uint32_t *stack = xmalloc((T + 1) * sizeof *stack);
+	k->T = T;
+	k->off = xcalloc(T + 2, sizeof *k->off);
+	size_t cap = 0, nk = 0;
+	k->node = NULL;
+	int rc = 0;
+	uint32_t stamp = 0;
+	for (uint32_t t = 0; t <= T && !rc; t++) {
+		/* what the stage computes: node t (none in the last) and every
+		 * missing ancestor it needs; in the last stage, the pinned */
+		size_t nl = 0, sp = 0;
+		if (t < T) {
+			s.need[t] = t + 1;
+			stack[sp++] = t;
+		} else {
+			for (uint32_t i = 0; i < T; i++)
+				if (g->keep[i] && g->kind[i] == PGRAPH_OWN && !s.mem[i] &&
+				    s.need[i] != t + 1) {
+					s.need[i] = t + 1;
+					stack[sp++] = i;
+				}
+		}
+		while (sp) {
+			uint32_t v = stack[--sp];
+			list[nl++] = v;
+			for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+				uint32_t u = g->pred[e];
+				if (g->kind[u] == PGRAPH_FIXED)
+					continue;
+				uint32_t b = g->base[u];
+				if (s.mem[b] || s.need[b] == t + 1)
+					continue;
+				s.need[b] = t + 1;
+				stack[sp++] = b;
+			}
+		}
+		/* ascending: a topological order */
+		for (size_t x = 1; x < nl; x++) {
+			uint32_t v = list[x];
+			size_t y = x;
+			for (; y > 0 && list[y - 1] > v; y--)
+				list[y] = list[y - 1];
+			list[y] = v;
+		}
+		/* before each computation, what it and the stage's later ones
+		 * read is locked (a recomputation happens once per stage);
+		 * after it, an input nothing reads again goes */
+		for (size_t x = 0; x < nl && !rc; x++) {
+			uint32_t v = list[x];
+			stamp++;
+			for (size_t y = x; y < nl; y++)
+				for (uint32_t e = g->pred_off[list[y]]; e < g->pred_off[list[y] + 1]; e++)
+					if (g->kind[g->pred[e]] != PGRAPH_FIXED)
+						s.lock[g->base[g->pred[e]]] = stamp;
+			if (g->kind[v] == PGRAPH_OWN && !s.mem[v]) {
+				uint64_t stat = g->static_bytes[t < T ? t : T];
+				while (stat + s.used + g->bytes[v] > budget && !rc)
+					rc = evict_one(&s, t, stamp);
+				s.mem[v] = 1;
+				s.used += g->bytes[v];
+			}
+			stamp++;
+			for (size_t y = x + 1; y < nl; y++)
+				for (uint32_t e = g->pred_off[list[y]]; e < g->pred_off[list[y] + 1]; e++)
+					if (g->kind[g->pred[e]] != PGRAPH_FIXED)
+						s.lock[g->base[g->pred[e]]] = stamp;
+			for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+				if (g->kind[g->pred[e]] == PGRAPH_FIXED)
+					continue;
+				uint32_t b = g->base[g->pred[e]];
+				if (s.mem[b] && s.lock[b] != stamp && next_use(&s, b, t) == NONE) {
+					s.mem[b] = 0;
+					s.used -= g->bytes[b];
+				}
+			}
+		}
+		/* the stage's end: what nothing reads again goes */
+		for (uint32_t i = 0; i < T; i++)
+			if (s.mem[i] && next_use(&s, i, t) == NONE) {
+				s.mem[i] = 0;
+				s.used -= g->bytes[i];
+			}
+		if (t < T) {
+			k->off[t + 1] = (uint32_t)nk;
+			for (uint32_t i = 0; i <= t; i++)
+				if (s.mem[i] && g->kind[i] == PGRAPH_OWN) {
+					XGROW(k->node, cap, nk + 1);
+					k->node[nk++] = i;
+				}
+		}
+	}
+	k->off[T + 1] = (uint32_t)nk;
+	if (!k->node)
+		k->node = xmalloc(sizeof *k->node);
+	free(stack);
+	free(list);
+	free(s.need);
+	free(s.lock);
+	free(s.mem);
+	free(s.cur);
+	free(s.uoff);
+	free(s.users);
+	if (rc)
+		steps_kept_free(k);
+	return rc;
+}
+
+void start_answer_free(struct start_answer *ans)
+{
+	if (ans->found)
+		steps_kept_free(&ans->kept);
+	memset(ans, 0, sizeof *ans);
+}
+
+/* Cost k; keep it in ans if it fits and is cheaper (it is consumed). */
+static int consider(const struct profile_graph *g, uint64_t budget, struct steps_kept *k,
+		    const char *from, struct start_answer *ans, struct rs_error *err)
+{
+	struct plan_steps ps;
+	struct steps_cost c;
+	if (steps_build(g, k, true, &ps, err) || steps_eval(g, &ps, &c, err)) {
+		plan_steps_free(&ps);
+		steps_kept_free(k);
+		return -1;
+	}
+	plan_steps_free(&ps);
+	if (c.peak <= budget && (!ans->found || c.remat_compute < ans->cost.remat_compute)) {
+		if (ans->found)
+			steps_kept_free(&ans->kept);
+		ans->found = true;
+		ans->kept = *k;
+		ans->cost = c;
+		snprintf(ans->from, sizeof ans->from, "%s", from);
+		return 0;
+	}
+	steps_kept_free(k);
+	return 0;
+}
+
+int start_best(const struct profile *p, uint64_t budget, struct start_answer *ans,
+	       struct rs_error *err)
+{
+	memset(ans, 0, sizeof *ans);
+	const struct profile_graph *g = p->graph;
+	static const double as[] = {1, 0.5, 1.5, 2};
+	char from[48];
+	struct steps_kept k;
+	for (size_t q = 0; q < sizeof as / sizeof as[0]; q++)
+		if (!start_belady(g, budget, as[q], &k)) {
+			snprintf(from, sizeof from, "Belady a=%g", as[q]);
+			if (consider(g, budget, &k, from, ans, err))
+				return -1;
+		}
+	baselines_keep_all(g, &k);
+	if (consider(g, budget, &k, "checkpoint-all", ans, err))
+		return -1;
+	uint8_t *fwd = baselines_forward(p);
+	bool *cp = xcalloc(g->n + 1, sizeof *cp);
+	uint64_t total = 0;
+	for (size_t v = 0; v < g->n; v++)
+		total += fwd[v] ? g->bytes[v] : 0;
+	int rc = 0;
+	for (int ap = 1; ap >= 0 && !rc; ap--) {
+		baselines_chen_sqrtn(g, fwd, ap, cp);
+		baselines_kept(g, fwd, cp, &k);
+		rc = consider(g, budget, &k, ap ? "chen-sqrtn" : "chen-sqrtn-noap", ans, err);
+		for (int d = 1; d <= 64 && !rc; d *= 2) {
+			baselines_chen_greedy(g, fwd, ap, total / (uint64_t)d, cp);
+			baselines_kept(g, fwd, cp, &k);
+			snprintf(from, sizeof from, "%s B=total/%d", ap ? "chen-greedy" : "chen-greedy-noap",
+				 d);
+			rc = consider(g, budget, &k, from, ans, err);
+		}
+	}
+	free(cp);
+	free(fwd);
+	return rc;
+}

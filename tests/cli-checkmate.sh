@@ -1,0 +1,85 @@
+#!/bin/sh
+# cli-checkmate.sh REMATSIM: issue 43's commands as a user meets them: the
+# memory-budget knapsack, Checkmate's baselines, the offline Belady
+# heuristic, the ILP's start and its time limit over the whole process
+# (RL250, ../shared, where there is one), and their refusals.
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+cd "$(dirname "$0")/data" || exit 1
+fail=0
+
+has() { # DESC TEXT NEEDLE...
+	desc=$1 text=$2; shift 2
+	for n in "$@"; do
+		case "$text" in *"$n"*) ok "$desc has $n" ;; *) no "$desc lacks $n: $text" ;; esac
+	done
+}
+
+# The knapsack on solvers-chain.log (activations 100, 200, 300, 400 bytes,
+# as many ns): half may be saved, 500 bytes and 500 ns.
+t=$("$R" solve solvers-chain.log --planner knapsack --budget-fraction 0.5)
+has "knapsack 0.5" "$t" "500 bytes may be saved" "saved: 2 activations, 500 bytes, 500 ns" \
+	"replay: pass"
+t=$("$R" solve solvers-chain.log --planner knapsack --budget-fraction 1 --json)
+has "knapsack 1" "$t" '"recomputed":[]' '"remats":0'
+bad 64 "knapsack above 1" "--budget-fraction wants a fraction of the activations from 0 to 1" \
+	"$R" solve solvers-chain.log --planner knapsack --budget-fraction 1.5
+bad 64 "knapsack below 0" "from 0 to 1" \
+	"$R" solve solvers-chain.log --planner knapsack --budget-fraction -0.1
+bad 64 "knapsack not a number" "from 0 to 1" \
+	"$R" solve solvers-chain.log --planner knapsack --budget-fraction half
+bad 64 "knapsack without a fraction" "needs --budget-fraction" \
+	"$R" solve solvers-chain.log --planner knapsack
+bad 64 "a fraction for dp" "for the knapsack planner only" \
+	"$R" solve solvers-chain.log --planner dp --budget-fraction 0.5
+
+# The baselines on the hand-made chain (tests/test-baselines.c works it).
+G=ilp-cases/chain-unordered.json
+t=$("$R" solve $G --planner checkpoint-all)
+has "checkpoint-all" "$t" "0 recomputations" "the schedule's own numbers"
+t=$("$R" solve $G --planner chen-sqrtn)
+has "chen-sqrtn" "$t" "2 recomputations (2 ns)"
+t=$("$R" solve $G --planner chen-greedy --segment-budget 15 --json)
+has "chen-greedy" "$t" '"planner":"chen-greedy"' '"segment_budget":15'
+
+# Belady, offline, in replay's help and on the runtime's chain.
+t=$("$R" replay --help)
+has "replay --help" "$t" "Belady" "OFFLINE"
+t=$("$R" replay solvers-chain.log --heuristic Belady --ratio 0.8)
+has "Belady replay" "$t" "pass"
+
+# The ILP's start: on the chain at 40 bytes, optimal, its start no better.
+t=$("$R" solve $G --planner ilp --budget 40)
+has "ilp with a start" "$t" "optimal" "recomputation 1 ns" "start: "
+t=$("$R" solve $G --planner ilp --budget 40 --no-start --json)
+has "ilp --no-start" "$t" '"start":null' '"remat_compute":1'
+bad 65 "below the single-op bound" "no schedule fits in 20 bytes" \
+	"$R" solve $G --planner ilp --budget 20
+bad 64 "time limit 0" "--time-limit wants seconds above 0" \
+	"$R" solve $G --planner ilp --budget 40 --time-limit 0
+bad 64 "time limit negative" "--time-limit wants seconds above 0" \
+	"$R" solve $G --planner ilp --budget 40 --time-limit -3
+
+# The whole process within the limit: RL250 at 90 % of its peak (146,840
+# bytes), whose root LP alone ran 1,590 s for a 600 s limit before.
+RL="${REMATSIM_SHARED:-}/graphs/moccasin/random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14.json"
+if [ ! -f "$RL" ]; then
+	echo "ok # skip: RL250 (no ../shared)"
+else
+	t0=$(date +%s.%N)
+	t=$("$R" solve "$RL" --planner ilp --budget 132156 --time-limit 10 2>&1)
+	st=$?
+	t1=$(date +%s.%N)
+	case "$t" in
+	*"built without"*) ok "RL250: no solver # skip" ;;
+	*)
+		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+		if awk -v w="$w" 'BEGIN { exit !(w <= 10.5) }'; then
+			ok "RL250 --time-limit 10: $w s of wall time (status $st)"
+		else
+			no "RL250 --time-limit 10: $w s of wall time, past 10.5"
+		fi ;;
+	esac
+fi
+exit $fail
