@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "experiment.h"
+#include "plot.h"
 #include "results.h"
 #include "scalar.h"
 
@@ -517,6 +518,101 @@ START_TEST(frontier_two_trials)
 }
 END_TEST
 
+/* A figure's points (plot.c, write_curve), rule-named rows on one sweep:
+ * chain8 under RandomStorage, 2 trials at ratios 0.5 and 1 (all pass),
+ * its points.tsv then edited so that trials at 0.5 fail; the figure's
+ * curve file (plot-data/known/p1-c1.tsv) must hold the ratios listed. */
+START_TEST(plot_points_where_every_trial_passed)
+{
+	static const struct {
+		const char *rule;
+		int fail_trial; /* at ratio 0.5: -1 none, 0 or 1 that one, 2 both */
+		const char *want_ratios;
+	} rows[] = {
+		{"a point where every trial passed is drawn (the mean of its trials)", -1, "0.5 1"},
+		{"a point where only some trials passed is left out (trial 1 out of memory)", 1, "1"},
+		{"a point where only some trials passed is left out (trial 0 out of memory)", 0, "1"},
+		{"a point where no trial passed is left out", 2, "1"},
+	};
+	char *d = tmp_dir();
+	char yaml[8192];
+	snprintf(yaml, sizeof yaml,
+		 "experiment: known\n"
+		 "models:\n  - {name: chain8, log: %s/chain8.log}\n"
+		 "heuristics: [RandomStorage]\ntrials: 2\nseed: 7\nratios: [0.5, 1.0]\n",
+		 data_dir());
+	char path[4096];
+	snprintf(path, sizeof path, "%s/known.yaml", d);
+	write_text(path, yaml);
+	ck_assert_int_eq(sh("'%s' sweep '%s/known.yaml' --out '%s/sweep' --quiet", rematsim(), d, d), 0);
+	snprintf(path, sizeof path, "%s/sweep/points.tsv", d);
+	char *points = read_text(path);
+	ck_assert_ptr_nonnull(points);
+	static char fails[4096];
+	fails[0] = 0;
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		/* the sweep's files, with the row's trials at 0.5 out of memory */
+		ck_assert_int_eq(sh("rm -rf '%s/r' && mkdir '%s/r' && cp '%s/sweep/models.tsv' '%s/r/'", d, d, d, d), 0);
+		char *text = NULL;
+		size_t text_len = 0;
+		FILE *out = open_memstream(&text, &text_len);
+		int edited = 0;
+		for (const char *line = points; *line;) {
+			size_t len = strcspn(line, "\n");
+			char copy[1024], *f[8];
+			bool fail = false;
+			if (line[0] != '#' && len < sizeof copy) {
+				memcpy(copy, line, len);
+				copy[len] = 0;
+				fail = tsv_split(copy, f, 8) >= 8 && !strcmp(f[5], "0.5") && !strcmp(f[7], "pass") &&
+				       (rows[r].fail_trial == 2 || atoi(f[3]) == rows[r].fail_trial);
+			}
+			const char *pass = fail ? strstr(line, "\tpass\t") : NULL;
+			if (pass) {
+				fprintf(out, "%.*s\toom\t%.*s\n", (int)(pass - line), line,
+					(int)(len - (size_t)(pass + 6 - line)), pass + 6);
+				edited++;
+			} else {
+				fprintf(out, "%.*s\n", (int)len, line);
+			}
+			line += len + (line[len] == '\n');
+		}
+		fclose(out);
+		int want_edited = rows[r].fail_trial < 0 ? 0 : rows[r].fail_trial == 2 ? 2 : 1;
+		ck_assert_int_eq(edited, want_edited);
+		snprintf(path, sizeof path, "%s/r/points.tsv", d);
+		write_text(path, text);
+		free(text);
+		snprintf(path, sizeof path, "%s/r", d);
+		struct plot_options opt = {0};
+		struct plot_figure *figs = NULL;
+		size_t n_figs = 0;
+		struct rs_error err = {0};
+		ck_assert_msg(plot_prepare(path, &opt, &figs, &n_figs, &err) == 0, "%s", err.msg);
+		plot_figures_free(figs, n_figs);
+		snprintf(path, sizeof path, "%s/r/plot-data/known/p1-c1.tsv", d);
+		char *curve = read_text(path);
+		ck_assert_msg(curve != NULL, "%s: missing", path);
+		char got[256] = "";
+		size_t n = 0;
+		for (char *line = strtok(curve, "\n"); line; line = strtok(NULL, "\n"))
+			if (line[0] != '#' && n < sizeof got)
+				n += (size_t)snprintf(got + n, sizeof got - n, "%s%.*s", n ? " " : "",
+						      (int)strcspn(line, "\t"), line);
+		free(curve);
+		if (strcmp(got, rows[r].want_ratios)) {
+			size_t at = strlen(fails);
+			snprintf(fails + at, sizeof fails - at, "\nbreaks the rule \"%s\": points at %s, want %s",
+				 rows[r].rule, got, rows[r].want_ratios);
+		}
+	}
+	ck_assert_msg(!fails[0], "%s", fails);
+	free(points);
+	sh("rm -rf '%s'", d);
+	free(d);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- sweeps */
 
 START_TEST(sweep_jobs_identical)
@@ -959,6 +1055,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(sweep, sweep_shares_replays);
 	tcase_add_test(sweep, sweep_bad_input);
 	tcase_add_test(sweep, experiment_scripts);
+	tcase_add_test(sweep, plot_points_where_every_trial_passed);
 	suite_add_tcase(s, sweep);
 	return s;
 }

@@ -89,22 +89,42 @@ START_TEST(reference_cases)
 }
 END_TEST
 
-/* The greedy plan of the fast mode must itself achieve its value. */
-static uint64_t plan_max(const uint64_t *a, size_t n, const struct reset_plan *p)
+/* planner_max_chunk, the largest chunk sum of a plan, on worked answers:
+ * a = 10 8 8 9 7 7 5 4 4 (62 in all); a split at i starts a chunk at a[i].
+ * The random tests below check every plan's value with it. */
+START_TEST(max_chunk_worked_answers)
 {
-	uint64_t best = 0, sum = 0;
-	size_t s = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s < p->n_splits && p->splits[s] == i) {
-			sum = 0;
-			s++;
-		}
-		sum += a[i];
-		if (sum > best)
-			best = sum;
-	}
-	return best;
+	const uint64_t a[] = {10, 8, 8, 9, 7, 7, 5, 4, 4};
+	static const struct {
+		size_t n_splits, splits[9];
+		uint64_t want;
+	} rows[] = {
+		{0, {0}, 62},                          /* one chunk: the sum */
+		{2, {2, 5}, 24},                       /* 10+8 | 8+9+7 | 7+5+4+4 = 18, 24, 20 */
+		{2, {3, 6}, 26},                       /* 10+8+8 | 9+7+7 | 5+4+4 = 26, 23, 13 */
+		{1, {4}, 35},                          /* 10+8+8+9 | 7+7+5+4+4 = 35, 27 */
+		{1, {8}, 58},                          /* all but the last 4 | 4 */
+		{1, {1}, 52},                          /* 10 | the other 52 */
+		{3, {2, 4, 6}, 18},                    /* 18, 17, 14, 13 */
+		{9, {1, 2, 3, 4, 5, 6, 7, 8, 9}, 10},  /* each alone; a split at n is empty */
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		ck_assert_msg(planner_max_chunk(a, 9, rows[i].splits, rows[i].n_splits) == rows[i].want,
+			      "row %zu: %llu, want %llu", i,
+			      (unsigned long long)planner_max_chunk(a, 9, rows[i].splits, rows[i].n_splits),
+			      (unsigned long long)rows[i].want);
+	/* nothing to split: 0; zeros: 0 */
+	ck_assert_uint_eq(planner_max_chunk(a, 0, NULL, 0), 0);
+	const uint64_t z[] = {0, 0, 0};
+	ck_assert_uint_eq(planner_max_chunk(z, 3, (size_t[]){1}, 1), 0);
+	/* the fast mode's plan at k = 3 on a, worked out: 18 (its own value) */
+	struct reset_plan f;
+	reset_points_fast(a, 9, 3, &f);
+	ck_assert_uint_eq(f.max_chunk, 18);
+	ck_assert_uint_eq(planner_max_chunk(a, 9, f.splits, f.n_splits), 18);
+	reset_plan_free(&f);
 }
+END_TEST
 
 /* Split points ascending, in 1..n, at most k. */
 static void assert_valid(const struct reset_plan *p, size_t n, size_t k)
@@ -148,8 +168,7 @@ START_TEST(fast_matches_exact_on_random_inputs)
 		assert_valid(&p, n, k);
 		assert_valid(&f, n, k);
 		/* chunk sums consistent with the value */
-		ck_assert_uint_eq(plan_max(a, n, &f), f.max_chunk);
-		ck_assert_uint_eq(plan_max(a, n, &p), p.max_chunk);
+		ck_assert_uint_eq(planner_max_chunk(a, n, f.splits, f.n_splits), f.max_chunk);
 		ck_assert_uint_eq(planner_max_chunk(a, n, p.splits, p.n_splits), p.max_chunk);
 		reset_plan_free(&p);
 		reset_plan_free(&f);
@@ -193,7 +212,7 @@ START_TEST(exact_on_large_inputs)
 	reset_points_fast(a, n, 30, &f);
 	ck_assert_uint_eq(p.max_chunk, f.max_chunk);
 	assert_valid(&p, n, 30);
-	ck_assert_uint_eq(plan_max(a, n, &p), p.max_chunk);
+	ck_assert_uint_eq(planner_max_chunk(a, n, p.splits, p.n_splits), p.max_chunk);
 	reset_plan_free(&p);
 	reset_plan_free(&f);
 	/* k far beyond n: every item alone, no giant table */
@@ -708,6 +727,7 @@ int main(int argc, char **argv)
 		return run_suite(s);
 	}
 	tcase_add_test(tc, hand_cases);
+	tcase_add_test(tc, max_chunk_worked_answers);
 	tcase_add_test(tc, fast_matches_exact_on_random_inputs);
 	tcase_add_test(tc, more_splits_never_worse);
 	tcase_add_test(tc, exact_on_large_inputs);

@@ -85,23 +85,6 @@ static bool printable(const char *s)
 	return true;
 }
 
-/* s as one word of a shell command: single-quoted where needed. */
-static void put_sh(FILE *f, const char *s)
-{
-	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				"0123456789/._-+=:,@%")]) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
-}
-
 /*
  * An #SBATCH argument: sbatch reads double quotes and backslash escapes
  * there, and an unescaped '#' starts a comment even inside quotes. With a
@@ -226,19 +209,19 @@ static char *shards_script(const struct slurm_options *o, size_t *len)
 		"set -u\n",
 		o->experiment_name, o->points, o->shards, o->command_line, o->shards, o->dir);
 	fputs("rematsim=", f);
-	put_sh(f, o->exe);
+	shell_quote(f, o->exe);
 	fputs("\nexperiment=", f);
-	put_sh(f, o->yaml);
+	shell_quote(f, o->yaml);
 	fputs("\nout=", f);
-	put_sh(f, o->dir);
+	shell_quote(f, o->dir);
 	if (o->manifest || o->models) {
 		/* the models instead of the file's, as `sweep --manifest/--models` */
 		fputs(o->manifest ? "\nmanifest=" : "\nmodels=", f);
-		put_sh(f, o->manifest ? o->manifest : o->models);
+		shell_quote(f, o->manifest ? o->manifest : o->models);
 	}
 	if (o->cache) {
 		fputs("\ncache=", f);
-		put_sh(f, o->cache);
+		shell_quote(f, o->cache);
 	}
 	fprintf(f, "\nn=%u\n", o->shards);
 	fputs("i=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
@@ -305,9 +288,9 @@ static char *merge_script(const struct slurm_options *o, size_t *len)
 		"set -u\n",
 		o->shards, o->experiment_name, o->command_line, o->dir);
 	fputs("rematsim=", f);
-	put_sh(f, o->exe);
+	shell_quote(f, o->exe);
 	fputs("\nout=", f);
-	put_sh(f, o->dir);
+	shell_quote(f, o->dir);
 	fprintf(f, "\nn=%u\n", o->shards);
 	fputs("echo \"rematsim slurm: merging $n shards into $out on $(hostname) at "
 	      "$(date -u +%Y-%m-%dT%H:%M:%SZ)\"\n"
@@ -464,7 +447,7 @@ static char *command_line(int argc, char **argv)
 	fputs("rematsim", f);
 	for (int i = 0; i < argc; i++) {
 		fputc(' ', f);
-		put_sh(f, argv[i]);
+		shell_quote(f, argv[i]);
 	}
 	fclose(f);
 	return buf;
@@ -687,9 +670,9 @@ int cmd_slurm(int argc, char **argv)
 		o.cpus, o.cpus == 1 ? "" : "s");
 	if (dry_run) {
 		printf("sbatch --parsable ");
-		put_sh(stdout, shards_path);
+		shell_quote(stdout, shards_path);
 		printf("\nsbatch --parsable --dependency=afterok:ARRAY_JOB_ID ");
-		put_sh(stdout, merge_path);
+		shell_quote(stdout, merge_path);
 		printf("\n");
 		goto out;
 	}

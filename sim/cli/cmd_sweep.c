@@ -28,21 +28,14 @@ static char *command_line(int argc, char **argv)
 	FILE *f = open_memstream(&buf, &len);
 	fputs("rematsim", f);
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		/* one line: a newline or tab in an argument recorded as a space */
+		char *a = xstrdup(argv[i]);
+		for (char *p = a; *p; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
 		fputc(' ', f);
-		if (*a && !a[strcspn(a, " \t\n'\"\\$`*?[]#;&|<>(){}")]) {
-			fputs(a, f);
-			continue;
-		}
-		fputc('\'', f);
-		for (; *a; a++)
-			if (*a == '\'')
-				fputs("'\\''", f);
-			else if (*a == '\n' || *a == '\t')
-				fputc(' ', f);
-			else
-				fputc(*a, f);
-		fputc('\'', f);
+		shell_quote(f, a);
+		free(a);
 	}
 	fclose(f);
 	return buf;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "results.h"
 #include "formula.h"
 #include "gen.h"
 #include "runtime.h"
@@ -169,8 +170,7 @@ int experiment_set_models(struct experiment *e, const char *manifest, const char
 
 void experiment_free(struct experiment *e);
 
-/** The most points an experiment (and a points file's `# points:` header) may have. */
-#define EXPERIMENT_MAX_POINTS (1u << 24)
+/* EXPERIMENT_MAX_POINTS, the most points an experiment may have: results.h */
 /** The most ratios (or budgets), and series, an experiment may list. */
 #define EXPERIMENT_MAX_STEPS 100000u
 #define EXPERIMENT_MAX_SERIES 1024u

@@ -547,41 +547,7 @@ static int resolve_ratio(struct reader *rd, const struct measured_run *const *ba
  * endless input (/dev/zero, a pipe) stops there. */
 static int read_bounded(const char *path, char **data, size_t *len, struct rs_error *err)
 {
-	uint64_t limit = rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT);
-	*data = NULL;
-	*len = 0;
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "is a directory, not a file");
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "cannot open: %s", strerror(errno));
-	size_t cap = 65536, n = 0;
-	char *buf = xmalloc(cap + 1);
-	for (;;) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (!got)
-			break;
-		if (n > limit) {
-			fclose(f);
-			free(buf);
-			return rs_error_set(err, EXIT_DATAERR, path, 0, "more than %" PRIu64 " bytes: over the "
-					    "input size limit; set REMATSIM_MAX_INPUT to raise it", limit);
-		}
-		if (n == cap)
-			buf = xrealloc(buf, (cap *= 2) + 1);
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return rs_error_set(err, EXIT_NOINPUT, path, 0, "read error");
-	}
-	buf[n] = 0;
-	*data = buf;
-	*len = n;
-	return 0;
+	return read_whole_file_limit(path, rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT), data, len, err);
 }
 
 int measured_read(const char *path, struct measured_file *f, struct rs_error *err)

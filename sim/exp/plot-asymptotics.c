@@ -30,16 +30,6 @@ struct arow {
 	enum plot_outcome outcome;
 };
 
-static size_t intern(char ***names, size_t *n, size_t *cap, const char *s)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*names)[i], s))
-			return i;
-	XGROW(*names, *cap, *n + 1);
-	(*names)[*n] = xstrdup(s);
-	return (*n)++;
-}
-
 static bool is_number(const char *s)
 {
 	char *end;

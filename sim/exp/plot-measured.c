@@ -41,16 +41,6 @@ struct mrow {
 	bool meas_ok, sim_ok;
 };
 
-static size_t intern(char ***names, size_t *n, size_t *cap, const char *s)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*names)[i], s))
-			return i;
-	XGROW(*names, *cap, *n + 1);
-	(*names)[*n] = xstrdup(s);
-	return (*n)++;
-}
-
 static int write_text(const char *dir, const char *name, char *buf, size_t len, struct rs_error *err)
 {
 	int rc = plot_write_data(dir, name, buf, len, err);

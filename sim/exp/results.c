@@ -18,16 +18,6 @@
 
 #include "outfile.h"
 
-#include "experiment.h"
-
-char *path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = xmalloc(n);
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 size_t tsv_split(char *line, char **fields, size_t max)
 {
 	size_t n = 0;
@@ -472,37 +462,6 @@ void frontier_write(FILE *f, const struct points_table *t)
 
 /* ------------------------------------------------------------ files */
 
-int make_dirs(const char *dir, struct rs_error *err)
-{
-	if (!*dir) /* (and the walk below starts past the first byte) */
-		return rs_error_set(err, EXIT_CANTCREAT, "''", 0, "an empty name is no folder");
-	char *p = xstrdup(dir);
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = 0;
-		struct stat st;
-		if (mkdir(p, 0777) && errno != EEXIST) {
-			int e = errno;
-			rs_error_set(err, EXIT_CANTCREAT, p, 0, "cannot create folder: %s",
-				     strerror(e));
-			free(p);
-			return -1;
-		}
-		if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
-			rs_error_set(err, EXIT_CANTCREAT, p, 0, "exists and is not a folder");
-			free(p);
-			return -1;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return 0;
-}
-
 int make_dirs_below(const char *base, const char *rel, struct rs_error *err)
 {
 	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -706,21 +665,6 @@ int results_check_models(const char *text, const struct points_table *t, const c
 				  t->values[h]);
 	free(copy);
 	return rc ? -1 : 0;
-}
-
-int write_file_atomic(const char *dir, const char *name, const char *data,
-		      size_t len, bool durable, struct rs_error *err)
-{
-	char *path = path_join(dir, name);
-	struct outfile o;
-	int rc = outfile_open(&o, path, err);
-	free(path);
-	if (rc)
-		return -1;
-	if (len && fwrite(data, 1, len, o.f) != len) {
-		/* (commit reports the error and removes the temporary file) */
-	}
-	return outfile_commit(&o, durable, err);
 }
 
 int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases)

@@ -19,7 +19,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "outfile.h" /* write_file_atomic, which results are written through */
 #include "util.h"
+
+/** The most points an experiment (and a points file's `# points:` header) may have. */
+/* (results.c checks the header against it without the experiment layer) */
+#define EXPERIMENT_MAX_POINTS (1u << 24)
 
 /*
  * The column line of points.tsv (tab-separated): the columns the experiment
@@ -209,17 +214,6 @@ size_t tsv_split(char *line, char **fields, size_t max);
 char *tsv_unescape(char *s);
 
 /**
- * Write `len` bytes to dir/name through a unique temporary file and rename
- * (outfile.h: so a kill leaves the old file or the new one, never half of
- * one; a non-regular dir/name is written in place). durable:
- * also fsync before the rename, so that a power loss does too (results;
- * not the regenerable figure data). Returns 0, or -1 with err
- * (EXIT_CANTCREAT / EXIT_IOERR).
- */
-int write_file_atomic(const char *dir, const char *name, const char *data,
-		      size_t len, bool durable, struct rs_error *err);
-
-/**
  * Remove the leftover temporary files (outfile.h) of the named outputs in
  * dir, as a killed writer leaves them. Call only while holding dir's sweep
  * lock. Returns how many were removed.
@@ -233,9 +227,6 @@ int clean_stale_tmp(const char *dir, const char *const *bases, size_t n_bases);
  */
 int sweep_lock(const char *dir, int *fd, struct rs_error *err);
 
-/** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
-int make_dirs(const char *dir, struct rs_error *err);
-
 /**
  * Create base/rel's folders below base (which must exist; rel: names
  * joined by '/'), following no symbolic link below base: one there, or
@@ -244,8 +235,5 @@ int make_dirs(const char *dir, struct rs_error *err);
  * else may have made (plot's DIR/plot-data/NAME: issue 40, H4).
  */
 int make_dirs_below(const char *base, const char *rel, struct rs_error *err);
-
-/** "dir/name" (gives). */
-char *path_join(const char *dir, const char *name);
 
 #endif

@@ -456,3 +456,18 @@ void outfile_abort(struct outfile *o)
 		unlink(o->tmp);
 	release(o);
 }
+
+int write_file_atomic(const char *dir, const char *name, const char *data,
+		      size_t len, bool durable, struct rs_error *err)
+{
+	char *path = path_join(dir, name);
+	struct outfile o;
+	int rc = outfile_open(&o, path, err);
+	free(path);
+	if (rc)
+		return -1;
+	if (len && fwrite(data, 1, len, o.f) != len) {
+		/* (commit reports the error and removes the temporary file) */
+	}
+	return outfile_commit(&o, durable, err);
+}

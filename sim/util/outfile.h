@@ -102,4 +102,15 @@ void outfile_signals_unwatch(struct outfile_watch *w);
 /** Whether name (a file name, no folder) is a temporary of outfile_open for `base`. */
 bool outfile_is_tmp_of(const char *name, const char *base);
 
+/**
+ * Write `len` bytes to dir/name through a unique temporary file and rename
+ * (outfile_open: so a kill leaves the old file or the new one, never half of
+ * one; a non-regular dir/name is written in place). durable:
+ * also fsync before the rename, so that a power loss does too (results;
+ * not the regenerable figure data). Returns 0, or -1 with err
+ * (EXIT_CANTCREAT / EXIT_IOERR).
+ */
+int write_file_atomic(const char *dir, const char *name, const char *data,
+		      size_t len, bool durable, struct rs_error *err);
+
 #endif

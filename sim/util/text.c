@@ -1,8 +1,9 @@
 /*
  * text.c: numbers and names as text (util.h): the shortest exact text of a
  * double (JSON, TSV, figure data), the nearest name of a list for "did
- * you mean" hints (heuristics, runtimes), and UTF-8 checks (names from a
- * command line or a file system are bytes; JSON and figures need UTF-8).
+ * you mean" hints (heuristics, runtimes), UTF-8 checks (names from a
+ * command line or a file system are bytes; JSON and figures need UTF-8),
+ * and words quoted for a shell.
  */
 #include "util.h"
 
@@ -232,4 +233,20 @@ const char *rs_text_safe(const char *s)
 const char *rs_text_safe_lines(const char *s)
 {
 	return text_safe(s, true);
+}
+
+void shell_quote(FILE *f, const char *s)
+{
+	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"0123456789/._-+=:,@%")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
 }

@@ -18,7 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err)
+int read_whole_file_limit(const char *path, uint64_t limit, char **data, size_t *len,
+			  struct rs_error *err)
 {
 	*data = NULL;
 	*len = 0;
@@ -35,6 +36,12 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 		n += got;
 		if (!got)
 			break;
+		if (n > limit) {
+			fclose(f);
+			free(buf);
+			return rs_error_set(err, EXIT_DATAERR, path, 0, "more than %" PRIu64 " bytes: over the "
+					    "input size limit; set REMATSIM_MAX_INPUT to raise it", limit);
+		}
 		if (n == cap)
 			buf = xrealloc(buf, (cap *= 2) + 1);
 	}
@@ -48,6 +55,60 @@ int read_whole_file(const char *path, char **data, size_t *len, struct rs_error 
 	*data = buf;
 	*len = n;
 	return 0;
+}
+
+int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err)
+{
+	return read_whole_file_limit(path, UINT64_MAX, data, len, err);
+}
+
+char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = xmalloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int make_dirs(const char *dir, struct rs_error *err)
+{
+	if (!*dir) /* (and the walk below starts past the first byte) */
+		return rs_error_set(err, EXIT_CANTCREAT, "''", 0, "an empty name is no folder");
+	char *p = xstrdup(dir);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = 0;
+		struct stat st;
+		if (mkdir(p, 0777) && errno != EEXIST) {
+			int e = errno;
+			rs_error_set(err, EXIT_CANTCREAT, p, 0, "cannot create folder: %s",
+				     strerror(e));
+			free(p);
+			return -1;
+		}
+		if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+			rs_error_set(err, EXIT_CANTCREAT, p, 0, "exists and is not a folder");
+			free(p);
+			return -1;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return 0;
+}
+
+size_t intern(char ***names, size_t *n, size_t *cap, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*names)[i], s))
+			return i;
+	XGROW(*names, *cap, *n + 1);
+	(*names)[*n] = xstrdup(s);
+	return (*n)++;
 }
 
 static uint64_t memory_limit = UINT64_MAX;

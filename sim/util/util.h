@@ -88,6 +88,36 @@ _Noreturn void rs_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2))
  * or a directory). The one whole-file reader of the project.
  */
 int read_whole_file(const char *path, char **data, size_t *len, struct rs_error *err);
+/**
+ * read_whole_file, stopping past limit bytes (an endless input, /dev/zero
+ * or a pipe, stops there): -1 with EXIT_DATAERR naming the limit and
+ * REMATSIM_MAX_INPUT (docs/limits.md). read_whole_file is this with no limit.
+ */
+int read_whole_file_limit(const char *path, uint64_t limit, char **data, size_t *len,
+			  struct rs_error *err);
+
+/** Create dir and its parents (mkdir -p). Returns 0 or -1 with err (EXIT_CANTCREAT). */
+int make_dirs(const char *dir, struct rs_error *err);
+
+/** "dir/name" (gives). */
+char *path_join(const char *dir, const char *name);
+
+/**
+ * The index of s in the list *names (*n of them, room for *cap), appending
+ * a copy of s first when it is not there: names in order of first sight.
+ * A linear search: for the few names of a figure (models, series).
+ */
+size_t intern(char ***names, size_t *n, size_t *cap, const char *s);
+
+/**
+ * Write s to f as one word of a POSIX shell command line: as it is when
+ * every byte is in a short allow-list (letters, digits, / . _ - + = : , @ %),
+ * else in single quotes, each ' written as '\''. The shell then expands
+ * nothing in it (no $, `, glob, ~, !, space or newline is left bare), and
+ * an empty s is ''. The one shell quoting of the project (sbatch scripts,
+ * the command line a sweep records).
+ */
+void shell_quote(FILE *f, const char *s);
 
 /*
  * Input limits (docs/limits.md): a limit is its default unless the named
