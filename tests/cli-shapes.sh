@@ -22,9 +22,10 @@ ilp=1
 [ $? -eq 69 ] && ilp=0
 
 rows() { # DIR: the rows of points.tsv without the times: wall_ms (field
-	# 17) and an ILP's solve_s (the last of its columns)
+	# 17) and an ILP's solve seconds (the last of its columns, which
+	# stopped_clock follows: results.h)
 	grep -v '^#' "$1/points.tsv" | awk -F '\t' -v OFS='\t' -v ilp=$plans \
-		'{ $17 = ""; if (ilp == "ilp") $NF = ""; print }'
+		'{ $17 = ""; if (ilp == "ilp") $(NF - 1) = ""; print }'
 }
 
 n=0
