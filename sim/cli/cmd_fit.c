@@ -269,7 +269,7 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 			       (double)r->probes[i].budget / bm, outcome_name(r->probes[i].outcome),
 			       ov, r->probes[i].grid ? "grid" : r->probes[i].scan ? "scan" : "bisect");
 			if (fc->alloc && r->probes[i].device)
-				printf("%*s %" PRIu64, r->probes[i].grid ? 2 : 0, "", r->probes[i].device);
+				printf("%*s%" PRIu64, r->probes[i].grid ? 4 : 2, "", r->probes[i].device);
 			printf("\n");
 		}
 	}
