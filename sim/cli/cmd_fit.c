@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cmd.h"
 #include "cmd_opts.h"
 #include "fit.h"
@@ -29,7 +30,7 @@ static const char fit_help[] =
 	"                    [--offload-bandwidth RATE [--offload-latency T]\n"
 	"                     [--host-memory BYTES] [--offload-prefetch N]\n"
 	"                     [--offload-policy cost|local|swap]]\n"
-	"                    [--probes] [--json]\n"
+	"                    [--allocator pytorch[:CONF]] [--probes] [--json]\n"
 	"\n"
 	"Find the smallest memory budget at which the replay passes (no OOM, no\n"
 	"thrash). Feasibility is not always monotone in the budget, so this probes\n"
@@ -66,6 +67,15 @@ static const char fit_help[] =
 	"                      `rematsim replay` (docs/offload.md)\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
+	"  --allocator pytorch[:CONF]  the question in the device's terms: after the\n"
+	"                      search, for each passing budget probed (but the\n"
+	"                      scan's), the smallest device memory on which that\n"
+	"                      replay passes through a model of PyTorch's CUDA\n"
+	"                      caching allocator (CONF in PYTORCH_CUDA_ALLOC_CONF\n"
+	"                      syntax), by bisection; reported: the smallest such\n"
+	"                      device and the budget to give the heuristic on it\n"
+	"                      (docs/allocator.md). Costs about 30 replays a\n"
+	"                      passing probe more\n"
 	"  --probes            list every probe (JSON always does)\n"
 	"  --json              one JSON object\n"
 	"\n"
@@ -112,7 +122,7 @@ static void probe_counts(const struct fit_result *r, size_t *grid, size_t *scan,
 
 static void put_json(const struct schedule *s, const struct baseline *base,
 		     const struct fit_config *fc, const struct fit_result *r,
-		     const struct opt_offload *off)
+		     const struct opt_offload *off, const char *alloc_text)
 {
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
 	double bm = base->memory ? (double)base->memory : 1;
@@ -127,6 +137,14 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	json_object_set_new(o, "lower_bound", json_integer((json_int_t)r->lower));
 	json_object_set_new(o, "floor_memory", json_integer((json_int_t)r->floor_memory));
 	json_object_set_new(o, "unbounded_peak", json_integer((json_int_t)r->upper));
+	if (fc->alloc) { /* (only then: without it, the keys are as they were) */
+		json_object_set_new(o, "allocator", json_string(alloc_text));
+		json_object_set_new(o, "device_min", cmd_json_u64(r->device_min));
+		json_object_set_new(o, "device_budget", cmd_json_u64(r->device_budget));
+		json_object_set_new(o, "device_at_smallest_pass", cmd_json_u64(r->device_at_smallest));
+		json_object_set_new(o, "unbounded_reserved_peak", cmd_json_u64(r->reserved_upper));
+		json_object_set_new(o, "device_replays", json_integer((json_int_t)r->n_device_replays));
+	}
 	json_object_set_new(o, "step", json_integer((json_int_t)r->step));
 	json_object_set_new(o, "smallest_pass", json_integer((json_int_t)r->smallest_pass));
 	json_object_set_new(o, "smallest_pass_ratio", json_real((double)r->smallest_pass / bm));
@@ -160,6 +178,9 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 				      "grid", r->probes[i].grid);
 		if (fc->scan) /* (only then: without a scan, probes are as they were) */
 			json_object_set_new(p, "scan", json_boolean(r->probes[i].scan));
+		if (fc->alloc) /* the smallest device it passes on; null: not searched */
+			json_object_set_new(p, "device", r->probes[i].device ? cmd_json_u64(r->probes[i].device)
+									     : json_null());
 		json_array_append_new(ps, p);
 	}
 	json_object_set_new(o, "probes", ps);
@@ -170,7 +191,8 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 }
 
 static void put_text(const struct schedule *s, const struct baseline *base,
-		     const struct fit_config *fc, const struct fit_result *r, bool list)
+		     const struct fit_config *fc, const struct fit_result *r, bool list,
+		     const char *alloc_text)
 {
 	double bm = base->memory ? (double)base->memory : 1;
 	enum outcome below = OUTCOME_PASS;
@@ -210,6 +232,16 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 		       "tries them\n", r->n_untried_gaps, r->n_untried_gaps == 1 ? "" : "s", r->untried_lo,
 		       r->untried_hi, r->untried_hi - r->untried_lo + 1, (double)r->untried_lo / bm,
 		       (double)r->untried_hi / bm);
+	if (fc->alloc) {
+		char hd[32], hu[32];
+		printf("  device (%s): the smallest device memory found is %" PRIu64 " bytes (%s, ratio %.6f),\n"
+		       "    with the budget %" PRIu64 "; the smallest passing budget needs %" PRIu64 " (%s);\n"
+		       "    the unbounded replay reserves %" PRIu64 " (%s); %zu device replays\n",
+		       alloc_text, r->device_min, human(hd, sizeof hd, r->device_min),
+		       (double)r->device_min / bm, r->device_budget, r->device_at_smallest,
+		       human(hb, sizeof hb, r->device_at_smallest), r->reserved_upper,
+		       human(hu, sizeof hu, r->reserved_upper), r->n_device_replays);
+	}
 	size_t grid, scan, bisect;
 	probe_counts(r, &grid, &scan, &bisect);
 	/* which bound L is (fit.h) */
@@ -227,14 +259,18 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 		       "%s to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
 		       r->n_probes, r->n_grid, r->step, r->lower, lb, r->upper, r->n_probes - r->n_grid, r->wall_ms);
 	if (list) {
-		printf("\n%16s %10s %-6s %20s %s\n", "budget", "ratio", "result", "overhead", "probe");
+		printf("\n%16s %10s %-6s %20s %s%s\n", "budget", "ratio", "result", "overhead", "probe",
+		       fc->alloc ? "   device" : "");
 		for (size_t i = 0; i < r->n_probes; i++) {
 			char ov[32] = "-"; /* a probe that did not pass has no overhead */
 			if (r->probes[i].outcome == OUTCOME_PASS)
 				snprintf(ov, sizeof ov, "%.17g", r->probes[i].overhead);
-			printf("%16" PRIu64 " %10.6f %-6s %20s %s\n", r->probes[i].budget,
+			printf("%16" PRIu64 " %10.6f %-6s %20s %s", r->probes[i].budget,
 			       (double)r->probes[i].budget / bm, outcome_name(r->probes[i].outcome),
 			       ov, r->probes[i].grid ? "grid" : r->probes[i].scan ? "scan" : "bisect");
+			if (fc->alloc && r->probes[i].device)
+				printf("%*s%" PRIu64, r->probes[i].grid ? 4 : 2, "", r->probes[i].device);
+			printf("\n");
 		}
 	}
 }
@@ -255,6 +291,8 @@ int cmd_fit(int argc, char **argv)
 		{"from-start", no_argument, NULL, 's'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"probes", no_argument, NULL, 'P'},
+		{"allocator", required_argument, NULL, 'Y'},
+		{"device-memory", required_argument, NULL, 'D'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -265,6 +303,8 @@ int cmd_fit(int argc, char **argv)
 	struct read_options ropt = {0};
 	struct opt_parser o;
 	struct opt_offload off = {0};
+	struct alloc_config alloc;
+	char alloc_text[512] = "";
 	opt_init(&o, "fit", fit_help, 1);
 	int c;
 	while ((c = opt_next(&o, argc, argv, "h", longopts)) != -1) {
@@ -307,6 +347,22 @@ int cmd_fit(int argc, char **argv)
 		case 's': ropt.from_start = true; break;
 		case 'p': ropt.preallocate = true; break;
 		case 'P': list = true; break;
+		case 'Y': {
+			char w[512];
+			alloc_config_default(&alloc);
+			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':'))
+				return usage_error("fit", fit_help, "--allocator '%s': the allocator "
+						   "modelled is pytorch (pytorch or pytorch:CONF)", optarg);
+			if (optarg[7] && alloc_config_parse(&alloc, optarg + 8, w, sizeof w))
+				return usage_error("fit", fit_help, "--allocator '%s': %s", optarg, w);
+			fc.alloc = &alloc;
+			snprintf(alloc_text, sizeof alloc_text, "%s", optarg);
+			break;
+		}
+		case 'D':
+			/* fit searches the device memory: it is the answer, not an input */
+			return usage_error("fit", fit_help, "--device-memory: fit --allocator finds the "
+					   "smallest device memory; give a device's size to `rematsim replay`");
 		case 'j': json = true; break;
 		case 'h':
 			fputs(fit_help, stdout);
@@ -352,9 +408,9 @@ int cmd_fit(int argc, char **argv)
 		return err.status;
 	}
 	if (json) {
-		put_json(s, &base, &fc, &r, &off);
+		put_json(s, &base, &fc, &r, &off, alloc_text);
 	} else {
-		put_text(s, &base, &fc, &r, list);
+		put_text(s, &base, &fc, &r, list, alloc_text);
 		opt_offload_print(&off, stdout);
 	}
 	opt_offload_free(&off);

@@ -12,7 +12,11 @@
 
 #include <jansson.h>
 
+#include <math.h>
+
+#include "alloc.h"
 #include "cmd.h"
+#include "devmem.h"
 #include "runtime.h"
 #include "schedule.h"
 #include "sha256.h"
@@ -20,7 +24,8 @@
 #include "util.h"
 
 static const char info_help[] =
-	"usage: rematsim info [--json] [--from-start] [--preallocate] LOG...\n"
+	"usage: rematsim info [--json] [--from-start] [--preallocate]\n"
+	"                     [--allocator pytorch[:CONF]] LOG...\n"
 	"\n"
 	"Print what each op log holds: the count of each record type, ops\n"
 	"(forward / backward / constant), tensors, storages, aliases, the total\n"
@@ -28,7 +33,10 @@ static const char info_help[] =
 	"baseline (peak memory and compute of an unbounded replay), and the floor:\n"
 	"the bytes pinned at the end (constants and the outputs still held), below\n"
 	"which no budget passes (on runtime V1, which frees released constants, the\n"
-	"outputs alone: `fit --runtime V1` starts there).\n"
+	"outputs alone: `fit --runtime V1` starts there); and the predicted\n"
+	"reserved peak: the baseline's replay through a model of PyTorch's CUDA\n"
+	"caching allocator on an unbounded device, with the fragmentation at it\n"
+	"(reserved minus allocated) and the most segments (docs/allocator.md).\n"
 	"LOG is a .log, a .log.gz, or ARCHIVE.zip:MEMBER (a path in the archive\n"
 	"or a model name of its manifest.json); a bare ARCHIVE.zip lists its models.\n"
 	"Options go anywhere; '--' ends them.\n"
@@ -36,6 +44,10 @@ static const char info_help[] =
 	"  --json         one JSON object per log (per model for a bare archive)\n"
 	"  --from-start   replay from the first record, not after the START annotation\n"
 	"  --preallocate  count live outputs as preallocated instead of pinned\n"
+	"  --allocator pytorch[:CONF]\n"
+	"                 the settings of the reserved peak's allocator model (CONF\n"
+	"                 in PYTORCH_CUDA_ALLOC_CONF syntax; default: pytorch, the\n"
+	"                 allocator's defaults)\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage, 65 malformed log, 66 missing input.\n";
 
@@ -56,6 +68,9 @@ struct log_opts {
 	bool json;
 	struct read_options read;
 	int max_problems;
+	bool alloc_on;             /* info (not check): the reserved peak */
+	struct alloc_config alloc;
+	char alloc_text[512];
 };
 
 /* Parse common options; returns the index of the first log, or -1 (usage), -2 (help). */
@@ -66,11 +81,15 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 		{"from-start", no_argument, NULL, 's'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"max-problems", required_argument, NULL, 'm'},
+		{"allocator", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
 	o->max_problems = 100;
+	alloc_config_default(&o->alloc); /* info: the reserved peak, by default of the defaults */
+	o->alloc_on = !check;
+	snprintf(o->alloc_text, sizeof o->alloc_text, "pytorch");
 	o->read.digest = !check; /* info prints the log's sha256; check has no use for it */
 	optind = 1;
 	opterr = 0;
@@ -97,6 +116,25 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 			o->max_problems = (int)n;
 			break;
 		}
+		case 'Y': {
+			char why[512];
+			if (check) {
+				fprintf(stderr, "rematsim %s: unknown option '--allocator'\n", argv[0]);
+				return -1;
+			}
+			alloc_config_default(&o->alloc);
+			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':')) {
+				fprintf(stderr, "rematsim %s: --allocator '%s': the allocator modelled is pytorch "
+					"(pytorch or pytorch:CONF)\n", argv[0], optarg);
+				return -1;
+			}
+			if (optarg[7] && alloc_config_parse(&o->alloc, optarg + 8, why, sizeof why)) {
+				fprintf(stderr, "rematsim %s: --allocator '%s': %s\n", argv[0], optarg, why);
+				return -1;
+			}
+			snprintf(o->alloc_text, sizeof o->alloc_text, "%s", optarg);
+			break;
+		}
 		case 'h':
 			return -2;
 		default:
@@ -111,7 +149,8 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 	return optind;
 }
 
-static void print_info_text(const struct schedule *s, const struct baseline *b)
+static void print_info_text(const struct schedule *s, const struct baseline *b,
+			    const struct log_opts *o, const struct devmem_result *dr)
 {
 	char hex[65];
 	sha256_hex(s->sha256, hex);
@@ -144,6 +183,11 @@ static void print_info_text(const struct schedule *s, const struct baseline *b)
 	printf("  floor          %" PRIu64 " bytes (%.1f MiB, %.3f of the baseline): pinned at the end "
 	       "(constants, outputs still held): no budget below it passes\n", floor,
 	       floor / 1048576.0, b->memory ? (double)floor / (double)b->memory : 0.0);
+	if (o->alloc_on)
+		printf("  reserved peak  %" PRIu64 " bytes (%.1f MiB), fragmentation at it %" PRIu64
+		       " bytes, %" PRIu64 " segments at most: the baseline through the allocator model (%s)\n",
+		       dr->reserved_peak, dr->reserved_peak / 1048576.0, dr->fragmentation_at_reserved_peak,
+		       dr->segments_peak, o->alloc_text);
 	printf("  sha256         %s\n", hex);
 }
 
@@ -183,6 +227,25 @@ static json_t *info_json(const struct schedule *s, const struct baseline *b)
 	json_object_set_new(o, "bottleneck_memory", json_integer((json_int_t)b->bottleneck_memory));
 	json_object_set_new(o, "floor_memory", json_integer((json_int_t)schedule_floor(s, false)));
 	return o;
+}
+
+/* The baseline's replay (runtime V1, unbounded) again, through the
+ * allocator model on an unbounded device: the predicted reserved peak. */
+static int device_baseline(const struct schedule *s, const struct alloc_config *alloc,
+			   struct devmem_result *dr, struct rs_error *err)
+{
+	struct runtime_config cfg = {.runtime = RUNTIME_V1, .budget = UINT64_MAX / 2,
+				     .remat_limit = INFINITY};
+	struct devmem *dm = devmem_new(s, alloc, UINT64_MAX);
+	cfg.on_event = devmem_on_event;
+	cfg.ctx = dm;
+	struct runtime_result res;
+	int rc = runtime_run(s, &cfg, &res, err);
+	devmem_result(dm, dr);
+	devmem_free(dm);
+	if (!rc && dr->broken)
+		rs_bug("info --allocator: the allocator's follower lost the replay's memory");
+	return rc;
 }
 
 static void print_json_line(json_t *o)
@@ -277,10 +340,27 @@ int cmd_info(int argc, char **argv)
 		}
 		struct baseline b;
 		baseline_run(s, &b);
-		if (o.json)
-			print_json_line(info_json(s, &b));
-		else
-			print_info_text(s, &b);
+		struct devmem_result dr;
+		if (o.alloc_on && device_baseline(s, &o.alloc, &dr, &err)) {
+			rs_error_print(&err);
+			if (!status)
+				status = err.status;
+			schedule_free(s);
+			continue;
+		}
+		if (o.json) {
+			json_t *j = info_json(s, &b);
+			if (o.alloc_on) {
+				json_object_set_new(j, "allocator", json_string(o.alloc_text));
+				json_object_set_new(j, "reserved_peak", json_integer((json_int_t)dr.reserved_peak));
+				json_object_set_new(j, "fragmentation_at_reserved_peak",
+						    json_integer((json_int_t)dr.fragmentation_at_reserved_peak));
+				json_object_set_new(j, "segments_peak", json_integer((json_int_t)dr.segments_peak));
+			}
+			print_json_line(j);
+		} else {
+			print_info_text(s, &b, &o, &dr);
+		}
 		schedule_free(s);
 	}
 	return status;

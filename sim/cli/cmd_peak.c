@@ -13,8 +13,10 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cmd.h"
 #include "cmd_opts.h"
+#include "devmem.h"
 #include "heuristics.h"
 #include "peak.h"
 #include "runtime.h"
@@ -28,7 +30,8 @@ static const char peak_help[] =
 	"                     [--offload-bandwidth RATE [--offload-latency T]\n"
 	"                      [--host-memory BYTES] [--offload-prefetch N]\n"
 	"                      [--offload-policy cost|local|swap]]]\n"
-	"                     [--top N] [--from-start] [--preallocate] [--json]\n"
+	"                     [--top N] [--from-start] [--preallocate]\n"
+	"                     [--allocator pytorch[:CONF]] [--json]\n"
 	"\n"
 	"Show the moment a replay's memory peaks and what is live then: each\n"
 	"storage with the op that made it, its log line and handle, its bytes, its\n"
@@ -56,6 +59,13 @@ static const char peak_help[] =
 	"                      in the table, all in JSON; 0: all)\n"
 	"  --from-start        replay the warm-up before the START annotation too\n"
 	"  --preallocate       final outputs preallocated instead of pinned at the end\n"
+	"  --allocator pytorch[:CONF]  beside the live-bytes peak, the same replay\n"
+	"                      through a model of PyTorch's CUDA caching allocator\n"
+	"                      (CONF in PYTORCH_CUDA_ALLOC_CONF syntax) on an\n"
+	"                      unbounded device: its reserved peak, the fragmentation\n"
+	"                      at it (reserved minus allocated), the allocated peak\n"
+	"                      (sizes rounded as the allocator rounds them) and the\n"
+	"                      most segments (docs/allocator.md)\n"
 	"  --json              one JSON object\n"
 	"\n"
 	"Kinds: constant (a CONSTANT record: weights, inputs), forward (made before\n"
@@ -94,7 +104,8 @@ static uint32_t cmd_line(const struct schedule *s, size_t cmd)
 
 static int print_json(const struct schedule *s, const char *logname, const char *hname,
 		      const char *rname, uint64_t budget, const struct peak_report *r, size_t top,
-		      const struct opt_offload *off)
+		      const struct opt_offload *off, const char *alloc_text,
+		      const struct devmem_result *dr)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "log", cmd_json_str(logname));
@@ -146,6 +157,15 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 		json_array_append_new(live, le);
 	}
 	json_object_set_new(o, "live", live);
+	if (dr) { /* (only with --allocator: without it, the object is as it was) */
+		json_object_set_new(o, "allocator", json_string(alloc_text));
+		json_object_set_new(o, "reserved_peak", cmd_json_u64(dr->reserved_peak));
+		json_object_set_new(o, "fragmentation_at_reserved_peak",
+				    cmd_json_u64(dr->fragmentation_at_reserved_peak));
+		json_object_set_new(o, "device_allocated_peak", cmd_json_u64(dr->allocated_peak));
+		json_object_set_new(o, "segments_peak", cmd_json_u64(dr->segments_peak));
+		json_object_set_new(o, "device_allocs", cmd_json_u64(dr->device_allocs));
+	}
 	char *line = cmd_json_text(json_dumps(o, JSON_COMPACT));
 	json_decref(o);
 	if (!line)
@@ -271,6 +291,24 @@ static void print_table(const struct schedule *s, const char *hname, const char 
 	print_body(s, r, top, total);
 }
 
+/* The replay of cfg again, through the allocator model on an unbounded
+ * device (the same replay: the follower only watches). */
+static int device_peak(const struct schedule *s, const struct runtime_config *cfg,
+		       const struct alloc_config *alloc, struct devmem_result *dr, struct rs_error *err)
+{
+	struct runtime_config c = *cfg;
+	struct devmem *dm = devmem_new(s, alloc, UINT64_MAX);
+	c.on_event = devmem_on_event;
+	c.ctx = dm;
+	struct runtime_result res;
+	int rc = runtime_run(s, &c, &res, err);
+	devmem_result(dm, dr);
+	devmem_free(dm);
+	if (!rc && dr->broken)
+		rs_bug("peak --allocator: the allocator's follower lost the replay's memory");
+	return rc;
+}
+
 int cmd_peak(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -285,9 +323,13 @@ int cmd_peak(int argc, char **argv)
 		{"from-start", no_argument, NULL, 's'},
 		{"preallocate", no_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},
+		{"allocator", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct alloc_config alloc;
+	char alloc_text[512] = "";
+	bool alloc_on = false;
 	uint64_t top = 0;
 	bool have_top = false, json = false;
 	struct read_options ropt = {0};
@@ -310,6 +352,18 @@ int cmd_peak(int argc, char **argv)
 		case 's': ropt.from_start = true; break;
 		case 'p': ropt.preallocate = true; break;
 		case 'j': json = true; break;
+		case 'Y': {
+			char w[512];
+			alloc_config_default(&alloc);
+			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':'))
+				return usage_error("peak", peak_help, "--allocator '%s': the allocator "
+						   "modelled is pytorch (pytorch or pytorch:CONF)", optarg);
+			if (optarg[7] && alloc_config_parse(&alloc, optarg + 8, w, sizeof w))
+				return usage_error("peak", peak_help, "--allocator '%s': %s", optarg, w);
+			alloc_on = true;
+			snprintf(alloc_text, sizeof alloc_text, "%s", optarg);
+			break;
+		}
 		case 'h':
 			fputs(peak_help, stdout);
 			return 0;
@@ -377,14 +431,30 @@ int cmd_peak(int argc, char **argv)
 		opt_offload_free(&off);
 		return err.status;
 	}
+	struct devmem_result dr;
+	if (alloc_on && device_peak(s, &cfg, &alloc, &dr, &err)) {
+		/* cannot be: peak_find replayed the same configuration */
+		fprintf(stderr, "rematsim peak: %s\n", err.msg);
+		peak_report_free(&r);
+		schedule_free(s);
+		opt_offload_free(&off);
+		return err.status;
+	}
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
 	if (json) {
 		status = print_json(s, logname, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top,
-				    &off);
+				    &off, alloc_text, alloc_on ? &dr : NULL);
 	} else {
 		print_table(s, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top, &base,
 			    o.overhead_limit);
 		opt_offload_print(&off, stdout);
+		if (alloc_on)
+			printf("device (%s): reserved peak %" PRIu64 " bytes (%.1f MiB), fragmentation at it "
+			       "%" PRIu64 " bytes (reserved minus allocated), allocated peak %" PRIu64
+			       " bytes, %" PRIu64 " segments at most; live-bytes peak %" PRIu64 " bytes\n",
+			       alloc_text, dr.reserved_peak, mib(dr.reserved_peak),
+			       dr.fragmentation_at_reserved_peak, dr.allocated_peak, dr.segments_peak,
+			       r.stopped ? r.live_bytes : r.peak_bytes);
 	}
 	opt_offload_free(&off);
 	peak_report_free(&r);

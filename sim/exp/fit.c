@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devmem.h"
 #include "experiment.h"
 #include "fit.h"
 #include "heuristics.h"
@@ -52,6 +53,78 @@ static uint64_t unbounded_peak(const struct schedule *s, const struct baseline *
 	struct runtime_result res;
 	*rc = runtime_run(s, &cfg, &res, err);
 	return res.peak_memory;
+}
+
+static bool device_full(void *ctx)
+{
+	return devmem_failed(ctx);
+}
+
+/* One replay of c's point at budget through the allocator model on a
+ * device of `device` bytes (UINT64_MAX: unbounded): whether it passes
+ * (the replay, and the allocator never failing to reserve), its live-byte
+ * peak and the model's reserved peak. */
+static bool device_replay(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+			  uint64_t budget, uint64_t device, uint64_t *peak, uint64_t *reserved)
+{
+	struct point_config cfg = c->point;
+	cfg.ratio = 0;
+	cfg.budget = budget;
+	struct devmem *dm = devmem_new(s, c->alloc, device);
+	cfg.rt.on_event = devmem_on_event;
+	cfg.rt.ctx = dm;
+	if (device != UINT64_MAX)
+		cfg.rt.stop = device_full;
+	struct point_result pr;
+	struct rs_error err;
+	/* the live-byte probe at this budget ran already */
+	if (point_run(s, b, &cfg, &pr, &err))
+		rs_bug("fit --allocator: a replay at %llu bytes failed after the unbounded run passed: %s",
+		       (unsigned long long)budget, err.msg);
+	struct devmem_result dr;
+	devmem_result(dm, &dr);
+	devmem_free(dm);
+	if (dr.broken && pr.run.outcome == OUTCOME_PASS)
+		rs_bug("fit --allocator: the allocator's follower lost the replay's memory");
+	*peak = pr.run.peak_memory;
+	*reserved = dr.reserved_peak;
+	return pr.run.outcome == OUTCOME_PASS;
+}
+
+/*
+ * The smallest device on which the replay at budget (which passes in live
+ * bytes) passes through the allocator: bisection between its live peak
+ * minus one, which fails (the allocator holds at least the live bytes),
+ * and its reserved peak on an unbounded device, which passes (the model
+ * acts as unbounded until a reservation would pass the device; a device
+ * limit turns garbage_collection_threshold on, which may need more: then
+ * larger, by eighths). Assumes that for one budget a larger device does
+ * not fail where a smaller passes. *replays counts the replays.
+ */
+static uint64_t device_min(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
+			   uint64_t budget, size_t *replays)
+{
+	uint64_t peak, hi, p2, r2;
+	device_replay(s, b, c, budget, UINT64_MAX, &peak, &hi);
+	*replays = 1;
+	uint64_t lo = peak ? peak - 1 : 0;
+	if (hi <= lo)
+		hi = lo + 1;
+	while ((++*replays, !device_replay(s, b, c, budget, hi, &p2, &r2))) {
+		if (hi > UINT64_MAX / 4)
+			return UINT64_MAX;
+		lo = hi;
+		hi += hi / 8 + 1;
+	}
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		++*replays;
+		if (device_replay(s, b, c, budget, mid, &p2, &r2))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
 }
 
 int fit_plan(const struct schedule *s, const struct baseline *b, const struct fit_config *c,
@@ -159,6 +232,43 @@ static uint64_t bisect(const struct probe_ctx *pc, uint64_t lo, uint64_t hi, str
 	return hi;
 }
 
+/* The device phase (fit_config.alloc): the passing probes' devices. */
+struct device_ctx {
+	const struct probe_ctx *pc;
+	struct fit_probe **todo;
+};
+
+static void device_task(void *ctx, size_t i)
+{
+	struct device_ctx *dc = ctx;
+	struct fit_probe *p = dc->todo[i];
+	p->device = device_min(dc->pc->s, dc->pc->b, dc->pc->c, p->budget, &p->device_replays);
+}
+
+static void device_phase(struct probe_ctx *pc, struct fit_result *r, struct fit_probe *ps, size_t np)
+{
+	struct fit_probe **todo = xcalloc(np ? np : 1, sizeof *todo);
+	size_t n = 0;
+	for (size_t i = 0; i < np; i++)
+		if (ps[i].outcome == OUTCOME_PASS && !ps[i].scan)
+			todo[n++] = &ps[i];
+	struct device_ctx dc = {.pc = pc, .todo = todo};
+	pool_run(pc->c->jobs ? pc->c->jobs : pool_default_jobs(), n, device_task, &dc, NULL, 1.0);
+	free(todo);
+	uint64_t peak;
+	device_replay(pc->s, pc->b, pc->c, r->upper, UINT64_MAX, &peak, &r->reserved_upper);
+	r->device_min = UINT64_MAX;
+	for (size_t i = 0; i < np; i++) {
+		r->n_device_replays += ps[i].device_replays;
+		if (ps[i].device && ps[i].device < r->device_min) {
+			r->device_min = ps[i].device;
+			r->device_budget = ps[i].budget;
+		}
+		if (ps[i].budget == r->smallest_pass)
+			r->device_at_smallest = ps[i].device;
+	}
+}
+
 static void scan_task(void *ctx, size_t i)
 {
 	struct probe_ctx *pc = ctx;
@@ -254,7 +364,7 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 {
 	memset(r, 0, sizeof *r);
 	double t0 = now_seconds();
-	size_t n;
+	size_t n = 0;
 	if (fit_plan(s, b, c, &r->lower, &r->upper, &r->step, &n, err))
 		return -1;
 	r->footprint = fit_lower_bound(s);
@@ -304,6 +414,8 @@ int fit_run(const struct schedule *s, const struct baseline *b, const struct fit
 		r->all_pass_from = r->smallest_pass;
 	r->exact = r->smallest_pass == r->lower;
 	untried(r, ps, np);
+	if (c->alloc)
+		device_phase(&pc, r, ps, np);
 	r->probes = ps;
 	r->n_probes = np;
 	r->wall_ms = (now_seconds() - t0) * 1e3;

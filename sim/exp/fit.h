@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "runtime.h"
 #include "schedule.h"
 
@@ -51,6 +52,12 @@ struct fit_config {
 				 * this fraction of the baseline memory above it; 0: none */
 	double scan_step;       /* the scan's step, a fraction of the baseline memory;
 				 * 0: a tenth of the resolution */
+	/* The device's terms (docs/allocator.md, "fit --allocator"): after
+	 * the search, for each passing probe but the scan's, the smallest
+	 * device memory on which its replay passes through this allocator
+	 * model (borrowed), by bisection; the answer is the smallest over
+	 * them. NULL: live bytes only. */
+	const struct alloc_config *alloc;
 };
 
 struct fit_probe {
@@ -59,6 +66,9 @@ struct fit_probe {
 	double overhead;
 	bool grid;              /* a grid point (else a bisection step or a scan probe) */
 	bool scan;              /* a scan probe */
+	uint64_t device;        /* with an allocator: the smallest device on which it
+				 * passes (0: not searched: a failure or a scan probe) */
+	size_t device_replays;  /* the replays that search took */
 };
 
 struct fit_result {
@@ -66,6 +76,12 @@ struct fit_result {
 	uint64_t footprint;     /* fit_lower_bound: the largest op's inputs and outputs */
 	uint64_t floor_memory;  /* schedule_floor for the runtime: pinned at the end */
 	uint64_t upper;         /* U */
+	/* With an allocator (fit_config.alloc): the smallest device over the
+	 * passing probes and the budget that gives it, the device the
+	 * smallest passing budget needs, the reserved peak of the replay at
+	 * U on an unbounded device, and the device search's replays. */
+	uint64_t device_min, device_budget, device_at_smallest, reserved_upper;
+	size_t n_device_replays;
 	uint64_t step;          /* grid step, bytes */
 	uint64_t smallest_pass; /* smallest passing budget probed */
 	bool exact;             /* smallest_pass == L: no budget below it passes */

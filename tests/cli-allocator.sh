@@ -1,0 +1,97 @@
+#!/bin/sh
+# cli-allocator.sh REMATSIM: fit, peak and info through the model of
+# PyTorch's caching allocator (--allocator; docs/allocator.md): the
+# smallest device memory that fit finds checked against replay
+# --device-memory on both sides, a log whose live-byte answer does not fit
+# the device, and every output without --allocator as it was.
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/cli-lib.sh"
+L=$(cd "$(dirname "$0")/data" && pwd)/chain8.log
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rematsim-allocator.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+field() { # JSON FIELD: an integer field of a one-line JSON object
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+replay_outcome() { # BUDGET DEVICE LOG: pass or oom, the device's
+	"$R" replay "$3" --heuristic DTR --budget "$1" --allocator pytorch --device-memory "$2" --json |
+		sed -n 's/.*"device_outcome":"\([a-z]*\)".*/\1/p'
+}
+
+expect_status 0 "fit --help" "$R" fit --help
+# fit --allocator on chain8: DTR passes at 66560 live bytes, but the
+# allocator puts every tensor of this log (all under 1 MiB) in one small
+# segment of 2 MiB: no device below 2097152 bytes holds the replay.
+plain=$("$R" fit "$L" --heuristic DTR --json --jobs 1 | sed 's/,"wall_ms":[^,]*//')
+j=$("$R" fit "$L" --heuristic DTR --json --jobs 1 --allocator pytorch)
+for kv in smallest_pass:66560 device_min:2097152 device_budget:66560 device_at_smallest_pass:2097152 \
+	unbounded_reserved_peak:2097152; do
+	k=${kv%%:*} v=${kv#*:}
+	[ "$(field "$j" "$k")" = "$v" ] && ok "fit --allocator: $k $v" || no "fit --allocator: $k: $j"
+done
+case "$plain" in *device*|*allocator*) no "fit without --allocator names the device: $plain" ;;
+	*) ok "fit without --allocator: no device keys" ;; esac
+stripped=$(printf '%s\n' "$j" | sed 's/,"wall_ms":[^,]*//; s/,"allocator":.*"device_replays":[0-9]*//; s/,"device":[0-9null]*//g')
+[ "$stripped" = "$plain" ] && ok "fit --allocator changes no live-byte key" || no "fit keys differ: $stripped / $plain"
+[ "$(replay_outcome 66560 66560 "$L")" = oom ] && ok "the live-byte answer fails on a device of its size" ||
+	no "chain8 at 66560 on 66560 bytes: $(replay_outcome 66560 66560 "$L")"
+[ "$(replay_outcome 66560 2097152 "$L")" = pass ] && [ "$(replay_outcome 66560 2097151 "$L")" = oom ] &&
+	ok "replay agrees: 2097152 bytes pass, one byte less does not" || no "replay disagrees with fit on chain8"
+
+# Tensors of 12 to 40 MB (large pool, split blocks): the smallest device
+# is above the smallest budget but far below the unbounded reserved peak;
+# replay --device-memory agrees at it and one byte below it.
+"$R" gen linear --n 30 --size-dist uniform:12000000:40000000 --seed 3 --out g.log >/dev/null ||
+	no "gen linear"
+j=$("$R" fit g.log --heuristic DTR --json --allocator pytorch)
+d=$(field "$j" device_min) b=$(field "$j" device_budget) sp=$(field "$j" smallest_pass)
+u=$(field "$j" unbounded_reserved_peak)
+[ -n "$d" ] && [ -n "$b" ] && [ "$d" -gt "$sp" ] && [ "$d" -lt "$u" ] &&
+	ok "fit --allocator on g.log: $sp < $d < $u" || no "fit --allocator on g.log: $j"
+[ "$(replay_outcome "$b" "$d" g.log)" = pass ] && [ "$(replay_outcome "$b" $((d - 1)) g.log)" = oom ] &&
+	ok "replay at budget $b: device $d passes, $((d - 1)) does not" || no "replay disagrees on g.log ($b, $d)"
+[ "$(replay_outcome "$sp" "$sp" g.log)" = oom ] && ok "g.log's live-byte answer fails on a device of its size" ||
+	no "g.log at $sp on $sp bytes"
+out=$("$R" fit g.log --heuristic DTR --allocator pytorch --probes)
+case "$out" in *"device (pytorch): the smallest device memory found is $d bytes"*"with the budget $b"*device*)
+	ok "fit --allocator text" ;; *) no "fit --allocator text: $out" ;; esac
+j2=$("$R" fit g.log --heuristic DTR --json --allocator pytorch --jobs 1)
+[ "$(printf '%s\n' "$j2" | sed 's/,"wall_ms":[^,]*//')" = "$(printf '%s\n' "$j" | sed 's/,"wall_ms":[^,]*//')" ] &&
+	ok "fit --allocator: the same at one thread" || no "fit --allocator differs with --jobs 1"
+bad 64 "fit --device-memory" "finds the smallest device memory" "$R" fit "$L" --heuristic DTR --device-memory 1GiB
+bad 64 "fit --allocator of another name" "the allocator modelled is pytorch" "$R" fit "$L" --heuristic DTR --allocator tcmalloc
+bad 64 "fit --allocator with an unknown setting" "unknown setting 'foo'" "$R" fit "$L" --heuristic DTR --allocator pytorch:foo:1
+
+# peak --allocator: the reserved peak beside the live-bytes peak.
+plain=$("$R" peak "$L" --json)
+j=$("$R" peak "$L" --json --allocator pytorch)
+for kv in peak_memory:139264 reserved_peak:2097152 fragmentation_at_reserved_peak:2093056 \
+	device_allocated_peak:139264 segments_peak:1; do
+	k=${kv%%:*} v=${kv#*:}
+	[ "$(field "$j" "$k")" = "$v" ] && ok "peak --allocator: $k $v" || no "peak --allocator: $k: $j"
+done
+[ "$(printf '%s\n' "$j" | sed 's/,"allocator":.*}$/}/')" = "$plain" ] &&
+	ok "peak --allocator only adds keys" || no "peak differs: $j / $plain"
+case "$plain" in *reserved*) no "peak without --allocator: $plain" ;; *) ok "peak without --allocator as it was" ;; esac
+out=$("$R" peak "$L" --heuristic DTR --ratio 0.5 --allocator pytorch:expandable_segments:True)
+case "$out" in *"device (pytorch:expandable_segments:True): reserved peak 2097152 bytes"*"live-bytes peak 69632 bytes"*)
+	ok "peak --allocator text under a budget" ;; *) no "peak --allocator text: $out" ;; esac
+bad 64 "peak --allocator with an unknown setting" "unknown setting" "$R" peak "$L" --allocator pytorch:foo:1
+
+# info: the predicted reserved peak of the baseline through the model.
+j=$("$R" info --json "$L")
+for kv in reserved_peak:2097152 fragmentation_at_reserved_peak:2093056 segments_peak:1; do
+	k=${kv%%:*} v=${kv#*:}
+	[ "$(field "$j" "$k")" = "$v" ] && ok "info: $k $v" || no "info: $k: $j"
+done
+case "$j" in *'"allocator":"pytorch"'*) ok "info names the allocator's settings" ;; *) no "info: $j" ;; esac
+out=$("$R" info "$L")
+case "$out" in *"reserved peak  2097152 bytes (2.0 MiB), fragmentation at it 2093056 bytes"*"sha256"*)
+	ok "info's reserved peak line" ;; *) no "info text: $out" ;; esac
+j=$("$R" info --json g.log --allocator pytorch:max_split_size_mb:20)
+case "$j" in *'"allocator":"pytorch:max_split_size_mb:20"'*) ok "info --allocator CONF" ;; *) no "info --allocator CONF: $j" ;; esac
+bad 64 "info --allocator with an unknown setting" "unknown setting" "$R" info --allocator pytorch:foo:1 "$L"
+bad 64 "check has no --allocator" "unknown option" "$R" check --allocator pytorch "$L"
+exit $fail
