@@ -341,7 +341,7 @@ static const struct planner planners[] = {
 	{"greedy", "static: greedy (B)", PLANNER_PARAM_BYTES, "segment_budget",
 	 "Chen's greedy: a split where the running sum passes B (--segment-budget)", false,
 	 plan_greedy},
-	{"ilp", "optimal (ILP)", PLANNER_PARAM_BUDGET, "budget",
+	{"ilp", "ILP (optimal where proven)", PLANNER_PARAM_BUDGET, "budget",
 	 "Checkmate's MILP: the least recomputation within --budget (CBC or GLPK)", true,
 	 plan_ilp},
 	{"ilp-lp", "ILP relaxation, rounded", PLANNER_PARAM_BUDGET, "budget",
