@@ -57,6 +57,12 @@ def recorded(device):
                 problems.append("replay %d/%d, meta %d/%d" % (
                     j["peak_memory"], j["baseline_memory"], meta["peak_live_bytes"],
                     meta["baseline_memory"]))
+        # the summary's predicted reserved peak is info's (issue 42)
+        info = json.loads(subprocess.run([REMATSIM, "info", "--json", out],
+                                         capture_output=True, text=True).stdout)
+        want = "predicted reserved peak %d bytes" % info["reserved_peak"]
+        if want not in r.stdout:
+            problems.append("summary lacks '%s': %s" % (want, r.stdout))
     check("record mlp on %s (%s)" % (device, r.stdout.strip()), not problems, "; ".join(problems))
 
 

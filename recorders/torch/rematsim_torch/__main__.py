@@ -605,6 +605,14 @@ def record(a, argv):
     rec = _record_to(torch, a, st, a.out, meta, clock=a.clock, no_step=a.no_step)
     if isinstance(rec, int):
         return rec
+    _summary(a, rec)
+    return 0
+
+
+def _summary(a, rec):
+    """The recording's summary line, then the reserved peak that rematsim's
+    model of PyTorch's caching allocator predicts for its unbounded replay
+    (`rematsim info`, docs/allocator.md), where a rematsim is found."""
     c = rec.counts
     size = os.path.getsize(rec.path)
     print("%s: %d records, %d calls (%d writes in place), %d releases, %d module calls, "
@@ -612,7 +620,27 @@ def record(a, argv):
           % (a.out, rec.records, c["calls"], c["writes"], c["releases"], c["modules"],
              rec.peak_live_bytes, rec.meta_written["floor_memory"], size, rec.seconds[0],
              rec.seconds[1]))
-    return 0
+    from .checkpoint import CheckpointError, find_rematsim
+    try:
+        rematsim = find_rematsim()
+    except CheckpointError:
+        print("  (reserved memory not predicted: no rematsim found; `rematsim info %s` "
+              "prints it)" % a.out)
+        return
+    r = subprocess.run([rematsim, "info", "--json", "--", a.out], capture_output=True,
+                       text=True)
+    try:
+        j = json.loads(r.stdout) if r.returncode == 0 else None
+    except ValueError:
+        j = None
+    if not j or j.get("reserved_peak") is None:
+        print("  (reserved memory not predicted: `rematsim info` exited %d)" % r.returncode)
+        return
+    print("  predicted reserved peak %d bytes (%.1f MiB; fragmentation at it %d): the "
+          "unbounded replay through the model of PyTorch's caching allocator, its default "
+          "settings (rematsim info; docs/allocator.md)"
+          % (j["reserved_peak"], j["reserved_peak"] / 2 ** 20,
+             j.get("fragmentation_at_reserved_peak") or 0))
 
 
 def _record_llm(torch, a, argv):
@@ -674,13 +702,7 @@ def _record_llm(torch, a, argv):
         rec = _record_to(torch, a, st, a.out, meta, clock=a.clock, no_step=a.no_step, **kw)
     if isinstance(rec, int):
         return rec
-    c = rec.counts
-    size = os.path.getsize(rec.path)
-    print("%s: %d records, %d calls (%d writes in place), %d releases, %d module calls, "
-          "peak_live_bytes %d, floor %d, %d bytes; warm-up %.1f s, recorded iteration %.1f s"
-          % (a.out, rec.records, c["calls"], c["writes"], c["releases"], c["modules"],
-             rec.peak_live_bytes, rec.meta_written["floor_memory"], size, rec.seconds[0],
-             rec.seconds[1]))
+    _summary(a, rec)
     return 0
 
 
