@@ -349,11 +349,7 @@ int cmd_fit(int argc, char **argv)
 		case 'P': list = true; break;
 		case 'Y': {
 			char w[512];
-			alloc_config_default(&alloc);
-			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':'))
-				return usage_error("fit", fit_help, "--allocator '%s': the allocator "
-						   "modelled is pytorch (pytorch or pytorch:CONF)", optarg);
-			if (optarg[7] && alloc_config_parse(&alloc, optarg + 8, w, sizeof w))
+			if (alloc_spec_parse(&alloc, optarg, w, sizeof w))
 				return usage_error("fit", fit_help, "--allocator '%s': %s", optarg, w);
 			fc.alloc = &alloc;
 			snprintf(alloc_text, sizeof alloc_text, "%s", optarg);

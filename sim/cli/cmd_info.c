@@ -122,13 +122,7 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, bool check)
 				fprintf(stderr, "rematsim %s: unknown option '--allocator'\n", argv[0]);
 				return -1;
 			}
-			alloc_config_default(&o->alloc);
-			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':')) {
-				fprintf(stderr, "rematsim %s: --allocator '%s': the allocator modelled is pytorch "
-					"(pytorch or pytorch:CONF)\n", argv[0], optarg);
-				return -1;
-			}
-			if (optarg[7] && alloc_config_parse(&o->alloc, optarg + 8, why, sizeof why)) {
+			if (alloc_spec_parse(&o->alloc, optarg, why, sizeof why)) {
 				fprintf(stderr, "rematsim %s: --allocator '%s': %s\n", argv[0], optarg, why);
 				return -1;
 			}

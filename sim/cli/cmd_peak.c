@@ -354,11 +354,7 @@ int cmd_peak(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'Y': {
 			char w[512];
-			alloc_config_default(&alloc);
-			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':'))
-				return usage_error("peak", peak_help, "--allocator '%s': the allocator "
-						   "modelled is pytorch (pytorch or pytorch:CONF)", optarg);
-			if (optarg[7] && alloc_config_parse(&alloc, optarg + 8, w, sizeof w))
+			if (alloc_spec_parse(&alloc, optarg, w, sizeof w))
 				return usage_error("peak", peak_help, "--allocator '%s': %s", optarg, w);
 			alloc_on = true;
 			snprintf(alloc_text, sizeof alloc_text, "%s", optarg);

@@ -443,11 +443,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		case 'Y': {
 			char why[512];
-			alloc_config_default(&a->alloc);
-			if (strncmp(optarg, "pytorch", 7) || (optarg[7] && optarg[7] != ':'))
-				return usage_error("replay", replay_help(), "--allocator '%s': the allocator "
-						   "modelled is pytorch (pytorch or pytorch:CONF)", optarg);
-			if (optarg[7] && alloc_config_parse(&a->alloc, optarg + 8, why, sizeof why))
+			if (alloc_spec_parse(&a->alloc, optarg, why, sizeof why))
 				return usage_error("replay", replay_help(), "--allocator '%s': %s", optarg, why);
 			a->alloc_on = true;
 			snprintf(a->alloc_text, sizeof a->alloc_text, "%s", optarg);

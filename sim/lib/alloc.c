@@ -1232,6 +1232,16 @@ static const char *const known_settings[] = {
 	"pinned_reserve_segment_size_mb", "graph_capture_record_stream_reuse",
 };
 
+int alloc_spec_parse(struct alloc_config *c, const char *spec, char *why, size_t why_size)
+{
+	alloc_config_default(c);
+	if (strncmp(spec, "pytorch", 7) || (spec[7] && spec[7] != ':')) {
+		snprintf(why, why_size, "the allocator modelled is pytorch (pytorch or pytorch:CONF)");
+		return -1;
+	}
+	return spec[7] ? alloc_config_parse(c, spec + 8, why, why_size) : 0;
+}
+
 int alloc_config_parse(struct alloc_config *c, const char *text, char *why, size_t why_size)
 {
 	struct tokens tk = {0};

@@ -54,6 +54,12 @@ void alloc_config_default(struct alloc_config *c);
  * setting the model cannot honour (backend:cudaMallocAsync).
  */
 int alloc_config_parse(struct alloc_config *c, const char *text, char *why, size_t why_size);
+/**
+ * An allocator as the commands name it (--allocator, an experiment's
+ * allocator key): "pytorch" (the defaults) or "pytorch:CONF" (CONF as
+ * alloc_config_parse reads it), into c. -1 with a message in why.
+ */
+int alloc_spec_parse(struct alloc_config *c, const char *spec, char *why, size_t why_size);
 /** The config as PYTORCH_CUDA_ALLOC_CONF text into buf (only what differs from the defaults). */
 const char *alloc_config_text(const struct alloc_config *c, char *buf, size_t size);
 
