@@ -387,6 +387,31 @@ struct alloc_model *alloc_new(const struct alloc_config *c, const struct alloc_d
 	return m;
 }
 
+/* Free every node of t bottom up, without recursion (its nodes are
+ * owned by no other structure). */
+static void tree_free_all(struct tree *t)
+{
+	struct block *n = t->root;
+	while (n) {
+		if (n->l) {
+			n = n->l;
+		} else if (n->r) {
+			n = n->r;
+		} else {
+			struct block *up = n->up;
+			if (up) {
+				if (up->l == n)
+					up->l = NULL;
+				else
+					up->r = NULL;
+			}
+			free(n);
+			n = up;
+		}
+	}
+	t->root = NULL;
+}
+
 void alloc_free(struct alloc_model *m)
 {
 	if (!m)
@@ -396,49 +421,10 @@ void alloc_free(struct alloc_model *m)
 		if (m->active.used[i])
 			free((struct block *)(uintptr_t)m->active.vals[i]);
 	for (int p = 0; p < 2; p++) {
-		struct tree *ts[2] = {&m->pools[p].blocks, &m->pools[p].unmapped};
-		for (int k = 0; k < 2; k++) {
-			/* Free the tree bottom up without recursion. */
-			struct block *n = ts[k]->root;
-			while (n) {
-				if (n->l) {
-					n = n->l;
-				} else if (n->r) {
-					n = n->r;
-				} else {
-					struct block *up = n->up;
-					if (up) {
-						if (up->l == n)
-							up->l = NULL;
-						else
-							up->r = NULL;
-					}
-					free(n);
-					n = up;
-				}
-			}
-		}
+		tree_free_all(&m->pools[p].blocks);
+		tree_free_all(&m->pools[p].unmapped);
 	}
-	{
-		struct block *n = m->segs.root;
-		while (n) {
-			if (n->l) {
-				n = n->l;
-			} else if (n->r) {
-				n = n->r;
-			} else {
-				struct block *up = n->up;
-				if (up) {
-					if (up->l == n)
-						up->l = NULL;
-					else
-						up->r = NULL;
-				}
-				free(n);
-				n = up;
-			}
-		}
-	}
+	tree_free_all(&m->segs);
 	while (m->spare) {
 		struct block *n = m->spare->next;
 		free(m->spare);
