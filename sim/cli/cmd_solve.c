@@ -1002,8 +1002,8 @@ int cmd_solve(int argc, char **argv)
 		return status < 0 ? 0 : status;
 	}
 	if (a->o.n_ratios) {
-		/* the budget of --ratio, as replay computes it (floor of the double
-		 * product; docs/semantics.md) */
+		/* the budget of --ratio, as replay computes it (point_budget: the
+		 * floor of the double product; docs/semantics.md) */
 		struct rs_error err = {0};
 		struct schedule *s;
 		if (schedule_read(a->log, &a->ropt, &s, &err) < 0) {
@@ -1013,7 +1013,8 @@ int cmd_solve(int argc, char **argv)
 		}
 		struct baseline base;
 		baseline_run(s, &base);
-		a->o.budgets[0] = (uint64_t)((double)base.memory * a->o.ratios[0]);
+		struct point_config pc = {.ratio = a->o.ratios[0]};
+		a->o.budgets[0] = point_budget(&base, &pc);
 		a->o.n_budgets = 1;
 		schedule_free(s);
 	}
