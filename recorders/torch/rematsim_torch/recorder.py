@@ -41,10 +41,48 @@ import weakref
 from collections import deque
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten
 
-from .oplog import VERSION, OpLog, OutputError
+# The torch the recorder is written and tested against (issue 44): 1.13
+# (Debian bookworm's python3-torch). Older ones lack the dispatch mode it
+# relies on (1.12's TorchDispatchMode is entered differently): refused at
+# import. Newer ones have it, but ops, schemas and the saved-tensor and
+# fake-tensor internals it leans on have moved: recorded with a warning,
+# which says to check a log's peak against a measured one.
+SUPPORTED_TORCH = (1, 13)
+
+
+def torch_version_problem(version):
+    """What the recorder does with torch `version` (a torch.__version__
+    string): (None, None) on 1.13.x; ("refuse", message) before it;
+    ("warn", message) after it or when the version cannot be read."""
+    parts = str(version).split("+")[0].split(".")
+    try:
+        major, minor = int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or "x")
+    except (ValueError, IndexError):
+        return ("warn", "rematsim_torch: cannot read torch's version %r; the recorder is "
+                "written for torch 1.13: check the peaks it gives" % (version,))
+    if (major, minor) == SUPPORTED_TORCH:
+        return (None, None)
+    if (major, minor) < SUPPORTED_TORCH:
+        return ("refuse", "rematsim_torch needs torch 1.13 (this is torch %s): older ones lack "
+                "the dispatch mode it records with; install torch 1.13 (Debian: "
+                "python3-torch)" % version)
+    return ("warn", "rematsim_torch is written and tested for torch 1.13; this is torch %s: "
+            "it records, but ops and internals it relies on may have changed, so check a "
+            "log's peak against a measured one before trusting it" % version)
+
+
+_KIND, _MESSAGE = torch_version_problem(torch.__version__)
+if _KIND == "refuse":
+    raise ImportError(_MESSAGE)
+if _KIND == "warn":
+    import warnings
+    warnings.warn(_MESSAGE, RuntimeWarning, stacklevel=2)
+
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+from torch.utils._pytree import tree_flatten  # noqa: E402
+
+from .oplog import VERSION, OpLog, OutputError  # noqa: E402
 
 # Ops whose schema (torch 1.13) does not mark an argument they write: the
 # batch-norm kernels update running_mean and running_var in place when
