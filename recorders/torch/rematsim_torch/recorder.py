@@ -331,7 +331,7 @@ class Recorder:
             yield from m.parameters()
             yield from m.buffers()
         opt = self._optimizer
-        if opt is not None:
+        if opt is not None and not (isinstance(opt, tuple) and not opt):  # () : none
             for group in opt.param_groups:
                 yield from group["params"]
             for group in opt.param_groups:
@@ -666,6 +666,20 @@ class Recorder:
         schema = func._schema
         targs = [(t, w) for t, w in self._args(schema, args, kwargs) if self._on_device(t)]
         meta_only = schema.name in METADATA_INPLACE
+        if self._in_backward and self._optimizer is None and not meta_only:
+            for t, w in targs:
+                if w and isinstance(t, torch.nn.Parameter):
+                    # An optimizer step with no optimizer declared (issue
+                    # 44, item 5): its state (momentum, Adam's moments)
+                    # lived before START but was never declared, so the
+                    # log's peak would be low by its size.
+                    raise RecorderError(
+                        "%s writes a parameter in place after BACKWARD (an optimizer "
+                        "step), but the Recorder was given no optimizer=: the "
+                        "optimizer's state, held from before START, would be missing "
+                        "and the peak low; pass Recorder(..., model=MODEL, "
+                        "optimizer=OPTIMIZER) (a hand-written update with no state: "
+                        "optimizer=() says so)" % schema.name, 65)
         before = {id(t): self._storage_key(t) for t, w in targs if w}
 
         if (self._unpacked is not None and schema.name == "aten::detach"
