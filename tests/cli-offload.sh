@@ -206,4 +206,27 @@ f1=$("$R" fit "$L" --heuristic DTR --json --offload-bandwidth 1e9 --offload-poli
 r=$("$R" replay "$L" --heuristic DTR --budget "$f1" --json --offload-bandwidth 1e9 --offload-policy swap)
 [ "$(echo "$r" | key outcome)" = '"pass"' ] && ok "the fit's budget passes with that link" || no "replay at the fit: $r"
 
+
+# A host link on a log timed on a CPU (issue 44, item 4): a warning naming
+# the problem, and recompute only beside the offload result (text and
+# JSON); a log timed on a device, or by a device time model, is not warned.
+"$R" replay "$L" --heuristic DTR --ratio 0.5 --offload-bandwidth 25GB/s >"$tmp/cpu.out" 2>"$tmp/cpu.err"
+grep -q "transformer-cpu.meta.json says the log's op times were taken on a CPU" "$tmp/cpu.err" &&
+	ok "a CPU-timed log with a link: warned" || no "no warning: $(cat "$tmp/cpu.err")"
+grep -Eq '^ +recompute only: (pass/[0-9.e+-]+|oom/-|thrash/-) ' "$tmp/cpu.out" &&
+	ok "recompute only beside it: $(grep 'recompute only' "$tmp/cpu.out" | sed 's/ (.*//; s/^ *//')" ||
+	no "no recompute-only line: $(cat "$tmp/cpu.out")"
+want=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --json | key overhead)
+j=$("$R" replay "$L" --heuristic DTR --ratio 0.5 --offload-bandwidth 25GB/s --json 2>/dev/null)
+[ "$(echo "$j" | key recompute_only_overhead)" = "$want" ] && [ "$(echo "$j" | key cpu_timed_log)" = true ] &&
+	ok "JSON: recompute_only_overhead is the replay's without a link ($want)" ||
+	no "JSON recompute only: $j (want $want)"
+m=$("$R" peak "$L" --heuristic DTR --ratio 0.5 --offload-bandwidth 25GB/s 2>&1 >/dev/null)
+case "$m" in *"taken on a CPU"*) ok "peak warns too" ;; *) no "peak: $m" ;; esac
+for dev in "$LOGS/cnn-cuda-h200.log.gz" "$LOGS/llm-gpt2-xl-s1024-h100.log.gz"; do
+	"$R" replay "$dev" --heuristic DTR --ratio 0.9 --offload-bandwidth 25GB/s >"$tmp/dev.out" 2>"$tmp/dev.err"
+	! grep -q "CPU" "$tmp/dev.err" && ! grep -q "recompute only" "$tmp/dev.out" &&
+		ok "$(basename "$dev"): timed for a device, no warning" || no "$(basename "$dev"): $(cat "$tmp/dev.err")"
+done
+
 exit $fail

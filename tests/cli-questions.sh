@@ -177,4 +177,21 @@ for log in tiny.log chain12.log peak.log; do
 		ok "timeline of $log: the backward row (line $first), if the replay got there" || no "timeline of $log: the backward row"
 done
 
+
+# --- peak by module (issue 44): the innermost module call that made each
+# storage, in text and JSON, and the live set by module; a log without
+# module annotations shows neither.
+out=$("$R" peak modules.log)
+echo "$out" | grep -Eq '^ +2000 +[0-9.]+% forward +- +11  lin +h +seq\.0$' &&
+	echo "$out" | grep -Eq '^ +500 +[0-9.]+% forward +- +26  side +s +seq\.2$' &&
+	echo "$out" | grep -Eq '^seq\.0 +2000 ' &&
+	ok "peak names the innermost module of each storage, and totals by module" ||
+	no "peak of modules.log: $out"
+j=$("$R" peak modules.log --json)
+case "$j" in *'"handle":"h","storage":3,"module":"seq.0"'*'"by_module"'*|*'"by_module"'*'"handle":"h","storage":3,"module":"seq.0"'*)
+	ok "peak --json: module of a storage, by_module" ;; *) no "peak --json of modules.log: $j" ;; esac
+out=$("$R" peak tiny.log; "$R" peak tiny.log --json)
+case "$out" in *module*) no "a log without module annotations shows modules: $out" ;;
+	*) ok "no module column for a log without module annotations" ;; esac
+
 exit $fail

@@ -1,5 +1,5 @@
 /*
- * oplog.h: write op logs (docs: ../shared/spec/LOG-FORMAT.md), one JSON
+ * oplog.h: write op logs (docs: docs/log-format.md), one JSON
  * record per line, plain or gzip-compressed, and keep a running count of
  * live storage bytes that follows the simulator's replay rules exactly.
  *

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 		"usage: rematsim-record --model NAME [SIZES] [--device cpu|cuda] [--seed N]\n"
 		"                       --out FILE.log[.gz]\n\n"
 		"Run one training iteration of a demo model (after a warm-up iteration)\n"
-		"and record its ops as an op log (../shared/spec/LOG-FORMAT.md), with a\n"
+		"and record its ops as an op log (docs/log-format.md), with a\n"
 		"side file NAME.meta.json for --out NAME.log[.gz] (device, versions,\n"
 		"clock, arguments, peak_live_bytes: the peak an unbounded replay gives).\n\n"
 		"Models:\n");

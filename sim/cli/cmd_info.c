@@ -179,9 +179,9 @@ static void print_info_text(const struct schedule *s, const struct baseline *b,
 	       floor / 1048576.0, b->memory ? (double)floor / (double)b->memory : 0.0);
 	if (o->alloc_on)
 		printf("  reserved peak  %" PRIu64 " bytes (%.1f MiB), fragmentation at it %" PRIu64
-		       " bytes, %" PRIu64 " segments at most: the baseline through the allocator model (%s)\n",
+		       " bytes, at most %" PRIu64 " segment%s: the baseline through the allocator model (%s)\n",
 		       dr->reserved_peak, dr->reserved_peak / 1048576.0, dr->fragmentation_at_reserved_peak,
-		       dr->segments_peak, o->alloc_text);
+		       dr->segments_peak, dr->segments_peak == 1 ? "" : "s", o->alloc_text);
 	printf("  sha256         %s\n", hex);
 }
 

@@ -399,12 +399,46 @@ static double link_field(const char *cmd, const json_t *link, const char *meta, 
 	return x;
 }
 
+/* With a host link: does the log's meta file (when there is one) say its
+ * op times were taken on a CPU, with no device time model? Copies over a
+ * PCIe link priced against CPU op times look cheap, and offload passes
+ * where it would not on the device (issue 44, item 4). A log without a
+ * meta file, or one that cannot be read, is not judged. */
+static bool meta_cpu_timed(const char *meta)
+{
+	FILE *in = fopen(meta, "r");
+	if (!in)
+		return false;
+	json_t *root = json_loadf(in, 0, NULL);
+	fclose(in);
+	if (!root)
+		return false;
+	const json_t *dev = json_object_get(root, "device");
+	const json_t *tm = json_object_get(root, "time_model");
+	bool cpu = json_is_string(dev) && !strcmp(json_string_value(dev), "cpu") &&
+		   (!tm || json_is_null(tm));
+	json_decref(root);
+	return cpu;
+}
+
 /* --offload-bandwidth measured: the link `rematsim-record --measure-link`
  * wrote in the log's meta file (NAME.meta.json beside NAME.log[.gz],
  * docs/offload.md), each direction's bandwidth and latency: 0 or an exit
  * status after a message. */
 int opt_offload_link(struct opt_offload *x, const struct opt_parser *o, const char *log)
 {
+	if (x->on) {
+		char *m = rs_meta_path(log);
+		x->cpu_timed = meta_cpu_timed(m);
+		if (x->cpu_timed)
+			fprintf(stderr, "rematsim %s: warning: %s says the log's op times were taken on "
+					"a CPU (device cpu, no device time model): a host link priced "
+					"against CPU op times makes every copy look cheap, so offload "
+					"looks better than it would on a device%s (docs/offload.md)\n", o->cmd,
+				rs_text_safe(m), strcmp(o->cmd, "replay") ? ""
+						 : "; recompute only is shown beside it");
+		free(m);
+	}
 	if (!x->measured)
 		return 0;
 	char *p = rs_meta_path(log);

@@ -133,6 +133,8 @@ struct opt_offload {
 	bool measured;             /* --offload-bandwidth measured: the log's meta file */
 	bool latency;              /* --offload-latency given */
 	char *meta;                /* that meta file's path (opt_offload_link) */
+	bool cpu_timed;            /* the log's meta file says its op times are a CPU's
+				    * (device cpu, no time model): warned (issue 44) */
 };
 #define OPT_ROWS_OFFLOAD                                             \
 	{"offload-bandwidth", required_argument, NULL, 'B'},         \
@@ -147,7 +149,9 @@ int opt_offload_parse(struct opt_offload *x, const struct opt_parser *p, int c, 
  * for offload (runtime_check_config): 0, or -1 after a message. */
 int opt_offload_check(const struct opt_offload *x, const struct opt_parser *p);
 /** --offload-bandwidth measured: read the link of log's meta file; 0 (also
- * when not measured) or an exit status after a message. */
+ * when not measured) or an exit status after a message. With a host link,
+ * a log whose meta file says it was timed on a CPU (device cpu and no
+ * device time model) gets a warning on stderr and x->cpu_timed set. */
 int opt_offload_link(struct opt_offload *x, const struct opt_parser *p, const char *log);
 /** The runtime's offload configuration: NULL when off. */
 const struct offload_config *opt_offload_config(const struct opt_offload *x);

@@ -35,7 +35,9 @@ static const char peak_help[] =
 	"\n"
 	"Show the moment a replay's memory peaks and what is live then: each\n"
 	"storage with the op that made it, its log line and handle, its bytes, its\n"
-	"kind and whether it is pinned, and the totals per op name and per kind.\n"
+	"kind and whether it is pinned, and the totals per op name and per kind;\n"
+	"for a log with module annotations, also the innermost module whose op\n"
+	"made each storage, and the totals per module.\n"
 	"With no budget the replay is the unbounded baseline (runtime V1, nothing\n"
 	"evicted), whose peak is the baseline memory `replay` prints; with one, the\n"
 	"replay of `replay` under that heuristic and budget. A budgeted replay that\n"
@@ -102,10 +104,92 @@ static uint32_t cmd_line(const struct schedule *s, size_t cmd)
 	return s->ops[op].line;
 }
 
+/* Module names (issue 44): for a log with module ENTER/EXIT annotations
+ * (docs/log-format.md, "Module calls"), the innermost module call each op
+ * ran in, and the live set's bytes by that module. NULL op_mod: a log
+ * without annotations, whose output stays as it was. */
+#define NO_MODULE UINT32_MAX
+struct module_total {
+	uint32_t name; /* offset in the schedule's strings; NO_MODULE: outside any */
+	uint64_t bytes;
+	size_t count;
+};
+struct peak_modules {
+	uint32_t *op_mod; /* per op: the name offset of its innermost module call */
+	struct module_total *by;
+	size_t n_by;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	uint32_t x = ((const struct module_total *)a)->name, y = ((const struct module_total *)b)->name;
+	return x < y ? -1 : x > y;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct module_total *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void modules_find(const struct schedule *s, const struct peak_report *r, struct peak_modules *m)
+{
+	*m = (struct peak_modules){0};
+	if (!s->n_marks)
+		return;
+	m->op_mod = xmalloc((s->n_ops ? s->n_ops : 1) * sizeof *m->op_mod);
+	uint32_t *stack = xmalloc(s->n_marks * sizeof *stack);
+	size_t depth = 0, j = 0;
+	for (size_t op = 0; op < s->n_ops; op++) {
+		for (; j < s->n_marks && s->marks[j].op <= op; j++) {
+			if (s->marks[j].enter)
+				stack[depth++] = s->marks[j].name;
+			else if (depth) /* (the reader checks that they nest) */
+				depth--;
+		}
+		m->op_mod[op] = depth ? stack[depth - 1] : NO_MODULE;
+	}
+	free(stack);
+	m->by = xmalloc((r->n_entries ? r->n_entries : 1) * sizeof *m->by);
+	for (size_t i = 0; i < r->n_entries; i++)
+		m->by[i] = (struct module_total){m->op_mod[storage_op(s, r->entries[i].storage)],
+						 r->entries[i].bytes, 1};
+	qsort(m->by, r->n_entries, sizeof *m->by, by_name);
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_entries; i++) {
+		if (n && m->by[n - 1].name == m->by[i].name) {
+			m->by[n - 1].bytes += m->by[i].bytes;
+			m->by[n - 1].count++;
+		} else {
+			m->by[n++] = m->by[i];
+		}
+	}
+	m->n_by = n;
+	qsort(m->by, n, sizeof *m->by, by_bytes);
+}
+
+static void modules_free(struct peak_modules *m)
+{
+	free(m->op_mod);
+	free(m->by);
+}
+
+static const char *module_text(const struct schedule *s, uint32_t name)
+{
+	return name == NO_MODULE ? "-" : rs_text_safe(s->strings + name);
+}
+
+static json_t *module_json(const struct schedule *s, uint32_t name)
+{
+	return name == NO_MODULE ? json_null() : cmd_json_str(s->strings + name);
+}
+
 static int print_json(const struct schedule *s, const char *logname, const char *hname,
 		      const char *rname, uint64_t budget, const struct peak_report *r, size_t top,
 		      const struct opt_offload *off, const char *alloc_text,
-		      const struct devmem_result *dr)
+		      const struct devmem_result *dr, const struct peak_modules *m)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "log", cmd_json_str(logname));
@@ -140,6 +224,16 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 						      "bytes", (json_int_t)r->by_op[i].bytes,
 						      "storages", (json_int_t)r->by_op[i].count));
 	json_object_set_new(o, "by_op", ops);
+	if (m->op_mod) { /* a log with module annotations: the live set by module */
+		json_t *mods = json_array();
+		for (size_t i = 0; i < m->n_by && (!top || i < top); i++) {
+			json_t *me = json_pack("{s:I, s:I}", "bytes", (json_int_t)m->by[i].bytes,
+					       "storages", (json_int_t)m->by[i].count);
+			json_object_set_new(me, "module", module_json(s, m->by[i].name));
+			json_array_append_new(mods, me);
+		}
+		json_object_set_new(o, "by_module", mods);
+	}
 	json_t *live = json_array();
 	for (size_t i = 0; i < r->n_entries && (!top || i < top); i++) {
 		const struct peak_entry *e = &r->entries[i];
@@ -154,6 +248,8 @@ static int print_json(const struct schedule *s, const char *logname, const char 
 				       "storage", (json_int_t)e->storage);
 		if (r->stopped)
 			json_object_set_new(le, "input", json_boolean(e->input));
+		if (m->op_mod)
+			json_object_set_new(le, "module", module_json(s, m->op_mod[op]));
 		json_array_append_new(live, le);
 	}
 	json_object_set_new(o, "live", live);
@@ -248,7 +344,7 @@ static void print_peak_head(const struct schedule *s, const char *hname, const c
 
 /* Totals by kind and op name, then the storages, as shares of total. */
 static void print_body(const struct schedule *s, const struct peak_report *r, size_t top,
-		       double total)
+		       double total, const struct peak_modules *m)
 {
 	printf("%-10s %16s %7s %9s\n", "kind", "bytes", "share", "storages");
 	for (int k = 0; k < SK_COUNT; k++)
@@ -263,16 +359,32 @@ static void print_body(const struct schedule *s, const struct peak_report *r, si
 	if (n < r->n_by_op)
 		printf("... %zu more op names\n", r->n_by_op - n);
 
+	if (m->op_mod) { /* a log with module annotations: by innermost module */
+		n = top && top < m->n_by ? top : m->n_by;
+		printf("\n%-28s %16s %7s %9s\n", "module", "bytes", "share", "storages");
+		for (size_t i = 0; i < n; i++)
+			printf("%-28s %16" PRIu64 " %6.1f%% %9zu\n", module_text(s, m->by[i].name),
+			       m->by[i].bytes, 100.0 * (double)m->by[i].bytes / total, m->by[i].count);
+		if (n < m->n_by)
+			printf("... %zu more modules\n", m->n_by - n);
+	}
+
 	n = top && top < r->n_entries ? top : r->n_entries;
-	printf("\n%16s %7s %-9s %-6s %8s  %-28s %s\n", "bytes", "share", "kind", "pinned", "line", "op", "handle");
+	printf("\n%16s %7s %-9s %-6s %8s  %-28s %s%s\n", "bytes", "share", "kind", "pinned", "line", "op",
+	       m->op_mod ? "handle      " : "handle", m->op_mod ? "module" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct peak_entry *e = &r->entries[i];
 		uint32_t op = storage_op(s, e->storage);
 		/* (a stopped run also marks the inputs of the op in progress) */
-		printf("%16" PRIu64 " %6.1f%% %-9s %-6s %8u  %-28s %s\n", e->bytes,
+		printf("%16" PRIu64 " %6.1f%% %-9s %-6s %8u  %-28s ", e->bytes,
 		       100.0 * (double)e->bytes / total, storage_kind_name(e->kind),
 		       e->pinned ? "yes" : e->input ? "input" : "-",
-		       s->ops[op].line, op_text(s, op), rs_text_safe(storage_handle(s, e->storage)));
+		       s->ops[op].line, op_text(s, op));
+		if (m->op_mod)
+			printf("%-11s %s\n", rs_text_safe(storage_handle(s, e->storage)),
+			       module_text(s, m->op_mod[op]));
+		else
+			printf("%s\n", rs_text_safe(storage_handle(s, e->storage)));
 	}
 	if (n < r->n_entries)
 		printf("... %zu more storages (--top 0 lists all)\n", r->n_entries - n);
@@ -280,7 +392,7 @@ static void print_body(const struct schedule *s, const struct peak_report *r, si
 
 static void print_table(const struct schedule *s, const char *hname, const char *rname,
 			uint64_t budget, const struct peak_report *r, size_t top,
-			const struct baseline *base, double limit)
+			const struct baseline *base, double limit, const struct peak_modules *m)
 {
 	if (r->stopped)
 		print_stopped_head(s, hname, rname, budget, r, base, limit);
@@ -288,7 +400,7 @@ static void print_table(const struct schedule *s, const char *hname, const char 
 		print_peak_head(s, hname, rname, budget, r);
 	double total = r->stopped ? (double)r->live_bytes : (double)r->peak_bytes;
 	total = total > 0 ? total : 1;
-	print_body(s, r, top, total);
+	print_body(s, r, top, total, m);
 }
 
 /* The replay of cfg again, through the allocator model on an unbounded
@@ -437,21 +549,25 @@ int cmd_peak(int argc, char **argv)
 		return err.status;
 	}
 	const char *logname = strrchr(s->source, '/') ? strrchr(s->source, '/') + 1 : s->source;
+	struct peak_modules mods;
+	modules_find(s, &r, &mods);
 	if (json) {
 		status = print_json(s, logname, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top,
-				    &off, alloc_text, alloc_on ? &dr : NULL);
+				    &off, alloc_text, alloc_on ? &dr : NULL, &mods);
 	} else {
 		print_table(s, h ? h->name : NULL, runtime_kind_name(rk), budget, &r, top, &base,
-			    o.overhead_limit);
+			    o.overhead_limit, &mods);
 		opt_offload_print(&off, stdout);
 		if (alloc_on)
 			printf("device (%s): reserved peak %" PRIu64 " bytes (%.1f MiB), fragmentation at it "
 			       "%" PRIu64 " bytes (reserved minus allocated), allocated peak %" PRIu64
-			       " bytes, %" PRIu64 " segments at most; live-bytes peak %" PRIu64 " bytes\n",
+			       " bytes, at most %" PRIu64 " segment%s; live-bytes peak %" PRIu64 " bytes\n",
 			       alloc_text, dr.reserved_peak, mib(dr.reserved_peak),
 			       dr.fragmentation_at_reserved_peak, dr.allocated_peak, dr.segments_peak,
+			       dr.segments_peak == 1 ? "" : "s",
 			       r.stopped ? r.live_bytes : r.peak_bytes);
 	}
+	modules_free(&mods);
 	opt_offload_free(&off);
 	peak_report_free(&r);
 	schedule_free(s);

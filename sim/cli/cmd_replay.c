@@ -506,7 +506,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 /* One budget's result as a JSON line (docs: README, "With --json"). */
 static void put_json_row(const struct replay_args *a, const struct schedule *s,
 			 const char *logname, const struct baseline *base,
-			 const struct point_result *pr, double ratio, const struct devmem_result *dr)
+			 const struct point_result *pr, double ratio, const struct devmem_result *dr,
+			 const struct point_result *rec)
 {
 	const struct opt_parser *o = &a->o;
 	/* JSON has no infinity: a ratio or overhead over a baseline of 0 is null. */
@@ -557,6 +558,12 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
 		json_object_set_new(j, "d2h_busy_ns", json_integer((json_int_t)r->d2h_busy_ns));
 		json_object_set_new(j, "h2d_busy_ns", json_integer((json_int_t)r->h2d_busy_ns));
 		json_object_set_new(j, "peak_host_memory", cmd_json_u64(r->peak_host_memory));
+	}
+	if (rec) { /* a CPU-timed log with a host link: recompute only, beside it */
+		json_object_set_new(j, "cpu_timed_log", json_true());
+		json_object_set_new(j, "recompute_only_outcome", json_string(outcome_name(rec->run.outcome)));
+		json_object_set_new(j, "recompute_only_overhead", rec->run.outcome == OUTCOME_PASS
+				    ? json_finite(rec->overhead) : json_null());
 	}
 	if (dr) {
 		json_object_set_new(j, "allocator", json_string(a->alloc_text));
@@ -674,9 +681,27 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		fprintf(stderr, "rematsim replay: %s\n", err.msg);
 		*late = err.status;
 	}
+	/* A CPU-timed log with a host link (warned in opt_offload_link): the
+	 * same budget without offload, beside it (issue 44, item 4). */
+	struct point_result rpr;
+	bool rec_only = false;
+	if (a->off.on && a->off.cpu_timed) {
+		struct point_config rc = opt_point(o, i);
+		rc.rt.no_dealloc = a->no_dealloc;
+		rc.rt.proto = &a->rules;
+		if (point_run(s, base, &rc, &rpr, &err)) {
+			if (err.file[0])
+				rs_error_print(&err);
+			else
+				fprintf(stderr, "rematsim replay: %s\n", err.msg);
+			return err.status;
+		}
+		rec_only = true;
+	}
 	double ratio = o->n_ratios ? o->ratios[i] : (double)pr.budget / (double)base->memory;
 	if (a->json)
-		put_json_row(a, s, logname, base, &pr, ratio, a->alloc_on ? &dres : NULL);
+		put_json_row(a, s, logname, base, &pr, ratio, a->alloc_on ? &dres : NULL,
+			     rec_only ? &rpr : NULL);
 	else if (pr.run.outcome == OUTCOME_PASS)
 		printf("%-8.4g %14" PRIu64 " %-6s %20.17g %14" PRId64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10.2f\n",
 		       ratio, pr.budget, outcome_name(pr.run.outcome), pr.overhead, pr.run.remat_compute,
@@ -693,6 +718,15 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		       " ns; host peak %" PRIu64 " bytes\n",
 		       pr.run.offloads, pr.run.bytes_offloaded, pr.run.fetches, pr.run.bytes_fetched,
 		       pr.run.stall_ns, pr.run.d2h_busy_ns, pr.run.h2d_busy_ns, pr.run.peak_host_memory);
+	if (!a->json && rec_only) {
+		char ov[32];
+		if (rpr.run.outcome == OUTCOME_PASS)
+			snprintf(ov, sizeof ov, "%.17g", rpr.overhead);
+		else
+			snprintf(ov, sizeof ov, "-");
+		printf("         recompute only: %s/%s (the log's op times are a CPU's: see the warning)\n",
+		       outcome_name(rpr.run.outcome), ov);
+	}
 	if (!a->json && a->alloc_on) {
 		printf("         device (%s): reserved peak %" PRIu64 ", allocated peak %" PRIu64
 		       ", fragmentation at the reserved peak %" PRIu64 ", segments %" PRIu64 " at most, %" PRIu64

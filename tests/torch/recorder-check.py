@@ -466,10 +466,47 @@ def record_mlp(path):
     x, y = torch.randn(8, 16), torch.randint(4, (8,))
     from rematsim_torch.models import train_step
     train_step(model, opt, x, y, F.cross_entropy)
-    with rematsim_torch.Recorder(path) as rec:
+    with rematsim_torch.Recorder(path, model=model, optimizer=opt) as rec:
         rec.start()
         train_step(model, opt, x, y, F.cross_entropy, rec)
     return rec
+
+
+# ---- a step that updates parameters with no optimizer declared (issue 44,
+# item 5): refused, nothing written; optimizer=() for a stateless update ----
+def _no_optimizer():
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = torch.randn(8, 16), torch.randint(4, (8,))
+    from rematsim_torch.models import train_step
+    train_step(model, opt, x, y, F.cross_entropy)
+    path = os.path.join(OUT, "no-optimizer.log")
+    problems = []
+    try:
+        with rematsim_torch.Recorder(path, model=model) as rec:
+            rec.start(x)
+            train_step(model, opt, x, y, F.cross_entropy, rec)
+        problems.append("a momentum step with no optimizer= was recorded")
+    except rematsim_torch.RecorderError as e:
+        if "optimizer=" not in str(e) or "aten::" not in str(e):
+            problems.append("message: %s" % e)
+    if os.path.exists(path):
+        problems.append("a refused recording left %s" % path)
+    path = os.path.join(OUT, "stateless-update.log")
+    with rematsim_torch.Recorder(path, model=model, optimizer=()) as rec:
+        rec.start(x)
+        loss = F.cross_entropy(model(x), y)
+        rec.backward(loss)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.sub_(0.1 * p.grad)
+    if not os.path.exists(path):
+        problems.append("optimizer=() (a stateless update) was not recorded")
+    report("no optimizer declared: refused; optimizer=() records", problems)
+
+
+_no_optimizer()
 
 
 def without_time(path):

@@ -1,7 +1,7 @@
 """rematsim_torch: record PyTorch training iterations as rematsim op logs.
 
     import rematsim_torch
-    with rematsim_torch.Recorder("model.log.gz") as rec:
+    with rematsim_torch.Recorder("model.log.gz", model=model, optimizer=optimizer) as rec:
         rec.start()                 # the measured iteration begins
         loss = loss_fn(model(x), y)
         rec.backward(loss)          # annotates BACKWARD, runs loss.backward()

@@ -41,10 +41,48 @@ import weakref
 from collections import deque
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten
 
-from .oplog import VERSION, OpLog, OutputError
+# The torch the recorder is written and tested against (issue 44): 1.13
+# (Debian bookworm's python3-torch). Older ones lack the dispatch mode it
+# relies on (1.12's TorchDispatchMode is entered differently): refused at
+# import. Newer ones have it, but ops, schemas and the saved-tensor and
+# fake-tensor internals it leans on have moved: recorded with a warning,
+# which says to check a log's peak against a measured one.
+SUPPORTED_TORCH = (1, 13)
+
+
+def torch_version_problem(version):
+    """What the recorder does with torch `version` (a torch.__version__
+    string): (None, None) on 1.13.x; ("refuse", message) before it;
+    ("warn", message) after it or when the version cannot be read."""
+    parts = str(version).split("+")[0].split(".")
+    try:
+        major, minor = int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or "x")
+    except (ValueError, IndexError):
+        return ("warn", "rematsim_torch: cannot read torch's version %r; the recorder is "
+                "written for torch 1.13: check the peaks it gives" % (version,))
+    if (major, minor) == SUPPORTED_TORCH:
+        return (None, None)
+    if (major, minor) < SUPPORTED_TORCH:
+        return ("refuse", "rematsim_torch needs torch 1.13 (this is torch %s): older ones lack "
+                "the dispatch mode it records with; install torch 1.13 (Debian: "
+                "python3-torch)" % version)
+    return ("warn", "rematsim_torch is written and tested for torch 1.13; this is torch %s: "
+            "it records, but ops and internals it relies on may have changed, so check a "
+            "log's peak against a measured one before trusting it" % version)
+
+
+_KIND, _MESSAGE = torch_version_problem(torch.__version__)
+if _KIND == "refuse":
+    raise ImportError(_MESSAGE)
+if _KIND == "warn":
+    import warnings
+    warnings.warn(_MESSAGE, RuntimeWarning, stacklevel=2)
+
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+from torch.utils._pytree import tree_flatten  # noqa: E402
+
+from .oplog import VERSION, OpLog, OutputError  # noqa: E402
 
 # Ops whose schema (torch 1.13) does not mark an argument they write: the
 # batch-norm kernels update running_mean and running_var in place when
@@ -293,7 +331,7 @@ class Recorder:
             yield from m.parameters()
             yield from m.buffers()
         opt = self._optimizer
-        if opt is not None:
+        if opt is not None and not (isinstance(opt, tuple) and not opt):  # () : none
             for group in opt.param_groups:
                 yield from group["params"]
             for group in opt.param_groups:
@@ -628,6 +666,20 @@ class Recorder:
         schema = func._schema
         targs = [(t, w) for t, w in self._args(schema, args, kwargs) if self._on_device(t)]
         meta_only = schema.name in METADATA_INPLACE
+        if self._in_backward and self._optimizer is None and not meta_only:
+            for t, w in targs:
+                if w and isinstance(t, torch.nn.Parameter):
+                    # An optimizer step with no optimizer declared (issue
+                    # 44, item 5): its state (momentum, Adam's moments)
+                    # lived before START but was never declared, so the
+                    # log's peak would be low by its size.
+                    raise RecorderError(
+                        "%s writes a parameter in place after BACKWARD (an optimizer "
+                        "step), but the Recorder was given no optimizer=: the "
+                        "optimizer's state, held from before START, would be missing "
+                        "and the peak low; pass Recorder(..., model=MODEL, "
+                        "optimizer=OPTIMIZER) (a hand-written update with no state: "
+                        "optimizer=() says so)" % schema.name, 65)
         before = {id(t): self._storage_key(t) for t, w in targs if w}
 
         if (self._unpacked is not None and schema.name == "aten::detach"
