@@ -432,11 +432,21 @@ int planner_replay(const struct planner *pl, const struct schedule *s, const str
 		   struct profile *p, const struct planner_args *a, bool check,
 		   struct planner_plan *plan, struct plan_result *res, struct rs_error *err)
 {
+	return planner_replay_observed(pl, s, b, p, a, check, NULL, NULL, plan, res, err);
+}
+
+int planner_replay_observed(const struct planner *pl, const struct schedule *s,
+			    const struct baseline *b, struct profile *p,
+			    const struct planner_args *a, bool check,
+			    void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			    struct planner_plan *plan, struct plan_result *res, struct rs_error *err)
+{
 	if (planner_plan(pl, p, a, plan, err))
 		return -1;
 	int rc = plan->kind == PLAN_SPLITS
-			 ? plan_replay(s, b, plan->split.splits, plan->split.n_splits, check, res, err)
-			 : plan_replay_steps(s, b, &plan->steps, check, res, err);
+			 ? plan_replay_observed(s, b, plan->split.splits, plan->split.n_splits, check,
+						observe, ctx, res, err)
+			 : plan_replay_steps_observed(s, b, &plan->steps, check, observe, ctx, res, err);
 	if (!rc && plan->kind == PLAN_STEPS) {
 		/* The schedule's model and the runtime must agree to the byte and
 		 * the nanosecond: a difference is a bug in one of them. */

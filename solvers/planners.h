@@ -121,6 +121,13 @@ int planner_plan(const struct planner *pl, struct profile *p, const struct plann
 int planner_replay(const struct planner *pl, const struct schedule *s, const struct baseline *b,
 		   struct profile *p, const struct planner_args *a, bool check,
 		   struct planner_plan *plan, struct plan_result *res, struct rs_error *err);
+/** planner_replay, calling observe (borrows ctx; NULL: none) for each
+ * event of the plan's replay (the allocator's follower: devmem.h). */
+int planner_replay_observed(const struct planner *pl, const struct schedule *s,
+			    const struct baseline *b, struct profile *p,
+			    const struct planner_args *a, bool check,
+			    void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			    struct planner_plan *plan, struct plan_result *res, struct rs_error *err);
 
 struct planner_fit_try {
 	uint64_t param, peak;

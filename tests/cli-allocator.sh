@@ -94,4 +94,31 @@ j=$("$R" info --json g.log --allocator pytorch:max_split_size_mb:20)
 case "$j" in *'"allocator":"pytorch:max_split_size_mb:20"'*) ok "info --allocator CONF" ;; *) no "info --allocator CONF: $j" ;; esac
 bad 64 "info --allocator with an unknown setting" "unknown setting" "$R" info --allocator pytorch:foo:1 "$L"
 bad 64 "check has no --allocator" "unknown option" "$R" check --allocator pytorch "$L"
+
+# solve --allocator: a planner's replay through the model. The plan of no
+# checkpoints replays the baseline's memory, so its reserved peak is
+# info's (two paths to one number); a plan's own numbers do not move.
+T=$(cd "$(dirname "$0")/../logs" && pwd)/transformer-cpu.log.gz
+ir=$(field "$("$R" info --json "$T")" reserved_peak)
+j=$("$R" solve "$T" --planner none --allocator pytorch --json)
+[ -n "$ir" ] && [ "$(field "$j" reserved_peak)" = "$ir" ] &&
+	ok "solve --planner none --allocator: reserved peak $ir, info's" || no "solve none: $j (info: $ir)"
+plain=$("$R" solve "$T" --planner dp -k 4 --replay --json)
+j=$("$R" solve "$T" --planner dp -k 4 --allocator pytorch --json)
+case "$plain" in *reserved_peak*) no "solve without --allocator has a reserved peak" ;;
+*) ok "solve without --allocator: no device keys" ;; esac
+[ "$(field "$j" peak_memory)" = "$(field "$plain" peak_memory)" ] &&
+	[ "$(field "$j" allocated_peak)" -ge "$(field "$j" peak_memory)" ] &&
+	[ "$(field "$j" reserved_peak)" -ge "$(field "$j" allocated_peak)" ] &&
+	ok "solve dp -k 4 --allocator: the plan's peak unchanged, reserved >= allocated >= live" ||
+	no "solve dp --allocator: $j / $plain"
+if "$R" solve "$(dirname "$L")/ilp-choice.log" --planner ilp --budget 300 >/dev/null 2>&1; then
+	out=$("$R" solve "$(dirname "$L")/ilp-choice.log" --planner ilp --budget 300 --allocator pytorch)
+	# every storage of this log is under 512 bytes: one 2 MiB small-pool segment
+	case "$out" in *"device (pytorch): reserved peak 2097152 bytes"*"at most 1 segment"*)
+		ok "solve --planner ilp --allocator: an explicit schedule's device line" ;;
+	*) no "solve ilp --allocator: $out" ;; esac
+fi
+bad 64 "solve --modules --allocator" "module plans and --splits" "$R" solve "$T" --planner dp -k 2 --modules --allocator pytorch
+bad 64 "solve --allocator with an unknown setting" "unknown setting" "$R" solve "$T" --planner dp -k 2 --allocator pytorch:foo:1
 exit $fail

@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "cmd_opts.h"
+#include "devmem.h"
 #include "ilp.h"
 #include "plan.h"
 #include "planners.h"
@@ -99,6 +100,11 @@ static const char help_tail[] =
 	"                        (default: the fast mode, the same largest chunk)\n"
 	"  --replay              replay the plan on the log: peak memory, compute\n"
 	"                        overhead, rematerializations\n"
+	"  --allocator pytorch[:CONF]  also put the plan's replay through the model\n"
+	"                        of PyTorch's CUDA caching allocator (implies\n"
+	"                        --replay; CONF in PYTORCH_CUDA_ALLOC_CONF syntax):\n"
+	"                        reserved peak, fragmentation, segments\n"
+	"                        (docs/allocator.md; not with --modules, --splits)\n"
 	"  --modules             split only at module boundaries (a log with module\n"
 	"                        calls, ANNOTATE ENTER/EXIT, as rematsim_torch records\n"
 	"                        with model=): the planner splits the activations\n"
@@ -271,10 +277,35 @@ static json_t *op_json(const struct schedule *s, const struct profile *p, uint32
 	return json_pack("{s:s, s:I}", "op", schedule_str(s, op->name), "line", (json_int_t)op->line);
 }
 
+/* --allocator: the plan's replay through the allocator model, as keys of
+ * the replay's JSON object and as one text line (dev NULL: none asked). */
+static void put_device_json(json_t *j, const char *alloc_text, const struct devmem_result *dev)
+{
+	if (!dev)
+		return;
+	json_object_set_new(j, "allocator", json_string(alloc_text));
+	json_object_set_new(j, "reserved_peak", json_integer((json_int_t)dev->reserved_peak));
+	json_object_set_new(j, "allocated_peak", json_integer((json_int_t)dev->allocated_peak));
+	json_object_set_new(j, "fragmentation_at_reserved_peak",
+			    json_integer((json_int_t)dev->fragmentation_at_reserved_peak));
+	json_object_set_new(j, "segments_peak", json_integer((json_int_t)dev->segments_peak));
+}
+
+static void put_device_text(const char *alloc_text, const struct devmem_result *dev)
+{
+	if (!dev)
+		return;
+	printf("device (%s): reserved peak %" PRIu64 " bytes, fragmentation at it %" PRIu64
+	       " bytes (reserved minus allocated), allocated peak %" PRIu64 " bytes, at most %" PRIu64
+	       " segment%s\n", alloc_text, dev->reserved_peak, dev->fragmentation_at_reserved_peak,
+	       dev->allocated_peak, dev->segments_peak, dev->segments_peak == 1 ? "" : "s");
+}
+
 static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			     const struct profile *p, const struct planner_args *a,
 			     const struct planner_plan *plan, const struct baseline *base,
-			     const struct plan_result *res)
+			     const struct plan_result *res,
+			     const char *alloc_text, const struct devmem_result *dev)
 {
 	const struct steps_cost *c = &plan->cost;
 	const struct ilp_result *r = &plan->ilp;
@@ -363,6 +394,7 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		"evictions", (json_int_t)res->run.evictions,
 		"remats", (json_int_t)res->run.remats);
 	json_object_set_new(rp, "wall_ms", json_real(res->wall_ms));
+	put_device_json(rp, alloc_text, dev);
 	json_object_set_new(o, "replay", rp);
 	print_json(o);
 }
@@ -370,7 +402,8 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			     const struct profile *p, const struct planner_args *a,
 			     const struct planner_plan *plan, const struct baseline *base,
-			     const struct plan_result *res)
+			     const struct plan_result *res,
+			     const char *alloc_text, const struct devmem_result *dev)
 {
 	const struct steps_cost *c = &plan->cost;
 	const struct ilp_result *r = &plan->ilp;
@@ -430,6 +463,7 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 	       PRIu64 " evictions: the schedule's own numbers\n",
 	       outcome_name(res->run.outcome), runtime_kind_name(res->runtime),
 	       res->run.peak_memory, res->overhead, res->run.remats, res->run.evictions);
+	put_device_text(alloc_text, dev);
 	if (!c->remats) {
 		printf("recomputations: none\n");
 		return;
@@ -476,6 +510,9 @@ struct solve_args {
 	long depth;          /* --depth N, -1 without */
 	const char *within;  /* --within NAME */
 	bool min_peak;       /* --min-peak */
+	bool alloc_on;       /* --allocator: the plan's replay through the model */
+	struct alloc_config alloc;
+	char alloc_text[256];
 	bool exact, replay, check, json;
 	bool modules;       /* --modules: solve_modules (cmd_solve_modules.c) */
 	const char *splits; /* --splits: likewise */
@@ -579,6 +616,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{"depth", required_argument, NULL, 'D'},
 		{"within", required_argument, NULL, 'W'},
 		{"min-peak", no_argument, NULL, 'M'},
+		{"allocator", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -647,6 +685,16 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		case 'L': a->lns = true; a->have_ilp_opt = true; break;
 		case 'e': a->exact = true; break;
 		case 'r': a->replay = true; break;
+		case 'Y': {
+			char why[512];
+			if (alloc_spec_parse(&a->alloc, optarg, why, sizeof why)) {
+				fprintf(stderr, "rematsim solve: --allocator '%s': %s\n", optarg, why);
+				return EXIT_USAGE;
+			}
+			a->alloc_on = true;
+			snprintf(a->alloc_text, sizeof a->alloc_text, "%s", optarg);
+			break;
+		}
 		case 'c': a->check = true; break;
 		case 's': a->ropt.from_start = true; break;
 		case 'j': a->json = true; break;
@@ -680,7 +728,7 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 	if (a->sizes) {
 		if (optind != argc || a->pname || a->have_seg || a->have_budget || a->replay ||
 		    a->check || a->have_snap || a->have_ilp_opt || a->have_rounds || a->o.has_seed ||
-		    a->modules || a->splits) {
+		    a->modules || a->splits || a->alloc_on) {
 			fprintf(stderr, "rematsim solve: --sizes takes only -k, --exact and --json\n");
 			return EXIT_USAGE;
 		}
@@ -706,6 +754,14 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 				"or --splits with it\n");
 		return EXIT_USAGE;
 	}
+	if (a->alloc_on && (a->modules || a->splits)) {
+		fprintf(stderr, "rematsim solve: --allocator replays a planner's plan through the "
+				"allocator model; module plans and --splits (wrapped segments "
+				"recomputed whole) do not take it yet: give --planner P\n");
+		return EXIT_USAGE;
+	}
+	if (a->alloc_on)
+		a->replay = true; /* the model follows the plan's replay */
 	if (a->min_peak && !a->pname)
 		a->pname = "dp";
 	if (a->min_peak)
@@ -749,6 +805,8 @@ struct solve_result {
 	struct planner_args args;
 	struct planner_plan plan;
 	struct plan_result res;  /* --replay */
+	bool has_device;         /* --allocator: the replay through the model */
+	struct devmem_result device;
 	uint64_t chunk;          /* the largest chunk the plan predicts */
 };
 
@@ -810,8 +868,20 @@ static int solve_log(const struct solve_args *a, const struct schedule *s, struc
 		.deadline = a->time_limit > 0 ? solve_t0 + 0.96 * a->time_limit - 0.02 : 0,
 	};
 	if (a->replay) {
-		if (planner_replay(pl, s, &r->base, &r->p, &r->args, a->check, &r->plan, &r->res,
-				   err))
+		/* --allocator: the same replay, its every allocation and free also
+		 * through the model of PyTorch's caching allocator (devmem.h) */
+		struct devmem *dm = a->alloc_on ? devmem_new(s, &a->alloc, UINT64_MAX) : NULL;
+		int rc = planner_replay_observed(pl, s, &r->base, &r->p, &r->args, a->check,
+						 dm ? devmem_on_event : NULL, dm, &r->plan, &r->res,
+						 err);
+		if (dm) {
+			devmem_result(dm, &r->device);
+			devmem_free(dm);
+			if (!rc && r->device.broken)
+				rs_bug("solve --allocator: the allocator's follower lost the plan's memory");
+			r->has_device = !rc;
+		}
+		if (rc)
 			return -1;
 	} else if (planner_plan(pl, &r->p, &r->args, &r->plan, err)) {
 		return -1;
@@ -893,6 +963,7 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 			"evictions", (json_int_t)res->run.evictions,
 			"remats", (json_int_t)res->run.remats);
 		json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
+		put_device_json(j, a->alloc_text, r->has_device ? &r->device : NULL);
 		json_object_set_new(o, "replay", j);
 	}
 	if (r->fit)
@@ -968,6 +1039,7 @@ static void put_text(const struct solve_args *a, const struct schedule *s,
 		       " evictions\n",
 		       outcome_name(res->run.outcome), res->run.peak_memory, res->ratio, r->base.memory,
 		       res->overhead, res->run.remats, res->run.remat_compute, res->run.evictions);
+		put_device_text(a->alloc_text, r->has_device ? &r->device : NULL);
 	}
 }
 
@@ -1054,9 +1126,11 @@ int cmd_solve(int argc, char **argv)
 			fprintf(stderr, "rematsim solve: %s\n", err.msg);
 		status = err.status;
 	} else if (r.plan.kind == PLAN_STEPS && a->json) {
-		print_steps_json(s, a->pl, &r.p, &r.args, &r.plan, &r.base, &r.res);
+		print_steps_json(s, a->pl, &r.p, &r.args, &r.plan, &r.base, &r.res, a->alloc_text,
+				 r.has_device ? &r.device : NULL);
 	} else if (r.plan.kind == PLAN_STEPS) {
-		print_steps_text(s, a->pl, &r.p, &r.args, &r.plan, &r.base, &r.res);
+		print_steps_text(s, a->pl, &r.p, &r.args, &r.plan, &r.base, &r.res, a->alloc_text,
+				 r.has_device ? &r.device : NULL);
 	} else if (a->json) {
 		put_json(a, s, &r);
 	} else {

@@ -484,7 +484,15 @@ struct steps_run {
 	const uint32_t *act_off;
 	const uint32_t *after;
 	const uint32_t *after_off;
+	void (*observe)(void *ctx, const struct runtime_event *ev); /* NULL: none */
+	void *observe_ctx;
 };
+
+static void steps_event(void *ctx, const struct runtime_event *ev)
+{
+	const struct steps_run *sr = ctx;
+	sr->observe(sr->observe_ctx, ev);
+}
 
 static size_t steps_before(void *ctx, size_t i, const struct runtime_action **list)
 {
@@ -517,6 +525,14 @@ static uint32_t owned(const struct schedule *s, uint32_t op, uint32_t *out)
 int plan_replay_steps(const struct schedule *s, const struct baseline *b,
 		      const struct plan_steps *ps, bool check, struct plan_result *out,
 		      struct rs_error *err)
+{
+	return plan_replay_steps_observed(s, b, ps, check, NULL, NULL, out, err);
+}
+
+int plan_replay_steps_observed(const struct schedule *s, const struct baseline *b,
+			       const struct plan_steps *ps, bool check,
+			       void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			       struct plan_result *out, struct rs_error *err)
 {
 	memset(out, 0, sizeof *out);
 	const size_t T = ps->n_nodes;
@@ -614,13 +630,14 @@ int plan_replay_steps(const struct schedule *s, const struct baseline *b,
 	free(cmd_of);
 
 	double t0 = now_seconds();
-	struct steps_run sr = {act, act_off, after, after_off};
+	struct steps_run sr = {act, act_off, after, after_off, observe, ctx};
 	struct runtime_config cfg = {
 		.runtime = RUNTIME_V2,
 		.heuristic = NULL,
 		.budget = UINT64_MAX / 2,
 		.remat_limit = INFINITY,
 		.check = check,
+		.on_event = observe ? steps_event : NULL,
 		.before = steps_before,
 		.evict_after = steps_after,
 		.ctx = &sr,

@@ -111,6 +111,11 @@ void plan_steps_free(struct plan_steps *ps);
 int plan_replay_steps(const struct schedule *s, const struct baseline *b,
 		      const struct plan_steps *ps, bool check, struct plan_result *out,
 		      struct rs_error *err);
+/** plan_replay_steps, calling observe (borrows ctx) for each runtime event. */
+int plan_replay_steps_observed(const struct schedule *s, const struct baseline *b,
+			       const struct plan_steps *ps, bool check,
+			       void (*observe)(void *ctx, const struct runtime_event *ev), void *ctx,
+			       struct plan_result *out, struct rs_error *err);
 
 /**
  * A plan as a program applies it with checkpoint wrappers (`solve
