@@ -781,14 +781,9 @@ static int read_settings(struct walk *w, struct experiment *e, yaml_node_t **v,
 	if (v[K_ALLOCATOR]) {
 		if (want_string(w, v[K_ALLOCATOR], "allocator", &e->alloc_text))
 			return -1;
-		const char *t = e->alloc_text;
 		char why[512];
-		alloc_config_default(&e->alloc);
-		if (strncmp(t, "pytorch", 7) || (t[7] && t[7] != ':'))
-			return node_error(w, v[K_ALLOCATOR], "'allocator': '%s': the allocator modelled "
-					  "is pytorch (pytorch or pytorch:CONF)", t);
-		if (t[7] && alloc_config_parse(&e->alloc, t + 8, why, sizeof why))
-			return node_error(w, v[K_ALLOCATOR], "'allocator': '%s': %s", t, why);
+		if (alloc_spec_parse(&e->alloc, e->alloc_text, why, sizeof why))
+			return node_error(w, v[K_ALLOCATOR], "'allocator': '%s': %s", e->alloc_text, why);
 		e->alloc_columns = true;
 	}
 	if (v[K_DEVICE_MEMORY]) {
