@@ -121,4 +121,76 @@ if "$R" solve "$(dirname "$L")/ilp-choice.log" --planner ilp --budget 300 >/dev/
 fi
 bad 64 "solve --modules --allocator" "module plans and --splits" "$R" solve "$T" --planner dp -k 2 --modules --allocator pytorch
 bad 64 "solve --allocator with an unknown setting" "unknown setting" "$R" solve "$T" --planner dp -k 2 --allocator pytorch:foo:1
+
+# sweep with `allocator:` (docs/experiments.md): every heuristic row gains
+# the model's columns, equal to replay --allocator --json's for the same
+# point; resumed, merged from shards, csv and plot read them; without the
+# key the files are as they were; a bad setting is refused at its line.
+cat >a.yaml <<EOF
+experiment: alloctest
+models:
+  - {name: chain, log: $L}
+  - {name: g, log: g.log}
+series:
+  - {name: dtr, heuristic: DTR}
+  - {name: lru, heuristic: LRU}
+allocator: "pytorch:expandable_segments:True"
+device_memory: 200MB
+ratios: [0.3, 0.6, 1.0]
+EOF
+sed '/^allocator\|^device_memory/d' a.yaml >plain.yaml
+"$R" sweep a.yaml --out sa --jobs 2 --quiet --format tsv,csv && "$R" sweep plain.yaml --out sp --quiet ||
+	no "allocator sweeps"
+head=$(grep -v '^#' sa/points.tsv | head -1)
+[ "$head" = "$(grep -v '^#' sp/points.tsv | head -1 | sed 's/	stopped_clock$//')	reserved_peak	device_allocated_peak	fragmentation	segments_peak	device_allocs	device_oom	stopped_clock" ] &&
+	ok "allocator columns before stopped_clock" || no "allocator columns: $head"
+grep -q '^# allocator: pytorch:expandable_segments:True$' sa/points.tsv && grep -q '^# device_memory: 200000000$' sa/points.tsv &&
+	ok "the allocator in the header" || no "allocator header"
+cmp -s sa/models.tsv sp/models.tsv && ok "models.tsv as without the key" || no "models.tsv differs"
+[ "$(grep '^# config_hash' sa/points.tsv)" != "$(grep '^# config_hash' sp/points.tsv)" ] &&
+	ok "the config hash covers the allocator" || no "same config hash with and without the allocator"
+rows=0 same=0
+for row in $(grep -v '^#' sa/points.tsv | tail -n +2 | awk -F'\t' '{print $1 "," $2 "," $7 "," $20 "," $21 "," $22 "," $23 "," $24 "," $25 "," $8}'); do
+	IFS=, read -r m h b rp ap fr sg da oom out <<X
+$row
+X
+	[ "$m" = chain ] && log=$L || log=g.log
+	j=$("$R" replay "$log" --heuristic "$h" --budget "$b" --allocator pytorch:expandable_segments:True \
+		--device-memory 200MB --json)
+	rows=$((rows + 1))
+	dev=$(printf '%s\n' "$j" | sed -n 's/.*"device_outcome":"\([a-z]*\)".*/\1/p')
+	o=$(printf '%s\n' "$j" | sed -n 's/.*"outcome":"\([a-z]*\)".*/\1/p')
+	if [ "$dev" = oom ]; then want=yes; else want=no; fi
+	[ "$(field "$j" reserved_peak)" = "$rp" ] && [ "$(field "$j" device_allocated_peak)" = "$ap" ] &&
+		[ "$(field "$j" fragmentation_at_reserved_peak)" = "$fr" ] && [ "$(field "$j" segments_peak)" = "$sg" ] &&
+		[ "$(field "$j" device_allocs)" = "$da" ] && [ "$o" = "$out" ] && [ "$oom" = "$want" ] &&
+		same=$((same + 1))
+done
+[ "$rows" -eq 12 ] && [ "$same" -eq 12 ] && ok "sweep rows equal replay --allocator --json ($same of $rows)" ||
+	no "sweep rows against replay: $same of $rows"
+n=$(awk -F'\t' '!/^#/ && $25 == "yes"' sa/points.tsv | wc -l)
+[ "$n" -gt 0 ] && [ "$n" -lt 12 ] && ok "device_memory fails some rows ($n)" || no "device_oom rows: $n"
+[ "$(grep -v '^#' sa/points.csv | head -1 | tr , '\t')" = "$head" ] && [ "$(grep -vc '^#' sa/points.csv)" -eq 13 ] &&
+	ok "points.csv has the allocator columns" || no "points.csv: $(head -c 300 sa/points.csv)"
+cp sa/points.tsv before.tsv
+"$R" sweep a.yaml --out sa --jobs 2 --quiet --format tsv,csv && cmp -s before.tsv sa/points.tsv && ok "allocator sweep resumed: nothing rerun" ||
+	no "resume of an allocator sweep"
+body() { grep -v '^# \(command\|shard\)' "$1" | awk -F'\t' 'BEGIN{OFS="\t"} NF > 1 {$17 = "-"} {print}'; }
+"$R" sweep a.yaml --out s1 --shard 1/2 --quiet && "$R" sweep a.yaml --out s2 --shard 2/2 --quiet &&
+	"$R" merge s1 s2 --out m >/dev/null || no "allocator shards and merge"
+[ "$(body m/points.tsv)" = "$(body sa/points.tsv)" ] && ok "merged allocator shards: the same rows" ||
+	no "merged allocator shards differ"
+if command -v gnuplot >/dev/null 2>&1; then
+	expect_status 0 "plot reads an allocator sweep" "$R" plot sa
+fi
+printf 'experiment: x\nmodels: [{name: m, log: %s}]\nheuristics: [DTR]\nratios: [1]\nallocator: "pytorch:foo:1"\n' \
+	"$L" >bad.yaml
+bad 65 "sweep with an unknown allocator setting" "bad.yaml:5:12: 'allocator': 'pytorch:foo:1'" \
+	"$R" sweep bad.yaml --out bad
+[ ! -e bad/points.tsv ] && ok "nothing written for a bad allocator" || no "bad allocator left points.tsv"
+sed -i 's/pytorch:foo:1/tensorflow/' bad.yaml
+bad 65 "sweep with another allocator" "bad.yaml:5:12: 'allocator': 'tensorflow': the allocator modelled is pytorch" \
+	"$R" sweep bad.yaml --out bad
+sed -i 's/^allocator.*/device_memory: 80GB/' bad.yaml
+bad 65 "device_memory without an allocator" "bad.yaml:5:16: 'device_memory' needs" "$R" sweep bad.yaml --out bad
 exit $fail

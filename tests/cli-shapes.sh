@@ -2,7 +2,7 @@
 # cli-shapes.sh REMATSIM: a sweep never writes what its own readers
 # refuse (issue 40, H2). Every shape of experiment a sweep can write
 # (recorded and generated models, ratios and budget formulas, heuristics
-# and series, an offloading series, planners, the ILP with gap:, the
+# and series, an offloading series, the allocator model's columns, planners, the ILP with gap:, the
 # heuristics at the plans' peaks) is swept, then read back by plot's
 # reader, merged from two shards (equal to the unsharded rows, wall_ms
 # aside) and resumed (nothing to run, the rows kept). Before: a planner's
@@ -50,6 +50,9 @@ for models in log gen both; do
 						echo "series:"
 						echo "  - {name: plain, heuristic: DTR}"
 						echo "  - {name: off, heuristic: LRU, offload_bandwidth: 25GB/s}"
+						# the allocator model's columns too (docs/allocator.md),
+						# except on the recorded log's shapes
+						[ $models != log ] && echo "allocator: pytorch:max_split_size_mb:20"
 					fi
 					case $plans in
 					plans) echo "planners: {dp: {k: [1, 2]}, sqrtn: {}, revolve: {snapshots: [2]}}" ;;

@@ -260,12 +260,12 @@ static int want_list(struct walk *w, yaml_node_t *n, const char *key)
 enum top_key {
 	K_EXPERIMENT, K_MODELS, K_MANIFEST, K_HEURISTICS, K_SERIES, K_RUNTIME,
 	K_RATIOS, K_BUDGETS, K_OVERHEAD_LIMIT, K_TRIALS, K_SEED, K_NO_DEALLOC,
-	K_PLANNERS, K_YRANGE, K_AT_PLAN_PEAKS, K_GAP, K_TOP_COUNT
+	K_PLANNERS, K_YRANGE, K_AT_PLAN_PEAKS, K_GAP, K_ALLOCATOR, K_DEVICE_MEMORY, K_TOP_COUNT
 };
 static const char *const top_keys[K_TOP_COUNT] = {
 	"experiment", "models", "manifest", "heuristics", "series", "runtime",
 	"ratios", "budgets", "overhead_limit", "trials", "seed", "no_dealloc",
-	"planners", "yrange", "heuristics_at_plan_peaks", "gap",
+	"planners", "yrange", "heuristics_at_plan_peaks", "gap", "allocator", "device_memory",
 };
 
 enum model_key { M_NAME, M_LOG, M_TITLE, M_DESC, M_HAS_START, M_COUNT };
@@ -772,6 +772,28 @@ static int read_settings(struct walk *w, struct experiment *e, yaml_node_t **v,
 					  "'yrange' must be [LOW, HIGH], finite, LOW < HIGH");
 		e->yrange[0] = yr[0];
 		e->yrange[1] = yr[1];
+	}
+
+	/* The allocator model under every heuristic point (docs/allocator.md):
+	 * 'allocator: pytorch[:CONF]', CONF in PYTORCH_CUDA_ALLOC_CONF syntax,
+	 * and the device's size, 'device_memory'. */
+	e->device_memory = UINT64_MAX;
+	if (v[K_ALLOCATOR]) {
+		if (want_string(w, v[K_ALLOCATOR], "allocator", &e->alloc_text))
+			return -1;
+		char why[512];
+		if (alloc_spec_parse(&e->alloc, e->alloc_text, why, sizeof why))
+			return node_error(w, v[K_ALLOCATOR], "'allocator': '%s': %s", e->alloc_text, why);
+		e->alloc_columns = true;
+	}
+	if (v[K_DEVICE_MEMORY]) {
+		if (!e->alloc_columns)
+			return node_error(w, v[K_DEVICE_MEMORY], "'device_memory' needs 'allocator: "
+					  "pytorch[:CONF]'");
+		if (want_u64(w, v[K_DEVICE_MEMORY], "device_memory", &e->device_memory))
+			return -1;
+		if (!e->device_memory)
+			return node_error(w, v[K_DEVICE_MEMORY], "'device_memory' must be above 0");
 	}
 
 	/* gap.tsv (gap.h) and its optimum: how results are tabulated, not
@@ -1303,6 +1325,12 @@ int experiment_load(struct experiment *e, unsigned jobs, struct rs_error *err)
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->seed);
 	hash_str(&h, buf);
 	/* Only when asked for: other experiments keep their hash. */
+	if (e->alloc_columns) {
+		hash_str(&h, "allocator");
+		hash_str(&h, e->alloc_text);
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->device_memory);
+		hash_str(&h, buf);
+	}
 	if (e->at_plan_peaks)
 		hash_str(&h, "heuristics_at_plan_peaks");
 	/* Planners only where there are some: older experiments keep their hash. */
@@ -1364,6 +1392,7 @@ void experiment_free(struct experiment *e)
 	free(e->model_budgets);
 	free(e->name);
 	free(e->gap);
+	free(e->alloc_text);
 	free(e->file);
 	free(e);
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "hash.h"
 #include "results.h"
 #include "formula.h"
@@ -91,6 +92,12 @@ struct experiment {
 				 with a host link (results.h) */
 	bool ilp_columns;  /* points.tsv has the solver columns (POINTS_ILP_COLUMNS):
 			      an experiment with an ILP planner */
+	bool alloc_columns; /* `allocator:` (docs/allocator.md): every heuristic
+			       point also runs through the allocator model, and
+			       points.tsv has POINTS_ALLOC_COLUMNS */
+	char *alloc_text;   /* the `allocator:` text as given (pytorch[:CONF]) */
+	struct alloc_config alloc;
+	uint64_t device_memory; /* `device_memory:`; UINT64_MAX: unbounded */
 	double overhead_limit;
 	bool at_plan_peaks; /* `heuristics_at_plan_peaks`: every series also at
 			       each plan's replayed peak (its budget) */

@@ -262,6 +262,9 @@ int points_read(const char *path, bool missing_ok, struct points_table *t,
 			t->offload_columns =
 				ok && !strncmp(rest, POINTS_OFFLOAD_COLUMNS, strlen(POINTS_OFFLOAD_COLUMNS));
 			rest += t->offload_columns ? strlen(POINTS_OFFLOAD_COLUMNS) : 0;
+			t->alloc_columns =
+				ok && !strncmp(rest, POINTS_ALLOC_COLUMNS, strlen(POINTS_ALLOC_COLUMNS));
+			rest += t->alloc_columns ? strlen(POINTS_ALLOC_COLUMNS) : 0;
 			t->ilp_columns = ok && !strncmp(rest, POINTS_ILP_COLUMNS, strlen(POINTS_ILP_COLUMNS));
 			rest += t->ilp_columns ? strlen(POINTS_ILP_COLUMNS) : 0;
 			t->stop_column = ok && !strcmp(rest, POINTS_STOP_COLUMNS);
@@ -327,6 +330,8 @@ void points_write(FILE *f, const struct points_table *t)
 		fputs(POINTS_GEN_COLUMNS, f);
 	if (t->offload_columns)
 		fputs(POINTS_OFFLOAD_COLUMNS, f);
+	if (t->alloc_columns)
+		fputs(POINTS_ALLOC_COLUMNS, f);
 	if (t->ilp_columns)
 		fputs(POINTS_ILP_COLUMNS, f);
 	if (t->stop_column)

@@ -93,6 +93,26 @@ enum points_offload_col {
 };
 
 /*
+ * Experiments with `allocator:` (docs/allocator.md) add these after the
+ * offload columns (before the ILP ones): what the allocator model saw
+ * under the row's replay (devmem.h): the reserved peak, the allocated
+ * (rounded) peak, reserved minus allocated at the reserved peak, the most
+ * segments held, the device allocations (cudaMalloc) made, and
+ * `device_oom`, yes where the allocator could not reserve within
+ * `device_memory` (the replay stops there: outcome oom), else no. A
+ * planner's row has `-` in each (plans do not replay through the model).
+ */
+#define POINTS_ALLOC_COLUMNS \
+	"\treserved_peak\tdevice_allocated_peak\tfragmentation\tsegments_peak\tdevice_allocs" \
+	"\tdevice_oom"
+#define PC_ALLOC_COUNT 6
+/* Offsets from the first allocator column (points_alloc_col). */
+enum points_alloc_col {
+	PA_RESERVED_PEAK, PA_ALLOCATED_PEAK, PA_FRAGMENTATION, PA_SEGMENTS_PEAK, PA_DEVICE_ALLOCS,
+	PA_DEVICE_OOM
+};
+
+/*
  * The last column of every points file written since issue 44:
  * `stopped_clock`, the simulated clock where a run that did not pass
  * stopped (an ILP row that ran nothing: `-`), `-` on a passing row. Such
@@ -136,15 +156,21 @@ struct points_table {
 	size_t n_rows;     /* rows present */
 	bool gen_columns;  /* rows end with POINTS_GEN_COLUMNS' fields */
 	bool offload_columns; /* then with POINTS_OFFLOAD_COLUMNS' fields */
+	bool alloc_columns; /* then POINTS_ALLOC_COLUMNS' */
 	bool ilp_columns;  /* ... then POINTS_ILP_COLUMNS' */
 	bool stop_column;  /* ... then POINTS_STOP_COLUMNS (always, once read) */
 };
 
-/** The first ILP column of t's rows (after the gen and offload ones). */
-static inline size_t points_ilp_col(const struct points_table *t)
+/** The first allocator column of t's rows (after the gen and offload ones). */
+static inline size_t points_alloc_col(const struct points_table *t)
 {
 	return PC_COUNT + (t->gen_columns ? PC_GEN_COUNT : 0) +
 	       (t->offload_columns ? PC_OFFLOAD_COUNT : 0);
+}
+/** The first ILP column of t's rows (after the gen, offload and allocator ones). */
+static inline size_t points_ilp_col(const struct points_table *t)
+{
+	return points_alloc_col(t) + (t->alloc_columns ? PC_ALLOC_COUNT : 0);
 }
 /** All the columns of t's rows. */
 static inline size_t points_columns(const struct points_table *t)
@@ -153,7 +179,8 @@ static inline size_t points_columns(const struct points_table *t)
 	       (t->stop_column ? PC_STOP_COUNT : 0);
 }
 /** The most columns a points row has. */
-#define PC_MAX_COLUMNS (PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ILP_COUNT + PC_STOP_COUNT)
+#define PC_MAX_COLUMNS \
+	(PC_COUNT + PC_GEN_COUNT + PC_OFFLOAD_COUNT + PC_ALLOC_COUNT + PC_ILP_COUNT + PC_STOP_COUNT)
 
 /** The value of the first header `key`, or NULL. */
 const char *points_header(const struct points_table *t, const char *key);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "devmem.h"
 #include "config.h"
 #include "gap.h"
 #include "heuristics.h"
@@ -121,6 +122,23 @@ static void put_offload_columns(FILE *f, const struct exp_series *s, const struc
 		(unsigned long long)r->peak_host_memory);
 }
 
+/* The allocator columns (POINTS_ALLOC_COLUMNS) of a row: what the model
+ * saw under its replay, or `-` in each (dr NULL: a planner's row). */
+static void put_alloc_columns(FILE *f, const struct experiment *e, const struct devmem_result *dr)
+{
+	if (!e->alloc_columns)
+		return;
+	if (!dr) {
+		fputs("\t-\t-\t-\t-\t-\t-", f);
+		return;
+	}
+	fprintf(f, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%s", (unsigned long long)dr->reserved_peak,
+		(unsigned long long)dr->allocated_peak,
+		(unsigned long long)dr->fragmentation_at_reserved_peak,
+		(unsigned long long)dr->segments_peak, (unsigned long long)dr->device_allocs,
+		dr->oom ? "yes" : "no");
+}
+
 /* The ILP columns (results.h) of a row: what the solver found for an ILP
  * plan (r NULL: not an ILP's row) whose schedule replayed to `overhead`
  * (NAN: no schedule). */
@@ -200,6 +218,7 @@ static char *format_noplan_row(const struct experiment *e, size_t i, const struc
 		struct runtime_result none = {0}; /* nothing ran */
 		put_offload_columns(f, NULL, &none);
 	}
+	put_alloc_columns(f, e, NULL);
 	ilp_fields(f, e, p->model, r, NAN);
 	fputs("\t-", f);
 	fclose(f);
@@ -260,6 +279,7 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 	put_plan_gen_columns(f, e, p);
 	if (e->offload_columns)
 		put_offload_columns(f, NULL, r);
+	put_alloc_columns(f, e, NULL);
 	ilp_fields(f, e, p->model,
 		   e->plans[p->plan].planner->param == PLANNER_PARAM_BUDGET ? &pp->ilp : NULL,
 		   pr->overhead);
@@ -269,7 +289,7 @@ static char *format_plan_row(const struct experiment *e, size_t i, const struct 
 }
 
 static char *format_row(const struct experiment *e, size_t i, const struct exp_point *p,
-			const struct point_result *pr)
+			const struct point_result *pr, const struct devmem_result *dr)
 {
 	const struct exp_series *s = &e->series[p->series];
 	const struct runtime_result *r = &pr->run;
@@ -306,6 +326,7 @@ static char *format_row(const struct experiment *e, size_t i, const struct exp_p
 	}
 	if (e->offload_columns)
 		put_offload_columns(f, s, r);
+	put_alloc_columns(f, e, dr);
 	ilp_fields(f, e, p->model, NULL, NAN);
 	fprintf(f, "\t%s", stopped);
 	fclose(f);
@@ -410,6 +431,12 @@ static void fill_header(const struct experiment *e, const struct sweep_options *
 	}
 	if (e->gap)
 		points_header_add(t, "gap", e->gap);
+	if (e->alloc_columns) { /* the allocator columns' settings (docs/allocator.md) */
+		points_header_add(t, "allocator", e->alloc_text);
+		if (e->device_memory != UINT64_MAX)
+			snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->device_memory);
+		points_header_add(t, "device_memory", e->device_memory != UINT64_MAX ? buf : "none");
+	}
 	if (e->at_plan_peaks) { /* the points from here on are at plan peaks (experiment.h) */
 		snprintf(buf, sizeof buf, "%zu", experiment_first_peak_point(e));
 		points_header_add(t, "plan_peak_points", buf);
@@ -588,6 +615,12 @@ static struct point_config point_replay(const struct run_ctx *rc, const struct e
 	};
 }
 
+/* `device_memory`: the replay stops where the allocator could not reserve. */
+static bool device_full(void *ctx)
+{
+	return devmem_failed(ctx);
+}
+
 static void run_point(void *ctx, size_t k)
 {
 	struct run_ctx *rc = ctx;
@@ -614,6 +647,16 @@ static void run_point(void *ctx, size_t k)
 	struct pcache *cache = rc->opt->cache;
 	char key[PCACHE_KEY_MAX];
 	uint64_t budget = point_budget(&m->base, &pc);
+	/* `allocator:`: the model follows the replay (its hook: no cached
+	 * result, pcache_key declines a replay with one) */
+	struct devmem *dm = NULL;
+	if (e->alloc_columns) {
+		dm = devmem_new(m->sched, &e->alloc, e->device_memory);
+		pc.rt.on_event = devmem_on_event;
+		pc.rt.ctx = dm;
+		if (e->device_memory != UINT64_MAX)
+			pc.rt.stop = device_full;
+	}
 	bool keyed = cache && pcache_key(cache, m->sched->sha256, &pc, budget, key);
 	int failed = 0;
 	if (!keyed || !pcache_get(cache, key, &m->base, budget, &pr)) {
@@ -624,13 +667,21 @@ static void run_point(void *ctx, size_t k)
 		if (keyed && !failed)
 			pcache_put(cache, key, &pr);
 	}
-	char *line = failed ? NULL : format_row(e, i, &p, &pr);
+	struct devmem_result dres, *dr = NULL;
+	if (dm) {
+		devmem_result(dm, &dres);
+		devmem_free(dm);
+		if (!failed && dres.broken)
+			rs_bug("sweep allocator: the allocator's follower lost the replay's memory");
+		dr = &dres;
+	}
+	char *line = failed ? NULL : format_row(e, i, &p, &pr, dr);
 	point_done(rc, i, line, &err);
 	/* the points with the same replay: its result (and time), their rows */
 	for (size_t j = rc->same_next[i]; j != SIZE_MAX; j = rc->same_next[j]) {
 		struct exp_point q;
 		experiment_point(e, j, &q);
-		point_done(rc, j, failed ? NULL : format_row(e, j, &q, &pr), &err);
+		point_done(rc, j, failed ? NULL : format_row(e, j, &q, &pr, dr), &err);
 	}
 }
 
@@ -895,6 +946,7 @@ static int sweep_run_locked(const struct experiment *e, const struct sweep_optio
 	points_table_size(&table, total);
 	table.gen_columns = e->gen_columns;
 	table.offload_columns = e->offload_columns;
+	table.alloc_columns = e->alloc_columns;
 	table.ilp_columns = e->ilp_columns;
 	table.stop_column = true;
 
@@ -1244,6 +1296,7 @@ int sweep_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
 			points_table_size(&merged, t.total);
 			merged.gen_columns = t.gen_columns;
 			merged.offload_columns = t.offload_columns;
+			merged.alloc_columns = t.alloc_columns;
 			merged.ilp_columns = t.ilp_columns;
 			merged.stop_column = t.stop_column;
 		} else if (strcmp(hash, points_header(&merged, "config_hash")) ||
