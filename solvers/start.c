@@ -205,8 +205,8 @@ int start_belady(const struct profile_graph *g, uint64_t budget, double a, struc
 		}
 	}
 	k->off[T + 1] = (uint32_t)nk;
-	if (!k->node)
-		k->node = xmalloc(sizeof *k->node);
+	/* one slot past the last, as every steps_kept has (steps_build copies it) */
+	XGROW(k->node, cap, nk + 1);
 	free(stack);
 	free(list);
 	free(s.need);
