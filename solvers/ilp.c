@@ -444,7 +444,15 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 			}
 		}
 		/* Constants made between stages t-1 and t: what is kept then
-		 * and all constants so far fit. */
+		 * and all constants so far fit. This row is implied by the
+		 * stage's first memory row (U[t,0] = stat + what is kept + a
+		 * non-negative computation, and U[t,0] <= cap, or <= P when the
+		 * peak is minimised), in the LP relaxation too: deleting it
+		 * changes no feasible set, so no test can tell it is gone (the
+		 * mutation that survives, issue 39 item 8). It is kept because
+		 * it states the rule where the rule is, and removing it would
+		 * change the matrix the solvers see, and with it which of
+		 * several equally cheap schedules they return. */
 		if (t && g->static_bytes[t] > g->static_bytes[t - 1]) {
 			for (uint32_t j = 0; j < nL; j++)
 				if (M(v, L[j]))
