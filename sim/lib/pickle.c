@@ -326,8 +326,9 @@ static int run(struct parser *ps)
 			if (op == 'd' && k % 2)
 				return fail(ps, EXIT_DATAERR, "DICT with an odd number of items");
 			ps->sn = from;
-			if (make(ps, op == 't' ? PICKLE_TUPLE : op == 'd' ? PICKLE_DICT : PICKLE_LIST, ps->stack + from,
-				 k, "TUPLE"))
+			/* An empty stack has no array yet: no pointer arithmetic on it. */
+			if (make(ps, op == 't' ? PICKLE_TUPLE : op == 'd' ? PICKLE_DICT : PICKLE_LIST,
+				 k ? ps->stack + from : NULL, k, "TUPLE"))
 				return -1;
 			break;
 		case 0x85:
