@@ -63,7 +63,7 @@ int cmd_snapshot(int argc, char **argv);
 int usage_error(const char *cmd, const char *help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Shared by the commands that take a LOG. */
+/* Shared by the commands that take a LOG (archive.c). */
 #include <stdbool.h>
 #include <stdio.h>
 /** List the models of a bare ARCHIVE.zip on out (one JSON object a line
@@ -72,7 +72,7 @@ int list_archive(const char *path, bool json, FILE *out);
 /** Whether spec names a whole archive (ARCHIVE.zip), not one log. */
 bool log_is_archive(const char *spec);
 /** One JSON object (jansson's json_t) as a line on standard output, its
- * reals in the shortest text that reads back exactly (cmd_replay.c). */
+ * reals in the shortest text that reads back exactly (cmd_json.c). */
 struct json_t;
 void put_json_line(struct json_t *o);
 

@@ -5,9 +5,14 @@
  * of a user's can produce (it starts with a NUL, which jansson writes as
  * \u0000), and cmd_json_text turns each mark in dumped text back into the
  * number, so that the rest of each command's JSON is written as before.
+ * Also put_json_line, the one-object-per-line writer that replay, measured
+ * and snapshot share (a helper of the commands, not a command's own code:
+ * commands do not call each other, tests/cli-calls.sh).
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,4 +67,85 @@ char *cmd_json_text(char *text)
 	}
 	*w = 0;
 	return text;
+}
+
+/* Whether json_dumps writes s (n bytes) as itself in quotes: printable
+ * ASCII without a quote or backslash (jansson escapes those and control
+ * bytes; a u64 mark starts with a NUL). */
+static bool plain_json_text(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\')
+			return false;
+	return true;
+}
+
+static void put_quoted(const char *s, size_t n)
+{
+	putchar('"');
+	fwrite(s, 1, n, stdout);
+	putchar('"');
+}
+
+/* One JSON object as a line, its reals in the shortest text that reads
+ * back exactly ("0.7", not "0.69999999999999996"), keys in order (also
+ * `rematsim measured`'s, cmd.h). Plain keys, strings, integers and
+ * literals are written here as json_dumps writes them; anything else
+ * (escapes, nesting) goes through json_dumps. */
+void put_json_line(json_t *o)
+{
+	const char *key;
+	json_t *v;
+	char b[FMT_DOUBLE_LEN + 2];
+	fputc('{', stdout);
+	bool first = true;
+	json_object_foreach(o, key, v) {
+		if (!first)
+			putchar(',');
+		first = false;
+		size_t kn = strlen(key);
+		if (plain_json_text(key, kn)) {
+			put_quoted(key, kn);
+		} else {
+			json_t *k = json_string(key);
+			char *kt = json_dumps(k, JSON_ENCODE_ANY);
+			fputs(kt, stdout);
+			free(kt);
+			json_decref(k);
+		}
+		putchar(':');
+		switch (json_typeof(v)) {
+		case JSON_REAL:
+			fmt_double(b, json_real_value(v));
+			if (!strpbrk(b, ".eni")) /* a real stays one when read back */
+				strcat(b, ".0");
+			fputs(b, stdout);
+			continue;
+		case JSON_INTEGER:
+			printf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			continue;
+		case JSON_TRUE:
+			fputs("true", stdout);
+			continue;
+		case JSON_FALSE:
+			fputs("false", stdout);
+			continue;
+		case JSON_NULL:
+			fputs("null", stdout);
+			continue;
+		case JSON_STRING:
+			if (plain_json_text(json_string_value(v), json_string_length(v))) {
+				put_quoted(json_string_value(v), json_string_length(v));
+				continue;
+			}
+			break;
+		default:
+			break;
+		}
+		char *vt = cmd_json_text(json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT));
+		if (vt)
+			fputs(vt, stdout);
+		free(vt);
+	}
+	fputs("}\n", stdout);
 }

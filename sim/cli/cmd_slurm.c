@@ -453,7 +453,20 @@ static char *command_line(int argc, char **argv)
 	return buf;
 }
 
-int cmd_slurm(int argc, char **argv)
+/* The command line's choices besides the script's options. */
+struct slurm_cli {
+	struct slurm_options o;
+	const char *out;
+	const char *manifest, *models; /* instead of the file's models */
+	const char *cache;
+	bool dry_run;
+	const char **extra; /* --sbatch options, o.extra */
+	char *cmdline;
+};
+
+/* Parse the options into a: 0, -1 after --help (status 0), or
+ * EXIT_USAGE after a message. */
+static int slurm_parse(int argc, char **argv, struct slurm_cli *a)
 {
 	enum { O_MEM = 256, O_MAX_RUNNING, O_SBATCH, O_DRY_RUN, O_MANIFEST, O_MODELS, O_CACHE };
 	static const struct option opts[] = {
@@ -473,261 +486,281 @@ int cmd_slurm(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct slurm_options o = {.cpus = 1};
-	const char *out = NULL;
-	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
-	const char *cache = NULL;
-	bool dry_run = false;
+	struct slurm_options *o = &a->o;
 	int c;
-	const char **extra = xcalloc((size_t)argc + 1, sizeof *extra);
-	o.extra = extra;
-	char *cmdline = command_line(argc, argv); /* before getopt reorders argv */
 	/* an option with a value given twice is refused (cmd_opts.h) */
-	if (opt_refuse_repeats("slurm", argc, argv, "n:o:c:t:p:A:h", opts, "sbatch")) {
-		free(cmdline);
-		free(extra);
+	if (opt_refuse_repeats("slurm", argc, argv, "n:o:c:t:p:A:h", opts, "sbatch"))
 		return EXIT_USAGE;
-	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:o:c:t:p:A:h", opts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 'n':
-			if (!parse_count("--shards", optarg, 100000, &o.shards))
-				goto usage;
+			if (!parse_count("--shards", optarg, 100000, &o->shards))
+				return EXIT_USAGE;
 			break;
 		case 'o':
 			if (!*optarg) {
 				fprintf(stderr, "rematsim slurm: --out: an empty name is no folder\n");
 				return EXIT_USAGE;
 			}
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'c':
-			if (!parse_count("--cpus", optarg, 4096, &o.cpus))
-				goto usage;
+			if (!parse_count("--cpus", optarg, 4096, &o->cpus))
+				return EXIT_USAGE;
 			break;
 		case O_MAX_RUNNING:
-			if (!parse_count("--max-running", optarg, 100000, &o.max_running))
-				goto usage;
+			if (!parse_count("--max-running", optarg, 100000, &o->max_running))
+				return EXIT_USAGE;
 			break;
 		case 't':
-			o.time = optarg;
+			o->time = optarg;
 			bad = *optarg ? NULL : "--time";
 			break;
 		case O_MEM:
-			o.mem = optarg;
+			o->mem = optarg;
 			bad = *optarg ? NULL : "--mem";
 			break;
 		case 'p':
-			o.partition = optarg;
+			o->partition = optarg;
 			bad = *optarg ? NULL : "--partition";
 			break;
 		case 'A':
-			o.account = optarg;
+			o->account = optarg;
 			bad = *optarg ? NULL : "--account";
 			break;
 		case O_SBATCH:
 			if (strncmp(optarg, "--", 2) || optarg[2] == '=' || !optarg[2]) {
 				fprintf(stderr, "rematsim slurm: --sbatch: '%s': one long sbatch option "
 						"is expected, such as --sbatch=--qos=long\n", optarg);
-				goto usage;
+				return EXIT_USAGE;
 			}
-			extra[o.n_extra++] = optarg;
+			a->extra[o->n_extra++] = optarg;
 			break;
 		case O_DRY_RUN:
-			dry_run = true;
+			a->dry_run = true;
 			break;
 		case O_MANIFEST:
 		case O_MODELS:
-			if (c == O_MANIFEST ? models != NULL : manifest != NULL) {
+			if (c == O_MANIFEST ? a->models != NULL : a->manifest != NULL) {
 				fprintf(stderr, "rematsim slurm: give --manifest or --models, not both\n");
-				goto usage;
+				return EXIT_USAGE;
 			}
-			*(c == O_MANIFEST ? &manifest : &models) = optarg;
+			*(c == O_MANIFEST ? &a->manifest : &a->models) = optarg;
 			bad = *optarg ? NULL : c == O_MANIFEST ? "--manifest" : "--models";
 			break;
 		case O_CACHE:
-			cache = optarg;
+			a->cache = optarg;
 			bad = *optarg ? NULL : "--cache";
 			break;
 		case 'h':
 			slurm_usage(stdout);
-			free(cmdline);
-			free(extra);
-			return 0;
+			return -1;
 		default:
 			slurm_usage(stderr);
-			goto usage;
+			return EXIT_USAGE;
 		}
 		if (bad) {
 			fprintf(stderr, "rematsim slurm: %s: a value is expected\n", bad);
-			goto usage;
+			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !o.shards || !out) {
+	if (optind != argc - 1 || !o->shards || !a->out) {
 		if (optind == argc - 1)
 			fprintf(stderr, "rematsim slurm: %s is required\n",
-				!o.shards ? "--shards N" : "--out DIR");
+				!o->shards ? "--shards N" : "--out DIR");
 		slurm_usage(stderr);
-		goto usage;
+		return EXIT_USAGE;
 	}
 	for (int i = 1; i < argc; i++)
 		if (!printable(argv[i])) {
 			fprintf(stderr, "rematsim slurm: argument %d has a control character "
 					"(a newline?): it cannot go into a batch script\n", i);
-			goto usage;
+			return EXIT_USAGE;
 		}
-	if (strchr(out, '\\')) {
+	if (strchr(a->out, '\\')) {
 		fprintf(stderr, "rematsim slurm: --out: '%s': a folder without backslashes is "
-				"expected (Slurm reads them in log file names)\n", out);
-		goto usage;
+				"expected (Slurm reads them in log file names)\n", a->out);
+		return EXIT_USAGE;
 	}
+	return 0;
+}
 
-	struct rs_error err = {0};
-	struct experiment *e = NULL;
-	char *script = NULL, *array_id = NULL, *merge_id = NULL;
-	char *shards_path = NULL, *merge_path = NULL, *logs = NULL;
-	int status = 0;
-	if (experiment_read(argv[optind], &e, &err) ||
-	    ((manifest || models) && experiment_set_models(e, manifest, models, &err)) ||
-	    check_logs(e, &err))
-		goto fail;
+/* The experiment's checks and the absolute paths the scripts name
+ * (manifest, models, cache, executable, experiment file, output folder,
+ * made with its logs/ and slurm/): 0, -1 with err, or EXIT_USAGE after a
+ * message. */
+static int slurm_prepare(const char *yaml, struct slurm_cli *a, struct experiment **e,
+			 struct rs_error *err)
+{
+	struct slurm_options *o = &a->o;
+	if (experiment_read(yaml, e, err) ||
+	    ((a->manifest || a->models) && experiment_set_models(*e, a->manifest, a->models, err)) ||
+	    check_logs(*e, err))
+		return -1;
 	/* the scripts name them by absolute path, as everything else */
-	if (manifest && !(o.manifest = realpath(manifest, NULL))) {
-		rs_error_set(&err, EXIT_NOINPUT, manifest, 0, "--manifest: cannot resolve the path: %s",
+	if (a->manifest && !(o->manifest = realpath(a->manifest, NULL))) {
+		rs_error_set(err, EXIT_NOINPUT, a->manifest, 0, "--manifest: cannot resolve the path: %s",
 			     strerror(errno));
-		goto fail;
+		return -1;
 	}
-	if (models && !(o.models = absolute_models(models, &err)))
-		goto fail;
+	if (a->models && !(o->models = absolute_models(a->models, err)))
+		return -1;
 	/* made now, as sweep --cache would (a file there is refused now) */
-	if (cache) {
-		struct pcache *pc = pcache_open(cache, &err);
+	if (a->cache) {
+		struct pcache *pc = pcache_open(a->cache, err);
 		if (!pc)
-			goto fail;
+			return -1;
 		pcache_free(pc);
-		if (!(o.cache = realpath(cache, NULL))) {
-			rs_error_set(&err, EXIT_NOINPUT, cache, 0, "--cache: cannot resolve the path: %s",
+		if (!(o->cache = realpath(a->cache, NULL))) {
+			rs_error_set(err, EXIT_NOINPUT, a->cache, 0, "--cache: cannot resolve the path: %s",
 				     strerror(errno));
-			goto fail;
+			return -1;
 		}
 	}
-	o.experiment_name = e->name;
-	o.points = experiment_n_points(e);
-	if (o.shards > o.points) {
+	o->experiment_name = (*e)->name;
+	o->points = experiment_n_points(*e);
+	if (o->shards > o->points) {
 		fprintf(stderr, "rematsim slurm: --shards %u: the experiment has %zu points; "
 				"more shards than points would leave some empty\n",
-			o.shards, o.points);
-		status = EXIT_USAGE;
-		goto out;
+			o->shards, o->points);
+		return EXIT_USAGE;
 	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0) {
-		rs_error_set(&err, EXIT_SOFTWARE, "/proc/self/exe", 0,
+		rs_error_set(err, EXIT_SOFTWARE, "/proc/self/exe", 0,
 			     "cannot find the rematsim executable: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
 	exe[n] = 0;
-	o.exe = xstrdup(exe);
-	o.yaml = realpath(argv[optind], NULL);
-	logs = path_join(out, "logs");
-	char *slurm_dir = path_join(out, "slurm");
-	int mk = make_dirs(logs, &err) || make_dirs(slurm_dir, &err);
+	o->exe = xstrdup(exe);
+	o->yaml = realpath(yaml, NULL);
+	char *logs = path_join(a->out, "logs");
+	char *slurm_dir = path_join(a->out, "slurm");
+	int mk = make_dirs(logs, err) || make_dirs(slurm_dir, err);
 	free(slurm_dir);
-	if (mk || sweep_check_output(out, &err))
-		goto fail;
-	o.dir = realpath(out, NULL);
-	if (!o.yaml || !o.dir) {
-		rs_error_set(&err, EXIT_NOINPUT, o.yaml ? out : argv[optind], 0,
-			     "cannot resolve the path: %s", strerror(errno));
-		goto fail;
-	}
 	free(logs);
-	logs = path_join(o.dir, "logs");
-	o.command_line = cmdline;
+	if (mk || sweep_check_output(a->out, err))
+		return -1;
+	o->dir = realpath(a->out, NULL);
+	if (!o->yaml || !o->dir) {
+		rs_error_set(err, EXIT_NOINPUT, o->yaml ? a->out : yaml, 0,
+			     "cannot resolve the path: %s", strerror(errno));
+		return -1;
+	}
+	o->command_line = a->cmdline;
+	return 0;
+}
 
+/* Write slurm/shards.sbatch and slurm/merge.sbatch in the output folder. */
+static int slurm_write_scripts(const struct slurm_options *o, struct rs_error *err)
+{
 	size_t len;
-	char *slurm_abs = path_join(o.dir, "slurm");
-	script = shards_script(&o, &len);
-	int wrc = write_file_atomic(slurm_abs, "shards.sbatch", script, len, true, &err);
+	char *slurm_abs = path_join(o->dir, "slurm");
+	char *script = shards_script(o, &len);
+	int wrc = write_file_atomic(slurm_abs, "shards.sbatch", script, len, true, err);
 	free(script);
-	script = NULL;
 	if (!wrc) {
-		script = merge_script(&o, &len);
-		wrc = write_file_atomic(slurm_abs, "merge.sbatch", script, len, true, &err);
+		script = merge_script(o, &len);
+		wrc = write_file_atomic(slurm_abs, "merge.sbatch", script, len, true, err);
+		free(script);
 	}
 	free(slurm_abs);
-	if (wrc)
-		goto fail;
-	shards_path = path_join(o.dir, "slurm/shards.sbatch");
-	merge_path = path_join(o.dir, "slurm/merge.sbatch");
+	return wrc;
+}
 
-	size_t per = (o.points + o.shards - 1) / o.shards;
-	fprintf(stderr, "rematsim slurm: %s: %zu points in %u shards of %zu%s, %u CPU%s each\n",
-		e->name, o.points, o.shards, per, o.points % o.shards ? " or fewer" : "",
-		o.cpus, o.cpus == 1 ? "" : "s");
-	if (dry_run) {
-		printf("sbatch --parsable ");
-		shell_quote(stdout, shards_path);
-		printf("\nsbatch --parsable --dependency=afterok:ARRAY_JOB_ID ");
-		shell_quote(stdout, merge_path);
-		printf("\n");
-		goto out;
-	}
-	char *array_argv[] = {"sbatch", "--parsable", shards_path, NULL};
-	array_id = submit(array_argv, &err);
+/* Submit the array and the merge that depends on it, printing their job
+ * ids; the exit status. */
+static int slurm_submit(const struct slurm_options *o, const char *shards_path, const char *merge_path)
+{
+	struct rs_error err = {0};
+	char *array_argv[] = {"sbatch", "--parsable", (char *)shards_path, NULL};
+	char *array_id = submit(array_argv, &err);
 	if (!array_id) {
 		rs_error_print(&err);
 		fprintf(stderr, "rematsim slurm: nothing was submitted; the scripts are in %s/slurm/\n",
-			o.dir);
-		status = err.status;
-		goto out;
+			o->dir);
+		return err.status;
 	}
 	printf("shards %s\n", array_id);
 	fflush(stdout);
 	char dep[64];
 	snprintf(dep, sizeof dep, "--dependency=afterok:%s", array_id);
-	char *merge_argv[] = {"sbatch", "--parsable", dep, merge_path, NULL};
-	merge_id = submit(merge_argv, &err);
+	char *merge_argv[] = {"sbatch", "--parsable", dep, (char *)merge_path, NULL};
+	char *merge_id = submit(merge_argv, &err);
 	if (!merge_id) {
 		rs_error_print(&err);
 		fprintf(stderr, "rematsim slurm: the shards are job array %s, but the merge job was "
 				"not submitted; submit it with: sbatch %s %s\n",
 			array_id, dep, merge_path);
-		status = err.status;
-		goto out;
+		free(array_id);
+		return err.status;
 	}
 	printf("merge %s\n", merge_id);
 	fprintf(stderr,
-		"rematsim slurm: watch with `squeue -j %s,%s`; logs in %s/; results in %s/points.tsv\n"
+		"rematsim slurm: watch with `squeue -j %s,%s`; logs in %s/logs/; results in %s/points.tsv\n"
 		"rematsim slurm: rerun a shard with `sbatch --array=I %s` (it resumes)\n",
-		array_id, merge_id, logs, o.dir, shards_path);
-	goto out;
-fail:
-	rs_error_print(&err);
-	status = err.status ? err.status : EXIT_SOFTWARE;
-	goto out;
-usage:
-	free(cmdline);
-	free(extra);
-	return EXIT_USAGE;
-out:
+		array_id, merge_id, o->dir, o->dir, shards_path);
 	free(array_id);
 	free(merge_id);
-	free(script);
+	return 0;
+}
+
+/* rematsim slurm: parse, prepare the folder and scripts, submit. */
+int cmd_slurm(int argc, char **argv)
+{
+	struct slurm_cli a = {.o = {.cpus = 1}};
+	a.extra = xcalloc((size_t)argc + 1, sizeof *a.extra);
+	a.o.extra = a.extra;
+	a.cmdline = command_line(argc, argv); /* before getopt reorders argv */
+	int status = slurm_parse(argc, argv, &a);
+	if (status) {
+		free(a.cmdline);
+		free(a.extra);
+		return status < 0 ? 0 : status;
+	}
+
+	struct rs_error err = {0};
+	struct experiment *e = NULL;
+	char *shards_path = NULL, *merge_path = NULL;
+	int rc = slurm_prepare(argv[optind], &a, &e, &err);
+	if (!rc)
+		rc = slurm_write_scripts(&a.o, &err);
+	if (rc > 0) {
+		status = rc;
+	} else if (rc) {
+		rs_error_print(&err);
+		status = err.status ? err.status : EXIT_SOFTWARE;
+	} else {
+		const struct slurm_options *o = &a.o;
+		shards_path = path_join(o->dir, "slurm/shards.sbatch");
+		merge_path = path_join(o->dir, "slurm/merge.sbatch");
+		size_t per = (o->points + o->shards - 1) / o->shards;
+		fprintf(stderr, "rematsim slurm: %s: %zu points in %u shards of %zu%s, %u CPU%s each\n",
+			e->name, o->points, o->shards, per, o->points % o->shards ? " or fewer" : "",
+			o->cpus, o->cpus == 1 ? "" : "s");
+		if (a.dry_run) {
+			printf("sbatch --parsable ");
+			shell_quote(stdout, shards_path);
+			printf("\nsbatch --parsable --dependency=afterok:ARRAY_JOB_ID ");
+			shell_quote(stdout, merge_path);
+			printf("\n");
+		} else {
+			status = slurm_submit(o, shards_path, merge_path);
+		}
+	}
 	free(shards_path);
 	free(merge_path);
-	free(logs);
-	free(cmdline);
-	free(o.exe);
-	free(o.yaml);
-	free(o.dir);
-	free(o.manifest);
-	free(o.models);
-	free(o.cache);
-	free(extra);
+	free(a.cmdline);
+	free(a.o.exe);
+	free(a.o.yaml);
+	free(a.o.dir);
+	free(a.o.manifest);
+	free(a.o.models);
+	free(a.o.cache);
+	free(a.extra);
 	experiment_free(e);
 	return status;
 }

@@ -206,7 +206,18 @@ static int write_csvs(const char *out, struct rs_error *err)
 	return 0;
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The command line's choices besides the sweep's own options. */
+struct sweep_cli {
+	struct sweep_options so;
+	const char *manifest, *models; /* instead of the file's models */
+	bool force, csv, dry_run;
+	const char *out, *cache;
+	double fit_res; /* --fit: docs/questions.md */
+};
+
+/* Parse the options into a: 0, -1 after --help (status 0), or
+ * EXIT_USAGE after a message. */
+static int sweep_parse(int argc, char **argv, struct sweep_cli *a)
 {
 	static const struct option opts[] = {
 		/* long only: codes past any letter */
@@ -225,13 +236,7 @@ int cmd_sweep(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct sweep_options so = {.jobs = pool_default_jobs(), .shard = 1, .n_shards = 1};
-	const char *manifest = NULL, *models = NULL; /* instead of the file's models */
-	bool force = false, csv = false;
-
-	const char *out = NULL, *cache = NULL;
-	bool dry_run = false;
-	double fit_res = 0; /* --fit: docs/questions.md */
+	struct sweep_options *so = &a->so;
 	int c;
 	const char *why;
 	uint64_t v;
@@ -246,28 +251,28 @@ int cmd_sweep(int argc, char **argv)
 				fprintf(stderr, "rematsim %s: --out: an empty name is no folder\n", argv[0]);
 				return EXIT_USAGE;
 			}
-			out = optarg;
+			a->out = optarg;
 			break;
 		case OPT_MANIFEST:
 		case OPT_MODELS:
-			if (c == OPT_MANIFEST ? models != NULL : manifest != NULL) {
+			if (c == OPT_MANIFEST ? a->models != NULL : a->manifest != NULL) {
 				fprintf(stderr, "rematsim sweep: give --manifest or --models, not both\n");
 				return EXIT_USAGE;
 			}
-			*(c == OPT_MANIFEST ? &manifest : &models) = optarg;
+			*(c == OPT_MANIFEST ? &a->manifest : &a->models) = optarg;
 			break;
 		case OPT_FORCE:
-			force = true;
+			a->force = true;
 			break;
 		case OPT_CACHE:
 			if (!*optarg) {
 				fprintf(stderr, "rematsim sweep: --cache: an empty name is no folder\n");
 				return EXIT_USAGE;
 			}
-			cache = optarg;
+			a->cache = optarg;
 			break;
 		case OPT_FORMAT:
-			if (parse_formats(optarg, &csv)) {
+			if (parse_formats(optarg, &a->csv)) {
 				fprintf(stderr, "rematsim sweep: --format: '%s': tsv and csv expected\n",
 					optarg);
 				return EXIT_USAGE;
@@ -279,37 +284,37 @@ int cmd_sweep(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
-			so.jobs = (unsigned)v;
+			so->jobs = (unsigned)v;
 			break;
 		case 's':
-			if (parse_shard(optarg, &so.shard, &so.n_shards)) {
+			if (parse_shard(optarg, &so->shard, &so->n_shards)) {
 				fprintf(stderr, "rematsim sweep: --shard: '%s': I/N with 1 <= I <= N is expected\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'n':
-			dry_run = true;
+			a->dry_run = true;
 			break;
 		case 'q':
-			so.quiet = true;
+			so->quiet = true;
 			break;
 		case 'S':
 			if (scalar_parse_u64(optarg, &v, &why)) {
 				fprintf(stderr, "rematsim sweep: --stop-after: %s\n", why);
 				return EXIT_USAGE;
 			}
-			so.stop_after = (long)v;
+			so->stop_after = (long)v;
 			break;
 		case 'F':
-			if (scalar_parse_double(optarg, &fit_res, &why) || !(fit_res > 0 && fit_res <= 1)) {
+			if (scalar_parse_double(optarg, &a->fit_res, &why) || !(a->fit_res > 0 && a->fit_res <= 1)) {
 				fprintf(stderr, "rematsim sweep: --fit: '%s': a resolution in (0,1] is expected\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			/* the grid it makes for a peak at the baseline: refused now,
 			 * not once every point has run */
-			if (1 / fit_res > FIT_MAX_GRID) {
+			if (1 / a->fit_res > FIT_MAX_GRID) {
 				fprintf(stderr, "rematsim sweep: --fit: %s makes more than %d grid points "
 						"from a bound to the peak: take a coarser one\n", optarg,
 					FIT_MAX_GRID);
@@ -318,7 +323,7 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case 'h':
 			sweep_usage(stdout);
-			return 0;
+			return -1;
 		default:
 			sweep_usage(stderr);
 			return EXIT_USAGE;
@@ -328,18 +333,51 @@ int cmd_sweep(int argc, char **argv)
 		sweep_usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (fit_res > 0 && so.n_shards > 1) {
+	if (a->fit_res > 0 && so->n_shards > 1) {
 		fprintf(stderr, "rematsim sweep: --fit runs unsharded (or run `rematsim fit` per model)\n");
 		return EXIT_USAGE;
 	}
+	return 0;
+}
 
+/* --fit: fit.tsv beside points.tsv in out; the status. */
+static int sweep_fit(const struct experiment *e, const struct sweep_cli *a, const char *out)
+{
+	/* every pair that could be searched is written, whatever the
+	 * others (each left out is named); the status is the first's */
+	struct rs_error err = {0};
+	char *text;
+	size_t len;
+	int status = 0;
+	int frc = fit_experiment_tsv(e, a->fit_res, a->so.jobs, &text, &len, &err);
+	struct rs_error werr = {0};
+	if (write_file_atomic(out, "fit.tsv", text, len, true, &werr)) {
+		rs_error_print(&werr);
+		status = werr.status;
+	} else if (frc) {
+		status = err.status ? err.status : EXIT_SOFTWARE;
+	}
+	free(text);
+	return status;
+}
+
+/* rematsim sweep: parse, read the experiment, run its points (or count
+ * them), write the results. */
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_cli a = {.so = {.jobs = pool_default_jobs(), .shard = 1, .n_shards = 1}};
+	int prc = sweep_parse(argc, argv, &a);
+	if (prc)
+		return prc < 0 ? 0 : prc;
+	struct sweep_options so = a.so;
+	const char *out = a.out;
 	struct rs_error err = {0};
 	struct experiment *e = NULL;
 	char *out_default = NULL;
 	char *cmdline = NULL;
 	int status = 0;
 	if (experiment_read(argv[optind], &e, &err) ||
-	    ((manifest || models) && experiment_set_models(e, manifest, models, &err))) {
+	    ((a.manifest || a.models) && experiment_set_models(e, a.manifest, a.models, &err))) {
 		if (err.status == EXIT_USAGE && !err.file[0])
 			fprintf(stderr, "rematsim sweep: %s\n", err.msg);
 		else
@@ -348,7 +386,7 @@ int cmd_sweep(int argc, char **argv)
 		return err.status ? err.status : EXIT_DATAERR;
 	}
 	size_t total = experiment_n_points(e);
-	if (dry_run) {
+	if (a.dry_run) {
 		printf("%zu\n", sweep_shard_points(total, so.shard, so.n_shards));
 		if (so.n_shards > 1)
 			fprintf(stderr, "rematsim: shard %u/%u of %zu points\n", so.shard,
@@ -362,7 +400,7 @@ int cmd_sweep(int argc, char **argv)
 		out = out_default;
 	}
 	so.out_dir = out;
-	if (cache && !(so.cache = pcache_open(cache, &err))) {
+	if (a.cache && !(so.cache = pcache_open(a.cache, &err))) {
 		rs_error_print(&err);
 		status = err.status;
 		goto out;
@@ -370,37 +408,22 @@ int cmd_sweep(int argc, char **argv)
 	cmdline = command_line(argc, argv);
 	so.command_line = cmdline;
 	if (sweep_check_output(out, &err) || experiment_load(e, so.jobs, &err) ||
-	    (!force && other_results(out, e, &err)) || sweep_run(e, &so, &err) ||
-	    (csv && write_csvs(out, &err))) {
+	    (!a.force && other_results(out, e, &err)) || sweep_run(e, &so, &err) ||
+	    (a.csv && write_csvs(out, &err))) {
 		rs_error_print(&err);
 		status = err.status ? err.status : EXIT_SOFTWARE;
 		goto out;
 	}
-	if (fit_res > 0) {
-		/* every pair that could be searched is written, whatever the
-		 * others (each left out is named); the status is the first's */
-		char *text;
-		size_t len;
-		int frc = fit_experiment_tsv(e, fit_res, so.jobs, &text, &len, &err);
-		struct rs_error werr = {0};
-		if (write_file_atomic(out, "fit.tsv", text, len, true, &werr)) {
-			rs_error_print(&werr);
-			status = werr.status;
-		} else if (frc) {
-			status = err.status ? err.status : EXIT_SOFTWARE;
-		}
-		free(text);
-		if (status)
-			goto out;
-	}
+	if (a.fit_res > 0 && (status = sweep_fit(e, &a, out)))
+		goto out;
 	if (!so.quiet)
 		fprintf(stderr, "rematsim: %s: results in %s/points.tsv%s\n", e->name, out,
-			fit_res > 0 ? " and fit.tsv" : "");
+			a.fit_res > 0 ? " and fit.tsv" : "");
 	if (!so.quiet && so.cache) {
 		uint64_t hits, stored;
 		pcache_counts(so.cache, &hits, &stored);
 		fprintf(stderr, "rematsim: %s: %" PRIu64 " replays taken from the cache %s, %" PRIu64
-				" stored there\n", e->name, hits, cache, stored);
+				" stored there\n", e->name, hits, a.cache, stored);
 	}
 out:
 	pcache_free(so.cache);
