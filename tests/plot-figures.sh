@@ -89,6 +89,12 @@ done
 grep -qx "$tmp/banishing/banishing.png" "$tmp/banishing.list" || fail "no banishing.png"
 grep -qx "$tmp/accesses/accesses.png" "$tmp/accesses.list" || fail "no accesses.png"
 grep -qx "$tmp/offload/offload.png" "$tmp/offload.list" || fail "no offload.png"
+# the accesses figures say why a reader would care (issue 44), under the
+# title; the overhead figures do not
+for f in "$tmp/accesses/accesses.svg" "$tmp/pareto/pareto-accesses.svg"; do
+	grep -q "Why it matters: the cost of the eviction policy" "$f" || fail "$f: no subtitle"
+done
+! grep -q "Why it matters" "$tmp/pareto/pareto.svg" || fail "pareto.svg: the accesses subtitle"
 [ "$(sed "s/\.[a-z]*$//" "$tmp/offload.list" | sort -u)" = "$tmp/offload/offload" ] || fail "offload: figures other than its own: $(cat "$tmp/offload.list")"
 
 # Each script standalone, SVG too (terminal by extension).
