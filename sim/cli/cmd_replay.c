@@ -511,7 +511,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	return opt_check_config(o);
 }
 
-/* One budget's result as a JSON line (docs: README, "With --json"). */
+/* One budget's result as a JSON line (docs/commands.md, "replay --json"). */
 static void put_json_row(const struct replay_args *a, const struct schedule *s,
 			 const char *logname, const struct baseline *base,
 			 const struct point_result *pr, double ratio, const struct devmem_result *dr,
