@@ -11,6 +11,7 @@ DATA = ARG1
 OUT = ARG2
 SIZE = (ARGC >= 3) ? ARG3 : 'full'
 ylabel_text = 'metadata accesses'
+subtitle = "Why it matters: the cost of the eviction policy's bookkeeping (metadata read to choose each victim), which DTR's equivalence classes and banishing reduce"
 regions = 0
 baseline = 0
 fail_lines = 1

@@ -8,7 +8,8 @@
 # panel P and curve C (cmarked[C]: a static planner's plans, drawn as
 # dashed marked points instead of steps). Expects from the caller: DATA, OUT, ylabel_text,
 # regions (shade impossible memory), baseline (dashed line at y = 1),
-# fail_lines (vertical lines where a curve starts), SIZE (the third argument
+# fail_lines (vertical lines where a curve starts), optionally subtitle
+# (a sentence under the title: why a reader would care), SIZE (the third argument
 # of the script): 'full' (7 in wide, the default) or 'column'
 # (3.35 in) for PDF and SVG, with 8 pt text (9 pt titles) at that size; PNG
 # is a large figure for screens. When the sweep ran with --fit, figure.gp
@@ -73,6 +74,28 @@ while (strstrt(tl1, "\n") > 0) {
 
 # about how many characters of text fit across the figure
 chars = int((W - 8) / charw)
+# A subtitle (the calling script's `subtitle`, plain text without line
+# breaks): one sentence on why a reader would care, under the title in a
+# font a point smaller, broken at spaces to the figure's width.
+sub_lines = 0
+if (exists('subtitle') && strlen(subtitle) > 0) {
+	sub_chars = int(chars * 1.15)
+	sub_rest = subtitle; sub_text = ''; sub_cur = ''
+	while (strlen(sub_rest) > 0) {
+		i = strstrt(sub_rest, ' ')
+		sub_w = (i > 0) ? sub_rest[1:i - 1] : sub_rest
+		sub_rest = (i > 0) ? sub_rest[i + 1:strlen(sub_rest)] : ''
+		if (strlen(sub_cur) > 0 && strlen(sub_cur) + 1 + strlen(sub_w) > sub_chars) {
+			sub_text = sub_text.(sub_lines ? "\n" : '').sub_cur
+			sub_lines = sub_lines + 1
+			sub_cur = sub_w
+		} else {
+			sub_cur = sub_cur.(strlen(sub_cur) ? ' ' : '').sub_w
+		}
+	}
+	sub_text = sub_text.(sub_lines ? "\n" : '').sub_cur
+	sub_lines = sub_lines + 1
+}
 # The legend: one entry per curve and per failure style shown, each a
 # sample line (with the marker) and its text. Curves first, as wide as the
 # longest label, then the failure styles on rows of their own.
@@ -147,7 +170,7 @@ if (chars >= 80 && strlen(caption) > chars) {
 	caption = caption[1:i-1]."\n".caption[i+2:strlen(caption)]
 }
 
-title_h = line * (0.8 + 1.2 * title_lines)
+title_h = line * (0.8 + 1.2 * title_lines) + (sub_lines ? line * (0.3 + 1.05 * sub_lines) : 0)
 legend_h = key_line * key_rows + line * 0.8
 xlab_h = line * 1.4
 cap_h = line * cap_lines + (cap_lines ? line * 0.4 : 0)
@@ -209,6 +232,10 @@ prows = int((plast - pfirst + ncols) / ncols)
 # figure title and the axis labels are shared by all panels.
 set multiplot
 set label 999 figtitle at screen 0.5, screen 1 - (line * 0.9) / H center font sprintf(',%d', fsz + 1)
+if (sub_lines > 0) {
+	set label 993 sub_text at screen 0.5, screen 1 - (line * (0.9 + 1.2 * title_lines)) / H \
+		center noenhanced font sprintf(',%d', fsz - 1) tc rgb '#404040'
+}
 if (pages > 1) {
 	# which page, in the top right corner
 	set label 994 sprintf('%d/%d', pg, pages) at screen (W - 3) / W, screen 1 - (line * 0.9) / H \
@@ -335,6 +362,7 @@ do for [p = pfirst:plast] {
 		unset label 998
 	}
 	unset label 999
+	unset label 993
 	unset label 994
 	unset label 997
 	unset label 996

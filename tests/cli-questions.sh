@@ -194,4 +194,40 @@ out=$("$R" peak tiny.log; "$R" peak tiny.log --json)
 case "$out" in *module*) no "a log without module annotations shows modules: $out" ;;
 	*) ok "no module column for a log without module annotations" ;; esac
 
+# --- timeline by module (issue 44): for a log with module calls, a last
+# column `module`, the innermost module call the row's op ran in (as `peak`
+# names it); a log without them keeps its eight columns, byte for byte.
+"$R" replay modules.log --heuristic DTR --ratio 0.6 --timeline "$tmp/m.tsv" >/dev/null
+head -1 "$tmp/m.tsv" | grep -q "$(printf 'bytes\tmodule$')" &&
+	grep -q "$(printf '^21\t3110\tcompute\tlin\th\t5168\t11\t2000\tseq.0$')" "$tmp/m.tsv" &&
+	grep -q "$(printf '\tevict\tlin\tb\t5168\t23\t3000\tseq.2$')" "$tmp/m.tsv" &&
+	grep -q "$(printf '\tcompute\tlin_backward\tgb\t5168\t70\t3000\t-$')" "$tmp/m.tsv" &&
+	ok "timeline of modules.log: the module column" || no "timeline of modules.log: $(cat "$tmp/m.tsv")"
+# The same log with its ENTER/EXIT records blanked (the lines kept): the
+# same timeline less that column.
+sed 's/.*"ANNOTATION":"\(ENTER\|EXIT\)".*//' modules.log > "$tmp/nomod.log"
+"$R" replay "$tmp/nomod.log" --heuristic DTR --ratio 0.6 --timeline "$tmp/n.tsv" >/dev/null
+cut -f1-8 "$tmp/m.tsv" | cmp -s - "$tmp/n.tsv" && [ "$(awk -F '\t' 'NF != 8' "$tmp/n.tsv")" = "" ] &&
+	ok "timeline without module calls: eight columns, the rest unchanged" ||
+	no "timeline of modules.log without its module records differs beyond the module column"
+# A shipped PyTorch log: every row's module is the innermost call open at
+# its op's log line, found here from the log's text.
+L=../../logs/torch-mobilenet2-cpu.log.gz
+if [ -f $L ]; then
+	"$R" replay $L --heuristic DTR --ratio 0.6 --timeline "$tmp/mb.tsv" >/dev/null
+	gzip -dc $L | awk -F '\t' '
+		FNR == NR {
+			if ($0 ~ /"ANNOTATION":"ENTER"/) { m = $0; sub(/.*"MODULE":"/, "", m); sub(/".*/, "", m); st[++d] = m }
+			else if ($0 ~ /"ANNOTATION":"EXIT"/) d--
+			mod[FNR] = d ? st[d] : "-"
+			next
+		}
+		FNR == 1 { if ($9 != "module") { print "no module column: " $0; bad++ }; next }
+		{ n++; if ($9 != "-") named++ }
+		$9 != mod[$7] { if (bad++ < 5) print "line " $7 ": module " $9 ", the log says " mod[$7] }
+		END { if (!named) { print "no row names a module"; bad++ }; exit bad > 0 }' - "$tmp/mb.tsv" >&2 &&
+		ok "timeline of $(basename $L): the module of every row is the log's" ||
+		no "timeline of $(basename $L): wrong module names"
+fi
+
 exit $fail

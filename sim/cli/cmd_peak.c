@@ -106,9 +106,9 @@ static uint32_t cmd_line(const struct schedule *s, size_t cmd)
 
 /* Module names (issue 44): for a log with module ENTER/EXIT annotations
  * (docs/log-format.md, "Module calls"), the innermost module call each op
- * ran in, and the live set's bytes by that module. NULL op_mod: a log
+ * ran in (peak_op_modules), and the live set's bytes by that module. NULL op_mod: a log
  * without annotations, whose output stays as it was. */
-#define NO_MODULE UINT32_MAX
+#define NO_MODULE PEAK_NO_MODULE
 struct module_total {
 	uint32_t name; /* offset in the schedule's strings; NO_MODULE: outside any */
 	uint64_t bytes;
@@ -137,21 +137,9 @@ static int by_bytes(const void *a, const void *b)
 static void modules_find(const struct schedule *s, const struct peak_report *r, struct peak_modules *m)
 {
 	*m = (struct peak_modules){0};
-	if (!s->n_marks)
+	m->op_mod = peak_op_modules(s);
+	if (!m->op_mod)
 		return;
-	m->op_mod = xmalloc((s->n_ops ? s->n_ops : 1) * sizeof *m->op_mod);
-	uint32_t *stack = xmalloc(s->n_marks * sizeof *stack);
-	size_t depth = 0, j = 0;
-	for (size_t op = 0; op < s->n_ops; op++) {
-		for (; j < s->n_marks && s->marks[j].op <= op; j++) {
-			if (s->marks[j].enter)
-				stack[depth++] = s->marks[j].name;
-			else if (depth) /* (the reader checks that they nest) */
-				depth--;
-		}
-		m->op_mod[op] = depth ? stack[depth - 1] : NO_MODULE;
-	}
-	free(stack);
 	m->by = xmalloc((r->n_entries ? r->n_entries : 1) * sizeof *m->by);
 	for (size_t i = 0; i < r->n_entries; i++)
 		m->by[i] = (struct module_total){m->op_mod[storage_op(s, r->entries[i].storage)],

@@ -56,9 +56,11 @@ static void plot_usage(FILE *f)
 		"                         [--yrange LO:HI] [--plots SCRIPTS_DIR]\n\n"
 		"Render every figure that the sweep results in DIR support (DIR/NAME.png\n"
 		"and DIR/NAME.pdf) with gnuplot, after writing their data files to\n"
-		"DIR/plot-data/NAME/. Prints the paths of the figures. With DIR/fit.tsv\n"
-		"(`rematsim sweep --fit`), the overhead figures mark each series' smallest\n"
-		"passing ratio and where feasibility is not monotone.\n\n"
+		"DIR/plot-data/NAME/. Prints the paths of the figures; a print-size SVG\n"
+		"taller than a page comes as NAME.svg, NAME-2.svg ..., named on stderr in\n"
+		"one line a figure. With DIR/fit.tsv (`rematsim sweep --fit`), the\n"
+		"overhead figures mark each series' smallest passing ratio and where\n"
+		"feasibility is not monotone.\n\n"
 		"  --format F,...   any of png (large, for screens), pdf and svg (print size);\n"
 		"                   default png,pdf\n"
 		"  --size S         print size of PDF and SVG: full (7 in wide, 4 panels a\n"
@@ -170,6 +172,22 @@ static char *out_path(const char *dir, const char *name, size_t page, const char
 	return path_join(dir, file);
 }
 
+/* One line on stderr for a figure that came as several files (a print
+ * size with more rows of panels than a page holds): which files, so that
+ * a reader looking for NAME.svg finds the rest (issue 44). */
+static void split_note(const struct plot_figure *fig, const char *dir, const char *ext,
+		       const char *size, size_t files)
+{
+	fprintf(stderr, "rematsim plot: %s.%s at --size %s is taller than a page: written as %zu files,",
+		fig->name, ext, size, files);
+	for (size_t k = 1; k <= files; k++) {
+		char *out = out_path(dir, fig->name, k, ext, false);
+		fprintf(stderr, "%s %s", k > 1 ? "," : "", out);
+		free(out);
+	}
+	fputc('\n', stderr);
+}
+
 /*
  * Render one figure in one format: gnuplot writes under a temporary name
  * (with the same extension: it picks the terminal) that is renamed only
@@ -177,7 +195,8 @@ static char *out_path(const char *dir, const char *name, size_t page, const char
  * page holds comes as several files (grid.gp): DIR/NAME.svg, then
  * DIR/NAME-2.svg ...; their temporary names are claimed beforehand too,
  * up to one a panel, and those gnuplot leaves empty removed. Prints each
- * figure's path; 0 or an exit status after a message.
+ * figure's path, and for a figure in several files a line on stderr that
+ * names them (split_note); 0 or an exit status after a message.
  */
 static int render(const char *script, const struct plot_figure *fig, const char *dir,
 		  const char *ext, const char *size)
@@ -204,6 +223,7 @@ static int render(const char *script, const struct plot_figure *fig, const char 
 		claimed += !status;
 	}
 	int rc = status ? 0 : run_gnuplot(script, fig->data_dir, tmp, size);
+	size_t moved = 0; /* files of this figure in place, pages 1 to moved */
 	for (size_t k = 1; k <= claimed; k++) {
 		char *t = out_path(dir, fig->name, k, ext, true), *out = out_path(dir, fig->name, k, ext, false);
 		struct stat st;
@@ -216,6 +236,7 @@ static int render(const char *script, const struct plot_figure *fig, const char 
 				unlink(t);
 			} else {
 				printf("%s\n", out);
+				moved += moved == k - 1;
 			}
 			outfile_tmp_done(t);
 		} else {
@@ -228,6 +249,8 @@ static int render(const char *script, const struct plot_figure *fig, const char 
 		free(t);
 		free(out);
 	}
+	if (moved > 1 && !status) /* a figure split into files says so, and names them */
+		split_note(fig, dir, ext, size, moved);
 	if (rc == -1) {
 		fprintf(stderr, "rematsim plot: gnuplot is not on PATH: install it "
 				"(Debian: apt-get install gnuplot-nox); the figure data "

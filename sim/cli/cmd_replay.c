@@ -95,7 +95,9 @@ static const char help_tail[] =
 	"                      as TSV: clock memory event op storage budget line\n"
 	"                      bytes (op: the op run, or that made the evicted\n"
 	"                      storage; storage: its handle in the log, or the\n"
-	"                      op's first result; line: the op's log line)\n"
+	"                      op's first result; line: the op's log line); for a\n"
+	"                      log with module calls, a last column module: the\n"
+	"                      innermost module call that op ran in ('-': none)\n"
 	"  --trace FILE.json   write the last budget's replay as a Chrome trace-event\n"
 	"                      file (open it in ui.perfetto.dev or chrome://tracing):\n"
 	"                      memory against the budget, a slice per op on forward,\n"
@@ -171,6 +173,8 @@ struct timeline {
 	int64_t clock;   /* after the last event */
 	uint64_t memory;
 	const struct devmem *dm; /* --allocator: two more columns, the device's */
+	uint32_t *op_mod; /* a log with module calls: the last column, per op its
+			   * innermost module call (peak_op_modules); else NULL */
 };
 
 /* The handle of an op's first result, "-" for an op with none. */
@@ -193,6 +197,10 @@ static void put_timeline_row(const struct timeline *tl, int64_t clock, uint64_t 
 		uint64_t allocated, reserved;
 		devmem_now(tl->dm, &allocated, &reserved);
 		fprintf(tl->f, "\t%" PRIu64 "\t%" PRIu64, allocated, reserved);
+	}
+	if (tl->op_mod) {
+		fputc('\t', tl->f);
+		rs_tsv_field(tl->f, tl->op_mod[op] == PEAK_NO_MODULE ? "-" : s->strings + tl->op_mod[op]);
 	}
 	fputc('\n', tl->f);
 }
@@ -423,7 +431,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	return opt_check_config(o);
 }
 
-/* One budget's result as a JSON line (docs: README, "With --json"). */
+/* One budget's result as a JSON line (docs/commands.md, "replay --json"). */
 static void put_json_row(const struct replay_args *a, const struct schedule *s,
 			 const char *logname, const struct baseline *base,
 			 const struct point_result *pr, double ratio, const struct devmem_result *dr,
@@ -534,8 +542,9 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		tl.f = tout.f;
 		tl.s = s;
 		tl.budget = last_budget;
-		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes%s\n",
-			a->alloc_on ? "\tdevice_allocated\treserved" : "");
+		tl.op_mod = peak_op_modules(s);
+		fprintf(tl.f, "clock\tmemory\tevent\top\tstorage\tbudget\tline\tbytes%s%s\n",
+			a->alloc_on ? "\tdevice_allocated\treserved" : "", tl.op_mod ? "\tmodule" : "");
 		hk.tl = &tl;
 	}
 	if (a->trace && last) {
@@ -550,6 +559,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 			fprintf(stderr, "rematsim replay: %s\n", err.msg);
 			if (tl.f)
 				outfile_abort(&tout);
+			free(tl.op_mod);
 			return err.status;
 		}
 	}
@@ -564,6 +574,7 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 			pc.rt.stop = device_full;
 	}
 	int prc = point_run(s, base, &pc, &pr, &err);
+	free(tl.op_mod); /* (the timeline's rows are written) */
 	struct devmem_result dres;
 	if (hk.dm) {
 		devmem_result(hk.dm, &dres);

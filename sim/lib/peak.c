@@ -288,3 +288,23 @@ void peak_report_free(struct peak_report *r)
 	free(r->by_op);
 	memset(r, 0, sizeof *r);
 }
+
+uint32_t *peak_op_modules(const struct schedule *s)
+{
+	if (!s->n_marks)
+		return NULL;
+	uint32_t *op_mod = xmalloc((s->n_ops ? s->n_ops : 1) * sizeof *op_mod);
+	uint32_t *stack = xmalloc(s->n_marks * sizeof *stack);
+	size_t depth = 0, j = 0;
+	for (size_t op = 0; op < s->n_ops; op++) {
+		for (; j < s->n_marks && s->marks[j].op <= op; j++) {
+			if (s->marks[j].enter)
+				stack[depth++] = s->marks[j].name;
+			else if (depth) /* (the reader checks that they nest) */
+				depth--;
+		}
+		op_mod[op] = depth ? stack[depth - 1] : PEAK_NO_MODULE;
+	}
+	free(stack);
+	return op_mod;
+}

@@ -103,4 +103,15 @@ void peak_report_free(struct peak_report *r);
  */
 void peak_classify(const struct schedule *s, size_t cmd, uint8_t *kind, uint8_t *pinned);
 
+/**
+ * Module calls (issue 44): for a log with module ENTER/EXIT annotations
+ * (docs/log-format.md, "Module calls"), per op the name of the innermost
+ * module call it ran in, as an offset in s->strings, PEAK_NO_MODULE for an
+ * op outside every call (constants, the backward pass's ops); NULL for a
+ * log without annotations. One pass over the ops and marks with a stack
+ * as deep as the calls nest: linear time and memory. Free with free().
+ */
+#define PEAK_NO_MODULE UINT32_MAX
+uint32_t *peak_op_modules(const struct schedule *s);
+
 #endif
