@@ -20,7 +20,7 @@ from .oplog import VERSION, LogError, OpLog, OutputError, check_output, meta_pat
 
 
 _CHECKPOINT = ("suggest", "apply", "measure", "plans_for", "Plan", "CheckpointError",
-               "state_bytes")
+               "state_bytes", "measure_fresh", "load_factory", "FactoryModel")
 
 
 _API = ("replay", "fit", "peak", "find_rematsim", "RematsimError", "RematsimNotFound")
