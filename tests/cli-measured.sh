@@ -9,6 +9,10 @@
 #    statistics nor "error", a ratio run whose baseline failed, a model with
 #    no log: status 65 and a message naming FILE:LINE and the run; usage
 #    errors 64, missing files 66;
+#  - --mapping FILE: a model not in the compiled table mapped to a log, a
+#    key of the table remapped (its built-in rows replaced, the others
+#    kept), bad mapping files (65 with FILE:LINE, 66 missing), and 10^5
+#    runs against 10^5 rows under a hang bound (linear matching);
 #  - with ../shared: the artifact's data-full.json against its logs.zip
 #    pinned (data-full.expect: the four matched models under DTR,
 #    DTREqClass and DTRPrototype, and the 20 unmatched runs), and Table 1
@@ -156,6 +160,70 @@ grep -q '"kind":"ratio".*"proto_rules":"no-sampling,small,no-after,classes"' "$t
 	grep -q '"kind":"fixed","budget":350000000,.*"proto_rules":"sampling,small,no-after,classes"' "$tmp/j7" &&
 	ok "--proto-rules no-after keeps each run's sampling, and each row says its rules" ||
 	no "rules of the rows: $(grep -o '"kind":"[a-z]*","budget":[0-9]*\|"proto_rules":"[^"]*"' "$tmp/j7" | tr '\n' ' ')"
+
+# --- --mapping FILE ------------------------------------------------------------
+printf '# measured model\tbatch\tlog\n\nmymodel\t1\tunet.log\n' > "$tmp/m1.tsv"
+if "$R" measured runs.json --manifest manifest.json --mapping "$tmp/m1.tsv" --json > "$tmp/jm" 2> "$tmp/em"; then
+	ok "--mapping (0)"
+else
+	no "--mapping: status $?: $(cat "$tmp/em")"
+fi
+grep -q '"model":"mymodel","log":"U-Net (6)","batch":1,"kind":"fixed","budget":1000000000,"heuristic":"DTR"' "$tmp/jm" &&
+	ok "a model the table lacks, mapped by its log member, is replayed" || no "mymodel under --mapping: $(grep mymodel "$tmp/jm")"
+[ "$(grep -c '"matched":false' "$tmp/jm")" = 3 ] && ok "3 unmatched runs are left" || no "unmatched: $(grep -c '"matched":false' "$tmp/jm")"
+sum < "$tmp/jm" | grep -v '^mymodel' > "$tmp/sm"
+grep -v 'mymodel' runs.expect | cmp -s - "$tmp/sm" && ok "the other rows as without --mapping" ||
+	no "--mapping changed other rows: $(grep -v mymodel runs.expect | diff - "$tmp/sm" | head -c 1500)"
+printf 'unet\t7\tU-Net (6)\theight=608,width=416\r\n' > "$tmp/m2.tsv"
+out=$("$R" measured runs.json --manifest manifest.json --mapping "$tmp/m2.tsv" --heuristic DTR 2>&1)
+case "$out" in *"unet                 7  0.30 GB  DTR"*"unet (batch 6): 0.35 GB, 0.33 GB, 0.15 GB (error), 0.35 GB: the U-Net (6) log is of batch 7"*"resnet1202 (batch 64): 6 GB: the archive's ResNet log is of ResNet-32"*)
+	ok "a key remapped: its built-in row replaced, the other keys' kept (CRLF read)" ;;
+*) no "unet remapped: $out" ;; esac
+mb() { # the mapping's text; runs.json against it
+	printf "$1" > "$tmp/m.tsv"
+	"$R" measured runs.json --manifest manifest.json --heuristic DTR --mapping "$tmp/m.tsv"
+}
+bad 65 "a mapping row of two fields" "m.tsv:2: 2 fields: a row is KEY<TAB>BATCH<TAB>LOG" mb '# x\nmymodel\t1\n'
+bad 65 "a mapping row of five fields" "m.tsv:1: 5 fields" mb 'a\t1\tunet.log\tx=1\ty\n'
+bad 65 "a mapping's batch that is not one" "m.tsv:1: BATCH 'one': not a batch size" mb 'mymodel\tone\tunet.log\n'
+bad 65 "a mapping's batch of 0" "m.tsv:1: BATCH '0'" mb 'mymodel\t0\tunet.log\n'
+bad 65 "a mapping's log not in the manifest" "m.tsv:1: 'U-Net (7)' is neither a model nor a log of manifest.json" \
+	mb 'mymodel\t1\tU-Net (7)\n'
+bad 65 "a mapping's extra that is no list" "m.tsv:1: EXTRA 'height': not a list k=v,k=v" mb 'mymodel\t1\tunet.log\theight\n'
+bad 65 "a mapping row twice" "m.tsv:3: mymodel at batch 1 is mapped twice (the first time on line 1)" \
+	mb 'mymodel\t1\tunet.log\nmymodel\t2\tunet.log\nmymodel\t1\tU-Net (6)\n'
+bad 65 "a mapping of comments only" "m.tsv: no rows" mb '# nothing\n\n'
+bad 65 "a mapping's empty key" "m.tsv:1: an empty KEY" mb '\t1\tunet.log\n'
+bad 66 "a missing mapping" "nothing.tsv" "$R" measured runs.json --manifest manifest.json --mapping nothing.tsv
+bad 64 "--mapping twice" "given twice" "$R" measured runs.json --manifest manifest.json --mapping a --mapping b
+# linear: 10^5 runs of 10^5 models against 10^5 rows (each at another
+# batch but one): a walk of the table per run took minutes
+python3 - "$tmp" <<'PY'
+import sys
+d = sys.argv[1]
+n = 100000
+with open(d + "/big.json", "w") as f:
+    f.write("{\n")
+    for i in range(n):
+        f.write('"m%d": [{"specific_params": {"type": "dtr", "kind": "fixed", "memory_budget": 4e8, '
+                '"batch_size": %d}, "summary": "error"}],\n' % (i, 6 if i == 7 else 2))
+    f.write('"end": 1}\n')
+with open(d + "/big.tsv", "w") as f:
+    for i in range(n):
+        f.write("m%d\t%d\tU-Net (6)\n" % (i, 6 if i % 7 == 0 else 1))
+PY
+start=$(date +%s)
+timeout 120 "$R" measured "$tmp/big.json" --manifest manifest.json --mapping "$tmp/big.tsv" --heuristic DTR --json > "$tmp/jb" 2> "$tmp/eb"; st=$?
+secs=$(( $(date +%s) - start ))
+[ "$st" = 0 ] && [ "$(grep -c '"matched":false' "$tmp/jb")" = 99999 ] && grep -q '"model":"m7","log":"U-Net (6)","batch":6' "$tmp/jb" &&
+	grep -q '"model":"m8",.*"reason":"the U-Net (6) log is of batch 1"' "$tmp/jb" &&
+	ok "10^5 runs against 10^5 mapping rows in ${secs} s" || no "10^5 runs, 10^5 rows: status $st after ${secs} s: $(head -c 500 "$tmp/eb")"
+# ... and their table's unmatched list (a walk of the runs per group took 48 s)
+start=$(date +%s)
+timeout 120 "$R" measured "$tmp/big.json" --manifest manifest.json --mapping "$tmp/big.tsv" --heuristic DTR > "$tmp/tb" 2> "$tmp/eb"; st=$?
+secs=$(( $(date +%s) - start ))
+[ "$st" = 0 ] && grep -q '^unmatched: 99999 runs' "$tmp/tb" && [ "$(tail -1 "$tmp/tb")" = "  m99999 (batch 2): 0.4 GB (error): the U-Net (6) log is of batch 1" ] &&
+	ok "... listed unmatched in ${secs} s" || no "10^5 unmatched listed: status $st after ${secs} s: $(tail -3 "$tmp/tb") $(head -c 500 "$tmp/eb")"
 
 # --- the artifact's files (../shared) ----------------------------------------
 S=${REMATSIM_SHARED:-}

@@ -27,13 +27,13 @@ static const char measured_help[] =
 	"usage: rematsim measured MEASURED.json --manifest ARCHIVE.zip\n"
 	"                         [--heuristic H,...] [--seed N] [--trials K]\n"
 	"                         [--proto-rules RULE,...] [--overhead-limit L]\n"
-	"                         [--jobs N] [--json] [--out DIR]\n"
+	"                         [--mapping FILE] [--jobs N] [--json] [--out DIR]\n"
 	"\n"
 	"Compare the DTR prototype's measured runs (the artifact's data-full.json or\n"
 	"large-input-table-data.json) with replays of the logs recorded from the same\n"
 	"configurations. Each run is matched to a log of ARCHIVE's manifest by its\n"
-	"model and batch size (the table of sim/exp/measured.c); runs with no log are\n"
-	"listed with the reason. A fixed run is replayed at its memory_budget, a\n"
+	"model and batch size (the table of sim/exp/measured.c, or --mapping's rows);\n"
+	"runs with no log are listed with the reason. A fixed run is replayed at its memory_budget, a\n"
 	"ratio run at its ratio of its baseline run's measured total_mem, without\n"
 	"the log's final pins (the prototype's timer stops when the iteration\n"
 	"returns). Per run and heuristic: the measured remat overhead (the medians\n"
@@ -45,6 +45,11 @@ static const char measured_help[] =
 	"with what the prototype did.\n"
 	"\n"
 	"  --manifest A     the logs: the artifact's logs.zip, or a manifest.json\n"
+	"  --mapping FILE   rows KEY<TAB>BATCH<TAB>LOG[<TAB>EXTRA] ('#' comments): runs\n"
+	"                   of the model KEY at batch BATCH (and extra_params EXTRA,\n"
+	"                   k=v,k=v) have the log LOG (a model of ARCHIVE's manifest,\n"
+	"                   or its log member); a key named replaces the built-in\n"
+	"                   table's rows of that key, the others stay\n"
 	"  --heuristic H,.. heuristics (default DTR,DTREqClass,DTRPrototype)\n"
 	"  --seed N         first seed of the random heuristics (default 1)\n"
 	"  --trials K       seeds N..N+K-1 per run of a random heuristic, the median\n"
@@ -60,7 +65,8 @@ static const char measured_help[] =
 	"  --json           one JSON object per (run, heuristic), and per unmatched run\n"
 	"  --out DIR        also write DIR/measured.tsv (rematsim plot DIR draws it)\n"
 	"\n"
-	"Exit status: 0 ok, 64 usage, 65 a file of another shape, a budget of 0, a\n"
+	"Exit status: 0 ok, 64 usage, 65 a file of another shape (a mapping's row:\n"
+	"FILE:LINE:), a budget of 0, a\n"
 	"summary neither statistics nor \"error\", a ratio run whose baseline failed\n"
 	"(FILE:LINE: and the run's path), or no fixed or ratio run with a log in\n"
 	"ARCHIVE and no param_sweep run (nothing to compare), 66 missing input,\n"
@@ -303,6 +309,34 @@ static void put_sweeps(const struct measured_file *f, const struct measured_poin
 	}
 }
 
+static bool same_group(const struct measured_run *a, const struct measured_run *b)
+{
+	return !strcmp(a->model, b->model) && a->batch == b->batch && !strcmp(a->why, b->why);
+}
+
+/* model, batch, reason, then file order (the runs are one array) */
+static int by_group(const void *x, const void *y)
+{
+	const struct measured_run *a = *(const struct measured_run *const *)x;
+	const struct measured_run *b = *(const struct measured_run *const *)y;
+	int c = strcmp(a->model, b->model);
+	if (!c)
+		c = a->batch != b->batch ? (a->batch < b->batch ? -1 : 1) : strcmp(a->why, b->why);
+	return c ? c : (a > b) - (a < b);
+}
+
+struct ugroup {
+	const struct measured_run *const *runs; /* in file order */
+	size_t n;
+};
+
+static int by_first(const void *x, const void *y)
+{
+	const struct measured_run *a = ((const struct ugroup *)x)->runs[0];
+	const struct measured_run *b = ((const struct ugroup *)y)->runs[0];
+	return (a > b) - (a < b);
+}
+
 static void put_unmatched(const struct measured_file *f, const char *archive)
 {
 	size_t n = 0;
@@ -311,25 +345,35 @@ static void put_unmatched(const struct measured_file *f, const char *archive)
 	if (!n)
 		return;
 	printf("\nunmatched: %zu run%s with no log in %s\n", n, n == 1 ? "" : "s", archive);
-	/* grouped by model, batch and reason, in file order */
-	bool *done = xcalloc(f->n_runs + 1, sizeof *done);
+	/* grouped by model, batch and reason, in file order: sorted, a group
+	 * is together (10^5 models: no walk of the rest per run) */
+	const struct measured_run **u = xmalloc((n + 1) * sizeof *u);
+	size_t k = 0;
 	for (size_t i = 0; i < f->n_runs; i++) {
 		const struct measured_run *r = &f->runs[i];
-		if (done[i] || r->kind == MEASURED_BASELINE || r->kind == MEASURED_SWEEP || r->mm)
-			continue;
+		if (r->kind != MEASURED_BASELINE && r->kind != MEASURED_SWEEP && !r->mm)
+			u[k++] = r;
+	}
+	qsort(u, n, sizeof *u, by_group);
+	struct ugroup *g = xmalloc((n + 1) * sizeof *g);
+	size_t ng = 0;
+	for (size_t i = 0, e; i < n; i = e) {
+		for (e = i + 1; e < n && same_group(u[i], u[e]); e++)
+			;
+		g[ng++] = (struct ugroup){u + i, e - i};
+	}
+	qsort(g, ng, sizeof *g, by_first);
+	for (size_t i = 0; i < ng; i++) {
+		const struct measured_run *r = g[i].runs[0];
 		printf("  %s (batch %u): ", r->model, r->batch);
-		size_t k = 0;
-		for (size_t j = i; j < f->n_runs; j++) {
-			const struct measured_run *x = &f->runs[j];
-			if (done[j] || x->kind == MEASURED_BASELINE || x->kind == MEASURED_SWEEP || x->mm ||
-			    strcmp(x->model, r->model) || x->batch != r->batch || strcmp(x->why, r->why))
-				continue;
-			done[j] = true;
-			printf("%s%.3g GB%s", k++ ? ", " : "", (double)x->budget / 1e9, x->error ? " (error)" : "");
+		for (size_t j = 0; j < g[i].n; j++) {
+			const struct measured_run *x = g[i].runs[j];
+			printf("%s%.3g GB%s", j ? ", " : "", (double)x->budget / 1e9, x->error ? " (error)" : "");
 		}
 		printf(": %s\n", r->why);
 	}
-	free(done);
+	free(g);
+	free(u);
 }
 
 static int write_tsv(const char *dir, const struct measured_file *f, const char *archive,
@@ -390,10 +434,11 @@ int cmd_measured(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'J'},
 		{"json", no_argument, NULL, 'j'},
 		{"out", required_argument, NULL, 'o'},
+		{"mapping", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *archive = NULL, *hlist = "DTR,DTREqClass,DTRPrototype", *out = NULL;
+	const char *archive = NULL, *mapping = NULL, *hlist = "DTR,DTREqClass,DTRPrototype", *out = NULL;
 	uint64_t seed = 1, trials = 11, jobs = 0;
 	double overhead_limit = 10;
 	bool json = false, rules_set = false;
@@ -440,6 +485,7 @@ int cmd_measured(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'o': out = optarg; break;
+		case 'M': mapping = optarg; break;
 		case 'h':
 			fputs(measured_help, stdout);
 			return 0;
@@ -491,7 +537,14 @@ int cmd_measured(int argc, char **argv)
 		measured_file_free(&f);
 		return err.status;
 	}
-	measured_match(&f, mf);
+	struct measured_table *table = NULL;
+	if (mapping && measured_table_read(mapping, mf, &table, &err)) {
+		rs_error_print(&err);
+		manifest_free(mf);
+		measured_file_free(&f);
+		return err.status;
+	}
+	measured_match(&f, mf, table); /* (runs point into table: freed with mf) */
 	size_t matched = 0, runs = 0, sweeps = 0;
 	for (size_t i = 0; i < f.n_runs; i++) {
 		runs += f.runs[i].kind != MEASURED_BASELINE;
@@ -514,6 +567,7 @@ int cmd_measured(int argc, char **argv)
 			last = r->model;
 		}
 		manifest_free(mf);
+		measured_table_free(table);
 		measured_file_free(&f);
 		return EXIT_DATAERR;
 	}
@@ -528,6 +582,7 @@ int cmd_measured(int argc, char **argv)
 	if (measured_replay(&f, &o, &pts, &n, &err)) {
 		rs_error_print(&err);
 		manifest_free(mf);
+		measured_table_free(table);
 		measured_file_free(&f);
 		return err.status;
 	}
@@ -569,6 +624,7 @@ int cmd_measured(int argc, char **argv)
 	}
 	free(pts);
 	manifest_free(mf);
+	measured_table_free(table);
 	measured_file_free(&f);
 	return status;
 }

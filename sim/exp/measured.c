@@ -680,8 +680,294 @@ static bool extra_agrees(const struct measured_run *r, const struct measured_mod
 	return true;
 }
 
-void measured_match(struct measured_file *f, const struct manifest *mf)
+/* ---- mapping files -------------------------------------------------------- */
+
+struct measured_table {
+	struct measured_model *rows; /* the file's rows, then the compiled rows of other keys */
+	size_t n;
+	char **specs;                /* per row: the manifest's spec of its log (NULL: none) */
+	long *lines;                 /* per file row: its line */
+};
+
+void measured_table_free(struct measured_table *t)
 {
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->specs[i]) { /* a file's row: its strings are ours */
+			free((char *)t->rows[i].key);
+			free((char *)t->rows[i].extra);
+			free((char *)t->rows[i].log);
+			free(t->specs[i]);
+		}
+	}
+	free(t->rows);
+	free(t->specs);
+	free(t->lines);
+	free(t);
+}
+
+/* A row of the table in the order rows are looked up: key, batch, place. */
+struct row_ix {
+	const char *key;
+	unsigned batch;
+	const char *extra; /* (a mapping file's duplicate rows) */
+	size_t i;
+};
+
+/* key then batch */
+static int by_row_key(const struct row_ix *x, const struct row_ix *y)
+{
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return x->batch != y->batch ? (x->batch < y->batch ? -1 : 1) : 0;
+}
+
+static int by_row(const void *a, const void *b)
+{
+	const struct row_ix *x = a, *y = b;
+	int c = by_row_key(x, y);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* key, batch, extra, place */
+static int by_dup(const void *a, const void *b)
+{
+	const struct row_ix *x = a, *y = b;
+	int c = by_row_key(x, y);
+	if (!c)
+		c = strcmp(x->extra, y->extra);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first entry at or after (key, batch) in the sorted ix. */
+static size_t row_lower(const struct row_ix *ix, size_t n, const char *key, unsigned batch)
+{
+	size_t lo = 0, hi = n;
+	struct row_ix want = {key, batch, "", 0};
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_row(&ix[mid], &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct name_ix {
+	const char *name;
+	size_t i;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct name_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first entry of name in the sorted ix, or NULL. */
+static const struct name_ix *name_find(const struct name_ix *ix, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ix[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(ix[lo].name, name) ? &ix[lo] : NULL;
+}
+
+/* Whether s is a "k=v,k=v" list with non-empty keys. */
+static bool extra_valid(const char *s)
+{
+	for (const char *p = s; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		const char *eq = memchr(p, '=', n);
+		if (!eq || eq == p || (size_t)(eq - p) >= 64 || n - (size_t)(eq - p) - 1 >= 64)
+			return false;
+		p = comma ? comma + 1 : p + n;
+		if (comma && !*p)
+			return false;
+	}
+	return true;
+}
+
+/* Split line (NUL-terminated, modified) at tabs into at most max fields. */
+static size_t split_tabs(char *line, char **field, size_t max)
+{
+	size_t n = 0;
+	for (char *p = line;; p++) {
+		if (n < max)
+			field[n] = p;
+		n++;
+		p = strchr(p, '\t');
+		if (!p)
+			return n;
+		*p = '\0';
+	}
+}
+
+static int map_row(const char *path, long line, char *text, const struct name_ix *mix, size_t nm,
+		   const struct manifest *mf, struct measured_model *row, char **spec, struct rs_error *err)
+{
+	char *fd[4];
+	size_t n = split_tabs(text, fd, 4);
+	if (n < 3 || n > 4)
+		return rs_error_set(err, EXIT_DATAERR, path, line, "%zu field%s: a row is KEY<TAB>BATCH<TAB>LOG, "
+				    "optionally <TAB>EXTRA (k=v,k=v)", n, n == 1 ? "" : "s");
+	for (const char *p = text; p < fd[n - 1] + strlen(fd[n - 1]); p++)
+		if ((unsigned char)*p < 0x20 && *p != '\0')
+			return rs_error_set(err, EXIT_DATAERR, path, line, "a control character (0x%02x) in a row",
+					    (unsigned char)*p);
+	if (!*fd[0])
+		return rs_error_set(err, EXIT_DATAERR, path, line, "an empty KEY (the measured file's model name)");
+	char *end;
+	errno = 0;
+	unsigned long long b = strtoull(fd[1], &end, 10);
+	if (fd[1][0] < '0' || fd[1][0] > '9' || *end || errno || b < 1 || b > 1000000000)
+		return rs_error_set(err, EXIT_DATAERR, path, line, "BATCH '%s': not a batch size (a whole "
+				    "number from 1 to 1e9)", fd[1]);
+	if (!*fd[2])
+		return rs_error_set(err, EXIT_DATAERR, path, line, "an empty LOG (a model of the manifest)");
+	if (n == 4 && !extra_valid(fd[3]))
+		return rs_error_set(err, EXIT_DATAERR, path, line, "EXTRA '%s': not a list k=v,k=v", fd[3]);
+	/* LOG: a model's name in the manifest, else the log member it names */
+	const struct name_ix *m = name_find(mix, nm, fd[2]);
+	if (!m)
+		m = name_find(mix + nm, nm, fd[2]);
+	if (!m)
+		return rs_error_set(err, EXIT_DATAERR, path, line, "'%s' is neither a model nor a log of %s "
+				    "(rematsim info %s lists them)", fd[2], mf->source, mf->source);
+	const struct manifest_model *mm = &mf->models[m->i];
+	*row = (struct measured_model){
+		.key = xstrdup(fd[0]), .batch = (unsigned)b, .extra = n == 4 && *fd[3] ? xstrdup(fd[3]) : NULL,
+		.log = xstrdup(mm->name), .title = NULL, .color = "#555555", .marker = 1,
+	};
+	row->title = row->key;
+	*spec = xstrdup(mm->spec);
+	return 0;
+}
+
+int measured_table_read(const char *path, const struct manifest *mf, struct measured_table **out,
+			struct rs_error *err)
+{
+	*out = NULL;
+	char *text;
+	size_t len;
+	if (read_whole_file_limit(path, rs_limit(RS_MAX_INPUT_ENV, RS_MAX_INPUT_DEFAULT), &text, &len, err))
+		return -1;
+	if (memchr(text, '\0', len)) {
+		free(text);
+		return rs_error_set(err, EXIT_DATAERR, path, 0, "a NUL byte: not a text file of rows");
+	}
+	/* the manifest's names, then its log members, each sorted */
+	size_t nm = mf->n_models;
+	struct name_ix *mix = xmalloc((2 * nm + 1) * sizeof *mix);
+	for (size_t i = 0; i < nm; i++) {
+		mix[i] = (struct name_ix){mf->models[i].name, i};
+		mix[nm + i] = (struct name_ix){mf->models[i].log, i};
+	}
+	qsort(mix, nm, sizeof *mix, by_name);
+	qsort(mix + nm, nm, sizeof *mix, by_name);
+	struct measured_table *t = xcalloc(1, sizeof *t);
+	size_t cap = 0, scap = 0, lcap = 0;
+	long line = 0;
+	int rc = 0;
+	for (char *p = text, *nl; p < text + len && !rc; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(text + len - p));
+		if (!nl)
+			nl = text + len;
+		*nl = '\0';
+		line++;
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';
+		if (!*p || *p == '#')
+			continue;
+		XGROW(t->rows, cap, t->n + 1);
+		XGROW(t->specs, scap, t->n + 1);
+		XGROW(t->lines, lcap, t->n + 1);
+		t->lines[t->n] = line;
+		rc = map_row(path, line, p, mix, nm, mf, &t->rows[t->n], &t->specs[t->n], err);
+		if (!rc)
+			t->n++;
+	}
+	free(mix);
+	free(text);
+	if (!rc && !t->n)
+		rc = rs_error_set(err, EXIT_DATAERR, path, 0, "no rows (KEY<TAB>BATCH<TAB>LOG[<TAB>EXTRA]): "
+				  "nothing to map");
+	/* a row twice (key, batch and extra): refused; sorted, the rows of
+	 * one key and batch are together */
+	struct row_ix *ix = rc ? NULL : xmalloc((t->n + 1) * sizeof *ix);
+	size_t nfile = t->n;
+	for (size_t i = 0; !rc && i < nfile; i++)
+		ix[i] = (struct row_ix){t->rows[i].key, t->rows[i].batch, t->rows[i].extra ? t->rows[i].extra : "", i};
+	if (!rc)
+		qsort(ix, nfile, sizeof *ix, by_dup);
+	for (size_t i = 0; !rc && i + 1 < nfile; i++)
+		if (!by_row_key(&ix[i], &ix[i + 1]) && !strcmp(ix[i].extra, ix[i + 1].extra))
+			rc = rs_error_set(err, EXIT_DATAERR, path, t->lines[ix[i + 1].i], "%s at batch %u%s%s is "
+					  "mapped twice (the first time on line %ld)", ix[i].key, ix[i].batch,
+					  *ix[i].extra ? " with " : "", ix[i].extra, t->lines[ix[i].i]);
+	/* the compiled rows of the keys the file does not name, after its own */
+	size_t nc = sizeof models / sizeof models[0];
+	for (size_t k = 0; !rc && k < nc; k++) {
+		size_t at = row_lower(ix, nfile, models[k].key, 0);
+		if (at < nfile && !strcmp(ix[at].key, models[k].key))
+			continue;
+		XGROW(t->rows, cap, t->n + 1);
+		XGROW(t->specs, scap, t->n + 1);
+		t->rows[t->n] = models[k];
+		t->specs[t->n++] = NULL;
+	}
+	free(ix);
+	if (rc) {
+		measured_table_free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+void measured_match(struct measured_file *f, const struct manifest *mf, const struct measured_table *t)
+{
+	const struct measured_model *rows = t ? t->rows : models;
+	size_t nrows = t ? t->n : sizeof models / sizeof models[0];
+	/* the rows by (key, batch, place), and per key the first row (in
+	 * table order) with a log and without one: a run costs two binary
+	 * searches, not a walk of the table (a file of 10^5 runs against a
+	 * mapping of 10^5 rows stays linear, issue 40) */
+	struct row_ix *ix = xmalloc((nrows + 1) * sizeof *ix);
+	for (size_t k = 0; k < nrows; k++)
+		ix[k] = (struct row_ix){rows[k].key, rows[k].batch, "", k};
+	qsort(ix, nrows, sizeof *ix, by_row);
+	size_t *first_log = xmalloc((nrows + 1) * sizeof *first_log);
+	size_t *first_nolog = xmalloc((nrows + 1) * sizeof *first_nolog);
+	for (size_t g = 0, e; g < nrows; g = e) {
+		size_t fl = SIZE_MAX, fn = SIZE_MAX;
+		for (e = g; e < nrows && !strcmp(ix[e].key, ix[g].key); e++) {
+			if (rows[ix[e].i].log)
+				fl = ix[e].i < fl ? ix[e].i : fl;
+			else
+				fn = ix[e].i < fn ? ix[e].i : fn;
+		}
+		first_log[g] = fl;
+		first_nolog[g] = fn;
+	}
+	/* the manifest's models by name (the compiled table's logs) */
+	size_t nm = mf ? mf->n_models : 0;
+	struct name_ix *mix = xmalloc((nm + 1) * sizeof *mix);
+	for (size_t i = 0; i < nm; i++)
+		mix[i] = (struct name_ix){mf->models[i].name, i};
+	qsort(mix, nm, sizeof *mix, by_name);
 	for (size_t i = 0; i < f->n_runs; i++) {
 		struct measured_run *r = &f->runs[i];
 		if (r->kind == MEASURED_BASELINE)
@@ -689,26 +975,32 @@ void measured_match(struct measured_file *f, const struct manifest *mf)
 		/* its row; else the first row of its key with a log (another
 		 * batch), or without one (why not) */
 		const struct measured_model *row = NULL, *logged = NULL, *nolog = NULL;
+		size_t row_i = SIZE_MAX;
 		char *why = NULL, buf[600];
-		for (size_t k = 0; k < sizeof models / sizeof models[0] && !row; k++) {
-			const struct measured_model *m = &models[k];
-			if (strcmp(m->key, r->model))
-				continue;
-			if (!m->log) {
-				nolog = nolog ? nolog : m;
-				continue;
+		size_t g = row_lower(ix, nrows, r->model, 0);
+		if (g < nrows && !strcmp(ix[g].key, r->model)) {
+			logged = first_log[g] == SIZE_MAX ? NULL : &rows[first_log[g]];
+			nolog = first_nolog[g] == SIZE_MAX ? NULL : &rows[first_nolog[g]];
+			for (size_t k = row_lower(ix, nrows, r->model, r->batch);
+			     k < nrows && !row && ix[k].batch == r->batch && !strcmp(ix[k].key, r->model); k++) {
+				const struct measured_model *m = &rows[ix[k].i];
+				if (!m->log)
+					continue;
+				free(why);
+				why = NULL;
+				if (extra_agrees(r, m, &why)) {
+					row = m;
+					row_i = ix[k].i;
+				}
 			}
-			logged = logged ? logged : m;
-			if (m->batch != r->batch)
-				continue;
-			free(why);
-			why = NULL;
-			if (extra_agrees(r, m, &why))
-				row = m;
 		}
-		for (size_t k = 0; row && mf && k < mf->n_models && !r->spec; k++)
-			if (!strcmp(mf->models[k].name, row->log))
-				r->spec = xstrdup(mf->models[k].spec);
+		if (row && t && t->specs[row_i]) {
+			r->spec = xstrdup(t->specs[row_i]);
+		} else if (row) {
+			const struct name_ix *m = name_find(mix, nm, row->log);
+			if (m)
+				r->spec = xstrdup(mf->models[m->i].spec);
+		}
 		if (r->spec) {
 			r->mm = row;
 		} else if (row) {
@@ -725,11 +1017,15 @@ void measured_match(struct measured_file *f, const struct manifest *mf)
 			r->why = xstrdup(nolog->why);
 		} else {
 			snprintf(buf, sizeof buf, "%s is not in the table of logged models "
-				 "(sim/exp/measured.c, models[])", r->model);
+				 "(sim/exp/measured.c, models[]): map it to a log with --mapping FILE", r->model);
 			r->why = xstrdup(buf);
 		}
 		free(why);
 	}
+	free(mix);
+	free(first_log);
+	free(first_nolog);
+	free(ix);
 }
 
 /* ---- replaying ------------------------------------------------------------ */

@@ -94,8 +94,30 @@ int measured_read(const char *path, struct measured_file *f, struct rs_error *er
 void measured_file_free(struct measured_file *f);
 
 struct manifest; /* source.h */
-/** Pair each run other than the baselines with a log of m, or say why not. */
-void measured_match(struct measured_file *f, const struct manifest *m);
+
+/*
+ * A mapping file (`rematsim measured --mapping FILE`, docs/validation.md):
+ * rows KEY<TAB>BATCH<TAB>LOG[<TAB>EXTRA], `#` lines and blank lines
+ * ignored. KEY is the measured file's model name, BATCH the runs' batch
+ * size, LOG a model of the manifest m (its name, or its log member as the
+ * manifest writes it), EXTRA extra_params "k=v,k=v" the log's run had.
+ * The file's rows replace the compiled table's rows of the keys it names;
+ * the other keys keep theirs.
+ */
+struct measured_table;
+/**
+ * Read a mapping file against the manifest m: 0 and *out, or -1 with err
+ * (EXIT_NOINPUT: cannot read; EXIT_DATAERR: FILE:LINE: a row of another
+ * shape, a batch that is not one, a LOG not in m, a row twice, no rows).
+ */
+int measured_table_read(const char *path, const struct manifest *m, struct measured_table **out,
+			struct rs_error *err);
+void measured_table_free(struct measured_table *t);
+
+/** Pair each run other than the baselines with a log of m through the
+ * table t (NULL: the compiled one), or say why not. Linear in the runs and
+ * rows but for a log factor. */
+void measured_match(struct measured_file *f, const struct manifest *m, const struct measured_table *t);
 
 /* One matched run under one heuristic. */
 struct measured_point {

@@ -2,7 +2,8 @@
 versions the recorder takes (1.13; older refused, newer warned), and
 `pip install ./recorders/torch` into a fresh virtual environment (system
 site packages, no build isolation: Debian's setuptools), importable and
-runnable from outside the source tree. The install part is skipped (said
+runnable from outside the source tree, its Python API (rematsim_torch.api)
+included. The install part is skipped (said
 so) where venv or pip is missing."""
 
 import os
@@ -57,6 +58,14 @@ try:
                            capture_output=True, text=True, cwd=tmp, env=env)
         check(r.returncode == 0 and env_dir in r.stdout,
               "imported from the environment: %s%s" % (r.stdout.strip(), r.stderr.strip()[-300:]))
+        r = subprocess.run([py, "-c", "import rematsim_torch, sys; print(rematsim_torch.replay("
+                            "sys.argv[1], ratio=0.8, rematsim=sys.argv[2])[0]['outcome'], "
+                            "rematsim_torch.api.__file__)",
+                            os.path.join(os.environ["REMATSIM_SOURCE"], "logs", "mlp-cpu.log.gz"),
+                            os.environ["REMATSIM"]], capture_output=True, text=True, cwd=tmp, env=env)
+        check(r.returncode == 0 and r.stdout.startswith("pass ") and env_dir in r.stdout,
+              "the installed API (rematsim_torch.replay): %s%s" % (r.stdout.strip(),
+                                                                 r.stderr.strip()[-300:]))
         exe = os.path.join(env_dir, "bin", "rematsim-torch")
         r = subprocess.run([exe, "record", "--help"], capture_output=True, text=True, cwd=tmp,
                            env=env)

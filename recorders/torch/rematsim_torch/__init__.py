@@ -9,13 +9,21 @@
 
 writes model.log.gz and model.meta.json. `python3 -m rematsim_torch record
 --help` records torchvision models and a GPT-2-style decoder.
+
+    rows = rematsim_torch.replay("model.log.gz", heuristic="DTR", ratio=[0.5, 0.8])
+
+runs the built rematsim binary (rematsim_torch.api: replay, fit, peak;
+pandas DataFrames with as_frame=True).
 """
 
 from .oplog import VERSION, LogError, OpLog, OutputError, check_output, meta_path_for
 
 
 _CHECKPOINT = ("suggest", "apply", "measure", "plans_for", "Plan", "CheckpointError",
-               "state_bytes")
+               "state_bytes", "measure_fresh", "load_factory", "FactoryModel")
+
+
+_API = ("replay", "fit", "peak", "find_rematsim", "RematsimError", "RematsimNotFound")
 
 
 def __getattr__(name):
@@ -27,6 +35,9 @@ def __getattr__(name):
     if name in ("fake_mode", "FakeSession", "FakeOpError"):
         from . import fake
         return getattr(fake, name)
+    if name in _API:
+        from . import api
+        return getattr(api, name)
     if name in _CHECKPOINT:
         from . import checkpoint
         return getattr(checkpoint, name)
@@ -36,5 +47,5 @@ def __getattr__(name):
 __all__ = ["Recorder", "RecorderError", "OpLog", "LogError", "OutputError", "check_output",
            "meta_path_for",
            "SCHEMA_GAPS", "CLOCKS", "VERSION", "fake_mode", "FakeSession",
-           "FakeOpError"] + list(_CHECKPOINT)
+           "FakeOpError"] + list(_CHECKPOINT) + list(_API)
 __version__ = VERSION

@@ -111,16 +111,32 @@ predicted and measured peak and their difference, predicted compute
 overhead and measured time overhead (time varies with the machine's load:
 it is reported, never checked).
 
+Your own model: --factory MODULE:FUNCTION instead of --model. MODULE is a
+module this Python imports (mypkg.models) or a .py file; FUNCTION, called
+with no arguments after torch.manual_seed(--seed), returns (model, inputs),
+(model, inputs, optimizer) or (model, inputs, optimizer, loss_fn), or a
+dict with those keys. One iteration is: zero the gradients, model(*inputs),
+the loss (loss_fn(output); without one, the output if it is one number,
+else its sum), backward, optimizer.step() when there is an optimizer. The
+model stays on the device the function puts it on. Every plan is measured
+in a fresh process that imports MODULE and calls FUNCTION again (torch
+1.13's CPU accounting is right only in a process's first profiled run), so
+FUNCTION must build the same model each time. --threads and --seed apply;
+the other model options (--batch, --dtype, ...) are the function's own.
+
 exit statuses:
   0   success
-  64  bad command line, a model name that does not resolve, or a budget
+  64  bad command line, a model name that does not resolve (--factory: no
+      MODULE, no FUNCTION in it, not MODULE:FUNCTION), or a budget
       rematsim solve refuses at once (below the log's floor: its message
       names both numbers)
   65  no plan: no dp plan on module boundaries fits the budget, or the
-      model has no module a checkpoint can wrap
+      model has no module a checkpoint can wrap; --factory's FUNCTION
+      returned something else than the above
   69  unavailable: this Python has no torch, rematsim is not built,
       --device cuda without CUDA, torchvision missing
-  70  the model, its training step or a wrapped module raised
+  70  the model, its training step, a wrapped module, or --factory's
+      MODULE or FUNCTION raised
   73  --log FILE can not be created
 """
 
@@ -217,8 +233,8 @@ def _byte_list(s):
     return out
 
 
-def _model_args(r):
-    r.add_argument("--model", required=True,
+def _model_args(r, model_required=True):
+    r.add_argument("--model", required=model_required,
                    help="torchvision:NAME, gpt2, mlp, llama, hf or a preset (below)")
     r.add_argument("--batch", type=_upto("batch"), default=16, help="batch size (16)")
     r.add_argument("--device", default="cpu", help="cpu or cuda[:N] (cpu)")
@@ -285,7 +301,11 @@ def _parser():
                        description="Plan checkpoints on module boundaries (rematsim solve "
                                    "--modules), wrap the modules with "
                                    "torch.utils.checkpoint, and measure the real iteration.")
-    _model_args(c)
+    _model_args(c, model_required=False)
+    c.add_argument("--factory", metavar="MODULE:FUNCTION",
+                   help="your own model instead of --model: FUNCTION (in MODULE, a module "
+                        "or a .py file) returns (model, inputs[, optimizer[, loss_fn]]); "
+                        "each plan is measured in a fresh process that calls it")
     c.add_argument("-k", type=_counts, metavar="K[,K...]",
                    help="dp plans with K checkpoints each")
     c.add_argument("--budget", type=_byte_list, metavar="B[,B...]",
@@ -520,6 +540,33 @@ def _build(torch, a):
         return _fail(SOFTWARE_EXIT, "building %s raised %s: %s" % (a.model, type(e).__name__, e))
 
 
+def _declared(st):
+    """The batch an iteration holds from its start: (inputs, target), or
+    a factory's inputs."""
+    return st.inputs if isinstance(st, _FactorySetup) else (st.inputs, st.target)
+
+
+class _FactorySetup:
+    """checkpoint --factory: the model a user's function builds, seeded as
+    --seed says, with _Setup's face (model, opt, device, params, step)."""
+
+    def __init__(self, torch, factory, seed, threads):
+        from . import checkpoint as ck
+        if threads:
+            torch.set_num_threads(threads)
+        torch.manual_seed(seed)
+        fm = ck.FactoryModel(ck.load_factory(factory), factory)
+        self.fm = fm
+        self.model, self.opt, self.device = fm.model, fm.opt, fm.device
+        if self.device.type != "cuda" and not threads:
+            torch.set_num_threads(1)  # the CPU clocks count the calling thread
+        self.inputs, self.target = fm.inputs, None
+        self.params = list(self.model.parameters())
+
+    def step(self, rec=None, no_step=False):
+        return self.fm.step(rec)
+
+
 def _record_to(torch, a, st, path, meta, clock=None, no_step=False, **rec_kw):
     """Warm up, then record one iteration of st into path: the Recorder,
     or an exit status after the message. REC_KW: more Recorder arguments
@@ -551,7 +598,7 @@ def _record_to(torch, a, st, path, meta, clock=None, no_step=False, **rec_kw):
     t1 = time.perf_counter()
     try:
         with rec:
-            rec.start(st.inputs, st.target)
+            rec.start(*_declared(st))
             loss = st.step(rec, no_step=no_step)
             with rec.paused():
                 rec.meta["loss"] = value(loss)
@@ -713,29 +760,40 @@ def _measure_child(spec_text):
     torch = _import_torch()
     if torch is None:
         return UNAVAILABLE_EXIT
-    a = _parser().parse_args(spec["argv"])
-    st = _build(torch, a)
-    if isinstance(st, int):
-        return st
     from . import checkpoint as ck
+    if "factory" in spec:
+        name = spec["factory"]
+        try:
+            st = _FactorySetup(torch, name, spec["seed"], spec["threads"])
+        except ck.CheckpointError as e:
+            return _fail(e.status, str(e))
+    else:
+        a = _parser().parse_args(spec["argv"])
+        name = a.model
+        st = _build(torch, a)
+        if isinstance(st, int):
+            return st
     try:
         st.step()
         with ck.apply(st.model, spec["wraps"]):
             st.step()
             peak, sec = ck.measure(st.step, model=st.model, optimizer=st.opt,
-                                   inputs=(st.inputs, st.target), device=st.device,
+                                   inputs=_declared(st), device=st.device,
                                    repeat=spec["repeat"])
     except ck.CheckpointError as e:
         return _fail(e.status, str(e))
     except Exception as e:
         return _fail(SOFTWARE_EXIT, "the checkpointed step of %s raised %s: %s"
-                     % (a.model, type(e).__name__, e))
+                     % (name, type(e).__name__, e))
     print(json.dumps({"peak": peak, "seconds": sec}))
     return 0
 
 
 def checkpoint(a, argv):
-    rc = _check_model_name(a)
+    if (a.model is None) == (a.factory is None):
+        return _fail(USAGE_EXIT, "give --model NAME (a model this command knows) or --factory "
+                     "MODULE:FUNCTION (your own), one of them")
+    rc = 0 if a.factory else _check_model_name(a)
     if rc:
         return rc
     if a.fake or a.time_model or a.costs:
@@ -759,18 +817,33 @@ def checkpoint(a, argv):
         rematsim = ck.find_rematsim(a.rematsim)
     except ck.CheckpointError as e:
         return _fail(e.status, str(e))
-    st = _build(torch, a)
-    if isinstance(st, int):
-        return st
+    if a.factory:
+        try:
+            st = _FactorySetup(torch, a.factory, a.seed, a.threads)
+        except ck.CheckpointError as e:
+            return _fail(e.status, str(e))
+        a.model, a.device = "factory %s" % a.factory, str(st.device)
+        if not any(True for _ in st.model.children()):
+            return _fail(65, "the model of %s (%s) has no submodules: a checkpoint wraps a "
+                         "module's call, and it has none to wrap"
+                         % (a.factory, type(st.model).__name__))
+    else:
+        st = _build(torch, a)
+        if isinstance(st, int):
+            return st
     tmpdir = None
     log = a.log
     if not log:
         tmpdir = tempfile.mkdtemp(prefix="rematsim-checkpoint-")
         log = os.path.join(tmpdir, "model.log.gz")
     try:
-        meta = {"argv": ["python3", "-m", "rematsim_torch"] + list(argv), "model": a.model,
-                "title": st.spec.title, "desc": st.spec.desc, "sizes": st.spec.sizes,
-                "seed": a.seed}
+        if a.factory:
+            meta = {"argv": ["python3", "-m", "rematsim_torch"] + list(argv), "model": a.model,
+                    "title": a.factory, "seed": a.seed}
+        else:
+            meta = {"argv": ["python3", "-m", "rematsim_torch"] + list(argv), "model": a.model,
+                    "title": st.spec.title, "desc": st.spec.desc, "sizes": st.spec.sizes,
+                    "seed": a.seed}
         rec = _record_to(torch, a, st, log, meta)
         if isinstance(rec, int):
             return rec
@@ -786,11 +859,16 @@ def checkpoint(a, argv):
         rows = []
         t_none = None
         for plan in plans:
-            spec = {"argv": ["record", "--out", os.devnull] + _model_only(model_argv),
-                    "wraps": plan.wraps, "repeat": a.repeat}
-            r = subprocess.run([sys.executable, "-m", "rematsim_torch", "_measure",
-                                json.dumps(spec)], capture_output=True, text=True,
-                               env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+            if a.factory:
+                spec = ck.measure_spec(a.factory, plan, a.repeat, a.seed, a.threads)
+            else:
+                spec = json.dumps({"argv": ["record", "--out", os.devnull]
+                                   + _model_only(model_argv),
+                                   "wraps": plan.wraps, "repeat": a.repeat})
+            r = subprocess.run([sys.executable, "-m", "rematsim_torch", "_measure", spec],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                   [p if p else os.getcwd() for p in sys.path])))
             if r.returncode:
                 msg = r.stderr.strip().splitlines()
                 return _fail(r.returncode if r.returncode in (64, 65, 69, 70) else SOFTWARE_EXIT,

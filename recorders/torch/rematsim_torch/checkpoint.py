@@ -28,7 +28,9 @@ buffers, optimizer state, INPUTS), which the profiler does not see being
 allocated, plus the profiler's peak since; the same quantity an unbounded
 replay of the log reports. torch 1.13's CPU accounting is exact only in
 the first profiled run of a process (see `measure`): measure each plan in
-a process of its own (the command line does), or get a CheckpointError.
+a process of its own (the command line does; `measure_fresh` runs a
+model built by a factory function, "MODULE:FUNCTION", in one), or get a
+CheckpointError.
 """
 
 import json
@@ -321,7 +323,8 @@ def measure(step, model=None, optimizer=None, inputs=(), device="cpu", repeat=1)
                     "torch's CPU memory accounting lost %d bytes in this process (the sizes "
                     "of an earlier profiled run's blocks, freed since, are counted again: "
                     "torch 1.13): measure in a fresh process, as `python3 -m rematsim_torch "
-                    "checkpoint` does" % (held - start - cur), 70)
+                    "checkpoint --factory MODULE:FUNCTION` and measure_fresh do"
+                    % (held - start - cur), 70)
     best = None
     for _ in range(max(repeat, 1)):
         t0 = time.perf_counter()
@@ -333,5 +336,138 @@ def measure(step, model=None, optimizer=None, inputs=(), device="cpu", repeat=1)
     return peak, best
 
 
+# ---- a user's model from a factory, measured in fresh processes ----------
+
+def load_factory(text):
+    """The function FUNCTION of "MODULE:FUNCTION": MODULE a module this
+    Python imports (dotted: mypkg.models) or a path to a .py file. Raises
+    CheckpointError (64) saying what is wrong."""
+    import importlib
+    import importlib.util
+    module, sep, name = str(text).rpartition(":")
+    if not sep or not module or not name:
+        raise CheckpointError("--factory '%s': give MODULE:FUNCTION (a module or a .py file, "
+                              "and the function in it that returns the model and its inputs)"
+                              % text, 64)
+    try:
+        if module.endswith(".py") or os.sep in module:
+            if not os.path.isfile(module):
+                raise CheckpointError("--factory %s: no file %s" % (text, module), 64)
+            spec = importlib.util.spec_from_file_location(
+                "_rematsim_factory_" + os.path.basename(module)[:-3].replace("-", "_"), module)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        else:
+            mod = importlib.import_module(module)
+    except CheckpointError:
+        raise
+    except ImportError as e:
+        raise CheckpointError("--factory %s: cannot import %s: %s" % (text, module, e), 64)
+    except Exception as e:
+        raise CheckpointError("--factory %s: importing %s raised %s: %s"
+                              % (text, module, type(e).__name__, e), 70)
+    f = getattr(mod, name, None)
+    if not callable(f):
+        raise CheckpointError("--factory %s: %s has no function %s" % (text, module, name), 64)
+    return f
+
+
+def _default_loss(out):
+    if isinstance(out, (tuple, list)) and out:
+        out = out[0]
+    if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+        raise CheckpointError("the model's output is %s, not a floating-point tensor to take "
+                              "a loss of: let the factory return a loss too "
+                              "(model, inputs, optimizer, loss_fn)" % type(out).__name__, 65)
+    return out if out.numel() == 1 else out.sum()
+
+
+class FactoryModel:
+    """What a factory built: MODEL, INPUTS (a tuple: model(*INPUTS)), the
+    OPTIMIZER or None, the loss (loss_fn(output), else the output if it is
+    one number, else its sum); step() runs one training iteration."""
+
+    def __init__(self, factory, name="factory"):
+        try:
+            got = factory()
+        except CheckpointError:
+            raise
+        except Exception as e:
+            raise CheckpointError("%s raised %s: %s" % (name, type(e).__name__, e), 70)
+        if isinstance(got, dict):
+            got = (got.get("model"), got.get("inputs"), got.get("optimizer"), got.get("loss_fn"))
+        if not isinstance(got, (tuple, list)) or not 2 <= len(got) <= 4:
+            raise CheckpointError("%s returned %s: return (model, inputs), (model, inputs, "
+                                  "optimizer) or (model, inputs, optimizer, loss_fn)"
+                                  % (name, type(got).__name__), 65)
+        got = list(got) + [None] * (4 - len(got))
+        self.model, inputs, self.opt, self.loss_fn = got
+        if not isinstance(self.model, torch.nn.Module):
+            raise CheckpointError("%s returned %s as the model, not a torch.nn.Module"
+                                  % (name, type(self.model).__name__), 65)
+        self.inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+        if self.opt is not None and not isinstance(self.opt, torch.optim.Optimizer):
+            raise CheckpointError("%s returned %s as the optimizer, not a torch.optim.Optimizer"
+                                  % (name, type(self.opt).__name__), 65)
+        if self.loss_fn is not None and not callable(self.loss_fn):
+            raise CheckpointError("%s returned a loss_fn that is not callable" % name, 65)
+        params = list(self.model.parameters())
+        if not params:
+            raise CheckpointError("%s: the model has no parameters to train" % name, 65)
+        self.device = params[0].device
+        self.model.train()
+
+    def step(self, rec=None):
+        if self.opt is not None:
+            self.opt.zero_grad(set_to_none=True)
+        else:
+            self.model.zero_grad(set_to_none=True)
+        out = self.model(*self.inputs)
+        loss = self.loss_fn(out) if self.loss_fn is not None else _default_loss(out)
+        del out
+        if rec is not None:
+            rec.mark_backward()
+        loss.backward()
+        if self.opt is not None:
+            self.opt.step()
+        return loss
+
+
+def measure_spec(factory, wraps=(), repeat=3, seed=1, threads=None):
+    """The argument of `python3 -m rematsim_torch _measure`: a JSON text."""
+    module, _, name = str(factory).rpartition(":")
+    if module.endswith(".py") or os.sep in module:
+        module = os.path.abspath(module)  # the child may run elsewhere
+    w = wraps.wraps if isinstance(wraps, Plan) else [[x] if isinstance(x, str) else list(x)
+                                                      for x in wraps]
+    return json.dumps({"factory": "%s:%s" % (module, name), "wraps": w, "repeat": repeat,
+                       "seed": seed, "threads": threads})
+
+
+def measure_fresh(factory, plan=(), repeat=3, seed=1, threads=None):
+    """Measure PLAN (a Plan, or wraps) applied to the model FACTORY
+    ("MODULE:FUNCTION") builds, in a fresh Python process of its own (so
+    that torch 1.13's CPU accounting is exact for every plan, which one
+    process cannot give twice): torch.manual_seed(SEED), the factory
+    called, one warm-up, the wraps applied, one more warm-up, then
+    `measure`. Returns (peak bytes, seconds); CheckpointError with the
+    child's status and last message when it fails."""
+    import sys
+    load_factory(factory)  # a bad spec is answered here, before a process starts
+    r = subprocess.run([sys.executable, "-m", "rematsim_torch", "_measure",
+                        measure_spec(factory, plan, repeat, seed, threads)],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                           [p if p else os.getcwd() for p in sys.path])))
+    if r.returncode:
+        msg = r.stderr.strip().splitlines()
+        raise CheckpointError(msg[-1].replace("rematsim_torch: ", "") if msg
+                              else "the measuring process exited %d" % r.returncode,
+                              r.returncode if r.returncode in (64, 65, 69, 70) else 70)
+    m = json.loads(r.stdout.strip().splitlines()[-1])
+    return m["peak"], m["seconds"]
+
+
 __all__ = ["Plan", "CheckpointError", "suggest", "plans_for", "apply", "measure",
-           "state_bytes", "find_rematsim", "RecorderError"]
+           "state_bytes", "find_rematsim", "RecorderError", "load_factory", "FactoryModel",
+           "measure_fresh"]
