@@ -29,7 +29,7 @@
  *  - the counters: pol_count() for evaluations and metadata accesses;
  *  - the seeded draws of the random heuristics (pol_draw()).
  *
- * Exact arithmetic and constants come from runtime-state.h as they are:
+ * Exact arithmetic and constants come from runtime-arith.h as they are:
  * struct rt_key, struct rt_frac (a cost as the reference's fraction) and
  * rt_frac_value, rt_frac_surely_above, RT_NEVER, RT_NONE (no choice),
  * rt_wadd (wrapping sums), rt_div (correctly rounded division).
@@ -48,6 +48,12 @@
 
 #include "hash.h"
 #include "pyrandom.h"
+#include "runtime-arith.h"
+#include "runtime-choose.h"
+#include "runtime-classes.h"
+#include "runtime-future.h"
+#include "runtime-proto.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 /* A slot of the pool without a member. */

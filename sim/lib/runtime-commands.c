@@ -15,6 +15,16 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-banish.h"
+#include "runtime-check.h"
+#include "runtime-choose.h"
+#include "runtime-classes.h"
+#include "runtime-commands.h"
+#include "runtime-memo.h"
+#include "runtime-offload.h"
+#include "runtime-order.h"
+#include "runtime-proto.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 /* ---- the pool: an ordered list, appended on joining -------------------
