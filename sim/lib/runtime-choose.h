@@ -42,6 +42,29 @@ static inline void rt_costs_mark(struct runtime_state *rt, uint32_t s)
 	}
 }
 
+/* The kept costs follow the pool's slots (runtime-commands.c moves the
+ * slots, runtime-scan.c owns the costs): slot `from`'s cost moves to slot
+ * `to` as the pool compacts; */
+static inline void rt_costs_move(struct runtime_state *rt, uint32_t to, uint32_t from)
+{
+	if (rt->costs.on)
+		rt->costs.val[to] = rt->costs.val[from];
+}
+
+/* the pool's arrays grew to cap slots; */
+static inline void rt_costs_grow(struct runtime_state *rt, size_t cap)
+{
+	if (rt->costs.on)
+		rt->costs.val = xrealloc(rt->costs.val, cap * sizeof *rt->costs.val);
+}
+
+/* slot i is a hole now, whose cost no comparison takes (NaN). */
+static inline void rt_costs_hole(struct runtime_state *rt, uint32_t i)
+{
+	if (rt->costs.on)
+		rt->costs.val[i] = NAN;
+}
+
 /** The random heuristics' draw: a uniform index below n (n >= 1), from the
  * seeded splitmix64, or as Python's randrange(0, n) (python_random). */
 static inline uint64_t rt_draw(struct runtime_state *rt, uint64_t n)

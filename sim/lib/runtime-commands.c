@@ -91,8 +91,7 @@ static void rt_pool_compact(struct runtime_state *rt)
 			p->compute[n] = p->compute[i];
 			p->last[n] = p->last[i];
 		}
-		if (rt->costs.on)
-			rt->costs.val[n] = rt->costs.val[i];
+		rt_costs_move(rt, n, i);
 		rt->st[s].pool_pos = n++;
 	}
 	p->end = n;
@@ -120,8 +119,7 @@ static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_
 			XGROW(p->compute, c2, cap);
 			XGROW(p->last, c3, cap);
 			p->cap = (uint32_t)cap;
-			if (rt->costs.on)
-				rt->costs.val = xrealloc(rt->costs.val, cap * sizeof *rt->costs.val);
+			rt_costs_grow(rt, cap);
 		}
 	}
 	x->in_pool = true;
@@ -170,8 +168,7 @@ static inline __attribute__((always_inline)) bool rt_pool_remove(struct runtime_
 		p->compute[x->pool_pos] = INT64_MAX;
 		p->last[x->pool_pos] = INT64_MAX;
 	}
-	if (rt->costs.on)
-		rt->costs.val[x->pool_pos] = NAN; /* a hole's cost */
+	rt_costs_hole(rt, x->pool_pos);
 	return true;
 }
 
@@ -319,8 +316,7 @@ void rt_restore(struct runtime_state *rt, uint32_t s)
 	rt->tag[s] |= 1;
 	for (uint32_t i = 0; i < rt->st[s].n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
-		rt->defined[t] = rt->off.held[t];
-		rt->off.held[t] = 0;
+		rt->defined[t] = rt_offload_take_held(rt, t);
 	}
 	rt_reach_changed(rt, s);
 	if (rt->eqclass)

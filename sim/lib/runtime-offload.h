@@ -27,6 +27,14 @@ static inline bool rt_offload_held(const struct runtime_state *rt, uint32_t t)
 {
 	return rt->off.held[t];
 }
+/** Tensor t's storage is material again from its host copy: whether t
+ * was defined when the storage left (so defined again), the mark cleared. */
+static inline uint8_t rt_offload_take_held(struct runtime_state *rt, uint32_t t)
+{
+	uint8_t held = rt->off.held[t];
+	rt->off.held[t] = 0;
+	return held;
+}
 /** Bring t's storage back (its bytes fit: RT_HOST needs them free first),
  * waiting for the copy: 0, or OUTCOME_THRASH past the overhead limit. */
 int rt_offload_bring(struct runtime_state *rt, uint32_t s);
