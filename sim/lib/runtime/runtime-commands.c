@@ -784,7 +784,7 @@ void rt_pin_tensor(struct runtime_state *rt, uint32_t t)
 	pin_tensor(rt, t);
 }
 
-/* The plan replay's hook (runtime_config.evict_after, sim/lib/plan.c):
+/* The plan replay's hook (runtime_config.evict_after, sim/lib/analysis/plan.c):
  * evictions a static plan asks for after a command. */
 static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
 {
@@ -807,7 +807,7 @@ static inline void add_handles(struct runtime_state *rt, struct sched_handles h)
 		rt->st[rt_storage_of(rt, h.first + k)].ref_ext += (uint32_t)h.delta;
 }
 
-/* The plan replays' hook (runtime_config.before, sim/lib/plan.c): what a
+/* The plan replays' hook (runtime_config.before, sim/lib/analysis/plan.c): what a
  * plan runs before a command, rematerializations and evictions in turn. */
 static int cmd_before(struct runtime_state *rt, size_t i)
 {
