@@ -115,12 +115,12 @@ bad 65 "too large to build" "at least 1599959996 binary variables (40000 ops), p
 	"$R" solve "$T/huge.log" --planner ilp --budget 100 --time-limit 5
 
 # Checkmate's VGG16 training graph (45 ops; ../shared, read by the graph
-# importer, sim/lib/graph.c, where the build has it): at 90 % of its
+# importer, sim/lib/read/graph.c, where the build has it): at 90 % of its
 # topological-order peak one recomputation of 305 ns is optimal (both
 # solvers, whose schedules may differ in peak); at 80 % one op's footprint
 # alone passes the budget.
 V="${REMATSIM_SHARED:-}/graphs/moccasin/VGG16 (MLSys)_256_(224, 224, 3)_train_nx.json"
-if [ ! -f "$(dirname "$0")/../sim/lib/graph.c" ] || [ ! -f "$V" ]; then
+if [ ! -f "$(dirname "$0")/../sim/lib/read/graph.c" ] || [ ! -f "$V" ]; then
 	echo "ok # skip: VGG16's graph (no importer in this build, or no ../shared)"
 else
 	for sv in cbc glpk; do

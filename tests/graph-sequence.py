@@ -4,7 +4,7 @@ from_dfgraph (simrd/parse/checkmate.py) makes of a node-link graph, one a
 line: "compute xV" for each node in the order it runs, then "evict xU" for
 each tensor released after it, in the order simrd releases them. Written
 here from that function's rules, with Python's own sets, to check
-sim/lib/graph.c (tests/cli-graphs.sh) against the interpreter:
+sim/lib/read/graph.c (tests/cli-graphs.sh) against the interpreter:
 
 - the arguments of a node are the sources of the links into it, in link
   order; DFGraph.successors(u) is the *set* of the targets of u's links,

@@ -1,5 +1,5 @@
 /*
- * test-alloc.c: the allocator model (sim/lib/alloc.c) rule by rule on
+ * test-alloc.c: the allocator model (sim/lib/alloc/alloc.c) rule by rule on
  * hand-made traces whose addresses are worked out here, the settings'
  * parser, a random trace against a plain model written here with linear
  * scans, and the three shared snapshots (`test-alloc shared`: every

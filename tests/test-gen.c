@@ -1,5 +1,5 @@
 /*
- * test-gen.c: the synthetic logs of sim/lib/gen.c and the budget formulas
+ * test-gen.c: the synthetic logs of sim/lib/read/gen.c and the budget formulas
  * of sim/exp/formula.c.
  *
  *  - every shape's log passes check mode and has the op, tensor and

@@ -1,5 +1,5 @@
 /*
- * test-graph.c: node-link graphs read as schedules (sim/lib/graph.c) and
+ * test-graph.c: node-link graphs read as schedules (sim/lib/read/graph.c) and
  * the Python set order they follow (sim/util/pyset.c).
  *
  *  - pyset: the iteration order of tests/data/pyset-orders.tsv's sets, as

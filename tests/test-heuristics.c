@@ -10,6 +10,8 @@
 
 #include "heuristics.h"
 #include "runtime.h"
+#include "runtime-choose.h"
+#include "runtime-order.h"
 #include "runtime-state.h"
 #include "test-common.h"
 

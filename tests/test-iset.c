@@ -1,5 +1,5 @@
 /*
- * test-iset.c: the run sets and prefix sums of sim/lib/iset.c that hold
+ * test-iset.c: the run sets and prefix sums of sim/lib/runtime/iset.c that hold
  * the regions of large logs, against plain bitmaps under random operations
  * (adds, removals, unions, in place or not, differences, bulk removals;
  * unions of a fragmented set and a few runs), with runs that stay

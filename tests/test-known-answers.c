@@ -6,10 +6,10 @@
  * does for the runtime):
  *
  *  - tests/data/known-answers-budget.tsv: a point's budget (point_budget,
- *    sim/lib/runtime.h), floor(baseline memory * ratio) in double, and
+ *    sim/lib/runtime/runtime.h), floor(baseline memory * ratio) in double, and
  *    point_runtime_config giving it to the runtime;
  *  - tests/data/known-answers-graph.tsv: a node-link graph's ops in simrd's
- *    depth-first order (sim/lib/graph.c), roots in ascending id order
+ *    depth-first order (sim/lib/read/graph.c), roots in ascending id order
  *    whatever order the nodes are listed in;
  *  - the util layer's shell quoting (shell_quote): worked answers, and
  *    every word read back whole by /bin/sh; read_whole_file_limit at and

@@ -1,5 +1,5 @@
 /*
- * test-schedule-builder.c: the schedule builder's API (sim/lib/schedule_builder.h)
+ * test-schedule-builder.c: the schedule builder's API (sim/lib/read/schedule_builder.h)
  * called directly, as an importer calls it, without log text.
  *
  *  - the same operations as a log and as calls give the same schedule

@@ -1,6 +1,6 @@
 /*
  * cmd_gen.c: `rematsim gen SHAPE [options] --out FILE[.gz]`, a synthetic
- * op log (sim/lib/gen.h) written whole to a temporary file beside FILE and
+ * op log (sim/lib/read/gen.h) written whole to a temporary file beside FILE and
  * renamed, so that FILE is never half written.
  */
 #include <errno.h>

@@ -807,7 +807,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	/* Styles: each series keeps the one it first got; a colour already in
 	 * this figure moves a series to a spare style. */
 	fputs("# curves: legend (enhanced text), colour and gnuplot point type, from\n"
-	      "# the heuristic's registry row (sim/lib/heuristics.c)\n", f);
+	      "# the heuristic's registry row (sim/lib/runtime/heuristics.c)\n", f);
 	fprintf(f, "array cseries[%zu]\narray clabel[%zu]\narray ccolor[%zu]\narray cmarker[%zu]\n"
 		   "array cband[%zu]\narray cmarked[%zu]\n", ncur ? ncur : 1, ncur ? ncur : 1,
 		ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1, ncur ? ncur : 1);

@@ -24,7 +24,7 @@ pkgs="yaml-0.1 zlib minizip jansson libxxhash libdeflate"
 # -fsanitize=fuzzer-no-link: instrumented for libFuzzer; only the targets
 # link its main.
 cflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
-  -D_GNU_SOURCE -std=gnu11 -Isim/util -Isim/lib -Isolvers -Isim/exp -Ibuild/sim/util
+  -D_GNU_SOURCE -std=gnu11 -Isim/util -Isim/lib/read -Isim/lib/runtime -Isim/lib/alloc -Isim/lib/analysis -Isolvers -Isim/exp -Ibuild/sim/util
   $(pkg-config --cflags $pkgs)"
 # The ILP's solvers as meson builds them: CBC's headers where the build
 # has it (config.h's HAVE_CBC), both libraries loaded with dlopen.
@@ -36,11 +36,11 @@ libs="$(pkg-config --libs $pkgs) -lm -lpthread -ldl"
 # Every library source once, in parallel (an object per source, named after
 # its path).
 objs=""
-for src in sim/util/*.c sim/lib/*.c solvers/*.c sim/exp/*.c; do
+for src in sim/util/*.c sim/lib/*/*.c solvers/*.c sim/exp/*.c; do
 	objs="$objs $out/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
 done
 # shellcheck disable=SC2086
-printf '%s\n' sim/util/*.c sim/lib/*.c solvers/*.c sim/exp/*.c |
+printf '%s\n' sim/util/*.c sim/lib/*/*.c solvers/*.c sim/exp/*.c |
 	xargs -P "$(nproc)" -I{} sh -c 'o="$1/obj/$(echo "$2" | tr / _ | sed "s/\.c\$/.o/")"
 		[ "$o" -nt "$2" ] || exec clang $3 -c -o "$o" "$2"' sh "$out" {} "$cflags"
 

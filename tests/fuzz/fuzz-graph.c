@@ -1,5 +1,5 @@
 /*
- * fuzz-graph.c: node-link graphs (sim/lib/graph.c) must give a schedule
+ * fuzz-graph.c: node-link graphs (sim/lib/read/graph.c) must give a schedule
  * or a message with status 65, never a crash, hang or leak, whatever the
  * JSON: cycles, repeated or missing ids, dangling links, costs of every
  * type, orders that are not topological. A graph that imports is replayed

@@ -1,6 +1,6 @@
 /*
- * fuzz-pickle.c: the value-only pickle reader (sim/lib/pickle.c) and the
- * snapshot replay on top of it (sim/lib/snapshot.c), for any bytes: no
+ * fuzz-pickle.c: the value-only pickle reader (sim/lib/alloc/pickle.c) and the
+ * snapshot replay on top of it (sim/lib/alloc/snapshot.c), for any bytes: no
  * crash, no hang, no leak; a parse either fails with a message naming a
  * byte offset or gives values whose nesting is within PICKLE_MAX_DEPTH
  * and agrees with the depths the reader recorded (so no value contains

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime-commands.h"
+#include "runtime-memo.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 /* ---- memory kept across a thread's replays -------------------------------

@@ -23,7 +23,7 @@
  * This file holds the public API (runtime_run, baseline_run, point_run)
  * and the shared part of the state; each other part is set up and freed by
  * its owner, called from state_init and state_free here. runtime-state.h
- * lists the parts and where the rest lives (start reading at rt_replay in
+ * lists the parts, their owners and their headers, and where the rest lives (start reading at rt_replay in
  * runtime-commands.c).
  */
 #include "runtime.h"
@@ -34,6 +34,16 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-banish.h"
+#include "runtime-choose.h"
+#include "runtime-classes.h"
+#include "runtime-commands.h"
+#include "runtime-future.h"
+#include "runtime-memo.h"
+#include "runtime-offload.h"
+#include "runtime-order.h"
+#include "runtime-proto.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 const char *outcome_name(enum outcome o)

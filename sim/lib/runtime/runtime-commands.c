@@ -15,6 +15,16 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-banish.h"
+#include "runtime-check.h"
+#include "runtime-choose.h"
+#include "runtime-classes.h"
+#include "runtime-commands.h"
+#include "runtime-memo.h"
+#include "runtime-offload.h"
+#include "runtime-order.h"
+#include "runtime-proto.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 /* ---- the pool: an ordered list, appended on joining -------------------
@@ -81,8 +91,7 @@ static void rt_pool_compact(struct runtime_state *rt)
 			p->compute[n] = p->compute[i];
 			p->last[n] = p->last[i];
 		}
-		if (rt->costs.on)
-			rt->costs.val[n] = rt->costs.val[i];
+		rt_costs_move(rt, n, i);
 		rt->st[s].pool_pos = n++;
 	}
 	p->end = n;
@@ -110,8 +119,7 @@ static inline __attribute__((always_inline)) void rt_pool_append(struct runtime_
 			XGROW(p->compute, c2, cap);
 			XGROW(p->last, c3, cap);
 			p->cap = (uint32_t)cap;
-			if (rt->costs.on)
-				rt->costs.val = xrealloc(rt->costs.val, cap * sizeof *rt->costs.val);
+			rt_costs_grow(rt, cap);
 		}
 	}
 	x->in_pool = true;
@@ -160,8 +168,7 @@ static inline __attribute__((always_inline)) bool rt_pool_remove(struct runtime_
 		p->compute[x->pool_pos] = INT64_MAX;
 		p->last[x->pool_pos] = INT64_MAX;
 	}
-	if (rt->costs.on)
-		rt->costs.val[x->pool_pos] = NAN; /* a hole's cost */
+	rt_costs_hole(rt, x->pool_pos);
 	return true;
 }
 
@@ -309,8 +316,7 @@ void rt_restore(struct runtime_state *rt, uint32_t s)
 	rt->tag[s] |= 1;
 	for (uint32_t i = 0; i < rt->st[s].n_tensors; i++) {
 		uint32_t t = sc->storage_tensors[sc->storages[s].tensors + i];
-		rt->defined[t] = rt->off.held[t];
-		rt->off.held[t] = 0;
+		rt->defined[t] = rt_offload_take_held(rt, t);
 	}
 	rt_reach_changed(rt, s);
 	if (rt->eqclass)
@@ -778,7 +784,7 @@ void rt_pin_tensor(struct runtime_state *rt, uint32_t t)
 	pin_tensor(rt, t);
 }
 
-/* The plan replay's hook (runtime_config.evict_after, sim/lib/plan.c):
+/* The plan replay's hook (runtime_config.evict_after, sim/lib/analysis/plan.c):
  * evictions a static plan asks for after a command. */
 static int cmd_evict_after(struct runtime_state *rt, size_t i, bool done)
 {
@@ -801,7 +807,7 @@ static inline void add_handles(struct runtime_state *rt, struct sched_handles h)
 		rt->st[rt_storage_of(rt, h.first + k)].ref_ext += (uint32_t)h.delta;
 }
 
-/* The plan replays' hook (runtime_config.before, sim/lib/plan.c): what a
+/* The plan replays' hook (runtime_config.before, sim/lib/analysis/plan.c): what a
  * plan runs before a command, rematerializations and evictions in turn. */
 static int cmd_before(struct runtime_state *rt, size_t i)
 {

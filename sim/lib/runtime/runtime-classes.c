@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime-classes.h"
+#include "runtime-commands.h"
 #include "runtime-state.h"
 
 void rt_classes_init(struct runtime_state *rt)

@@ -24,6 +24,9 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-commands.h"
+#include "runtime-offload.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 const char *offload_policy_name(enum offload_policy p)

@@ -29,7 +29,7 @@
  *  - the counters: pol_count() for evaluations and metadata accesses;
  *  - the seeded draws of the random heuristics (pol_draw()).
  *
- * Exact arithmetic and constants come from runtime-state.h as they are:
+ * Exact arithmetic and constants come from runtime-arith.h as they are:
  * struct rt_key, struct rt_frac (a cost as the reference's fraction) and
  * rt_frac_value, rt_frac_surely_above, RT_NEVER, RT_NONE (no choice),
  * rt_wadd (wrapping sums), rt_div (correctly rounded division).
@@ -48,6 +48,21 @@
 
 #include "hash.h"
 #include "pyrandom.h"
+#include "runtime-arith.h"
+/* SPEED: the queries below are static inline over the runtime's memory, so
+ * this header needs the state's layout and the part headers of what they
+ * read; a heuristic still cannot name any of it (POLICY_ONLY, below).
+ * Measured (issue 39, docs/house-sizes.md): the same queries out of line
+ * (policy.h on runtime-arith.h alone, their bodies in a .c file) left DTR
+ * within noise but made every row of the class family slower, a call per
+ * query per member scored: DTREqClass 1.05-1.14x, AbEqStale 1.06-1.13x
+ * (rematsim bench --against, least of 15, on the Unrolled GAN, DenseNet
+ * and TreeLSTM logs). */
+#include "runtime-choose.h"
+#include "runtime-classes.h"
+#include "runtime-future.h"
+#include "runtime-proto.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 /* A slot of the pool without a member. */

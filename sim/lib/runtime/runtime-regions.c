@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime-choose.h"
+#include "runtime-commands.h"
+#include "runtime-memo.h"
+#include "runtime-regions.h"
 #include "runtime-state.h"
 
 /* ---- regions (region.py) ------------------------------------------------ */

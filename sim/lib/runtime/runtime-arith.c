@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "runtime-state.h"
+#include "runtime-arith.h"
 
 /* ---- exact arithmetic ------------------------------------------------ */
 

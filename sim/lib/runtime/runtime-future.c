@@ -4,6 +4,7 @@
  * (NEEDS_FUTURE). Built once from the commands: O(commands + arguments)
  * time and memory.
  */
+#include "runtime-future.h"
 #include "runtime-state.h"
 
 #include <stdlib.h>

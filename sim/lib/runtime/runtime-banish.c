@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime-banish.h"
+#include "runtime-commands.h"
 #include "runtime-state.h"
 
 /* Banishing edits the lists: copies, appended to as ops come. */

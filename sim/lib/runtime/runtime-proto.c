@@ -38,6 +38,9 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-choose.h"
+#include "runtime-classes.h"
+#include "runtime-proto.h"
 #include "runtime-state.h"
 
 const struct proto_rules proto_rules_default = {

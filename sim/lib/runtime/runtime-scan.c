@@ -21,8 +21,11 @@
 #include "hash.h"
 #include "heuristics.h"
 #include "pyrandom.h"
-#include "runtime-state.h"
+#include "runtime-choose.h"
+#include "runtime-commands.h"
+#include "runtime-order.h"
 #include "runtime-scan.h"
+#include "runtime-state.h"
 
 /* Whether a key may ever be wide (struct rt_scan), known from the
  * schedule: a storage is at most its op's total output, and its compute is
@@ -85,7 +88,7 @@ static inline void count(struct runtime_state *rt, uint64_t n)
  * pool's key arrays, lowest first: LRU (the last access), AbLocal (the
  * compute), AbStale (1 / (clock - last): the last access, capped at the
  * clock where the cost is +inf, RT_NEVER costing 0). While no key is wide
- * (runtime-state.h) the integers order and tie exactly as the reference's
+ * (RT_NARROW, runtime-arith.h) the integers order and tie exactly as the reference's
  * costs. `stop` is the key whose cost is exactly 0: the reference's scan
  * ends at the first one, the evaluations counted up to it; otherwise it
  * takes the last slot of the least key (ties keep the later storage).

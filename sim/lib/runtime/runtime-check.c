@@ -5,6 +5,10 @@
  * evicted-neighbour lists and of the memoized reaches against fresh
  * walks). A failure is a bug (rs_bug, exit 70).
  */
+#include "runtime-check.h"
+#include "runtime-classes.h"
+#include "runtime-commands.h"
+#include "runtime-memo.h"
 #include "runtime-state.h"
 
 void rt_check_state(struct runtime_state *rt)

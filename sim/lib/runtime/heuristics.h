@@ -17,8 +17,8 @@
 #include "runtime-scan.h"
 
 struct policy; /* policy.h: the runtime as a heuristic sees it */
-struct rt_key; /* runtime-state.h: a storage's size, compute, last access */
-struct rt_frac; /* runtime-state.h: a cost as an exact fraction */
+struct rt_key; /* runtime-arith.h: a storage's size, compute, last access */
+struct rt_frac; /* runtime-arith.h: a cost as an exact fraction */
 
 /* What a heuristic needs the runtime to maintain. */
 enum heuristic_needs {

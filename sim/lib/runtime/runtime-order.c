@@ -50,6 +50,8 @@
 #include <string.h>
 
 #include "heuristics.h"
+#include "runtime-commands.h"
+#include "runtime-order.h"
 #include "runtime-state.h"
 
 void rt_order_init(struct runtime_state *rt)
