@@ -307,6 +307,22 @@ static int plan_chen(const struct profile *p, const struct planner_args *args, b
 	return rc;
 }
 
+/* Griewank's log n: revolve on the chain of articulation points. */
+static int plan_griewank(const struct profile *p, const struct planner_args *args,
+			 struct planner_plan *out, struct rs_error *err)
+{
+	if (graph_ok(p, err))
+		return -1;
+	uint8_t *fwd = baselines_forward(p);
+	struct steps_kept k;
+	out->chain = baselines_griewank(p->graph, fwd, args->param, &k, &out->fwd_steps,
+					&out->snapshots);
+	free(fwd);
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
 static int plan_chen_sqrtn(const struct profile *p, const struct planner_args *a,
 			   struct planner_plan *out, struct rs_error *err)
 {
@@ -365,6 +381,9 @@ static const struct planner planners[] = {
 	{"chen-greedy-noap", "Chen greedy (no AP)", PLANNER_PARAM_BYTES, "segment_budget",
 	 "Checkmate's Chen greedy over every forward node (--segment-budget)", true,
 	 plan_chen_greedy_noap},
+	{"griewank-logn", "Griewank log n (AP)", PLANNER_PARAM_COUNT, "snapshots",
+	 "Checkmate's Griewank log n: revolve on the chain of articulation points "
+	 "(--snapshots, default ceil(log2 n))", true, plan_griewank},
 };
 
 const struct planner *planner_list(size_t *n)

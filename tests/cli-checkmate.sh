@@ -42,6 +42,24 @@ t=$("$R" solve $G --planner chen-sqrtn)
 has "chen-sqrtn" "$t" "2 recomputations (2 ns)"
 t=$("$R" solve $G --planner chen-greedy --segment-budget 15 --json)
 has "chen-greedy" "$t" '"planner":"chen-greedy"' '"segment_budget":15'
+t=$("$R" solve $G --planner griewank-logn)
+has "griewank-logn" "$t" "2 snapshots (ceil(log2 n)) on a chain of 4 segments" \
+	"1 recomputations (1 ns)"
+t=$("$R" solve $G --planner griewank-logn --snapshots 1 --json)
+has "griewank-logn 1" "$t" '"snapshots":1' '"chain_steps":4' '"remats":3'
+# on a uniform chain it is revolve: the same schedule's numbers
+tmp=$(mktemp -d)
+"$R" gen linear --n 16 --out "$tmp/chain.log"
+for sn in 1 2 3 5; do
+	a=$("$R" solve "$tmp/chain.log" --planner revolve --snapshots $sn | grep '^schedule:')
+	b=$("$R" solve "$tmp/chain.log" --planner griewank-logn --snapshots $sn | grep '^schedule:')
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "griewank-logn --snapshots $sn is revolve's schedule on gen linear"
+	else
+		no "griewank-logn --snapshots $sn on gen linear: '$b', revolve: '$a'"
+	fi
+done
+rm -rf "$tmp"
 
 # Belady, offline, in replay's help and on the runtime's chain.
 t=$("$R" replay --help)

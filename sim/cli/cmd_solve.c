@@ -41,6 +41,7 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
 	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
 	"       rematsim solve LOG --planner revolve --snapshots S [--check] [--json]\n"
+	"       rematsim solve LOG --planner griewank-logn [--snapshots S] [--check] [--json]\n"
 	"       rematsim solve LOG --planner knapsack --budget-fraction X [--check] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
@@ -63,7 +64,10 @@ static const char help_head[] =
 	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
 	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
 	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
-	"uniform chain (`rematsim gen linear`) with S snapshots. knapsack is\n"
+	"uniform chain (`rematsim gen linear`) with S snapshots; griewank-logn\n"
+	"runs it on any graph's chain of articulation points (Checkmate's\n"
+	"baseline, S by default ceil(log2 n)), as the other Checkmate baselines\n"
+	"(checkpoint-all, chen-*) make kept sets. knapsack is\n"
 	"PyTorch's memory-budget knapsack (`rematsim solve --planner knapsack\n"
 	"--help`). docs/solvers.md.\n"
 	"\n"
@@ -95,7 +99,8 @@ static const char help_tail[] =
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
 	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
-	"  --snapshots S         revolve: snapshots, the one of the input included (>= 1)\n"
+	"  --snapshots S         revolve, griewank-logn: snapshots, the one of the input\n"
+	"                        included (>= 1; griewank-logn: default ceil(log2 n))\n"
 	"  --exact               the DP's exact mode: the tracker's own split points\n"
 	"                        (default: the fast mode, the same largest chunk)\n"
 	"  --replay              replay the plan on the log: peak memory, compute\n"
@@ -348,6 +353,10 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			json_object_set_new(so, "seed", json_integer((json_int_t)a->seed));
 		}
 		json_object_set_new(o, "solver", so);
+	} else if (!strcmp(pl->name, "griewank-logn")) {
+		json_object_set_new(o, "snapshots", json_integer((json_int_t)plan->snapshots));
+		json_object_set_new(o, "chain_steps", json_integer((json_int_t)plan->chain));
+		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 		json_object_set_new(o, "closed_form",
@@ -449,6 +458,11 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			else if (!a->no_start)
 				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
 		}
+	} else if (!strcmp(pl->name, "griewank-logn")) {
+		printf("griewank-logn: %" PRIu64 " snapshots%s on a chain of %zu segments (cut at "
+		       "the articulation points): %" PRIu64 " forward steps of the chain\n",
+		       plan->snapshots, a->param ? "" : " (ceil(log2 n))", plan->chain,
+		       plan->fwd_steps);
 	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
 		       "(t n - C(s + t, s + 1) = %" PRIu64 "), %" PRIu64 " of them recomputations\n",
@@ -544,9 +558,12 @@ static int check_planner(struct solve_args *a)
 				"only\n");
 		return EXIT_USAGE;
 	}
-	if (a->have_snap != (pl->param == PLANNER_PARAM_COUNT)) {
-		fprintf(stderr, "rematsim solve: %s\n", a->have_snap ? "--snapshots is for revolve only"
-								    : "revolve needs --snapshots S");
+	bool snap_optional = !strcmp(pl->name, "griewank-logn");
+	if (a->have_snap ? pl->param != PLANNER_PARAM_COUNT
+			 : pl->param == PLANNER_PARAM_COUNT && !snap_optional) {
+		fprintf(stderr, "rematsim solve: %s\n",
+			a->have_snap ? "--snapshots is for revolve and griewank-logn only"
+				     : "revolve needs --snapshots S");
 		return EXIT_USAGE;
 	}
 	if (is_ilp && (a->have_k || a->have_seg || !a->have_budget)) {
