@@ -61,6 +61,35 @@ for sn in 1 2 3 5; do
 done
 rm -rf "$tmp"
 
+# The figure's GB axis (scripts/checkmate-figure): VGG16 known by its
+# graph's sha256, so 15e9 bytes of peak draw at 15 + 2 x 4 x 138,357,544
+# / 1e9 = 16.1069 GB; a model of unknown sha256 at its ratio peak /
+# (budget / ratio) = 500 / 1000.
+tmp=$(mktemp -d)
+SRC=$(cd .. && cd .. && pwd)
+{
+	printf '# log: VGG16\t4a62f7b7331e597b4b81fea77df7e1a8e31ca3e83b492d397cbee35975c1d30d\tv.json\n'
+	printf '# log: other\t%064d\to.json\n' 0
+	printf 'model\tseries\tratio\tbudget\toutcome\toverhead\tpeak_memory\tsolver_status\tlower_bound\n'
+	printf 'VGG16\tDTR\t0.9\t15000000000\tpass\t1.02\t15000000000\t-\t-\n'
+	printf 'VGG16\tcheckpoint-all\t1\t16000000000\tpass\t1\t16000000000\t-\t-\n'
+	printf 'VGG16\tilp\t0.9\t15000000000\tpass\t1.03\t14000000000\tfeasible\t1.01\n'
+	printf 'other\tDTR\t0.5\t500\tpass\t1.1\t500\t-\t-\n'
+} > "$tmp/points.tsv"
+if command -v gnuplot >/dev/null 2>&1; then
+	"$SRC/scripts/checkmate-figure" "$tmp/points.tsv" "$tmp/f.png" >/dev/null
+	[ -s "$tmp/f.png" ] && ok "checkmate-figure draws" || no "checkmate-figure drew nothing"
+	t=$(cat "$tmp/f.tsv" "$tmp/f.panels.gp")
+	has "checkmate-figure" "$t" "VGG16	DTR	16.1069	1.02" "VGG16	gap	15.1069	1.03	1.01" \
+		"VGG16	checkpoint-all	17.1069	1" "other	DTR	0.5	1.1" 'UNIT[1] = "GB"' \
+		'UNIT[2] = "ratio"' "138.4 M params x 2 x 4 B"
+else
+	expect_status 69 "checkmate-figure without gnuplot" \
+		"$SRC/scripts/checkmate-figure" "$tmp/points.tsv" "$tmp/f.png"
+fi
+expect_status 64 "checkmate-figure usage" "$SRC/scripts/checkmate-figure" "$tmp/points.tsv"
+rm -rf "$tmp"
+
 # Belady, offline, in replay's help and on the runtime's chain.
 t=$("$R" replay --help)
 has "replay --help" "$t" "Belady" "OFFLINE"
