@@ -99,6 +99,18 @@ has "Belady replay" "$t" "pass"
 # The ILP's start: on the chain at 40 bytes, optimal, its start no better.
 t=$("$R" solve $G --planner ilp --budget 40)
 has "ilp with a start" "$t" "optimal" "recomputation 1 ns" "start: "
+# the Lagrangian bound beside the solver's (solvers/lagrange.h): never above
+# the optimum, 3 ns at 30 bytes (tests/data/ilp-cases.tsv)
+t=$("$R" solve $G --planner ilp --budget 30)
+has "ilp bounds" "$t" "bounds: Lagrangian " "recomputation 3 ns"
+lb=$(echo "$t" | sed -n 's/^bounds: Lagrangian \([0-9.]*\) ns.*/\1/p')
+if [ -n "$lb" ] && awk "BEGIN { exit !($lb <= 3) }"; then
+	ok "Lagrangian bound $lb <= the optimum 3"
+else
+	no "Lagrangian bound '$lb' above the optimum 3: $t"
+fi
+t=$("$R" solve $G --planner ilp --budget 30 --json)
+has "ilp bounds json" "$t" '"lagrange_bound":' '"lagrange_iterations":' '"lp_bound":'
 t=$("$R" solve $G --planner ilp --budget 40 --no-start --json)
 has "ilp --no-start" "$t" '"start":null' '"remat_compute":1'
 bad 65 "below the single-op bound" "no schedule fits in 20 bytes" \

@@ -60,8 +60,9 @@ static const char help_head[] =
 	"schedule is replayed on the simulator and must give the peak and compute\n"
 	"its planner predicts (a difference is an internal error, 70). ilp is\n"
 	"Checkmate's MILP: the least recomputation within the budget, with the\n"
-	"solver's status, MIP gap and solve time; with --time-limit, the best\n"
-	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
+	"solver's status, MIP gap and solve time (the gap from the best of the\n"
+	"solver's bound, the LP relaxation's and a Lagrangian bound, each shown);\n"
+	"with --time-limit, the best schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
 	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
 	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
 	"uniform chain (`rematsim gen linear`) with S snapshots; griewank-logn\n"
@@ -332,6 +333,14 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "objective", json_real(r->objective));
 		json_object_set_new(so, "bound", isfinite(r->bound) ? json_real(r->bound) : json_null());
 		json_object_set_new(so, "gap", isfinite(r->gap) ? json_real(r->gap) : json_null());
+		json_object_set_new(so, "lagrange_bound", isfinite(r->lagrange_bound)
+				    ? json_real(r->lagrange_bound) : json_null());
+		json_object_set_new(so, "lagrange_iterations",
+				    json_integer((json_int_t)r->lagrange_iterations));
+		json_object_set_new(so, "lagrange_seconds", json_real(r->lagrange_seconds));
+		if (strcmp(pl->name, "ilp-lp"))
+			json_object_set_new(so, "lp_bound", isfinite(r->lp_objective) &&
+					    r->lp_objective > 0 ? json_real(r->lp_objective) : json_null());
 		json_object_set_new(so, "binaries", json_integer((json_int_t)r->n_binaries));
 		json_object_set_new(so, "continuous", json_integer((json_int_t)r->n_continuous));
 		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
@@ -448,6 +457,13 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
 			else
 				printf(", no lower bound known\n");
+			if (isfinite(r->lagrange_bound)) {
+				printf("bounds: Lagrangian %.17g ns (%u iterations, %.3f s)",
+				       r->lagrange_bound, r->lagrange_iterations, r->lagrange_seconds);
+				if (isfinite(r->lp_objective) && r->lp_objective > 0)
+					printf(", LP relaxation %.17g ns", r->lp_objective);
+				printf("; the gap is from the best of these and the solver's\n");
+			}
 			if (r->start_given)
 				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
 				       r->start_objective,
