@@ -471,7 +471,16 @@ int planner_replay_observed(const struct planner *pl, const struct schedule *s,
 		 * the nanosecond: a difference is a bug in one of them. */
 		const struct runtime_result *r = &res->run;
 		const struct steps_cost *c = &plan->cost;
-		if (r->outcome != OUTCOME_PASS || r->peak_memory != c->peak ||
+		/* the runtime stops a run past 2^61 ns of recomputation as thrash
+		 * (RT_REMAT_CAP, sim/lib/runtime-state.h: its clock stays within
+		 * 64 bits); the schedule's model has no such cap */
+		if (r->outcome == OUTCOME_THRASH && c->remat_compute > (INT64_C(1) << 61))
+			rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+					  "the %s schedule recomputes %" PRId64 " ns, past the 2^61 ns "
+					  "of recomputation a replay runs to (its clock must stay "
+					  "within 64 bits): give it more memory", pl->name,
+					  c->remat_compute);
+		else if (r->outcome != OUTCOME_PASS || r->peak_memory != c->peak ||
 		    r->model_compute + r->remat_compute != c->compute ||
 		    r->remat_compute != c->remat_compute || r->remats != c->remats)
 			rc = rs_error_set(err, EXIT_SOFTWARE, s->source, 0,

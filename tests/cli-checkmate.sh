@@ -47,6 +47,10 @@ has "griewank-logn" "$t" "2 snapshots (ceil(log2 n)) on a chain of 4 segments" \
 	"1 recomputations (1 ns)"
 t=$("$R" solve $G --planner griewank-logn --snapshots 1 --json)
 has "griewank-logn 1" "$t" '"snapshots":1' '"chain_steps":4' '"remats":3'
+# a schedule past the runtime's cap on recomputation (2^61 ns: remat-cap.log's
+# ops take 2^58 ns) is a data error, not a replay that disagrees (70)
+bad 65 "griewank-logn past the remat cap" "past the 2^61 ns of recomputation" \
+	"$R" solve remat-cap.log --planner griewank-logn --snapshots 1
 # on a uniform chain it is revolve: the same schedule's numbers
 tmp=$(mktemp -d)
 "$R" gen linear --n 16 --out "$tmp/chain.log"
