@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "revolve.h"
+
 #define NONE UINT32_MAX
 
 uint8_t *baselines_forward(const struct profile *p)
@@ -205,28 +207,38 @@ void baselines_keep_all(const struct profile_graph *g, struct steps_kept *k)
 	km_to_kept(&m, k);
 }
 
+/* What every baseline keeps: backward values are never recomputed, kept
+ * from where they are made to each backward reader; what the log pins at
+ * its end, from where it is made; with inputs, every input is there in
+ * its reader's stage (kept into it, or recomputed just before by
+ * steps_build), as Checkmate's S matrices have it. */
+static void keep_implied(const struct profile_graph *g, const uint8_t *fwd, bool inputs,
+			 struct keepmap *m)
+{
+	size_t T = g->n;
+	for (uint32_t v = 0; v < T; v++)
+		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+			uint32_t u = g->pred[e];
+			if (!fwd[u] && !fwd[v])
+				for (size_t t = u + 1; t <= v; t++)
+					km_set(m, g, t, u);
+			if (inputs || !fwd[u])
+				km_set(m, g, v, u);
+		}
+	/* what the log pins at its end: kept from where it is made */
+	for (uint32_t i = 0; i < T; i++)
+		if (g->keep[i] && !fwd[i])
+			for (size_t t = i + 1; t <= T; t++)
+				km_set(m, g, t, i);
+}
+
 void baselines_kept(const struct profile_graph *g, const uint8_t *fwd, const bool *is_cp,
 		    struct steps_kept *k)
 {
 	size_t T = g->n;
 	struct keepmap m;
 	km_init(&m, T);
-	/* backward values are never recomputed: kept from where they are
-	 * made to each backward reader; every input is there in its reader's
-	 * stage (kept into it, or recomputed just before by steps_build) */
-	for (uint32_t v = 0; v < T; v++)
-		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
-			uint32_t u = g->pred[e];
-			if (!fwd[u] && !fwd[v])
-				for (size_t t = u + 1; t <= v; t++)
-					km_set(&m, g, t, u);
-			km_set(&m, g, v, u);
-		}
-	/* what the log pins at its end: kept from where it is made */
-	for (uint32_t i = 0; i < T; i++)
-		if (g->keep[i] && !fwd[i])
-			for (size_t t = i + 1; t <= T; t++)
-				km_set(&m, g, t, i);
+	keep_implied(g, fwd, true, &m);
 	/* checkpoints: kept in every later stage */
 	for (uint32_t i = 0; i < T; i++)
 		if (fwd[i] && is_cp[i])
@@ -337,4 +349,171 @@ size_t baselines_chen_greedy(const struct profile_graph *g, const uint8_t *fwd, 
 	free(c);
 	free(cand);
 	return count;
+}
+
+/* ------------------------------------------------------------------ */
+/* Griewank's log n on the linearised graph.                           */
+
+/* The meta chain: step j (1 .. n) makes x_j, the last node of segment j,
+ * from x_{j-1} (x_0: the graph's input, no node). */
+struct gw {
+	const struct profile_graph *g;
+	struct keepmap *m;
+	size_t n;
+	uint32_t *x;          /* [n + 1]: x[j] the node of x_j (x[0] unused) */
+	uint32_t *lo, *hi;    /* [n + 1]: the stages reversing step j, or NONE */
+	uint32_t *taken;      /* [n + 1]: a snapshot's stage, or NONE */
+	uint32_t *last;       /* [n + 1]: the last stage that reads it */
+	uint32_t stage;       /* the stage the actions run in; NONE: the forward sweep */
+	uint32_t cur_stage;   /* where the current state was made */
+	uint64_t cur;
+};
+
+static void gw_keep(struct gw *w, uint64_t j, uint32_t from, uint32_t to)
+{
+	if (!j || from == NONE || to == NONE)
+		return;
+	for (size_t t = (size_t)from + 1; t <= to; t++)
+		km_set(w->m, w->g, t, w->x[j]);
+}
+
+static void gw_close(struct gw *w, uint64_t j)
+{
+	if (w->taken[j] == NONE)
+		return;
+	gw_keep(w, j, w->taken[j], w->last[j]);
+	w->taken[j] = NONE;
+}
+
+static void gw_action(void *ctx, const struct revolve_action *a)
+{
+	struct gw *w = ctx;
+	switch (a->kind) {
+	case REVOLVE_ADVANCE:
+		w->cur = a->to;
+		w->cur_stage = w->stage == NONE ? (a->to ? w->x[a->to] : NONE) : w->stage;
+		break;
+	case REVOLVE_TAKESHOT:
+		if (a->to) {
+			gw_close(w, a->to);
+			w->taken[a->to] = w->stage == NONE ? w->x[a->to] : w->stage;
+			w->last[a->to] = w->taken[a->to];
+		}
+		break;
+	case REVOLVE_RESTORE:
+		w->cur = a->to;
+		w->cur_stage = w->stage;
+		if (w->taken[a->to] != NONE && w->stage != NONE && w->stage > w->last[a->to])
+			w->last[a->to] = w->stage;
+		break;
+	case REVOLVE_TURN: {
+		uint64_t j = a->to;
+		if (w->stage == NONE || w->lo[j] != NONE)
+			w->stage = w->lo[j] != NONE ? w->lo[j] : w->x[w->n] + 1;
+		uint32_t end = w->hi[j] != NONE ? w->hi[j] : w->stage;
+		/* the state the turn reads: x_{j-1}, current since cur_stage */
+		gw_keep(w, j - 1, w->cur_stage, end);
+		if (j > 1 && w->taken[j - 1] != NONE && end > w->last[j - 1])
+			w->last[j - 1] = end;
+		/* what runs before the next turn runs in its first stage */
+		if (j > 1 && w->lo[j - 1] != NONE)
+			w->stage = w->lo[j - 1];
+		w->cur = NONE;
+		w->cur_stage = NONE;
+		break;
+	}
+	}
+}
+
+/* The first and last backward readers of node v into *lo, *hi. */
+static void bw_readers(const struct profile_graph *g, const uint8_t *fwd, uint32_t v,
+		       uint32_t *lo, uint32_t *hi)
+{
+	for (uint32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
+		uint32_t r = g->succ[e];
+		if (fwd[r])
+			continue;
+		if (*lo == NONE || r < *lo)
+			*lo = r;
+		if (*hi == NONE || r > *hi)
+			*hi = r;
+	}
+}
+
+size_t baselines_griewank(const struct profile_graph *g, const uint8_t *fwd, uint64_t snapshots,
+			  struct steps_kept *k, uint64_t *fwd_steps, uint64_t *used)
+{
+	size_t T = g->n;
+	struct keepmap m;
+	km_init(&m, T);
+	/* a forward value a backward stage reads is recomputed in that stage
+	 * where no snapshot or turn keeps it (revolve's turns) */
+	keep_implied(g, fwd, false, &m);
+	uint32_t *c = xmalloc((T + 1) * sizeof *c), *fw = xmalloc((T + 1) * sizeof *fw);
+	size_t nc = candidates(g, fwd, true, c), nf = 0;
+	for (uint32_t v = 0; v < T; v++)
+		if (fwd[v] && g->kind[v] == PGRAPH_OWN)
+			fw[nf++] = v;
+	/* segments: the forward nodes in order, each ending at an articulation
+	 * point (the last one at the last forward node) */
+	struct gw w = {.g = g, .m = &m, .stage = NONE, .cur_stage = NONE};
+	w.x = xmalloc((nf + 2) * sizeof *w.x);
+	size_t n = 0, q = 0;
+	for (size_t i = 0; i < nf; i++) {
+		bool ap = q < nc && c[q] == fw[i];
+		q += ap;
+		if (ap || i + 1 == nf)
+			w.x[++n] = fw[i];
+	}
+	w.n = n;
+	w.lo = xmalloc((n + 2) * sizeof *w.lo);
+	w.hi = xmalloc((n + 2) * sizeof *w.hi);
+	w.taken = xmalloc((n + 2) * sizeof *w.taken);
+	w.last = xmalloc((n + 2) * sizeof *w.last);
+	size_t a = 0;
+	for (size_t j = 1; j <= n; j++) {
+		/* segment j: fw[a .. b], b the index of x_j */
+		size_t b = a;
+		while (fw[b] != w.x[j])
+			b++;
+		/* forward sweep: each node kept to the next segment's first stage */
+		size_t tend = b + 1 < nf ? fw[b + 1] : fw[b] + 1;
+		for (size_t i = a; i <= b; i++)
+			for (size_t t = fw[i] + 1; t <= tend; t++)
+				km_set(&m, g, t, fw[i]);
+		/* reversing step j: the backward stages reading its input x_{j-1}
+		 * and its nodes before x_j; the ladder keeps those across them */
+		uint32_t lo = NONE, hi = NONE;
+		if (j > 1)
+			bw_readers(g, fwd, w.x[j - 1], &lo, &hi);
+		for (size_t i = a; i < b; i++)
+			bw_readers(g, fwd, fw[i], &lo, &hi);
+		w.lo[j] = lo;
+		w.hi[j] = hi;
+		if (lo != NONE)
+			for (size_t i = a; i < b; i++)
+				for (size_t t = lo; t <= hi; t++)
+					km_set(&m, g, t, fw[i]);
+		w.taken[j] = w.last[j] = NONE;
+		a = b + 1;
+	}
+	w.taken[0] = w.last[0] = NONE;
+	if (!snapshots) {
+		snapshots = 1;
+		while (snapshots < 64 && (UINT64_C(1) << snapshots) < n)
+			snapshots++;
+	}
+	*used = snapshots;
+	*fwd_steps = n ? revolve_run(n, snapshots, gw_action, &w) : 0;
+	for (size_t j = 1; j <= n; j++)
+		gw_close(&w, j);
+	free(w.x);
+	free(w.lo);
+	free(w.hi);
+	free(w.taken);
+	free(w.last);
+	free(fw);
+	free(c);
+	km_to_kept(&m, k);
+	return n;
 }

@@ -10,7 +10,11 @@
  *  - Chen's greedy (segment budget B): a checkpoint at a candidate where
  *    the running sum of forward bytes passes B, the sum then restarting;
  *
- * the last two with candidates C the forward graph's articulation points
+ *  - Griewank's log n (`griewank-logn`): revolve's binomial schedule
+ *    (revolve.h) on the linearised graph, the chain of segments that end
+ *    at the forward graph's articulation points;
+ *
+ * Chen's with candidates C the forward graph's articulation points
  * (Checkmate's default, `chen-sqrtn`, `chen-greedy`) or every forward node
  * (`-noap`). A set of checkpoints becomes what each stage keeps as
  * Checkmate's gen_s_matrix_fixed_checkpoints makes its S matrix, in our
@@ -60,6 +64,24 @@ size_t baselines_chen_sqrtn(const struct profile_graph *g, const uint8_t *fwd, b
 /** The checkpoints of Chen's greedy with segment budget B bytes. */
 size_t baselines_chen_greedy(const struct profile_graph *g, const uint8_t *fwd, bool use_ap,
 			     uint64_t segment_bytes, bool *is_cp);
+
+/**
+ * Griewank's log n: the forward nodes in order cut after each
+ * articulation point into n segments, step j of a chain making x_j (the
+ * last node of segment j) from x_{j-1}; revolve_run's schedule of that
+ * chain with `snapshots` snapshots (the input's included; 0: ceil(log2 n),
+ * at least 1) becomes what each stage keeps: each snapshot from where it
+ * is made (its forward stage, or the backward stage that recomputes it)
+ * to the last stage that restores from it or reads it; the state a turn
+ * reads, from where it is made to the turn; reversing step j is the range
+ * of backward stages that read x_{j-1} or segment j's other nodes, which
+ * are kept across it; the forward sweep keeps each segment to the next
+ * one's first stage; plus what every baseline keeps (baselines_kept).
+ * Gives *k (steps_kept_free), the chain's forward steps (revolve_run's
+ * count) and the snapshots used; returns n.
+ */
+size_t baselines_griewank(const struct profile_graph *g, const uint8_t *fwd, uint64_t snapshots,
+			  struct steps_kept *k, uint64_t *fwd_steps, uint64_t *used);
 
 /** fwd[v] for each node of p's graph (op not backward); free it. */
 uint8_t *baselines_forward(const struct profile *p);

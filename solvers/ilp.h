@@ -103,6 +103,11 @@ struct ilp_result {
 	double objective;       /* recomputation cost of the solver's schedule (ns) */
 	double bound;           /* a lower bound on the optimal one */
 	double gap;             /* (objective - bound) / objective; 0 when optimal */
+	/* the Lagrangian bound (lagrange.h), part of bound above: NAN when
+	 * not run (ilp-lp, a budget infeasible at once) */
+	double lagrange_bound;
+	unsigned lagrange_iterations;
+	double lagrange_seconds;
 	/* infeasible: the largest single op's need (its inputs, outputs and the
 	 * constants made before it) and, if solved for, the smallest budget
 	 * any schedule fits in */

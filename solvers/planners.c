@@ -307,6 +307,22 @@ static int plan_chen(const struct profile *p, const struct planner_args *args, b
 	return rc;
 }
 
+/* Griewank's log n: revolve on the chain of articulation points. */
+static int plan_griewank(const struct profile *p, const struct planner_args *args,
+			 struct planner_plan *out, struct rs_error *err)
+{
+	if (graph_ok(p, err))
+		return -1;
+	uint8_t *fwd = baselines_forward(p);
+	struct steps_kept k;
+	out->chain = baselines_griewank(p->graph, fwd, args->param, &k, &out->fwd_steps,
+					&out->snapshots);
+	free(fwd);
+	int rc = steps_plan(p, &k, out, err);
+	steps_kept_free(&k);
+	return rc;
+}
+
 static int plan_chen_sqrtn(const struct profile *p, const struct planner_args *a,
 			   struct planner_plan *out, struct rs_error *err)
 {
@@ -365,6 +381,9 @@ static const struct planner planners[] = {
 	{"chen-greedy-noap", "Chen greedy (no AP)", PLANNER_PARAM_BYTES, "segment_budget",
 	 "Checkmate's Chen greedy over every forward node (--segment-budget)", true,
 	 plan_chen_greedy_noap},
+	{"griewank-logn", "Griewank log n (AP)", PLANNER_PARAM_COUNT, "snapshots",
+	 "Checkmate's Griewank log n: revolve on the chain of articulation points "
+	 "(--snapshots, default ceil(log2 n))", true, plan_griewank},
 };
 
 const struct planner *planner_list(size_t *n)
@@ -452,7 +471,16 @@ int planner_replay_observed(const struct planner *pl, const struct schedule *s,
 		 * the nanosecond: a difference is a bug in one of them. */
 		const struct runtime_result *r = &res->run;
 		const struct steps_cost *c = &plan->cost;
-		if (r->outcome != OUTCOME_PASS || r->peak_memory != c->peak ||
+		/* the runtime stops a run past 2^61 ns of recomputation as thrash
+		 * (RT_REMAT_CAP, sim/lib/runtime-state.h: its clock stays within
+		 * 64 bits); the schedule's model has no such cap */
+		if (r->outcome == OUTCOME_THRASH && c->remat_compute > (INT64_C(1) << 61))
+			rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
+					  "the %s schedule recomputes %" PRId64 " ns, past the 2^61 ns "
+					  "of recomputation a replay runs to (its clock must stay "
+					  "within 64 bits): give it more memory", pl->name,
+					  c->remat_compute);
+		else if (r->outcome != OUTCOME_PASS || r->peak_memory != c->peak ||
 		    r->model_compute + r->remat_compute != c->compute ||
 		    r->remat_compute != c->remat_compute || r->remats != c->remats)
 			rc = rs_error_set(err, EXIT_SOFTWARE, s->source, 0,

@@ -29,7 +29,8 @@ enum planner_param {
 	PLANNER_PARAM_K,      /* a number of checkpoints, 0 or more (dp) */
 	PLANNER_PARAM_BYTES,  /* a segment budget in bytes (greedy) */
 	PLANNER_PARAM_BUDGET, /* the memory budget in bytes (ilp, ilp-lp) */
-	PLANNER_PARAM_COUNT,  /* a count of snapshots, 1 or more (revolve) */
+	PLANNER_PARAM_COUNT,  /* a count of snapshots, 1 or more (revolve; griewank-logn: 0
+			       * for its default) */
 };
 
 /* Random roundings of ilp-lp unless told otherwise. */
@@ -60,7 +61,9 @@ struct planner_plan {
 	struct plan_steps steps;  /* PLAN_STEPS */
 	struct steps_cost cost;   /* PLAN_STEPS: peak, compute, remats by the graph */
 	struct ilp_result ilp;    /* ilp, ilp-lp: the solver's answer */
-	uint64_t fwd_steps;       /* revolve: forward steps (revolve_closed_form) */
+	uint64_t fwd_steps;       /* revolve, griewank-logn: forward steps (revolve_closed_form) */
+	uint64_t snapshots;       /* griewank-logn: the snapshots used */
+	size_t chain;             /* griewank-logn: the linearised chain's steps */
 };
 void planner_plan_free(struct planner_plan *plan);
 

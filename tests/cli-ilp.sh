@@ -39,7 +39,7 @@ bad 64 "revolve without snapshots" "revolve needs --snapshots S" \
 	"$R" solve "$T/chain.log" --planner revolve
 bad 64 "zero snapshots" "--snapshots wants a whole number of 1 or more" \
 	"$R" solve "$T/chain.log" --planner revolve --snapshots 0
-bad 64 "snapshots for dp" "--snapshots is for revolve only" \
+bad 64 "snapshots for dp" "--snapshots is for revolve and griewank-logn only" \
 	"$R" solve "$T/chain.log" --planner dp -k 1 --snapshots 2
 
 # Issue 40, H12: snapshots of 2^64 - 1 (more than any chain uses) in a

@@ -3,7 +3,8 @@
  * hand-made graphs whose nodes are listed out of id order and carry no
  * graph.order: the articulation points of a diamond worked by hand; on a
  * chain with its backward pass, each baseline's checkpoints and
- * recomputations worked by hand; and no baseline below the ILP's proven
+ * recomputations worked by hand (Griewank's log n among them); and no
+ * baseline below the ILP's proven
  * optimum at the baseline's own peak (where CBC is built in).
  */
 #include <stdio.h>
@@ -190,6 +191,49 @@ START_TEST(baselines_by_hand)
 	run_planner(s, &p, &b, "chen-greedy-noap", 100, &plan, &res);
 	recomputed(&p, &plan, buf);
 	ck_assert_str_eq(buf, "");
+	planner_plan_free(&plan);
+
+	/* Griewank's log n. The chain a b c d (stages 0-3) is cut at its
+	 * articulation points a b c d into four steps x_1 = a .. x_4 = d;
+	 * reversing step j is the backward stage that reads x_{j-1}: step 4
+	 * gd (stage 5, reads c), step 3 gc (6, reads b), step 2 gb (7, reads
+	 * a), step 1 none (x_0 is the input). Default snapshots: ceil(log2 4)
+	 * = 2. revolve(4, 2): advance to x_2, snapshot b; advance to x_3 (c,
+	 * the current state, kept from stage 2 to gd); turn 4 (gd); restore
+	 * b and turn 3 (gc: b kept into stages 2 .. 6); restore x_0, advance
+	 * to x_1 (a, recomputed in gb's stage 7), turn 2 (gb); turn 1 (ga).
+	 * One recomputation, a; 4 forward steps of the chain (p(4, 2) = 4). */
+	run_planner(s, &p, &b, "griewank-logn", 0, &plan, &res);
+	ck_assert_uint_eq(plan.snapshots, 2);
+	ck_assert_uint_eq(plan.chain, 4);
+	ck_assert_uint_eq(plan.fwd_steps, 4);
+	recomputed(&p, &plan, buf);
+	ck_assert_str_eq(buf, "a ");
+	ck_assert_uint_eq(plan.cost.remats, 1);
+	planner_plan_free(&plan);
+	/* one snapshot (x_0's): advance to x_3 (a b c), turn 4 at gd; a and b
+	 * again in gc's stage (turn 3 reads b), a again in gb's: a b a */
+	run_planner(s, &p, &b, "griewank-logn", 1, &plan, &res);
+	recomputed(&p, &plan, buf);
+	ck_assert_str_eq(buf, "a b a ");
+	ck_assert_uint_eq(plan.fwd_steps, 6); /* p(4, 1) = 3 + 2 + 1 */
+	uint64_t gw1_peak = plan.cost.peak;
+	int64_t gw1_remat = plan.cost.remat_compute;
+	planner_plan_free(&plan);
+	/* three snapshots: p(4, 3) = 3, nothing recomputed */
+	run_planner(s, &p, &b, "griewank-logn", 3, &plan, &res);
+	ck_assert_uint_eq(plan.cost.remats, 0);
+	planner_plan_free(&plan);
+
+	/* the ILP at Griewank's (s = 1) peak: never worse than its 3 ns */
+	struct planner_args ga = {.param = gw1_peak};
+	int grc = planner_replay(planner_find("ilp"), s, &b, &p, &ga, true, &plan, &res, &err);
+	if (grc == 0) {
+		ck_assert_int_eq(plan.ilp.status, ILP_OPTIMAL);
+		ck_assert(plan.ilp.objective <= (double)gw1_remat);
+	} else {
+		ck_assert_int_eq(err.status, EXIT_UNAVAILABLE);
+	}
 	planner_plan_free(&plan);
 
 	/* the ILP at sqrt(n)'s peak: never worse than sqrt(n) (2 ns) */

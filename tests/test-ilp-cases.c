@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ilp.h"
+#include "lagrange.h"
 #include "planners.h"
 #include "profile.h"
 #include "start.h"
@@ -128,6 +129,16 @@ START_TEST(table)
 				      "%s at %llu: brute force %lld, table %s", file, budget,
 				      (long long)bf, status);
 		bool infeasible = !strcmp(status, "infeasible");
+		/* the Lagrangian bound never exceeds the optimum: with and without
+		 * a target, pushed to many iterations */
+		if (!infeasible)
+			for (int up = 0; up < 2; up++) {
+				struct lagrange_result lr;
+				lagrange_bound(p.graph, budget, up ? (double)expected : -1, 5000, 0, &lr);
+				ck_assert_msg(lr.bound <= (double)expected,
+					      "%s at %llu: Lagrangian bound %g above the optimum %lld",
+					      file, budget, lr.bound, expected);
+			}
 		if (bf >= 0)
 			ck_assert_msg(bf == expected, "%s at %llu: brute force %lld, table %lld", file,
 				      budget, (long long)bf, expected);
@@ -149,6 +160,7 @@ START_TEST(table)
 					      "%s at %llu: ILP %g, expected %lld", file, budget,
 					      plan.ilp.objective, expected);
 				ck_assert_int_eq(plan.cost.remat_compute, expected);
+				ck_assert(plan.ilp.lagrange_bound <= (double)expected);
 				ck_assert_uint_le(plan.cost.peak, budget);
 				if (!no_start && plan.ilp.start_given) {
 					ck_assert(plan.ilp.start_accepted);

@@ -441,7 +441,7 @@ START_TEST(nothing_beats_the_optimum)
 		/* and Checkmate's baselines (baselines.h) */
 		static const char *const planners[] = {"none", "dp", "sqrtn", "greedy",
 			"checkpoint-all", "chen-sqrtn", "chen-sqrtn-noap", "chen-greedy",
-			"chen-greedy-noap"};
+			"chen-greedy-noap", "griewank-logn"};
 		for (size_t k = 0; k < sizeof planners / sizeof *planners && ok; k++) {
 			for (uint64_t param = 0; param < 4; param++) {
 				struct planner_plan plan = {0};

@@ -41,6 +41,7 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
 	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
 	"       rematsim solve LOG --planner revolve --snapshots S [--check] [--json]\n"
+	"       rematsim solve LOG --planner griewank-logn [--snapshots S] [--check] [--json]\n"
 	"       rematsim solve LOG --planner knapsack --budget-fraction X [--check] [--json]\n"
 	"\n"
 	"Where to checkpoint. With --sizes, the layer memory tracker's reset-point\n"
@@ -59,11 +60,15 @@ static const char help_head[] =
 	"schedule is replayed on the simulator and must give the peak and compute\n"
 	"its planner predicts (a difference is an internal error, 70). ilp is\n"
 	"Checkmate's MILP: the least recomputation within the budget, with the\n"
-	"solver's status, MIP gap and solve time; with --time-limit, the best\n"
-	"schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
+	"solver's status, MIP gap and solve time (the gap from the best of the\n"
+	"solver's bound, the LP relaxation's and a Lagrangian bound, each shown);\n"
+	"with --time-limit, the best schedule found by then. ilp-lp solves its LP relaxation and rounds it\n"
 	"(nine thresholds and --rounds seeded draws), the cheapest rounding that\n"
 	"fits. revolve is Griewank and Walther's binomial checkpointing of a\n"
-	"uniform chain (`rematsim gen linear`) with S snapshots. knapsack is\n"
+	"uniform chain (`rematsim gen linear`) with S snapshots; griewank-logn\n"
+	"runs it on any graph's chain of articulation points (Checkmate's\n"
+	"baseline, S by default ceil(log2 n)), as the other Checkmate baselines\n"
+	"(checkpoint-all, chen-*) make kept sets. knapsack is\n"
 	"PyTorch's memory-budget knapsack (`rematsim solve --planner knapsack\n"
 	"--help`). docs/solvers.md.\n"
 	"\n"
@@ -95,7 +100,8 @@ static const char help_tail[] =
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
 	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
-	"  --snapshots S         revolve: snapshots, the one of the input included (>= 1)\n"
+	"  --snapshots S         revolve, griewank-logn: snapshots, the one of the input\n"
+	"                        included (>= 1; griewank-logn: default ceil(log2 n))\n"
 	"  --exact               the DP's exact mode: the tracker's own split points\n"
 	"                        (default: the fast mode, the same largest chunk)\n"
 	"  --replay              replay the plan on the log: peak memory, compute\n"
@@ -327,6 +333,14 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "objective", json_real(r->objective));
 		json_object_set_new(so, "bound", isfinite(r->bound) ? json_real(r->bound) : json_null());
 		json_object_set_new(so, "gap", isfinite(r->gap) ? json_real(r->gap) : json_null());
+		json_object_set_new(so, "lagrange_bound", isfinite(r->lagrange_bound)
+				    ? json_real(r->lagrange_bound) : json_null());
+		json_object_set_new(so, "lagrange_iterations",
+				    json_integer((json_int_t)r->lagrange_iterations));
+		json_object_set_new(so, "lagrange_seconds", json_real(r->lagrange_seconds));
+		if (strcmp(pl->name, "ilp-lp"))
+			json_object_set_new(so, "lp_bound", isfinite(r->lp_objective) &&
+					    r->lp_objective > 0 ? json_real(r->lp_objective) : json_null());
 		json_object_set_new(so, "binaries", json_integer((json_int_t)r->n_binaries));
 		json_object_set_new(so, "continuous", json_integer((json_int_t)r->n_continuous));
 		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
@@ -348,6 +362,10 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 			json_object_set_new(so, "seed", json_integer((json_int_t)a->seed));
 		}
 		json_object_set_new(o, "solver", so);
+	} else if (!strcmp(pl->name, "griewank-logn")) {
+		json_object_set_new(o, "snapshots", json_integer((json_int_t)plan->snapshots));
+		json_object_set_new(o, "chain_steps", json_integer((json_int_t)plan->chain));
+		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		json_object_set_new(o, "forward_steps", json_integer((json_int_t)plan->fwd_steps));
 		json_object_set_new(o, "closed_form",
@@ -439,6 +457,13 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
 			else
 				printf(", no lower bound known\n");
+			if (isfinite(r->lagrange_bound)) {
+				printf("bounds: Lagrangian %.17g ns (%u iterations, %.3f s)",
+				       r->lagrange_bound, r->lagrange_iterations, r->lagrange_seconds);
+				if (isfinite(r->lp_objective) && r->lp_objective > 0)
+					printf(", LP relaxation %.17g ns", r->lp_objective);
+				printf("; the gap is from the best of these and the solver's\n");
+			}
 			if (r->start_given)
 				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
 				       r->start_objective,
@@ -449,6 +474,11 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			else if (!a->no_start)
 				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
 		}
+	} else if (!strcmp(pl->name, "griewank-logn")) {
+		printf("griewank-logn: %" PRIu64 " snapshots%s on a chain of %zu segments (cut at "
+		       "the articulation points): %" PRIu64 " forward steps of the chain\n",
+		       plan->snapshots, a->param ? "" : " (ceil(log2 n))", plan->chain,
+		       plan->fwd_steps);
 	} else if (pl->param == PLANNER_PARAM_COUNT) {
 		printf("revolve: %" PRIu64 " snapshots, %zu steps: %" PRIu64 " forward steps "
 		       "(t n - C(s + t, s + 1) = %" PRIu64 "), %" PRIu64 " of them recomputations\n",
@@ -544,9 +574,12 @@ static int check_planner(struct solve_args *a)
 				"only\n");
 		return EXIT_USAGE;
 	}
-	if (a->have_snap != (pl->param == PLANNER_PARAM_COUNT)) {
-		fprintf(stderr, "rematsim solve: %s\n", a->have_snap ? "--snapshots is for revolve only"
-								    : "revolve needs --snapshots S");
+	bool snap_optional = !strcmp(pl->name, "griewank-logn");
+	if (a->have_snap ? pl->param != PLANNER_PARAM_COUNT
+			 : pl->param == PLANNER_PARAM_COUNT && !snap_optional) {
+		fprintf(stderr, "rematsim solve: %s\n",
+			a->have_snap ? "--snapshots is for revolve and griewank-logn only"
+				     : "revolve needs --snapshots S");
 		return EXIT_USAGE;
 	}
 	if (is_ilp && (a->have_k || a->have_seg || !a->have_budget)) {

@@ -1,0 +1,329 @@
+/*
+ * lagrange.c: see lagrange.h. Stage t (0 .. T) ends with node t; node i
+ * lives in stages i+1 .. reach(i) (the last stage a path from it reaches,
+ * T where the log pins what it feeds), as in ilp.c: R[t,i] and S[t,i]
+ * exist there. Memory rows are scaled by the budget so that their
+ * multipliers move at the pace of the input rows'.
+ */
+#include "lagrange.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+struct lg {
+	const struct profile_graph *g;
+	size_t T, n_pairs, n_mu;
+	uint32_t *reach;   /* [T] */
+	uint32_t *poff;    /* [T + 1]: node i's pairs (stages i+1 .. reach) from poff[i] */
+	double *a;         /* [pairs]: S's coefficient in the row of stage t-1 (scaled) */
+	uint8_t *demand;   /* [pairs]: there in stage t (node t reads it, or pinned at T) */
+	double *cap;       /* [T]: the row's right-hand side (scaled) */
+	double *lambda;    /* [T] */
+	uint32_t *muoff;   /* [pairs + 1]: the input rows of R[t,k], k's inputs in order */
+	double *mu;        /* [n_mu] */
+	double *cR, *cS;   /* [pairs] */
+	uint8_t *sel;      /* [pairs]: bit 0 S, bit 1 R */
+	uint8_t *bp;       /* [pairs]: back pointers of the shortest path */
+	double *gs;        /* [T] */
+};
+
+static size_t pair_of(const struct lg *L, uint32_t i, size_t t)
+{
+	return L->poff[i] + (t - i - 1);
+}
+
+/* The memory rows: for stage s < T, node s's single-op need; the values
+ * kept into s+1 other than node s and its inputs' storages count. */
+static void rows_init(struct lg *L, uint64_t budget)
+{
+	const struct profile_graph *g = L->g;
+	const size_t T = L->T;
+	const double scale = budget ? (double)budget : 1;
+	uint32_t *stamp = xmalloc((T + 1) * sizeof *stamp);
+	for (size_t i = 0; i <= T; i++)
+		stamp[i] = NONE;
+	for (size_t s = 0; s < T; s++) {
+		uint64_t need = g->static_bytes[s] + g->bytes[s];
+		stamp[s] = (uint32_t)s;
+		for (uint32_t e = g->pred_off[s]; e < g->pred_off[s + 1]; e++) {
+			uint32_t b = g->base[g->pred[e]];
+			if (stamp[b] != s) {
+				stamp[b] = (uint32_t)s;
+				need += g->bytes[b];
+			}
+		}
+		L->cap[s] = budget >= need ? (double)(budget - need) / scale : -1;
+	}
+	/* a[p] for (t, j): j OWN, not node t-1, not a storage node t-1 reads */
+	for (size_t j = 0; j < T; j++) {
+		if (g->kind[j] != PGRAPH_OWN || !g->bytes[j])
+			continue;
+		for (size_t t = j + 1; t <= L->reach[j]; t++)
+			L->a[pair_of(L, (uint32_t)j, t)] = (double)g->bytes[j] / scale;
+	}
+	for (size_t s = 0; s < T; s++) {
+		/* node s itself lives in s+1 only if it has a reader: its pair */
+		if (L->reach[s] > s)
+			L->a[pair_of(L, (uint32_t)s, s + 1)] = 0;
+		for (uint32_t e = g->pred_off[s]; e < g->pred_off[s + 1]; e++) {
+			uint32_t b = g->base[g->pred[e]];
+			if (g->kind[b] != PGRAPH_FIXED && L->reach[b] >= s + 1 && b < s + 1)
+				L->a[pair_of(L, b, s + 1)] = 0;
+		}
+	}
+	free(stamp);
+}
+
+static bool lg_init(struct lg *L, const struct profile_graph *g, uint64_t budget)
+{
+	memset(L, 0, sizeof *L);
+	const size_t T = g->n;
+	L->g = g;
+	L->T = T;
+	L->reach = xmalloc((T + 1) * sizeof *L->reach);
+	for (size_t i = T; i-- > 0;) {
+		uint32_t r = g->keep[i] ? (uint32_t)T : (uint32_t)i;
+		for (uint32_t e = g->succ_off[i]; e < g->succ_off[i + 1]; e++)
+			if (L->reach[g->succ[e]] > r)
+				r = L->reach[g->succ[e]];
+		L->reach[i] = g->kind[i] == PGRAPH_FIXED ? (uint32_t)i : r;
+	}
+	L->poff = xmalloc((T + 1) * sizeof *L->poff);
+	size_t n = 0, nmu = 0;
+	for (size_t i = 0; i < T; i++) {
+		L->poff[i] = (uint32_t)n;
+		n += L->reach[i] - i;
+		nmu += (size_t)(L->reach[i] - i) * (g->pred_off[i + 1] - g->pred_off[i]);
+	}
+	L->poff[T] = (uint32_t)n;
+	if (n > (size_t)1 << 28)
+		return false;
+	/* the recomputations' input rows only while they stay affordable */
+	if (nmu > (size_t)1 << 26)
+		nmu = 0;
+	L->n_pairs = n;
+	L->n_mu = nmu;
+	L->a = xcalloc(n + 1, sizeof *L->a);
+	L->demand = xcalloc(n + 1, 1);
+	L->cap = xcalloc(T + 1, sizeof *L->cap);
+	L->lambda = xcalloc(T + 1, sizeof *L->lambda);
+	L->gs = xcalloc(T + 1, sizeof *L->gs);
+	L->cR = xmalloc((n + 1) * sizeof *L->cR);
+	L->cS = xmalloc((n + 1) * sizeof *L->cS);
+	L->sel = xcalloc(n + 1, 1);
+	L->bp = xcalloc(n + 1, 1);
+	L->muoff = xcalloc(n + 2, sizeof *L->muoff);
+	L->mu = xcalloc(nmu + 1, sizeof *L->mu);
+	if (nmu)
+		for (size_t k = 0, q = 0; k < T; k++)
+			for (size_t t = k + 1; t <= L->reach[k]; t++) {
+				size_t p = pair_of(L, (uint32_t)k, t);
+				L->muoff[p] = (uint32_t)q;
+				q += g->pred_off[k + 1] - g->pred_off[k];
+				L->muoff[p + 1] = (uint32_t)q;
+			}
+	for (size_t t = 0; t < T; t++)
+		for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++) {
+			uint32_t u = g->pred[e];
+			if (L->reach[u] >= t && u < t)
+				L->demand[pair_of(L, u, t)] = 1;
+		}
+	for (size_t i = 0; i < T; i++)
+		if (g->keep[i] && L->reach[i] == T && i < T)
+			L->demand[pair_of(L, (uint32_t)i, T)] = 1;
+	rows_init(L, budget);
+	return true;
+}
+
+static void lg_free(struct lg *L)
+{
+	free(L->reach);
+	free(L->poff);
+	free(L->a);
+	free(L->demand);
+	free(L->cap);
+	free(L->lambda);
+	free(L->gs);
+	free(L->cR);
+	free(L->cS);
+	free(L->sel);
+	free(L->bp);
+	free(L->muoff);
+	free(L->mu);
+}
+
+/* Node i's cheapest life under the costs: a two-state path over its
+ * stages (state: there in the stage). Sets sel; returns its cost. */
+static double node_path(struct lg *L, uint32_t i)
+{
+	size_t p0 = L->poff[i], p1 = L->poff[i + 1];
+	if (p0 == p1)
+		return 0;
+	double f0 = INFINITY, f1 = 0; /* stage i: node i computed, there */
+	for (size_t p = p0; p < p1; p++) {
+		double cs = L->cS[p], cr = L->cR[p];
+		/* there, from there: S, R or both (what costs least) */
+		uint8_t ch = 1;
+		double c = cs;
+		if (cr < c) {
+			c = cr;
+			ch = 2;
+		}
+		if (cs + cr < c) {
+			c = cs + cr;
+			ch = 3;
+		}
+		double n1 = f1 + c, n0;
+		uint8_t b = ch; /* bits 0-1: the choice into state 1; bit 2: from state 0 */
+		if (f0 + cr < n1) {
+			n1 = f0 + cr;
+			b = 2 | 4;
+		}
+		/* not there: from either state, nothing chosen */
+		if (L->demand[p]) {
+			n0 = INFINITY;
+		} else if (f0 <= f1) {
+			n0 = f0;
+			b |= 8; /* bit 3: state 0 from state 0 */
+		} else {
+			n0 = f1;
+		}
+		L->bp[p] = b;
+		f0 = n0;
+		f1 = n1;
+	}
+	/* back */
+	int state = f1 <= f0 ? 1 : 0;
+	double best = state ? f1 : f0;
+	for (size_t p = p1; p-- > p0;) {
+		uint8_t b = L->bp[p];
+		if (state) {
+			L->sel[p] = b & 3;
+			state = (b & 4) ? 0 : 1;
+		} else {
+			L->sel[p] = 0;
+			state = (b & 8) ? 0 : 1;
+		}
+	}
+	return best;
+}
+
+void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper,
+		    unsigned max_iter, double end, struct lagrange_result *r)
+{
+	double t0 = now_seconds();
+	memset(r, 0, sizeof *r);
+	struct lg L;
+	if (!lg_init(&L, g, budget)) {
+		lg_free(&L);
+		r->seconds = now_seconds() - t0;
+		return;
+	}
+	const size_t T = L.T;
+	r->multipliers = T + L.n_mu;
+	double best = 0, theta = 1.0, mean_cost = 0;
+	for (size_t i = 0; i < T; i++)
+		mean_cost += (double)g->cost[i];
+	mean_cost = T ? mean_cost / (double)T : 1;
+	unsigned stale = 0, it = 0;
+	for (; it < max_iter; it++) {
+		if (end > 0 && now_seconds() >= end)
+			break;
+		/* the costs under the multipliers */
+		for (size_t i = 0; i < T; i++)
+			for (size_t t = i + 1; t <= L.reach[i]; t++) {
+				size_t p = pair_of(&L, (uint32_t)i, t);
+				L.cR[p] = (double)g->cost[i];
+				L.cS[p] = L.a[p] ? L.lambda[t - 1] * L.a[p] : 0;
+			}
+		if (L.n_mu)
+			for (size_t k = 0; k < T; k++)
+				for (size_t t = k + 1; t <= L.reach[k]; t++) {
+					size_t p = pair_of(&L, (uint32_t)k, t);
+					uint32_t q = L.muoff[p];
+					for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
+						double m = L.mu[q];
+						if (m == 0)
+							continue;
+						size_t pu = pair_of(&L, g->pred[e], t);
+						L.cR[p] += m;
+						L.cR[pu] -= m;
+						L.cS[pu] -= m;
+					}
+				}
+		double val = 0;
+		for (size_t i = 0; i < T; i++)
+			val += node_path(&L, (uint32_t)i);
+		for (size_t s = 0; s < T; s++)
+			val -= L.lambda[s] * L.cap[s];
+		if (val > best + 1e-9 * (1 + fabs(best))) {
+			best = val;
+			stale = 0;
+		} else if (++stale >= 15) {
+			theta /= 2;
+			stale = 0;
+			if (theta < 1e-4)
+				break;
+		}
+		if (upper >= 0 && best > upper - 0.5)
+			break; /* the costs are whole ns: nothing between */
+		/* subgradients (projected: a multiplier at 0 with a negative
+		 * component stays) */
+		double norm = 0;
+		memset(L.gs, 0, T * sizeof *L.gs);
+		for (size_t i = 0; i < T; i++)
+			for (size_t t = i + 1; t <= L.reach[i] && t - 1 < T; t++) {
+				size_t p = pair_of(&L, (uint32_t)i, t);
+				if ((L.sel[p] & 1) && L.a[p])
+					L.gs[t - 1] += L.a[p];
+			}
+		for (size_t s = 0; s < T; s++) {
+			L.gs[s] -= L.cap[s];
+			if (L.lambda[s] > 0 || L.gs[s] > 0)
+				norm += L.gs[s] * L.gs[s];
+		}
+		if (L.n_mu)
+			for (size_t k = 0; k < T; k++)
+				for (size_t t = k + 1; t <= L.reach[k]; t++) {
+					size_t p = pair_of(&L, (uint32_t)k, t);
+					uint32_t q = L.muoff[p];
+					for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
+						size_t pu = pair_of(&L, g->pred[e], t);
+						double d = (double)(L.sel[p] >> 1) - (double)(L.sel[pu] >> 1) -
+							   (double)(L.sel[pu] & 1);
+						if (L.mu[q] > 0 || d > 0)
+							norm += d * d;
+					}
+				}
+		if (norm <= 0)
+			break; /* a point of the relaxation that satisfies every row: optimal there */
+		double target = upper >= 0 ? upper : best + fmax(0.05 * fabs(best), mean_cost);
+		double step = theta * fmax(target - val, 1e-9 * (1 + fabs(target))) / norm;
+		for (size_t s = 0; s < T; s++)
+			L.lambda[s] = fmax(0, L.lambda[s] + step * L.gs[s]);
+		if (L.n_mu)
+			for (size_t k = 0; k < T; k++)
+				for (size_t t = k + 1; t <= L.reach[k]; t++) {
+					size_t p = pair_of(&L, (uint32_t)k, t);
+					uint32_t q = L.muoff[p];
+					for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
+						size_t pu = pair_of(&L, g->pred[e], t);
+						double d = (double)(L.sel[p] >> 1) - (double)(L.sel[pu] >> 1) -
+							   (double)(L.sel[pu] & 1);
+						L.mu[q] = fmax(0, L.mu[q] + step * d);
+					}
+				}
+	}
+	/* whole ns, less a margin for the sums' rounding */
+	double b = ceil(best - 1e-9 * (1 + fabs(best)));
+	r->bound = b > 0 ? b : 0;
+	r->iterations = it;
+	r->seconds = now_seconds() - t0;
+	lg_free(&L);
+}
