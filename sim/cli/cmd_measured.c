@@ -422,7 +422,52 @@ static int write_tsv(const char *dir, const struct measured_file *f, const char 
 	return rc;
 }
 
-int cmd_measured(int argc, char **argv)
+/* The command line's choices. */
+struct measured_cli {
+	const char *archive, *mapping, *hlist, *out;
+	uint64_t seed, trials, jobs;
+	double overhead_limit;
+	bool json, rules_set;
+	struct proto_rules rules;
+	unsigned rules_named;
+	const struct heuristic *hs[MAX_HEURISTICS];
+	size_t nh;
+};
+
+/* --heuristic's list into a->hs: 0 or a usage error's status. */
+static int measured_heuristics(struct measured_cli *a)
+{
+	char hbuf[1024];
+	snprintf(hbuf, sizeof hbuf, "%s", a->hlist);
+	char *save = NULL;
+	for (char *w = strtok_r(hbuf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		const struct heuristic *h = heuristic_find(w);
+		if (!h) {
+			const char *sug = heuristic_suggest(w);
+			return usage_error("measured", measured_help, "unknown heuristic '%s'%s%s%s", w,
+					   sug ? ": did you mean " : "", sug ? sug : "", sug ? "?" : "");
+		}
+		for (size_t k = 0; k < a->nh; k++)
+			if (a->hs[k] == h)
+				return usage_error("measured", measured_help, "heuristic %s given twice", h->name);
+		if (a->nh == MAX_HEURISTICS)
+			return usage_error("measured", measured_help, "at most %d heuristics", MAX_HEURISTICS);
+		a->hs[a->nh++] = h;
+	}
+	if (!a->nh)
+		return usage_error("measured", measured_help, "--heuristic wants a list of names");
+	struct rs_error err;
+	for (size_t k = 0; k < a->nh; k++) {
+		struct runtime_config probe = {.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = a->hs[k]};
+		if (runtime_check_config(&probe, &err))
+			return usage_error("measured", measured_help, "%s", err.msg);
+	}
+	return 0;
+}
+
+/* Parse the options into a: 0, -1 after --help (status 0), or a usage
+ * error's status. */
+static int measured_parse(int argc, char **argv, struct measured_cli *a)
 {
 	static const struct option longopts[] = {
 		{"manifest", required_argument, NULL, 'm'},
@@ -438,12 +483,6 @@ int cmd_measured(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *archive = NULL, *mapping = NULL, *hlist = "DTR,DTREqClass,DTRPrototype", *out = NULL;
-	uint64_t seed = 1, trials = 11, jobs = 0;
-	double overhead_limit = 10;
-	bool json = false, rules_set = false;
-	struct proto_rules rules = proto_rules_default;
-	unsigned rules_named = 0;
 	/* an option with a value given twice is refused (cmd_opts.h) */
 	if (opt_refuse_repeats("measured", argc, argv, ":h", longopts, NULL))
 		return EXIT_USAGE;
@@ -454,95 +493,118 @@ int cmd_measured(int argc, char **argv)
 		switch (c) {
 		case ':':
 			return usage_error("measured", measured_help, "option '%s' needs a value", argv[optind - 1]);
-		case 'm': archive = optarg; break;
-		case 'H': hlist = optarg; break;
+		case 'm': a->archive = optarg; break;
+		case 'H': a->hlist = optarg; break;
 		case 'S':
-			if (opt_whole("measured", "--seed", optarg, 10, &seed))
+			if (opt_whole("measured", "--seed", optarg, 10, &a->seed))
 				return EXIT_USAGE;
 			break;
 		case 'k':
-			if (opt_whole("measured", "--trials", optarg, 10, &trials))
+			if (opt_whole("measured", "--trials", optarg, 10, &a->trials))
 				return EXIT_USAGE;
-			if (trials < 1 || trials > 1000)
+			if (a->trials < 1 || a->trials > 1000)
 				return usage_error("measured", measured_help, "--trials wants 1 to 1000, not %s", optarg);
 			break;
 		case 'P': {
 			char why[200];
-			if (proto_rules_parse(optarg, &rules, &rules_named, why, sizeof why))
+			if (proto_rules_parse(optarg, &a->rules, &a->rules_named, why, sizeof why))
 				return usage_error("measured", measured_help, "--proto-rules: %s", why);
-			rules_set = true;
+			a->rules_set = true;
 			break;
 		}
 		case 'l':
-			if (opt_overhead_limit("measured", optarg, &overhead_limit))
+			if (opt_overhead_limit("measured", optarg, &a->overhead_limit))
 				return EXIT_USAGE;
 			break;
 		case 'J':
-			if (opt_whole("measured", "--jobs", optarg, 10, &jobs))
+			if (opt_whole("measured", "--jobs", optarg, 10, &a->jobs))
 				return EXIT_USAGE;
-			if (jobs < 1 || jobs > 1024)
+			if (a->jobs < 1 || a->jobs > 1024)
 				return usage_error("measured", measured_help, "--jobs wants 1 to 1024, not %s", optarg);
 			break;
-		case 'j': json = true; break;
-		case 'o': out = optarg; break;
-		case 'M': mapping = optarg; break;
+		case 'j': a->json = true; break;
+		case 'o': a->out = optarg; break;
+		case 'M': a->mapping = optarg; break;
 		case 'h':
 			fputs(measured_help, stdout);
-			return 0;
+			return -1;
 		default:
 			return usage_error("measured", measured_help, "bad option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("measured", measured_help, "give exactly one MEASURED.json");
-	if (!archive)
+	if (!a->archive)
 		return usage_error("measured", measured_help, "--manifest ARCHIVE.zip is required (the logs)");
-	const struct heuristic *hs[MAX_HEURISTICS];
-	size_t nh = 0;
-	char hbuf[1024];
-	snprintf(hbuf, sizeof hbuf, "%s", hlist);
-	char *save = NULL;
-	for (char *w = strtok_r(hbuf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		const struct heuristic *h = heuristic_find(w);
-		if (!h) {
-			const char *sug = heuristic_suggest(w);
-			return usage_error("measured", measured_help, "unknown heuristic '%s'%s%s%s", w,
-					   sug ? ": did you mean " : "", sug ? sug : "", sug ? "?" : "");
-		}
-		for (size_t k = 0; k < nh; k++)
-			if (hs[k] == h)
-				return usage_error("measured", measured_help, "heuristic %s given twice", h->name);
-		if (nh == MAX_HEURISTICS)
-			return usage_error("measured", measured_help, "at most %d heuristics", MAX_HEURISTICS);
-		hs[nh++] = h;
-	}
-	if (!nh)
-		return usage_error("measured", measured_help, "--heuristic wants a list of names");
-	struct rs_error err;
-	for (size_t k = 0; k < nh; k++) {
-		struct runtime_config probe = {.runtime = RUNTIME_V2_EAGER_OPTIMIZED, .heuristic = hs[k]};
-		if (runtime_check_config(&probe, &err))
-			return usage_error("measured", measured_help, "%s", err.msg);
-	}
+	return measured_heuristics(a);
+}
 
+/* The comparison as text: the header lines, the table, the sweeps, the
+ * runs with no log. */
+static void measured_print_text(const struct measured_cli *a, const char *file,
+				const struct measured_file *f, const struct measured_point *pts, size_t n,
+				const struct measured_options *o, size_t matched, size_t runs, size_t sweeps)
+{
+	char rb[100];
+	bool random = false;
+	for (size_t k = 0; k < a->nh; k++)
+		random |= a->hs[k]->random;
+	printf("%s against %s: %zu of %zu runs with a log%s\n", file, a->archive, matched, runs,
+	       matched ? "; replayed without the logs' final pins" : "");
+	if (random && matched)
+		printf("random heuristics: the median of %" PRIu64 " seeds from %" PRIu64 "\n", a->trials, a->seed);
+	if (a->rules_set && matched)
+		printf("DTRPrototype's rules: %s for every run (of the rules named; the others "
+		       "as each run had them)\n", proto_rules_text(&a->rules, rb, sizeof rb));
+	if (matched > sweeps)
+		printf("\n");
+	put_table(f, pts, n, o);
+	put_sweeps(f, pts, n);
+	put_unmatched(f, a->archive);
+}
+
+/* No run has a log: nothing to compare (Table 1's runs are listed, log or
+ * not); say why for each model. */
+static int measured_none(const struct measured_cli *a, const char *file, const struct measured_file *f,
+			 size_t runs)
+{
+	struct rs_error err;
+	rs_error_set(&err, EXIT_DATAERR, file, 0,
+		     "none of its %zu runs has a log in %s, so nothing can be compared", runs, a->archive);
+	rs_error_print(&err);
+	const char *last = NULL;
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct measured_run *r = &f->runs[i];
+		if (r->kind == MEASURED_BASELINE || (last && !strcmp(last, r->model)))
+			continue;
+		fprintf(stderr, "  %s (batch %u): %s\n", r->model, r->batch, r->why);
+		last = r->model;
+	}
+	return EXIT_DATAERR;
+}
+
+/* rematsim measured: parse; read the measured runs, the archive's
+ * manifest and --mapping; match runs to logs; replay; print. */
+int cmd_measured(int argc, char **argv)
+{
+	struct measured_cli a = {.hlist = "DTR,DTREqClass,DTRPrototype", .seed = 1, .trials = 11,
+				 .overhead_limit = 10, .rules = proto_rules_default};
+	int prc = measured_parse(argc, argv, &a);
+	if (prc)
+		return prc < 0 ? 0 : prc;
+	const char *file = argv[optind];
+	struct rs_error err;
 	struct measured_file f;
-	if (measured_read(argv[optind], &f, &err)) {
-		rs_error_print(&err);
-		measured_file_free(&f);
-		return err.status;
-	}
 	struct manifest *mf = NULL;
-	if (manifest_read(archive, &mf, &err)) {
-		rs_error_print(&err);
-		measured_file_free(&f);
-		return err.status;
-	}
 	struct measured_table *table = NULL;
-	if (mapping && measured_table_read(mapping, mf, &table, &err)) {
+	struct measured_point *pts = NULL;
+	size_t n = 0;
+	int status = 0;
+	if (measured_read(file, &f, &err) || manifest_read(a.archive, &mf, &err) ||
+	    (a.mapping && measured_table_read(a.mapping, mf, &table, &err))) {
 		rs_error_print(&err);
-		manifest_free(mf);
-		measured_file_free(&f);
-		return err.status;
+		status = err.status;
+		goto out;
 	}
 	measured_match(&f, mf, table); /* (runs point into table: freed with mf) */
 	size_t matched = 0, runs = 0, sweeps = 0;
@@ -551,42 +613,22 @@ int cmd_measured(int argc, char **argv)
 		matched += f.runs[i].mm != NULL;
 		sweeps += f.runs[i].kind == MEASURED_SWEEP;
 	}
-	int status = 0;
 	if (!matched && !sweeps) {
-		/* nothing to compare (Table 1's runs are listed, log or not):
-		 * say why for each model */
-		rs_error_set(&err, EXIT_DATAERR, argv[optind], 0,
-			     "none of its %zu runs has a log in %s, so nothing can be compared", runs, archive);
-		rs_error_print(&err);
-		const char *last = NULL;
-		for (size_t i = 0; i < f.n_runs; i++) {
-			const struct measured_run *r = &f.runs[i];
-			if (r->kind == MEASURED_BASELINE || (last && !strcmp(last, r->model)))
-				continue;
-			fprintf(stderr, "  %s (batch %u): %s\n", r->model, r->batch, r->why);
-			last = r->model;
-		}
-		manifest_free(mf);
-		measured_table_free(table);
-		measured_file_free(&f);
-		return EXIT_DATAERR;
+		status = measured_none(&a, file, &f, runs);
+		goto out;
 	}
 	struct measured_options o = {
-		.heuristics = hs, .n_heuristics = nh, .seed = seed, .trials = (unsigned)trials,
-		.rules = rules_set ? &rules : NULL, .rules_named = rules_named,
-		.overhead_limit = overhead_limit,
-		.fit_resolution = 0.01, .jobs = (unsigned)jobs,
+		.heuristics = a.hs, .n_heuristics = a.nh, .seed = a.seed, .trials = (unsigned)a.trials,
+		.rules = a.rules_set ? &a.rules : NULL, .rules_named = a.rules_named,
+		.overhead_limit = a.overhead_limit,
+		.fit_resolution = 0.01, .jobs = (unsigned)a.jobs,
 	};
-	struct measured_point *pts = NULL;
-	size_t n = 0;
 	if (measured_replay(&f, &o, &pts, &n, &err)) {
 		rs_error_print(&err);
-		manifest_free(mf);
-		measured_table_free(table);
-		measured_file_free(&f);
-		return err.status;
+		status = err.status;
+		goto out;
 	}
-	if (json) {
+	if (a.json) {
 		for (size_t i = 0; i < f.n_runs; i++) {
 			if (f.runs[i].kind == MEASURED_BASELINE)
 				continue;
@@ -597,31 +639,17 @@ int cmd_measured(int argc, char **argv)
 					put_point_json(&f, &pts[k], &o);
 		}
 	} else {
-		char rb[100];
-		bool random = false;
-		for (size_t k = 0; k < nh; k++)
-			random |= hs[k]->random;
-		printf("%s against %s: %zu of %zu runs with a log%s\n", argv[optind], archive, matched, runs,
-		       matched ? "; replayed without the logs' final pins" : "");
-		if (random && matched)
-			printf("random heuristics: the median of %" PRIu64 " seeds from %" PRIu64 "\n", trials, seed);
-		if (rules_set && matched)
-			printf("DTRPrototype's rules: %s for every run (of the rules named; the others "
-			       "as each run had them)\n", proto_rules_text(&rules, rb, sizeof rb));
-		if (matched > sweeps)
-			printf("\n");
-		put_table(&f, pts, n, &o);
-		put_sweeps(&f, pts, n);
-		put_unmatched(&f, archive);
+		measured_print_text(&a, file, &f, pts, n, &o, matched, runs, sweeps);
 	}
-	if (out) {
-		if (write_tsv(out, &f, archive, pts, n, &o, &err)) {
+	if (a.out) {
+		if (write_tsv(a.out, &f, a.archive, pts, n, &o, &err)) {
 			rs_error_print(&err);
 			status = err.status;
-		} else if (!json) {
-			printf("\nwrote %s/measured.tsv: draw it with rematsim plot %s\n", out, out);
+		} else if (!a.json) {
+			printf("\nwrote %s/measured.tsv: draw it with rematsim plot %s\n", a.out, a.out);
 		}
 	}
+out:
 	free(pts);
 	manifest_free(mf);
 	measured_table_free(table);

@@ -658,27 +658,45 @@ static void linear_range(const struct pdata *d, const struct yacc *y, double *lo
 	*hi = top + 0.04 * (top - bottom);
 }
 
-static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, const char *script,
-			struct plot_list *out, struct rs_error *err)
+/* A figure's curves, as write_curves leaves them for the settings: per
+ * panel p and curve c (k = p * ncur + c), where the curve stops passing and
+ * why, whether it has one point, its failure line's shift; per panel the
+ * curves with data; the y values seen; the planners' faint plans. */
+struct fig_curves {
+	size_t np, ncur;
+	double *fail_x, *fail_shift;
+	enum plot_outcome *fail_kind;
+	bool *lone;
+	char **pcurves;
+	struct yacc yv;
+	size_t n_faint;
+};
+
+static void fig_curves_free(struct fig_curves *fc)
 {
-	const char *dir = ctx->dir;
-	const struct pdata *d = ctx->d;
-	struct style *styles = ctx->styles;
-	char *fdir = plot_data_dir(ctx->dir, fs->name, err);
-	if (!fdir)
-		return -1;
+	for (size_t p = 0; p < fc->np; p++)
+		free(fc->pcurves[p]);
+	free(fc->pcurves);
+	free(fc->fail_x);
+	free(fc->fail_shift);
+	free(fc->fail_kind);
+	free(fc->lone);
+	free(fc->yv.maxes);
+}
+
+/* Every panel's curves into fdir (write_curve); then the failure lines'
+ * shifts. 0, or -1 with err. */
+static int write_curves(const struct pdata *d, const struct figure_spec *fs, const char *fdir, bool peaks,
+			struct fig_curves *fc, struct rs_error *err)
+{
 	int rc = 0;
 	size_t np = d->n_models, ncur = fs->n_series;
-	double *fail_x = xcalloc(np * ncur + 1, sizeof *fail_x);
-	enum plot_outcome *fail_kind = xcalloc(np * ncur + 1, sizeof *fail_kind);
-	bool *lone = xcalloc(np * ncur + 1, sizeof *lone);
-	char **pcurves = xcalloc(np, sizeof *pcurves);
-	struct yacc yv = {.lo = INFINITY, .hi = -INFINITY};
-	/* points at plan peaks to mark, in the overhead figures */
-	bool peaks = d->any_at_peak && !fs->accesses, planners = false;
-	size_t n_faint = 0;
-	for (size_t c = 0; c < ncur; c++)
-		planners |= d->series[fs->series[c]].planner != NULL;
+	*fc = (struct fig_curves){.np = np, .ncur = ncur, .yv = {.lo = INFINITY, .hi = -INFINITY}};
+	fc->fail_x = xcalloc(np * ncur + 1, sizeof *fc->fail_x);
+	fc->fail_kind = xcalloc(np * ncur + 1, sizeof *fc->fail_kind);
+	fc->lone = xcalloc(np * ncur + 1, sizeof *fc->lone);
+	fc->pcurves = xcalloc(np, sizeof *fc->pcurves);
+	fc->fail_shift = xcalloc(np * ncur + 1, sizeof *fc->fail_shift);
 	for (size_t p = 0; p < np && !rc; p++) {
 		char *list = NULL;
 		size_t len = 0;
@@ -686,72 +704,65 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		for (size_t c = 0; c < ncur && !rc; c++) {
 			size_t k = p * ncur + c;
 			size_t npts = 0;
-			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, peaks, &yv,
-					&fail_x[k], &fail_kind[k], &npts, &n_faint, err, &rc))
+			if (write_curve(fdir, d, p + 1, c + 1, p, fs->series[c], fs->accesses, peaks, &fc->yv,
+					&fc->fail_x[k], &fc->fail_kind[k], &npts, &fc->n_faint, err, &rc))
 				fprintf(lf, "%s%zu", len ? " " : "", c + 1);
-			lone[k] = npts == 1;
+			fc->lone[k] = npts == 1;
 			fflush(lf);
 		}
 		fclose(lf);
-		pcurves[p] = list;
+		fc->pcurves[p] = list;
 	}
 	/* Failure lines at the same ratio in one panel would draw over each
 	 * other (a dotted and a dashed one look dash-dotted): spread them a
 	 * little, centred on the ratio, in curve order. */
-	double *fail_shift = xcalloc(np * ncur + 1, sizeof *fail_shift);
 	for (size_t p = 0; p < np; p++) {
 		for (size_t c = 0; c < ncur; c++) {
 			size_t k = p * ncur + c;
-			if (fail_kind[k] == PLOT_PASS)
+			if (fc->fail_kind[k] == PLOT_PASS)
 				continue;
 			size_t same = 0, before = 0;
 			for (size_t o = 0; o < ncur; o++) {
 				size_t j = p * ncur + o;
-				if (fail_kind[j] != PLOT_PASS && fail_x[j] == fail_x[k]) {
+				if (fc->fail_kind[j] != PLOT_PASS && fc->fail_x[j] == fc->fail_x[k]) {
 					same++;
 					before += o < c;
 				}
 			}
-			fail_shift[k] = 0.012 * ((double)before - (double)(same - 1) / 2);
+			fc->fail_shift[k] = 0.012 * ((double)before - (double)(same - 1) / 2);
 		}
 	}
+	return rc;
+}
 
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	fputs("# written by `rematsim plot ", f);
-	gptext_comment(f, dir);
-	fputs("`: the panels and curves of this figure.\n"
-		   "# Panel p, curve c: pP-cC.tsv (ratio, mean, min, max, trials),\n"
-		   "# pP-cC-band.tsv (the min-max band as steps), pP-cC-ends.tsv.\n"
-		   "# cmarked: a static planner's plans (x: replayed peak / baseline;\n"
-		   "# mean: the best plan at that peak), drawn as marked points.\n", f);
-	fputs("figtitle = ", f);
-	fputs(fs->title, f);
-	fprintf(f, "\nnpanels = %zu\nncurves = %zu\n", np, ncur);
+/* The axes: y range (log in whole decades for accesses), x up to the
+ * data and fit marks, the overhead limit, the x label. */
+static void put_axes(FILE *f, const struct pdata *d, const struct figure_spec *fs, const struct fig_curves *fc,
+		     bool fit_marks)
+{
 	/* y: log axes in whole decades around the data (1 to 10 when there is
 	 * none); linear ones hold the data and the overhead limit. */
 	double lo, hi;
 	bool log_y = fs->accesses;
 	char b1[FMT_DOUBLE_LEN], b2[FMT_DOUBLE_LEN];
+	const struct yacc *yv = &fc->yv;
 	if (fs->accesses) {
-		lo = isfinite(yv.lo) ? pow(10, floor(log10(yv.lo))) : 1;
-		hi = isfinite(yv.hi) ? pow(10, ceil(log10(yv.hi))) : 10;
+		lo = isfinite(yv->lo) ? pow(10, floor(log10(yv->lo))) : 1;
+		hi = isfinite(yv->hi) ? pow(10, ceil(log10(yv->hi))) : 10;
 		if (!(hi > lo))
 			hi = lo * 10;
 	} else {
-		linear_range(d, &yv, &lo, &hi, &log_y);
+		linear_range(d, yv, &lo, &hi, &log_y);
 		log_y |= fs->log_y;
 	}
 	fprintf(f, "# y range: every plotted point lies in it (data %s to %s)\n",
-		fmt_double(b1, yv.lo), fmt_double(b2, yv.hi));
+		fmt_double(b1, yv->lo), fmt_double(b2, yv->hi));
 	/* x: 0 to 1.1 as the paper, wider when budgets go past it */
 	double xmax = 1.0;
 	for (size_t i = 0; i < d->n_rows; i++)
 		xmax = d->rows[i].ratio > xmax ? d->rows[i].ratio : xmax;
-	bool fit_marks = d->fit_x && !fs->accesses;
-	for (size_t p = 0; fit_marks && p < np; p++)
-		for (size_t c = 0; c < ncur; c++) {
+	for (size_t p = 0; fit_marks && p < fc->np; p++)
+		for (size_t c = 0; c < fc->ncur; c++) {
 			size_t j = p * d->n_series + fs->series[c];
 			double x = isnan(d->fit_to[j]) ? d->fit_x[j] : d->fit_to[j];
 			xmax = x > xmax ? x : xmax; /* (NAN compares false) */
@@ -777,6 +788,14 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		fputs("'memory ratio (budget / baseline peak)'", f);
 	}
 	fputc('\n', f);
+}
+
+/* The panels: titles, descriptions wrapped for screen and print, the
+ * constants' and bottleneck's ratios, the floor, the curves with data. */
+static void put_panels(FILE *f, const struct pdata *d, const struct fig_curves *fc)
+{
+	size_t np = fc->np;
+	char b1[FMT_DOUBLE_LEN];
 	fprintf(f, "array ptitle[%zu]\narray pdesc[%zu]\narray pdescn[%zu]\narray pconst[%zu]\n"
 		   "array pbottle[%zu]\narray pcurves[%zu]\n", np ? np : 1, np ? np : 1, np ? np : 1,
 		np ? np : 1, np ? np : 1, np ? np : 1);
@@ -800,12 +819,17 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		dl_print = l > dl_print ? l : dl_print;
 		fprintf(f, "\npconst[%zu] = %s; ", p + 1, fmt_double(b1, d->models[p].const_ratio));
 		fprintf(f, "pbottle[%zu] = %s; pcurves[%zu] = '%s'\n", p + 1,
-			fmt_double(b1, d->models[p].bottleneck_ratio), p + 1, pcurves[p]);
+			fmt_double(b1, d->models[p].bottleneck_ratio), p + 1, fc->pcurves[p]);
 	}
 	fprintf(f, "desc_lines = %d\ndesc_lines_print = %d\n", dl_screen, dl_print);
+}
 
-	/* Styles: each series keeps the one it first got; a colour already in
-	 * this figure moves a series to a spare style. */
+/* The curves' styles (each series keeps the one it first got; a colour
+ * already in this figure moves a series to a spare style) and the widest
+ * legend text. */
+static void put_styles(FILE *f, const struct pdata *d, const struct figure_spec *fs, struct style *styles)
+{
+	size_t ncur = fs->n_series;
 	fputs("# curves: legend (enhanced text), colour and gnuplot point type, from\n"
 	      "# the heuristic's registry row (sim/lib/runtime/heuristics.c)\n", f);
 	fprintf(f, "array cseries[%zu]\narray clabel[%zu]\narray ccolor[%zu]\narray cmarker[%zu]\n"
@@ -844,28 +868,68 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 		key_chars = n > key_chars ? n : key_chars;
 	}
 	fprintf(f, "key_chars = %zu\n", key_chars);
+}
+
+/* The failure lines and one-point curves. */
+static void put_failures(FILE *f, const struct fig_curves *fc)
+{
+	char b1[FMT_DOUBLE_LEN];
 	fputs("# failure lines: at the smallest passing ratio fail_x (drawn at\n"
 	      "# fail_x + fail_shift, apart from others at the same ratio); kind 1: out\n"
 	      "# of memory just below it (dotted), 2: thrash (dashed). lone: the curve\n"
 	      "# has one point only.\n", f);
-	size_t n_fail = np * ncur > 0 ? np * ncur : 1;
+	size_t n_fail = fc->np * fc->ncur > 0 ? fc->np * fc->ncur : 1;
 	fprintf(f, "array fail_x[%zu]\narray fail_shift[%zu]\narray fail_kind[%zu]\narray lone[%zu]\n",
 		n_fail, n_fail, n_fail, n_fail);
 	int any_oom = 0, any_thrash = 0, any_lone = 0;
 	for (size_t k = 0; k < n_fail; k++) {
-		fprintf(f, "fail_x[%zu] = %s; ", k + 1, fmt_double(b1, fail_x[k]));
+		fprintf(f, "fail_x[%zu] = %s; ", k + 1, fmt_double(b1, fc->fail_x[k]));
 		fprintf(f, "fail_shift[%zu] = %s; fail_kind[%zu] = %d; lone[%zu] = %d\n", k + 1,
-			fmt_double(b1, fail_shift[k]), k + 1, (int)fail_kind[k], k + 1, lone[k]);
-		any_oom |= fail_kind[k] == PLOT_OOM;
-		any_thrash |= fail_kind[k] == PLOT_THRASH;
-		any_lone |= lone[k];
+			fmt_double(b1, fc->fail_shift[k]), k + 1, (int)fc->fail_kind[k], k + 1, fc->lone[k]);
+		any_oom |= fc->fail_kind[k] == PLOT_OOM;
+		any_thrash |= fc->fail_kind[k] == PLOT_THRASH;
+		any_lone |= fc->lone[k];
 	}
 	fprintf(f, "any_oom = %d\nany_thrash = %d\nany_lone = %d\n", any_oom, any_thrash, any_lone);
+}
+
+static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, const char *script,
+			struct plot_list *out, struct rs_error *err)
+{
+	const struct pdata *d = ctx->d;
+	char *fdir = plot_data_dir(ctx->dir, fs->name, err);
+	if (!fdir)
+		return -1;
+	/* points at plan peaks to mark, in the overhead figures */
+	bool peaks = d->any_at_peak && !fs->accesses, planners = false;
+	for (size_t c = 0; c < fs->n_series; c++)
+		planners |= d->series[fs->series[c]].planner != NULL;
+	struct fig_curves fc;
+	int rc = write_curves(d, fs, fdir, peaks, &fc, err);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fputs("# written by `rematsim plot ", f);
+	gptext_comment(f, ctx->dir);
+	fputs("`: the panels and curves of this figure.\n"
+		   "# Panel p, curve c: pP-cC.tsv (ratio, mean, min, max, trials),\n"
+		   "# pP-cC-band.tsv (the min-max band as steps), pP-cC-ends.tsv.\n"
+		   "# cmarked: a static planner's plans (x: replayed peak / baseline;\n"
+		   "# mean: the best plan at that peak), drawn as marked points.\n", f);
+	fputs("figtitle = ", f);
+	fputs(fs->title, f);
+	fprintf(f, "\nnpanels = %zu\nncurves = %zu\n", fc.np, fc.ncur);
+	bool fit_marks = d->fit_x && !fs->accesses;
+	put_axes(f, d, fs, &fc, fit_marks);
+	put_panels(f, d, &fc);
+	put_styles(f, d, fs, ctx->styles);
+	put_failures(f, &fc);
 	/* (only where there are planners, or points at plan peaks: other
 	 * figures keep their data) */
 	if (planners)
 		fprintf(f, "# planners: the Pareto frontier of each (pP-cC.tsv), their dominated\n"
-			   "# plans faint (pP-cC-faint.tsv)\nany_faint = %d\n", n_faint > 0);
+			   "# plans faint (pP-cC-faint.tsv)\nany_faint = %d\n", fc.n_faint > 0);
 	if (peaks)
 		fputs("# heuristics at plan peaks (heuristics_at_plan_peaks): pP-cC-peaks.tsv,\n"
 		      "# marked\nany_peaks = 1\n", f);
@@ -875,14 +939,7 @@ static int write_figure(struct plot_ctx *ctx, const struct figure_spec *fs, cons
 	if (!rc)
 		rc = plot_write_data(fdir, "figure.gp", text, len, err);
 	free(text);
-	for (size_t p = 0; p < np; p++)
-		free(pcurves[p]);
-	free(pcurves);
-	free(fail_x);
-	free(fail_shift);
-	free(fail_kind);
-	free(lone);
-	free(yv.maxes);
+	fig_curves_free(&fc);
 	if (rc) {
 		free(fdir);
 		return -1;
