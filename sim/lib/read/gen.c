@@ -785,6 +785,224 @@ struct tf_block_weights {
 	tid ln1_w, ln1_b, qkv_w, qkv_b, o_w, o_b, ln2_w, ln2_b, fc1_w, fc1_b, fc2_w, fc2_b;
 };
 
+/* What each layer's backward reads. */
+struct tf_saved {
+	tid x, ln1, m1, r1, qkv, ctx, x1, ln2, m2, r2, h1, g1;
+	tid *q, *k, *kt, *v, *attn; /* per head */
+};
+
+/* One transformer's sizes (bytes) and FLOP factors. */
+struct tf {
+	struct em *e;
+	const struct gen_params *p;
+	double Bt, S, W, V, D;
+	uint64_t L, NH;
+	uint64_t tok;    /* tokens */
+	uint64_t act;    /* one [B,S,W] activation */
+	uint64_t stat;   /* layer-norm mean / rstd (fp32) */
+	uint64_t head;   /* one head's [B,S,D] */
+	uint64_t score;  /* one head's [B,S,S] */
+	uint64_t wbytes; /* one row of width W */
+	double mm;       /* FLOPs per (in x out) of a projection */
+	tid tokens, emb_w, lnf_w, lnf_b;
+};
+
+/* ns of flop FLOPs at the device's rate. */
+#define NS(t, flop) ns_of((t)->p, (flop))
+
+/* A layer norm's three outputs (y, mean, rstd) of x. */
+static void tf_layer_norm(struct tf *t, tid x, tid w, tid b, tid r[3])
+{
+	tid a3[3] = {x, w, b};
+	uint64_t z3[3] = {t->act, t->stat, t->stat};
+	r[0] = fresh(t->e), r[1] = fresh(t->e), r[2] = fresh(t->e);
+	op(t->e, "native_layer_norm", NS(t, 8 * t->Bt * t->S * t->W), a3, 3, r, z3, NULL, 3);
+}
+
+/* A layer norm's backward: its three gradients into r (input, weight,
+ * bias). */
+static void tf_layer_norm_backward(struct tf *t, const tid a6[6], tid r[3])
+{
+	uint64_t z3[3] = {t->act, t->wbytes, t->wbytes};
+	r[0] = fresh(t->e), r[1] = fresh(t->e), r[2] = fresh(t->e);
+	op(t->e, "native_layer_norm_backward", NS(t, 16 * t->Bt * t->S * t->W), a6, 6, r, z3, NULL, 3);
+}
+
+/* Layer l's forward from x (saving what its backward reads in s); its
+ * output. */
+static tid tf_layer_forward(struct tf *t, const struct tf_block_weights *w, struct tf_saved *s, tid x)
+{
+	struct em *e = t->e;
+	const double Bt = t->Bt, S = t->S, W = t->W, D = t->D, mm = t->mm;
+	const uint64_t act = t->act, NH = t->NH;
+	tid a2[2], a3[3], r3[3];
+	s->x = x;
+	tf_layer_norm(t, x, w->ln1_w, w->ln1_b, r3);
+	s->ln1 = r3[0], s->m1 = r3[1], s->r1 = r3[2];
+	a3[0] = s->ln1, a3[1] = w->qkv_w, a3[2] = w->qkv_b;
+	s->qkv = op1(e, "addmm", NS(t, mm * W * 3 * W), a3, 3, 3 * act);
+	s->q = xcalloc(NH, sizeof *s->q);
+	s->k = xcalloc(NH, sizeof *s->k);
+	s->kt = xcalloc(NH, sizeof *s->kt);
+	s->v = xcalloc(NH, sizeof *s->v);
+	s->attn = xcalloc(NH, sizeof *s->attn);
+	tid *ctxh = xcalloc(NH, sizeof *ctxh);
+	for (uint64_t h = 0; h < NH && !e->status; h++) {
+		s->q[h] = view(e, "select", s->qkv);
+		s->k[h] = view(e, "select", s->qkv);
+		s->v[h] = view(e, "select", s->qkv);
+		s->kt[h] = view(e, "transpose", s->k[h]);
+		a2[0] = s->q[h], a2[1] = s->kt[h];
+		tid sc = op1(e, "bmm", NS(t, 2 * Bt * S * S * D), a2, 2, t->score);
+		s->attn[h] = op1(e, "_softmax", NS(t, 5 * Bt * S * S), &sc, 1, t->score);
+		release(e, sc);
+		a2[0] = s->attn[h], a2[1] = s->v[h];
+		ctxh[h] = op1(e, "bmm", NS(t, 2 * Bt * S * S * D), a2, 2, t->head);
+	}
+	s->ctx = op1(e, "cat", NS(t, Bt * S * W), ctxh, NH, act);
+	for (uint64_t h = 0; h < NH; h++)
+		release(e, ctxh[h]);
+	free(ctxh);
+	a3[0] = s->ctx, a3[1] = w->o_w, a3[2] = w->o_b;
+	tid ao = op1(e, "addmm", NS(t, mm * W * W), a3, 3, act);
+	a2[0] = x, a2[1] = ao;
+	s->x1 = op1(e, "add", NS(t, Bt * S * W), a2, 2, act);
+	release(e, ao);
+	tf_layer_norm(t, s->x1, w->ln2_w, w->ln2_b, r3);
+	s->ln2 = r3[0], s->m2 = r3[1], s->r2 = r3[2];
+	a3[0] = s->ln2, a3[1] = w->fc1_w, a3[2] = w->fc1_b;
+	s->h1 = op1(e, "addmm", NS(t, mm * W * 4 * W), a3, 3, 4 * act);
+	s->g1 = op1(e, "gelu", NS(t, 8 * Bt * S * 4 * W), &s->h1, 1, 4 * act);
+	a3[0] = s->g1, a3[1] = w->fc2_w, a3[2] = w->fc2_b;
+	tid h2 = op1(e, "addmm", NS(t, mm * 4 * W * W), a3, 3, act);
+	a2[0] = s->x1, a2[1] = h2;
+	tid out = op1(e, "add", NS(t, Bt * S * W), a2, 2, act);
+	release(e, h2);
+	return out;
+}
+
+/* The head: final norm, logits, loss; then its backward down to the
+ * gradient of the last layer's output (returned), the embedding's weight
+ * gradient from the LM head in *gemb. */
+static tid tf_head(struct tf *t, tid x, tid *gemb)
+{
+	struct em *e = t->e;
+	const double Bt = t->Bt, S = t->S, W = t->W, V = t->V, mm = t->mm;
+	tid a2[2], r3[3];
+	tf_layer_norm(t, x, t->lnf_w, t->lnf_b, r3);
+	tid lnf = r3[0], mf = r3[1], rf = r3[2];
+	const uint64_t logits_bytes = t->tok * t->p->vocab * t->p->dtype_bytes;
+	a2[0] = lnf, a2[1] = t->emb_w;
+	tid logits = op1(e, "mm", NS(t, mm * W * V), a2, 2, logits_bytes);
+	a2[0] = logits, a2[1] = t->tokens;
+	tid loss = op1(e, "cross_entropy", NS(t, 5 * Bt * S * V), a2, 2, 4);
+
+	backward_mark(e);
+	release(e, loss);
+	a2[0] = logits, a2[1] = t->tokens;
+	tid glog = op1(e, "cross_entropy_backward", NS(t, 5 * Bt * S * V), a2, 2, logits_bytes);
+	release(e, logits);
+	a2[0] = glog, a2[1] = t->emb_w;
+	tid g = op1(e, "mm_backward", NS(t, mm * V * W), a2, 2, t->act);
+	a2[0] = glog, a2[1] = lnf;
+	*gemb = op1(e, "mm_backward", NS(t, mm * V * W), a2, 2, t->p->vocab * t->wbytes);
+	release(e, glog);
+	release(e, lnf);
+	tid a6[6] = {g, x, mf, rf, t->lnf_w, t->lnf_b};
+	tf_layer_norm_backward(t, a6, r3);
+	release(e, g), release(e, mf), release(e, rf), release(e, x);
+	return r3[0];
+}
+
+/* The attention's backward, head by head, from gctx (the gradient of the
+ * heads' concatenation); the gradient of the fused q/k/v projection. */
+static tid tf_attention_backward(struct tf *t, struct tf_saved *s, tid gctx)
+{
+	struct em *e = t->e;
+	const double Bt = t->Bt, S = t->S, W = t->W, D = t->D;
+	const uint64_t NH = t->NH;
+	tid a2[2];
+	tid *gqkv = xcalloc(3 * NH, sizeof *gqkv);
+	for (uint64_t h = NH; h-- > 0 && !e->status;) {
+		tid gc = view(e, "narrow", gctx);
+		a2[0] = gc, a2[1] = s->v[h];
+		tid ga = op1(e, "bmm", NS(t, 2 * Bt * S * S * D), a2, 2, t->score);
+		a2[0] = s->attn[h], a2[1] = gc;
+		gqkv[3 * h + 2] = op1(e, "bmm", NS(t, 2 * Bt * S * S * D), a2, 2, t->head);
+		release(e, gc), release(e, s->v[h]);
+		a2[0] = ga, a2[1] = s->attn[h];
+		tid gs = op1(e, "_softmax_backward_data", NS(t, 5 * Bt * S * S), a2, 2, t->score);
+		release(e, ga), release(e, s->attn[h]);
+		a2[0] = gs, a2[1] = s->kt[h];
+		gqkv[3 * h] = op1(e, "bmm", NS(t, 2 * Bt * S * S * D), a2, 2, t->head);
+		a2[0] = gs, a2[1] = s->q[h];
+		gqkv[3 * h + 1] = op1(e, "bmm", NS(t, 2 * Bt * S * S * D), a2, 2, t->head);
+		release(e, gs), release(e, s->q[h]), release(e, s->kt[h]), release(e, s->k[h]);
+	}
+	release(e, gctx);
+	tid gq = op1(e, "cat", NS(t, 3 * Bt * S * W), gqkv, 3 * NH, 3 * t->act);
+	for (uint64_t h = 0; h < 3 * NH; h++)
+		release(e, gqkv[h]);
+	free(gqkv);
+	return gq;
+}
+
+/* Layer l's backward from g (the gradient of its output); the gradient of
+ * its input. */
+static tid tf_layer_backward(struct tf *t, const struct tf_block_weights *w, struct tf_saved *s, tid g,
+			     uint64_t l)
+{
+	struct em *e = t->e;
+	const double Bt = t->Bt, S = t->S, W = t->W, mm = t->mm;
+	const uint64_t act = t->act, wbytes = t->wbytes, width = t->p->width;
+	tid a2[2], r3[3];
+	/* x2 = x1 + fc2(g1): the add passes g on to both. */
+	a2[0] = g, a2[1] = w->fc2_w;
+	tid gg1 = op1(e, "mm", NS(t, mm * W * 4 * W), a2, 2, 4 * act);
+	a2[0] = g, a2[1] = s->g1;
+	op1(e, "mm", NS(t, mm * W * 4 * W), a2, 2, 4 * wbytes * width);
+	op1(e, "sum", NS(t, Bt * S * W), &g, 1, wbytes);
+	release(e, s->g1);
+	a2[0] = gg1, a2[1] = s->h1;
+	tid gh1 = op1(e, "gelu_backward", NS(t, 8 * Bt * S * 4 * W), a2, 2, 4 * act);
+	release(e, gg1), release(e, s->h1);
+	a2[0] = gh1, a2[1] = w->fc1_w;
+	tid gln2 = op1(e, "mm", NS(t, mm * 4 * W * W), a2, 2, act);
+	a2[0] = gh1, a2[1] = s->ln2;
+	op1(e, "mm", NS(t, mm * 4 * W * W), a2, 2, 4 * wbytes * width);
+	op1(e, "sum", NS(t, Bt * S * 4 * W), &gh1, 1, 4 * wbytes);
+	release(e, gh1), release(e, s->ln2);
+	tid b6[6] = {gln2, s->x1, s->m2, s->r2, w->ln2_w, w->ln2_b};
+	tf_layer_norm_backward(t, b6, r3);
+	release(e, gln2), release(e, s->m2), release(e, s->r2), release(e, s->x1);
+	a2[0] = g, a2[1] = r3[0];
+	tid gx1 = op1(e, "add", NS(t, Bt * S * W), a2, 2, act);
+	release(e, g), release(e, r3[0]);
+	/* x1 = x + proj(ctx) */
+	a2[0] = gx1, a2[1] = w->o_w;
+	tid gctx = op1(e, "mm", NS(t, mm * W * W), a2, 2, act);
+	a2[0] = gx1, a2[1] = s->ctx;
+	op1(e, "mm", NS(t, mm * W * W), a2, 2, wbytes * width);
+	op1(e, "sum", NS(t, Bt * S * W), &gx1, 1, wbytes);
+	release(e, s->ctx);
+	tid gq = tf_attention_backward(t, s, gctx);
+	a2[0] = gq, a2[1] = w->qkv_w;
+	tid gln1 = op1(e, "mm", NS(t, mm * 3 * W * W), a2, 2, act);
+	a2[0] = gq, a2[1] = s->ln1;
+	op1(e, "mm", NS(t, mm * 3 * W * W), a2, 2, 3 * wbytes * width);
+	op1(e, "sum", NS(t, 3 * Bt * S * W), &gq, 1, 3 * wbytes);
+	release(e, gq), release(e, s->ln1), release(e, s->qkv);
+	tid b7[6] = {gln1, s->x, s->m1, s->r1, w->ln1_w, w->ln1_b};
+	tf_layer_norm_backward(t, b7, r3);
+	release(e, gln1), release(e, s->m1), release(e, s->r1);
+	a2[0] = gx1, a2[1] = r3[0];
+	tid gin = op1(e, "add", NS(t, Bt * S * W), a2, 2, act);
+	release(e, gx1), release(e, r3[0]);
+	if (l > 0)
+		release(e, s->x); /* layer 0's input is the embedding's output, below */
+	return gin;
+}
+
 /*
  * A pre-norm transformer (GPT-style decoder stack): tokens and weights are
  * constants; per layer: x1 = x + proj(attention(ln1(x))), x2 = x1 +
@@ -795,19 +1013,23 @@ struct tf_block_weights {
  */
 static void gen_transformer(struct em *e, const struct gen_params *p)
 {
-	const double Bt = (double)p->batch, S = (double)p->seq, W = (double)p->width,
-		     H = (double)p->heads, V = (double)p->vocab, D = W / H;
-	const uint64_t dt = p->dtype_bytes, L = p->layers, NH = p->heads;
-	const uint64_t tok = p->batch * p->seq;        /* tokens */
-	const uint64_t act = tok * p->width * dt;      /* one [B,S,W] activation */
-	const uint64_t stat = tok * 4;                 /* layer-norm mean / rstd (fp32) */
-	const uint64_t head = tok * (p->width / p->heads) * dt;  /* one head's [B,S,D] */
-	const uint64_t score = p->batch * p->seq * p->seq * dt;  /* one head's [B,S,S] */
-	const uint64_t wbytes = p->width * dt;
-	const double mm = 2 * Bt * S;  /* FLOPs per (in x out) of a projection */
-
-	tid tokens = constant(e, tok * 8);
-	tid emb_w = constant(e, p->vocab * wbytes);
+	const uint64_t dt = p->dtype_bytes, L = p->layers;
+	struct tf t = {
+		.e = e, .p = p,
+		.Bt = (double)p->batch, .S = (double)p->seq, .W = (double)p->width, .V = (double)p->vocab,
+		.D = (double)p->width / (double)p->heads,
+		.L = L, .NH = p->heads,
+		.tok = p->batch * p->seq,
+		.act = p->batch * p->seq * p->width * dt,
+		.stat = p->batch * p->seq * 4,
+		.head = p->batch * p->seq * (p->width / p->heads) * dt,
+		.score = p->batch * p->seq * p->seq * dt,
+		.wbytes = p->width * dt,
+		.mm = 2 * (double)p->batch * (double)p->seq,
+	};
+	const uint64_t wbytes = t.wbytes;
+	t.tokens = constant(e, t.tok * 8);
+	t.emb_w = constant(e, p->vocab * wbytes);
 	struct tf_block_weights *bw = xcalloc(L, sizeof *bw);
 	for (uint64_t l = 0; l < L; l++) {
 		struct tf_block_weights *w = &bw[l];
@@ -824,171 +1046,19 @@ static void gen_transformer(struct em *e, const struct gen_params *p)
 		w->fc2_w = constant(e, 4 * p->width * wbytes);
 		w->fc2_b = constant(e, wbytes);
 	}
-	tid lnf_w = constant(e, wbytes), lnf_b = constant(e, wbytes);
+	t.lnf_w = constant(e, wbytes), t.lnf_b = constant(e, wbytes);
+	struct tf_saved *sv = xcalloc(L, sizeof *sv);
 
-	/* What each layer's backward reads. */
-	struct saved {
-		tid x, ln1, m1, r1, qkv, ctx, x1, ln2, m2, r2, h1, g1;
-		tid *q, *k, *kt, *v, *attn; /* per head */
-	} *sv = xcalloc(L, sizeof *sv);
-
-	tid a2[2], a3[3], r3[3];
-	uint64_t z3[3];
-	tid x = op1(e, "embedding", ns_of(p, Bt * S * W), (a2[0] = emb_w, a2[1] = tokens, a2), 2, act);
-	for (uint64_t l = 0; l < L && !e->status; l++) {
-		struct tf_block_weights *w = &bw[l];
-		struct saved *s = &sv[l];
-		s->x = x;
-		/* ln1: (y, mean, rstd) */
-		r3[0] = fresh(e), r3[1] = fresh(e), r3[2] = fresh(e);
-		z3[0] = act, z3[1] = stat, z3[2] = stat;
-		a3[0] = x, a3[1] = w->ln1_w, a3[2] = w->ln1_b;
-		op(e, "native_layer_norm", ns_of(p, 8 * Bt * S * W), a3, 3, r3, z3, NULL, 3);
-		s->ln1 = r3[0], s->m1 = r3[1], s->r1 = r3[2];
-		a3[0] = s->ln1, a3[1] = w->qkv_w, a3[2] = w->qkv_b;
-		s->qkv = op1(e, "addmm", ns_of(p, mm * W * 3 * W), a3, 3, 3 * act);
-		s->q = xcalloc(NH, sizeof *s->q);
-		s->k = xcalloc(NH, sizeof *s->k);
-		s->kt = xcalloc(NH, sizeof *s->kt);
-		s->v = xcalloc(NH, sizeof *s->v);
-		s->attn = xcalloc(NH, sizeof *s->attn);
-		tid *ctxh = xcalloc(NH, sizeof *ctxh);
-		for (uint64_t h = 0; h < NH && !e->status; h++) {
-			s->q[h] = view(e, "select", s->qkv);
-			s->k[h] = view(e, "select", s->qkv);
-			s->v[h] = view(e, "select", s->qkv);
-			s->kt[h] = view(e, "transpose", s->k[h]);
-			a2[0] = s->q[h], a2[1] = s->kt[h];
-			tid sc = op1(e, "bmm", ns_of(p, 2 * Bt * S * S * D), a2, 2, score);
-			s->attn[h] = op1(e, "_softmax", ns_of(p, 5 * Bt * S * S), &sc, 1, score);
-			release(e, sc);
-			a2[0] = s->attn[h], a2[1] = s->v[h];
-			ctxh[h] = op1(e, "bmm", ns_of(p, 2 * Bt * S * S * D), a2, 2, head);
-		}
-		s->ctx = op1(e, "cat", ns_of(p, Bt * S * W), ctxh, NH, act);
-		for (uint64_t h = 0; h < NH; h++)
-			release(e, ctxh[h]);
-		free(ctxh);
-		a3[0] = s->ctx, a3[1] = w->o_w, a3[2] = w->o_b;
-		tid ao = op1(e, "addmm", ns_of(p, mm * W * W), a3, 3, act);
-		a2[0] = x, a2[1] = ao;
-		s->x1 = op1(e, "add", ns_of(p, Bt * S * W), a2, 2, act);
-		release(e, ao);
-		r3[0] = fresh(e), r3[1] = fresh(e), r3[2] = fresh(e);
-		a3[0] = s->x1, a3[1] = w->ln2_w, a3[2] = w->ln2_b;
-		op(e, "native_layer_norm", ns_of(p, 8 * Bt * S * W), a3, 3, r3, z3, NULL, 3);
-		s->ln2 = r3[0], s->m2 = r3[1], s->r2 = r3[2];
-		a3[0] = s->ln2, a3[1] = w->fc1_w, a3[2] = w->fc1_b;
-		s->h1 = op1(e, "addmm", ns_of(p, mm * W * 4 * W), a3, 3, 4 * act);
-		s->g1 = op1(e, "gelu", ns_of(p, 8 * Bt * S * 4 * W), &s->h1, 1, 4 * act);
-		a3[0] = s->g1, a3[1] = w->fc2_w, a3[2] = w->fc2_b;
-		tid h2 = op1(e, "addmm", ns_of(p, mm * 4 * W * W), a3, 3, act);
-		a2[0] = s->x1, a2[1] = h2;
-		x = op1(e, "add", ns_of(p, Bt * S * W), a2, 2, act);
-		release(e, h2);
-	}
-	/* Head: final norm, logits, loss. */
-	r3[0] = fresh(e), r3[1] = fresh(e), r3[2] = fresh(e);
-	z3[0] = act, z3[1] = stat, z3[2] = stat;
-	a3[0] = x, a3[1] = lnf_w, a3[2] = lnf_b;
-	op(e, "native_layer_norm", ns_of(p, 8 * Bt * S * W), a3, 3, r3, z3, NULL, 3);
-	tid lnf = r3[0], mf = r3[1], rf = r3[2];
-	const uint64_t logits_bytes = tok * p->vocab * dt;
-	a2[0] = lnf, a2[1] = emb_w;
-	tid logits = op1(e, "mm", ns_of(p, mm * W * V), a2, 2, logits_bytes);
-	a2[0] = logits, a2[1] = tokens;
-	tid loss = op1(e, "cross_entropy", ns_of(p, 5 * Bt * S * V), a2, 2, 4);
-
-	backward_mark(e);
-	release(e, loss);
-	a2[0] = logits, a2[1] = tokens;
-	tid glog = op1(e, "cross_entropy_backward", ns_of(p, 5 * Bt * S * V), a2, 2, logits_bytes);
-	release(e, logits);
-	a2[0] = glog, a2[1] = emb_w;
-	tid g = op1(e, "mm_backward", ns_of(p, mm * V * W), a2, 2, act);
-	a2[0] = glog, a2[1] = lnf;
-	tid gemb = op1(e, "mm_backward", ns_of(p, mm * V * W), a2, 2, p->vocab * wbytes);
-	release(e, glog);
-	release(e, lnf);
-	tid a6[6] = {g, x, mf, rf, lnf_w, lnf_b};
-	r3[0] = fresh(e), r3[1] = fresh(e), r3[2] = fresh(e);
-	z3[0] = act, z3[1] = wbytes, z3[2] = wbytes;
-	op(e, "native_layer_norm_backward", ns_of(p, 16 * Bt * S * W), a6, 6, r3, z3, NULL, 3);
-	release(e, g), release(e, mf), release(e, rf), release(e, x);
-	g = r3[0];
-	for (uint64_t l = L; l-- > 0 && !e->status;) {
-		struct tf_block_weights *w = &bw[l];
-		struct saved *s = &sv[l];
-		/* x2 = x1 + fc2(g1): the add passes g on to both. */
-		a2[0] = g, a2[1] = w->fc2_w;
-		tid gg1 = op1(e, "mm", ns_of(p, mm * W * 4 * W), a2, 2, 4 * act);
-		a2[0] = g, a2[1] = s->g1;
-		op1(e, "mm", ns_of(p, mm * W * 4 * W), a2, 2, 4 * wbytes * p->width);
-		op1(e, "sum", ns_of(p, Bt * S * W), &g, 1, wbytes);
-		release(e, s->g1);
-		a2[0] = gg1, a2[1] = s->h1;
-		tid gh1 = op1(e, "gelu_backward", ns_of(p, 8 * Bt * S * 4 * W), a2, 2, 4 * act);
-		release(e, gg1), release(e, s->h1);
-		a2[0] = gh1, a2[1] = w->fc1_w;
-		tid gln2 = op1(e, "mm", ns_of(p, mm * 4 * W * W), a2, 2, act);
-		a2[0] = gh1, a2[1] = s->ln2;
-		op1(e, "mm", ns_of(p, mm * 4 * W * W), a2, 2, 4 * wbytes * p->width);
-		op1(e, "sum", ns_of(p, Bt * S * 4 * W), &gh1, 1, 4 * wbytes);
-		release(e, gh1), release(e, s->ln2);
-		tid b6[6] = {gln2, s->x1, s->m2, s->r2, w->ln2_w, w->ln2_b};
-		r3[0] = fresh(e), r3[1] = fresh(e), r3[2] = fresh(e);
-		op(e, "native_layer_norm_backward", ns_of(p, 16 * Bt * S * W), b6, 6, r3, z3, NULL, 3);
-		release(e, gln2), release(e, s->m2), release(e, s->r2), release(e, s->x1);
-		a2[0] = g, a2[1] = r3[0];
-		tid gx1 = op1(e, "add", ns_of(p, Bt * S * W), a2, 2, act);
-		release(e, g), release(e, r3[0]);
-		/* x1 = x + proj(ctx) */
-		a2[0] = gx1, a2[1] = w->o_w;
-		tid gctx = op1(e, "mm", ns_of(p, mm * W * W), a2, 2, act);
-		a2[0] = gx1, a2[1] = s->ctx;
-		op1(e, "mm", ns_of(p, mm * W * W), a2, 2, wbytes * p->width);
-		op1(e, "sum", ns_of(p, Bt * S * W), &gx1, 1, wbytes);
-		release(e, s->ctx);
-		tid *gqkv = xcalloc(3 * NH, sizeof *gqkv);
-		for (uint64_t h = NH; h-- > 0 && !e->status;) {
-			tid gc = view(e, "narrow", gctx);
-			a2[0] = gc, a2[1] = s->v[h];
-			tid ga = op1(e, "bmm", ns_of(p, 2 * Bt * S * S * D), a2, 2, score);
-			a2[0] = s->attn[h], a2[1] = gc;
-			gqkv[3 * h + 2] = op1(e, "bmm", ns_of(p, 2 * Bt * S * S * D), a2, 2, head);
-			release(e, gc), release(e, s->v[h]);
-			a2[0] = ga, a2[1] = s->attn[h];
-			tid gs = op1(e, "_softmax_backward_data", ns_of(p, 5 * Bt * S * S), a2, 2, score);
-			release(e, ga), release(e, s->attn[h]);
-			a2[0] = gs, a2[1] = s->kt[h];
-			gqkv[3 * h] = op1(e, "bmm", ns_of(p, 2 * Bt * S * S * D), a2, 2, head);
-			a2[0] = gs, a2[1] = s->q[h];
-			gqkv[3 * h + 1] = op1(e, "bmm", ns_of(p, 2 * Bt * S * S * D), a2, 2, head);
-			release(e, gs), release(e, s->q[h]), release(e, s->kt[h]), release(e, s->k[h]);
-		}
-		release(e, gctx);
-		tid gq = op1(e, "cat", ns_of(p, 3 * Bt * S * W), gqkv, 3 * NH, 3 * act);
-		for (uint64_t h = 0; h < 3 * NH; h++)
-			release(e, gqkv[h]);
-		free(gqkv);
-		a2[0] = gq, a2[1] = w->qkv_w;
-		tid gln1 = op1(e, "mm", ns_of(p, mm * 3 * W * W), a2, 2, act);
-		a2[0] = gq, a2[1] = s->ln1;
-		op1(e, "mm", ns_of(p, mm * 3 * W * W), a2, 2, 3 * wbytes * p->width);
-		op1(e, "sum", ns_of(p, 3 * Bt * S * W), &gq, 1, 3 * wbytes);
-		release(e, gq), release(e, s->ln1), release(e, s->qkv);
-		tid b7[6] = {gln1, s->x, s->m1, s->r1, w->ln1_w, w->ln1_b};
-		r3[0] = fresh(e), r3[1] = fresh(e), r3[2] = fresh(e);
-		op(e, "native_layer_norm_backward", ns_of(p, 16 * Bt * S * W), b7, 6, r3, z3, NULL, 3);
-		release(e, gln1), release(e, s->m1), release(e, s->r1);
-		a2[0] = gx1, a2[1] = r3[0];
-		g = op1(e, "add", ns_of(p, Bt * S * W), a2, 2, act);
-		release(e, gx1), release(e, r3[0]);
-		if (l > 0)
-			release(e, s->x); /* layer 0's input is the embedding's output, below */
-	}
-	a3[0] = g, a3[1] = tokens, a3[2] = gemb;
-	op1(e, "embedding_backward", ns_of(p, Bt * S * W), a3, 3, p->vocab * wbytes);
+	tid a2[2] = {t.emb_w, t.tokens}, a3[3];
+	tid x = op1(e, "embedding", NS(&t, t.Bt * t.S * t.W), a2, 2, t.act);
+	for (uint64_t l = 0; l < L && !e->status; l++)
+		x = tf_layer_forward(&t, &bw[l], &sv[l], x);
+	tid gemb;
+	tid g = tf_head(&t, x, &gemb);
+	for (uint64_t l = L; l-- > 0 && !e->status;)
+		g = tf_layer_backward(&t, &bw[l], &sv[l], g, l);
+	a3[0] = g, a3[1] = t.tokens, a3[2] = gemb;
+	op1(e, "embedding_backward", NS(&t, t.Bt * t.S * t.W), a3, 3, p->vocab * wbytes);
 	release(e, g), release(e, gemb), release(e, sv[0].x);
 	for (uint64_t l = 0; l < L; l++) {
 		free(sv[l].q);
@@ -1000,6 +1070,7 @@ static void gen_transformer(struct em *e, const struct gen_params *p)
 	free(sv);
 	free(bw);
 }
+#undef NS
 
 /* ------------------------------------------------------------ entry points */
 
