@@ -158,7 +158,7 @@ bad 64 "segment budget below the largest activation" "below the largest single a
 printf '{"INSTRUCTION":"CONSTANT","NAME":"x"}\n{"INSTRUCTION":"MEMORY","MEMORY":"8","NAME":"x"}\n' > "$S.log"
 bad 65 "no forward ops (solve)" "no forward ops" "$R" solve "$S.log" --planner dp -k 1
 bad 65 "no forward ops (profile)" "no forward ops" "$R" profile "$S.log"
-bad 64 "unknown planner" "unknown planner 'dq' (known: none, dp, sqrtn, greedy, ilp, ilp-lp, revolve, checkpoint-all, chen-sqrtn, chen-sqrtn-noap, chen-greedy, chen-greedy-noap, griewank-logn)" \
+bad 64 "unknown planner" "unknown planner 'dq' (known: none, dp, sqrtn, greedy, ilp, ilp-lp, revolve, checkpoint-all, chen-sqrtn, chen-sqrtn-noap, chen-greedy, chen-greedy-noap, griewank-logn" \
 	"$R" solve $L --planner dq -k 1
 bad 64 "dp without k" "needs -k K" "$R" solve $L --planner dp
 bad 64 "k for greedy" "takes --segment-budget" "$R" solve $L --planner greedy -k 2
