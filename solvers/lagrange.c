@@ -27,6 +27,7 @@ struct lg {
 	double *lambda;    /* [T] */
 	uint32_t *muoff;   /* [pairs + 1]: the input rows of R[t,k], k's inputs in order */
 	double *mu;        /* [n_mu] */
+	int8_t *gmu;       /* [n_mu]: their subgradient at this iterate (-2 to 1) */
 	double *cR, *cS;   /* [pairs] */
 	uint8_t *sel;      /* [pairs]: bit 0 S, bit 1 R */
 	uint8_t *bp;       /* [pairs]: back pointers of the shortest path */
@@ -120,6 +121,7 @@ static bool lg_init(struct lg *L, const struct profile_graph *g, uint64_t budget
 	L->bp = xcalloc(n + 1, 1);
 	L->muoff = xcalloc(n + 2, sizeof *L->muoff);
 	L->mu = xcalloc(nmu + 1, sizeof *L->mu);
+	L->gmu = xcalloc(nmu + 1, sizeof *L->gmu);
 	if (nmu)
 		for (size_t k = 0, q = 0; k < T; k++)
 			for (size_t t = k + 1; t <= L->reach[k]; t++) {
@@ -156,6 +158,7 @@ static void lg_free(struct lg *L)
 	free(L->bp);
 	free(L->muoff);
 	free(L->mu);
+	free(L->gmu);
 }
 
 /* Node i's cheapest life under the costs: a two-state path over its
@@ -295,8 +298,8 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 					uint32_t q = L.muoff[p];
 					for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
 						size_t pu = pair_of(&L, g->pred[e], t);
-						double d = (double)(L.sel[p] >> 1) - (double)(L.sel[pu] >> 1) -
-							   (double)(L.sel[pu] & 1);
+						int d = (L.sel[p] >> 1) - (L.sel[pu] >> 1) - (L.sel[pu] & 1);
+						L.gmu[q] = (int8_t)d;
 						if (L.mu[q] > 0 || d > 0)
 							norm += d * d;
 					}
@@ -307,18 +310,8 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		double step = theta * fmax(target - val, 1e-9 * (1 + fabs(target))) / norm;
 		for (size_t s = 0; s < T; s++)
 			L.lambda[s] = fmax(0, L.lambda[s] + step * L.gs[s]);
-		if (L.n_mu)
-			for (size_t k = 0; k < T; k++)
-				for (size_t t = k + 1; t <= L.reach[k]; t++) {
-					size_t p = pair_of(&L, (uint32_t)k, t);
-					uint32_t q = L.muoff[p];
-					for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
-						size_t pu = pair_of(&L, g->pred[e], t);
-						double d = (double)(L.sel[p] >> 1) - (double)(L.sel[pu] >> 1) -
-							   (double)(L.sel[pu] & 1);
-						L.mu[q] = fmax(0, L.mu[q] + step * d);
-					}
-				}
+		for (size_t q = 0; q < L.n_mu; q++)
+			L.mu[q] = fmax(0, L.mu[q] + step * L.gmu[q]);
 	}
 	/* whole ns, less a margin for the sums' rounding */
 	double b = ceil(best - 1e-9 * (1 + fabs(best)));
