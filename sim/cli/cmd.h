@@ -48,6 +48,11 @@ struct solve_module_opts {
 	struct read_options ropt;
 };
 int solve_modules(const struct solve_module_opts *o);
+/** A plan's replay as JSON, its reals null where not finite (cmd_solve.c;
+ * solve's and solve --modules' "replay" object). */
+struct plan_result;
+struct baseline;
+struct json_t *plan_replay_json(const struct plan_result *res, const struct baseline *base);
 /* Synthetic logs (docs/gen.md). */
 int cmd_gen(int argc, char **argv);
 /* Sweeps on a Slurm cluster (docs/slurm.md). */

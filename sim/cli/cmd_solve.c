@@ -31,6 +31,25 @@
 #include "schedule.h"
 #include "util.h"
 
+/* A plan's replay as JSON (cmd.h): its outcome, peak and counters beside
+ * the baseline's. A baseline of 0 makes a ratio or overhead that is not
+ * finite: null, not a missing object (cmd_json.c). */
+json_t *plan_replay_json(const struct plan_result *res, const struct baseline *base)
+{
+	json_t *j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
+		"outcome", outcome_name(res->run.outcome),
+		"peak_memory", (json_int_t)res->run.peak_memory,
+		"baseline_memory", (json_int_t)base->memory,
+		"ratio", cmd_json_finite(res->ratio), "overhead", cmd_json_finite(res->overhead),
+		"model_compute", (json_int_t)res->run.model_compute,
+		"remat_compute", (json_int_t)res->run.remat_compute,
+		"baseline_compute", (json_int_t)base->compute,
+		"evictions", (json_int_t)res->run.evictions,
+		"remats", (json_int_t)res->run.remats);
+	json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
+	return j;
+}
+
 static const char help_head[] =
 	"usage: rematsim solve --sizes FILE -k K [--exact] [--json]\n"
 	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
@@ -982,20 +1001,7 @@ static void put_json(const struct solve_args *a, const struct schedule *s,
 	json_object_set_new(o, "split_points", sp);
 	json_object_set_new(o, "splits", named);
 	if (a->replay) {
-		const struct plan_result *res = &r->res;
-		/* (a baseline of 0: a ratio or overhead that is not finite is null,
-		 * not a missing object: cmd_json.c) */
-		json_t *j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
-			"outcome", outcome_name(res->run.outcome),
-			"peak_memory", (json_int_t)res->run.peak_memory,
-			"baseline_memory", (json_int_t)r->base.memory,
-			"ratio", cmd_json_finite(res->ratio), "overhead", cmd_json_finite(res->overhead),
-			"model_compute", (json_int_t)res->run.model_compute,
-			"remat_compute", (json_int_t)res->run.remat_compute,
-			"baseline_compute", (json_int_t)r->base.compute,
-			"evictions", (json_int_t)res->run.evictions,
-			"remats", (json_int_t)res->run.remats);
-		json_object_set_new(j, "wall_ms", json_real(res->wall_ms));
+		json_t *j = plan_replay_json(&r->res, &r->base);
 		put_device_json(j, a->alloc_text, r->has_device ? &r->device : NULL);
 		json_object_set_new(o, "replay", j);
 	}

@@ -506,21 +506,8 @@ static void mod_print_json(const struct solve_module_opts *o, const struct mod_r
 		json_object_set_new(j, "depth", json_integer(o->depth));
 	if (o->within)
 		json_object_set_new(j, "within", json_string(o->within));
-	if (o->replay) {
-		const struct plan_result *res = &r->res;
-		json_t *x = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
-			"outcome", outcome_name(res->run.outcome),
-			"peak_memory", (json_int_t)res->run.peak_memory,
-			"baseline_memory", (json_int_t)r->base.memory,
-			"ratio", res->ratio, "overhead", res->overhead,
-			"model_compute", (json_int_t)res->run.model_compute,
-			"remat_compute", (json_int_t)res->run.remat_compute,
-			"baseline_compute", (json_int_t)r->base.compute,
-			"evictions", (json_int_t)res->run.evictions,
-			"remats", (json_int_t)res->run.remats);
-		json_object_set_new(x, "wall_ms", json_real(res->wall_ms));
-		json_object_set_new(j, "replay", x);
-	}
+	if (o->replay)
+		json_object_set_new(j, "replay", plan_replay_json(&r->res, &r->base));
 	char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	puts(line);
 	free(line);
