@@ -206,83 +206,74 @@ struct snap_view {
 	const struct alloc_config *whatif;
 	uint64_t device_memory;
 	const struct snap_whatif *wbase, *wconf; /* the what-ifs, with conf_text */
+	uint64_t frag; /* reserved - allocated at the allocated peak */
 };
 
 /* One trace's replay as a JSON line (--json). */
 static void print_trace_json(const struct snap_view *v)
 {
-	const char *file = v->file, *settings = v->settings, *conf_text = v->conf_text;
-	const struct snap_trace *tr = v->tr;
-	const struct snap_result *r = v->r;
-	const struct snap_live *live = v->live;
-	const struct alloc_config *whatif = v->whatif;
-	uint64_t device_memory = v->device_memory;
-	const struct snap_whatif *wbase = v->wbase, *wconf = v->wconf;
-	size_t shown = v->shown;
-	uint64_t frag = r->reserved_at_allocated_peak - (r->reserved_at_allocated_peak > r->allocated_peak ?
-						     r->allocated_peak : r->reserved_at_allocated_peak);
 	json_t *o = json_object();
-	json_object_set_new(o, "file", cmd_json_str(file));
-	json_object_set_new(o, "device", json_integer(tr->device));
-	json_object_set_new(o, "settings", json_string(settings));
-	json_object_set_new(o, "entries", json_integer((json_int_t)r->entries));
-	json_object_set_new(o, "allocs", json_integer((json_int_t)r->allocs));
-	json_object_set_new(o, "frees", json_integer((json_int_t)r->frees));
+	json_object_set_new(o, "file", cmd_json_str(v->file));
+	json_object_set_new(o, "device", json_integer(v->tr->device));
+	json_object_set_new(o, "settings", json_string(v->settings));
+	json_object_set_new(o, "entries", json_integer((json_int_t)v->r->entries));
+	json_object_set_new(o, "allocs", json_integer((json_int_t)v->r->allocs));
+	json_object_set_new(o, "frees", json_integer((json_int_t)v->r->frees));
 	/* null where the model did not replay the trace (expandable segments) */
-#define MODELLED(x) (r->modelled ? json_integer((json_int_t)(x)) : json_null())
-	json_object_set_new(o, "modelled", json_boolean(r->modelled));
-	json_object_set_new(o, "addresses_matched", MODELLED(r->addresses_matched));
-	json_object_set_new(o, "segment_allocs", json_integer((json_int_t)r->segment_allocs));
-	json_object_set_new(o, "segment_allocs_matched", MODELLED(r->segment_allocs_matched));
-	json_object_set_new(o, "model_segment_allocs", MODELLED(r->model_segment_allocs));
-	json_object_set_new(o, "segment_frees", json_integer((json_int_t)r->segment_frees));
-	json_object_set_new(o, "segment_frees_matched", MODELLED(r->segment_frees_matched));
+#define MODELLED(x) (v->r->modelled ? json_integer((json_int_t)(x)) : json_null())
+	json_object_set_new(o, "modelled", json_boolean(v->r->modelled));
+	json_object_set_new(o, "addresses_matched", MODELLED(v->r->addresses_matched));
+	json_object_set_new(o, "segment_allocs", json_integer((json_int_t)v->r->segment_allocs));
+	json_object_set_new(o, "segment_allocs_matched", MODELLED(v->r->segment_allocs_matched));
+	json_object_set_new(o, "model_segment_allocs", MODELLED(v->r->model_segment_allocs));
+	json_object_set_new(o, "segment_frees", json_integer((json_int_t)v->r->segment_frees));
+	json_object_set_new(o, "segment_frees_matched", MODELLED(v->r->segment_frees_matched));
 #undef MODELLED
-	json_object_set_new(o, "ooms", json_integer((json_int_t)r->ooms));
-	if (r->first_bad == SIZE_MAX) {
+	json_object_set_new(o, "ooms", json_integer((json_int_t)v->r->ooms));
+	if (v->r->first_bad == SIZE_MAX) {
 		json_object_set_new(o, "first_disagreement", json_null());
 	} else {
 		json_t *d = json_object();
-		json_object_set_new(d, "entry", json_integer((json_int_t)r->first_bad));
-		json_object_set_new(d, "what", cmd_json_str(r->first_bad_text));
+		json_object_set_new(d, "entry", json_integer((json_int_t)v->r->first_bad));
+		json_object_set_new(d, "what", cmd_json_str(v->r->first_bad_text));
 		json_object_set_new(o, "first_disagreement", d);
 	}
-	json_object_set_new(o, "start_segments", json_integer((json_int_t)r->start_segments));
-	json_object_set_new(o, "start_reserved", cmd_json_u64(r->start_reserved));
-	json_object_set_new(o, "start_blocks", json_integer((json_int_t)r->start_blocks));
-	json_object_set_new(o, "start_allocated", cmd_json_u64(r->start_allocated));
-	json_object_set_new(o, "allocated_peak", cmd_json_u64(r->allocated_peak));
-	json_object_set_new(o, "allocated_peak_entry", r->allocated_peak_at == SIZE_MAX ? json_null()
-			    : json_integer((json_int_t)r->allocated_peak_at));
-	json_object_set_new(o, "reserved_at_allocated_peak", cmd_json_u64(r->reserved_at_allocated_peak));
-	json_object_set_new(o, "fragmentation_at_allocated_peak", cmd_json_u64(frag));
-	json_object_set_new(o, "reserved_peak", cmd_json_u64(r->reserved_peak));
-	json_object_set_new(o, "reserved_peak_entry", r->reserved_peak_at == SIZE_MAX ? json_null()
-			    : json_integer((json_int_t)r->reserved_peak_at));
-	json_object_set_new(o, "trace_allocated_peak", cmd_json_u64(r->trace_allocated_peak));
+	json_object_set_new(o, "start_segments", json_integer((json_int_t)v->r->start_segments));
+	json_object_set_new(o, "start_reserved", cmd_json_u64(v->r->start_reserved));
+	json_object_set_new(o, "start_blocks", json_integer((json_int_t)v->r->start_blocks));
+	json_object_set_new(o, "start_allocated", cmd_json_u64(v->r->start_allocated));
+	json_object_set_new(o, "allocated_peak", cmd_json_u64(v->r->allocated_peak));
+	json_object_set_new(o, "allocated_peak_entry", v->r->allocated_peak_at == SIZE_MAX ? json_null()
+			    : json_integer((json_int_t)v->r->allocated_peak_at));
+	json_object_set_new(o, "reserved_at_allocated_peak", cmd_json_u64(v->r->reserved_at_allocated_peak));
+	json_object_set_new(o, "fragmentation_at_allocated_peak", cmd_json_u64(v->frag));
+	json_object_set_new(o, "reserved_peak", cmd_json_u64(v->r->reserved_peak));
+	json_object_set_new(o, "reserved_peak_entry", v->r->reserved_peak_at == SIZE_MAX ? json_null()
+			    : json_integer((json_int_t)v->r->reserved_peak_at));
+	json_object_set_new(o, "trace_allocated_peak", cmd_json_u64(v->r->trace_allocated_peak));
 	json_t *arr = json_array();
-	for (size_t k = 0; k < shown; k++) {
+	for (size_t k = 0; k < v->shown; k++) {
 		json_t *b = json_object();
-		json_object_set_new(b, "address", cmd_json_u64(live[k].addr));
-		json_object_set_new(b, "size", cmd_json_u64(live[k].size));
-		json_object_set_new(b, "requested", cmd_json_u64(live[k].requested));
-		json_object_set_new(b, "entry", live[k].entry == SIZE_MAX ? json_null()
-					: json_integer((json_int_t)live[k].entry));
+		json_object_set_new(b, "address", cmd_json_u64(v->live[k].addr));
+		json_object_set_new(b, "size", cmd_json_u64(v->live[k].size));
+		json_object_set_new(b, "requested", cmd_json_u64(v->live[k].requested));
+		json_object_set_new(b, "entry", v->live[k].entry == SIZE_MAX ? json_null()
+					: json_integer((json_int_t)v->live[k].entry));
 		json_t *fr = json_array();
-		put_frames(fr, live[k].frames);
+		put_frames(fr, v->live[k].frames);
 		json_object_set_new(b, "frames", fr);
 		json_array_append_new(arr, b);
 	}
 	json_object_set_new(o, "largest_at_peak", arr);
-	if (conf_text) {
+	if (v->conf_text) {
 		json_t *w = json_object();
 		char ct[512];
-		json_object_set_new(w, "conf", cmd_json_str(conf_text));
-		json_object_set_new(w, "settings", json_string(alloc_config_text(whatif, ct, sizeof ct)));
-		json_object_set_new(w, "device_memory", device_memory == UINT64_MAX ? json_null()
-					: cmd_json_u64(device_memory));
-		json_object_set_new(w, "recorded", whatif_json(wbase));
-		json_object_set_new(w, "with_conf", whatif_json(wconf));
+		json_object_set_new(w, "conf", cmd_json_str(v->conf_text));
+		json_object_set_new(w, "settings", json_string(alloc_config_text(v->whatif, ct, sizeof ct)));
+		json_object_set_new(w, "device_memory", v->device_memory == UINT64_MAX ? json_null()
+					: cmd_json_u64(v->device_memory));
+		json_object_set_new(w, "recorded", whatif_json(v->wbase));
+		json_object_set_new(w, "with_conf", whatif_json(v->wconf));
 		json_object_set_new(o, "whatif", w);
 	}
 	put_json_line(o);
@@ -292,88 +283,76 @@ static void print_trace_json(const struct snap_view *v)
 /* One trace's replay as text. */
 static void print_trace_text(const struct snap_view *v)
 {
-	const char *file = v->file, *settings = v->settings, *conf_text = v->conf_text;
-	const struct snap_trace *tr = v->tr;
-	const struct snap_result *r = v->r;
-	const struct snap_live *live = v->live;
-	const struct alloc_config *whatif = v->whatif;
-	uint64_t device_memory = v->device_memory;
-	const struct snap_whatif *wbase = v->wbase, *wconf = v->wconf;
-	size_t shown = v->shown;
-	size_t nlive = v->nlive;
-	const struct snapshot *s = v->s;
-	uint64_t frag = r->reserved_at_allocated_peak - (r->reserved_at_allocated_peak > r->allocated_peak ?
-						     r->allocated_peak : r->reserved_at_allocated_peak);
 	char b1[32], b2[32], b3[32], fr[700];
 	printf("%s: device %" PRId64 ": %zu trace entries: %zu allocs, %zu frees, %zu segment_allocs, "
-	       "%zu segment_frees, %zu ooms\n", file, tr->device, r->entries, r->allocs, r->frees,
-	       r->segment_allocs, r->segment_frees, r->ooms);
-	printf("  settings as recorded: %s%s\n", settings[0] ? settings : "the defaults",
-	       s->have_settings ? "" : " (the file records none)");
-	if (r->modelled)
+	       "%zu segment_frees, %zu ooms\n", v->file, v->tr->device, v->r->entries, v->r->allocs, v->r->frees,
+	       v->r->segment_allocs, v->r->segment_frees, v->r->ooms);
+	printf("  settings as recorded: %s%s\n", v->settings[0] ? v->settings : "the defaults",
+	       v->s->have_settings ? "" : " (the file records none)");
+	if (v->r->modelled)
 		printf("  start: %zu segments the trace does not allocate (%" PRIu64 " bytes, %s), %zu "
-		       "blocks allocated before it (%" PRIu64 " bytes)\n", r->start_segments,
-		       r->start_reserved, human(r->start_reserved, b1, sizeof b1), r->start_blocks,
-		       r->start_allocated);
+		       "blocks allocated before it (%" PRIu64 " bytes)\n", v->r->start_segments,
+		       v->r->start_reserved, human(v->r->start_reserved, b1, sizeof b1), v->r->start_blocks,
+		       v->r->start_allocated);
 	else
 		printf("  start: %" PRIu64 " bytes reserved (%s: the dump's, less what the trace maps "
 		       "and allocates, plus what it unmaps and frees), %zu blocks allocated before it "
-		       "(%" PRIu64 " bytes)\n", r->start_reserved, human(r->start_reserved, b1, sizeof b1),
-		       r->start_blocks, r->start_allocated);
+		       "(%" PRIu64 " bytes)\n", v->r->start_reserved, human(v->r->start_reserved, b1, sizeof b1),
+		       v->r->start_blocks, v->r->start_allocated);
 	char when1[48], when2[48];
-	when_text(r->allocated_peak_at, when1, sizeof when1);
-	when_text(r->reserved_peak_at, when2, sizeof when2);
+	when_text(v->r->allocated_peak_at, when1, sizeof when1);
+	when_text(v->r->reserved_peak_at, when2, sizeof when2);
 	printf("  allocated peak: %" PRIu64 " bytes (%s) %s; reserved then %" PRIu64
-	       " (%s); fragmentation (reserved - allocated) %" PRIu64 " (%s)\n", r->allocated_peak,
-	       human(r->allocated_peak, b1, sizeof b1), when1,
-	       r->reserved_at_allocated_peak, human(r->reserved_at_allocated_peak, b2, sizeof b2),
-	       frag, human(frag, b3, sizeof b3));
-	printf("  reserved peak: %" PRIu64 " bytes (%s) %s\n", r->reserved_peak,
-	       human(r->reserved_peak, b1, sizeof b1), when2);
+	       " (%s); fragmentation (reserved - allocated) %" PRIu64 " (%s)\n", v->r->allocated_peak,
+	       human(v->r->allocated_peak, b1, sizeof b1), when1,
+	       v->r->reserved_at_allocated_peak, human(v->r->reserved_at_allocated_peak, b2, sizeof b2),
+	       v->frag, human(v->frag, b3, sizeof b3));
+	printf("  reserved peak: %" PRIu64 " bytes (%s) %s\n", v->r->reserved_peak,
+	       human(v->r->reserved_peak, b1, sizeof b1), when2);
 	printf("  allocated peak of the trace alone (alloc minus free_completed sizes from its first "
-	       "entry): %" PRIu64 " bytes\n", r->trace_allocated_peak);
-	if (!r->modelled)
+	       "entry): %" PRIu64 " bytes\n", v->r->trace_allocated_peak);
+	if (!v->r->modelled)
 		printf("model replay: not run: the trace was recorded with expandable segments, whose "
 		       "start state the model does not rebuild (the memory above is the trace's own; "
 		       "what-ifs with --allocator-conf run)\n");
 	else
 		printf("model replay (docs/allocator.md), settings as recorded:\n");
-	if (r->modelled)
-		printf("  addresses: %zu of %zu allocations at the recorded address\n", r->addresses_matched,
-		       r->allocs);
-	if (r->modelled)
+	if (v->r->modelled)
+		printf("  addresses: %zu of %zu allocations at the recorded address\n", v->r->addresses_matched,
+		       v->r->allocs);
+	if (v->r->modelled)
 		printf("  segment_alloc: %zu of %zu matched (the model asked for %zu)\n",
-		       r->segment_allocs_matched, r->segment_allocs, r->model_segment_allocs);
-	if (r->modelled && r->segment_frees)
+		       v->r->segment_allocs_matched, v->r->segment_allocs, v->r->model_segment_allocs);
+	if (v->r->modelled && v->r->segment_frees)
 		printf("  segment_free: %zu of %zu applied to a wholly free segment\n",
-		       r->segment_frees_matched, r->segment_frees);
-	if (!r->modelled)
+		       v->r->segment_frees_matched, v->r->segment_frees);
+	if (!v->r->modelled)
 		;
-	else if (r->first_bad == SIZE_MAX)
+	else if (v->r->first_bad == SIZE_MAX)
 		printf("  first disagreement: none\n");
 	else
-		printf("  first disagreement: entry %zu (%s): %s\n", r->first_bad,
-		       snap_action_name(tr->e[r->first_bad].action), r->first_bad_text);
-	printf("largest blocks live at the allocated peak (%zu of %zu):\n", shown, nlive);
-	if (shown)
+		printf("  first disagreement: entry %zu (%s): %s\n", v->r->first_bad,
+		       snap_action_name(v->tr->e[v->r->first_bad].action), v->r->first_bad_text);
+	printf("largest blocks live at the allocated peak (%zu of %zu):\n", v->shown, v->nlive);
+	if (v->shown)
 		printf("  %-14s %-14s %-16s %-7s %s\n", "size", "requested", "address", "entry",
 		       "allocated at");
-	for (size_t k = 0; k < shown; k++) {
+	for (size_t k = 0; k < v->shown; k++) {
 		char entry[24];
-		if (live[k].entry == SIZE_MAX)
+		if (v->live[k].entry == SIZE_MAX)
 			snprintf(entry, sizeof entry, "before");
 		else
-			snprintf(entry, sizeof entry, "%zu", live[k].entry);
-		printf("  %-14" PRIu64 " %-14" PRIu64 " %#-16" PRIx64 " %-7s %s\n", live[k].size,
-		       live[k].requested, live[k].addr, entry, first_frame(live[k].frames, fr, sizeof fr));
+			snprintf(entry, sizeof entry, "%zu", v->live[k].entry);
+		printf("  %-14" PRIu64 " %-14" PRIu64 " %#-16" PRIx64 " %-7s %s\n", v->live[k].size,
+		       v->live[k].requested, v->live[k].addr, entry, first_frame(v->live[k].frames, fr, sizeof fr));
 	}
-	if (conf_text) {
+	if (v->conf_text) {
 		char ct[512];
-		printf("what-if from an empty cache%s%s:\n", device_memory == UINT64_MAX ? "" : ", device memory ",
-		       device_memory == UINT64_MAX ? "" : human(device_memory, b1, sizeof b1));
-		const struct snap_whatif *ws[2] = {wbase, wconf};
-		const char *names[2] = {settings[0] ? settings : "recorded settings (defaults)",
-					alloc_config_text(whatif, ct, sizeof ct)};
+		printf("what-if from an empty cache%s%s:\n", v->device_memory == UINT64_MAX ? "" : ", device memory ",
+		       v->device_memory == UINT64_MAX ? "" : human(v->device_memory, b1, sizeof b1));
+		const struct snap_whatif *ws[2] = {v->wbase, v->wconf};
+		const char *names[2] = {v->settings[0] ? v->settings : "recorded settings (defaults)",
+					alloc_config_text(v->whatif, ct, sizeof ct)};
 		if (!names[1][0])
 			names[1] = "defaults";
 		for (int k = 0; k < 2; k++)
@@ -477,8 +456,10 @@ int cmd_snapshot(int argc, char **argv)
 			snapshot_result_done(&r);
 			break;
 		}
+		uint64_t frag = r.reserved_at_allocated_peak - (r.reserved_at_allocated_peak > r.allocated_peak ?
+								 r.allocated_peak : r.reserved_at_allocated_peak);
 		struct snap_view v = {s, file, tr, &r, live, shown, nlive, settings, conf_text, &whatif,
-				      device_memory, &wbase, &wconf};
+				      device_memory, &wbase, &wconf, frag};
 		if (json)
 			print_trace_json(&v);
 		else
