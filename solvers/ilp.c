@@ -738,15 +738,7 @@ static uint64_t single_need(const struct profile_graph *g, uint32_t *who)
 	for (size_t i = 0; i <= T; i++)
 		stamp[i] = NONE;
 	for (size_t t = 0; t < T; t++) {
-		uint64_t n = g->static_bytes[t] + g->bytes[t];
-		stamp[t] = (uint32_t)t;
-		for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++) {
-			uint32_t b = g->base[g->pred[e]];
-			if (stamp[b] != t) {
-				stamp[b] = (uint32_t)t;
-				n += g->bytes[b];
-			}
-		}
+		uint64_t n = profile_graph_op_need(g, t, stamp);
 		if (n > need) {
 			need = n;
 			*who = (uint32_t)t;

@@ -50,15 +50,7 @@ static void rows_init(struct lg *L, uint64_t budget)
 	for (size_t i = 0; i <= T; i++)
 		stamp[i] = NONE;
 	for (size_t s = 0; s < T; s++) {
-		uint64_t need = g->static_bytes[s] + g->bytes[s];
-		stamp[s] = (uint32_t)s;
-		for (uint32_t e = g->pred_off[s]; e < g->pred_off[s + 1]; e++) {
-			uint32_t b = g->base[g->pred[e]];
-			if (stamp[b] != s) {
-				stamp[b] = (uint32_t)s;
-				need += g->bytes[b];
-			}
-		}
+		uint64_t need = profile_graph_op_need(g, s, stamp);
 		L->cap[s] = budget >= need ? (double)(budget - need) / scale : -1;
 	}
 	/* a[p] for (t, j): j OWN, not node t-1, not a storage node t-1 reads */

@@ -226,3 +226,17 @@ void profile_free(struct profile *p)
 	graph_free(p->graph);
 	memset(p, 0, sizeof *p);
 }
+
+uint64_t profile_graph_op_need(const struct profile_graph *g, size_t t, uint32_t *stamp)
+{
+	uint64_t need = g->static_bytes[t] + g->bytes[t];
+	stamp[t] = (uint32_t)t;
+	for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++) {
+		uint32_t b = g->base[g->pred[e]];
+		if (stamp[b] != t) {
+			stamp[b] = (uint32_t)t;
+			need += g->bytes[b];
+		}
+	}
+	return need;
+}

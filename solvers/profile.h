@@ -79,6 +79,14 @@ void profile_from_sizes(const uint64_t *a, size_t n, struct profile *p);
  * (EXIT_USAGE: a profile of bare sizes has no graph).
  */
 int profile_graph_build(struct profile *p, struct rs_error *err);
+
+/**
+ * Node t's single-op need: the constants made before it, its own output
+ * and the distinct storages it reads (their owners' bytes, each once).
+ * stamp: g->n + 1 entries, each UINT32_MAX or a smaller node's index
+ * (the marks of earlier calls, in ascending t, may stay).
+ */
+uint64_t profile_graph_op_need(const struct profile_graph *g, size_t t, uint32_t *stamp);
 void profile_free(struct profile *p);
 
 #endif
