@@ -17,6 +17,7 @@
 #include "fit.h"
 #include "heuristics.h"
 #include "pool.h"
+#include "results.h"
 #include "schedule.h"
 #include "source.h"
 
@@ -798,26 +799,11 @@ static bool extra_valid(const char *s)
 	return true;
 }
 
-/* Split line (NUL-terminated, modified) at tabs into at most max fields. */
-static size_t split_tabs(char *line, char **field, size_t max)
-{
-	size_t n = 0;
-	for (char *p = line;; p++) {
-		if (n < max)
-			field[n] = p;
-		n++;
-		p = strchr(p, '\t');
-		if (!p)
-			return n;
-		*p = '\0';
-	}
-}
-
 static int map_row(const char *path, long line, char *text, const struct name_ix *mix, size_t nm,
 		   const struct manifest *mf, struct measured_model *row, char **spec, struct rs_error *err)
 {
 	char *fd[4];
-	size_t n = split_tabs(text, fd, 4);
+	size_t n = tsv_split(text, fd, 4);
 	if (n < 3 || n > 4)
 		return rs_error_set(err, EXIT_DATAERR, path, line, "%zu field%s: a row is KEY<TAB>BATCH<TAB>LOG, "
 				    "optionally <TAB>EXTRA (k=v,k=v)", n, n == 1 ? "" : "s");
