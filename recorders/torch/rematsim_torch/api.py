@@ -44,9 +44,11 @@ class RematsimError(RuntimeError):
                                                         status, msg))
 
 
-def find_rematsim(rematsim=None):
+def find_rematsim(rematsim=None, source_tree=False):
     """The rematsim executable to run: rematsim (a path), else $REMATSIM,
-    else `rematsim` on PATH. Raises RematsimNotFound."""
+    else (source_tree: the recorder is run from a rematsim checkout) the
+    checkout's build/rematsim, else `rematsim` on PATH. Raises
+    RematsimNotFound."""
     tried = []
     for how, path in (("the rematsim argument", rematsim),
                       ("REMATSIM", os.environ.get("REMATSIM"))):
@@ -60,6 +62,12 @@ def find_rematsim(rematsim=None):
         if how == "the rematsim argument":
             # an explicit path that is wrong is an error, not a cue to look elsewhere
             raise RematsimNotFound("no rematsim binary at %s: %s" % (path, tried[-1]))
+    if source_tree:
+        here = os.path.dirname(os.path.abspath(__file__))
+        built = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "rematsim"))
+        if os.path.isfile(built) and os.access(built, os.X_OK):
+            return built
+        tried.append("this checkout's build/rematsim")
     found = shutil.which("rematsim")
     if found:
         return found

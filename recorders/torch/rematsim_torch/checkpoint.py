@@ -76,19 +76,14 @@ class Plan:
 
 def find_rematsim(path=None):
     """The rematsim executable: PATH given, $REMATSIM, the build of this
-    source tree (build/rematsim beside logs/), or rematsim on $PATH."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    if path:
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-        raise CheckpointError("rematsim is not built or not found at %s" % path, 69)
-    for cand in (os.environ.get("REMATSIM"),
-                 os.path.join(here, "..", "..", "..", "build", "rematsim"),
-                 shutil.which("rematsim")):
-        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
-            return os.path.normpath(cand)
-    raise CheckpointError("rematsim is not built or not found: build it (./scripts/setup), "
-                          "or give its path (--rematsim, or $REMATSIM)", 69)
+    source tree (build/rematsim beside logs/), or rematsim on $PATH
+    (api.find_rematsim); CheckpointError (69) where there is none."""
+    from .api import RematsimNotFound, find_rematsim as find
+    try:
+        return find(path, source_tree=True)
+    except RematsimNotFound as e:
+        raise CheckpointError("rematsim is not built or not found: %s (--rematsim, or $REMATSIM)"
+                              % e, 69) from None
 
 
 def _solve(rematsim, log, args):
