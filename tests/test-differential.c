@@ -395,6 +395,83 @@ START_TEST(all_heuristics_hold)
 }
 END_TEST
 
+/* runtime_result's [same_from, same_below): every budget there replays as
+ * the run did (fit answers bisection steps with it). For every heuristic
+ * on every runtime that serves it, with and without offload, on random
+ * logs: the range's ends replay alike, with the same range, and the budget
+ * just past each end has a range of its own that leaves the run's budget
+ * out. A range that comparisons leave unbounded above is that of a run
+ * that never evicts. */
+START_TEST(same_range_replays_alike)
+{
+	static const double ratios[] = {0.25, 0.45, 0.7};
+	static const struct offload_config oc = {.bandwidth = 2e9, .policy = OFFLOAD_COST};
+	struct baseline b;
+	struct rs_error err;
+	struct schedule *s = random_schedule(4242u + (uint64_t)_i, 80, 300, _i % 2 == 1, &b);
+	size_t nh;
+	const struct heuristic *hs = heuristic_list(&nh);
+	int checked = 0, narrow = 0;
+	for (size_t h = 0; h < nh; h++) {
+		for (int rk = 0; rk < RUNTIME_KIND_COUNT; rk++) {
+			for (int off = 0; off < 2; off++) {
+				struct runtime_config probe = {.runtime = (enum runtime_kind)rk, .heuristic = &hs[h],
+							       .offload = off ? &oc : NULL};
+				if (runtime_check_config(&probe, &err))
+					continue;
+				for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+					struct point_config pc = {
+						.rt.heuristic = &hs[h], .rt.runtime = (enum runtime_kind)rk,
+						.ratio = ratios[r], .overhead_limit = 2, .rt.seed = 7,
+						.rt.offload = off ? &oc : NULL,
+					};
+					struct point_result at, lo, hi, past;
+					if (point_run(s, &b, &pc, &at, &err))
+						continue; /* a region heuristic refusing the log (65) */
+					uint64_t from = at.run.same_from, below = at.run.same_below;
+					ck_assert_uint_le(from, at.budget);
+					ck_assert_uint_gt(below, at.budget);
+					pc.ratio = 0;
+					pc.budget = from ? from : 1;
+					ck_assert_int_eq(point_run(s, &b, &pc, &lo, &err), 0);
+					ck_assert_msg(same_run(&lo.run, &at.run) && lo.run.same_from == from &&
+							      lo.run.same_below == below,
+						      "log %d, %s on %s%s at %.2f: budget %llu differs from %llu", _i,
+						      hs[h].name, runtime_kind_name(pc.rt.runtime), off ? " offloading" : "",
+						      ratios[r], (unsigned long long)pc.budget,
+						      (unsigned long long)at.budget);
+					if (below == UINT64_MAX) {
+						ck_assert_uint_eq(at.run.evictions, 0);
+						checked++;
+						continue;
+					}
+					pc.budget = below - 1;
+					ck_assert_int_eq(point_run(s, &b, &pc, &hi, &err), 0);
+					ck_assert_msg(same_run(&hi.run, &at.run) && hi.run.same_from == from &&
+							      hi.run.same_below == below,
+						      "log %d, %s on %s%s at %.2f: budget %llu differs from %llu", _i,
+						      hs[h].name, runtime_kind_name(pc.rt.runtime), off ? " offloading" : "",
+						      ratios[r], (unsigned long long)pc.budget,
+						      (unsigned long long)at.budget);
+					/* (past an end, a region heuristic may refuse the log) */
+					pc.budget = below;
+					if (!point_run(s, &b, &pc, &past, &err))
+						ck_assert_uint_gt(past.run.same_from, at.budget);
+					pc.budget = from - 1;
+					if (from > 1 && !point_run(s, &b, &pc, &past, &err))
+						ck_assert_uint_lt(past.run.same_below, at.budget + 1);
+					narrow += below - from < b.memory / 4;
+					checked++;
+				}
+			}
+		}
+	}
+	ck_assert_int_gt(checked, 100);
+	ck_assert_int_gt(narrow, 10); /* ranges that bound a bisection */
+	schedule_free(s);
+}
+END_TEST
+
 /* Keys past 2^50 (sizes, computes) take the heuristics' double scans
  * instead of their integer ones. Scaling every size by 2^44 and every op
  * time by 2^40 scales each cost by a power of two, which doubles keep

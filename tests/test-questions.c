@@ -326,16 +326,30 @@ START_TEST(fit_reports_non_monotone_range)
 	ck_assert_uint_eq(last_fail, r.largest_fail);
 	ck_assert_int_ne(outcome_at(s, &b, "LRU", r.lower - 1), OUTCOME_PASS);
 
-	/* the same answer on one thread, and every probe's outcome true */
+	/* the same answer on one thread, and every probe's outcome and
+	 * overhead true, those known from an earlier replay's range (fit.h)
+	 * as much as those replayed */
 	struct fit_result r1;
 	fc.jobs = 1;
 	ck_assert_int_eq(fit_run(s, &b, &fc, &r1, &err), 0);
 	ck_assert_uint_eq(r1.n_probes, r.n_probes);
+	ck_assert_uint_eq(r1.n_known, r.n_known);
+	ck_assert_uint_gt(r.n_known, 5);
+	size_t known = 0;
 	for (size_t i = 0; i < r.n_probes; i++) {
 		ck_assert_uint_eq(r1.probes[i].budget, r.probes[i].budget);
 		ck_assert_int_eq(r1.probes[i].outcome, r.probes[i].outcome);
-		ck_assert_int_eq(r.probes[i].outcome, outcome_at(s, &b, "LRU", r.probes[i].budget));
+		struct point_config pc = {.rt.heuristic = heuristic_find("LRU"),
+					  .rt.runtime = RUNTIME_V2_EAGER_OPTIMIZED,
+					  .budget = r.probes[i].budget, .overhead_limit = 2};
+		struct point_result pr;
+		ck_assert_int_eq(point_run(s, &b, &pc, &pr, &err), 0);
+		ck_assert_int_eq(r.probes[i].outcome, pr.run.outcome);
+		if (pr.run.outcome == OUTCOME_PASS)
+			ck_assert_double_eq(r.probes[i].overhead, pr.overhead);
+		known += r.probes[i].known;
 	}
+	ck_assert_uint_eq(known, r.n_known);
 	fit_result_free(&r1);
 	fit_result_free(&r);
 	schedule_free(s);

@@ -79,8 +79,12 @@ static const char fit_help[] =
 	"  --probes            list every probe (JSON always does)\n"
 	"  --json              one JSON object\n"
 	"\n"
-	"Cost: (unbounded peak - lower bound) / step + 1 grid replays, plus about\n"
+	"Cost: (unbounded peak - lower bound) / step + 1 grid replays, plus at most\n"
 	"log2(step) per bisection (two at most), plus SPAN / scan step with --scan.\n"
+	"A replay shows a range of budgets around its own over which every replay\n"
+	"is the same (each comparison of memory with the budget comes out alike);\n"
+	"a bisection step in such a range of an earlier probe is answered without\n"
+	"a replay.\n"
 	"\n"
 	"Exit status: 0 ok, 64 usage (also an impossible --resolution), 65\n"
 	"malformed log, 66 missing input.\n";
@@ -155,6 +159,8 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	json_object_set_new(o, "monotone", json_boolean(!r->largest_fail));
 	json_object_set_new(o, "grid_probes", json_integer((json_int_t)r->n_grid));
 	json_object_set_new(o, "probes_total", json_integer((json_int_t)r->n_probes));
+	/* probes less those an earlier replay's range answered (fit.h) */
+	json_object_set_new(o, "replays", json_integer((json_int_t)(r->n_probes - r->n_known)));
 	/* what was not tried: the floor alone, the gaps between probes, the scan */
 	json_object_set_new(o, "floor_passes", json_boolean(r->floor_passes));
 	json_object_set_new(o, "untried_gaps", json_integer((json_int_t)r->n_untried_gaps));
@@ -250,14 +256,26 @@ static void put_text(const struct schedule *s, const struct baseline *base,
 	if (r->floor_passes && !scan)
 		printf("search: 1 replay (the lower bound%s, which passed; the unbounded peak is %" PRIu64
 		       "), %.0f ms\n", lb, r->upper, r->wall_ms);
-	else if (scan)
-		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
-		       "%s to the unbounded peak %" PRIu64 ", %zu bisecting, %zu scanning), %.0f ms\n",
-		       r->n_probes, grid, r->step, r->lower, lb, r->upper, bisect, scan, r->wall_ms);
-	else
-		printf("search: %zu replays (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
-		       "%s to the unbounded peak %" PRIu64 ", %zu bisecting), %.0f ms; budgets between probes untried\n",
-		       r->n_probes, r->n_grid, r->step, r->lower, lb, r->upper, r->n_probes - r->n_grid, r->wall_ms);
+	else {
+		/* "N replays", or "N probes, M replays" when bisection steps
+		 * fell in an earlier replay's range (fit.h) */
+		char count[160], known[96] = "";
+		if (r->n_known) {
+			snprintf(count, sizeof count, "%zu probes, %zu replays", r->n_probes, r->n_probes - r->n_known);
+			snprintf(known, sizeof known, ", %zu of them known from an earlier replay", r->n_known);
+		} else {
+			snprintf(count, sizeof count, "%zu replays", r->n_probes);
+		}
+		if (scan)
+			printf("search: %s (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
+			       "%s to the unbounded peak %" PRIu64 ", %zu bisecting%s, %zu scanning), %.0f ms\n",
+			       count, grid, r->step, r->lower, lb, r->upper, bisect, known, scan, r->wall_ms);
+		else
+			printf("search: %s (%zu on a grid of step %" PRIu64 " bytes from the lower bound %" PRIu64
+			       "%s to the unbounded peak %" PRIu64 ", %zu bisecting%s), %.0f ms; budgets between "
+			       "probes untried\n", count, r->n_grid, r->step, r->lower, lb, r->upper,
+			       r->n_probes - r->n_grid, known, r->wall_ms);
+	}
 	if (list) {
 		printf("\n%16s %10s %-6s %20s %s%s\n", "budget", "ratio", "result", "overhead", "probe",
 		       fc->alloc ? "   device" : "");

@@ -69,6 +69,11 @@ struct fit_probe {
 	uint64_t device;        /* with an allocator: the smallest device on which it
 				 * passes (0: not searched: a failure or a scan probe) */
 	size_t device_replays;  /* the replays that search took */
+	/* Every budget in [same_from, same_below) replays as this one did
+	 * (runtime_result): a bisection step there is answered without a
+	 * replay. */
+	uint64_t same_from, same_below;
+	bool known;             /* answered so, not replayed */
 };
 
 struct fit_result {
@@ -98,6 +103,7 @@ struct fit_result {
 	size_t n_scan;
 	struct fit_probe *probes; /* in budget order */
 	size_t n_probes;
+	size_t n_known;         /* probes answered without a replay (fit_probe.known) */
 	size_t n_grid;
 	double wall_ms;
 };

@@ -342,9 +342,9 @@ static int free_memory_offload(struct runtime_state *rt, uint64_t bytes)
 {
 	for (;;) {
 		rt_offload_settle(rt);
-		if (rt->memory + bytes <= rt->budget)
+		if (!rt_over(rt, rt->memory + bytes))
 			return 0;
-		if (rt->memory - rt->off.pending + bytes > rt->budget && rt->pool.len && rt->h) {
+		if (rt_over(rt, rt->memory - rt->off.pending + bytes) && rt->pool.len && rt->h) {
 			if (rt->pool.end - rt->pool.len > rt->pool.len / 4 + 16)
 				rt_pool_compact(rt);
 			uint32_t v = rt_choose(rt);
@@ -369,7 +369,7 @@ static int free_memory(struct runtime_state *rt, uint64_t bytes)
 {
 	if (__builtin_expect(rt->off.on, 0))
 		return free_memory_offload(rt, bytes);
-	while (rt->memory + bytes > rt->budget) {
+	while (rt_over(rt, rt->memory + bytes)) {
 		if (rt->pool.len == 0 || !rt->h)
 			return OUTCOME_OOM;
 		/* for the scans; the ordered pool's choice reads no slots */
@@ -539,13 +539,13 @@ static int mat_finish(struct runtime_state *rt, uint32_t t, bool remat)
 	bool after = __builtin_expect(rt->proto.after, 0); /* set only when proto.on */
 	if (__builtin_expect(rt->off.on, 0))
 		rt_offload_settle(rt); /* copies ended by now: their bytes are free */
-	if (!after && rt->memory + op->total_size > rt->budget && (rc = free_memory(rt, op->total_size)))
+	if (!after && rt_over(rt, rt->memory + op->total_size) && (rc = free_memory(rt, op->total_size)))
 		return rc;
 	uint64_t dup = after ? rt_defined_outputs_bytes(rt, t) : 0;
 
 	size_t n_sib;
 	size_t bsib = compute(rt, t, remat, &n_sib);
-	if (after && rt->memory + dup > rt->budget && (rc = free_memory(rt, dup)))
+	if (after && rt_over(rt, rt->memory + dup) && (rc = free_memory(rt, dup)))
 		return rc;
 	if (__builtin_expect(rt->proto.on, 0))
 		rt_proto_joined(rt, sc->tensors[t].op, remat);
@@ -604,7 +604,7 @@ static int fetch(struct runtime_state *rt, uint32_t s)
 {
 	int rc;
 	uint64_t size = rt->key[s].size;
-	if (rt->off.where[s] == RT_HOST && rt->memory + size > rt->budget && (rc = free_memory(rt, size)))
+	if (rt->off.where[s] == RT_HOST && rt_over(rt, rt->memory + size) && (rc = free_memory(rt, size)))
 		return rc;
 	return rt_offload_bring(rt, s);
 }

@@ -42,6 +42,21 @@ void rt_restore(struct runtime_state *rt, uint32_t s);
 /** runtime-commands.c: an offload's eviction: as rt_evict, but its bytes
  * stay counted (until the copy ends) and no EV_EVICT is reported. */
 void rt_evict_keep_bytes(struct runtime_state *rt, uint32_t s);
+/** Whether x bytes in use would pass the budget. Every comparison with
+ * the budget goes through here, so the result's [same_from, same_below)
+ * is the range of budgets that answer every one alike. */
+static inline bool rt_over(struct runtime_state *rt, uint64_t x)
+{
+	if (x > rt->budget) {
+		if (x < rt->res->same_below)
+			rt->res->same_below = x;
+		return true;
+	}
+	if (x > rt->res->same_from)
+		rt->res->same_from = x;
+	return false;
+}
+
 /** runtime-commands.c: the peak taken after memory grew outside compute. */
 static inline void rt_peak_update(struct runtime_state *rt)
 {

@@ -346,7 +346,7 @@ void rt_offload_prefetch(struct runtime_state *rt, size_t i)
 			uint32_t s = rt_storage_of(rt, t);
 			uint64_t size = rt->key[s].size;
 			if (rt->defined[t] || !o->held[t] || o->where[s] != RT_HOST ||
-			    rt->memory + size > rt->budget)
+			    rt_over(rt, rt->memory + size))
 				continue;
 			int64_t dur = offload_copy_ns(o->c, size, true), start;
 			int64_t end = channel_push(rt, &o->h2d, s, dur, &start);

@@ -187,6 +187,7 @@ int runtime_run(const struct schedule *s, const struct runtime_config *cfg,
 	if (runtime_check_config(cfg, err))
 		return -1;
 	memset(res, 0, sizeof *res);
+	res->same_below = UINT64_MAX;
 	struct runtime_state rt;
 	state_init(&rt, s, cfg, res);
 	int rc = rt_replay(&rt);

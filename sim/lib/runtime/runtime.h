@@ -181,6 +181,13 @@ struct runtime_result {
 	uint64_t heuristic_evals;
 	uint64_t heuristic_accesses;
 	uint64_t bottleneck_memory; /* largest op output + input bytes (simrd) */
+	/* Every budget in [same_from, same_below) replays exactly as this
+	 * one did (the same outcome, choices and clock): every comparison of
+	 * memory with the budget (rt_over) gives the same answer there. The
+	 * largest demand that fitted, and the smallest that did not (0 and
+	 * UINT64_MAX when none). fit reads them to skip probes whose answer
+	 * is known. */
+	uint64_t same_from, same_below;
 	size_t stopped_at;          /* command index where OOM/thrash stopped */
 	/* Regions switched from runs to bitsets after this many commands (0:
 	 * never): speed only, printed nowhere, for tests of the switch. */
