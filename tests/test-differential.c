@@ -737,6 +737,7 @@ int main(void)
 	tcase_add_loop_test(tc, large_lists_equal_marks, 0, 2);
 	tcase_add_loop_test(tc, unopt_one_pass_equals_rebuilds, 0, 12);
 	tcase_add_loop_test(tc, all_heuristics_hold, 0, 30);
+	tcase_add_loop_test(tc, same_range_replays_alike, 0, 8);
 	tcase_add_loop_test(tc, wide_keys_agree, 0, 20);
 	tcase_add_loop_test(tc, plain_scans_agree, 0, 12);
 	tcase_add_loop_test(tc, ordered_pool_agrees, 0, 16);

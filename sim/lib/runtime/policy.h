@@ -64,6 +64,7 @@
 #include "runtime-proto.h"
 #include "runtime-regions.h"
 #include "runtime-state.h"
+#include "runtime-unopt.h"
 
 /* A slot of the pool without a member. */
 #define POL_HOLE RT_NONE

@@ -26,6 +26,7 @@
 #include "runtime-proto.h"
 #include "runtime-regions.h"
 #include "runtime-state.h"
+#include "runtime-unopt.h"
 
 /* ---- the pool: an ordered list, appended on joining -------------------
  * An array in joining order; a member that leaves becomes a hole (RT_NONE).
@@ -258,6 +259,7 @@ static inline __attribute__((always_inline)) void evict_as(struct runtime_state 
 		rt_bug_at(rt, "evicting a locked storage", s);
 	rt->tag[s] &= ~1u;
 	rt_reach_changed(rt, s);
+	rt_unopt_changed(rt, s);
 	if (rt->eqclass)
 		rt_en_changed(rt, s);
 	if (drop)
@@ -319,6 +321,7 @@ void rt_restore(struct runtime_state *rt, uint32_t s)
 		rt->defined[t] = rt_offload_take_held(rt, t);
 	}
 	rt_reach_changed(rt, s);
+	rt_unopt_changed(rt, s);
 	if (rt->eqclass)
 		rt_en_changed(rt, s);
 	if (rt->st[s].ref_int)
@@ -461,8 +464,10 @@ static size_t compute(struct runtime_state *rt, uint32_t t, bool remat, size_t *
 		rt->defined[u] = 1;
 	}
 	rt->memory -= dup;
-	for (size_t i = bs; i < es; i++)
+	for (size_t i = bs; i < es; i++) {
 		rt_reach_changed(rt, x->stk[i]);
+		rt_unopt_changed(rt, x->stk[i]);
+	}
 	if (rt->eqclass)
 		for (size_t i = bs; i < es; i++)
 			rt_en_changed(rt, x->stk[i]);
@@ -496,6 +501,7 @@ static inline __attribute__((always_inline)) void mat_enter(struct runtime_state
 		uint32_t ps = rt->graph.par_s[off + j];
 		if (!rt->v1 || rt->st[ps].ref_ext > 0) {
 			rt->key[ps].last = rt->clock;
+			rt_unopt_touched(rt, ps);
 			/* a defined parent is locked below, leaving the pool: the
 			 * ordered pool (which keeps no key arrays) need not place
 			 * it first */
@@ -689,6 +695,9 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			g->n_srev[tt->storage] += op->n_args;
 			rt_regions_edges_added(rt, tt->storage, 1, op->n_args);
 		}
+		/* (not material yet, or an evicted argument's alias: walks
+		 * reach it as they reach an evicted storage) */
+		rt_unopt_touched(rt, tt->storage);
 		rt->defined[t] = 0;
 		if (op->constant)
 			rt->res->const_memory += out_bytes(rt, t);
@@ -702,6 +711,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 			uint32_t ps = sc->arg_storage[op->args + a];
 			g->n_sfwd[ps] += op->n_outs;
 			rt_regions_edges_added(rt, ps, 0, op->n_outs);
+			rt_unopt_touched(rt, ps); /* an argument still evicted */
 		}
 	}
 	/* New edges (arguments to outputs) and computes: memoized reaches

@@ -2,8 +2,8 @@
  * runtime-regions.h: runtime-regions.c's part: evicted regions (region.py; struct
  * rt_regions in runtime-state.h): absorbs and rebuilds, the window of a
  * compute command, the prefix sums of runs regions, a region's compute as
- * the costs read it, and DTRUnopt's rebuilt neighbourhood (inline: called
- * for every pool member at every choice).
+ * the costs read it, and DTRUnopt's rebuilt neighbourhood as its plain
+ * rebuilds give it (the fast path: runtime-unopt.h).
  */
 #ifndef REMATSIM_RUNTIME_REGIONS_H
 #define REMATSIM_RUNTIME_REGIONS_H
@@ -129,65 +129,6 @@ static inline void rt_unopt_neighbourhood_plain(struct runtime_state *rt, uint32
 				*last = rt->key[v].last;
 		}
 	}
-}
-
-/*
- * SPEED-ONLY: the same in one pass per direction, DTRUnopt's cost for
- * every pool member at every eviction. The two walks visit what the two
- * rebuilds do (the same edges counted), each with its own stamp in the
- * tag array; the frontiers are not kept (the cost does not read them),
- * and an interior storage joins the fold when first met: in the reverse
- * walk, one the forward walk's stamp still marks as evicted is in both
- * interiors, folded already. Inline: called for every member.
- */
-static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, int64_t *compute, int64_t *last)
-{
-	if (__builtin_expect(rt->test->plain_regions, 0)) {
-		rt_unopt_neighbourhood_plain(rt, s, compute, last);
-		return;
-	}
-	uint32_t *tag = rt->tag;
-	const struct rt_key *key = rt->key;
-	struct rt_scratch *x = &rt->scratch;
-	/* (both taken at once: a reset between two calls would leave the
-	 * first's marks in the array while the counter climbs to it again) */
-	const uint32_t sa = rt_tag_stamps(rt, 2), sb = sa + 2;
-	const size_t b = x->stk_len;
-	uint64_t acc = 0;
-	int64_t c = *compute, l = *last;
-	for (int d = 0; d < 2; d++) {
-		const uint32_t *lists = d ? rt->graph.srev : rt->graph.sfwd;
-		const uint32_t *offs = d ? rt->graph.srev_off : rt->graph.sfwd_off;
-		const uint32_t *lens = d ? rt->graph.n_srev : rt->graph.n_sfwd;
-		const uint32_t st = d ? sb : sa;
-		tag[s] = st | (tag[s] & 1);
-		size_t w = x->stk_len;
-		for (uint32_t y = s;; y = x->stk[w++]) {
-			const uint32_t *list = lists + offs[y];
-			uint32_t n = lens[y];
-			acc += n;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t us = list[j], v = tag[us];
-				if ((v & ~1u) == st)
-					continue;
-				tag[us] = st | (v & 1);
-				if (v & 1)
-					continue; /* material: the frontier */
-				if (!d || v != sa) { /* v == sa: evicted, in the forward interior */
-					c += key[us].compute;
-					if (key[us].last > l)
-						l = key[us].last;
-				}
-				rt_push(rt, us);
-			}
-			if (w == x->stk_len)
-				break;
-		}
-	}
-	x->stk_len = b;
-	rt->res->heuristic_accesses += acc;
-	*compute = c;
-	*last = l;
 }
 
 #endif

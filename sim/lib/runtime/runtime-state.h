@@ -446,6 +446,24 @@ struct rt_costs {
  * COMPUTE reading one of its tensors, a GET or PIN of one) in ascending
  * order (CSR), and a cursor that only moves forward as the replay does.
  */
+/* runtime-unopt.c: DTRUnopt's kept neighbourhoods (runtime-unopt.h). Per
+ * storage, what its last rebuild folded from its two interiors (their
+ * compute, latest access, and the list entries the walks read past its
+ * own lists), valid while flags has RT_UNOPT_OK; the storages changed
+ * since the last choice (pend, each once: RT_UNOPT_PENDING). */
+enum { RT_UNOPT_OK = 1, RT_UNOPT_PENDING = 2 };
+struct rt_unopt_nb {
+	int64_t compute, last;
+	uint64_t acc;
+	uint32_t flags;
+};
+struct rt_unopt {
+	bool on;
+	struct rt_unopt_nb *nb;
+	uint32_t *pend;
+	uint32_t n_pend;
+};
+
 struct rt_future {
 	bool on;
 	uint32_t *use;     /* command indices, storage by storage */
@@ -544,6 +562,7 @@ struct runtime_state {
 	struct rt_order ord;       /* runtime-order.c */
 	struct rt_proto proto;     /* runtime-proto.c (NEEDS_PROTO) */
 	struct rt_future fut;      /* runtime-future.c (NEEDS_FUTURE) */
+	struct rt_unopt unopt;     /* runtime-unopt.c (NEEDS_UNOPT) */
 	struct rt_offload off;     /* runtime-offload.c (runtime_config.offload) */
 };
 
@@ -563,6 +582,7 @@ struct runtime_state {
  * runtime-proto.c     DTRPrototype: the DTR prototype's candidates, classes, choice
  *                     (runtime-proto.h)
  * runtime-future.c    future uses, for Belady (runtime-future.h)
+ * runtime-unopt.c     DTRUnopt's kept neighbourhoods (runtime-unopt.h)
  * runtime-arith.c     exact division (rt_div; runtime-arith.h)
  * runtime-offload.c   the host link: copies, stalls, drop or offload (runtime-offload.h)
  */

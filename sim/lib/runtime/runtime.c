@@ -45,6 +45,7 @@
 #include "runtime-proto.h"
 #include "runtime-regions.h"
 #include "runtime-state.h"
+#include "runtime-unopt.h"
 
 const char *outcome_name(enum outcome o)
 {
@@ -106,10 +107,12 @@ static void state_init(struct runtime_state *rt, const struct schedule *s,
 		rt_future_init(rt);
 	if (cfg->offload)
 		rt_offload_init(rt);
+	rt_unopt_init(rt);
 }
 
 static void state_free(struct runtime_state *rt)
 {
+	rt_unopt_free(rt);
 	rt_offload_free(rt);
 	rt_proto_free(rt);
 	rt_future_free(rt);
