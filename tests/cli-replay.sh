@@ -184,4 +184,21 @@ expect_status 0 "--memory-limit=none" "$R" replay "$big" --heuristic LRU --budge
 expect_status 64 "bad --memory-limit" "$R" replay tiny.log --heuristic DTR --ratio 1 --memory-limit 12
 rm -f "$big"
 
+# --jobs: the budgets on threads, rows in the order given, the same at any
+# count (but wall_ms), failures and the timeline's last budget included.
+strip_wall() { sed 's/"wall_ms":[0-9.e+-]*//; s/ *[0-9.]*$//'; }
+for fmt in "" --json; do
+	one=$("$R" replay chain12.log --heuristic LRU --ratio 0.2,0.5,0.3,0.9,0.4,1 --jobs 1 $fmt | strip_wall)
+	two=$("$R" replay chain12.log --heuristic LRU --ratio 0.2,0.5,0.3,0.9,0.4,1 --jobs 3 $fmt | strip_wall)
+	[ -n "$one" ] && [ "$one" = "$two" ] && ok "replay --jobs 3 ${fmt:-(text)}: as one thread" || no "replay --jobs ${fmt:-(text)} differs"
+done
+t1=$(mktemp) t2=$(mktemp)
+a=$("$R" replay chain12.log --heuristic DTR --ratio 0.5,0.3,0.4 --jobs 1 --timeline "$t1" | strip_wall)
+b=$("$R" replay chain12.log --heuristic DTR --ratio 0.5,0.3,0.4 --jobs 2 --timeline "$t2" | strip_wall)
+[ "$a" = "$b" ] && cmp -s "$t1" "$t2" && ok "replay --jobs 2 --timeline: the same rows and timeline" ||
+	no "replay --jobs with a timeline differs"
+rm -f "$t1" "$t2"
+expect_status 64 "replay --jobs 0" "$R" replay tiny.log --heuristic DTR --ratio 1 --jobs 0
+expect_status 64 "replay --jobs x" "$R" replay tiny.log --heuristic DTR --ratio 1 --jobs x
+
 exit $fail

@@ -22,6 +22,7 @@
 #include "heuristics.h"
 #include "outfile.h"
 #include "peak.h"
+#include "pool.h"
 #include "runtime.h"
 #include "scalar.h"
 #include "schedule.h"
@@ -37,7 +38,7 @@ static const char help_head[] =
 	"                        [--host-memory BYTES] [--offload-prefetch N]\n"
 	"                        [--offload-policy cost|local|swap]]\n"
 	"                       [--preallocate] [--from-start] [--check] [--json]\n"
-	"                       [--timeline FILE] [--trace FILE.json\n"
+	"                       [--jobs N] [--timeline FILE] [--trace FILE.json\n"
 	"                       [--trace-from LINE] [--trace-to LINE]]\n"
 	"\n"
 	"Replay an op log under memory budgets, evicting and rematerializing\n"
@@ -91,6 +92,11 @@ static const char help_tail[] =
 	"  --from-start        replay the warm-up before the START annotation too\n"
 	"  --check             verify the runtime's invariants after every command\n"
 	"  --json              one JSON object per budget and line\n"
+	"  --jobs N            replay the budgets on N threads (default: all\n"
+	"                      processors); rows are printed in the order given,\n"
+	"                      the same at any N (but wall_ms). With --allocator,\n"
+	"                      or for the budget a timeline or trace records,\n"
+	"                      one at a time\n"
 	"  --timeline FILE     write memory over simulated time of the last budget\n"
 	"                      as TSV: clock memory event op storage budget line\n"
 	"                      bytes (op: the op run, or that made the evicted\n"
@@ -291,6 +297,7 @@ struct replay_args {
 	const char *log, *timeline, *trace;
 	uint32_t trace_from, trace_to;
 	bool no_dealloc, check, json;
+	unsigned jobs;             /* --jobs; 0: all processors */
 	struct read_options ropt;
 	struct proto_rules rules; /* DTRPrototype's (--proto-rules) */
 	bool rules_set;
@@ -324,6 +331,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{"from-start", no_argument, NULL, 's'},
 		{"check", no_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
+		{"jobs", required_argument, NULL, 'J'},
 		{"timeline", required_argument, NULL, 't'},
 		{"trace", required_argument, NULL, 'T'},
 		{"trace-from", required_argument, NULL, 'F'},
@@ -359,6 +367,13 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 's': a->ropt.from_start = true; break;
 		case 'c': a->check = true; break;
 		case 'j': a->json = true; break;
+		case 'J': {
+			uint64_t v;
+			if (opt_count("replay", "--jobs", optarg, 1, 4096, &v))
+				return EXIT_USAGE;
+			a->jobs = (unsigned)v;
+			break;
+		}
 		case 't': a->timeline = optarg; break;
 		case 'T': a->trace = optarg; break;
 		case 'F':
@@ -519,15 +534,70 @@ static void put_json_row(const struct replay_args *a, const struct schedule *s,
  * replay could not run. A timeline or trace is committed whole or not at
  * all; when that fails, the row is still printed and *late set.
  */
-static int run_budget(const struct replay_args *a, const struct schedule *s,
-		      const struct baseline *base, const char *logname, int i, bool last, int *late)
+/* Budget i's configuration, without the hooks of run_budget. */
+static struct point_config budget_config(const struct replay_args *a, int i)
 {
-	const struct opt_parser *o = &a->o;
-	struct point_config pc = opt_point(o, i);
+	struct point_config pc = opt_point(&a->o, i);
 	pc.rt.no_dealloc = a->no_dealloc;
 	pc.rt.check = a->check;
 	pc.rt.proto = &a->rules;
 	pc.rt.offload = opt_offload_config(&a->off);
+	return pc;
+}
+
+/* A budget replayed ahead, on a thread of --jobs (ahead_task). */
+struct ahead {
+	bool done;
+	int rc;
+	struct point_result pr;
+	struct rs_error err;
+};
+
+struct ahead_ctx {
+	const struct replay_args *a;
+	const struct schedule *s;
+	const struct baseline *base;
+	struct ahead *ah;
+	int *todo; /* budget indices */
+};
+
+static void ahead_task(void *ctx, size_t k)
+{
+	struct ahead_ctx *c = ctx;
+	int i = c->todo[k];
+	struct point_config pc = budget_config(c->a, i);
+	struct ahead *h = &c->ah[i];
+	h->rc = point_run(c->s, c->base, &pc, &h->pr, &h->err);
+	h->done = true;
+}
+
+/* Replay ahead, on --jobs threads, the n budgets that need no hook (all
+ * but the one a timeline or trace records; none with --allocator, whose
+ * device follows each replay's events); run_budget prints them in order.
+ * NULL when one thread would do it all. */
+static struct ahead *replay_ahead(const struct replay_args *a, const struct schedule *s,
+				  const struct baseline *base, int n)
+{
+	unsigned jobs = a->jobs ? a->jobs : pool_default_jobs();
+	if (jobs < 2 || n < 2 || a->alloc_on)
+		return NULL;
+	struct ahead *ah = xcalloc((size_t)n, sizeof *ah);
+	int *todo = xcalloc((size_t)n, sizeof *todo), m = 0;
+	for (int i = 0; i < n; i++)
+		if (i < n - 1 || (!a->timeline && !a->trace))
+			todo[m++] = i;
+	struct ahead_ctx c = {.a = a, .s = s, .base = base, .ah = ah, .todo = todo};
+	pool_run(jobs, (size_t)m, ahead_task, &c, NULL, 1.0);
+	free(todo);
+	return ah;
+}
+
+static int run_budget(const struct replay_args *a, const struct schedule *s,
+		      const struct baseline *base, const char *logname, int i, bool last,
+		      const struct ahead *ah, int *late)
+{
+	const struct opt_parser *o = &a->o;
+	struct point_config pc = budget_config(a, i);
 	struct rs_error err;
 	struct point_result pr;
 	struct timeline tl = {0};
@@ -573,7 +643,14 @@ static int run_budget(const struct replay_args *a, const struct schedule *s,
 		if (hk.dm && a->device_memory != UINT64_MAX)
 			pc.rt.stop = device_full;
 	}
-	int prc = point_run(s, base, &pc, &pr, &err);
+	int prc;
+	if (ah && ah->done) {
+		prc = ah->rc;
+		pr = ah->pr;
+		err = ah->err;
+	} else {
+		prc = point_run(s, base, &pc, &pr, &err);
+	}
 	free(tl.op_mod); /* (the timeline's rows are written) */
 	struct devmem_result dres;
 	if (hk.dm) {
@@ -786,14 +863,17 @@ static int replay_one(int argc, char **argv)
 	if (!a->json)
 		printf("%-8s %14s %-6s %20s %14s %14s %10s %10s %10s\n", "ratio", "budget", "result",
 		       "overhead", "remat_compute", "peak_memory", "evals", "accesses", "wall_ms");
+	struct ahead *ah = replay_ahead(a, s, &base, n);
 	for (int i = 0; i < n; i++) {
-		int rc = run_budget(a, s, &base, logname, i, i == n - 1, &status);
+		int rc = run_budget(a, s, &base, logname, i, i == n - 1, ah ? &ah[i] : NULL, &status);
 		if (rc) {
+			free(ah);
 			schedule_free(s);
 			args_free(a);
 			return rc;
 		}
 	}
+	free(ah);
 	if (!a->json)
 		printf("baseline: memory %" PRIu64 ", compute %" PRId64 ", const memory %" PRIu64
 		       ", bottleneck %" PRIu64 " (%s, %s)\n",
