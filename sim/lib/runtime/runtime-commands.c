@@ -746,6 +746,7 @@ static int cmd_compute(struct runtime_state *rt, uint32_t opi)
 	for (uint32_t k = 0; k < op->n_outs; k++) {
 		uint32_t os = rt_storage_of(rt, op->outs + k);
 		rt->key[os].last = rt->clock;
+		rt_unopt_touched(rt, os); /* (an output evicted since it was made) */
 		rt_key_sync(rt, os);
 	}
 	return 0;
