@@ -49,8 +49,9 @@ static const char bench_help[] =
 	"a heuristic, a runtime, ratios, and simrd's wall seconds for one process\n"
 	"that read the log and replayed every ratio) runs as one whole process,\n"
 	"`rematsim replay ARCHIVE:LOG --heuristic H --runtime R --ratio ...\n"
-	"--overhead-limit 2 --json`, one after another. DIR defaults to\n"
-	"$REMATSIM_SHARED, else ../shared.\n"
+	"--overhead-limit 2 --json --jobs 1`, one after another (one thread, as\n"
+	"the reference ran: the CPU seconds of the work, not of threads sharing\n"
+	"a core). DIR defaults to $REMATSIM_SHARED, else ../shared.\n"
 	"\n"
 	"Per row: the reference's seconds, our CPU seconds (user + system of the\n"
 	"whole process: start, read, baseline run, every ratio), the speedup\n"
@@ -248,6 +249,20 @@ static char *read_all(int fd)
  * a temporary file, and wait for it: 0 with *r filled (even if it failed:
  * r->status), or -1 (errno) when it could not be started.
  */
+static int run_process(const char *bin, char *const argv[], struct bench_run *r);
+
+/* Whether the rematsim at bin has replay --jobs (those before it did not). */
+static bool replay_has_jobs(const char *bin)
+{
+	char *argv[] = {"rematsim", "replay", "--help", NULL};
+	struct bench_run r;
+	if (run_process(bin, argv, &r))
+		return false;
+	bool has = r.out && strstr(r.out, "--jobs N") != NULL;
+	bench_run_free(&r);
+	return has;
+}
+
 static int run_process(const char *bin, char *const argv[], struct bench_run *r)
 {
 	memset(r, 0, sizeof *r);
@@ -531,10 +546,10 @@ static const struct ref_run *find_ref_run(struct ref_file **refs, int n_refs,
 
 /* Run one row (repeat times per binary) and print it: 0, or the exit
  * status of a run of this binary that failed. */
-static int bench_one(const struct bench_row *row, const char *self, const char *old,
+static int bench_one(const struct bench_row *row, const char *self, const char *old, bool old_jobs,
 		     int repeat, struct ref_file **refs, int n_refs, struct bench_totals *t)
 {
-	char *argv[16];
+	char *argv[20], *old_argv[20];
 	int a = 0;
 	argv[a++] = "rematsim";
 	argv[a++] = "replay";
@@ -553,6 +568,15 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 		argv[a++] = row->seed;
 	}
 	argv[a] = NULL;
+	/* One thread, as the reference ran: the work in CPU seconds, not two
+	 * threads contending for one core (replay --jobs). OLD the same where
+	 * it has --jobs; an older one is one thread anyway. */
+	memcpy(old_argv, argv, sizeof argv);
+	argv[a] = "--jobs";
+	argv[a + 1] = "1";
+	argv[a + 2] = NULL;
+	if (old_jobs)
+		memcpy(old_argv, argv, sizeof argv);
 
 	double *cpu = xcalloc((size_t)repeat * 2, sizeof *cpu), *old_cpu = cpu + repeat;
 	long rss = 0;
@@ -567,7 +591,7 @@ static int bench_one(const struct bench_row *row, const char *self, const char *
 			struct bench_run run;
 			if (is_old && old_failed)
 				continue;
-			if (run_process(is_old ? old : self, argv, &run)) {
+			if (run_process(is_old ? old : self, is_old ? old_argv : argv, &run)) {
 				fprintf(stderr, "rematsim bench: cannot start %s: %s\n",
 					is_old ? old : self, strerror(errno));
 				status = EXIT_SOFTWARE;
@@ -903,6 +927,7 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 
+	bool old_jobs = old && replay_has_jobs(old);
 	bench_print_machine();
 	printf("%-18s %-16s %-17s %9s %8s %9s", "model", "heuristic", "runtime", "ref_s", "cpu_s",
 	       "speedup");
@@ -916,7 +941,7 @@ int cmd_bench(int argc, char **argv)
 			continue;
 		if (only_log && !strstr(row->log, only_log) && !strstr(row->model->name, only_log))
 			continue;
-		status = bench_one(row, self, old, repeat, refs, n_files, &t);
+		status = bench_one(row, self, old, old_jobs, repeat, refs, n_files, &t);
 	}
 	if (status)
 		goto done;
