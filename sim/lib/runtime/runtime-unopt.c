@@ -15,8 +15,13 @@
  * storage on a path from s (through evicted storages, then or now)
  * changes. The one nearest s on that path has only unchanged,
  * evicted storages between it and s, so a walk from it through evicted
- * storages, both ways, reaches s. Not kept on V1, whose banishing deletes
- * edges (runtime-banish.c), nor under runtime_test_switches.plain_regions.
+ * storages, both ways, reaches s: a walk from v through forward lists
+ * meets whoever reaches v through reverse lists, as the two are mirror
+ * images. Not kept on V1: its banishing deletes a storage from one side's
+ * lists and not always the other's (runtime-banish.c; a storage was seen
+ * to keep a banished parent in its reverse list while the parent had left
+ * the forward lists that led to it), so that walk can miss a fold there.
+ * Nor under runtime_test_switches.plain_regions.
  */
 #include <stdlib.h>
 
