@@ -159,8 +159,6 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 	json_object_set_new(o, "monotone", json_boolean(!r->largest_fail));
 	json_object_set_new(o, "grid_probes", json_integer((json_int_t)r->n_grid));
 	json_object_set_new(o, "probes_total", json_integer((json_int_t)r->n_probes));
-	/* probes less those an earlier replay's range answered (fit.h) */
-	json_object_set_new(o, "replays", json_integer((json_int_t)(r->n_probes - r->n_known)));
 	/* what was not tried: the floor alone, the gaps between probes, the scan */
 	json_object_set_new(o, "floor_passes", json_boolean(r->floor_passes));
 	json_object_set_new(o, "untried_gaps", json_integer((json_int_t)r->n_untried_gaps));
@@ -171,6 +169,8 @@ static void put_json(const struct schedule *s, const struct baseline *base,
 				: json_pack("{s:f, s:I, s:I, s:I}", "span", fc->scan,
 					    "step", (json_int_t)r->scan_step, "to", (json_int_t)r->scan_to,
 					    "probes", (json_int_t)r->n_scan));
+	/* probes less those an earlier replay's range answered (fit.h) */
+	json_object_set_new(o, "replays", json_integer((json_int_t)(r->n_probes - r->n_known)));
 	json_object_set_new(o, "wall_ms", json_real(r->wall_ms));
 	json_t *ps = json_array();
 	for (size_t i = 0; i < r->n_probes; i++) {
