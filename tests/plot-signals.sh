@@ -26,8 +26,10 @@ trap 'rm -rf "$T"' EXIT
 for sig in TERM INT HUP; do
 	rm -rf "$T/p"
 	cp -r "$T/res" "$T/p"
-	env --default-signal=INT "$R" plot "$T/p" >/dev/null 2>&1 &
+	env --default-signal=INT,HUP "$R" plot "$T/p" >/dev/null 2>&1 &
 	p=$!
+	# (SIGINT and SIGHUP at their defaults: a background job ignores the
+	# first, and a run under nohup the second, which plot then keeps)
 	# wait (up to 20 s) for a gnuplot of its own, then signal rematsim alone
 	g=
 	i=0
