@@ -359,6 +359,28 @@ def by_hand():
               and first["BYTES"] == str(4 * (32 + 64 + 32)),
               "rematsim-record --dry --costs: the first mm %s" % first)
         timecheck(rec_exe)
+        calibrate(rec_exe)
+
+
+def calibrate(rec_exe):
+    """recorders/logger/calibrate.sh, the device calibration's sweeps, run
+    on the CPU (LOGGER_DEVICE=cpu) at small widths: the pipeline a lent GPU
+    would run, to its calibration file, which the time model loads."""
+    script = os.path.join(SRC, "recorders", "logger", "calibrate.sh")
+    out = os.path.join(OUT, "calibrate")
+    env = dict(os.environ, RECORD=rec_exe, LOGGER_DEVICE="cpu", WIDTHS="8 16 32",
+               PYTHON=sys.executable)
+    r = subprocess.run(["sh", script, "h100-sxm", out], capture_output=True, text=True, env=env)
+    cal = os.path.join(out, "h100-sxm-calibration.json")
+    ok = r.returncode == 0 and "all (h100-sxm)" in r.stdout and os.path.exists(cal)
+    if ok:
+        tm = timemodel.TimeModel("h100-sxm", cal)
+        ok = all(tm.eff[c]["launch_ns"] is not None for c in ("matmul", "elementwise"))
+    check(ok, "calibrate.sh on the CPU: exit %d %s" % (r.returncode, r.stderr.strip()[-300:]))
+    env["WIDTHS"] = "8 x"
+    r = subprocess.run(["sh", script, "h100-sxm", out], capture_output=True, text=True, env=env)
+    check(r.returncode == 64 and "'x'" in r.stderr, "calibrate.sh: a bad width: exit %d %s"
+          % (r.returncode, r.stderr.strip()))
 
 
 def timecheck(rec_exe):
