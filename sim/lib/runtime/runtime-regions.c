@@ -316,15 +316,9 @@ __attribute__((noinline)) static void region_absorb(struct runtime_state *rt, st
  * edge counts), its compute the interior's current computes. Check mode
  * compares every derived region with a walk. */
 
-static inline const uint32_t *out_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
-{
-	*n = d ? rt->graph.n_srev[x] : rt->graph.n_sfwd[x];
-	return d ? rt->graph.srev + rt->graph.srev_off[x] : rt->graph.sfwd + rt->graph.sfwd_off[x];
-}
-
 static inline const uint32_t *in_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
 {
-	return out_list(rt, x, !d, n);
+	return rt_out_list(rt, x, !d, n);
 }
 
 /* In the batch of storages being computed (stk[sb, se)). */
@@ -476,7 +470,7 @@ static bool walk_runs_upto(struct runtime_state *rt, struct region *r, uint32_t 
 	tag[base] = st2 | (tag[base] & 1);
 	for (uint32_t x = base;; x = rt->scratch.stk[w++]) {
 		uint32_t n;
-		const uint32_t *list = out_list(rt, x, d, &n);
+		const uint32_t *list = rt_out_list(rt, x, d, &n);
 		acc += n;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t us = list[j];
@@ -556,7 +550,7 @@ static int win_effect(const struct runtime_state *rt, const struct rregion *x, u
 		return 0;
 	for (uint32_t i = 0, n = win_count(rt, true, d); i < n; i++) {
 		uint32_t t = win_node(rt, true, d, i), m;
-		if (!rt_material(rt, t) && (out_list(rt, t, d, &m), m))
+		if (!rt_material(rt, t) && (rt_out_list(rt, t, d, &m), m))
 			return -1;
 	}
 	return 1;
@@ -602,7 +596,7 @@ static void finish_derived(struct runtime_state *rt, struct region *r, uint32_t 
 {
 	struct rregion *x = r->rr;
 	uint32_t n;
-	out_list(rt, v, d, &n);
+	rt_out_list(rt, v, d, &n);
 	x->epoch = rt->reg.epoch;
 	if (!sums_ready(rt, x, d)) {
 		x->sc = (uint64_t)sum_compute(rt, &x->in);
@@ -638,7 +632,7 @@ static bool own_derived(struct runtime_state *rt, struct region *r, uint32_t c, 
 		for (size_t i = rt->reg.sb; i < rt->reg.se && ok; i++)
 			ok = rt->scratch.stk[i] == c || !iset_has(&y->in, rt->scratch.stk[i]);
 		uint32_t nv;
-		const uint32_t *outs = out_list(rt, v, d, &nv);
+		const uint32_t *outs = rt_out_list(rt, v, d, &nv);
 		for (uint32_t i = 0; i < nv && ok; i++)
 			ok = outs[i] == c || (rt_material(rt, outs[i]) && !in_batch(rt, outs[i]));
 		if (!ok)
@@ -690,7 +684,7 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 	rt->reg.fr2_len = 0;
 	for (size_t w = b; w < rt->scratch.stk_len; w++) {
 		uint32_t n;
-		const uint32_t *list = out_list(rt, rt->scratch.stk[w], d, &n);
+		const uint32_t *list = rt_out_list(rt, rt->scratch.stk[w], d, &n);
 		work += n;
 		if (work > limit)
 			goto over;
@@ -732,7 +726,7 @@ static bool derive_upto(struct runtime_state *rt, struct rregion *x, uint32_t v,
 	}
 	for (size_t w = e; w < rt->scratch.stk_len; w++) {
 		uint32_t n;
-		const uint32_t *list = out_list(rt, rt->scratch.stk[w], d, &n);
+		const uint32_t *list = rt_out_list(rt, rt->scratch.stk[w], d, &n);
 		work += n;
 		if (work > limit)
 			goto over;
@@ -847,7 +841,7 @@ static void region_rebuild_runs(struct runtime_state *rt, struct region *r, uint
 	}
 	/* base's own region: a walk that stops at once needs nothing more */
 	uint32_t n;
-	const uint32_t *outs = out_list(rt, base, d, &n);
+	const uint32_t *outs = rt_out_list(rt, base, d, &n);
 	bool shallow = true;
 	for (uint32_t j = 0; j < n && shallow; j++)
 		shallow = rt_material(rt, outs[j]) || outs[j] == base;

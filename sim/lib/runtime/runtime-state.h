@@ -641,6 +641,14 @@ static inline uint32_t rt_n_par(const struct runtime_state *rt, uint32_t t)
 	return rt->v1 ? rt->ban.n_par[t] : rt->s->ops[rt->s->tensors[t].op].n_args;
 }
 
+/* Storage x's edge list in direction d (0: forward, to the storages made
+ * from it; 1: reverse, to those it was made from), *n its length. */
+static inline const uint32_t *rt_out_list(const struct runtime_state *rt, uint32_t x, int d, uint32_t *n)
+{
+	*n = d ? rt->graph.n_srev[x] : rt->graph.n_sfwd[x];
+	return d ? rt->graph.srev + rt->graph.srev_off[x] : rt->graph.sfwd + rt->graph.sfwd_off[x];
+}
+
 static inline void rt_push(struct runtime_state *rt, uint32_t v)
 {
 	struct rt_scratch *x = &rt->scratch;

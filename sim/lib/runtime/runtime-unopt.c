@@ -58,16 +58,13 @@ void rt_unopt_settle(struct runtime_state *rt)
 		uint32_t v = u->pend[i];
 		u->nb[v].flags = 0;
 		for (int d = 0; d < 2; d++) {
-			const uint32_t *lists = d ? rt->graph.srev : rt->graph.sfwd;
-			const uint32_t *offs = d ? rt->graph.srev_off : rt->graph.sfwd_off;
-			const uint32_t *lens = d ? rt->graph.n_srev : rt->graph.n_sfwd;
 			const uint32_t st = d ? sb : sa;
 			tag[v] = st | (tag[v] & 1);
 			rt_push(rt, v);
 			while (x->stk_len > b) {
-				uint32_t y = x->stk[--x->stk_len];
-				const uint32_t *list = lists + offs[y];
-				for (uint32_t j = 0, n = lens[y]; j < n; j++) {
+				uint32_t n;
+				const uint32_t *list = rt_out_list(rt, x->stk[--x->stk_len], d, &n);
+				for (uint32_t j = 0; j < n; j++) {
 					uint32_t us = list[j], t = tag[us];
 					if ((t & ~1u) == st)
 						continue;

@@ -21,20 +21,10 @@ void rt_unopt_free(struct runtime_state *rt);
  * made stale (out of line: once per choice at most). */
 void rt_unopt_settle(struct runtime_state *rt);
 
-static inline void rt_unopt_changed(struct runtime_state *rt, uint32_t v);
-
-/** Storage v's last access was set: while it is evicted (a parent about
- * to be rematerialized, which other remats and their evictions may come
- * before), that is a change of the folds that hold it. */
-static inline void rt_unopt_touched(struct runtime_state *rt, uint32_t v)
-{
-	if (rt->unopt.on && !(rt->tag[v] & 1))
-		rt_unopt_changed(rt, v);
-}
-
-/** Storage v changed materiality (or its last access while evicted): the
- * kept folds of the storages whose regions hold it or end at it are stale, found at the next
- * choice by a walk from v (rt_unopt_settle). */
+/** Storage v changed (materiality, or while not material its key or
+ * lists): the kept folds of the storages whose regions hold it or end at
+ * it are stale, found at the next choice by a walk from v
+ * (rt_unopt_settle). */
 static inline void rt_unopt_changed(struct runtime_state *rt, uint32_t v)
 {
 	struct rt_unopt *u = &rt->unopt;
@@ -42,6 +32,16 @@ static inline void rt_unopt_changed(struct runtime_state *rt, uint32_t v)
 		u->nb[v].flags |= RT_UNOPT_PENDING;
 		u->pend[u->n_pend++] = v;
 	}
+}
+
+/** Storage v's key or lists changed: a change of the folds that hold it
+ * while it is not material (an evicted parent's last access set before
+ * its rematerialization, which other remats and their evictions may come
+ * before; an op's new edges and computes before its arguments are back). */
+static inline void rt_unopt_touched(struct runtime_state *rt, uint32_t v)
+{
+	if (rt->unopt.on && !(rt->tag[v] & 1))
+		rt_unopt_changed(rt, v);
 }
 
 /*
@@ -127,20 +127,20 @@ static inline void rt_unopt_neighbourhood(struct runtime_state *rt, uint32_t s, 
 		rt_unopt_settle(rt);
 	struct rt_unopt_nb *nb = &u->nb[s];
 	const uint64_t own = (uint64_t)rt->graph.n_sfwd[s] + rt->graph.n_srev[s];
-	if (!(nb->flags & RT_UNOPT_OK)) {
+	/* a fold not kept is walked; check mode walks a kept one too */
+	if (!(nb->flags & RT_UNOPT_OK) || __builtin_expect(rt->cfg->check, 0)) {
 		int64_t c = 0, l = RT_NEVER;
 		uint64_t acc = 0;
 		rt_unopt_walk(rt, s, &c, &l, &acc);
-		nb->compute = c;
-		nb->last = l;
-		nb->acc = acc - own;
-		nb->flags |= RT_UNOPT_OK;
-	} else if (__builtin_expect(rt->cfg->check, 0)) {
-		int64_t c = 0, l = RT_NEVER;
-		uint64_t acc = 0;
-		rt_unopt_walk(rt, s, &c, &l, &acc);
-		if (c != nb->compute || l != nb->last || acc - own != nb->acc)
-			rt_unopt_kept_differs(rt, s);
+		if (nb->flags & RT_UNOPT_OK) {
+			if (c != nb->compute || l != nb->last || acc - own != nb->acc)
+				rt_unopt_kept_differs(rt, s);
+		} else {
+			nb->compute = c;
+			nb->last = l;
+			nb->acc = acc - own;
+			nb->flags |= RT_UNOPT_OK;
+		}
 	}
 	*compute += nb->compute;
 	if (nb->last > *last)
