@@ -549,7 +549,7 @@ static const struct ref_run *find_ref_run(struct ref_file **refs, int n_refs,
 static int bench_one(const struct bench_row *row, const char *self, const char *old, bool old_jobs,
 		     int repeat, struct ref_file **refs, int n_refs, struct bench_totals *t)
 {
-	char *argv[20], *old_argv[20];
+	char *argv[20] = {0}, *old_argv[20] = {0};
 	int a = 0;
 	argv[a++] = "rematsim";
 	argv[a++] = "replay";
