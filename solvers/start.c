@@ -10,6 +10,7 @@
 
 #include "baselines.h"
 #include "plan.h"
+#include "repair.h"
 
 #define NONE UINT32_MAX
 
@@ -263,6 +264,13 @@ int start_best(const struct profile *p, uint64_t budget, struct start_answer *an
 	for (size_t q = 0; q < sizeof as / sizeof as[0]; q++)
 		if (!start_belady(g, budget, as[q], &k)) {
 			snprintf(from, sizeof from, "Belady a=%g", as[q]);
+			if (consider(g, budget, &k, from, ans, err))
+				return -1;
+		}
+	static const double ra[] = {1, 2, 3};
+	for (size_t q = 0; q < sizeof ra / sizeof ra[0]; q++)
+		if (!start_repair(g, budget, ra[q], &k, NULL)) {
+			snprintf(from, sizeof from, "repair a=%g", ra[q]);
 			if (consider(g, budget, &k, from, ans, err))
 				return -1;
 		}

@@ -13,7 +13,8 @@
  * the end of its stage. What is in memory between stages is the kept set.
  *
  * start_best: the cheapest schedule that fits the budget among Belady's
- * (a = 0.5, 1, 1.5, 2) and Checkmate's baselines (checkpoint all, Chen's
+ * (a = 0.5, 1, 1.5, 2), the repair's (repair.h; a = 1, 2, 3) and
+ * Checkmate's baselines (checkpoint all, Chen's
  * sqrt(n) and greedy at several segment budgets, with and without
  * articulation points), each built by steps_build and costed by
  * steps_eval (so its numbers are the schedule's own).

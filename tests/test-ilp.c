@@ -22,7 +22,9 @@
 #include "plan.h"
 #include "planners.h"
 #include "profile.h"
+#include "repair.h"
 #include "runtime.h"
+#include "start.h"
 #include "steps.h"
 #include "test-common.h"
 
@@ -177,6 +179,146 @@ START_TEST(random_schedules_replay_to_their_cost)
 		schedule_free(s);
 	}
 	ck_assert_uint_ge(tried, 40 * (N_SMALL - 1));
+}
+END_TEST
+
+/* A random DAG of n nodes as a node-link graph: each node reads one to
+ * four earlier ones, near or far (the random layered graphs' long edges),
+ * of random size and cost. */
+static struct schedule *random_dag(uint64_t *seed, size_t n)
+{
+	size_t cap = 256 * n + 256, len = 0;
+	char *t = xmalloc(cap);
+	len += (size_t)snprintf(t + len, cap - len,
+				"{\"directed\": true, \"multigraph\": false, \"graph\": {}, \"nodes\": [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(t + len, cap - len,
+					"%s{\"id\": %zu, \"name\": \"n%zu\", \"backward\": false, "
+					"\"cost_cpu\": %u, \"cost_ram\": %u}",
+					i ? ", " : "", i, i, (unsigned)(1 + rnd(seed) % 20),
+					(unsigned)(1 + rnd(seed) % 100));
+	len += (size_t)snprintf(t + len, cap - len, "], \"links\": [");
+	bool first = true;
+	for (size_t i = 1; i < n; i++) {
+		size_t k = 1 + rnd(seed) % 4;
+		uint8_t seen[64] = {0};
+		for (size_t j = 0; j < k; j++) {
+			size_t src = rnd(seed) % 2 ? i - 1 - rnd(seed) % (i < 3 ? i : 3) : rnd(seed) % i;
+			if (seen[src % 64])
+				continue;
+			seen[src % 64] = 1;
+			len += (size_t)snprintf(t + len, cap - len, "%s{\"source\": %zu, \"target\": %zu}",
+						first ? "" : ", ", src, i);
+			first = false;
+		}
+	}
+	len += (size_t)snprintf(t + len, cap - len, "]}");
+	ck_assert_uint_lt(len, cap);
+	struct read_options ro = {0};
+	struct schedule *s = NULL;
+	struct rs_error err = {0};
+	ck_assert_msg(schedule_parse("random.json", t, len, &ro, &s, &err) == 0, "%s", err.msg);
+	free(t);
+	return s;
+}
+
+/* The repair start (repair.h): what its stages' evaluations say is what
+ * steps_build and steps_eval make of its kept sets, peak and
+ * recomputation, on graphs without views (with views it is an estimate,
+ * and only the build's numbers count); always within its budget; and on
+ * random DAGs with long edges it finds a schedule at most budgets. */
+START_TEST(repair_is_its_schedule)
+{
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	size_t found = 0, tried = 0, exact = 0;
+	for (int li = 0; li < N_SMALL + 40; li++) {
+		struct schedule *s = li < N_SMALL ? small_log(li) : random_dag(&seed, 10 + (size_t)li);
+		struct profile p;
+		ck_assert_int_eq(profile_build(s, &p, NULL), 0);
+		ck_assert_int_eq(profile_graph_build(&p, NULL), 0);
+		const struct profile_graph *g = p.graph;
+		bool views = false;
+		for (size_t i = 0; i < g->n; i++)
+			views |= g->kind[i] == PGRAPH_VIEW;
+		struct baseline b;
+		baseline_run(s, &b);
+		for (int q = 0; q <= 10 && g->unsupported_op == UINT32_MAX; q++) {
+			uint64_t bud = b.bottleneck_memory + (b.memory - b.bottleneck_memory) * (uint64_t)q / 10;
+			for (int ai = 1; ai <= 3; ai++) {
+				struct steps_kept k;
+				struct repair_stats st;
+				tried++;
+				if (start_repair(g, bud, ai, &k, &st))
+					continue;
+				struct plan_steps ps;
+				struct steps_cost c;
+				struct rs_error err = {0};
+				ck_assert_msg(steps_build(g, &k, true, &ps, &err) == 0, "%s", err.msg);
+				ck_assert_msg(steps_eval(g, &ps, &c, &err) == 0, "%s", err.msg);
+				ck_assert_msg(c.peak <= bud, "log %d budget %llu: peak %llu", li,
+					      (unsigned long long)bud, (unsigned long long)c.peak);
+				if (!views) {
+					ck_assert_msg(st.peak == c.peak && st.remat_compute == c.remat_compute,
+						      "log %d budget %llu a=%d: repair's peak %llu recomputation %lld, "
+						      "the schedule's %llu %lld", li, (unsigned long long)bud, ai,
+						      (unsigned long long)st.peak, (long long)st.remat_compute,
+						      (unsigned long long)c.peak, (long long)c.remat_compute);
+					exact++;
+				}
+				found++;
+				plan_steps_free(&ps);
+				steps_kept_free(&k);
+			}
+		}
+		profile_free(&p);
+		schedule_free(s);
+	}
+	ck_assert_uint_ge(exact, found / 2);
+	ck_assert_uint_ge(found, tried / 2);
+}
+END_TEST
+
+/* The random layered graphs of ../shared at Moccasin's budgets, 80 % and
+ * 90 % of the topological-order peak: where Belady's rule runs out of
+ * values to evict (RL250 at both), the starts must give a schedule within
+ * the budget, and the repair's is the cheapest of them on every one
+ * (measured: docs/solvers.md). */
+START_TEST(layered_graphs_get_a_start)
+{
+	static const char *const names[] = {
+		"random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14.json",
+		"random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14.json",
+		"random_layered_n500_w0.36_nlv0.75_ed0.2_scd0.14.json",
+		"random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char rel[256], path[4096];
+		snprintf(rel, sizeof rel, "graphs/moccasin/%s", names[i]);
+		shared_path(path, sizeof path, rel);
+		struct read_options ro = {0};
+		struct schedule *s = NULL;
+		struct rs_error err = {0};
+		ck_assert_msg(schedule_read(path, &ro, &s, &err) == 0, "%s", err.msg);
+		struct profile p;
+		ck_assert_int_eq(profile_build(s, &p, NULL), 0);
+		ck_assert_int_eq(profile_graph_build(&p, NULL), 0);
+		struct baseline b;
+		baseline_run(s, &b);
+		for (int q = 8; q <= 9; q++) {
+			uint64_t budget = (uint64_t)floor((double)b.memory * q / 10.0);
+			struct start_answer st;
+			ck_assert_int_eq(start_best(&p, budget, &st, &err), 0);
+			ck_assert_msg(st.found, "%s at %d0 %%: no start", names[i], q);
+			ck_assert_uint_le(st.cost.peak, budget);
+			ck_assert_msg(!strncmp(st.from, "repair", 6), "%s at %d0 %%: %s", names[i], q,
+				      st.from);
+			printf("%s at %d0 %%: %s, %lld ns of recomputation\n", names[i], q, st.from,
+			       (long long)st.cost.remat_compute);
+			start_answer_free(&st);
+		}
+		profile_free(&p);
+		schedule_free(s);
+	}
 }
 END_TEST
 
@@ -458,6 +600,23 @@ START_TEST(nothing_beats_the_optimum)
 				planner_plan_free(&plan);
 			}
 		}
+		/* the repair start, at every budget between the single-op need
+		 * and the topological order's peak */
+		for (int q = 0; q <= 8 && ok; q++) {
+			uint64_t bud = b.bottleneck_memory + (b.memory - b.bottleneck_memory) * (uint64_t)q / 8;
+			for (int ai = 1; ai <= 3; ai++) {
+				struct steps_kept k;
+				if (start_repair(p.graph, bud, ai, &k, NULL))
+					continue;
+				struct plan_steps ps;
+				struct steps_cost c;
+				ck_assert_int_eq(steps_build(p.graph, &k, true, &ps, NULL), 0);
+				ck_assert_int_eq(steps_eval(p.graph, &ps, &c, NULL), 0);
+				note(bs, c.peak, c.compute, "repair");
+				plan_steps_free(&ps);
+				steps_kept_free(&k);
+			}
+		}
 		/* revolve, where the log is a chain */
 		for (uint64_t sn = 1; sn <= 8 && ok && (li == 6 || li == 7); sn++) {
 			struct planner_plan plan;
@@ -591,6 +750,17 @@ END_TEST
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("ilp");
+	if (argc > 1 && !strcmp(argv[1], "layered")) {
+		if (!shared_dir()) {
+			fprintf(stderr, "no ../shared data: the random layered graphs are skipped\n");
+			return EXIT_SKIP;
+		}
+		TCase *tl = tcase_create("layered");
+		tcase_set_timeout(tl, 300);
+		tcase_add_test(tl, layered_graphs_get_a_start);
+		suite_add_tcase(s, tl);
+		return run_suite(s);
+	}
 	if (argc > 1 && !strcmp(argv[1], "solver")) {
 		if (!have_solver()) {
 			fprintf(stderr, "no ILP solver built in (CBC, GLPK): skipped\n");
@@ -616,6 +786,7 @@ int main(int argc, char **argv)
 	TCase *tc = tcase_create("steps");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, random_schedules_replay_to_their_cost);
+	tcase_add_test(tc, repair_is_its_schedule);
 	tcase_add_test(tc, malformed_steps);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
