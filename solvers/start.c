@@ -60,6 +60,7 @@ struct bel {
 	uint32_t *need;               /* = stage + 1: computed in this stage */
 	uint64_t used;                /* bytes of OWN nodes in memory */
 	double a;
+	double *pb;                   /* bytes^a per node (the same pow, once) */
 };
 
 /* The first reader of storage b after stage t (T + 1 if pinned and none;
@@ -90,7 +91,7 @@ static int evict_one(struct bel *s, uint32_t t, uint32_t stamp)
 			score = INFINITY;
 		} else {
 			double c = g->cost[i] > 0 ? (double)g->cost[i] : 0.5;
-			score = pow((double)g->bytes[i], s->a) * (double)(nu - t) / c;
+			score = s->pb[i] * (double)(nu - t) / c;
 		}
 		if (score > best) {
 			best = score;
@@ -113,6 +114,9 @@ int start_belady(const struct profile_graph *g, uint64_t budget, double a, struc
 	s.mem = xcalloc(T + 1, 1);
 	s.lock = xcalloc(T + 1, sizeof *s.lock);
 	s.need = xcalloc(T + 1, sizeof *s.need);
+	s.pb = xmalloc((T + 1) * sizeof *s.pb);
+	for (size_t i = 0; i < T; i++)
+		s.pb[i] = pow((double)g->bytes[i], a);
 	uint32_t *list = xmalloc((T + 1) * sizeof *list);
 	uint32_t *stack = xmalloc((T + 1) * sizeof *stack);
 	k->T = T;
@@ -211,6 +215,7 @@ int start_belady(const struct profile_graph *g, uint64_t budget, double a, struc
 	free(stack);
 	free(list);
 	free(s.need);
+	free(s.pb);
 	free(s.lock);
 	free(s.mem);
 	free(s.cur);
