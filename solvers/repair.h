@@ -35,6 +35,7 @@
 #ifndef REMATSIM_REPAIR_H
 #define REMATSIM_REPAIR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "profile.h"
@@ -45,6 +46,8 @@ struct repair_stats {
 	uint64_t local_moves; /* of them, made where none lowered the whole excess */
 	uint64_t undos;       /* recomputations taken back */
 	uint64_t trials;      /* stage evaluations */
+	uint64_t work;        /* their words of kept sets, computations and edges */
+	bool bounded;         /* -1 because a bound on the work was reached */
 	uint64_t peak;        /* the kept sets' peak and recomputation, as the */
 	int64_t remat_compute;/* stages' evaluations found them */
 };
@@ -52,9 +55,10 @@ struct repair_stats {
 /**
  * Kept sets within budget (bytes) by repair with score exponent a (> 0;
  * larger prefers moves that remove more excess at once), in *k
- * (steps_kept_free), 0; or -1 when no move lowers the excess (or the
- * moves' bound, 64 per node, is reached) while some stage still passes
- * the budget. st may be NULL.
+ * (steps_kept_free), 0; or -1 when no move lowers the excess, or the
+ * work's bounds are reached (64 moves per node; 100 stage evaluations
+ * per node + 100,000; 50M words of kept sets, computations and edges
+ * walked), while some stage still passes the budget. st may be NULL.
  */
 int start_repair(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k,
 		 struct repair_stats *st);

@@ -273,12 +273,16 @@ int start_best(const struct profile *p, uint64_t budget, struct start_answer *an
 				return -1;
 		}
 	static const double ra[] = {1, 2, 3};
-	for (size_t q = 0; q < sizeof ra / sizeof ra[0]; q++)
-		if (!start_repair(g, budget, ra[q], &k, NULL)) {
+	for (size_t q = 0; q < sizeof ra / sizeof ra[0]; q++) {
+		struct repair_stats rs;
+		if (!start_repair(g, budget, ra[q], &k, &rs)) {
 			snprintf(from, sizeof from, "repair a=%g", ra[q]);
 			if (consider(g, budget, &k, from, ans, err))
 				return -1;
+		} else if (rs.bounded) {
+			break; /* the others would spend as much */
 		}
+	}
 	baselines_keep_all(g, &k);
 	if (consider(g, budget, &k, "checkpoint-all", ans, err))
 		return -1;
