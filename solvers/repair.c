@@ -27,6 +27,10 @@ struct rp {
 	uint32_t *mark, *lu, *luat, *comp, *gone, *stack, *list;
 	uint64_t *cset;   /* [W]: the stage's computations, zero between */
 	int64_t *delta;   /* [T + 1]: a trial's memory moves, by stage */
+	uint32_t *order;  /* [T + 1]: stages over the budget */
+	/* the saved state of an exchange */
+	uint64_t *sK, *sRD, *sCM, *skbytes, *speak;
+	int64_t *srcost;
 	uint32_t *dmark, *dlist, dstamp;
 	uint32_t stamp;
 	double alpha;
@@ -483,6 +487,142 @@ static int undo_pass(struct rp *r)
 	return any;
 }
 
+/* Bounds on the work, not the time (the same answer on any machine),
+ * about 1.5 s at most on this project's 2-core machine: the random
+ * layered graphs need at most 0.4 of either (RL1000 at 80 %: 56k stage
+ * evaluations, 19M words and edges); a 3,888-op DenseNet at 80 % of its
+ * peak ran 500k evaluations and 250M words without reaching the budget. */
+static bool over_bounds(const struct rp *r)
+{
+	return r->st.moves >= 64 * (uint64_t)r->T + 4096 ||
+	       r->st.trials >= 100 * (uint64_t)r->T + 100000 || r->st.work >= 50000000;
+}
+
+/* Drops, at the worst stage first, then at the others over the budget,
+ * worst first, until one lowers the excess, until every stage is within
+ * the budget (0), or no drop helps or the bounds (or max_moves more
+ * moves) are reached (-1). */
+static int reach_budget(struct rp *r, uint64_t max_moves)
+{
+	const size_t T = r->T;
+	const uint64_t budget = r->B, moves0 = r->st.moves;
+	uint32_t *order = r->order;
+	for (;;) {
+		size_t n_over = 0;
+		for (uint32_t t = 0; t <= T; t++)
+			if (r->peak[t] > budget)
+				order[n_over++] = t;
+		if (!n_over)
+			return 0;
+		if (over_bounds(r)) {
+			r->st.bounded = true;
+			return -1;
+		}
+		if (r->st.moves - moves0 >= max_moves)
+			return -1;
+		/* the worst first (selection: usually one or two tried) */
+		int made = 0;
+		for (size_t q = 0; q < n_over && !made; q++) {
+			size_t best = q;
+			for (size_t j = q + 1; j < n_over; j++)
+				if (r->peak[order[j]] > r->peak[order[best]])
+					best = j;
+			uint32_t t = order[best];
+			order[best] = order[q];
+			order[q] = t;
+			made = t >= 1 && drop_at(r, t, false);
+		}
+		/* no drop lowers the whole excess: one that lowers the worst
+		 * stage's, whatever it adds elsewhere */
+		if (!made && r->peak[order[0]] > budget) {
+			uint32_t t = 0;
+			for (uint32_t x = 1; x <= T; x++)
+				if (r->peak[x] > r->peak[t])
+					t = x;
+			made = t >= 1 && drop_at(r, t, true);
+			r->st.local_moves += (uint64_t)made;
+		}
+		if (!made)
+			return -1;
+	}
+}
+
+static int64_t total_cost(const struct rp *r)
+{
+	int64_t c = 0;
+	for (size_t t = 0; t <= r->T; t++)
+		c += r->rcost[t];
+	return c;
+}
+
+/* The state a trial exchange may have to go back to. */
+static void save(struct rp *r, bool back)
+{
+	const size_t T = r->T, W = r->W;
+	struct {
+		void *live, *copy;
+		size_t bytes;
+	} parts[] = {
+		{r->K, r->sK, (T + 2) * W * sizeof *r->K},
+		{r->RD, r->sRD, (T + 1) * W * sizeof *r->RD},
+		{r->CM, r->sCM, (T + 1) * W * sizeof *r->CM},
+		{r->kbytes, r->skbytes, (T + 2) * sizeof *r->kbytes},
+		{r->peak, r->speak, (T + 1) * sizeof *r->peak},
+		{r->rcost, r->srcost, (T + 1) * sizeof *r->rcost},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (back)
+			memcpy(parts[i].live, parts[i].copy, parts[i].bytes);
+		else
+			memcpy(parts[i].copy, parts[i].live, parts[i].bytes);
+}
+
+/* Exchanges: each recomputation taken back even where that passes the
+ * budget, the budget reached again by drops (at most 8), recomputations
+ * taken back again where they fit; kept where the whole costs less, else
+ * undone. Passes until none is kept (at most 4), within the bounds. */
+static void exchange(struct rp *r)
+{
+	const size_t W = r->W, T = r->T;
+	const struct profile_graph *g = r->g;
+	r->sK = xmalloc((T + 2) * W * sizeof *r->sK);
+	r->sRD = xmalloc((T + 1) * W * sizeof *r->sRD);
+	r->sCM = xmalloc((T + 1) * W * sizeof *r->sCM);
+	r->skbytes = xmalloc((T + 2) * sizeof *r->skbytes);
+	r->speak = xmalloc((T + 1) * sizeof *r->speak);
+	r->srcost = xmalloc((T + 1) * sizeof *r->srcost);
+	bool kept = true;
+	for (int pass = 0; pass < 4 && kept && !over_bounds(r); pass++) {
+		kept = false;
+		for (uint32_t e = 1; e <= T && !over_bounds(r); e++) {
+			for (uint32_t v = 0; v < e && !over_bounds(r); v++) {
+				if (!bit(row(r->CM, W, e), v) || g->kind[v] != PGRAPH_OWN)
+					continue;
+				int64_t before = total_cost(r);
+				save(r, false);
+				apply_run(r, v, last_touch(r, v, e) + 1, e, true);
+				prune(r);
+				bool ok = !reach_budget(r, 8);
+				if (ok)
+					for (int q = 0; q < 4 && undo_pass(r); q++)
+						;
+				if (ok && total_cost(r) < before) {
+					r->st.exchanges++;
+					kept = true;
+				} else {
+					save(r, true);
+				}
+			}
+		}
+	}
+	free(r->sK);
+	free(r->sRD);
+	free(r->sCM);
+	free(r->skbytes);
+	free(r->speak);
+	free(r->srcost);
+}
+
 int start_repair(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k,
 		 struct repair_stats *stats)
 {
@@ -498,6 +638,7 @@ int start_repair(const struct profile_graph *g, uint64_t budget, double a, struc
 	r.delta = xcalloc(T + 1, sizeof *r.delta);
 	r.dmark = xcalloc(T + 1, sizeof *r.dmark);
 	r.dlist = xcalloc(T + 1, sizeof *r.dlist);
+	r.order = xcalloc(T + 1, sizeof *r.order);
 	uint32_t **scratch[] = {&r.mark, &r.lu, &r.luat, &r.comp, &r.gone, &r.stack, &r.list};
 	for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; i++)
 		*scratch[i] = xcalloc(T + 1, sizeof **scratch[i]);
@@ -517,63 +658,13 @@ int start_repair(const struct profile_graph *g, uint64_t budget, double a, struc
 		stage_eval(&r, t, true, &r.peak[t], &r.rcost[t]);
 	prune(&r);
 
-	/* Drops, at the worst stage first; then at the others over the
-	 * budget, worst first, until one lowers the excess. */
-	uint32_t *order = xmalloc((T + 1) * sizeof *order);
-	/* bounds on the work, not the time (the same answer on any machine),
-	 * about 1.5 s at most on this project's 2-core machine: the random
-	 * layered graphs need at most 0.4 of either (RL1000 at 80 %: 56k
-	 * stage evaluations, 19M words and edges); a 3,888-op DenseNet at 80 %
-	 * of its peak ran 500k evaluations and 250M words without reaching
-	 * the budget */
-	const uint64_t max_moves = 64 * (uint64_t)T + 4096;
-	const uint64_t max_trials = 100 * (uint64_t)T + 100000;
-	const uint64_t max_work = 50000000;
-	int rc = 0;
-	for (;;) {
-		size_t n_over = 0;
-		for (uint32_t t = 0; t <= T; t++)
-			if (r.peak[t] > budget)
-				order[n_over++] = t;
-		if (!n_over)
-			break;
-		if (r.st.moves >= max_moves || r.st.trials >= max_trials || r.st.work >= max_work) {
-			r.st.bounded = true;
-			rc = -1;
-			break;
-		}
-		/* the worst first (selection: usually one or two tried) */
-		int made = 0;
-		for (size_t q = 0; q < n_over && !made; q++) {
-			size_t best = q;
-			for (size_t j = q + 1; j < n_over; j++)
-				if (r.peak[order[j]] > r.peak[order[best]])
-					best = j;
-			uint32_t t = order[best];
-			order[best] = order[q];
-			order[q] = t;
-			made = t >= 1 && drop_at(&r, t, false);
-		}
-		/* no drop lowers the whole excess: one that lowers the worst
-		 * stage's, whatever it adds elsewhere (drops only take values
-		 * out of kept sets, so this ends) */
-		if (!made && r.peak[order[0]] > budget) {
-			uint32_t t = 0;
-			for (uint32_t x = 1; x <= T; x++)
-				if (r.peak[x] > r.peak[t])
-					t = x;
-			made = t >= 1 && drop_at(&r, t, true);
-			r.st.local_moves += (uint64_t)made;
-		}
-		if (!made) {
-			rc = -1;
-			break;
-		}
-	}
-	free(order);
-	if (!rc)
+	int rc = reach_budget(&r, UINT64_MAX);
+	if (!rc) {
 		for (int pass = 0; pass < 16 && undo_pass(&r); pass++)
 			;
+		exchange(&r);
+		r.st.bounded = false; /* an answer all the same */
+	}
 
 	if (!rc) {
 		size_t total = 0;
@@ -614,5 +705,6 @@ int start_repair(const struct profile_graph *g, uint64_t budget, double a, struc
 	free(r.delta);
 	free(r.dmark);
 	free(r.dlist);
+	free(r.order);
 	return rc;
 }

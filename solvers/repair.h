@@ -22,10 +22,15 @@
  * stage passes the budget; where no move lowers the whole excess, a drop
  * that lowers the worst stage's is made (the moves are bounded, 64 per
  * node, so this ends). After each move, what a stage keeps but neither reads nor
- * keeps further is dropped (steps_build's pruning). A last pass takes
- * back recomputations: a value recomputed in a stage is kept there from
- * its last use instead, wherever every stage stays within the budget and
- * the whole costs less.
+ * keeps further is dropped (steps_build's pruning). Then recomputations
+ * are taken back: a value recomputed in a stage is kept there from its
+ * last use instead, wherever every stage stays within the budget and the
+ * whole costs less. Last, exchanges: each recomputation is taken back
+ * even where that passes the budget, the budget is reached again by at
+ * most 8 drops and recomputations are taken back again where they fit;
+ * the result is kept where the whole costs less, else the state before
+ * it is restored (passes until none is kept, at most 4, within the
+ * bounds on the work).
  *
  * The stages' numbers are those of steps_build (with pruning) and
  * steps_eval on graphs without views; with views, an approximation (a
@@ -45,6 +50,7 @@ struct repair_stats {
 	uint64_t moves;       /* moves made */
 	uint64_t local_moves; /* of them, made where none lowered the whole excess */
 	uint64_t undos;       /* recomputations taken back */
+	uint64_t exchanges;   /* recomputations taken back for others, kept */
 	uint64_t trials;      /* stage evaluations */
 	uint64_t work;        /* their words of kept sets, computations and edges */
 	bool bounded;         /* -1 because a bound on the work was reached */
