@@ -317,7 +317,11 @@ static uint32_t last_touch(const struct rp *r, uint32_t v, uint32_t e)
  * t that neither reads nor makes it is [s, y]; dropping it from s .. e
  * (t <= e <= y) changes stage s - 1 the same way for every e (evaluated
  * once) and stage e by its recomputation (evaluated per e, unless the
- * best excess it could remove cannot beat the best move found). */
+ * most excess it could remove, for the least recomputation it must add,
+ * cannot beat the best move found). The drop with v's inputs kept is
+ * tried at the ends the plain drop's bound leaves: a heuristic's choice
+ * (its own bound is lower, as its inputs are not recomputed), which keeps
+ * the search to the ends near the best. */
 static int drop_at(struct rp *r, uint32_t t, bool local)
 {
 	const size_t W = r->W, T = r->T;
