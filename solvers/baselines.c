@@ -166,25 +166,7 @@ static void km_set(struct keepmap *m, const struct profile_graph *g, size_t t, u
 
 static void km_to_kept(struct keepmap *m, struct steps_kept *k)
 {
-	size_t T = m->T, total = 0;
-	k->T = T;
-	k->off = xcalloc(T + 2, sizeof *k->off);
-	for (size_t t = 1; t <= T; t++)
-		for (size_t w = 0; w < m->words; w++)
-			total += (size_t)__builtin_popcountll(m->bits[t * m->words + w]);
-	k->node = xmalloc((total + 1) * sizeof *k->node);
-	size_t n = 0;
-	for (size_t t = 1; t <= T; t++) {
-		k->off[t] = (uint32_t)n;
-		for (size_t w = 0; w < m->words; w++) {
-			uint64_t b = m->bits[t * m->words + w];
-			while (b) {
-				k->node[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
-				b &= b - 1;
-			}
-		}
-	}
-	k->off[T + 1] = (uint32_t)n;
+	steps_kept_from_bits(m->bits, m->T, m->words, k);
 	free(m->bits);
 	m->bits = NULL;
 }

@@ -24,7 +24,7 @@ struct rp {
 	uint64_t *peak;   /* [T + 1] */
 	int64_t *rcost;   /* [T + 1]: the stage's recomputations' cost */
 	/* scratch, stamped per evaluation */
-	uint32_t *mark, *lu, *luat, *comp, *gone, *stack, *list;
+	uint32_t *mark, *lu, *luat, *gone, *stack, *list;
 	uint64_t *cset;   /* [W]: the stage's computations, zero between */
 	int64_t *delta;   /* [T + 1]: a trial's memory moves, by stage */
 	uint32_t *order;  /* [T + 1]: stages over the budget */
@@ -138,16 +138,16 @@ static void stage_eval(struct rp *r, uint32_t t, bool write, uint64_t *peak_out,
 	int64_t cost = 0;
 	for (size_t q = 0; q < nc; q++) {
 		uint32_t v = r->list[q];
-		r->comp[v] = st;
 		dyn += g->bytes[v];
 		if (stat + dyn > peak)
 			peak = stat + dyn;
 		if (v < t)
 			cost += g->cost[v];
+		/* an input was made in this stage (before v) where it is marked */
 		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
 			uint32_t s = g->base[g->pred[e]];
 			if (r->luat[s] == st && r->lu[s] == v && !bit(Kn, s) && r->gone[s] != st &&
-			    (bit(Kt, s) || r->comp[s] == st)) {
+			    (bit(Kt, s) || r->mark[s] == st)) {
 				dyn -= g->bytes[s];
 				r->gone[s] = st;
 			}
@@ -482,7 +482,6 @@ static int undo_pass(struct rp *r)
 				if (tr.dc < 0 && tr.worst <= r->B) {
 					apply_run(r, v, x + 1, e, true);
 					prune(r);
-					r->st.undos++;
 					any = 1;
 				}
 			}
@@ -544,7 +543,6 @@ static int reach_budget(struct rp *r, uint64_t max_moves)
 				if (r->peak[x] > r->peak[t])
 					t = x;
 			made = t >= 1 && drop_at(r, t, true);
-			r->st.local_moves += (uint64_t)made;
 		}
 		if (!made)
 			return -1;
@@ -610,12 +608,10 @@ static void exchange(struct rp *r)
 				if (ok)
 					for (int q = 0; q < 4 && undo_pass(r); q++)
 						;
-				if (ok && total_cost(r) < before) {
-					r->st.exchanges++;
+				if (ok && total_cost(r) < before)
 					kept = true;
-				} else {
+				else
 					save(r, true);
-				}
 			}
 		}
 	}
@@ -643,7 +639,7 @@ int start_repair(const struct profile_graph *g, uint64_t budget, double a, struc
 	r.dmark = xcalloc(T + 1, sizeof *r.dmark);
 	r.dlist = xcalloc(T + 1, sizeof *r.dlist);
 	r.order = xcalloc(T + 1, sizeof *r.order);
-	uint32_t **scratch[] = {&r.mark, &r.lu, &r.luat, &r.comp, &r.gone, &r.stack, &r.list};
+	uint32_t **scratch[] = {&r.mark, &r.lu, &r.luat, &r.gone, &r.stack, &r.list};
 	for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; i++)
 		*scratch[i] = xcalloc(T + 1, sizeof **scratch[i]);
 
@@ -670,27 +666,8 @@ int start_repair(const struct profile_graph *g, uint64_t budget, double a, struc
 		r.st.bounded = false; /* an answer all the same */
 	}
 
-	if (!rc) {
-		size_t total = 0;
-		for (size_t t = 1; t <= T; t++)
-			for (size_t w = 0; w < W; w++)
-				total += (size_t)__builtin_popcountll(row(r.K, W, t)[w]);
-		k->T = T;
-		k->off = xcalloc(T + 2, sizeof *k->off);
-		k->node = xmalloc((total + 1) * sizeof *k->node);
-		size_t n = 0;
-		for (size_t t = 1; t <= T; t++) {
-			k->off[t] = (uint32_t)n;
-			for (size_t w = 0; w < W; w++) {
-				uint64_t b = row(r.K, W, t)[w];
-				while (b) {
-					k->node[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
-					b &= b - 1;
-				}
-			}
-		}
-		k->off[T + 1] = (uint32_t)n;
-	}
+	if (!rc)
+		steps_kept_from_bits(r.K, T, W, k);
 	for (uint32_t t = 0; t <= T; t++) {
 		r.st.peak = r.peak[t] > r.st.peak ? r.peak[t] : r.st.peak;
 		r.st.remat_compute += r.rcost[t];

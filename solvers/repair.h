@@ -48,9 +48,6 @@
 
 struct repair_stats {
 	uint64_t moves;       /* moves made */
-	uint64_t local_moves; /* of them, made where none lowered the whole excess */
-	uint64_t undos;       /* recomputations taken back */
-	uint64_t exchanges;   /* recomputations taken back for others, kept */
 	uint64_t trials;      /* stage evaluations */
 	uint64_t work;        /* their words of kept sets, computations and edges */
 	bool bounded;         /* -1 because a bound on the work was reached */

@@ -18,6 +18,29 @@ void steps_kept_free(struct steps_kept *k)
 	memset(k, 0, sizeof *k);
 }
 
+void steps_kept_from_bits(const uint64_t *bits, size_t T, size_t words, struct steps_kept *k)
+{
+	size_t total = 0;
+	for (size_t t = 1; t <= T; t++)
+		for (size_t w = 0; w < words; w++)
+			total += (size_t)__builtin_popcountll(bits[t * words + w]);
+	k->T = T;
+	k->off = xcalloc(T + 2, sizeof *k->off);
+	k->node = xmalloc((total + 1) * sizeof *k->node);
+	size_t n = 0;
+	for (size_t t = 1; t <= T; t++) {
+		k->off[t] = (uint32_t)n;
+		for (size_t w = 0; w < words; w++) {
+			uint64_t b = bits[t * words + w];
+			while (b) {
+				k->node[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+				b &= b - 1;
+			}
+		}
+	}
+	k->off[T + 1] = (uint32_t)n;
+}
+
 /* The node whose storage u's outputs live in. */
 static inline uint32_t sbase(const struct profile_graph *g, uint32_t u)
 {

@@ -44,6 +44,12 @@ struct steps_kept {
 	uint32_t *node; /* ascending within a stage */
 };
 void steps_kept_free(struct steps_kept *k);
+/**
+ * The kept sets of a bit matrix: row t (1 .. T) of `words` 64-bit words at
+ * bits + t * words, bit i set where node i is kept into stage t. Gives *k
+ * (steps_kept_free).
+ */
+void steps_kept_from_bits(const uint64_t *bits, size_t T, size_t words, struct steps_kept *k);
 
 /**
  * The steps that keep k between stages, computing the rest on demand (the
