@@ -278,6 +278,23 @@ START_TEST(repair_is_its_schedule)
 }
 END_TEST
 
+/* A graph of ../shared/graphs/moccasin, its profile and graph built and
+ * its baseline run. */
+static struct schedule *shared_graph(const char *name, struct profile *p, struct baseline *b)
+{
+	char rel[256], path[4096];
+	snprintf(rel, sizeof rel, "graphs/moccasin/%s", name);
+	shared_path(path, sizeof path, rel);
+	struct read_options ro = {0};
+	struct schedule *s = NULL;
+	struct rs_error err = {0};
+	ck_assert_msg(schedule_read(path, &ro, &s, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(profile_build(s, p, NULL), 0);
+	ck_assert_int_eq(profile_graph_build(p, NULL), 0);
+	baseline_run(s, b);
+	return s;
+}
+
 /* The random layered graphs of ../shared at Moccasin's budgets, 80 % and
  * 90 % of the topological-order peak: where Belady's rule runs out of
  * values to evict (RL250 at both), the starts must give a schedule within
@@ -292,18 +309,10 @@ START_TEST(layered_graphs_get_a_start)
 		"random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		char rel[256], path[4096];
-		snprintf(rel, sizeof rel, "graphs/moccasin/%s", names[i]);
-		shared_path(path, sizeof path, rel);
-		struct read_options ro = {0};
-		struct schedule *s = NULL;
-		struct rs_error err = {0};
-		ck_assert_msg(schedule_read(path, &ro, &s, &err) == 0, "%s", err.msg);
 		struct profile p;
-		ck_assert_int_eq(profile_build(s, &p, NULL), 0);
-		ck_assert_int_eq(profile_graph_build(&p, NULL), 0);
 		struct baseline b;
-		baseline_run(s, &b);
+		struct schedule *s = shared_graph(names[i], &p, &b);
+		struct rs_error err = {0};
 		for (int q = 8; q <= 9; q++) {
 			uint64_t budget = (uint64_t)floor((double)b.memory * q / 10.0);
 			struct start_answer st;
@@ -332,18 +341,11 @@ START_TEST(relaxation_with_frees)
 {
 	if (!have_solver())
 		return;
-	char path[4096];
-	shared_path(path, sizeof path,
-		    "graphs/moccasin/random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14.json");
-	struct read_options ro = {0};
-	struct schedule *s = NULL;
-	struct rs_error err = {0};
-	ck_assert_msg(schedule_read(path, &ro, &s, &err) == 0, "%s", err.msg);
 	struct profile p;
-	ck_assert_int_eq(profile_build(s, &p, NULL), 0);
-	ck_assert_int_eq(profile_graph_build(&p, NULL), 0);
 	struct baseline b;
-	baseline_run(s, &b);
+	struct schedule *s =
+		shared_graph("random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14.json", &p, &b);
+	struct rs_error err = {0};
 	struct ilp_options o = {.budget = (uint64_t)floor((double)b.memory * 0.8), .relax = true};
 	struct ilp_result r;
 	ck_assert_msg(ilp_solve(&p, &o, &r, &err) == 0, "%s", err.msg);
