@@ -25,7 +25,8 @@ struct ilp_model {
 	uint32_t *col;
 	double *val;
 	/* A feasible point to start from ([n_cols]; NULL: none), handed to CBC
-	 * as its MIP start (the nonzero integer columns); not owned. */
+	 * as its MIP start (the nonzero integer columns), or in a large model
+	 * as its incumbent (solve_cbc); not owned. */
 	const double *start;
 };
 
