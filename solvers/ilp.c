@@ -408,8 +408,10 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 		 * where it had a gap of 49 % after 600 s). A value
 		 * with no next stage gets the row without S[t+1,i]. */
 		uint32_t nfb = v->f_off[t + 1] - v->f_off[t];
-		memcpy(fb, v->f + v->f_off[t], nfb * sizeof *fb);
-		qsort(fb, nfb, sizeof *fb, by_b);
+		if (nfb) { /* v->f is NULL where no stage frees anything */
+			memcpy(fb, v->f + v->f_off[t], nfb * sizeof *fb);
+			qsort(fb, nfb, sizeof *fb, by_b);
+		}
 		uint32_t p = 0;
 		if (t < T) {
 			for (uint32_t q = v->loff[t + 1]; q < v->loff[t + 2]; q++) {
