@@ -190,18 +190,18 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	free(value);
 	free(rlo);
 	free(rhi);
-	if (integer)
-		for (size_t j = 0; j < m->n_cols; j++)
-			if (m->integer[j])
+	size_t n_int = 0; /* the integer columns, set as such in a MIP */
+	for (size_t j = 0; j < m->n_cols; j++)
+		if (m->integer[j]) {
+			n_int++;
+			if (integer)
 				cbc.Cbc_setInteger(cm, (int)j);
+		}
 	cbc.Cbc_setParameter(cm, "threads", "0");
 	cbc.Cbc_setAllowableGap(cm, 0);
 	cbc.Cbc_setAllowableFractionGap(cm, 0);
 	if (time_limit > 0)
 		cbc.Cbc_setMaximumSeconds(cm, time_limit);
-	size_t n_int = 0;
-	for (size_t j = 0; j < m->n_cols; j++)
-		n_int += m->integer[j] != 0;
 	if (integer && m->start && n_int > CBC_LARGE_MODEL) {
 		/* A large model's start goes in whole, as the incumbent, and
 		 * CBC's preprocessing and heuristics are off. Handed as a MIP
@@ -246,10 +246,7 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 	}
 	/* A model without integer columns (a graph with no links: nothing to
 	 * decide) is solved as an LP: no "best solution", the LP's own. */
-	bool lp_only = integer;
-	for (size_t j = 0; lp_only && j < m->n_cols; j++)
-		lp_only = !m->integer[j];
-	if (lp_only)
+	if (!n_int)
 		integer = false;
 	bool have = integer ? cbc.Cbc_bestSolution(cm) != NULL
 			    : cbc.Cbc_isProvenOptimal(cm) && !cbc.Cbc_isProvenInfeasible(cm);
