@@ -206,9 +206,12 @@ static void vars_free(struct vars *v)
 /* reach, L_t, the storage users, the memory unit, the free variables; the
  * model's binary variables into *binaries. Past ILP_MAX_BINARIES R and S
  * variables, stops after counting them (false), before any table of the
- * model's size is made. */
-static bool vars_init(struct vars *v, const struct profile_graph *g, size_t *binaries)
+ * model's size is made; past deadline (now_seconds()'s clock; 0: none),
+ * stops too (false, *late set). */
+static bool vars_init(struct vars *v, const struct profile_graph *g, double deadline,
+		      size_t *binaries, bool *late)
 {
+	*late = false;
 	memset(v, 0, sizeof *v);
 	v->g = g;
 	const size_t T = g->n;
@@ -287,6 +290,10 @@ static bool vars_init(struct vars *v, const struct profile_graph *g, size_t *bin
 	v->f_off = xcalloc(T + 3, sizeof *v->f_off);
 	size_t cap = 0;
 	for (size_t t = 0; t <= T; t++) {
+		if (deadline > 0 && now_seconds() >= deadline) {
+			*late = true;
+			return false;
+		}
 		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++) {
 			uint32_t b = v->lnode[q];
 			if (g->kind[b] != PGRAPH_OWN)
@@ -337,9 +344,11 @@ static inline double M(const struct vars *v, uint32_t i)
 /*
  * The model. min_peak: instead of the budget and the cost, a column P
  * bounds every memory level and is minimised (the smallest budget any
- * schedule fits in); its column is the last.
+ * schedule fits in); its column is the last. False, the model half made,
+ * where deadline (now_seconds()'s clock; 0: none) passes first.
  */
-static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak, double peak_lb)
+static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak, double peak_lb,
+		  double deadline)
 {
 	const struct profile_graph *g = v->g;
 	const size_t T = v->T;
@@ -373,6 +382,10 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	struct fvar *fb = xmalloc(((size_t)fmax + 1) * sizeof *fb);
 
 	for (size_t t = 0; t <= T; t++) {
+		if (deadline > 0 && now_seconds() >= deadline) {
+			free(fb);
+			return false;
+		}
 		const uint32_t *L = v->lnode + v->loff[t];
 		const uint32_t nL = v->loff[t + 1] - v->loff[t];
 		const uint32_t np = nL + (t < T); /* computation points */
@@ -545,6 +558,7 @@ static void build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 			}
 		}
 	free(fb);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -843,6 +857,42 @@ static int backend(const struct ilp_solver *sv, const struct ilp_model *m, bool 
 	return ilp_backend_solve(sv, m, integer, limit, a, err);
 }
 
+/* dst: a copy of src. */
+static void kept_copy(struct steps_kept *dst, const struct steps_kept *src)
+{
+	dst->T = src->T;
+	dst->off = xmemdup(src->off, (src->T + 2) * sizeof *dst->off);
+	dst->node = xmemdup(src->node, ((size_t)src->off[src->T + 1] + 1) * sizeof *dst->node);
+}
+
+/* The deadline came before the model was built: the start, if there is
+ * one within the budget, is the answer (no bound: the gap is 100 %);
+ * else nothing was found in time. */
+static int answer_unbuilt(const struct profile_graph *g, const struct ilp_options *o,
+			  struct ilp_result *r, struct rs_error *err)
+{
+	r->unbuilt = true;
+	r->lagrange_bound = NAN;
+	r->lp_objective = NAN;
+	r->status = ILP_UNKNOWN;
+	if (!o->start || o->relax)
+		return 0;
+	struct steps_cost c;
+	if (kept_cost(g, o->start, &c, err))
+		return -1;
+	if (c.peak > o->budget)
+		return 0;
+	r->start_given = r->start_answer = true;
+	r->start_objective = r->objective = (double)c.remat_compute;
+	snprintf(r->start_from, sizeof r->start_from, "%s",
+		 o->start_from ? o->start_from : "a schedule given");
+	r->bound = 0;
+	r->status = r->objective > 0 ? ILP_FEASIBLE : ILP_OPTIMAL;
+	r->gap = r->objective > 0 ? 1 : 0;
+	kept_copy(&r->kept, o->start);
+	return 0;
+}
+
 static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double time_limit,
 			    double deadline, uint64_t need, struct ilp_result *r,
 			    struct rs_error *err)
@@ -850,7 +900,10 @@ static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double 
 	double limit = time_limit > 0 ? time_limit : MIN_BUDGET_DEFAULT_SECONDS;
 	struct ilp_model m = {0};
 	struct ilp_answer a;
-	build(v, &m, (double)(need / v->unit), false, 0);
+	if (!build(v, &m, (double)(need / v->unit), false, 0, deadline)) {
+		model_free(&m);
+		return 0; /* no time left to look: not known */
+	}
 	int rc = backend(sv, &m, true, limit, deadline, &a, err);
 	model_free(&m);
 	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
@@ -862,7 +915,10 @@ static int solve_min_budget(struct vars *v, const struct ilp_solver *sv, double 
 	free(a.x);
 	if (rc)
 		return rc;
-	build(v, &m, 0, true, (double)(need / v->unit));
+	if (!build(v, &m, 0, true, (double)(need / v->unit), deadline)) {
+		model_free(&m);
+		return 0;
+	}
 	rc = backend(sv, &m, true, limit, deadline, &a, err);
 	model_free(&m);
 	if (!rc && (a.status == ILP_OPTIMAL || a.status == ILP_FEASIBLE)) {
@@ -901,10 +957,15 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	double deadline = o->deadline;
 	struct vars v;
 	size_t bins;
-	bool built = vars_init(&v, g, &bins);
+	bool late;
+	bool built = vars_init(&v, g, deadline, &bins, &late);
+	int rc = 0;
+	if (late) {
+		rc = answer_unbuilt(g, o, r, err);
+		goto out;
+	}
 	r->n_binaries = bins;
 	r->mem_unit = v.unit;
-	int rc = 0;
 	if (!built || bins > ILP_MAX_BINARIES) {
 		rc = rs_error_set(err, EXIT_DATAERR, s->source, 0,
 				  "the ILP of this log would have %s%zu binary variables (%zu ops), "
@@ -944,7 +1005,12 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		goto out;
 	}
 	struct ilp_model m = {0};
-	build(&v, &m, cap, false, 0);
+	if ((deadline > 0 && now_seconds() >= deadline) || !build(&v, &m, cap, false, 0, deadline)) {
+		/* no time left for the model: the start is the answer */
+		model_free(&m);
+		rc = answer_unbuilt(g, o, r, err);
+		goto out;
+	}
 	r->n_continuous = m.n_cols - bins;
 	r->n_rows = m.n_rows;
 	r->n_nonzeros = m.n_nz;
@@ -953,15 +1019,19 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	bool x0_used = false;
 	struct steps_cost c0 = {0};
 	if (o->start && !o->relax) {
+		/* past the deadline, the start is not made a point of the model
+		 * (model_satisfies walks every row: 0.2 s on RL1000): no solver
+		 * runs then, and the start is the answer all the same */
+		bool late = deadline > 0 && now_seconds() >= deadline;
 		x0 = xmalloc((m.n_cols + 1) * sizeof *x0);
 		if ((rc = kept_cost(g, o->start, &c0, err)) ||
-		    (rc = start_point(&v, &m, o->start, x0, err))) {
+		    (!late && (rc = start_point(&v, &m, o->start, x0, err)))) {
 			free(x0);
 			model_free(&m);
 			goto out;
 		}
 		if (c0.peak <= o->budget) {
-			if (model_satisfies(&m, x0))
+			if (!late && model_satisfies(&m, x0))
 				m.start = x0;
 			x0_used = m.start != NULL;
 			r->start_given = true;
@@ -1095,11 +1165,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 			r->kept = lk;
 			lk_have = false;
 		} else if (r->start_answer) {
-			struct steps_kept *kk = &r->kept;
-			const struct steps_kept *st = o->start;
-			kk->T = st->T;
-			kk->off = xmemdup(st->off, (st->T + 2) * sizeof *kk->off);
-			kk->node = xmemdup(st->node, ((size_t)st->off[st->T + 1] + 1) * sizeof *kk->node);
+			kept_copy(&r->kept, o->start);
 		} else {
 			kept_from(&v, a.x, 0.5, NULL, &r->kept);
 		}

@@ -97,6 +97,8 @@ struct ilp_result {
 	/* the model */
 	size_t n_binaries, n_continuous, n_rows, n_nonzeros;
 	uint64_t mem_unit;      /* bytes per unit of the model's memory (a gcd) */
+	bool unbuilt;           /* the deadline came before the model was built:
+				 * the answer is the start (n_rows and the rest 0) */
 	/* the solve */
 	double seconds;         /* wall time in the solver */
 	double cpu_seconds;     /* its CPU time (one thread) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "util.h"
 
 struct rp {
 	const struct profile_graph *g;
@@ -34,6 +35,7 @@ struct rp {
 	uint32_t *dmark, *dlist, dstamp;
 	uint32_t stamp;
 	double alpha;
+	double deadline;  /* now_seconds() past which no more work (0: none) */
 	struct repair_stats st;
 };
 
@@ -498,7 +500,8 @@ static int undo_pass(struct rp *r)
 static bool over_bounds(const struct rp *r)
 {
 	return r->st.moves >= 64 * (uint64_t)r->T + 4096 ||
-	       r->st.trials >= 100 * (uint64_t)r->T + 100000 || r->st.work >= 50000000;
+	       r->st.trials >= 100 * (uint64_t)r->T + 100000 || r->st.work >= 50000000 ||
+	       (r->deadline > 0 && now_seconds() >= r->deadline);
 }
 
 /* Drops, at the worst stage first, then at the others over the budget,
@@ -623,11 +626,11 @@ static void exchange(struct rp *r)
 	free(r->srcost);
 }
 
-int start_repair(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k,
-		 struct repair_stats *stats)
+int start_repair(const struct profile_graph *g, uint64_t budget, double a, double deadline,
+		 struct steps_kept *k, struct repair_stats *stats)
 {
 	const size_t T = g->n, W = (T + 64) / 64;
-	struct rp r = {.g = g, .T = T, .W = W, .B = budget, .alpha = a};
+	struct rp r = {.g = g, .T = T, .W = W, .B = budget, .alpha = a, .deadline = deadline};
 	r.K = xcalloc((T + 2) * W, sizeof *r.K);
 	r.RD = xcalloc((T + 1) * W, sizeof *r.RD);
 	r.CM = xcalloc((T + 1) * W, sizeof *r.CM);

@@ -62,8 +62,12 @@ struct repair_stats {
  * work's bounds are reached (64 moves per node; 100 stage evaluations
  * per node + 100,000; 50M words of kept sets, computations and edges
  * walked), while some stage still passes the budget. st may be NULL.
+ * deadline (now_seconds()'s clock; 0: none) is one more bound, on the
+ * time: past it no move is tried (-1 if the budget is not reached yet;
+ * the improvements after it just stop), so the answer then depends on
+ * the machine, as a time-limited solve's does.
  */
-int start_repair(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k,
-		 struct repair_stats *st);
+int start_repair(const struct profile_graph *g, uint64_t budget, double a, double deadline,
+		 struct steps_kept *k, struct repair_stats *st);
 
 #endif

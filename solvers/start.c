@@ -105,7 +105,8 @@ static int evict_one(struct bel *s, uint32_t t, uint32_t stamp)
 	return 0;
 }
 
-int start_belady(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k)
+int start_belady(const struct profile_graph *g, uint64_t budget, double a, double deadline,
+		 struct steps_kept *k)
 {
 	const size_t T = g->n;
 	struct bel s = {.g = g, .a = a};
@@ -126,6 +127,10 @@ int start_belady(const struct profile_graph *g, uint64_t budget, double a, struc
 	int rc = 0;
 	uint32_t stamp = 0;
 	for (uint32_t t = 0; t <= T && !rc; t++) {
+		if (deadline > 0 && now_seconds() >= deadline) {
+			rc = -1;
+			break;
+		}
 		/* what the stage computes: node t (none in the last) and every
 		 * missing ancestor it needs; in the last stage, the pinned */
 		size_t nl = 0, sp = 0;
@@ -233,9 +238,11 @@ void start_answer_free(struct start_answer *ans)
 	memset(ans, 0, sizeof *ans);
 }
 
-/* Cost k; keep it in ans if it fits and is cheaper (it is consumed). */
+/* Cost k, the candidate of rank `rank` in start_best's order; keep it in
+ * ans if it fits and is cheaper, or as cheap and of a lower rank (it is
+ * consumed). */
 static int consider(const struct profile_graph *g, uint64_t budget, struct steps_kept *k,
-		    const char *from, struct start_answer *ans, struct rs_error *err)
+		    unsigned rank, const char *from, struct start_answer *ans, struct rs_error *err)
 {
 	struct plan_steps ps;
 	struct steps_cost c;
@@ -245,12 +252,15 @@ static int consider(const struct profile_graph *g, uint64_t budget, struct steps
 		return -1;
 	}
 	plan_steps_free(&ps);
-	if (c.peak <= budget && (!ans->found || c.remat_compute < ans->cost.remat_compute)) {
+	if (c.peak <= budget &&
+	    (!ans->found || c.remat_compute < ans->cost.remat_compute ||
+	     (c.remat_compute == ans->cost.remat_compute && rank < ans->rank))) {
 		if (ans->found)
 			steps_kept_free(&ans->kept);
 		ans->found = true;
 		ans->kept = *k;
 		ans->cost = c;
+		ans->rank = rank;
 		snprintf(ans->from, sizeof ans->from, "%s", from);
 		return 0;
 	}
@@ -258,33 +268,54 @@ static int consider(const struct profile_graph *g, uint64_t budget, struct steps
 	return 0;
 }
 
-int start_best(const struct profile *p, uint64_t budget, struct start_answer *ans,
-	       struct rs_error *err)
+/* Whether deadline (0: none) has passed. */
+static bool past(double deadline)
+{
+	return deadline > 0 && now_seconds() >= deadline;
+}
+
+int start_best(const struct profile *p, uint64_t budget, double deadline,
+	       struct start_answer *ans, struct rs_error *err)
 {
 	memset(ans, 0, sizeof *ans);
 	const struct profile_graph *g = p->graph;
-	static const double as[] = {1, 0.5, 1.5, 2};
+	/* The candidates' ranks, the order in which a tie goes to the first:
+	 * Belady's (0-3), the repair's (4-6), checkpoint-all (7), Chen's
+	 * (8 on). They are tried in another order, so that a short time
+	 * limit still finds a schedule where one of the first two of a kind
+	 * does: Belady a=1, the repair a=1, then the others of each kind. */
+	static const double as[] = {1, 0.5, 1.5, 2}, ra[] = {1, 2, 3};
+	static const struct { bool repair; unsigned q; } order[] = {
+		{false, 0}, {true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}, {true, 2},
+	};
 	char from[48];
 	struct steps_kept k;
-	for (size_t q = 0; q < sizeof as / sizeof as[0]; q++)
-		if (!start_belady(g, budget, as[q], &k)) {
-			snprintf(from, sizeof from, "Belady a=%g", as[q]);
-			if (consider(g, budget, &k, from, ans, err))
-				return -1;
+	bool repair_bounded = false;
+	for (size_t o = 0; o < sizeof order / sizeof order[0] && !past(deadline); o++) {
+		unsigned q = order[o].q;
+		if (!order[o].repair) {
+			if (!start_belady(g, budget, as[q], deadline, &k)) {
+				snprintf(from, sizeof from, "Belady a=%g", as[q]);
+				if (consider(g, budget, &k, q, from, ans, err))
+					return -1;
+			}
+			continue;
 		}
-	static const double ra[] = {1, 2, 3};
-	for (size_t q = 0; q < sizeof ra / sizeof ra[0]; q++) {
+		if (repair_bounded)
+			continue; /* the others would spend as much */
 		struct repair_stats rs;
-		if (!start_repair(g, budget, ra[q], &k, &rs)) {
+		if (!start_repair(g, budget, ra[q], deadline, &k, &rs)) {
 			snprintf(from, sizeof from, "repair a=%g", ra[q]);
-			if (consider(g, budget, &k, from, ans, err))
+			if (consider(g, budget, &k, 4 + q, from, ans, err))
 				return -1;
 		} else if (rs.bounded) {
-			break; /* the others would spend as much */
+			repair_bounded = true;
 		}
 	}
+	if (past(deadline))
+		return 0;
 	baselines_keep_all(g, &k);
-	if (consider(g, budget, &k, "checkpoint-all", ans, err))
+	if (consider(g, budget, &k, 7, "checkpoint-all", ans, err))
 		return -1;
 	uint8_t *fwd = baselines_forward(p);
 	bool *cp = xcalloc(g->n + 1, sizeof *cp);
@@ -292,16 +323,17 @@ int start_best(const struct profile *p, uint64_t budget, struct start_answer *an
 	for (size_t v = 0; v < g->n; v++)
 		total += fwd[v] ? g->bytes[v] : 0;
 	int rc = 0;
-	for (int ap = 1; ap >= 0 && !rc; ap--) {
+	unsigned rank = 8;
+	for (int ap = 1; ap >= 0 && !rc && !past(deadline); ap--) {
 		baselines_chen_sqrtn(g, fwd, ap, cp);
 		baselines_kept(g, fwd, cp, &k);
-		rc = consider(g, budget, &k, ap ? "chen-sqrtn" : "chen-sqrtn-noap", ans, err);
-		for (int d = 1; d <= 64 && !rc; d *= 2) {
+		rc = consider(g, budget, &k, rank++, ap ? "chen-sqrtn" : "chen-sqrtn-noap", ans, err);
+		for (int d = 1; d <= 64 && !rc && !past(deadline); d *= 2) {
 			baselines_chen_greedy(g, fwd, ap, total / (uint64_t)d, cp);
 			baselines_kept(g, fwd, cp, &k);
 			snprintf(from, sizeof from, "%s B=total/%d", ap ? "chen-greedy" : "chen-greedy-noap",
 				 d);
-			rc = consider(g, budget, &k, from, ans, err);
+			rc = consider(g, budget, &k, rank++, from, ans, err);
 		}
 	}
 	free(cp);

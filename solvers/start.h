@@ -33,24 +33,29 @@
 #define START_MAX_NODES 4096
 
 /** Belady's kept sets under budget (bytes), exponent a. 0 with *k, or -1
- * when some computation cannot fit (nothing left to evict). */
-int start_belady(const struct profile_graph *g, uint64_t budget, double a, struct steps_kept *k);
+ * when some computation cannot fit (nothing left to evict), or deadline
+ * (now_seconds()'s clock; 0: none) passes first. */
+int start_belady(const struct profile_graph *g, uint64_t budget, double a, double deadline,
+		 struct steps_kept *k);
 
 struct start_answer {
 	bool found;
 	struct steps_kept kept;  /* found: the cheapest that fits */
 	struct steps_cost cost;
 	char from[48];           /* "Belady a=1", "chen-sqrtn", ... */
+	unsigned rank;           /* its place in the order that breaks ties */
 };
 
 /**
  * The cheapest fitting schedule of those above for profile p (its graph
- * made; fwd per node as baselines_forward gives). 0 (ans->found says
- * whether one fits), or -1 with err (EXIT_SOFTWARE: a schedule out of
- * shape, a bug).
+ * made; fwd per node as baselines_forward gives), the first in the list
+ * above on a tie. 0 (ans->found says whether one fits), or -1 with err
+ * (EXIT_SOFTWARE: a schedule out of shape, a bug). With a deadline
+ * (now_seconds()'s clock; 0: none) it stops there and answers the
+ * cheapest found by then: Belady a=1 and the repair a=1 are tried first.
  */
-int start_best(const struct profile *p, uint64_t budget, struct start_answer *ans,
-	       struct rs_error *err);
+int start_best(const struct profile *p, uint64_t budget, double deadline,
+	       struct start_answer *ans, struct rs_error *err);
 void start_answer_free(struct start_answer *ans);
 
 #endif

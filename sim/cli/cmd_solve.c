@@ -361,8 +361,10 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		if (strcmp(pl->name, "ilp-lp"))
 			json_object_set_new(so, "lp_bound", isfinite(r->lp_objective) &&
 					    r->lp_objective > 0 ? json_real(r->lp_objective) : json_null());
-		json_object_set_new(so, "binaries", json_integer((json_int_t)r->n_binaries));
+		json_object_set_new(so, "binaries", r->unbuilt && !r->n_binaries ? json_null()
+				    : json_integer((json_int_t)r->n_binaries));
 		json_object_set_new(so, "continuous", json_integer((json_int_t)r->n_continuous));
+		json_object_set_new(so, "built", json_boolean(!r->unbuilt));
 		json_object_set_new(so, "rows", json_integer((json_int_t)r->n_rows));
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
@@ -454,7 +456,16 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 		printf("planner: %s\n", pl->name);
 	printf("ops: %zu (%zu forward), constants: %" PRIu64 " bytes\n", p->graph->n, p->n,
 	       p->graph->static_bytes[p->graph->n]);
-	if (pl->param == PLANNER_PARAM_BUDGET) {
+	if (pl->param == PLANNER_PARAM_BUDGET && r->unbuilt) {
+		if (r->n_binaries)
+			printf("model: %zu binary variables, not built: the time limit came first\n",
+			       r->n_binaries);
+		else
+			printf("model: not built: the time limit came first\n");
+		if (r->start_given)
+			printf("start: %s, %.17g ns of recomputation; the answer (no lower bound: "
+			       "gap 100%%)\n", r->start_from, r->start_objective);
+	} else if (pl->param == PLANNER_PARAM_BUDGET) {
 		printf("model: %zu binary and %zu continuous variables%s, %zu rows, %zu nonzeros "
 		       "(memory in units of %" PRIu64 " bytes)\n", r->n_binaries, r->n_continuous,
 		       strcmp(pl->name, "ilp-lp") ? "" : " (the binaries relaxed to [0, 1])", r->n_rows,
