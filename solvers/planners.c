@@ -203,6 +203,11 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 			return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
 					    "the LP relaxation was not solved within the time limit "
 					    "(%.3g s): give more time", args->time_limit);
+		if (r->unbuilt)
+			return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
+					    "no schedule found within the time limit (%.3g s; no "
+					    "start found and the model not built by then): give more "
+					    "time", args->time_limit);
 		return rs_error_set(err, EXIT_DATAERR, p->s->source, 0,
 				    "no schedule found within the time limit (%.3g s; %s proved "
 				    "none infeasible either): give more time", args->time_limit,

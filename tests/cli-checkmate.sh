@@ -158,4 +158,14 @@ within RL250 "$M/random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14.json" 132156 10
 # answer is the start found by then ("model: not built" on this machine),
 # or none (65) on a machine too busy to find one in time.
 within RL1000 "$M/random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json" 547757 2 2.2
+# No time at all (the deadline, 96 % of the limit less 20 ms, is past
+# when the graph is read): neither a start nor the model, and 65.
+RL="$M/random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json"
+if [ -f "$RL" ]; then
+	case "$("$R" solve "$RL" --planner ilp --budget 547757 --time-limit 0.01 2>&1)" in
+	*"built without"*) ok "RL1000 without time: no solver # skip" ;;
+	*) bad 65 "RL1000 without time" "no start found and the model not built by then" \
+		"$R" solve "$RL" --planner ilp --budget 547757 --time-limit 0.01 ;;
+	esac
+fi
 exit $fail
