@@ -105,6 +105,14 @@ bad 65 "infeasible budget's smallest" "the smallest budget any schedule fits in 
 j=$("$R" solve $L --planner ilp-lp --budget 300 --seed 3 --rounds 10 --json)
 has "ilp-lp" "$j" '"status":"LP relaxation rounded"' '"roundings":19' '"seed":3' \
 	'"outcome":"pass"'
+# a fractional bound is shown rounded down to a tenth (17.142857... ns:
+# 17.1, never above what was proved); --json keeps every digit
+t=$("$R" solve cases-estar.log --planner ilp-lp --ratio 0.6)
+has "ilp-lp bound shown" "$t" ": 17.1 ns of recomputation"
+j=$("$R" solve cases-estar.log --planner ilp-lp --ratio 0.6 --json)
+has "ilp-lp bound in JSON" "$j" '"lp_objective":17.1428571428571'
+t=$("$R" solve cases-estar.log --planner ilp --ratio 0.6 --time-limit 5)
+has "ilp bounds shown" "$t" "lower bound 40 ns" "LP relaxation 17.1 ns;"
 bad 65 "mixed views" "op op19 has outputs of its own and views among its outputs" \
 	"$R" solve region-drift.log --planner ilp --budget 1e9
 "$R" gen linear --n 200 --out "$T/long.log" >/dev/null || no "gen linear 200"

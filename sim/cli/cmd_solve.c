@@ -439,6 +439,18 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 	print_json(o);
 }
 
+/* A lower bound for people: whole as is, else rounded down to a tenth
+ * (never shown above what was proved; --json has every digit). */
+static const char *bound_text(double x, char *buf, size_t size)
+{
+	double w = nearbyint(x);
+	if (fabs(x - w) < 1e-6 * (fabs(x) > 1 ? fabs(x) : 1))
+		snprintf(buf, size, "%.17g", w);
+	else
+		snprintf(buf, size, "%.1f", floor(x * 10) / 10);
+	return buf;
+}
+
 static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			     const struct profile *p, const struct planner_args *a,
 			     const struct planner_plan *plan, const struct baseline *base,
@@ -471,8 +483,10 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 		       strcmp(pl->name, "ilp-lp") ? "" : " (the binaries relaxed to [0, 1])", r->n_rows,
 		       r->n_nonzeros, r->mem_unit);
 		if (!strcmp(pl->name, "ilp-lp")) {
-			printf("solver: %s, LP relaxation solved in %.3f s (%.3f s CPU): %.17g ns of "
-			       "recomputation\n", r->solver, r->seconds, r->cpu_seconds, r->lp_objective);
+			char bt[40];
+			printf("solver: %s, LP relaxation solved in %.3f s (%.3f s CPU): %s ns of "
+			       "recomputation\n", r->solver, r->seconds, r->cpu_seconds,
+			       bound_text(r->lp_objective, bt, sizeof bt));
 			if (r->round)
 				printf("rounding: random draw %u (seed %" PRIu64 ")", r->round, a->seed);
 			else
@@ -484,15 +498,19 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			printf("solver: %s, %s in %.3f s (%.3f s CPU): recomputation %.17g ns",
 			       r->solver, ilp_status_name(r->status), r->seconds, r->cpu_seconds,
 			       r->objective);
+			char bt[40];
 			if (isfinite(r->bound))
-				printf(", lower bound %.17g ns, MIP gap %.3g%%\n", r->bound, 100 * r->gap);
+				printf(", lower bound %s ns, MIP gap %.3g%%\n",
+				       bound_text(r->bound, bt, sizeof bt), 100 * r->gap);
 			else
 				printf(", no lower bound known\n");
 			if (isfinite(r->lagrange_bound)) {
-				printf("bounds: Lagrangian %.17g ns (%u iterations, %.3f s)",
-				       r->lagrange_bound, r->lagrange_iterations, r->lagrange_seconds);
+				printf("bounds: Lagrangian %s ns (%u iterations, %.3f s)",
+				       bound_text(r->lagrange_bound, bt, sizeof bt), r->lagrange_iterations,
+				       r->lagrange_seconds);
 				if (isfinite(r->lp_objective) && r->lp_objective > 0)
-					printf(", LP relaxation %.17g ns", r->lp_objective);
+					printf(", LP relaxation %s ns",
+					       bound_text(r->lp_objective, bt, sizeof bt));
 				printf("; the gap is from the best of these and the solver's\n");
 			}
 			if (r->start_given)
