@@ -857,6 +857,20 @@ static int backend(const struct ilp_solver *sv, const struct ilp_model *m, bool 
 	return ilp_backend_solve(sv, m, integer, limit, a, err);
 }
 
+double ilp_bound_lift(const int64_t *cost, size_t n, double b)
+{
+	uint64_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cost[i] > 0)
+			d = gcd64(d, (uint64_t)cost[i]);
+	if (!d || !(b > 0) || !isfinite(b))
+		return b;
+	double tol = 1e-6 * (b > 1 ? b : 1);
+	double q = ceil((b - tol) / (double)d);
+	double up = q * (double)d;
+	return up > b ? up : b;
+}
+
 /* dst: a copy of src. */
 static void kept_copy(struct steps_kept *dst, const struct steps_kept *src)
 {
@@ -1154,6 +1168,9 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		/* nothing found in time */
 	} else if (!o->relax) {
 		r->objective = a.obj;
+		a.bound = ilp_bound_lift(g->cost, g->n, a.bound);
+		if (a.bound > a.obj)
+			a.bound = a.obj;
 		r->bound = a.bound;
 		r->gap = a.obj > 0 ? (a.obj - a.bound) / a.obj : 0;
 		/* a bound that reaches the schedule's cost proves it optimal */

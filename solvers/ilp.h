@@ -134,6 +134,17 @@ struct ilp_result {
 void ilp_result_free(struct ilp_result *r);
 
 /**
+ * A lower bound b on the least recomputation, lifted to the next multiple
+ * of the costs' greatest common divisor (cost[0 .. n), in ns): every
+ * schedule's recomputation is a sum of costs, so such a multiple, and the
+ * lifted value is a bound all the same (1100.18 with costs in multiples of
+ * 5: 1105). A margin of 1e-6 relative keeps a bound a hair above a
+ * multiple, from the solvers' tolerances, from being lifted to the next
+ * one. b itself where the costs are all 0, or b is not positive and finite.
+ */
+double ilp_bound_lift(const int64_t *cost, size_t n, double b);
+
+/**
  * Solve for the graph of p (profile_graph_build made it) under o. Returns 0 with *r (its status says whether there is
  * a schedule), or -1 with err: EXIT_UNAVAILABLE (the solver was not built
  * in), EXIT_DATAERR (a graph the model cannot take: views mixed with

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "hash.h"
 #include "heuristics.h"
 #include "ilp.h"
 #include "plan.h"
@@ -837,6 +838,41 @@ START_TEST(time_limit)
 }
 END_TEST
 
+/* A bound lifted to the costs' common divisor: the next multiple up,
+ * never above any schedule's cost (a sum of costs), never below the bound. */
+START_TEST(bound_lift)
+{
+	const int64_t c5[] = {10, 15, 25, 0};
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 1100.18), 1105);
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 1100), 1100);
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 1100.0005), 1100.0005); /* a solver's hair: not lifted */
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 1100.01), 1105);
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 1099.2), 1100);
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 0.3), 5);
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, 0), 0);
+	ck_assert_double_eq(ilp_bound_lift(c5, 4, -3), -3);
+	ck_assert(isinf(ilp_bound_lift(c5, 4, INFINITY)));
+	ck_assert(isnan(ilp_bound_lift(c5, 4, NAN)));
+	const int64_t c0[] = {0, 0}, c1[] = {7, 4};
+	ck_assert_double_eq(ilp_bound_lift(c0, 2, 3.5), 3.5);
+	ck_assert_double_eq(ilp_bound_lift(c1, 2, 218.13), 219);
+	/* any sum of costs at or above b stays at or above the lifted b */
+	uint64_t rng = 7;
+	for (int it = 0; it < 20000; it++) {
+		int64_t d = 1 + (int64_t)(splitmix64_next(&rng) % 12), c[6], sum = 0;
+		for (int i = 0; i < 6; i++) {
+			c[i] = d * (int64_t)(splitmix64_next(&rng) % 50);
+			sum += c[i] * (int64_t)(splitmix64_next(&rng) % 4);
+		}
+		double b = (double)sum - (double)(splitmix64_next(&rng) % 1000) / 100.0;
+		double up = ilp_bound_lift(c, 6, b);
+		ck_assert(up >= b || !(b > 0));
+		ck_assert_msg(up <= (double)sum || !(b > 0), "lift(%g) = %g above %lld",
+			      b, up, (long long)sum);
+	}
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("ilp");
@@ -881,6 +917,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, repair_is_its_schedule);
 	tcase_add_test(tc, malformed_steps);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, bound_lift);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
