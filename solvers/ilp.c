@@ -357,6 +357,8 @@ static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	v->u0 = xrealloc(v->u0, (T + 2) * sizeof *v->u0);
 	double ucap = min_peak ? INFINITY : cap;
 	for (size_t t = 0; t <= T; t++) {
+		if (deadline > 0 && now_seconds() >= deadline)
+			return false;
 		v->r0[t] = (uint32_t)m->n_cols;
 		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
 			col_new(m, 0, 1, min_peak ? 0 : (double)g->cost[v->lnode[q]], true);
@@ -531,7 +533,11 @@ static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	}
 	/* Frees: F[t,b,k] = 1 only if k is computed in stage t, b is not kept
 	 * into t+1, and no later computation of the stage reads b. */
-	for (size_t t = 0; t <= T; t++)
+	for (size_t t = 0; t <= T; t++) {
+		if (deadline > 0 && now_seconds() >= deadline) {
+			free(fb);
+			return false;
+		}
 		for (uint32_t q = v->f_off[t]; q < v->f_off[t + 1]; q++) {
 			const struct fvar *f = &v->f[q];
 			row_add(m, f->col, 1);
@@ -557,6 +563,7 @@ static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 				}
 			}
 		}
+	}
 	free(fb);
 	return true;
 }

@@ -159,6 +159,10 @@ within RL250 "$M/random_layered_n250_w0.43_nlv0.75_ed0.2_scd0.14.json" 132156 10
 # or none (65) on a machine too busy to find one in time. 2.5 s: the
 # work after the deadline (the answer's replay, the output; 0.1 s under
 # the sanitizers) has room on a loaded machine, and 5 s still fails.
+# The model's build checks the deadline in each stage of its columns,
+# rows and free rows: with the first and the last unchecked, a model
+# whose build was under way at the deadline ended 0.4-0.6 s past it, and
+# this ran 2.4-2.6 s on an idle machine (CI failed at 2.51 s).
 within RL1000 "$M/random_layered_n1000_w0.31_nlv0.75_ed0.2_scd0.14.json" 547757 2 2.5
 # No time at all (the deadline, 96 % of the limit less 20 ms, is past
 # when the graph is read): neither a start nor the model, and 65.

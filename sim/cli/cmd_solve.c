@@ -443,7 +443,7 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
  * (never shown above what was proved; --json has every digit). */
 static const char *bound_text(double x, char *buf, size_t size)
 {
-	double w = nearbyint(x);
+	double w = nearbyint(x) + 0.0; /* -0 shown as 0 */
 	if (fabs(x - w) < 1e-6 * (fabs(x) > 1 ? fabs(x) : 1))
 		snprintf(buf, size, "%.17g", w);
 	else
