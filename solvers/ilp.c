@@ -290,7 +290,7 @@ static bool vars_init(struct vars *v, const struct profile_graph *g, double dead
 	v->f_off = xcalloc(T + 3, sizeof *v->f_off);
 	size_t cap = 0;
 	for (size_t t = 0; t <= T; t++) {
-		if (deadline > 0 && now_seconds() >= deadline) {
+		if (deadline_past(deadline)) {
 			*late = true;
 			return false;
 		}
@@ -357,7 +357,7 @@ static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	v->u0 = xrealloc(v->u0, (T + 2) * sizeof *v->u0);
 	double ucap = min_peak ? INFINITY : cap;
 	for (size_t t = 0; t <= T; t++) {
-		if (deadline > 0 && now_seconds() >= deadline)
+		if (deadline_past(deadline))
 			return false;
 		v->r0[t] = (uint32_t)m->n_cols;
 		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
@@ -384,7 +384,7 @@ static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	struct fvar *fb = xmalloc(((size_t)fmax + 1) * sizeof *fb);
 
 	for (size_t t = 0; t <= T; t++) {
-		if (deadline > 0 && now_seconds() >= deadline) {
+		if (deadline_past(deadline)) {
 			free(fb);
 			return false;
 		}
@@ -534,7 +534,7 @@ static bool build(struct vars *v, struct ilp_model *m, double cap, bool min_peak
 	/* Frees: F[t,b,k] = 1 only if k is computed in stage t, b is not kept
 	 * into t+1, and no later computation of the stage reads b. */
 	for (size_t t = 0; t <= T; t++) {
-		if (deadline > 0 && now_seconds() >= deadline) {
+		if (deadline_past(deadline)) {
 			free(fb);
 			return false;
 		}
@@ -1026,7 +1026,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		goto out;
 	}
 	struct ilp_model m = {0};
-	if ((deadline > 0 && now_seconds() >= deadline) || !build(&v, &m, cap, false, 0, deadline)) {
+	if (deadline_past(deadline) || !build(&v, &m, cap, false, 0, deadline)) {
 		/* no time left for the model: the start is the answer */
 		model_free(&m);
 		rc = answer_unbuilt(g, o, r, err);
@@ -1043,7 +1043,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		/* past the deadline, the start is not made a point of the model
 		 * (model_satisfies walks every row: 0.2 s on RL1000): no solver
 		 * runs then, and the start is the answer all the same */
-		bool late = deadline > 0 && now_seconds() >= deadline;
+		bool late = deadline_past(deadline);
 		x0 = xmalloc((m.n_cols + 1) * sizeof *x0);
 		if ((rc = kept_cost(g, o->start, &c0, err)) ||
 		    (!late && (rc = start_point(&v, &m, o->start, x0, err)))) {

@@ -228,7 +228,7 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 	mean_cost = T ? mean_cost / (double)T : 1;
 	unsigned stale = 0, it = 0;
 	for (; it < max_iter; it++) {
-		if (end > 0 && now_seconds() >= end)
+		if (deadline_past(end))
 			break;
 		/* the costs under the multipliers */
 		for (size_t i = 0; i < T; i++)

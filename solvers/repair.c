@@ -501,7 +501,7 @@ static bool over_bounds(const struct rp *r)
 {
 	return r->st.moves >= 64 * (uint64_t)r->T + 4096 ||
 	       r->st.trials >= 100 * (uint64_t)r->T + 100000 || r->st.work >= 50000000 ||
-	       (r->deadline > 0 && now_seconds() >= r->deadline);
+	       deadline_past(r->deadline);
 }
 
 /* Drops, at the worst stage first, then at the others over the budget,

@@ -127,7 +127,7 @@ int start_belady(const struct profile_graph *g, uint64_t budget, double a, doubl
 	int rc = 0;
 	uint32_t stamp = 0;
 	for (uint32_t t = 0; t <= T && !rc; t++) {
-		if (deadline > 0 && now_seconds() >= deadline) {
+		if (deadline_past(deadline)) {
 			rc = -1;
 			break;
 		}
@@ -268,12 +268,6 @@ static int consider(const struct profile_graph *g, uint64_t budget, struct steps
 	return 0;
 }
 
-/* Whether deadline (0: none) has passed. */
-static bool past(double deadline)
-{
-	return deadline > 0 && now_seconds() >= deadline;
-}
-
 int start_best(const struct profile *p, uint64_t budget, double deadline,
 	       struct start_answer *ans, struct rs_error *err)
 {
@@ -291,7 +285,7 @@ int start_best(const struct profile *p, uint64_t budget, double deadline,
 	char from[48];
 	struct steps_kept k;
 	bool repair_bounded = false;
-	for (size_t o = 0; o < sizeof order / sizeof order[0] && !past(deadline); o++) {
+	for (size_t o = 0; o < sizeof order / sizeof order[0] && !deadline_past(deadline); o++) {
 		unsigned q = order[o].q;
 		if (!order[o].repair) {
 			if (!start_belady(g, budget, as[q], deadline, &k)) {
@@ -312,7 +306,7 @@ int start_best(const struct profile *p, uint64_t budget, double deadline,
 			repair_bounded = true;
 		}
 	}
-	if (past(deadline))
+	if (deadline_past(deadline))
 		return 0;
 	baselines_keep_all(g, &k);
 	if (consider(g, budget, &k, 7, "checkpoint-all", ans, err))
@@ -324,11 +318,11 @@ int start_best(const struct profile *p, uint64_t budget, double deadline,
 		total += fwd[v] ? g->bytes[v] : 0;
 	int rc = 0;
 	unsigned rank = 8;
-	for (int ap = 1; ap >= 0 && !rc && !past(deadline); ap--) {
+	for (int ap = 1; ap >= 0 && !rc && !deadline_past(deadline); ap--) {
 		baselines_chen_sqrtn(g, fwd, ap, cp);
 		baselines_kept(g, fwd, cp, &k);
 		rc = consider(g, budget, &k, rank++, ap ? "chen-sqrtn" : "chen-sqrtn-noap", ans, err);
-		for (int d = 1; d <= 64 && !rc && !past(deadline); d *= 2) {
+		for (int d = 1; d <= 64 && !rc && !deadline_past(deadline); d *= 2) {
 			baselines_chen_greedy(g, fwd, ap, total / (uint64_t)d, cp);
 			baselines_kept(g, fwd, cp, &k);
 			snprintf(from, sizeof from, "%s B=total/%d", ap ? "chen-greedy" : "chen-greedy-noap",

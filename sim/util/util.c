@@ -291,6 +291,11 @@ double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bool deadline_past(double deadline)
+{
+	return deadline > 0 && now_seconds() >= deadline;
+}
+
 uint64_t rs_limit(const char *env, uint64_t dflt)
 {
 	const char *v = getenv(env);

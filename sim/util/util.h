@@ -11,6 +11,7 @@
 #define REMATSIM_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -143,6 +144,9 @@ int rs_tsv_field(FILE *f, const char *s);
 
 /** Monotonic wall clock in seconds. */
 double now_seconds(void);
+
+/** Whether deadline (now_seconds()'s clock; 0 or less: none) has passed. */
+bool deadline_past(double deadline);
 
 /**
  * The name of names[0..n) nearest to name by edit distance, ignoring case,
