@@ -777,6 +777,26 @@ static int lns(struct vars *v, struct ilp_model *m, const struct ilp_solver *sv,
 	return found;
 }
 
+/*
+ * Fixes to 0 every recomputation R[t,i] of a node whose own cost is more
+ * than `cost` (a schedule's, whole ns): a schedule that recomputes it
+ * costs more than that schedule, so no schedule cheaper than it is lost,
+ * and where that schedule is a point of the model, the model's optimum
+ * (and so every lower bound on it) is unchanged. Returns how many
+ * columns it fixed.
+ */
+static size_t fix_by_cost(const struct vars *v, struct ilp_model *m, double cost)
+{
+	size_t fixed = 0;
+	for (size_t t = 0; t <= v->T; t++)
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
+			if ((double)v->g->cost[v->lnode[q]] > cost && m->ub[v->r0[t] + q - v->loff[t]] > 0) {
+				m->ub[v->r0[t] + q - v->loff[t]] = 0;
+				fixed++;
+			}
+	return fixed;
+}
+
 /* Whether x satisfies every row and bound of m (to 1e-6 of a unit). */
 static bool model_satisfies(const struct ilp_model *m, const double *x)
 {
@@ -1093,6 +1113,12 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		if (o->time_limit > 0 && !(deadline > 0))
 			mip_limit_lns = now_seconds() - now;
 	}
+	/* A schedule cheaper than the start recomputes no node that alone
+	 * costs more than the start: those recomputations are fixed to 0
+	 * (fix_by_cost). The start stays a point, and the optimum, every
+	 * bound and the search's answer are the full model's. */
+	if (m.start)
+		r->fixed_by_cost = fix_by_cost(&v, &m, r->start_objective);
 	/* A lower bound that holds whatever the search reaches: with a start
 	 * and a time limit, the LP relaxation first, in a quarter of the time
 	 * (killed at its end if unsolved: then no bound from it). */
@@ -1174,7 +1200,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	} else if (a.status == ILP_UNKNOWN) {
 		/* nothing found in time */
 	} else if (!o->relax) {
-		r->objective = a.obj;
+		r->objective = a.obj == 0 ? 0 : a.obj; /* not -0 */
 		a.bound = ilp_bound_lift(g->cost, g->n, a.bound);
 		if (a.bound > a.obj)
 			a.bound = a.obj;

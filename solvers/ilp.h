@@ -127,6 +127,8 @@ struct ilp_result {
 	 * itself (the solver found nothing better in its time) */
 	bool start_given, start_accepted, start_answer;
 	double start_objective;
+	size_t fixed_by_cost;   /* recomputations fixed to 0: the node alone
+				 * costs more than the start */
 	char start_from[48];
 	/* the schedule (OPTIMAL, FEASIBLE, LP_ROUNDED) */
 	struct steps_kept kept;

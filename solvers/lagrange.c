@@ -209,6 +209,14 @@ static double node_path(struct lg *L, uint32_t i)
 	return best;
 }
 
+/* A node that alone costs more than the schedule known (upper) is not
+ * recomputed in any cheaper one: its recomputations are left out (ilp.c's
+ * fix_by_cost), which keeps the bound one on the optimum. */
+static bool fixed(const struct profile_graph *g, double upper, size_t i)
+{
+	return upper >= 0 && (double)g->cost[i] > upper;
+}
+
 void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper,
 		    unsigned max_iter, double end, struct lagrange_result *r)
 {
@@ -234,7 +242,7 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		for (size_t i = 0; i < T; i++)
 			for (size_t t = i + 1; t <= L.reach[i]; t++) {
 				size_t p = pair_of(&L, (uint32_t)i, t);
-				L.cR[p] = (double)g->cost[i];
+				L.cR[p] = fixed(g, upper, i) ? INFINITY : (double)g->cost[i];
 				L.cS[p] = L.a[p] ? L.lambda[t - 1] * L.a[p] : 0;
 			}
 		if (L.n_mu)

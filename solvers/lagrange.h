@@ -36,7 +36,9 @@ struct lagrange_result {
  * The bound for g at budget bytes (budget at least every single op's need:
  * else the ILP is infeasible at once and no bound is asked). upper: the
  * cost of a schedule known to fit (the step's target), or a negative
- * number for none. Stops after max_iter iterations or at the wall-clock
+ * number for none; with one, a node that alone costs more than upper is
+ * not recomputed (no schedule cheaper than that one does so, and the
+ * bound stays one on the optimum). Stops after max_iter iterations or at the wall-clock
  * time end (now_seconds(); 0: none), or when the bound reaches upper.
  * Time O(iterations x (live pairs + their input rows)), memory linear in
  * those.

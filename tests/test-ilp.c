@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "heuristics.h"
 #include "ilp.h"
+#include "lagrange.h"
 #include "plan.h"
 #include "planners.h"
 #include "profile.h"
@@ -740,6 +741,68 @@ START_TEST(nothing_beats_the_optimum)
 }
 END_TEST
 
+/*
+ * Fixing by cost (ilp.c's fix_by_cost, lagrange.c's fixed): with a start,
+ * the recomputations of nodes that alone cost more than it are fixed to
+ * 0 and left out of the Lagrangian. On random DAGs with long edges, at
+ * budgets from the single-op need to the peak, the optimum with the start
+ * (and the fixing) is the one without (no fixing), and the Lagrangian
+ * with the start's cost as its target stays at or below it; some
+ * columns are fixed, or the test would prove nothing.
+ */
+START_TEST(fixing_keeps_the_optimum)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t compared = 0, fixed = 0;
+	for (int li = 0; li < 24; li++) {
+		struct schedule *s = random_dag(&seed, 8 + (size_t)li % 7);
+		struct profile p;
+		ck_assert_int_eq(profile_build(s, &p, NULL), 0);
+		ck_assert_int_eq(profile_graph_build(&p, NULL), 0);
+		struct baseline b;
+		baseline_run(s, &b);
+		uint64_t budgets[4];
+		size_t nb = budgets_of(s, budgets, 4);
+		for (size_t i = 0; i < nb; i++) {
+			struct planner_plan w, wo;
+			struct plan_result rw, rwo;
+			struct rs_error ew = {0}, ewo = {0};
+			struct planner_args aw = {.param = budgets[i]}, awo = {.param = budgets[i], .no_start = true};
+			int xw = planner_replay(planner_find("ilp"), s, &b, &p, &aw, true, &w, &rw, &ew);
+			int xwo = planner_replay(planner_find("ilp"), s, &b, &p, &awo, true, &wo, &rwo, &ewo);
+			ck_assert_msg(!xw == !xwo, "dag %d budget %llu: with the start %s, without %s", li,
+				      (unsigned long long)budgets[i], xw ? ew.msg : "ok", xwo ? ewo.msg : "ok");
+			if (xw)
+				continue;
+			ck_assert_int_eq(w.ilp.status, ILP_OPTIMAL);
+			ck_assert_int_eq(wo.ilp.status, ILP_OPTIMAL);
+			ck_assert_msg(w.ilp.objective == wo.ilp.objective,
+				      "dag %d budget %llu: %g with the start (%zu fixed), %g without",
+				      li, (unsigned long long)budgets[i], w.ilp.objective,
+				      w.ilp.fixed_by_cost, wo.ilp.objective);
+			ck_assert_uint_eq(wo.ilp.fixed_by_cost, 0);
+			if (w.ilp.start_given) {
+				struct lagrange_result lr;
+				lagrange_bound(p.graph, budgets[i], w.ilp.start_objective, 5000, 0, &lr);
+				ck_assert_msg(lr.bound <= w.ilp.objective,
+					      "dag %d budget %llu: Lagrangian %g above the optimum %g", li,
+					      (unsigned long long)budgets[i], lr.bound, w.ilp.objective);
+			}
+			fixed += w.ilp.fixed_by_cost;
+			compared++;
+			planner_plan_free(&w);
+			planner_plan_free(&wo);
+		}
+		profile_free(&p);
+		schedule_free(s);
+	}
+	ck_assert_uint_ge(compared, 40);
+	ck_assert_uint_gt(fixed, 0);
+	fprintf(stderr, "fixing_keeps_the_optimum: %zu solves compared, %zu columns fixed\n",
+		compared, fixed);
+}
+END_TEST
+
 START_TEST(lp_rounding)
 {
 	for (int li = 0; li < N_SMALL; li++) {
@@ -901,7 +964,7 @@ int main(int argc, char **argv)
 		} cases[] = {
 			{"hand", hand_optimum}, {"last", last_stage}, {"agree", solvers_agree},
 			{"beats", nothing_beats_the_optimum}, {"lp", lp_rounding},
-			{"limit", time_limit},
+			{"limit", time_limit}, {"fixing", fixing_keeps_the_optimum},
 		};
 		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 			TCase *ti = tcase_create(cases[i].name);

@@ -369,9 +369,10 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
 		if (r->start_given)
-			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b}", "from",
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I}", "from",
 				r->start_from, "objective", r->start_objective, "accepted",
-				(int)r->start_accepted, "answer", (int)r->start_answer));
+				(int)r->start_accepted, "answer", (int)r->start_answer,
+				"fixed_by_cost", (json_int_t)r->fixed_by_cost));
 		else
 			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
@@ -513,15 +514,20 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 					       bound_text(r->lp_objective, bt, sizeof bt));
 				printf("; the gap is from the best of these and the solver's\n");
 			}
-			if (r->start_given)
+			if (r->start_given) {
 				printf("start: %s, %.17g ns of recomputation (%s)%s\n", r->start_from,
 				       r->start_objective,
 				       r->start_accepted ? "a point of the model, handed to the solver"
 							 : "not a point of the model: not handed over",
 				       r->start_answer ? "; the answer is the start (the solver found "
 							 "nothing cheaper in its time)" : "");
-			else if (!a->no_start)
+				if (r->fixed_by_cost)
+					printf("fixed: %zu recomputations of nodes that alone cost more "
+					       "than the start (set to 0: no cheaper schedule has them)\n",
+					       r->fixed_by_cost);
+			} else if (!a->no_start) {
 				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
+			}
 		}
 	} else if (!strcmp(pl->name, "griewank-logn")) {
 		printf("griewank-logn: %" PRIu64 " snapshots%s on a chain of %zu segments (cut at "
