@@ -16,6 +16,7 @@
 #include "ilp-private.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -186,6 +187,7 @@ int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, 
 		free(x);
 		a->status = ILP_UNKNOWN;
 		a->seconds = now_seconds() - t0;
+		a->cpu_seconds = NAN; /* the child killed, not yet waited for */
 		return 0;
 	}
 	if (!done) {

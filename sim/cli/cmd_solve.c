@@ -348,7 +348,8 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "name", json_string(r->solver));
 		json_object_set_new(so, "status", json_string(ilp_status_name(r->status)));
 		json_object_set_new(so, "seconds", json_real(r->seconds));
-		json_object_set_new(so, "cpu_seconds", json_real(r->cpu_seconds));
+		json_object_set_new(so, "cpu_seconds", isfinite(r->cpu_seconds)
+				    ? json_real(r->cpu_seconds) : json_null());
 		json_object_set_new(so, "time_limit",
 				    a->time_limit > 0 ? json_real(a->time_limit) : json_null());
 		json_object_set_new(so, "objective", json_real(r->objective));
@@ -497,9 +498,13 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 			       "%.3g%% above the relaxation\n", r->roundings_fit, 9 + a->rounds,
 			       r->objective, 100 * r->gap);
 		} else {
-			printf("solver: %s, %s in %.3f s (%.3f s CPU): recomputation %.17g ns",
-			       r->solver, ilp_status_name(r->status), r->seconds, r->cpu_seconds,
-			       r->objective);
+			char ct[48];
+			if (isfinite(r->cpu_seconds))
+				snprintf(ct, sizeof ct, "%.3f s CPU", r->cpu_seconds);
+			else
+				snprintf(ct, sizeof ct, "CPU time unknown: killed at the deadline");
+			printf("solver: %s, %s in %.3f s (%s): recomputation %.17g ns",
+			       r->solver, ilp_status_name(r->status), r->seconds, ct, r->objective);
 			char bt[40];
 			if (isfinite(r->bound))
 				printf(", lower bound %s ns, MIP gap %.3g%%\n",
