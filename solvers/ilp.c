@@ -1085,6 +1085,13 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	 * search from the start (lns above). */
 	struct steps_kept lk = {0};
 	bool lk_have = false;
+	/* A schedule cheaper than the start recomputes no node that alone
+	 * costs more than the start: those recomputations are fixed to 0
+	 * (fix_by_cost), in the search's windows too, and again after them
+	 * for a cheaper start they found. The start stays a point, and the
+	 * optimum, every bound and the search's answer are the full model's. */
+	if (m.start)
+		r->fixed_by_cost = fix_by_cost(&v, &m, r->start_objective);
 	if (m.start && o->lns > 0 && (o->time_limit > 0 || deadline > 0)) {
 		double now = now_seconds();
 		double end = now + 0.35 * (deadline > 0 ? deadline - now : o->time_limit);
@@ -1113,12 +1120,8 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		if (o->time_limit > 0 && !(deadline > 0))
 			mip_limit_lns = now_seconds() - now;
 	}
-	/* A schedule cheaper than the start recomputes no node that alone
-	 * costs more than the start: those recomputations are fixed to 0
-	 * (fix_by_cost). The start stays a point, and the optimum, every
-	 * bound and the search's answer are the full model's. */
-	if (m.start)
-		r->fixed_by_cost = fix_by_cost(&v, &m, r->start_objective);
+	if (lk_have)
+		r->fixed_by_cost += fix_by_cost(&v, &m, r->start_objective);
 	/* A lower bound that holds whatever the search reaches: with a start
 	 * and a time limit, the LP relaxation first, in a quarter of the time
 	 * (killed at its end if unsolved: then no bound from it). */
