@@ -1122,12 +1122,45 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	}
 	if (lk_have)
 		r->fixed_by_cost += fix_by_cost(&v, &m, r->start_objective);
-	/* A lower bound that holds whatever the search reaches: with a start
-	 * and a time limit, the LP relaxation first, in a quarter of the time
-	 * (killed at its end if unsolved: then no bound from it). */
 	double lp_bound = 0, mip_limit = o->time_limit - mip_limit_lns, mip_deadline = deadline;
 	if (mip_limit_lns > 0 && mip_limit < 0.01)
 		mip_limit = 0.01;
+	/* The Lagrangian bound (lagrange.h): no LP, milliseconds to seconds;
+	 * a twentieth of the time limit (at most 5 s; 2 s without one). It
+	 * comes first: its fixings make the LP relaxation's model and the
+	 * search's smaller. */
+	double lg_bound = 0;
+	r->lagrange_bound = NAN;
+	if (!o->relax) {
+		struct lagrange_result lr;
+		double now = now_seconds(), slice = o->time_limit > 0 ? 0.05 * o->time_limit : 2;
+		if (slice > 5)
+			slice = 5;
+		if (deadline > 0 && now + slice > now + 0.05 * (deadline - now))
+			slice = 0.05 * (deadline - now);
+		lagrange_bound(g, o->budget, r->start_given ? r->start_objective : -1, 2000,
+			       now + slice, &lr);
+		lg_bound = lr.bound;
+		/* its reduced costs' fixings, where the start is a point (and
+		 * not one of them: the start stays a point) */
+		if (m.start)
+			for (size_t q = 0; q < lr.n_fixed; q++) {
+				uint32_t c = R(&v, lr.fixed[q].stage, lr.fixed[q].node);
+				if (c != NONE && m.ub[c] > 0 && x0[c] < 0.5) {
+					m.ub[c] = 0;
+					r->fixed_by_bound++;
+				}
+			}
+		lagrange_result_free(&lr);
+		r->lagrange_bound = lr.bound;
+		r->lagrange_iterations = lr.iterations;
+		r->lagrange_seconds = lr.seconds;
+		if (o->time_limit > 0 && !(deadline > 0))
+			mip_limit = mip_limit - lr.seconds > 0.01 ? mip_limit - lr.seconds : 0.01;
+	}
+	/* A lower bound that holds whatever the search reaches: with a start
+	 * and a time limit, the LP relaxation first, in a quarter of the time
+	 * (killed at its end if unsolved: then no bound from it). */
 	if (m.start && (o->time_limit > 0 || deadline > 0)) {
 		struct ilp_answer la;
 		double now = now_seconds();
@@ -1143,27 +1176,7 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		r->lp_objective = la.status == ILP_OPTIMAL ? la.obj : NAN;
 		free(la.x);
 		if (o->time_limit > 0 && !(deadline > 0))
-			mip_limit = o->time_limit - la.seconds > 0.01 ? o->time_limit - la.seconds : 0.01;
-	}
-	/* The Lagrangian bound (lagrange.h): no LP, milliseconds to seconds;
-	 * a twentieth of the time limit (at most 5 s; 2 s without one). */
-	double lg_bound = 0;
-	r->lagrange_bound = NAN;
-	if (!o->relax) {
-		struct lagrange_result lr;
-		double now = now_seconds(), slice = o->time_limit > 0 ? 0.05 * o->time_limit : 2;
-		if (slice > 5)
-			slice = 5;
-		if (deadline > 0 && now + slice > now + 0.05 * (deadline - now))
-			slice = 0.05 * (deadline - now);
-		lagrange_bound(g, o->budget, r->start_given ? r->start_objective : -1, 2000,
-			       now + slice, &lr);
-		lg_bound = lr.bound;
-		r->lagrange_bound = lr.bound;
-		r->lagrange_iterations = lr.iterations;
-		r->lagrange_seconds = lr.seconds;
-		if (o->time_limit > 0 && !(deadline > 0))
-			mip_limit = mip_limit - lr.seconds > 0.01 ? mip_limit - lr.seconds : 0.01;
+			mip_limit = mip_limit - la.seconds > 0.01 ? mip_limit - la.seconds : 0.01;
 	}
 	if (lg_bound > lp_bound)
 		lp_bound = lg_bound; /* from here: the best bound that needs no search */

@@ -32,6 +32,10 @@ struct lg {
 	uint8_t *sel;      /* [pairs]: bit 0 S, bit 1 R */
 	uint8_t *bp;       /* [pairs]: back pointers of the shortest path */
 	double *gs;        /* [T] */
+	/* reduced-cost fixing (upper >= 0): a node's forward costs, the
+	 * pairs fixed so far (a bit each) */
+	double *fw0, *fw1; /* [largest pair count of a node] */
+	uint64_t *fx;      /* [pairs / 64 + 1] */
 };
 
 static size_t pair_of(const struct lg *L, uint32_t i, size_t t)
@@ -135,6 +139,18 @@ static bool lg_init(struct lg *L, const struct profile_graph *g, uint64_t budget
 	return true;
 }
 
+/* The scratch of the reduced-cost fixing. */
+static void fix_init(struct lg *L)
+{
+	size_t most = 1;
+	for (size_t i = 0; i < L->T; i++)
+		if (L->poff[i + 1] - L->poff[i] > most)
+			most = L->poff[i + 1] - L->poff[i];
+	L->fw0 = xmalloc(most * sizeof *L->fw0);
+	L->fw1 = xmalloc(most * sizeof *L->fw1);
+	L->fx = xcalloc(L->n_pairs / 64 + 1, sizeof *L->fx);
+}
+
 static void lg_free(struct lg *L)
 {
 	free(L->reach);
@@ -151,6 +167,58 @@ static void lg_free(struct lg *L)
 	free(L->muoff);
 	free(L->mu);
 	free(L->gmu);
+	free(L->fw0);
+	free(L->fw1);
+	free(L->fx);
+}
+
+void lagrange_result_free(struct lagrange_result *r)
+{
+	free(r->fixed);
+	r->fixed = NULL;
+	r->n_fixed = 0;
+}
+
+/*
+ * Reduced-cost fixing at this iterate (val, its bound): node i's cheapest
+ * life with R chosen at pair p costs `forced`; the iterate with that
+ * recomputation imposed bounds every schedule that makes it by val -
+ * path + forced (the other nodes' paths unchanged). Where that reaches
+ * cut, the pair is marked in fx.
+ */
+static void node_fix(struct lg *L, uint32_t i, double val, double cut)
+{
+	size_t p0 = L->poff[i], p1 = L->poff[i + 1];
+	if (p0 == p1)
+		return;
+	double f0 = INFINITY, f1 = 0;
+	for (size_t p = p0; p < p1; p++) {
+		double cs = L->cS[p], cr = L->cR[p];
+		double c1 = fmin(cs, fmin(cr, cs + cr));
+		double n1 = fmin(f1 + c1, f0 + cr);
+		double n0 = L->demand[p] ? INFINITY : fmin(f0, f1);
+		L->fw0[p - p0] = f0;
+		L->fw1[p - p0] = f1;
+		f0 = n0;
+		f1 = n1;
+	}
+	double path = fmin(f0, f1), b0 = 0, b1 = 0;
+	for (size_t p = p1; p-- > p0;) {
+		double cs = L->cS[p], cr = L->cR[p];
+		if (isfinite(cr)) {
+			double arrive = fmin(L->fw1[p - p0] + cr + fmin(0, cs), L->fw0[p - p0] + cr);
+			if (val - path + arrive + b1 >= cut)
+				L->fx[p / 64] |= (uint64_t)1 << (p % 64);
+		}
+		double c1 = fmin(cs, fmin(cr, cs + cr));
+		double nb1 = c1 + b1, nb0 = cr + b1;
+		if (!L->demand[p]) {
+			nb1 = fmin(nb1, b0);
+			nb0 = fmin(nb0, b0);
+		}
+		b0 = nb0;
+		b1 = nb1;
+	}
 }
 
 /* Node i's cheapest life under the costs: a two-state path over its
@@ -230,6 +298,25 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 	}
 	const size_t T = L.T;
 	r->multipliers = T + L.n_mu;
+	/* Fixing: a bound on the schedules that make a recomputation above
+	 * upper less the costs' divisor (whole ns; less a margin for the
+	 * sums' rounding) means each of them costs upper or more. */
+	double cut = INFINITY;
+	if (upper >= 0) {
+		uint64_t d = 0;
+		for (size_t i = 0; i < T; i++)
+			if (g->cost[i] > 0) {
+				uint64_t a = (uint64_t)g->cost[i], b = d;
+				while (b) {
+					uint64_t t = a % b;
+					a = b;
+					b = t;
+				}
+				d = a;
+			}
+		cut = upper - (double)d + 1e-6 * (1 + fabs(upper));
+		fix_init(&L);
+	}
 	double best = 0, theta = 1.0, mean_cost = 0;
 	for (size_t i = 0; i < T; i++)
 		mean_cost += (double)g->cost[i];
@@ -268,6 +355,9 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		if (val > best + 1e-9 * (1 + fabs(best))) {
 			best = val;
 			stale = 0;
+			if (upper >= 0)
+				for (size_t i = 0; i < T; i++)
+					node_fix(&L, (uint32_t)i, val, cut);
 		} else if (++stale >= 15) {
 			theta /= 2;
 			stale = 0;
@@ -317,6 +407,17 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 	double b = ceil(best - 1e-9 * (1 + fabs(best)));
 	r->bound = b > 0 ? b : 0;
 	r->iterations = it;
+	if (L.fx) {
+		size_t n = 0;
+		for (size_t q = 0; q <= L.n_pairs / 64; q++)
+			n += (size_t)__builtin_popcountll(L.fx[q]);
+		r->fixed = xmalloc((n + 1) * sizeof *r->fixed);
+		for (size_t i = 0; i < T; i++)
+			for (size_t p = L.poff[i]; p < L.poff[i + 1]; p++)
+				if (L.fx[p / 64] >> (p % 64) & 1)
+					r->fixed[r->n_fixed++] = (struct lagrange_pair){
+						(uint32_t)i, (uint32_t)(i + 1 + (p - L.poff[i]))};
+	}
 	r->seconds = now_seconds() - t0;
 	lg_free(&L);
 }

@@ -25,12 +25,25 @@
 
 #include "profile.h"
 
+/* A recomputation, R[stage, node] of the ILP (ilp.h). */
+struct lagrange_pair {
+	uint32_t node, stage;
+};
+
 struct lagrange_result {
 	double bound;       /* the best lower bound on the recomputation cost (ns) */
 	unsigned iterations;
 	double seconds;     /* wall time */
 	size_t multipliers; /* memory rows + input rows relaxed */
+	/* With a schedule known (upper >= 0): the recomputations that no
+	 * schedule cheaper than it makes, by the iterates' reduced costs
+	 * (each a bound on the schedules that make it, at least upper once
+	 * lifted to the costs' divisor); ascending by node, then stage.
+	 * Free with lagrange_result_free. */
+	struct lagrange_pair *fixed;
+	size_t n_fixed;
 };
+void lagrange_result_free(struct lagrange_result *r);
 
 /**
  * The bound for g at budget bytes (budget at least every single op's need:

@@ -753,7 +753,7 @@ END_TEST
 START_TEST(fixing_keeps_the_optimum)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
-	size_t compared = 0, fixed = 0;
+	size_t compared = 0, fixed = 0, by_bound = 0;
 	for (int li = 0; li < 24; li++) {
 		struct schedule *s = random_dag(&seed, 8 + (size_t)li % 7);
 		struct profile p;
@@ -781,14 +781,41 @@ START_TEST(fixing_keeps_the_optimum)
 				      li, (unsigned long long)budgets[i], w.ilp.objective,
 				      w.ilp.fixed_by_cost, wo.ilp.objective);
 			ck_assert_uint_eq(wo.ilp.fixed_by_cost, 0);
+			ck_assert_uint_eq(wo.ilp.fixed_by_bound, 0);
 			if (w.ilp.start_given) {
 				struct lagrange_result lr;
 				lagrange_bound(p.graph, budgets[i], w.ilp.start_objective, 5000, 0, &lr);
 				ck_assert_msg(lr.bound <= w.ilp.objective,
 					      "dag %d budget %llu: Lagrangian %g above the optimum %g", li,
 					      (unsigned long long)budgets[i], lr.bound, w.ilp.objective);
+				lagrange_result_free(&lr);
+			}
+			/* the fixings claim that no schedule cheaper than the target
+			 * makes them: with a target just above the optimum, the
+			 * optimum's own recomputations are never among them */
+			for (int64_t over = 1; over <= 4; over *= 2) {
+				struct lagrange_result lr;
+				lagrange_bound(p.graph, budgets[i], wo.ilp.objective + (double)over, 5000,
+					       0, &lr);
+				const struct plan_steps *ps = &wo.steps;
+				uint32_t t = 0;
+				for (size_t k = 0; k < ps->n_steps; k++) {
+					uint32_t nd = ps->steps[k].node;
+					if (nd == t) {
+						t++;
+						continue;
+					}
+					for (size_t q = 0; q < lr.n_fixed; q++)
+						ck_assert_msg(lr.fixed[q].node != nd || lr.fixed[q].stage != t,
+							      "dag %d budget %llu: the optimum (%g) recomputes "
+							      "%u in stage %u, fixed with the target %g", li,
+							      (unsigned long long)budgets[i], wo.ilp.objective,
+							      nd, t, wo.ilp.objective + (double)over);
+				}
+				lagrange_result_free(&lr);
 			}
 			fixed += w.ilp.fixed_by_cost;
+			by_bound += w.ilp.fixed_by_bound;
 			compared++;
 			planner_plan_free(&w);
 			planner_plan_free(&wo);
@@ -798,8 +825,9 @@ START_TEST(fixing_keeps_the_optimum)
 	}
 	ck_assert_uint_ge(compared, 40);
 	ck_assert_uint_gt(fixed, 0);
-	fprintf(stderr, "fixing_keeps_the_optimum: %zu solves compared, %zu columns fixed\n",
-		compared, fixed);
+	ck_assert_uint_gt(by_bound, 0);
+	fprintf(stderr, "fixing_keeps_the_optimum: %zu solves compared, %zu columns fixed by "
+		"cost, %zu by the Lagrangian's reduced costs\n", compared, fixed, by_bound);
 }
 END_TEST
 

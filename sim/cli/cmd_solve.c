@@ -371,10 +371,11 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
 		if (r->start_given)
-			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I}", "from",
-				r->start_from, "objective", r->start_objective, "accepted",
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I, s:I}",
+				"from", r->start_from, "objective", r->start_objective, "accepted",
 				(int)r->start_accepted, "answer", (int)r->start_answer,
-				"fixed_by_cost", (json_int_t)r->fixed_by_cost));
+				"fixed_by_cost", (json_int_t)r->fixed_by_cost,
+				"fixed_by_bound", (json_int_t)r->fixed_by_bound));
 		else
 			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
@@ -527,10 +528,11 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 							 : "not a point of the model: not handed over",
 				       r->start_answer ? "; the answer is the start (the solver found "
 							 "nothing cheaper in its time)" : "");
-				if (r->fixed_by_cost)
+				if (r->fixed_by_cost || r->fixed_by_bound)
 					printf("fixed: %zu recomputations of nodes that alone cost more "
-					       "than the start (set to 0: no cheaper schedule has them)\n",
-					       r->fixed_by_cost);
+					       "than the start, %zu by the Lagrangian's reduced costs (set "
+					       "to 0: no cheaper schedule has them)\n", r->fixed_by_cost,
+					       r->fixed_by_bound);
 			} else if (!a->no_start) {
 				printf("start: none fits the budget (Belady, Checkmate's baselines)\n");
 			}
