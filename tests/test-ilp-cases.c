@@ -138,6 +138,7 @@ START_TEST(table)
 				ck_assert_msg(lr.bound <= (double)expected,
 					      "%s at %llu: Lagrangian bound %g above the optimum %lld",
 					      file, budget, lr.bound, expected);
+				lagrange_result_free(&lr);
 			}
 		if (bf >= 0)
 			ck_assert_msg(bf == expected, "%s at %llu: brute force %lld, table %lld", file,
