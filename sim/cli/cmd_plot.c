@@ -148,14 +148,12 @@ static int run_gnuplot(const char *script, const char *data, const char *out, co
  * of ours. 0, or EXIT_CANTCREAT after a message. */
 static int claim(const char *path)
 {
-	unlink(path);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0) {
+	/* created and tracked with the fatal signals waiting in between: one
+	 * between the two left the file behind (plot-signals, once in CI) */
+	if (outfile_tmp_claim(path)) {
 		fprintf(stderr, "rematsim plot: cannot create %s: %s\n", path, strerror(errno));
 		return EXIT_CANTCREAT;
 	}
-	close(fd);
-	outfile_tmp_track(path); /* removed if a signal ends us first */
 	return 0;
 }
 

@@ -29,6 +29,8 @@ extern char **environ;
 
 /* ---- temporaries removed on a fatal signal ---- */
 
+static void fatal_set(sigset_t *set);
+
 #define LIVE_SLOTS 64 /* more at once (threads) are only removed by their writers */
 enum { SLOT_FREE, SLOT_BUSY, SLOT_READY };
 static _Atomic int live_state[LIVE_SLOTS];
@@ -115,6 +117,24 @@ static void live_add(const char *name)
 void outfile_tmp_track(const char *tmp)
 {
 	live_add(tmp);
+}
+
+int outfile_tmp_claim(const char *tmp)
+{
+	pthread_once(&live_once, live_install);
+	sigset_t fatal, old;
+	fatal_set(&fatal);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		live_add(tmp);
+		close(fd);
+	}
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return fd >= 0 ? 0 : -1;
 }
 
 void outfile_tmp_done(const char *tmp)

@@ -69,6 +69,15 @@ void outfile_tmp_done(const char *tmp);
 void outfile_tmp_track(const char *tmp);
 
 /**
+ * Claim the name tmp for a temporary that another program will write (a
+ * file or link of that name is removed first, never followed): it is
+ * created empty (O_EXCL) and tracked as outfile_tmp_track does, with the
+ * fatal signals waiting in between, so that none leaves it behind. 0, or
+ * -1 with errno.
+ */
+int outfile_tmp_claim(const char *tmp);
+
+/**
  * Start a program (posix_spawnp: file, argv, our environment) that writes
  * temporaries of ours: a fatal signal (see above) kills it (SIGKILL) and
  * waits for it before removing them, so it neither outlives us nor writes
