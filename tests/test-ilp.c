@@ -748,7 +748,10 @@ END_TEST
  * budgets from the single-op need to the peak, the optimum with the start
  * (and the fixing) is the one without (no fixing), and the Lagrangian
  * with the start's cost as its target stays at or below it; some
- * columns are fixed, or the test would prove nothing.
+ * columns are fixed, or the test would prove nothing. The fixings by the
+ * Lagrangian's reduced costs (lagrange.c's node_fix) likewise, and with a
+ * target just above the optimum none of them is one of the optimum's own
+ * recomputations.
  */
 START_TEST(fixing_keeps_the_optimum)
 {
