@@ -121,16 +121,6 @@ struct vars {
 	size_t n_f;
 };
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* The rank of i in L_t, or NONE. */
 static uint32_t rank_of(const struct vars *v, size_t t, uint32_t i)
 {
@@ -282,9 +272,9 @@ static bool vars_init(struct vars *v, const struct profile_graph *g, double dead
 	/* The memory unit. */
 	uint64_t u = 0;
 	for (size_t i = 0; i < T; i++)
-		u = gcd64(u, g->bytes[i]);
+		u = gcd_u64(u, g->bytes[i]);
 	for (size_t t = 0; t <= T; t++)
-		u = gcd64(u, g->static_bytes[t]);
+		u = gcd_u64(u, g->static_bytes[t]);
 	v->unit = u ? u : 1;
 	/* Free variables. */
 	v->f_off = xcalloc(T + 3, sizeof *v->f_off);
@@ -789,11 +779,13 @@ static size_t fix_by_cost(const struct vars *v, struct ilp_model *m, double cost
 {
 	size_t fixed = 0;
 	for (size_t t = 0; t <= v->T; t++)
-		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++)
-			if ((double)v->g->cost[v->lnode[q]] > cost && m->ub[v->r0[t] + q - v->loff[t]] > 0) {
-				m->ub[v->r0[t] + q - v->loff[t]] = 0;
+		for (uint32_t q = v->loff[t]; q < v->loff[t + 1]; q++) {
+			uint32_t c = v->r0[t] + (q - v->loff[t]);
+			if ((double)v->g->cost[v->lnode[q]] > cost && m->ub[c] > 0) {
+				m->ub[c] = 0;
 				fixed++;
 			}
+		}
 	return fixed;
 }
 
@@ -889,7 +881,7 @@ double ilp_bound_lift(const int64_t *cost, size_t n, double b)
 	uint64_t d = 0;
 	for (size_t i = 0; i < n; i++)
 		if (cost[i] > 0)
-			d = gcd64(d, (uint64_t)cost[i]);
+			d = gcd_u64(d, (uint64_t)cost[i]);
 	if (!d || !(b > 0) || !isfinite(b))
 		return b;
 	double tol = 1e-6 * (b > 1 ? b : 1);

@@ -6,19 +6,11 @@
  */
 #include "knapsack.h"
 
+#include "util.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 void knapsack_solve(const uint64_t *weight, const double *runtime, size_t n, uint64_t cap,
 		    bool *save, struct knapsack_answer *ans)
@@ -28,7 +20,7 @@ void knapsack_solve(const uint64_t *weight, const double *runtime, size_t n, uin
 		save[i] = false;
 	uint64_t g = 0;
 	for (size_t i = 0; i < n; i++)
-		g = gcd64(g, weight[i]);
+		g = gcd_u64(g, weight[i]);
 	if (!g)
 		g = 1;
 	ans->unit = g;

@@ -305,15 +305,8 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 	if (upper >= 0) {
 		uint64_t d = 0;
 		for (size_t i = 0; i < T; i++)
-			if (g->cost[i] > 0) {
-				uint64_t a = (uint64_t)g->cost[i], b = d;
-				while (b) {
-					uint64_t t = a % b;
-					a = b;
-					b = t;
-				}
-				d = a;
-			}
+			if (g->cost[i] > 0)
+				d = gcd_u64(d, (uint64_t)g->cost[i]);
 		cut = upper - (double)d + 1e-6 * (1 + fabs(upper));
 		fix_init(&L);
 	}
@@ -326,12 +319,14 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		if (deadline_past(end))
 			break;
 		/* the costs under the multipliers */
-		for (size_t i = 0; i < T; i++)
+		for (size_t i = 0; i < T; i++) {
+			double cr = fixed(g, upper, i) ? INFINITY : (double)g->cost[i];
 			for (size_t t = i + 1; t <= L.reach[i]; t++) {
 				size_t p = pair_of(&L, (uint32_t)i, t);
-				L.cR[p] = fixed(g, upper, i) ? INFINITY : (double)g->cost[i];
+				L.cR[p] = cr;
 				L.cS[p] = L.a[p] ? L.lambda[t - 1] * L.a[p] : 0;
 			}
+		}
 		if (L.n_mu)
 			for (size_t k = 0; k < T; k++)
 				for (size_t t = k + 1; t <= L.reach[k]; t++) {

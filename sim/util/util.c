@@ -296,6 +296,16 @@ bool deadline_past(double deadline)
 	return deadline > 0 && now_seconds() >= deadline;
 }
 
+uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 uint64_t rs_limit(const char *env, uint64_t dflt)
 {
 	const char *v = getenv(env);

@@ -148,6 +148,9 @@ double now_seconds(void);
 /** Whether deadline (now_seconds()'s clock; 0 or less: none) has passed. */
 bool deadline_past(double deadline);
 
+/** The greatest common divisor of a and b (gcd(0, b) = b). */
+uint64_t gcd_u64(uint64_t a, uint64_t b);
+
 /**
  * The name of names[0..n) nearest to name by edit distance, ignoring case,
  * for "did you mean" hints; NULL when none is within a third of its length
