@@ -40,6 +40,13 @@ void ilp_result_free(struct ilp_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* Binaries past which the LP relaxation is not tried before the search:
+ * Clp did not solve RL500's (795,900 binaries, at 90 %) in 590 s, its
+ * dual simplex stalled at a zero objective, while ResNet50's training
+ * graph's (222,853) takes 100-180 s. The Lagrangian takes its time
+ * there (docs/solvers.md). */
+#define LP_MAX_BINARIES 500000
+
 /* ------------------------------------------------------------------ */
 /* The model's arrays.                                                  */
 
@@ -1117,21 +1124,34 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	double lp_bound = 0, mip_limit = o->time_limit - mip_limit_lns, mip_deadline = deadline;
 	if (mip_limit_lns > 0 && mip_limit < 0.01)
 		mip_limit = 0.01;
-	/* The Lagrangian bound (lagrange.h): no LP, milliseconds to seconds;
-	 * a twentieth of the time limit (at most 5 s; 2 s without one). It
-	 * comes first: its fixings make the LP relaxation's model and the
-	 * search's smaller. */
+	/* The Lagrangian bound (lagrange.h): no LP. It comes first: its
+	 * fixings make the LP relaxation's model and the search's smaller.
+	 * Its share: a tenth of the time limit, at most 60 s (2 s without
+	 * one); past LP_MAX_BINARIES, seven tenths: there the LP is not
+	 * tried (below), the search's root LP does not end either, and the
+	 * Lagrangian is the bound. Its iterations are reckoned from that
+	 * share and the
+	 * model's size, so the same inputs and limit give the same bound;
+	 * the share's end, with half again as slack (and before the
+	 * deadline), only stops a machine slower than reckoned. */
+	bool huge = bins > LP_MAX_BINARIES;
+	bool try_lp = m.start && (o->time_limit > 0 || deadline > 0) && !huge;
 	double lg_bound = 0;
 	r->lagrange_bound = NAN;
 	if (!o->relax) {
 		struct lagrange_result lr;
-		double now = now_seconds(), slice = o->time_limit > 0 ? 0.05 * o->time_limit : 2;
-		if (slice > 5)
-			slice = 5;
-		if (deadline > 0 && now + slice > now + 0.05 * (deadline - now))
-			slice = 0.05 * (deadline - now);
-		lagrange_bound(g, o->budget, r->start_given ? r->start_objective : -1, 2000,
-			       now + slice, &lr);
+		double now = now_seconds(), limit = o->time_limit > 0 ? o->time_limit : 0;
+		if (!(limit > 0) && deadline > 0)
+			limit = deadline - now;
+		double share = huge ? 0.7 : 0.1, most = huge ? INFINITY : 60;
+		double slice = limit > 0 ? share * limit : 2;
+		if (slice > most)
+			slice = most;
+		double end = now + 1.5 * slice;
+		if (deadline > 0 && end > now + (share + 0.05) * (deadline - now))
+			end = now + (share + 0.05) * (deadline - now);
+		lagrange_bound(g, o->budget, r->start_given ? r->start_objective : -1,
+			       lagrange_iterations(g, slice), end, &lr);
 		lg_bound = lr.bound;
 		/* its reduced costs' fixings, where the start is a point (and
 		 * not one of them: the start stays a point) */
@@ -1152,8 +1172,9 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	}
 	/* A lower bound that holds whatever the search reaches: with a start
 	 * and a time limit, the LP relaxation first, in a quarter of the time
-	 * (killed at its end if unsolved: then no bound from it). */
-	if (m.start && (o->time_limit > 0 || deadline > 0)) {
+	 * (killed at its end if unsolved: then no bound from it); not past
+	 * LP_MAX_BINARIES. */
+	if (try_lp) {
 		struct ilp_answer la;
 		double now = now_seconds();
 		double lp_deadline = deadline > 0 ? now + 0.25 * (deadline - now) : 0;

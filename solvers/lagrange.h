@@ -12,7 +12,9 @@
  * the objective with multipliers; what is left splits by node: each
  * value, over the stages it lives in, is kept (from a stage it was in) or
  * recomputed, and is there where node t reads it or the log pins it, a
- * two-state shortest path. Subgradient ascent on the multipliers; every
+ * two-state shortest path. Subgradient ascent on the multipliers (Polyak
+ * steps, scaled by a factor falling geometrically over the iterations
+ * given: lagrange_iterations reckons them from a share of time); every
  * iterate's value is a lower bound (weak duality), the best is kept, and
  * rounded up to a whole ns (the costs are whole ns). docs/solvers.md,
  * "The ILP's start, deadline and bounds".
@@ -58,5 +60,17 @@ void lagrange_result_free(struct lagrange_result *r);
  */
 void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper,
 		    unsigned max_iter, double end, struct lagrange_result *r);
+
+/* lagrange_iterations' range */
+#define LAGRANGE_MIN_ITERATIONS 2000
+#define LAGRANGE_MAX_ITERATIONS 1000000
+/**
+ * The iterations to give lagrange_bound on g for about `seconds` of work
+ * on this machine's kind (an estimate from the model's size, so the same
+ * inputs give the same count and the same bound): at least
+ * LAGRANGE_MIN_ITERATIONS, at most half the multipliers (the step's
+ * schedule gains little past that) and LAGRANGE_MAX_ITERATIONS.
+ */
+unsigned lagrange_iterations(const struct profile_graph *g, double seconds);
 
 #endif
