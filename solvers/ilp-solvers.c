@@ -216,10 +216,14 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		 * where it was 65 %. The start was checked against every row
 		 * (model_satisfies), as Cbc_setInitialSolution does not. With
 		 * preprocessing on, CBC 2.10.8 crashed on such an incumbent at
-		 * its limit (SIGSEGV), so it stays off. */
+		 * its limit (SIGSEGV), so it stays off. Zero-half cuts too: on
+		 * RL250 at 90 % that generator ran 101 s of CBC's 204 for no
+		 * cut, and without it ResNet50's training graph at 90 % was
+		 * proven in 40 s of CBC where it took 90 s. */
 		cbc.Cbc_setInitialSolution(cm, m->start);
 		cbc.Cbc_setParameter(cm, "preprocess", "off");
 		cbc.Cbc_setParameter(cm, "heuristics", "off");
+		cbc.Cbc_setParameter(cm, "zeroHalfCuts", "off");
 		a->start_accepted = true;
 	} else if (integer && m->start) {
 		/* the MIP start: its nonzero integer columns (CBC computes the
