@@ -1130,10 +1130,9 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	 * one); past LP_MAX_BINARIES, seven tenths: there the LP is not
 	 * tried (below), the search's root LP does not end either, and the
 	 * Lagrangian is the bound. Its iterations are reckoned from that
-	 * share and the
-	 * model's size, so the same inputs and limit give the same bound;
-	 * the share's end, with half again as slack (and before the
-	 * deadline), only stops a machine slower than reckoned. */
+	 * share and the model's size, so the same inputs and limit give the
+	 * same bound; the share's end, with half again as slack (and before
+	 * the deadline), only stops a machine slower than reckoned. */
 	bool huge = bins > LP_MAX_BINARIES;
 	bool try_lp = m.start && (o->time_limit > 0 || deadline > 0) && !huge;
 	double lg_bound = 0;
