@@ -28,6 +28,11 @@ struct ilp_model {
 	 * as its MIP start (the nonzero integer columns), or in a large model
 	 * as its incumbent (solve_cbc); not owned. */
 	const double *start;
+	/* Only the LP relaxation's optimal value is wanted, as a lower bound
+	 * (ilp.c's LP before the search), not its solution: the backend may
+	 * stop early and answer ILP_UNKNOWN with the bound its row prices
+	 * give (ilp_dual_bound; solve_cbc). */
+	bool bound_only;
 };
 
 struct ilp_answer {
@@ -47,6 +52,19 @@ struct ilp_answer {
  */
 int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, bool integer,
 		      double time_limit, struct ilp_answer *a, struct rs_error *err);
+/**
+ * A lower bound on the optimum of m's LP relaxation from any row prices y
+ * ([n_rows]), by weak duality: sum_r y_r rhs_r + sum_j min over [lb_j,
+ * ub_j] of d_j x_j, where d = obj - A'y; a price whose sign does not fit
+ * its row's sense (>= rows take y >= 0, <= rows y <= 0) counts as 0.
+ * -INFINITY where a column without a finite bound would make it so. It
+ * holds whatever y is (the LP optimum's prices give the optimum), so a
+ * solver stopped before its end still leaves a bound.
+ */
+double ilp_dual_bound(const struct ilp_model *m, const double *y);
+/* Set in ilp_backend_solve_by's child: one thread, whose output may be
+ * sent to /dev/null for a while (solve_cbc). */
+extern bool ilp_in_child;
 /* ilp_backend_solve's lock (one solve at a time in a process). */
 extern pthread_mutex_t ilp_solve_lock;
 /**

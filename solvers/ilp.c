@@ -1178,14 +1178,23 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 		double now = now_seconds();
 		double lp_deadline = deadline > 0 ? now + 0.25 * (deadline - now) : 0;
 		double lp_limit = o->time_limit > 0 ? 0.25 * o->time_limit : 0;
-		if ((rc = backend(sv, &m, false, lp_limit, lp_deadline, &la, err))) {
+		/* try_lp: a limit or a deadline, so backend() solves in a
+		 * child, where a bound alone may be asked for */
+		m.bound_only = true;
+		rc = backend(sv, &m, false, lp_limit, lp_deadline, &la, err);
+		m.bound_only = false;
+		if (rc) {
 			model_free(&m);
 			free(x0);
 			goto out;
 		}
+		/* solved, or stopped with its row prices' bound (ilp_dual_bound) */
 		if (la.status == ILP_OPTIMAL)
 			lp_bound = la.obj;
-		r->lp_objective = la.status == ILP_OPTIMAL ? la.obj : NAN;
+		else if (la.status == ILP_UNKNOWN && la.bound > 0)
+			lp_bound = la.bound;
+		r->lp_objective = lp_bound > 0 ? lp_bound : NAN;
+		r->lp_stopped = la.status != ILP_OPTIMAL && lp_bound > 0;
 		free(la.x);
 		if (o->time_limit > 0 && !(deadline > 0))
 			mip_limit = mip_limit - la.seconds > 0.01 ? mip_limit - la.seconds : 0.01;

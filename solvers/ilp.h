@@ -118,8 +118,12 @@ struct ilp_result {
 	bool min_budget_known;  /* min_budget is the smallest */
 	bool min_budget_found;  /* min_budget fits, not proven smallest */
 	uint64_t min_budget;
-	/* ilp-lp: the rounding kept (threshold, or 0 and the round) */
+	/* ilp-lp: the relaxation's optimum. ilp: the LP relaxation's bound,
+	 * its optimum or, where Clp stopped before its end (lp_stopped), the
+	 * bound its row prices give (ilp_dual_bound); NAN or 0: none */
 	double lp_objective;
+	bool lp_stopped;
+	/* ilp-lp: the rounding kept (threshold, or 0 and the round) */
 	double threshold;
 	unsigned round;
 	unsigned roundings_fit; /* of 9 + rounds */

@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "heuristics.h"
 #include "ilp.h"
+#include "ilp-private.h"
 #include "lagrange.h"
 #include "plan.h"
 #include "planners.h"
@@ -1014,6 +1015,39 @@ START_TEST(bound_lift)
 }
 END_TEST
 
+/* The bound from row prices (ilp_dual_bound): the optimum's prices give
+ * the optimum, any others no more, prices of the wrong sign count as 0,
+ * and a column without an upper bound whose reduced cost is negative
+ * makes it -inf. min x1 + 2 x2 over [0, 1]^2, x1 + x2 >= 1, x1 <= 0.6:
+ * the optimum 1.4 at (0.6, 0.4), its prices (2, -1). */
+START_TEST(dual_bound)
+{
+	double lb[] = {0, 0}, ub[] = {1, 1}, obj[] = {1, 2}, rhs[] = {1, 0.6}, val[] = {1, 1, 1};
+	uint32_t row_off[] = {0, 2, 3}, col[] = {0, 1, 0};
+	char sense[] = {'G', 'L'};
+	struct ilp_model m = {.n_cols = 2, .lb = lb, .ub = ub, .obj = obj, .n_rows = 2,
+			      .row_off = row_off, .sense = sense, .rhs = rhs, .n_nz = 3,
+			      .col = col, .val = val};
+	ck_assert_double_eq_tol(ilp_dual_bound(&m, (double[]){2, -1}), 1.4, 1e-12);
+	ck_assert_double_eq_tol(ilp_dual_bound(&m, (double[]){1, 0}), 1.0, 1e-12);
+	ck_assert_double_eq(ilp_dual_bound(&m, (double[]){-5, 3}), 0); /* both clipped */
+	ck_assert_double_eq(ilp_dual_bound(&m, (double[]){0, 0}), 0);
+	/* prices far off: a weak bound (here negative), never above 1.4 */
+	uint64_t rng = 11;
+	for (int it = 0; it < 10000; it++) {
+		double y[2];
+		for (int i = 0; i < 2; i++)
+			y[i] = (double)(splitmix64_next(&rng) % 20001) / 1000.0 - 10;
+		double b = ilp_dual_bound(&m, y);
+		ck_assert_msg(b <= 1.4 + 1e-12, "y = (%g, %g): %g above the optimum", y[0], y[1], b);
+	}
+	/* x2 in [0, inf): y0 = 3 prices it below 0 */
+	ub[1] = INFINITY;
+	ck_assert(isinf(ilp_dual_bound(&m, (double[]){3, 0})));
+	ck_assert_double_eq_tol(ilp_dual_bound(&m, (double[]){2, -1}), 1.4, 1e-12);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("ilp");
@@ -1060,6 +1094,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, malformed_steps);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, bound_lift);
+	tcase_add_test(tc, dual_bound);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -361,9 +361,12 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "lagrange_iterations",
 				    json_integer((json_int_t)r->lagrange_iterations));
 		json_object_set_new(so, "lagrange_seconds", json_real(r->lagrange_seconds));
-		if (strcmp(pl->name, "ilp-lp"))
-			json_object_set_new(so, "lp_bound", isfinite(r->lp_objective) &&
-					    r->lp_objective > 0 ? json_real(r->lp_objective) : json_null());
+		if (strcmp(pl->name, "ilp-lp")) {
+			bool lp = isfinite(r->lp_objective) && r->lp_objective > 0;
+			json_object_set_new(so, "lp_bound", lp ? json_real(r->lp_objective) : json_null());
+			json_object_set_new(so, "lp_stopped", lp ? json_boolean(r->lp_stopped)
+								 : json_null());
+		}
 		json_object_set_new(so, "binaries", r->unbuilt && !r->n_binaries ? json_null()
 				    : json_integer((json_int_t)r->n_binaries));
 		json_object_set_new(so, "continuous", json_integer((json_int_t)r->n_continuous));
@@ -518,8 +521,10 @@ static void print_steps_text(const struct schedule *s, const struct planner *pl,
 				       bound_text(r->lagrange_bound, bt, sizeof bt), r->lagrange_iterations,
 				       r->lagrange_seconds);
 				if (isfinite(r->lp_objective) && r->lp_objective > 0)
-					printf(", LP relaxation %s ns",
-					       bound_text(r->lp_objective, bt, sizeof bt));
+					printf(", LP relaxation %s ns%s",
+					       bound_text(r->lp_objective, bt, sizeof bt),
+					       r->lp_stopped ? " (from its row prices: Clp stopped "
+							       "before its end)" : "");
 				printf("; the gap is from the best of these and the solver's\n");
 			}
 			if (r->start_given) {
