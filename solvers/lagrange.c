@@ -297,6 +297,9 @@ static double node_path(struct lg *L, uint32_t i)
 		uint8_t b = L->bp[p];
 		if (state) {
 			L->sel[p] = b & 3;
+			/* S chosen: its memory in the row of stage t - 1 */
+			if ((b & 1) && L->a[p])
+				L->gs[i + (p - p0)] += L->a[p];
 			state = (b & 4) ? 0 : 1;
 		} else {
 			L->sel[p] = 0;
@@ -344,37 +347,48 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		mean_cost += (double)g->cost[i];
 	mean_cost = T ? mean_cost / (double)T : 1;
 	unsigned it = 0;
+	double step = 0; /* the last iteration's, for the input rows' update */
 	for (; it < max_iter; it++) {
 		if (deadline_past(end))
 			break;
 		/* the step's scale: from 1 down to THETA_END, geometrically over
 		 * the iterations given */
 		double theta = pow(THETA_END, (double)it / max_iter);
-		/* the costs under the multipliers */
-		for (size_t i = 0; i < T; i++) {
-			double cr = fixed(g, upper, i) ? INFINITY : (double)g->cost[i];
-			for (size_t t = i + 1; t <= L.reach[i]; t++) {
-				size_t p = pair_of(&L, (uint32_t)i, t);
+		/* The costs under the multipliers, in one pass with the input
+		 * rows' update from the last iteration's subgradient (its own
+		 * pass before): node k's pairs get their plain costs first, and
+		 * the rows' terms come in the same order as in two passes (a
+		 * node's inputs come before it), so the sums are the same to
+		 * the bit. */
+		for (size_t k = 0; k < T; k++) {
+			double cr = fixed(g, upper, k) ? INFINITY : (double)g->cost[k];
+			for (size_t t = k + 1; t <= L.reach[k]; t++) {
+				size_t p = pair_of(&L, (uint32_t)k, t);
 				L.cR[p] = cr;
 				L.cS[p] = L.a[p] ? L.lambda[t - 1] * L.a[p] : 0;
 			}
-		}
-		if (L.n_mu)
-			for (size_t k = 0; k < T; k++)
-				for (size_t t = k + 1; t <= L.reach[k]; t++) {
-					size_t p = pair_of(&L, (uint32_t)k, t);
-					uint32_t q = L.muoff[p];
-					for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
-						double m = L.mu[q];
-						if (m == 0)
-							continue;
-						size_t pu = pair_of(&L, g->pred[e], t);
-						L.cR[p] += m;
-						L.cR[pu] -= m;
-						L.cS[pu] -= m;
-					}
+			if (!L.n_mu)
+				continue;
+			for (size_t t = k + 1; t <= L.reach[k]; t++) {
+				size_t p = pair_of(&L, (uint32_t)k, t);
+				uint32_t q = L.muoff[p];
+				for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
+					double m = it ? fmax(0, L.mu[q] + step * L.gmu[q]) : L.mu[q];
+					L.mu[q] = m;
+					if (m == 0)
+						continue;
+					size_t pu = pair_of(&L, g->pred[e], t);
+					L.cR[p] += m;
+					L.cR[pu] -= m;
+					L.cS[pu] -= m;
 				}
+			}
+		}
+		/* the paths, and the memory rows' subgradient from their choices
+		 * (each node adds to a row at most once, nodes in order: the
+		 * same sums as a pass of their own) */
 		double val = 0;
+		memset(L.gs, 0, T * sizeof *L.gs);
 		for (size_t i = 0; i < T; i++)
 			val += node_path(&L, (uint32_t)i);
 		for (size_t s = 0; s < T; s++)
@@ -390,13 +404,6 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		/* subgradients (projected: a multiplier at 0 with a negative
 		 * component stays) */
 		double norm = 0;
-		memset(L.gs, 0, T * sizeof *L.gs);
-		for (size_t i = 0; i < T; i++)
-			for (size_t t = i + 1; t <= L.reach[i] && t - 1 < T; t++) {
-				size_t p = pair_of(&L, (uint32_t)i, t);
-				if ((L.sel[p] & 1) && L.a[p])
-					L.gs[t - 1] += L.a[p];
-			}
 		for (size_t s = 0; s < T; s++) {
 			L.gs[s] -= L.cap[s];
 			if (L.lambda[s] > 0 || L.gs[s] > 0)
@@ -418,11 +425,10 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		if (norm <= 0)
 			break; /* a point of the relaxation that satisfies every row: optimal there */
 		double target = upper >= 0 ? upper : best + fmax(0.05 * fabs(best), mean_cost);
-		double step = theta * fmax(target - val, 1e-9 * (1 + fabs(target))) / norm;
+		step = theta * fmax(target - val, 1e-9 * (1 + fabs(target))) / norm;
 		for (size_t s = 0; s < T; s++)
 			L.lambda[s] = fmax(0, L.lambda[s] + step * L.gs[s]);
-		for (size_t q = 0; q < L.n_mu; q++)
-			L.mu[q] = fmax(0, L.mu[q] + step * L.gmu[q]);
+		/* the input rows' multipliers: at the next iteration's costs */
 	}
 	/* whole ns, less a margin for the sums' rounding */
 	double b = ceil(best - 1e-9 * (1 + fabs(best)));
