@@ -20,6 +20,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,24 @@
 #include <unistd.h>
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A page shared by the parent and its solving child (MAP_SHARED): the
+ * solver's best announced lower bound, so that a child killed at the
+ * deadline still leaves it. A lock-free atomic, so no lock is held
+ * across the processes. */
+struct ilp_progress {
+	_Atomic double bound;
+};
+struct ilp_progress *ilp_progress;
+
+void ilp_progress_note(double b)
+{
+	if (!ilp_progress || !isfinite(b) || b <= 0)
+		return;
+	double cur = atomic_load(&ilp_progress->bound);
+	while (b > cur && !atomic_compare_exchange_weak(&ilp_progress->bound, &cur, b))
+		;
+}
 
 /* Children killed at their deadline and not yet waited for (under
  * fork_lock). A killed child's exit takes as long as its address space
@@ -98,10 +118,18 @@ int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, 
 		pthread_mutex_unlock(&fork_lock);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "pipe: %s", strerror(errno));
 	}
+	struct ilp_progress *pg = mmap(NULL, sizeof *pg, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pg == MAP_FAILED)
+		pg = NULL; /* then no bound survives a kill */
+	else
+		atomic_init(&pg->bound, 0.0);
 	fflush(NULL);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
+		if (pg)
+			munmap(pg, sizeof *pg);
 		close(fd[0]);
 		close(fd[1]);
 		pthread_mutex_unlock(&ilp_solve_lock);
@@ -117,6 +145,7 @@ int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, 
 		pthread_mutex_unlock(&ilp_solve_lock);
 		close(fd[0]);
 		ilp_in_child = true;
+		ilp_progress = pg;
 		struct ilp_answer ca;
 		struct rs_error ce = {0};
 		struct wire w;
@@ -184,9 +213,13 @@ int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, 
 			;
 	close(fd[0]);
 	pthread_mutex_unlock(&fork_lock);
+	double announced = pg ? atomic_load(&pg->bound) : 0;
+	if (pg)
+		munmap(pg, sizeof *pg);
 	if (dead) {
 		free(x);
 		a->status = ILP_UNKNOWN;
+		a->bound = announced; /* what the solver proved before the kill */
 		a->seconds = now_seconds() - t0;
 		a->cpu_seconds = NAN; /* the child killed, not yet waited for */
 		return 0;
@@ -208,6 +241,8 @@ int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, 
 	a->start_accepted = w.start_accepted;
 	a->obj = w.obj;
 	a->bound = w.bound;
+	if (a->status == ILP_UNKNOWN && announced > a->bound)
+		a->bound = announced; /* stopped by itself with nothing found */
 	a->seconds = w.seconds;
 	a->cpu_seconds = w.cpu_seconds;
 	a->x = x;

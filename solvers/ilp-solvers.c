@@ -95,7 +95,7 @@ double ilp_dual_bound(const struct ilp_model *m, const double *y)
 	X(Cbc_isProvenInfeasible) X(Cbc_isSecondsLimitReached) X(Cbc_bestSolution) \
 	X(Cbc_isProvenOptimal) X(Cbc_getObjValue) X(Cbc_getBestPossibleObjValue) \
 	X(Cbc_getColSolution) X(Cbc_deleteModel) X(Cbc_setMIPStartI) \
-	X(Cbc_setInitialSolution)
+	X(Cbc_setInitialSolution) X(Cbc_registerCallBack)
 static struct {
 #define X(f) __typeof__(f) *f;
 	CBC_FUNCTIONS(X)
@@ -197,6 +197,22 @@ static void clp_watch(Clp_Simplex *lp, int msgno, int ndouble, const double *dve
 	(void)ndouble, (void)dvec, (void)nint, (void)ivec, (void)nchar, (void)cvec;
 	if (msgno == 1000000 + 512)
 		clp.Clp_setMaximumIterations(lp, 0);
+}
+
+/* CBC's messages, where its bounds may have to outlive a kill: 13, the
+ * root's objective after its cuts (doubles: before, after), and 10, the
+ * node log's (best solution, best possible, seconds). Each is a lower
+ * bound on any schedule cheaper than the incumbent (the answer is never
+ * above the incumbent: ilp.c caps the bound there). On RL250 at 90 %,
+ * CBC's root ends after about 200 s with 812 ns; with --time-limit 600
+ * its search then ran past its own limit and was killed at the deadline,
+ * and the bound fell back to the LP's 752 (docs/solvers.md). */
+static void cbc_watch(Cbc_Model *cm, int msgno, int ndouble, const double *dvec, int nint,
+		      const int *ivec, int nchar, char **cvec)
+{
+	(void)cm, (void)nint, (void)ivec, (void)nchar, (void)cvec;
+	if ((msgno == 13 || msgno == 10) && ndouble >= 2)
+		ilp_progress_note(dvec[1]);
 }
 
 /* Binaries past which a start is CBC's incumbent, not its MIP start
@@ -335,9 +351,17 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		free(idx);
 		free(val);
 	}
+	/* In a child that may be killed at its deadline, the bounds CBC
+	 * announces reach the parent as they come (cbc_watch). */
+	int saved[2] = {-1, -1};
+	if (integer && n_int && ilp_in_child && ilp_progress && quiet(saved)) {
+		cbc.Cbc_registerCallBack(cm, cbc_watch);
+		cbc.Cbc_setLogLevel(cm, 1);
+	}
 	double t0 = now_seconds();
 	int rc = cbc.Cbc_solve(cm);
 	a->seconds = now_seconds() - t0;
+	unquiet(saved);
 	if (rc != 0 && !cbc.Cbc_isProvenInfeasible(cm) && !cbc.Cbc_isSecondsLimitReached(cm)) {
 		cbc.Cbc_deleteModel(cm);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "CBC failed (status %d)", rc);

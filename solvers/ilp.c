@@ -1216,7 +1216,9 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 	if (r->start_given && (a.status == ILP_UNKNOWN ||
 			       ((a.status == ILP_FEASIBLE || a.status == ILP_OPTIMAL) &&
 				a.obj > r->start_objective))) {
-		double bound = a.status == ILP_UNKNOWN ? lp_bound : a.bound;
+		/* the best of the solver's (one it announced before it was
+		 * killed, too) and lp_bound */
+		double bound = a.bound;
 		free(a.x);
 		a.x = NULL;
 		a.status = ILP_FEASIBLE;

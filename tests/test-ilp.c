@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen.h"
 #include "hash.h"
@@ -1048,6 +1049,67 @@ START_TEST(dual_bound)
 }
 END_TEST
 
+/* A solver's bound outlives its child (ilp-deadline.c): fake solvers that
+ * announce bounds (ilp_progress_note) and then hang past the deadline,
+ * stop with nothing found, or end with a bound of their own. */
+static int fake_hang(const struct ilp_model *m, bool integer, double limit, struct ilp_answer *a,
+		     struct rs_error *err)
+{
+	(void)m, (void)integer, (void)limit, (void)a, (void)err;
+	ilp_progress_note(NAN); /* not bounds: ignored */
+	ilp_progress_note(-1);
+	ilp_progress_note(40);
+	ilp_progress_note(42);
+	ilp_progress_note(41); /* lower than one announced: kept at 42 */
+	for (;;)
+		pause(); /* until killed at the deadline */
+	return -1;
+}
+
+static int fake_nothing(const struct ilp_model *m, bool integer, double limit,
+			struct ilp_answer *a, struct rs_error *err)
+{
+	(void)m, (void)integer, (void)limit, (void)err;
+	ilp_progress_note(7);
+	a->status = ILP_UNKNOWN;
+	return 0;
+}
+
+static int fake_feasible(const struct ilp_model *m, bool integer, double limit,
+			 struct ilp_answer *a, struct rs_error *err)
+{
+	(void)m, (void)integer, (void)limit, (void)err;
+	ilp_progress_note(9);
+	a->status = ILP_FEASIBLE;
+	a->obj = 10;
+	a->bound = 8;
+	return 0;
+}
+
+START_TEST(bound_outlives_the_child)
+{
+	struct ilp_model m = {0};
+	struct ilp_answer a;
+	struct rs_error err = {0};
+	struct ilp_solver hang = {"fake", "none", true, fake_hang};
+	double t0 = now_seconds();
+	ck_assert_int_eq(ilp_backend_solve_by(&hang, &m, true, 0.3, 0, &a, &err), 0);
+	ck_assert_int_eq(a.status, ILP_UNKNOWN);
+	ck_assert_double_eq(a.bound, 42);
+	ck_assert(now_seconds() - t0 < 5);
+	struct ilp_solver nothing = {"fake", "none", true, fake_nothing};
+	ck_assert_int_eq(ilp_backend_solve_by(&nothing, &m, true, 10, 0, &a, &err), 0);
+	ck_assert_int_eq(a.status, ILP_UNKNOWN);
+	ck_assert_double_eq(a.bound, 7);
+	struct ilp_solver feasible = {"fake", "none", true, fake_feasible};
+	ck_assert_int_eq(ilp_backend_solve_by(&feasible, &m, true, 10, 0, &a, &err), 0);
+	ck_assert_int_eq(a.status, ILP_FEASIBLE);
+	ck_assert_double_eq(a.bound, 8); /* its own, at its end */
+	/* outside a child, nowhere to note: nothing happens */
+	ilp_progress_note(5);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("ilp");
@@ -1095,6 +1157,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, bound_lift);
 	tcase_add_test(tc, dual_bound);
+	tcase_add_test(tc, bound_outlives_the_child);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
