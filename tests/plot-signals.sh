@@ -23,10 +23,19 @@ trap 'rm -rf "$T"' EXIT
 	echo "trials: 2"
 } > "$T/e.yaml"
 "$R" sweep "$T/e.yaml" --out "$T/res" --quiet >/dev/null 2>&1 || no "sweep"
+# A gnuplot that waits half a second before it draws: the real one may
+# draw a figure between two of the polls below (each figure a fraction
+# of a second), and on a loaded CI machine all of them once did ("plot
+# never ran gnuplot"). plot finds it on PATH (posix_spawnp); its process
+# is named gnuplot (a script's name), and plot's SIGKILL ends it.
+real_gnuplot=$(command -v gnuplot)
+mkdir -p "$T/bin"
+printf '#!/bin/sh\nsleep 0.5\nexec "%s" "$@"\n' "$real_gnuplot" > "$T/bin/gnuplot"
+chmod +x "$T/bin/gnuplot"
 for sig in TERM INT HUP; do
 	rm -rf "$T/p"
 	cp -r "$T/res" "$T/p"
-	env --default-signal=INT,HUP "$R" plot "$T/p" >/dev/null 2>&1 &
+	PATH="$T/bin:$PATH" env --default-signal=INT,HUP "$R" plot "$T/p" >/dev/null 2>&1 &
 	p=$!
 	# (SIGINT and SIGHUP at their defaults: a background job ignores the
 	# first, and a run under nohup the second, which plot then keeps)
