@@ -144,7 +144,6 @@ int ilp_backend_solve_by(const struct ilp_solver *s, const struct ilp_model *m, 
 		/* the child's copy of the lock, held by this thread at the fork */
 		pthread_mutex_unlock(&ilp_solve_lock);
 		close(fd[0]);
-		ilp_in_child = true;
 		ilp_progress = pg;
 		struct ilp_answer ca;
 		struct rs_error ce = {0};

@@ -62,13 +62,11 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
  * solver stopped before its end still leaves a bound.
  */
 double ilp_dual_bound(const struct ilp_model *m, const double *y);
-/* Set in ilp_backend_solve_by's child: one thread, whose output may be
- * sent to /dev/null for a while (solve_cbc). */
-extern bool ilp_in_child;
-/* In the child, where the solver reports the best lower bound it has
- * announced so far (ilp_progress_note), in memory shared with the
- * parent, which keeps it if it has to kill the child at the deadline:
- * NULL elsewhere. */
+/* In ilp_backend_solve_by's child (one thread, its output sent to
+ * /dev/null by ilp_backend_solve), where the solver reports the best
+ * lower bound it has announced so far (ilp_progress_note), in memory
+ * shared with the parent, which keeps it if it has to kill the child at
+ * the deadline: NULL elsewhere. */
 struct ilp_progress;
 extern struct ilp_progress *ilp_progress;
 /* Raise the shared bound to b (a bound the solver has proved). */

@@ -58,8 +58,6 @@ static int load_library(const char *what, const char *package, const char *const
 	return 0;
 }
 
-bool ilp_in_child;
-
 double ilp_dual_bound(const struct ilp_model *m, const double *y)
 {
 	/* d = obj - A'y, over the rows (CSR), in long double: the bound is
@@ -151,36 +149,6 @@ static int clp_load(struct rs_error *err)
 	return 0;
 }
 
-/* Undo quiet (saved[i] < 0: nothing to undo). */
-static void unquiet(int saved[2])
-{
-	fflush(NULL);
-	for (int i = 0; i < 2; i++)
-		if (saved[i] >= 0) {
-			dup2(saved[i], i ? STDERR_FILENO : STDOUT_FILENO);
-			close(saved[i]);
-			saved[i] = -1;
-		}
-}
-
-/* Send stdout and stderr to /dev/null, their descriptors saved into
- * saved[2] for unquiet: true if done. */
-static bool quiet(int saved[2])
-{
-	fflush(NULL);
-	int nul = open("/dev/null", O_WRONLY);
-	if (nul < 0)
-		return false;
-	saved[0] = dup(STDOUT_FILENO);
-	saved[1] = dup(STDERR_FILENO);
-	bool ok = saved[0] >= 0 && saved[1] >= 0 && dup2(nul, STDOUT_FILENO) >= 0 &&
-		  dup2(nul, STDERR_FILENO) >= 0;
-	close(nul);
-	if (!ok)
-		unquiet(saved);
-	return ok;
-}
-
 /* Clp's messages, seen when only a bound is wanted (ilp_model.bound_only).
  * CoinUtils' message 512 (its number plus a million: not Clp's own) says
  * that the presolved LP is optimal and the whole model needs cleaning up
@@ -259,18 +227,16 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		free(rhi);
 		if (time_limit > 0)
 			clp.Clp_setMaximumSeconds(lp, time_limit);
-		/* Clp's messages reach a callback only when printed (to
-		 * stderr): so only in a child (one thread), its output sent to
-		 * /dev/null for the solve. */
-		int saved[2] = {-1, -1};
-		if (m->bound_only && ilp_in_child && quiet(saved)) {
+		/* Clp's messages reach a callback only when printed: so only
+		 * in a child, whose output goes to /dev/null
+		 * (ilp_backend_solve). */
+		if (m->bound_only && ilp_progress) {
 			clp.Clp_registerCallBack(lp, clp_watch);
 			clp.Clp_setLogLevel(lp, 1);
 		}
 		double t0 = now_seconds();
 		clp.Clp_initialSolve(lp);
 		a->seconds = now_seconds() - t0;
-		unquiet(saved);
 		if (clp.Clp_isProvenPrimalInfeasible(lp)) {
 			a->status = ILP_INFEASIBLE;
 		} else if (!clp.Clp_isProvenOptimal(lp)) {
@@ -352,16 +318,15 @@ static int solve_cbc(const struct ilp_model *m, bool integer, double time_limit,
 		free(val);
 	}
 	/* In a child that may be killed at its deadline, the bounds CBC
-	 * announces reach the parent as they come (cbc_watch). */
-	int saved[2] = {-1, -1};
-	if (integer && n_int && ilp_in_child && ilp_progress && quiet(saved)) {
+	 * announces reach the parent as they come (cbc_watch; the messages
+	 * themselves go to /dev/null, ilp_backend_solve). */
+	if (integer && n_int && ilp_progress) {
 		cbc.Cbc_registerCallBack(cm, cbc_watch);
 		cbc.Cbc_setLogLevel(cm, 1);
 	}
 	double t0 = now_seconds();
 	int rc = cbc.Cbc_solve(cm);
 	a->seconds = now_seconds() - t0;
-	unquiet(saved);
 	if (rc != 0 && !cbc.Cbc_isProvenInfeasible(cm) && !cbc.Cbc_isSecondsLimitReached(cm)) {
 		cbc.Cbc_deleteModel(cm);
 		return rs_error_set(err, EXIT_SOFTWARE, NULL, 0, "CBC failed (status %d)", rc);
@@ -576,20 +541,31 @@ int ilp_backend_solve(const struct ilp_solver *s, const struct ilp_model *m, boo
 	outfile_signals_watch(&watch);
 	/* Whatever the solver prints (CBC's cut generators print to stdout at
 	 * log level 0: "2mir_test: why does constraint not exist ?") goes to
-	 * stderr: stdout holds our output alone (`--json`). */
-	fflush(stdout);
-	int saved_stdout = dup(STDOUT_FILENO);
-	if (saved_stdout >= 0)
-		dup2(STDERR_FILENO, STDOUT_FILENO);
+	 * stderr: stdout holds our output alone (`--json`). In the child of
+	 * ilp_backend_solve_by (ilp_progress set: one thread), stdout and
+	 * stderr both go to /dev/null: there the solvers run at log level 1
+	 * for their message callbacks (solve_cbc), and the answer goes
+	 * through the pipe. */
+	fflush(NULL);
+	int to = ilp_progress ? open("/dev/null", O_WRONLY) : -1;
+	if (to < 0)
+		to = STDERR_FILENO;
+	int saved[2] = {dup(STDOUT_FILENO), to == STDERR_FILENO ? -1 : dup(STDERR_FILENO)};
+	for (int i = 0; i < 2; i++)
+		if (saved[i] >= 0)
+			dup2(to, i ? STDERR_FILENO : STDOUT_FILENO);
+	if (to != STDERR_FILENO)
+		close(to);
 	struct timespec c0, c1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	int rc = s->solve(m, integer, time_limit, a, err);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-	if (saved_stdout >= 0) {
-		fflush(stdout);
-		dup2(saved_stdout, STDOUT_FILENO);
-		close(saved_stdout);
-	}
+	fflush(NULL);
+	for (int i = 0; i < 2; i++)
+		if (saved[i] >= 0) {
+			dup2(saved[i], i ? STDERR_FILENO : STDOUT_FILENO);
+			close(saved[i]);
+		}
 	outfile_signals_unwatch(&watch);
 	pthread_mutex_unlock(&ilp_solve_lock);
 	a->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);

@@ -347,7 +347,9 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 		mean_cost += (double)g->cost[i];
 	mean_cost = T ? mean_cost / (double)T : 1;
 	unsigned it = 0;
-	double step = 0; /* the last iteration's, for the input rows' update */
+	/* the last iteration's step, for the input rows' update (0 at the
+	 * first, with gmu all 0: the multipliers as they are) */
+	double step = 0;
 	for (; it < max_iter; it++) {
 		if (deadline_past(end))
 			break;
@@ -373,7 +375,7 @@ void lagrange_bound(const struct profile_graph *g, uint64_t budget, double upper
 				size_t p = pair_of(&L, (uint32_t)k, t);
 				uint32_t q = L.muoff[p];
 				for (uint32_t e = g->pred_off[k]; e < g->pred_off[k + 1]; e++, q++) {
-					double m = it ? fmax(0, L.mu[q] + step * L.gmu[q]) : L.mu[q];
+					double m = fmax(0, L.mu[q] + step * L.gmu[q]);
 					L.mu[q] = m;
 					if (m == 0)
 						continue;
