@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "hash.h"
 #include "util.h"
 
 struct rp {
@@ -35,6 +36,8 @@ struct rp {
 	uint32_t *dmark, *dlist, dstamp;
 	uint32_t stamp;
 	double alpha;
+	double noise;     /* each score times a draw from [1, 1 + noise) */
+	uint64_t rng;
 	double deadline;  /* now_seconds() past which no more work (0: none) */
 	struct repair_stats st;
 };
@@ -62,6 +65,12 @@ static inline void bclr(uint64_t *r, uint32_t i)
 static inline uint64_t excess(const struct rp *r, uint64_t p)
 {
 	return p > r->B ? p - r->B : 0;
+}
+
+/* A uniform draw in [0, 1): splitmix64's next 53 bits. */
+static double draw(struct rp *r)
+{
+	return (double)(splitmix64_next(&r->rng) >> 11) * 0x1.0p-53;
 }
 
 /* Stage t's peak and recomputations' cost from rows t and t + 1 of K (as
@@ -406,6 +415,8 @@ static int drop_at(struct rp *r, uint32_t t, bool local)
 					de = e > t ? de_ub
 						   : (int64_t)(excess(r, r->peak[t]) - excess(r, p1));
 				double score = (double)dc / pow((double)de, r->alpha);
+				if (r->noise > 0 && score > 0)
+					score *= 1 + r->noise * draw(r);
 				if (de > 0 && (score < best || (score == best && de > best_de))) {
 					best = score;
 					best_de = de;
@@ -444,6 +455,8 @@ static int drop_at(struct rp *r, uint32_t t, bool local)
 				if (tr.de <= 0)
 					continue;
 				score = (double)tr.dc / pow((double)tr.de, r->alpha);
+				if (r->noise > 0 && score > 0)
+					score *= 1 + r->noise * draw(r);
 				if (score < best || (score == best && tr.de > best_de)) {
 					best = score;
 					best_de = tr.de;
@@ -629,8 +642,16 @@ static void exchange(struct rp *r)
 int start_repair(const struct profile_graph *g, uint64_t budget, double a, double deadline,
 		 struct steps_kept *k, struct repair_stats *stats)
 {
+	return start_repair_noisy(g, budget, a, 0, 0, deadline, k, stats);
+}
+
+int start_repair_noisy(const struct profile_graph *g, uint64_t budget, double a, double noise,
+		       uint64_t seed, double deadline, struct steps_kept *k,
+		       struct repair_stats *stats)
+{
 	const size_t T = g->n, W = (T + 64) / 64;
-	struct rp r = {.g = g, .T = T, .W = W, .B = budget, .alpha = a, .deadline = deadline};
+	struct rp r = {.g = g, .T = T, .W = W, .B = budget, .alpha = a, .deadline = deadline,
+		       .noise = noise, .rng = seed};
 	r.K = xcalloc((T + 2) * W, sizeof *r.K);
 	r.RD = xcalloc((T + 1) * W, sizeof *r.RD);
 	r.CM = xcalloc((T + 1) * W, sizeof *r.CM);

@@ -70,4 +70,15 @@ struct repair_stats {
 int start_repair(const struct profile_graph *g, uint64_t budget, double a, double deadline,
 		 struct steps_kept *k, struct repair_stats *st);
 
+/**
+ * start_repair with every positive move score multiplied by its own draw
+ * from [1, 1 + noise) (splitmix64 from seed): a randomized repair, for
+ * restarts (start_best). The draw never lowers a score, so the bounds
+ * that skip moves still hold; the same seed gives the same kept sets.
+ * noise 0 is start_repair.
+ */
+int start_repair_noisy(const struct profile_graph *g, uint64_t budget, double a, double noise,
+		       uint64_t seed, double deadline, struct steps_kept *k,
+		       struct repair_stats *st);
+
 #endif
