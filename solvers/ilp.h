@@ -134,7 +134,7 @@ struct ilp_result {
 	size_t fixed_by_cost;   /* recomputations fixed to 0: the node alone
 				 * costs more than the start */
 	size_t fixed_by_bound;  /* and by the Lagrangian's reduced costs */
-	char start_from[48];
+	char start_from[96];
 	/* the schedule (OPTIMAL, FEASIBLE, LP_ROUNDED) */
 	struct steps_kept kept;
 };

@@ -164,7 +164,7 @@ static int plan_ilp_common(const struct profile *p, const struct planner_args *a
 	struct start_answer st = {0};
 	if (!relax && !args->no_start && p->graph->unsupported_op == UINT32_MAX &&
 	    p->graph->n <= START_MAX_NODES) {
-		if (start_best(p, args->param, args->deadline, &st, err))
+		if (start_best(p, args->param, args->seed, args->deadline, &st, err))
 			return -1;
 		if (st.found) {
 			o.start = &st.kept;

@@ -3,12 +3,14 @@
  */
 #include "start.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "baselines.h"
+#include "hash.h"
 #include "plan.h"
 #include "repair.h"
 
@@ -268,7 +270,44 @@ static int consider(const struct profile_graph *g, uint64_t budget, struct steps
 	return 0;
 }
 
-int start_best(const struct profile *p, uint64_t budget, double deadline,
+/* The randomized repairs (start_best): how many at most, their score's
+ * noise, their summed work at most (repair_stats.work: about 3 s on the
+ * project's 2-core machine), and their share of the time left before a
+ * deadline. */
+#define RESTARTS 64
+#define RESTART_NOISE 3.0
+#define RESTART_WORK 400000000
+#define RESTART_SHARE 0.1
+
+/* Randomized repairs (repair.h, start_repair_noisy), each from its own
+ * draw of the seed, kept where cheaper than ans (ranks from `rank`). */
+static int restarts(const struct profile_graph *g, uint64_t budget, uint64_t seed,
+		    double deadline, unsigned rank, struct start_answer *ans,
+		    struct rs_error *err)
+{
+	static const double ra[] = {0.5, 0.75, 1, 1.5, 2, 3, 4};
+	const size_t na = sizeof ra / sizeof ra[0];
+	double now = now_seconds(), end = deadline > 0 ? now + RESTART_SHARE * (deadline - now) : 0;
+	uint64_t work = 0;
+	char from[96];
+	for (unsigned i = 0; i < RESTARTS && work < RESTART_WORK && !deadline_past(end); i++) {
+		struct steps_kept k;
+		struct repair_stats rs;
+		/* each draw's own stream: from the seed's i-th splitmix64 output */
+		uint64_t z = splitmix64(seed + (uint64_t)i * 0x9e3779b97f4a7c15ULL);
+		int rc = start_repair_noisy(g, budget, ra[i % na], RESTART_NOISE, z, end, &k, &rs);
+		work += rs.work;
+		if (rc)
+			continue;
+		snprintf(from, sizeof from, "randomized repair a=%g (seed %" PRIu64 ", draw %u)",
+			 ra[i % na], seed, i + 1);
+		if (consider(g, budget, &k, rank + i, from, ans, err))
+			return -1;
+	}
+	return 0;
+}
+
+int start_best(const struct profile *p, uint64_t budget, uint64_t seed, double deadline,
 	       struct start_answer *ans, struct rs_error *err)
 {
 	memset(ans, 0, sizeof *ans);
@@ -282,9 +321,9 @@ int start_best(const struct profile *p, uint64_t budget, double deadline,
 	static const struct { bool repair; unsigned q; } order[] = {
 		{false, 0}, {true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}, {true, 2},
 	};
-	char from[48];
+	char from[96];
 	struct steps_kept k;
-	bool repair_bounded = false;
+	bool repair_bounded = false, repaired = false;
 	for (size_t o = 0; o < sizeof order / sizeof order[0] && !deadline_past(deadline); o++) {
 		unsigned q = order[o].q;
 		if (!order[o].repair) {
@@ -299,6 +338,7 @@ int start_best(const struct profile *p, uint64_t budget, double deadline,
 			continue; /* the others would spend as much */
 		struct repair_stats rs;
 		if (!start_repair(g, budget, ra[q], deadline, &k, &rs)) {
+			repaired = true;
 			snprintf(from, sizeof from, "repair a=%g", ra[q]);
 			if (consider(g, budget, &k, 4 + q, from, ans, err))
 				return -1;
@@ -332,5 +372,7 @@ int start_best(const struct profile *p, uint64_t budget, double deadline,
 	}
 	free(cp);
 	free(fwd);
+	if (!rc && repaired && !repair_bounded && !deadline_past(deadline))
+		rc = restarts(g, budget, seed, deadline, rank, ans, err);
 	return rc;
 }

@@ -17,7 +17,9 @@
  * Checkmate's baselines (checkpoint all, Chen's
  * sqrt(n) and greedy at several segment budgets, with and without
  * articulation points), each built by steps_build and costed by
- * steps_eval (so its numbers are the schedule's own).
+ * steps_eval (so its numbers are the schedule's own); then, where a
+ * repair found a schedule, up to 64 randomized repairs
+ * (start_repair_noisy, seeded), each kept where it is cheaper.
  */
 #ifndef REMATSIM_START_H
 #define REMATSIM_START_H
@@ -42,7 +44,7 @@ struct start_answer {
 	bool found;
 	struct steps_kept kept;  /* found: the cheapest that fits */
 	struct steps_cost cost;
-	char from[48];           /* "Belady a=1", "chen-sqrtn", ... */
+	char from[96];           /* "Belady a=1", "chen-sqrtn", ... */
 	unsigned rank;           /* its place in the order that breaks ties */
 };
 
@@ -50,11 +52,13 @@ struct start_answer {
  * The cheapest fitting schedule of those above for profile p (its graph
  * made; fwd per node as baselines_forward gives), the first in the list
  * above on a tie. 0 (ans->found says whether one fits), or -1 with err
- * (EXIT_SOFTWARE: a schedule out of shape, a bug). With a deadline
+ * (EXIT_SOFTWARE: a schedule out of shape, a bug). seed: the randomized
+ * repairs' (the same seed, the same answer). With a deadline
  * (now_seconds()'s clock; 0: none) it stops there and answers the
- * cheapest found by then: Belady a=1 and the repair a=1 are tried first.
+ * cheapest found by then: Belady a=1 and the repair a=1 are tried first,
+ * and the randomized repairs take at most a tenth of the time left.
  */
-int start_best(const struct profile *p, uint64_t budget, double deadline,
+int start_best(const struct profile *p, uint64_t budget, uint64_t seed, double deadline,
 	       struct start_answer *ans, struct rs_error *err);
 void start_answer_free(struct start_answer *ans);
 

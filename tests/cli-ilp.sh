@@ -65,8 +65,10 @@ bad 64 "unknown solver" "unknown solver 'gurobi' (cbc, glpk)" \
 	"$R" solve $L --planner ilp --budget 300 --solver gurobi
 bad 64 "time limit for dp" "--time-limit and --solver are for ilp and ilp-lp" \
 	"$R" solve $L --planner dp -k 1 --time-limit 5
-bad 64 "rounds for ilp" "--rounds and --seed are for ilp-lp" \
+bad 64 "rounds for ilp" "--rounds is for ilp-lp only" \
 	"$R" solve $L --planner ilp --budget 300 --rounds 5
+bad 64 "seed for dp" "--seed is for ilp and ilp-lp only" \
+	"$R" solve $L --planner dp -k 1 --seed 5
 bad 64 "ilp on module boundaries" "planner ilp schedules every op instead" \
 	"$R" solve modules.log --planner ilp --budget 300 --modules
 bad 64 "revolve on module boundaries" "planner revolve schedules every op instead" \
@@ -105,6 +107,9 @@ bad 65 "infeasible budget's smallest" "the smallest budget any schedule fits in 
 j=$("$R" solve $L --planner ilp-lp --budget 300 --seed 3 --rounds 10 --json)
 has "ilp-lp" "$j" '"status":"LP relaxation rounded"' '"roundings":19' '"seed":3' \
 	'"outcome":"pass"'
+# ilp's --seed: the start's randomized repairs', recorded with the start
+j=$("$R" solve $L --planner ilp --budget 300 --seed 7 --json)
+has "ilp seed" "$j" '"seed":7' '"status":"optimal"'
 # a fractional bound is shown rounded down to a tenth (17.142857... ns:
 # 17.1, never above what was proved); --json keeps every digit
 t=$("$R" solve cases-estar.log --planner ilp-lp --ratio 0.6)

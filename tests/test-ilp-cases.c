@@ -237,7 +237,7 @@ START_TEST(start_fits)
 	ck_assert_int_eq(profile_graph_build(&p, &err), 0);
 	for (uint64_t budget = 20; budget <= 60; budget += 10) {
 		struct start_answer st;
-		ck_assert_int_eq(start_best(&p, budget, 0, &st, &err), 0);
+		ck_assert_int_eq(start_best(&p, budget, 0, 0, &st, &err), 0);
 		if (st.found)
 			ck_assert_uint_le(st.cost.peak, budget);
 		/* never below the optimum (the table's: 0, 1, 3 at 50, 40, 30) */

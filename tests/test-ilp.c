@@ -320,10 +320,10 @@ START_TEST(layered_graphs_get_a_start)
 		for (int q = 8; q <= 9; q++) {
 			uint64_t budget = (uint64_t)floor((double)b.memory * q / 10.0);
 			struct start_answer st;
-			ck_assert_int_eq(start_best(&p, budget, 0, &st, &err), 0);
+			ck_assert_int_eq(start_best(&p, budget, 0, 0, &st, &err), 0);
 			ck_assert_msg(st.found, "%s at %d0 %%: no start", names[i], q);
 			ck_assert_uint_le(st.cost.peak, budget);
-			ck_assert_msg(!strncmp(st.from, "repair", 6), "%s at %d0 %%: %s", names[i], q,
+			ck_assert_msg(strstr(st.from, "repair"), "%s at %d0 %%: %s", names[i], q,
 				      st.from);
 			printf("%s at %d0 %%: %s, %lld ns of recomputation\n", names[i], q, st.from,
 			       (long long)st.cost.remat_compute);
@@ -332,6 +332,51 @@ START_TEST(layered_graphs_get_a_start)
 		profile_free(&p);
 		schedule_free(s);
 	}
+}
+END_TEST
+
+/* The start's randomized repairs (start.h): on RL100 at 90 % the
+ * deterministic repairs give 643 ns and the randomized ones, seed 0, the
+ * optimum CBC proves, 377 ns (docs/solvers.md); the same seed gives the
+ * same schedule, draw for draw; another seed still one within the budget,
+ * never dearer than the deterministic candidates (the restarts only
+ * replace a start they beat). */
+START_TEST(randomized_repairs_reach_the_optimum)
+{
+	struct profile p;
+	struct baseline b;
+	struct schedule *s =
+		shared_graph("random_layered_n100_w0.27_nlv0.75_ed0.2_scd0.14.json", &p, &b);
+	struct rs_error err = {0};
+	uint64_t budget = (uint64_t)floor((double)b.memory * 0.9);
+	struct steps_kept k;
+	struct repair_stats rs;
+	ck_assert_int_eq(start_repair(p.graph, budget, 1, 0, &k, &rs), 0);
+	ck_assert_int_eq(rs.remat_compute, 643);
+	steps_kept_free(&k);
+	struct start_answer st0, st1, st2;
+	ck_assert_int_eq(start_best(&p, budget, 0, 0, &st0, &err), 0);
+	ck_assert_int_eq(start_best(&p, budget, 0, 0, &st1, &err), 0);
+	ck_assert(st0.found && st1.found);
+	ck_assert_int_eq(st0.cost.remat_compute, 377);
+	ck_assert_msg(strstr(st0.from, "randomized repair") && strstr(st0.from, "seed 0"), "%s",
+		      st0.from);
+	ck_assert_str_eq(st0.from, st1.from);
+	ck_assert_uint_eq(st0.kept.off[st0.kept.T + 1], st1.kept.off[st1.kept.T + 1]);
+	ck_assert(!memcmp(st0.kept.node, st1.kept.node,
+			  st0.kept.off[st0.kept.T + 1] * sizeof *st0.kept.node));
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		ck_assert_int_eq(start_best(&p, budget, seed, 0, &st2, &err), 0);
+		ck_assert(st2.found);
+		ck_assert_uint_le(st2.cost.peak, budget);
+		ck_assert_int_le(st2.cost.remat_compute, 643);
+		ck_assert_int_ge(st2.cost.remat_compute, 377);
+		start_answer_free(&st2);
+	}
+	start_answer_free(&st0);
+	start_answer_free(&st1);
+	profile_free(&p);
+	schedule_free(s);
 }
 END_TEST
 
@@ -354,13 +399,13 @@ START_TEST(starts_and_model_stop_at_the_deadline)
 	ck_assert_int_eq(start_repair(p.graph, budget, 1, gone, &k, &rs), -1);
 	ck_assert(rs.bounded);
 	struct start_answer st;
-	ck_assert_int_eq(start_best(&p, budget, gone, &st, &err), 0);
+	ck_assert_int_eq(start_best(&p, budget, 0, gone, &st, &err), 0);
 	ck_assert(!st.found);
 	start_answer_free(&st);
 	/* with the time, the same start as without a deadline */
 	struct start_answer st0, st1;
-	ck_assert_int_eq(start_best(&p, budget, 0, &st0, &err), 0);
-	ck_assert_int_eq(start_best(&p, budget, now_seconds() + 600, &st1, &err), 0);
+	ck_assert_int_eq(start_best(&p, budget, 0, 0, &st0, &err), 0);
+	ck_assert_int_eq(start_best(&p, budget, 0, now_seconds() + 600, &st1, &err), 0);
 	ck_assert(st0.found && st1.found);
 	ck_assert_str_eq(st0.from, st1.from);
 	ck_assert_int_eq(st0.cost.remat_compute, st1.cost.remat_compute);
@@ -1121,6 +1166,7 @@ int main(int argc, char **argv)
 		TCase *tl = tcase_create("layered");
 		tcase_set_timeout(tl, 300);
 		tcase_add_test(tl, layered_graphs_get_a_start);
+		tcase_add_test(tl, randomized_repairs_reach_the_optimum);
 		tcase_add_test(tl, relaxation_with_frees);
 		tcase_add_test(tl, lagrangian_steps);
 		tcase_add_test(tl, starts_and_model_stop_at_the_deadline);

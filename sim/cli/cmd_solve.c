@@ -55,7 +55,7 @@ static const char help_head[] =
 	"       rematsim solve LOG --planner P [-k K | --segment-budget BYTES | --budget BYTES]\n"
 	"                      [--modules] [--exact] [--replay] [--check] [--from-start] [--json]\n"
 	"       rematsim solve LOG --splits A,B,... [--modules] [--check] [--from-start] [--json]\n"
-	"       rematsim solve LOG --planner ilp --budget BYTES [--time-limit S]\n"
+	"       rematsim solve LOG --planner ilp --budget BYTES [--time-limit S] [--seed N]\n"
 	"                      [--solver cbc|glpk] [--check] [--from-start] [--json]\n"
 	"       rematsim solve LOG --planner ilp-lp --budget BYTES [--rounds N] [--seed N]\n"
 	"                      [--time-limit S] [--solver cbc|glpk] [--check] [--json]\n"
@@ -121,7 +121,8 @@ static const char help_tail[] =
 	"                        of 16 stages solved exactly, the rest fixed, sliding)\n"
 	"  --rounds N            ilp-lp: seeded random roundings besides the nine\n"
 	"                        thresholds (default 100)\n"
-	"  --seed N              ilp-lp: the random roundings' seed (default 0)\n"
+	"  --seed N              ilp: the start's randomized repairs' seed; ilp-lp:\n"
+	"                        the random roundings' (default 0)\n"
 	"  --snapshots S         revolve, griewank-logn: snapshots, the one of the input\n"
 	"                        included (>= 1; griewank-logn: default ceil(log2 n))\n"
 	"  --exact               the DP's exact mode: the tracker's own split points\n"
@@ -375,11 +376,12 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
 		if (r->start_given)
-			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I, s:I}",
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I, s:I, s:I}",
 				"from", r->start_from, "objective", r->start_objective, "accepted",
 				(int)r->start_accepted, "answer", (int)r->start_answer,
 				"fixed_by_cost", (json_int_t)r->fixed_by_cost,
-				"fixed_by_bound", (json_int_t)r->fixed_by_bound));
+				"fixed_by_bound", (json_int_t)r->fixed_by_bound,
+				"seed", (json_int_t)a->seed));
 		else
 			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
@@ -634,8 +636,12 @@ static int check_planner(struct solve_args *a)
 	}
 	a->pl = pl;
 	bool is_ilp = pl->param == PLANNER_PARAM_BUDGET, lp = !strcmp(pl->name, "ilp-lp");
-	if ((a->have_rounds || a->o.has_seed) && !lp) {
-		fprintf(stderr, "rematsim solve: --rounds and --seed are for ilp-lp only\n");
+	if (a->have_rounds && !lp) {
+		fprintf(stderr, "rematsim solve: --rounds is for ilp-lp only\n");
+		return EXIT_USAGE;
+	}
+	if (a->o.has_seed && !is_ilp) {
+		fprintf(stderr, "rematsim solve: --seed is for ilp and ilp-lp only\n");
 		return EXIT_USAGE;
 	}
 	if (a->have_ilp_opt && !is_ilp) {
