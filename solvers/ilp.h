@@ -134,7 +134,8 @@ struct ilp_result {
 	size_t fixed_by_cost;   /* recomputations fixed to 0: the node alone
 				 * costs more than the start */
 	size_t fixed_by_bound;  /* and by the Lagrangian's reduced costs */
-	char start_from[96];
+	unsigned ruin_rounds;   /* ruin and repair's rounds (0: not run) */
+	char start_from[128];
 	/* the schedule (OPTIMAL, FEASIBLE, LP_ROUNDED) */
 	struct steps_kept kept;
 };

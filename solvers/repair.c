@@ -649,6 +649,13 @@ int start_repair_noisy(const struct profile_graph *g, uint64_t budget, double a,
 		       uint64_t seed, double deadline, struct steps_kept *k,
 		       struct repair_stats *stats)
 {
+	return start_repair_from(g, budget, a, noise, seed, deadline, NULL, 0, 0, k, stats);
+}
+
+int start_repair_from(const struct profile_graph *g, uint64_t budget, double a, double noise,
+		      uint64_t seed, double deadline, const struct steps_kept *init, size_t wa,
+		      size_t wb, struct steps_kept *k, struct repair_stats *stats)
+{
 	const size_t T = g->n, W = (T + 64) / 64;
 	struct rp r = {.g = g, .T = T, .W = W, .B = budget, .alpha = a, .deadline = deadline,
 		       .noise = noise, .rng = seed};
@@ -669,11 +676,21 @@ int start_repair_noisy(const struct profile_graph *g, uint64_t budget, double a,
 
 	struct steps_kept all;
 	baselines_keep_all(g, &all);
-	for (size_t t = 1; t <= T; t++)
-		for (uint32_t j = all.off[t]; j < all.off[t + 1]; j++) {
-			bset(row(r.K, W, t), all.node[j]);
-			r.kbytes[t] += g->bytes[all.node[j]];
-		}
+	for (size_t t = 1; t <= T; t++) {
+		if (init)
+			for (uint32_t j = init->off[t]; j < init->off[t + 1]; j++)
+				if (!bit(row(r.K, W, t), init->node[j])) {
+					bset(row(r.K, W, t), init->node[j]);
+					r.kbytes[t] += g->bytes[init->node[j]];
+				}
+		if (init && (t < wa || t > wb))
+			continue;
+		for (uint32_t j = all.off[t]; j < all.off[t + 1]; j++)
+			if (!bit(row(r.K, W, t), all.node[j])) {
+				bset(row(r.K, W, t), all.node[j]);
+				r.kbytes[t] += g->bytes[all.node[j]];
+			}
+	}
 	steps_kept_free(&all);
 	for (uint32_t i = 0; i < T; i++)
 		if (g->keep[i] && g->kind[g->base[i]] == PGRAPH_OWN)

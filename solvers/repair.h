@@ -81,4 +81,8 @@ int start_repair_noisy(const struct profile_graph *g, uint64_t budget, double a,
 		       uint64_t seed, double deadline, struct steps_kept *k,
 		       struct repair_stats *st);
 
+int start_repair_from(const struct profile_graph *g, uint64_t budget, double a, double noise,
+		      uint64_t seed, double deadline, const struct steps_kept *init, size_t wa,
+		      size_t wb, struct steps_kept *k, struct repair_stats *st);
+
 #endif

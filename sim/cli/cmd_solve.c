@@ -111,8 +111,12 @@ static const char help_tail[] =
 	"  --solver NAME         ilp, ilp-lp: cbc or glpk (default: the first built in)\n"
 	"  --no-start            ilp: no MIP start (by default the cheapest schedule that\n"
 	"                        fits among the offline Belady rule's, the repair of\n"
-	"                        checkpoint-all's and Checkmate's baselines' is the\n"
-	"                        solver's first incumbent, the answer is never\n"
+	"                        checkpoint-all's (and its randomized draws, --seed)\n"
+	"                        and Checkmate's baselines' is the solver's first\n"
+	"                        incumbent; past 100,000 binaries with --time-limit,\n"
+	"                        a tenth of the time first improves it by ruin and\n"
+	"                        repair (windows of stages kept whole, then\n"
+	"                        repaired); the answer is never\n"
 	"                        worse than it, and recomputations that no cheaper\n"
 	"                        schedule makes are fixed to 0: of nodes that alone\n"
 	"                        cost more, and by the Lagrangian's reduced costs)\n"
@@ -376,12 +380,12 @@ static void print_steps_json(const struct schedule *s, const struct planner *pl,
 		json_object_set_new(so, "nonzeros", json_integer((json_int_t)r->n_nonzeros));
 		json_object_set_new(so, "memory_unit", json_integer((json_int_t)r->mem_unit));
 		if (r->start_given)
-			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I, s:I, s:I}",
+			json_object_set_new(so, "start", json_pack("{s:s, s:f, s:b, s:b, s:I, s:I, s:I, s:I}",
 				"from", r->start_from, "objective", r->start_objective, "accepted",
 				(int)r->start_accepted, "answer", (int)r->start_answer,
 				"fixed_by_cost", (json_int_t)r->fixed_by_cost,
 				"fixed_by_bound", (json_int_t)r->fixed_by_bound,
-				"seed", (json_int_t)a->seed));
+				"seed", (json_int_t)a->seed, "ruin_rounds", (json_int_t)r->ruin_rounds));
 		else
 			json_object_set_new(so, "start", json_null());
 		if (!strcmp(pl->name, "ilp-lp")) {
