@@ -271,9 +271,9 @@ static int consider(const struct profile_graph *g, uint64_t budget, struct steps
 }
 
 /* The randomized repairs (start_best): how many at most, their score's
- * noise, their summed work at most (repair_stats.work: about 3 s on the
- * project's 2-core machine), and their share of the time left before a
- * deadline. */
+ * noise, their summed work at most (repair_stats.work: a second or two
+ * on the project's 2-core machine), and their share of the time left
+ * before a deadline. */
 #define RESTARTS 64
 #define RESTART_NOISE 3.0
 #define RESTART_WORK 400000000
