@@ -1163,13 +1163,8 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 			/* not a point of the model after all (a bug): the start as it was */
 			got = start_point(&v, &m, o->start, x0, err) ? -1 : 0;
 		}
-		if (got < 0) {
-			steps_kept_free(&lk);
-			model_free(&m);
-			free(x0);
-			rc = -1;
-			goto out;
-		}
+		if (got < 0)
+			goto fail_lk;
 		if (got > 0) {
 			lk_have = true;
 			r->start_objective = (double)cost;
@@ -1196,13 +1191,8 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 			kept_copy(&lk, o->start);
 		int64_t cost = (int64_t)r->start_objective;
 		int got = lns(&v, &m, sv, x0, &lk, &cost, o->budget, end, err);
-		if (got < 0) {
-			steps_kept_free(&lk);
-			model_free(&m);
-			free(x0);
-			rc = -1;
-			goto out;
-		}
+		if (got < 0)
+			goto fail_lk;
 		m.start = x0;
 		if (got > 0) {
 			lk_have = true;
@@ -1395,4 +1385,10 @@ int ilp_solve(const struct profile *p, const struct ilp_options *o, struct ilp_r
 out:
 	vars_free(&v);
 	return rc;
+fail_lk: /* the start's improvement failed (err set) */
+	steps_kept_free(&lk);
+	model_free(&m);
+	free(x0);
+	rc = -1;
+	goto out;
 }
